@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Reset every DSL macro.  Each stage includes this first, then defines
+ * only what it generates, so no stage can see another stage's meaning of
+ * a macro.
+ */
+#undef TRACE_EVENT
+#undef TRACE_EVENT_FN
+#undef TRACE_EVENT_FN_COND
+#undef TRACE_EVENT_CONDITION
+#undef DECLARE_EVENT_CLASS
+#undef DEFINE_EVENT
+#undef DEFINE_EVENT_FN
+#undef DEFINE_EVENT_PRINT
+#undef DEFINE_EVENT_CONDITION
+#undef DECLARE_TRACE
+#undef DECLARE_TRACE_CONDITION
+#undef DEFINE_TRACE
+#undef DEFINE_TRACE_FN
+#undef TRACE_DEFINE_ENUM
+#undef TRACE_DEFINE_SIZEOF
+
+#undef TP_STRUCT__entry
+#undef TP_fast_assign
+#undef TP_printk
+
+#undef __field
+#undef __field_struct
+#undef __array
+#undef __dynamic_array
+#undef __string
+#undef __string_len
+#undef __vstring
+#undef __bitmask
+
+#undef __entry
+#undef __assign_str
+#undef __assign_str_len
+#undef __assign_vstr
+#undef __assign_bitmask
+#undef __get_str
+#undef __get_dynamic_array
+#undef __get_dynamic_array_len
+#undef __get_bitmask
+#undef __print_flags
+#undef __print_flags_u64
+#undef __print_symbolic
+#undef __print_symbolic_u64
+#undef __print_array
+#undef __print_hex
+#undef __print_hex_str
+
+/* Defaults shared by most stages: a stage that needs another meaning
+ * undefines and redefines. */
+#define TRACE_EVENT(name, proto, args, tstruct, assign, print)		\
+	DECLARE_EVENT_CLASS(name, PARAMS(proto), PARAMS(args),		\
+			    PARAMS(tstruct), PARAMS(assign), PARAMS(print)) \
+	DEFINE_EVENT(name, name, PARAMS(proto), PARAMS(args))
+#define TRACE_EVENT_FN(name, proto, args, tstruct, assign, print, reg, unreg) \
+	TRACE_EVENT(name, PARAMS(proto), PARAMS(args), PARAMS(tstruct),	\
+		    PARAMS(assign), PARAMS(print))
+#define TRACE_EVENT_FN_COND(name, proto, args, cond, tstruct, assign, print, reg, unreg) \
+	TRACE_EVENT(name, PARAMS(proto), PARAMS(args), PARAMS(tstruct),	\
+		    PARAMS(assign), PARAMS(print))
+#define TRACE_EVENT_CONDITION(name, proto, args, cond, tstruct, assign, print) \
+	TRACE_EVENT(name, PARAMS(proto), PARAMS(args), PARAMS(tstruct),	\
+		    PARAMS(assign), PARAMS(print))
+#define DEFINE_EVENT_FN(template, name, proto, args, reg, unreg)	\
+	DEFINE_EVENT(template, name, PARAMS(proto), PARAMS(args))
+#define DEFINE_EVENT_CONDITION(template, name, proto, args, cond)	\
+	DEFINE_EVENT(template, name, PARAMS(proto), PARAMS(args))
+#define DEFINE_EVENT_PRINT(template, name, proto, args, print)		\
+	DEFINE_EVENT(template, name, PARAMS(proto), PARAMS(args))
+#define DECLARE_EVENT_CLASS(name, proto, args, tstruct, assign, print)
+#define DEFINE_EVENT(template, name, proto, args)
+#define DECLARE_TRACE(name, proto, args)
+#define DECLARE_TRACE_CONDITION(name, proto, args, cond)
+#define TRACE_DEFINE_ENUM(a)
+#define TRACE_DEFINE_SIZEOF(a)
+
+#define TP_STRUCT__entry(...) __VA_ARGS__
+#define TP_fast_assign(...) __VA_ARGS__
+#define TP_printk(fmt, ...)

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Stage 2: where each variable-length field goes in this record.
+ *
+ *   struct trace_event_data_offsets_<call> {
+ *           uint32_t <item>;                   __data_loc word: len << 16 | offset
+ *           const char *<item>_ptr_;           __string source, for __assign_str(dst)
+ *   };
+ */
+#include "reset.h"
+
+#define __field(type, item)
+#define __field_struct(type, item)
+#define __array(type, item, len)
+#define __dynamic_array(type, item, len) uint32_t item;
+#define __string(item, src) uint32_t item; const char *item##_ptr_;
+#define __string_len(item, src, len) uint32_t item; const char *item##_ptr_;
+#define __vstring(item, fmt, ap) uint32_t item;
+#define __bitmask(item, nr_bits) uint32_t item;
+
+#undef DECLARE_EVENT_CLASS
+#define DECLARE_EVENT_CLASS(call, proto, args, tstruct, assign, print)	\
+	struct trace_event_data_offsets_##call {			\
+		tstruct							\
+		int __utrace_unused;					\
+	};
+#undef DEFINE_EVENT
+#define DEFINE_EVENT(template, name, proto, args)

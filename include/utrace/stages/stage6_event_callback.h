@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Stage 6: the built-in probe that records an event (the kernel's
+ * trace_event_raw_event_<call>).  It is attached to the tracepoint when
+ * the event is switched on.
+ *
+ *   static void utrace_event_raw_event_<call>(void *event, proto)
+ *   {
+ *           size = sizeof(struct trace_event_raw_<call>) + get_offsets(&d, args);
+ *           __entry = reserve(event, size);          NULL: dropped, counted
+ *           <store the __data_loc words>
+ *           { TP_fast_assign }
+ *           commit();
+ *   }
+ */
+#include "reset.h"
+
+#define __entry __utrace_entry
+#define __get_dynamic_array(field)					\
+	((void *)((char *)__entry + (__entry->__data_loc_##field & 0xffff)))
+#define __get_dynamic_array_len(field)					\
+	((__entry->__data_loc_##field >> 16) & 0xffff)
+#define __get_str(field) ((char *)__get_dynamic_array(field))
+#define __get_bitmask(field) ((char *)__get_dynamic_array(field))
+
+/* __assign_str(dst) (current kernels) and __assign_str(dst, src) (older). */
+#define UTRACE__ASSIGN_STR1(dst)					\
+	utrace__copy_str(__get_str(dst), __get_dynamic_array_len(dst),	\
+			 __utrace_d.dst##_ptr_)
+#define UTRACE__ASSIGN_STR2(dst, src)					\
+	utrace__copy_str(__get_str(dst), __get_dynamic_array_len(dst),	\
+			 (src) ? (const char *)(src) : "(null)")
+#define __assign_str(...)						\
+	utrace__arg3(__VA_ARGS__, UTRACE__ASSIGN_STR2,			\
+		     UTRACE__ASSIGN_STR1, _)(__VA_ARGS__)
+#define __assign_str_len(dst, src, len)					\
+	utrace__copy_str_len(__get_str(dst), __get_dynamic_array_len(dst), \
+			     (const char *)(src), (size_t)(len))
+#define __assign_vstr(dst, fmt, va)					\
+	utrace__copy_vstr(__get_str(dst), __get_dynamic_array_len(dst),	\
+			  fmt, va)
+#define __assign_bitmask(dst, src, nr_bits)				\
+	memcpy(__get_bitmask(dst), (src), utrace__bitmask_bytes(nr_bits))
+
+#define __field(type, item)
+#define __field_struct(type, item)
+#define __array(type, item, len)
+#define __dynamic_array(type, item, len)				\
+	__entry->__data_loc_##item = __utrace_d.item;
+#define __string(item, src) __dynamic_array(char, item, -1)
+#define __string_len(item, src, len) __dynamic_array(char, item, -1)
+#define __vstring(item, fmt, ap) __dynamic_array(char, item, -1)
+#define __bitmask(item, nr_bits) __dynamic_array(char, item, -1)
+
+#undef DECLARE_EVENT_CLASS
+#define DECLARE_EVENT_CLASS(call, proto, args, tstruct, assign, print)	\
+	static void utrace_event_raw_event_##call(void *__data, proto)	\
+	{								\
+		struct trace_event_data_offsets_##call __utrace_d;	\
+		struct trace_event_raw_##call *__utrace_entry;		\
+		struct utrace_tp_reserve __utrace_r;			\
+		unsigned char __utrace_buf[UTRACE_EVENT_MAX]		\
+			__attribute__((aligned(8)));			\
+		size_t __utrace_size = sizeof(*__utrace_entry) +	\
+			utrace_event_get_offsets_##call(&__utrace_d, args); \
+		if (__utrace_size > UTRACE_EVENT_MAX)			\
+			__utrace_size = UTRACE_EVENT_MAX + 1;		\
+		__utrace_entry = (struct trace_event_raw_##call *)	\
+			utrace_tp_reserve(&__utrace_r,			\
+					  (struct utrace_event *)__data, \
+					  __utrace_buf,			\
+					  (unsigned int)__utrace_size);	\
+		if (!__utrace_entry)					\
+			return;						\
+		tstruct							\
+		{ assign; }						\
+		utrace_tp_commit(&__utrace_r);				\
+	}
+#undef DEFINE_EVENT
+#define DEFINE_EVENT(template, name, proto, args)

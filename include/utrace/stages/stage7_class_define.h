@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Stage 7: the class and event objects, and the registry's section.
+ *
+ *   static const char *const utrace_print_<call>[2] = { "\"fmt\"", "REC->a, ..." };
+ *   static const struct utrace_event_class utrace_event_class_<call> = {...};
+ *   static struct utrace_event utrace_event_<name> = {...};
+ *   static struct utrace_event *utrace_event_ptr_<name>   in section "utrace_events"
+ *
+ * The print fmt text is made as the kernel makes it: TP_printk's arguments
+ * are stringified after expansion, with __entry defined as REC and the
+ * __print_*() and __get_*() helpers left undefined so they stay as text.
+ */
+#include "reset.h"
+
+#define __entry REC
+#undef TP_printk
+#define TP_printk(fmt, ...) "\"" fmt "\"", utrace__stringify(__VA_ARGS__)
+
+#define UTRACE__EVENT_DEFINE(template, name, output, printv)		\
+	static struct utrace_event utrace_event_##name = {		\
+		#name, &utrace_event_class_##template,			\
+		&__tracepoint_##name, output, printv[0], printv[1], 0, NULL \
+	};								\
+	static struct utrace_event *utrace_event_ptr_##name		\
+		__attribute__((section("utrace_events"), used,		\
+			       aligned(sizeof(void *)))) =		\
+		&utrace_event_##name;
+
+#undef DECLARE_EVENT_CLASS
+#define DECLARE_EVENT_CLASS(call, proto, args, tstruct, assign, print)	\
+	static const char *const utrace_print_##call[2] = { print };	\
+	static const struct utrace_event_class utrace_event_class_##call = { \
+		utrace__stringify(TRACE_SYSTEM),			\
+		utrace_event_fields_##call,				\
+		sizeof(struct trace_event_raw_##call),			\
+		(utrace_probe_fn)utrace_event_raw_event_##call		\
+	};
+#undef DEFINE_EVENT
+#define DEFINE_EVENT(template, name, proto, args)			\
+	UTRACE__EVENT_DEFINE(template, name, utrace_event_output_##template, \
+			     utrace_print_##template)
+#undef DEFINE_EVENT_PRINT
+#define DEFINE_EVENT_PRINT(template, name, proto, args, print)		\
+	static const char *const utrace_print_##name[2] = { print };	\
+	UTRACE__EVENT_DEFINE(template, name, utrace_event_output_##name, \
+			     utrace_print_##name)
+
+#define UTRACE__EVAL_DEFINE(id, str, val)				\
+	static const struct utrace_eval_map utrace_eval_##id = {	\
+		utrace__stringify(TRACE_SYSTEM), str, (unsigned long)(val) \
+	};								\
+	static const struct utrace_eval_map *utrace_eval_ptr_##id	\
+		__attribute__((section("utrace_evals"), used,		\
+			       aligned(sizeof(void *)))) = &utrace_eval_##id;
+#define UTRACE__EVAL_DEFINE1(id, str, val) UTRACE__EVAL_DEFINE(id, str, val)
+#undef TRACE_DEFINE_ENUM
+#define TRACE_DEFINE_ENUM(a) UTRACE__EVAL_DEFINE1(__COUNTER__, #a, a)
+#undef TRACE_DEFINE_SIZEOF
+#define TRACE_DEFINE_SIZEOF(a)						\
+	UTRACE__EVAL_DEFINE1(__COUNTER__, "sizeof(" #a ")", sizeof(a))

@@ -1,0 +1,350 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * utrace/tracepoint.h - kernel-style static tracepoints for user space.
+ *
+ * An events header (see samples/sample-trace.h) declares events with
+ * TRACE_EVENT() and friends.  Every .c that includes it gets, per event:
+ *
+ *   void trace_<ev>(<proto>);                      fire the event
+ *   bool trace_<ev>_enabled(void);                 is any probe attached?
+ *   int  register_trace_<ev>(void (*fn)(void *data, <proto>), void *data);
+ *   int  unregister_trace_<ev>(void (*fn)(void *data, <proto>), void *data);
+ *
+ * and the global
+ *
+ *   void tracepoint_synchronize_unregister(void);
+ *
+ * (These names are built with ## and cannot be grepped for.)  Exactly one
+ * .c file defines CREATE_TRACE_POINTS before including the events header;
+ * that file receives the definitions (include/utrace/define_trace.h).
+ *
+ * Cost while an event is off: one load, one compare, one predicted branch,
+ * no call.  Building with -DUTRACE_DISABLE turns every call site into an
+ * empty inline function and registration into -ENOSYS.
+ *
+ * The part of this file inside the include guard declares the runtime
+ * types; the part after it (re)defines the declaration-stage DSL macros,
+ * because define_trace.h undefines them after each CREATE_TRACE_POINTS pass
+ * (the kernel's linux/tracepoint.h does the same).
+ */
+#ifndef UTRACE_TRACEPOINT_H
+#define UTRACE_TRACEPOINT_H
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdarg.h>
+#include <string.h>
+#ifndef __cplusplus
+#include <stdbool.h>
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define UTRACE_VERSION_MAJOR 0
+#define UTRACE_VERSION_MINOR 1
+#define UTRACE_VERSION_PATCH 0
+
+/* Largest record (common header + fields + dynamic data) an event may have. */
+#define UTRACE_EVENT_MAX 4000
+
+#define utrace__stringify_1(...) #__VA_ARGS__
+#define utrace__stringify(...) utrace__stringify_1(__VA_ARGS__)
+#define utrace__likely(x) __builtin_expect(!!(x), 1)
+#define utrace__unlikely(x) __builtin_expect(!!(x), 0)
+
+#ifdef __cplusplus
+#define UTRACE__STATIC_ASSERT(c, m) static_assert(c, m)
+#define UTRACE__EXTERN extern "C"
+#else
+#define UTRACE__STATIC_ASSERT(c, m) _Static_assert(c, m)
+#define UTRACE__EXTERN extern
+#endif
+
+/* A generic function pointer: probes are stored as this and called
+ * through their real type. */
+typedef void (*utrace_probe_fn)(void);
+
+struct utrace_tracepoint_func {
+	utrace_probe_fn func;
+	void *data;
+};
+
+struct utrace_event;
+
+/*
+ * One per tracepoint, defined by the CREATE_TRACE_POINTS file.
+ * 'enabled' is first and is the only word the call site reads.
+ */
+struct utrace_tracepoint {
+	int enabled;
+	const char *name;
+	struct utrace_tracepoint_func *funcs; /* RCU-protected, NULL-terminated */
+	int (*regfunc)(void);
+	void (*unregfunc)(void);
+};
+
+/* The common header of every record, laid out as the kernel's
+ * struct trace_entry. */
+struct utrace_entry {
+	unsigned short type;
+	unsigned char flags;
+	unsigned char preempt_count;
+	int pid;
+};
+
+/* One field of an event's record, as shown in its format file. */
+struct utrace_event_field {
+	const char *type;  /* C type as written: "const char *", "char" */
+	const char *name;
+	int offset;
+	int size;
+	int is_signed;
+	int kind;          /* enum utrace_field_kind */
+	int array_len;     /* UTRACE_FIELD_ARRAY only */
+};
+
+enum utrace_field_kind {
+	UTRACE_FIELD_PLAIN,   /* __field, __field_struct */
+	UTRACE_FIELD_ARRAY,   /* __array: "<type> name[len]" */
+	UTRACE_FIELD_DYNAMIC, /* __dynamic_array, __bitmask: "__data_loc <type>[] name" */
+	UTRACE_FIELD_STRING,  /* __string, __string_len, __vstring */
+};
+
+/* Printing helpers' tables: { value, "name" } pairs, NULL-terminated. */
+struct utrace_print_flag {
+	unsigned long mask;
+	const char *name;
+};
+
+/* A bounded text buffer (the kernel's trace_seq). */
+struct utrace_seq {
+	char *buf;
+	unsigned int len;
+	unsigned int size;
+	int full;
+};
+
+typedef void (*utrace_output_fn)(struct utrace_seq *s, const void *rec);
+
+/* Shared by the events of one DECLARE_EVENT_CLASS. */
+struct utrace_event_class {
+	const char *system;
+	const struct utrace_event_field *(*fields)(unsigned int *nr);
+	unsigned int struct_size;
+	utrace_probe_fn probe;   /* the built-in probe that records the event */
+};
+
+/* One per event.  Defined by the CREATE_TRACE_POINTS file; the registry
+ * fills in 'id' and 'priv'. */
+struct utrace_event {
+	const char *name;
+	const struct utrace_event_class *cls;
+	struct utrace_tracepoint *tp;
+	utrace_output_fn output;     /* compiled TP_printk */
+	const char *print_fmt;       /* "\"fmt\"" */
+	const char *print_args;      /* "REC->a, REC->b" or "" */
+	int id;
+	void *priv;
+};
+
+/* TRACE_DEFINE_ENUM / TRACE_DEFINE_SIZEOF entries. */
+struct utrace_eval_map {
+	const char *system;
+	const char *name;
+	unsigned long value;
+};
+
+/* Runtime entry points used by the generated code (not for direct use). */
+int utrace_tracepoint_probe_register(struct utrace_tracepoint *tp,
+				     utrace_probe_fn fn, void *data);
+int utrace_tracepoint_probe_unregister(struct utrace_tracepoint *tp,
+				       utrace_probe_fn fn, void *data);
+void utrace_tp_read_lock(void);
+void utrace_tp_read_unlock(void);
+#ifdef UTRACE_DISABLE
+static inline void tracepoint_synchronize_unregister(void) { }
+#else
+/* Waits until no thread is inside a probe that was unregistered before
+ * the call: afterwards the probes' data may be freed. */
+void tracepoint_synchronize_unregister(void);
+#endif
+
+struct utrace_tp_reserve {
+	struct utrace_event *event;
+	void *rec;
+	unsigned int size;
+};
+void *utrace_tp_reserve(struct utrace_tp_reserve *r, struct utrace_event *ev,
+			void *scratch, unsigned int size);
+void utrace_tp_commit(struct utrace_tp_reserve *r);
+
+void utrace_tp_register_module(struct utrace_event *const *start,
+			       struct utrace_event *const *stop,
+			       const struct utrace_eval_map *const *evals_start,
+			       const struct utrace_eval_map *const *evals_stop);
+void utrace_tp_unregister_module(struct utrace_event *const *start,
+				 struct utrace_event *const *stop);
+
+/* Text helpers for compiled TP_printk (the kernel's trace_output.c). */
+void utrace_seq_init(struct utrace_seq *s, char *buf, unsigned int size);
+void utrace_seq_printf(struct utrace_seq *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+const char *utrace_tp_print_flags(struct utrace_seq *p, const char *delim,
+				  unsigned long flags,
+				  const struct utrace_print_flag *tab);
+const char *utrace_tp_print_symbols(struct utrace_seq *p, unsigned long val,
+				    const struct utrace_print_flag *tab);
+const char *utrace_tp_print_array(struct utrace_seq *p, const void *buf,
+				  int count, size_t el_size);
+const char *utrace_tp_print_hex(struct utrace_seq *p, const void *buf,
+				int len, int concatenate);
+const char *utrace_tp_print_bitmask(struct utrace_seq *p, const void *buf,
+				    unsigned int len);
+
+size_t utrace_tp_vstr_len(const char *fmt, va_list *ap);
+void utrace_tp_copy_vstr(char *dst, unsigned int cap, const char *fmt,
+			 va_list *ap);
+#define utrace__vstr_len(fmt, ap) utrace_tp_vstr_len(fmt, ap)
+#define utrace__copy_vstr(dst, cap, fmt, ap) utrace_tp_copy_vstr(dst, cap, fmt, ap)
+
+/* Copy a string into a reserved __data_loc slot of 'cap' bytes (NUL
+ * included); never writes past the slot. */
+static inline void utrace__copy_str(char *dst, unsigned int cap,
+				    const char *src)
+{
+	size_t n = 0;
+
+	if (!cap)
+		return;
+	while (n + 1 < cap && src[n])
+		n++;
+	memcpy(dst, src, n);
+	dst[n] = 0;
+}
+
+static inline void utrace__copy_str_len(char *dst, unsigned int cap,
+					const char *src, size_t len)
+{
+	if (!cap)
+		return;
+	if (len + 1 > cap)
+		len = cap - 1;
+	if (src)
+		memcpy(dst, src, len);
+	else
+		len = 0;
+	dst[len] = 0;
+}
+
+#define utrace__bitmask_bytes(nr_bits)						((((size_t)(nr_bits) + 7) / 8 + sizeof(unsigned long) - 1) /		 sizeof(unsigned long) * sizeof(unsigned long))
+
+/* Argument-count selection for __assign_str(dst) / __assign_str(dst, src). */
+#define utrace__arg3(a, b, c, ...) c
+
+#ifdef __cplusplus
+}
+#endif
+
+#define PARAMS(...) __VA_ARGS__
+#define TP_PROTO(...) __VA_ARGS__
+#define TP_ARGS(...) __VA_ARGS__
+#define TP_CONDITION(...) __VA_ARGS__
+
+#endif /* UTRACE_TRACEPOINT_H */
+
+/* ------------------------------------------------------------------ */
+/* Declaration stage: what every includer of an events header sees.   */
+/* Kept outside the guard on purpose (see the comment at the top).     */
+
+#ifndef TRACE_EVENT
+
+#ifdef UTRACE_DISABLE
+
+/* Compiled out: empty inlines, registration says -ENOSYS. */
+#define UTRACE__DECLARE_TRACE(name, proto, args, cond, data_proto)	\
+	_Pragma("GCC diagnostic push")					\
+	_Pragma("GCC diagnostic ignored \"-Wunused-parameter\"")	\
+	static inline void trace_##name(proto) { }			\
+	static inline bool trace_##name##_enabled(void) { return false; } \
+	static inline int register_trace_##name(void (*probe)(data_proto), \
+						void *data)		\
+	{ (void)probe; (void)data; return -ENOSYS; }			\
+	static inline int unregister_trace_##name(void (*probe)(data_proto), \
+						  void *data)		\
+	{ (void)probe; (void)data; return -ENOSYS; }			\
+	_Pragma("GCC diagnostic pop")
+
+#else /* !UTRACE_DISABLE */
+
+/*
+ * The call site.  While off this is 'cmpl $0, tp(%rip); jne' (plus a GOT
+ * load in PIC code): TP_CONDITION, the record and the probes all live
+ * behind the branch, in __traceiter_<name>().
+ */
+#define UTRACE__DECLARE_TRACE(name, proto, args, cond, data_proto)	\
+	UTRACE__EXTERN struct utrace_tracepoint __tracepoint_##name;	\
+	UTRACE__EXTERN void __traceiter_##name(proto);			\
+	static inline __attribute__((always_inline)) void trace_##name(proto) \
+	{								\
+		if (utrace__unlikely(__atomic_load_n(			\
+				&__tracepoint_##name.enabled,		\
+				__ATOMIC_RELAXED))) {			\
+			if (cond)					\
+				__traceiter_##name(args);		\
+		}							\
+	}								\
+	static inline bool trace_##name##_enabled(void)			\
+	{								\
+		return __atomic_load_n(&__tracepoint_##name.enabled,	\
+				       __ATOMIC_RELAXED) != 0;		\
+	}								\
+	static inline int register_trace_##name(void (*probe)(data_proto), \
+						void *data)		\
+	{								\
+		return utrace_tracepoint_probe_register(		\
+			&__tracepoint_##name, (utrace_probe_fn)probe, data); \
+	}								\
+	static inline int unregister_trace_##name(void (*probe)(data_proto), \
+						  void *data)		\
+	{								\
+		return utrace_tracepoint_probe_unregister(		\
+			&__tracepoint_##name, (utrace_probe_fn)probe, data); \
+	}
+
+#endif /* UTRACE_DISABLE */
+
+#define DECLARE_TRACE(name, proto, args)				\
+	UTRACE__DECLARE_TRACE(name, PARAMS(proto), PARAMS(args), 1,	\
+			      PARAMS(void *__data, proto))
+#define DECLARE_TRACE_CONDITION(name, proto, args, cond)		\
+	UTRACE__DECLARE_TRACE(name, PARAMS(proto), PARAMS(args),	\
+			      utrace__likely(cond),			\
+			      PARAMS(void *__data, proto))
+
+#define DEFINE_TRACE_FN(name, reg, unreg, proto, args)
+#define DEFINE_TRACE(name, proto, args)
+
+#define TRACE_EVENT(name, proto, args, struct, assign, print)		\
+	DECLARE_TRACE(name, PARAMS(proto), PARAMS(args))
+#define TRACE_EVENT_FN(name, proto, args, struct, assign, print, reg, unreg) \
+	DECLARE_TRACE(name, PARAMS(proto), PARAMS(args))
+#define TRACE_EVENT_FN_COND(name, proto, args, cond, struct, assign, print, reg, unreg) \
+	DECLARE_TRACE_CONDITION(name, PARAMS(proto), PARAMS(args), PARAMS(cond))
+#define TRACE_EVENT_CONDITION(name, proto, args, cond, struct, assign, print) \
+	DECLARE_TRACE_CONDITION(name, PARAMS(proto), PARAMS(args), PARAMS(cond))
+#define DECLARE_EVENT_CLASS(name, proto, args, tstruct, assign, print)
+#define DEFINE_EVENT(template, name, proto, args)			\
+	DECLARE_TRACE(name, PARAMS(proto), PARAMS(args))
+#define DEFINE_EVENT_FN(template, name, proto, args, reg, unreg)	\
+	DECLARE_TRACE(name, PARAMS(proto), PARAMS(args))
+#define DEFINE_EVENT_PRINT(template, name, proto, args, print)		\
+	DECLARE_TRACE(name, PARAMS(proto), PARAMS(args))
+#define DEFINE_EVENT_CONDITION(template, name, proto, args, cond)	\
+	DECLARE_TRACE_CONDITION(name, PARAMS(proto), PARAMS(args), PARAMS(cond))
+#define TRACE_DEFINE_ENUM(a)
+#define TRACE_DEFINE_SIZEOF(a)
+
+#endif /* TRACE_EVENT */

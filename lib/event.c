@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Recording one event: reserve space, let the generated probe fill it in,
+ * commit.  Until the shared-memory buffers exist (lib/ringbuf), the record
+ * is built in the probe's stack frame and commit() hands it to the text
+ * sink selected by UTRACE_PRINT, which writes it as one line of the
+ * kernel's trace file layout:
+ *
+ *             comm-tid     [cpu] flags  seconds.micros: event: TP_printk text
+ *
+ * Everything here may run in a signal handler and inside probes: no locks
+ * and no malloc; the line is built on the stack and written with one
+ * write(2).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+static __thread pid_t cached_tid;
+static unsigned long dropped_too_big;
+
+pid_t utrace__gettid(void)
+{
+	if (!cached_tid)
+		cached_tid = gettid();
+	return cached_tid;
+}
+
+/* The thread that called fork() is the child's only thread. */
+void utrace__thread_after_fork(void)
+{
+	cached_tid = 0;
+}
+
+void *utrace_tp_reserve(struct utrace_tp_reserve *r, struct utrace_event *ev,
+			void *scratch, unsigned int size)
+{
+	struct utrace_entry *ent = scratch;
+
+	if (size > UTRACE_EVENT_MAX) {
+		__atomic_fetch_add(&dropped_too_big, 1, __ATOMIC_RELAXED);
+		return NULL;
+	}
+	r->event = ev;
+	r->rec = scratch;
+	r->size = size;
+	ent->type = (unsigned short)ev->id;
+	ent->flags = 0;
+	ent->preempt_count = 0;
+	ent->pid = utrace__gettid();
+	return scratch;
+}
+
+static int print_is_pipe = -1;
+static int print_broken;
+
+/* One write, with SIGPIPE held off for pipes and sockets: a reader that
+ * went away must not kill the traced program. */
+static ssize_t write_line(int fd, const char *buf, size_t len)
+{
+	sigset_t pipe_set, old, pending;
+	struct timespec zero = { 0, 0 };
+	int was_pending = 0;
+	ssize_t n;
+
+	if (print_is_pipe < 0) {
+		struct stat st;
+
+		print_is_pipe = fstat(fd, &st) == 0 &&
+			(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
+	}
+	if (!print_is_pipe) {
+		do
+			n = write(fd, buf, len);
+		while (n < 0 && errno == EINTR);
+		return n;
+	}
+	sigemptyset(&pipe_set);
+	sigaddset(&pipe_set, SIGPIPE);
+	sigpending(&pending);
+	was_pending = sigismember(&pending, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+	do
+		n = write(fd, buf, len);
+	while (n < 0 && errno == EINTR);
+	if (n < 0 && errno == EPIPE && !was_pending) {
+		int e = errno;
+
+		sigtimedwait(&pipe_set, NULL, &zero);
+		errno = e;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return n;
+}
+
+static void print_record(const struct utrace_event *ev, const void *rec)
+{
+	char line[UTRACE_EVENT_MAX * 2 + 128];
+	char comm[17] = { 0 };
+	struct utrace_seq s;
+	struct timespec ts;
+	const struct utrace_entry *ent = rec;
+	int cpu = sched_getcpu();
+	ssize_t n;
+
+	if (prctl(PR_GET_NAME, comm) < 0 || !comm[0])
+		strcpy(comm, "<...>");
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	utrace_seq_init(&s, line, sizeof(line) - 1);
+	utrace_seq_printf(&s, "%16s-%-7d [%03d] ..... %5lu.%06lu: %s: ", comm,
+			  ent->pid, cpu < 0 ? 0 : cpu, (unsigned long)ts.tv_sec,
+			  (unsigned long)ts.tv_nsec / 1000, ev->name);
+	ev->output(&s, rec);
+	line[s.len++] = '\n';
+	n = write_line(utrace__print_fd, line, s.len);
+	if (n < 0 && !__atomic_exchange_n(&print_broken, 1, __ATOMIC_RELAXED)) {
+		char msg[256];
+		int len = snprintf(msg, sizeof(msg),
+				   "utrace: cannot write to '%s': %s; event printing stopped\n",
+				   utrace__print_path, strerror(errno));
+
+		if (utrace__print_fd != 2 && len > 0)
+			(void)!write(2, msg, (size_t)len);
+	}
+}
+
+void utrace_tp_commit(struct utrace_tp_reserve *r)
+{
+	if (utrace__print_fd >= 0 &&
+	    !__atomic_load_n(&print_broken, __ATOMIC_RELAXED))
+		print_record(r->event, r->rec);
+}

@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Start-up: read the environment once, before main() where possible (the
+ * library constructor) and at the latest when the first events register.
+ *
+ *   UTRACE_EVENTS   events on at start, set_event syntax, ',' or ' ' apart
+ *   UTRACE_PRINT    "stderr" or a file path: print each event as a line
+ *
+ * Nothing here may stop the program: a bad value gives one line on stderr
+ * and the program runs on without that setting.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+int utrace__print_fd = -1;
+const char *utrace__print_path = "";
+
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+
+void utrace__warn(const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	int n;
+
+	memcpy(buf, "utrace: ", 8);
+	va_start(ap, fmt);
+	n = vsnprintf(buf + 8, sizeof(buf) - 9, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	n += 8;
+	if (n > (int)sizeof(buf) - 2)
+		n = (int)sizeof(buf) - 2;
+	buf[n++] = '\n';
+	(void)!write(2, buf, (size_t)n);
+}
+
+static void before_fork(void)
+{
+	utrace__registry_lock();
+	utrace__tp_before_fork();
+}
+
+static void after_fork_parent(void)
+{
+	utrace__tp_after_fork(0);
+	utrace__registry_unlock();
+}
+
+static void after_fork_child(void)
+{
+	utrace__tp_after_fork(1);
+	utrace__registry_unlock();
+	utrace__thread_after_fork();
+}
+
+static void init_once_fn(void)
+{
+	const char *v;
+
+	pthread_atfork(before_fork, after_fork_parent, after_fork_child);
+
+	v = getenv("UTRACE_PRINT");
+	if (v && *v) {
+		if (strcmp(v, "stderr") == 0) {
+			utrace__print_fd = 2;
+			utrace__print_path = "stderr";
+		} else {
+			int fd = open(v, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
+				      0644);
+
+			if (fd < 0) {
+				utrace__warn("UTRACE_PRINT: cannot open '%s': %s; "
+					     "events are not printed", v,
+					     strerror(errno));
+			} else {
+				utrace__print_fd = fd;
+				utrace__print_path = v;
+			}
+		}
+	}
+	v = getenv("UTRACE_EVENTS");
+	if (v && *v)
+		utrace__events_spec_set(v);
+}
+
+void utrace__init(void)
+{
+	pthread_once(&init_once, init_once_fn);
+}
+
+__attribute__((constructor)) static void utrace_ctor(void)
+{
+	utrace__init();
+}
+
+/* A program whose executable has no events never triggers the report of
+ * UTRACE_EVENTS entries that matched nothing; give it at exit. */
+__attribute__((destructor)) static void utrace_dtor(void)
+{
+	utrace__events_spec_report();
+}
+
+const char *utrace_version(void)
+{
+	return utrace__stringify(UTRACE_VERSION_MAJOR) "."
+	       utrace__stringify(UTRACE_VERSION_MINOR) "."
+	       utrace__stringify(UTRACE_VERSION_PATCH);
+}
+
+const char *utrace_strerror(int err)
+{
+	switch (err) {
+#define UTRACE__ERR_CASE(name, code, msg) case code: return msg;
+	UTRACE_ERRNO_MAP(UTRACE__ERR_CASE)
+#undef UTRACE__ERR_CASE
+	}
+	if (err < 0 && err > -4096)
+		return strerror(-err);
+	return "unknown error";
+}

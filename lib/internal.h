@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: MIT */
+/* libutrace internals: not installed, not exported. */
+#ifndef UTRACE_INTERNAL_H
+#define UTRACE_INTERNAL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include <utrace/utrace.h>
+
+#define UTRACE_HIDDEN __attribute__((visibility("hidden")))
+
+/* Registry state of one event, kept in utrace_event.priv. */
+struct utrace__event_state {
+	struct utrace_event *ev;
+	struct utrace__module *mod;
+	char *print_fmt;                 /* after TRACE_DEFINE_ENUM replacement */
+	struct utrace_event_field *fields;
+	unsigned int nr_fields;
+	bool enabled;
+};
+
+struct utrace__module {
+	struct utrace_event **start, **stop;
+	const struct utrace_eval_map *const *evals_start, *const *evals_stop;
+	int refs;
+	bool is_main;
+	char *path;
+	struct utrace__module *next;
+};
+
+/* init.c */
+void utrace__init(void) UTRACE_HIDDEN;
+extern int utrace__print_fd UTRACE_HIDDEN;
+extern const char *utrace__print_path UTRACE_HIDDEN;
+void utrace__warn(const char *fmt, ...) UTRACE_HIDDEN
+	__attribute__((format(printf, 1, 2)));
+
+/* tracepoint.c: add/remove without waiting; reap() waits and frees. */
+int utrace__tp_add(struct utrace_tracepoint *tp, utrace_probe_fn fn,
+		   void *data) UTRACE_HIDDEN;
+int utrace__tp_remove(struct utrace_tracepoint *tp, utrace_probe_fn fn,
+		      void *data) UTRACE_HIDDEN;
+void utrace__tp_reap(void) UTRACE_HIDDEN;
+void utrace__tp_before_fork(void) UTRACE_HIDDEN;
+void utrace__tp_after_fork(int child) UTRACE_HIDDEN;
+
+/* registry.c */
+void utrace__registry_lock(void) UTRACE_HIDDEN;
+void utrace__registry_unlock(void) UTRACE_HIDDEN;
+void utrace__events_spec_set(const char *spec) UTRACE_HIDDEN;
+void utrace__events_spec_report(void) UTRACE_HIDDEN;
+
+/* setevent.c: the kernel's set_event token rules. */
+struct utrace__set_event_match {
+	const char *match, *sub, *event; /* NULL: any */
+	size_t match_len, sub_len, event_len;
+	bool set;                        /* false for a "!" token */
+};
+int utrace__parse_set_event(const char *tok, size_t len,
+			    struct utrace__set_event_match *m) UTRACE_HIDDEN;
+bool utrace__set_event_matches(const struct utrace__set_event_match *m,
+			       const char *system, const char *name) UTRACE_HIDDEN;
+
+/* format.c */
+char *utrace__format_text(const struct utrace_event *ev) UTRACE_HIDDEN;
+char *utrace__eval_replace(const char *fmt,
+			   const struct utrace_eval_map *const *start,
+			   const struct utrace_eval_map *const *stop,
+			   const char *system) UTRACE_HIDDEN;
+
+/* event.c */
+pid_t utrace__gettid(void) UTRACE_HIDDEN;
+void utrace__thread_after_fork(void) UTRACE_HIDDEN;
+
+#endif /* UTRACE_INTERNAL_H */

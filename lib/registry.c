@@ -1,0 +1,510 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The event registry.
+ *
+ * Every object (executable or shared library) with events has a section
+ * "utrace_events" of pointers to its struct utrace_event; the constructor
+ * that define_trace.h adds to the object hands the section to
+ * utrace_tp_register_module(), and its destructor (at exit or dlclose)
+ * takes it back.  Several CREATE_TRACE_POINTS files in one object give
+ * several constructors for one section: a module is counted, not doubled.
+ *
+ * Events are kept in registration order, which is the order in which
+ * listings show them (as the kernel's available_events).  An event's id is
+ * given the first time its "system:name" is seen and is kept for the life
+ * of the process, so a library loaded again gets its old ids back.
+ *
+ * The UTRACE_EVENTS entries are applied, in order, to each module's events
+ * as it registers, so they also reach libraries opened later.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+static pthread_mutex_t reg_mutex = PTHREAD_MUTEX_INITIALIZER;
+static struct utrace__module *modules;
+static struct utrace_event **events;   /* registration order */
+static size_t nr_events, cap_events;
+
+struct id_entry {
+	char *key;                      /* "system:name" */
+	int id;
+};
+static struct id_entry *ids;
+static size_t nr_ids;
+static int next_id = 1;
+
+struct spec_entry {
+	char *text;
+	struct utrace__set_event_match m;
+	bool matched, bad;
+};
+static struct spec_entry *spec;
+static size_t nr_spec;
+static bool spec_reported;
+
+void utrace__registry_lock(void)
+{
+	pthread_mutex_lock(&reg_mutex);
+}
+
+void utrace__registry_unlock(void)
+{
+	pthread_mutex_unlock(&reg_mutex);
+}
+
+static int id_for(const char *system, const char *name)
+{
+	size_t sl = strlen(system), nl = strlen(name), i;
+	char *key;
+
+	for (i = 0; i < nr_ids; i++)
+		if (strncmp(ids[i].key, system, sl) == 0 &&
+		    ids[i].key[sl] == ':' && strcmp(ids[i].key + sl + 1, name) == 0)
+			return ids[i].id;
+	key = malloc(sl + nl + 2);
+	if (!key)
+		return -ENOMEM;
+	memcpy(key, system, sl);
+	key[sl] = ':';
+	memcpy(key + sl + 1, name, nl + 1);
+	struct id_entry *n = realloc(ids, (nr_ids + 1) * sizeof(*ids));
+	if (!n) {
+		free(key);
+		return -ENOMEM;
+	}
+	ids = n;
+	ids[nr_ids].key = key;
+	ids[nr_ids].id = next_id++;
+	return ids[nr_ids++].id;
+}
+
+static int enable_locked(struct utrace_event *ev, bool on)
+{
+	struct utrace__event_state *st = ev->priv;
+	int ret;
+
+	if (st->enabled == on)
+		return 0;
+	if (on)
+		ret = utrace__tp_add(ev->tp, ev->cls->probe, ev);
+	else
+		ret = utrace__tp_remove(ev->tp, ev->cls->probe, ev);
+	if (ret == 0)
+		st->enabled = on;
+	return ret;
+}
+
+/* Apply the UTRACE_EVENTS entries to the events [from, nr_events). */
+static void apply_spec_locked(size_t from)
+{
+	size_t s, i;
+
+	for (s = 0; s < nr_spec; s++) {
+		if (spec[s].bad)
+			continue;
+		for (i = from; i < nr_events; i++) {
+			struct utrace_event *ev = events[i];
+
+			if (!utrace__set_event_matches(&spec[s].m,
+						       ev->cls->system, ev->name))
+				continue;
+			spec[s].matched = true;
+			if (enable_locked(ev, spec[s].m.set) < 0)
+				utrace__warn("cannot %s event '%s:%s'",
+					     spec[s].m.set ? "enable" : "disable",
+					     ev->cls->system, ev->name);
+		}
+	}
+}
+
+static void report_spec_locked(void)
+{
+	size_t s;
+
+	if (spec_reported)
+		return;
+	spec_reported = true;
+	for (s = 0; s < nr_spec; s++)
+		if (!spec[s].bad && !spec[s].matched)
+			utrace__warn("UTRACE_EVENTS: no event matches '%s'",
+				     spec[s].text);
+}
+
+void utrace__events_spec_report(void)
+{
+	pthread_mutex_lock(&reg_mutex);
+	report_spec_locked();
+	pthread_mutex_unlock(&reg_mutex);
+}
+
+static bool bad_token(const char *t, size_t len)
+{
+	const char *c = memchr(t, ':', len);
+	size_t i;
+
+	if (t[0] == '!') {
+		t++;
+		len--;
+	}
+	if (!len)
+		return true;
+	if (c && memchr(c + 1, ':', len - (size_t)(c + 1 - t)))
+		return true;
+	for (i = 0; i < len; i++) {
+		if (t[i] == '*' && !((i == 0 || t[i - 1] == ':') &&
+				     (i + 1 == len || t[i + 1] == ':')))
+			return true;
+		if (t[i] == '!')
+			return true;
+	}
+	return false;
+}
+
+/* Called once from utrace__init() with the UTRACE_EVENTS value. */
+void utrace__events_spec_set(const char *value)
+{
+	const char *p = value, *sep = ", \t\n";
+
+	pthread_mutex_lock(&reg_mutex);
+	while (*p) {
+		size_t len;
+
+		p += strspn(p, sep);
+		len = strcspn(p, sep);
+		if (!len)
+			break;
+		struct spec_entry *n = realloc(spec, (nr_spec + 1) * sizeof(*spec));
+		if (!n)
+			break;
+		spec = n;
+		struct spec_entry *e = &spec[nr_spec];
+		memset(e, 0, sizeof(*e));
+		e->text = strndup(p, len);
+		if (!e->text)
+			break;
+		nr_spec++;
+		if (bad_token(e->text, len) ||
+		    utrace__parse_set_event(e->text, len, &e->m) < 0) {
+			e->bad = true;
+			utrace__warn("UTRACE_EVENTS: malformed entry '%s'", e->text);
+		}
+		p += len;
+	}
+	pthread_mutex_unlock(&reg_mutex);
+}
+
+struct main_range {
+	const void *addr;
+	bool found;
+};
+
+static int in_main_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct main_range *r = arg;
+	uintptr_t a = (uintptr_t)r->addr;
+	int i;
+
+	(void)size;
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type == PT_LOAD && a >= lo && a < lo + ph->p_memsz)
+			r->found = true;
+	}
+	return 1; /* the first object is the main program */
+}
+
+static bool in_main_program(const void *addr)
+{
+	struct main_range r = { addr, false };
+
+	dl_iterate_phdr(in_main_cb, &r);
+	return r.found;
+}
+
+static int add_event_locked(struct utrace__module *mod, struct utrace_event *ev)
+{
+	struct utrace__event_state *st;
+	const struct utrace_event_field *f;
+	unsigned int n, i;
+	int id;
+
+	if (!ev || ev->priv)
+		return 0;
+	id = id_for(ev->cls->system, ev->name);
+	if (id < 0)
+		return id;
+	st = calloc(1, sizeof(*st));
+	if (!st)
+		return -ENOMEM;
+	f = ev->cls->fields(&n);
+	st->fields = calloc(n ? n : 1, sizeof(*st->fields));
+	if (ev->print_args[0]) {
+		size_t l = strlen(ev->print_fmt) + strlen(ev->print_args) + 3;
+		char *pf = malloc(l);
+
+		if (pf) {
+			snprintf(pf, l, "%s, %s", ev->print_fmt, ev->print_args);
+			st->print_fmt = utrace__eval_replace(pf, mod->evals_start,
+							     mod->evals_stop,
+							     ev->cls->system);
+			free(pf);
+		}
+	} else {
+		st->print_fmt = strdup(ev->print_fmt);
+	}
+	if (!st->fields || !st->print_fmt) {
+		free(st->fields);
+		free(st->print_fmt);
+		free(st);
+		return -ENOMEM;
+	}
+	if (nr_events == cap_events) {
+		size_t cap = cap_events ? cap_events * 2 : 64;
+		struct utrace_event **e = realloc(events, cap * sizeof(*e));
+
+		if (!e) {
+			free(st->fields);
+			free(st->print_fmt);
+			free(st);
+			return -ENOMEM;
+		}
+		events = e;
+		cap_events = cap;
+	}
+	for (i = 0; i < n; i++) {
+		st->fields[i] = f[i];
+		/* The kernel is built with -funsigned-char: plain char in
+		 * arrays and strings reads signed:0 there. */
+		if (f[i].kind != UTRACE_FIELD_PLAIN && strcmp(f[i].type, "char") == 0)
+			st->fields[i].is_signed = 0;
+	}
+	st->nr_fields = n;
+	st->ev = ev;
+	st->mod = mod;
+	ev->id = id;
+	ev->priv = st;
+	events[nr_events++] = ev;
+	return 0;
+}
+
+void utrace_tp_register_module(struct utrace_event *const *start,
+			       struct utrace_event *const *stop,
+			       const struct utrace_eval_map *const *evals_start,
+			       const struct utrace_eval_map *const *evals_stop)
+{
+	struct utrace__module *mod;
+	struct utrace_event *const *p;
+	size_t first;
+
+	utrace__init();
+	if (!start || start >= stop)
+		return;
+	pthread_mutex_lock(&reg_mutex);
+	for (mod = modules; mod; mod = mod->next) {
+		if (mod->start == (struct utrace_event **)start) {
+			mod->refs++;
+			goto out;
+		}
+	}
+	mod = calloc(1, sizeof(*mod));
+	if (!mod) {
+		utrace__warn("out of memory: events of this object are not registered");
+		goto out;
+	}
+	mod->start = (struct utrace_event **)start;
+	mod->stop = (struct utrace_event **)stop;
+	mod->evals_start = evals_start;
+	mod->evals_stop = evals_stop;
+	mod->refs = 1;
+	mod->is_main = in_main_program(start);
+	{
+		Dl_info info;
+
+		if (dladdr(start, &info) && info.dli_fname)
+			mod->path = strdup(info.dli_fname);
+	}
+	mod->next = modules;
+	modules = mod;
+	first = nr_events;
+	for (p = start; p < stop; p++) {
+		if (add_event_locked(mod, *p) < 0) {
+			utrace__warn("out of memory: event '%s' is not registered",
+				     *p ? (*p)->name : "?");
+		}
+	}
+	apply_spec_locked(first);
+	if (mod->is_main)
+		report_spec_locked();
+out:
+	pthread_mutex_unlock(&reg_mutex);
+	utrace__tp_reap();
+}
+
+void utrace_tp_unregister_module(struct utrace_event *const *start,
+				 struct utrace_event *const *stop)
+{
+	struct utrace__module **pm, *mod = NULL;
+	size_t i, j;
+
+	(void)stop;
+	if (!start)
+		return;
+	pthread_mutex_lock(&reg_mutex);
+	for (pm = &modules; *pm; pm = &(*pm)->next) {
+		if ((*pm)->start == (struct utrace_event **)start) {
+			mod = *pm;
+			break;
+		}
+	}
+	if (!mod || --mod->refs > 0)
+		goto out;
+	*pm = mod->next;
+	for (i = 0, j = 0; i < nr_events; i++) {
+		struct utrace_event *ev = events[i];
+		struct utrace__event_state *st = ev->priv;
+
+		if (st->mod != mod) {
+			events[j++] = ev;
+			continue;
+		}
+		enable_locked(ev, false);
+		free(st->fields);
+		free(st->print_fmt);
+		free(st);
+		ev->priv = NULL;
+	}
+	nr_events = j;
+	free(mod->path);
+	free(mod);
+out:
+	pthread_mutex_unlock(&reg_mutex);
+	/* The module's probes and records are about to be unmapped: wait
+	 * until no thread is still inside one of its probes. */
+	tracepoint_synchronize_unregister();
+}
+
+int utrace_event_foreach(int (*fn)(struct utrace_event *ev, void *arg), void *arg)
+{
+	size_t i;
+	int ret = 0;
+
+	utrace__init();
+	pthread_mutex_lock(&reg_mutex);
+	for (i = 0; i < nr_events && !ret; i++)
+		ret = fn(events[i], arg);
+	pthread_mutex_unlock(&reg_mutex);
+	return ret;
+}
+
+struct utrace_event *utrace_event_find(const char *system, const char *name)
+{
+	struct utrace_event *found = NULL;
+	size_t i;
+
+	if (!system || !name)
+		return NULL;
+	pthread_mutex_lock(&reg_mutex);
+	for (i = 0; i < nr_events; i++) {
+		if (strcmp(events[i]->name, name) == 0 &&
+		    strcmp(events[i]->cls->system, system) == 0) {
+			found = events[i];
+			break;
+		}
+	}
+	pthread_mutex_unlock(&reg_mutex);
+	return found;
+}
+
+const char *utrace_event_name(const struct utrace_event *ev)
+{
+	return ev->name;
+}
+
+const char *utrace_event_system(const struct utrace_event *ev)
+{
+	return ev->cls->system;
+}
+
+int utrace_event_id(const struct utrace_event *ev)
+{
+	return ev->id;
+}
+
+const struct utrace_event_field *utrace_event_fields(const struct utrace_event *ev,
+						     unsigned int *nr)
+{
+	const struct utrace__event_state *st = ev->priv;
+
+	if (!st) {
+		*nr = 0;
+		return NULL;
+	}
+	*nr = st->nr_fields;
+	return st->fields;
+}
+
+char *utrace_event_format(const struct utrace_event *ev)
+{
+	char *s = NULL;
+
+	pthread_mutex_lock(&reg_mutex);
+	if (ev->priv)
+		s = utrace__format_text(ev);
+	pthread_mutex_unlock(&reg_mutex);
+	return s;
+}
+
+int utrace_event_enable(struct utrace_event *ev, int on)
+{
+	int ret = UTRACE_ENOEVENT;
+
+	pthread_mutex_lock(&reg_mutex);
+	if (ev && ev->priv)
+		ret = enable_locked(ev, on != 0);
+	pthread_mutex_unlock(&reg_mutex);
+	utrace__tp_reap();
+	return ret;
+}
+
+int utrace_event_is_enabled(const struct utrace_event *ev)
+{
+	const struct utrace__event_state *st = ev->priv;
+
+	return st && st->enabled;
+}
+
+int utrace_set_event(const char *token)
+{
+	struct utrace__set_event_match m;
+	size_t i;
+	int n = 0, ret;
+
+	if (!token)
+		return -EINVAL;
+	utrace__init();
+	if (utrace__parse_set_event(token, strlen(token), &m) < 0)
+		return -EINVAL;
+	pthread_mutex_lock(&reg_mutex);
+	for (i = 0; i < nr_events; i++) {
+		if (!utrace__set_event_matches(&m, events[i]->cls->system,
+					       events[i]->name))
+			continue;
+		n++;
+		ret = enable_locked(events[i], m.set);
+		if (ret < 0) {
+			n = ret;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&reg_mutex);
+	utrace__tp_reap();
+	return n ? n : -EINVAL;
+}

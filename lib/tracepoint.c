@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Probe lists of tracepoints, read under RCU.
+ *
+ * A tracepoint's probes are a NULL-terminated array.  Writers (register,
+ * unregister) build a new array under tp_mutex and publish it with one
+ * pointer store; readers (the __traceiter_<ev> functions generated in the
+ * user's code) walk whichever array they loaded inside an urcu-bp read-side
+ * section.  urcu-bp ("bulletproof") needs no thread registration, which
+ * suits a library whose callers never tell it about their threads.
+ *
+ * An old array is freed only after a grace period.  The wait happens after
+ * tp_mutex is dropped, so a probe that registers or unregisters probes does
+ * not deadlock; when the caller is itself inside a read-side section (a
+ * probe changing probes) the array stays on the pending list until a later
+ * call outside any section, or tracepoint_synchronize_unregister().
+ *
+ * Return codes, as the kernel's tracepoint_probe_register():
+ *   0        done
+ *   -EEXIST  this (fn, data) pair is already registered
+ *   -ENOENT  unregister of a pair that is not registered
+ *   -ENOMEM  no memory for the new array
+ *   -EINVAL  NULL tracepoint or function
+ *   <0       the error returned by a TRACE_EVENT_FN reg function
+ */
+#define _LGPL_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <urcu-bp.h>
+
+#include "internal.h"
+
+struct pending {
+	struct pending *next;
+};
+
+static pthread_mutex_t tp_mutex = PTHREAD_MUTEX_INITIALIZER;
+static struct pending *pending_free;
+
+void utrace_tp_read_lock(void)
+{
+	urcu_bp_read_lock();
+}
+
+void utrace_tp_read_unlock(void)
+{
+	urcu_bp_read_unlock();
+}
+
+static size_t nr_funcs(const struct utrace_tracepoint_func *f)
+{
+	size_t n = 0;
+
+	if (f)
+		while (f[n].func)
+			n++;
+	return n;
+}
+
+/* Queue an old array; called with tp_mutex held.  The array is at least
+ * one element long, which holds the list link. */
+static void defer_free(struct utrace_tracepoint_func *old)
+{
+	struct pending *p = (struct pending *)old;
+
+	if (!old)
+		return;
+	p->next = pending_free;
+	pending_free = p;
+}
+
+/* Wait for a grace period and free what was queued before it began. */
+void utrace__tp_reap(void)
+{
+	struct pending *list, *next;
+
+	if (urcu_bp_read_ongoing())
+		return;
+	pthread_mutex_lock(&tp_mutex);
+	list = pending_free;
+	pending_free = NULL;
+	pthread_mutex_unlock(&tp_mutex);
+	if (!list)
+		return;
+	urcu_bp_synchronize_rcu();
+	for (; list; list = next) {
+		next = list->next;
+		free(list);
+	}
+}
+
+int utrace__tp_add(struct utrace_tracepoint *tp, utrace_probe_fn fn,
+		   void *data)
+{
+	struct utrace_tracepoint_func *old, *neu;
+	size_t i, n;
+	int ret = 0;
+
+	if (!tp || !fn)
+		return -EINVAL;
+	pthread_mutex_lock(&tp_mutex);
+	old = tp->funcs;
+	n = nr_funcs(old);
+	for (i = 0; i < n; i++) {
+		if (old[i].func == fn && old[i].data == data) {
+			ret = -EEXIST;
+			goto out;
+		}
+	}
+	neu = calloc(n + 2, sizeof(*neu));
+	if (!neu) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	if (n == 0 && tp->regfunc) {
+		ret = tp->regfunc();
+		if (ret < 0) {
+			free(neu);
+			goto out;
+		}
+		ret = 0;
+	}
+	for (i = 0; i < n; i++)
+		neu[i] = old[i];
+	neu[n].func = fn;
+	neu[n].data = data;
+	rcu_assign_pointer(tp->funcs, neu);
+	if (n == 0)
+		__atomic_store_n(&tp->enabled, 1, __ATOMIC_RELEASE);
+	defer_free(old);
+out:
+	pthread_mutex_unlock(&tp_mutex);
+	return ret;
+}
+
+int utrace__tp_remove(struct utrace_tracepoint *tp, utrace_probe_fn fn,
+		      void *data)
+{
+	struct utrace_tracepoint_func *old, *neu = NULL;
+	size_t i, j, n;
+	int ret = 0;
+
+	if (!tp || !fn)
+		return -EINVAL;
+	pthread_mutex_lock(&tp_mutex);
+	old = tp->funcs;
+	n = nr_funcs(old);
+	for (i = 0; i < n; i++)
+		if (old[i].func == fn && old[i].data == data)
+			break;
+	if (i == n) {
+		ret = -ENOENT;
+		goto out;
+	}
+	if (n > 1) {
+		neu = calloc(n, sizeof(*neu));
+		if (!neu) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		for (i = 0, j = 0; i < n; i++)
+			if (!(old[i].func == fn && old[i].data == data))
+				neu[j++] = old[i];
+	} else {
+		__atomic_store_n(&tp->enabled, 0, __ATOMIC_RELEASE);
+	}
+	rcu_assign_pointer(tp->funcs, neu);
+	if (n == 1 && tp->unregfunc)
+		tp->unregfunc();
+	defer_free(old);
+out:
+	pthread_mutex_unlock(&tp_mutex);
+	return ret;
+}
+
+void tracepoint_synchronize_unregister(void)
+{
+	if (urcu_bp_read_ongoing())
+		return; /* would wait for itself; see the comment at the top */
+	urcu_bp_synchronize_rcu();
+	utrace__tp_reap();
+}
+
+int utrace_tracepoint_probe_register(struct utrace_tracepoint *tp,
+				     utrace_probe_fn fn, void *data)
+{
+	int ret = utrace__tp_add(tp, fn, data);
+
+	utrace__tp_reap();
+	return ret;
+}
+
+int utrace_tracepoint_probe_unregister(struct utrace_tracepoint *tp,
+				       utrace_probe_fn fn, void *data)
+{
+	int ret = utrace__tp_remove(tp, fn, data);
+
+	utrace__tp_reap();
+	return ret;
+}
+
+/* fork(): no writer may hold tp_mutex or urcu's locks across it. */
+void utrace__tp_before_fork(void)
+{
+	pthread_mutex_lock(&tp_mutex);
+	urcu_bp_before_fork();
+}
+
+void utrace__tp_after_fork(int child)
+{
+	if (child)
+		urcu_bp_after_fork_child();
+	else
+		urcu_bp_after_fork_parent();
+	pthread_mutex_unlock(&tp_mutex);
+}

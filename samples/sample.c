@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A small program that fires every event of sample-trace.h.
+ *
+ *   UTRACE_EVENTS='sample-trace:*' UTRACE_PRINT=stderr ./sample
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+/* This file holds the definitions: exactly one .c per events header. */
+#define CREATE_TRACE_POINTS
+#include "sample-trace.h"
+
+static int reg_calls;
+
+int sample_trace_reg(void)
+{
+	reg_calls++;
+	return 0;
+}
+
+void sample_trace_unreg(void)
+{
+	reg_calls--;
+}
+
+static void fire_foo_bar(const char *foo, int bar, const int *lst,
+			 const char *string, const unsigned long *mask,
+			 int nr_bits, const char *fmt, ...)
+{
+	va_list va;
+
+	va_start(va, fmt);
+	trace_foo_bar(foo, bar, lst, string, mask, nr_bits, fmt, &va);
+	va_end(va);
+}
+
+static void plain_probe(void *data, int value)
+{
+	*(int *)data += value;
+}
+
+int main(void)
+{
+	static const int list[] = { 1, 2, 3, 0 };
+	unsigned long mask[2] = { 0x5UL, 0x1UL };
+	unsigned char bytes[4] = { 0xde, 0xad, 0xbe, 0xef };
+	int plain_sum = 0, i;
+
+	register_trace_foo_plain(plain_probe, &plain_sum);
+	for (i = 1; i <= 4; i++) {
+		struct sample_point pt = { i, -i };
+
+		fire_foo_bar("hello", i, list, "a string", mask, 64 + i,
+			     "vstring %d", i * 10);
+		trace_foo_bar_with_cond("cond", i);
+		trace_foo_bar_with_fn("function", i);
+		trace_foo_with_template_simple("simple", i, pt, bytes);
+		trace_foo_with_template_cond("cond", i, pt, bytes);
+		trace_foo_with_template_fn("fn", i, pt, bytes);
+		trace_foo_with_template_print("print", i, pt, bytes);
+		trace_foo_plain(i);
+	}
+	unregister_trace_foo_plain(plain_probe, &plain_sum);
+	tracepoint_synchronize_unregister();
+	printf("sample: plain probe saw %d, reg/unreg balance %d\n",
+	       plain_sum, reg_calls);
+	return 0;
+}

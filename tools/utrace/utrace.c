@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * utrace - the command-line front end.  A table of subcommands in the
+ * style of perf and git; each later subcommand lives in cmd-<name>.c.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include <utrace/utrace.h>
+
+struct cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *help;
+};
+
+static const struct cmd commands[] = {
+	{ NULL, NULL, NULL },
+};
+
+static void usage(FILE *f)
+{
+	const struct cmd *c;
+
+	fprintf(f,
+		"usage: utrace [--version] [--help] <command> [<args>]\n"
+		"\n"
+		"utrace brings the Linux kernel's tracing system to user-space programs.\n"
+		"Events are declared with the kernel's TRACE_EVENT() macros (see\n"
+		"libutrace(3)); a program built with them reads, at start:\n"
+		"\n"
+		"  UTRACE_EVENTS=LIST   events on from the start, in the kernel's set_event\n"
+		"                       syntax (sys:event, sys:*, *:event, !sys:event), ',' or\n"
+		"                       ' ' apart\n"
+		"  UTRACE_PRINT=DEST    'stderr' or a file: print each event as a line of the\n"
+		"                       kernel's trace file\n"
+		"\n");
+	if (commands[0].name) {
+		fprintf(f, "commands:\n");
+		for (c = commands; c->name; c++)
+			fprintf(f, "  %-10s %s\n", c->name, c->help);
+	} else {
+		fprintf(f, "The record, script, list, enable and other commands are not built yet.\n");
+	}
+}
+
+int main(int argc, char **argv)
+{
+	const struct cmd *c;
+
+	if (argc < 2) {
+		usage(stderr);
+		return 129;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	    !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		printf("utrace %s\n", utrace_version());
+		return 0;
+	}
+	for (c = commands; c->name; c++)
+		if (!strcmp(argv[1], c->name))
+			return c->fn(argc - 1, argv + 1);
+	fprintf(stderr, "utrace: '%s' is not a utrace command; see 'utrace --help'\n",
+		argv[1]);
+	return 129;
+}
