@@ -133,8 +133,16 @@ static void print_record(const struct utrace_event *ev, const void *rec)
 	}
 }
 
+void (*utrace__record_hook)(const struct utrace_event *ev, const void *rec,
+			    unsigned int size);
+
 void utrace_tp_commit(struct utrace_tp_reserve *r)
 {
+	void (*hook)(const struct utrace_event *, const void *, unsigned int) =
+		__atomic_load_n(&utrace__record_hook, __ATOMIC_ACQUIRE);
+
+	if (hook)
+		hook(r->event, r->rec, r->size);
 	if (utrace__print_fd >= 0 &&
 	    !__atomic_load_n(&print_broken, __ATOMIC_RELAXED))
 		print_record(r->event, r->rec);

@@ -49,6 +49,7 @@ void utrace__tp_after_fork(int child) UTRACE_HIDDEN;
 /* registry.c */
 void utrace__registry_lock(void) UTRACE_HIDDEN;
 void utrace__registry_unlock(void) UTRACE_HIDDEN;
+void utrace__registry_reinit(void) UTRACE_HIDDEN;
 void utrace__events_spec_set(const char *spec) UTRACE_HIDDEN;
 void utrace__events_spec_report(void) UTRACE_HIDDEN;
 
@@ -73,5 +74,8 @@ char *utrace__eval_replace(const char *fmt,
 /* event.c */
 pid_t utrace__gettid(void) UTRACE_HIDDEN;
 void utrace__thread_after_fork(void) UTRACE_HIDDEN;
+/* Sees every committed record (tests; the buffers of lib/ringbuf later). */
+extern void (*utrace__record_hook)(const struct utrace_event *ev,
+				   const void *rec, unsigned int size) UTRACE_HIDDEN;
 
 #endif /* UTRACE_INTERNAL_H */

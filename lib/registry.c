@@ -26,7 +26,8 @@
 
 #include "internal.h"
 
-static pthread_mutex_t reg_mutex = PTHREAD_MUTEX_INITIALIZER;
+/* Recursive: foreach callbacks may call the other registry functions. */
+static pthread_mutex_t reg_mutex = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 static struct utrace__module *modules;
 static struct utrace_event **events;   /* registration order */
 static size_t nr_events, cap_events;
@@ -56,6 +57,18 @@ void utrace__registry_lock(void)
 void utrace__registry_unlock(void)
 {
 	pthread_mutex_unlock(&reg_mutex);
+}
+
+/* In a fork child the lock is owned by a thread id that no longer exists:
+ * make it anew rather than unlock it. */
+void utrace__registry_reinit(void)
+{
+	pthread_mutexattr_t a;
+
+	pthread_mutexattr_init(&a);
+	pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
+	pthread_mutex_init(&reg_mutex, &a);
+	pthread_mutexattr_destroy(&a);
 }
 
 static int id_for(const char *system, const char *name)
@@ -246,19 +259,19 @@ static int add_event_locked(struct utrace__module *mod, struct utrace_event *ev)
 		return -ENOMEM;
 	f = ev->cls->fields(&n);
 	st->fields = calloc(n ? n : 1, sizeof(*st->fields));
-	if (ev->print_args[0]) {
-		size_t l = strlen(ev->print_fmt) + strlen(ev->print_args) + 3;
+	if (ev->print[1][0]) {
+		size_t l = strlen(ev->print[0]) + strlen(ev->print[1]) + 3;
 		char *pf = malloc(l);
 
 		if (pf) {
-			snprintf(pf, l, "%s, %s", ev->print_fmt, ev->print_args);
+			snprintf(pf, l, "%s, %s", ev->print[0], ev->print[1]);
 			st->print_fmt = utrace__eval_replace(pf, mod->evals_start,
 							     mod->evals_stop,
 							     ev->cls->system);
 			free(pf);
 		}
 	} else {
-		st->print_fmt = strdup(ev->print_fmt);
+		st->print_fmt = strdup(ev->print[0]);
 	}
 	if (!st->fields || !st->print_fmt) {
 		free(st->fields);

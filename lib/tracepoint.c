@@ -208,9 +208,11 @@ void utrace__tp_before_fork(void)
 
 void utrace__tp_after_fork(int child)
 {
-	if (child)
+	if (child) {
 		urcu_bp_after_fork_child();
-	else
+		pthread_mutex_init(&tp_mutex, NULL);
+	} else {
 		urcu_bp_after_fork_parent();
-	pthread_mutex_unlock(&tp_mutex);
+		pthread_mutex_unlock(&tp_mutex);
+	}
 }

@@ -58,7 +58,11 @@ TRACE_DEFINE_ENUM(SAMPLE_RED);
 TRACE_DEFINE_ENUM(SAMPLE_GREEN);
 TRACE_DEFINE_ENUM(SAMPLE_BLUE);
 
-/* The same for sizeof() of a type. */
+/*
+ * The same for sizeof() of a type: "sizeof(int)" in the print fmt becomes
+ * "4", which every reader can evaluate.
+ */
+TRACE_DEFINE_SIZEOF(int);
 TRACE_DEFINE_SIZEOF(struct sample_point);
 
 /*
@@ -241,8 +245,12 @@ DECLARE_EVENT_CLASS(foo_template,
 		__entry->ok	= bar > 0;
 	),
 
-	TP_printk("foo %s %d pt=(%d,%d) hex=%s str=%s big=%llu small=%d ok=%d sz=%d",
-		  __get_str(foo), __entry->bar, __entry->pt.x, __entry->pt.y,
+	/*
+	 * pt is stored but not printed: a reader that has only the format
+	 * (trace-cmd, libtraceevent) cannot look inside a struct field.
+	 */
+	TP_printk("foo %s %d hex=%s str=%s big=%llu small=%d ok=%d sz=%d",
+		  __get_str(foo), __entry->bar,
 		  __print_hex(__entry->bytes, 4),
 		  __print_hex_str(__entry->bytes, 4),
 		  __entry->big, __entry->small, __entry->ok,

@@ -144,8 +144,7 @@ struct utrace_event {
 	const struct utrace_event_class *cls;
 	struct utrace_tracepoint *tp;
 	utrace_output_fn output;     /* compiled TP_printk */
-	const char *print_fmt;       /* "\"fmt\"" */
-	const char *print_args;      /* "REC->a, REC->b" or "" */
+	const char *const *print;    /* { "\"fmt\"", "REC->a, REC->b" or "" } */
 	int id;
 	void *priv;
 };

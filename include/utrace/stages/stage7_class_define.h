@@ -20,7 +20,7 @@
 #define UTRACE__EVENT_DEFINE(template, name, output, printv)		\
 	static struct utrace_event utrace_event_##name = {		\
 		#name, &utrace_event_class_##template,			\
-		&__tracepoint_##name, output, printv[0], printv[1], 0, NULL \
+		&__tracepoint_##name, output, printv, 0, NULL \
 	};								\
 	static struct utrace_event *utrace_event_ptr_##name		\
 		__attribute__((section("utrace_events"), used,		\
