@@ -58,7 +58,7 @@ static void after_fork_parent(void)
 static void after_fork_child(void)
 {
 	utrace__tp_after_fork(1);
-	utrace__registry_reinit();
+	utrace__registry_unlock();
 	utrace__thread_after_fork();
 }
 

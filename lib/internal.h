@@ -49,7 +49,6 @@ void utrace__tp_after_fork(int child) UTRACE_HIDDEN;
 /* registry.c */
 void utrace__registry_lock(void) UTRACE_HIDDEN;
 void utrace__registry_unlock(void) UTRACE_HIDDEN;
-void utrace__registry_reinit(void) UTRACE_HIDDEN;
 void utrace__events_spec_set(const char *spec) UTRACE_HIDDEN;
 void utrace__events_spec_report(void) UTRACE_HIDDEN;
 

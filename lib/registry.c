@@ -26,8 +26,25 @@
 
 #include "internal.h"
 
-/* Recursive: foreach callbacks may call the other registry functions. */
-static pthread_mutex_t reg_mutex = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+/*
+ * Re-entrant for the thread that holds it (foreach callbacks may call the
+ * other registry functions), through a per-thread depth rather than a
+ * recursive mutex: a fork child can then release it as a plain mutex.
+ */
+static pthread_mutex_t reg_mutex = PTHREAD_MUTEX_INITIALIZER;
+static __thread unsigned int reg_depth;
+
+static void reg_lock(void)
+{
+	if (reg_depth++ == 0)
+		pthread_mutex_lock(&reg_mutex);
+}
+
+static void reg_unlock(void)
+{
+	if (--reg_depth == 0)
+		pthread_mutex_unlock(&reg_mutex);
+}
 static struct utrace__module *modules;
 static struct utrace_event **events;   /* registration order */
 static size_t nr_events, cap_events;
@@ -51,24 +68,12 @@ static bool spec_reported;
 
 void utrace__registry_lock(void)
 {
-	pthread_mutex_lock(&reg_mutex);
+	reg_lock();
 }
 
 void utrace__registry_unlock(void)
 {
-	pthread_mutex_unlock(&reg_mutex);
-}
-
-/* In a fork child the lock is owned by a thread id that no longer exists:
- * make it anew rather than unlock it. */
-void utrace__registry_reinit(void)
-{
-	pthread_mutexattr_t a;
-
-	pthread_mutexattr_init(&a);
-	pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
-	pthread_mutex_init(&reg_mutex, &a);
-	pthread_mutexattr_destroy(&a);
+	reg_unlock();
 }
 
 static int id_for(const char *system, const char *name)
@@ -151,9 +156,9 @@ static void report_spec_locked(void)
 
 void utrace__events_spec_report(void)
 {
-	pthread_mutex_lock(&reg_mutex);
+	reg_lock();
 	report_spec_locked();
-	pthread_mutex_unlock(&reg_mutex);
+	reg_unlock();
 }
 
 static bool bad_token(const char *t, size_t len)
@@ -184,7 +189,7 @@ void utrace__events_spec_set(const char *value)
 {
 	const char *p = value, *sep = ", \t\n";
 
-	pthread_mutex_lock(&reg_mutex);
+	reg_lock();
 	while (*p) {
 		size_t len;
 
@@ -209,7 +214,7 @@ void utrace__events_spec_set(const char *value)
 		}
 		p += len;
 	}
-	pthread_mutex_unlock(&reg_mutex);
+	reg_unlock();
 }
 
 struct main_range {
@@ -320,7 +325,7 @@ void utrace_tp_register_module(struct utrace_event *const *start,
 	utrace__init();
 	if (!start || start >= stop)
 		return;
-	pthread_mutex_lock(&reg_mutex);
+	reg_lock();
 	for (mod = modules; mod; mod = mod->next) {
 		if (mod->start == (struct utrace_event **)start) {
 			mod->refs++;
@@ -357,7 +362,7 @@ void utrace_tp_register_module(struct utrace_event *const *start,
 	if (mod->is_main)
 		report_spec_locked();
 out:
-	pthread_mutex_unlock(&reg_mutex);
+	reg_unlock();
 	utrace__tp_reap();
 }
 
@@ -370,7 +375,7 @@ void utrace_tp_unregister_module(struct utrace_event *const *start,
 	(void)stop;
 	if (!start)
 		return;
-	pthread_mutex_lock(&reg_mutex);
+	reg_lock();
 	for (pm = &modules; *pm; pm = &(*pm)->next) {
 		if ((*pm)->start == (struct utrace_event **)start) {
 			mod = *pm;
@@ -398,7 +403,7 @@ void utrace_tp_unregister_module(struct utrace_event *const *start,
 	free(mod->path);
 	free(mod);
 out:
-	pthread_mutex_unlock(&reg_mutex);
+	reg_unlock();
 	/* The module's probes and records are about to be unmapped: wait
 	 * until no thread is still inside one of its probes. */
 	tracepoint_synchronize_unregister();
@@ -410,10 +415,10 @@ int utrace_event_foreach(int (*fn)(struct utrace_event *ev, void *arg), void *ar
 	int ret = 0;
 
 	utrace__init();
-	pthread_mutex_lock(&reg_mutex);
+	reg_lock();
 	for (i = 0; i < nr_events && !ret; i++)
 		ret = fn(events[i], arg);
-	pthread_mutex_unlock(&reg_mutex);
+	reg_unlock();
 	return ret;
 }
 
@@ -424,7 +429,7 @@ struct utrace_event *utrace_event_find(const char *system, const char *name)
 
 	if (!system || !name)
 		return NULL;
-	pthread_mutex_lock(&reg_mutex);
+	reg_lock();
 	for (i = 0; i < nr_events; i++) {
 		if (strcmp(events[i]->name, name) == 0 &&
 		    strcmp(events[i]->cls->system, system) == 0) {
@@ -432,7 +437,7 @@ struct utrace_event *utrace_event_find(const char *system, const char *name)
 			break;
 		}
 	}
-	pthread_mutex_unlock(&reg_mutex);
+	reg_unlock();
 	return found;
 }
 
@@ -468,10 +473,10 @@ char *utrace_event_format(const struct utrace_event *ev)
 {
 	char *s = NULL;
 
-	pthread_mutex_lock(&reg_mutex);
+	reg_lock();
 	if (ev->priv)
 		s = utrace__format_text(ev);
-	pthread_mutex_unlock(&reg_mutex);
+	reg_unlock();
 	return s;
 }
 
@@ -479,10 +484,10 @@ int utrace_event_enable(struct utrace_event *ev, int on)
 {
 	int ret = UTRACE_ENOEVENT;
 
-	pthread_mutex_lock(&reg_mutex);
+	reg_lock();
 	if (ev && ev->priv)
 		ret = enable_locked(ev, on != 0);
-	pthread_mutex_unlock(&reg_mutex);
+	reg_unlock();
 	utrace__tp_reap();
 	return ret;
 }
@@ -505,7 +510,7 @@ int utrace_set_event(const char *token)
 	utrace__init();
 	if (utrace__parse_set_event(token, strlen(token), &m) < 0)
 		return -EINVAL;
-	pthread_mutex_lock(&reg_mutex);
+	reg_lock();
 	for (i = 0; i < nr_events; i++) {
 		if (!utrace__set_event_matches(&m, events[i]->cls->system,
 					       events[i]->name))
@@ -517,7 +522,7 @@ int utrace_set_event(const char *token)
 			break;
 		}
 	}
-	pthread_mutex_unlock(&reg_mutex);
+	reg_unlock();
 	utrace__tp_reap();
 	return n ? n : -EINVAL;
 }

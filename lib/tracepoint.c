@@ -23,19 +23,53 @@
  *   -EINVAL  NULL tracepoint or function
  *   <0       the error returned by a TRACE_EVENT_FN reg function
  */
-#define _LGPL_SOURCE
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <urcu-bp.h>
 
 #include "internal.h"
 
+/* A probe array with a link in front of it, for the list of arrays that
+ * wait for a grace period; readers never see the link. */
 struct pending {
 	struct pending *next;
+	struct utrace_tracepoint_func funcs[];
 };
 
 static pthread_mutex_t tp_mutex = PTHREAD_MUTEX_INITIALIZER;
 static struct pending *pending_free;
+
+/*
+ * Not _LGPL_SOURCE: the read-side calls go into liburcu-bp rather than
+ * being inlined here.  liburcu 0.13 declares struct urcu_bp_reader 128-byte
+ * aligned but allocates readers less aligned, which UBSan reports in every
+ * inlined access.
+ */
+/*
+ * ThreadSanitizer cannot see urcu's grace periods (they happen inside the
+ * uninstrumented liburcu, through membarrier), so it would take every free
+ * after synchronize_rcu() for a race with the readers.  Tell it what RCU
+ * guarantees: everything a reader did before read_unlock() happens before
+ * whatever follows the grace period that waited for it.
+ */
+#if defined(__SANITIZE_THREAD__)
+#define UTRACE_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define UTRACE_TSAN 1
+#endif
+#endif
+#ifdef UTRACE_TSAN
+void __tsan_acquire(void *addr);
+void __tsan_release(void *addr);
+static char grace_period_token;
+#define rcu_reader_done() __tsan_release(&grace_period_token)
+#define rcu_grace_period_done() __tsan_acquire(&grace_period_token)
+#else
+#define rcu_reader_done() do { } while (0)
+#define rcu_grace_period_done() do { } while (0)
+#endif
 
 void utrace_tp_read_lock(void)
 {
@@ -44,7 +78,14 @@ void utrace_tp_read_lock(void)
 
 void utrace_tp_read_unlock(void)
 {
+	rcu_reader_done();
 	urcu_bp_read_unlock();
+}
+
+static void synchronize(void)
+{
+	urcu_bp_synchronize_rcu();
+	rcu_grace_period_done();
 }
 
 static size_t nr_funcs(const struct utrace_tracepoint_func *f)
@@ -57,14 +98,26 @@ static size_t nr_funcs(const struct utrace_tracepoint_func *f)
 	return n;
 }
 
-/* Queue an old array; called with tp_mutex held.  The array is at least
- * one element long, which holds the list link. */
+static struct utrace_tracepoint_func *alloc_funcs(size_t n)
+{
+	struct pending *p = calloc(1, sizeof(*p) + n * sizeof(p->funcs[0]));
+
+	return p ? p->funcs : NULL;
+}
+
+static struct pending *block_of(struct utrace_tracepoint_func *funcs)
+{
+	return (struct pending *)((char *)funcs - offsetof(struct pending, funcs));
+}
+
+/* Queue an old array; called with tp_mutex held. */
 static void defer_free(struct utrace_tracepoint_func *old)
 {
-	struct pending *p = (struct pending *)old;
+	struct pending *p;
 
 	if (!old)
 		return;
+	p = block_of(old);
 	p->next = pending_free;
 	pending_free = p;
 }
@@ -82,7 +135,7 @@ void utrace__tp_reap(void)
 	pthread_mutex_unlock(&tp_mutex);
 	if (!list)
 		return;
-	urcu_bp_synchronize_rcu();
+	synchronize();
 	for (; list; list = next) {
 		next = list->next;
 		free(list);
@@ -107,7 +160,7 @@ int utrace__tp_add(struct utrace_tracepoint *tp, utrace_probe_fn fn,
 			goto out;
 		}
 	}
-	neu = calloc(n + 2, sizeof(*neu));
+	neu = alloc_funcs(n + 2);
 	if (!neu) {
 		ret = -ENOMEM;
 		goto out;
@@ -115,7 +168,7 @@ int utrace__tp_add(struct utrace_tracepoint *tp, utrace_probe_fn fn,
 	if (n == 0 && tp->regfunc) {
 		ret = tp->regfunc();
 		if (ret < 0) {
-			free(neu);
+			free(block_of(neu));
 			goto out;
 		}
 		ret = 0;
@@ -124,7 +177,7 @@ int utrace__tp_add(struct utrace_tracepoint *tp, utrace_probe_fn fn,
 		neu[i] = old[i];
 	neu[n].func = fn;
 	neu[n].data = data;
-	rcu_assign_pointer(tp->funcs, neu);
+	__atomic_store_n(&tp->funcs, neu, __ATOMIC_RELEASE);
 	if (n == 0)
 		__atomic_store_n(&tp->enabled, 1, __ATOMIC_RELEASE);
 	defer_free(old);
@@ -153,7 +206,7 @@ int utrace__tp_remove(struct utrace_tracepoint *tp, utrace_probe_fn fn,
 		goto out;
 	}
 	if (n > 1) {
-		neu = calloc(n, sizeof(*neu));
+		neu = alloc_funcs(n);
 		if (!neu) {
 			ret = -ENOMEM;
 			goto out;
@@ -164,7 +217,7 @@ int utrace__tp_remove(struct utrace_tracepoint *tp, utrace_probe_fn fn,
 	} else {
 		__atomic_store_n(&tp->enabled, 0, __ATOMIC_RELEASE);
 	}
-	rcu_assign_pointer(tp->funcs, neu);
+	__atomic_store_n(&tp->funcs, neu, __ATOMIC_RELEASE);
 	if (n == 1 && tp->unregfunc)
 		tp->unregfunc();
 	defer_free(old);
@@ -177,7 +230,7 @@ void tracepoint_synchronize_unregister(void)
 {
 	if (urcu_bp_read_ongoing())
 		return; /* would wait for itself; see the comment at the top */
-	urcu_bp_synchronize_rcu();
+	synchronize();
 	utrace__tp_reap();
 }
 
@@ -208,11 +261,9 @@ void utrace__tp_before_fork(void)
 
 void utrace__tp_after_fork(int child)
 {
-	if (child) {
+	if (child)
 		urcu_bp_after_fork_child();
-		pthread_mutex_init(&tp_mutex, NULL);
-	} else {
+	else
 		urcu_bp_after_fork_parent();
-		pthread_mutex_unlock(&tp_mutex);
-	}
+	pthread_mutex_unlock(&tp_mutex);
 }

@@ -104,8 +104,11 @@ TRACE_EVENT(foo_bar,
 	),
 
 	TP_fast_assign(
-		strncpy(__entry->foo, foo, 10);
-		__entry->foo[9] = 0;
+		size_t i;
+
+		for (i = 0; i < sizeof(__entry->foo) - 1 && foo[i]; i++)
+			__entry->foo[i] = foo[i];
+		__entry->foo[i] = 0;
 		__entry->bar	= bar;
 		memcpy(__get_dynamic_array(list), lst,
 		       __length_of(lst) * sizeof(int));

@@ -209,6 +209,13 @@ void utrace_tp_copy_vstr(char *dst, unsigned int cap, const char *fmt,
 #define utrace__vstr_len(fmt, ap) utrace_tp_vstr_len(fmt, ap)
 #define utrace__copy_vstr(dst, cap, fmt, ap) utrace_tp_copy_vstr(dst, cap, fmt, ap)
 
+/* A NULL string records as "(null)", as in the kernel; the source
+ * expression is evaluated once. */
+static inline const char *utrace__str_or_null(const char *s)
+{
+	return s ? s : "(null)";
+}
+
 /* Copy a string into a reserved __data_loc slot of 'cap' bytes (NUL
  * included); never writes past the slot. */
 static inline void utrace__copy_str(char *dst, unsigned int cap,
@@ -231,11 +238,18 @@ static inline void utrace__copy_str_len(char *dst, unsigned int cap,
 		return;
 	if (len + 1 > cap)
 		len = cap - 1;
-	if (src)
+	/* Stop at a NUL inside len: the kernel copies len bytes, which reads
+	 * past a shorter string.  What prints is the same. */
+	if (src) {
+		const char *nul = (const char *)memchr(src, 0, len);
+
+		if (nul)
+			len = (size_t)(nul - src);
 		memcpy(dst, src, len);
-	else
+	} else {
 		len = 0;
-	dst[len] = 0;
+	}
+	memset(dst + len, 0, cap - len);
 }
 
 #define utrace__bitmask_bytes(nr_bits)						((((size_t)(nr_bits) + 7) / 8 + sizeof(unsigned long) - 1) /		 sizeof(unsigned long) * sizeof(unsigned long))

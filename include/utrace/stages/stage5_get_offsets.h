@@ -34,10 +34,10 @@
 			  (size_t)UTRACE_EVENT_MAX + 1 :		\
 			  (size_t)(len) * sizeof(type))
 #define __string(item, src)						\
-	__utrace_d->item##_ptr_ = (src) ? (const char *)(src) : "(null)"; \
+	__utrace_d->item##_ptr_ = utrace__str_or_null((const char *)(src)); \
 	UTRACE__DYN_PLACE(item, strlen(__utrace_d->item##_ptr_) + 1)
 #define __string_len(item, src, len)					\
-	__utrace_d->item##_ptr_ = (src) ? (const char *)(src) : "(null)"; \
+	__utrace_d->item##_ptr_ = utrace__str_or_null((const char *)(src)); \
 	UTRACE__DYN_PLACE(item, (size_t)(len) + 1)
 #define __vstring(item, fmt, ap)					\
 	UTRACE__DYN_PLACE(item, utrace__vstr_len(fmt, ap))

@@ -29,7 +29,7 @@
 			 __utrace_d.dst##_ptr_)
 #define UTRACE__ASSIGN_STR2(dst, src)					\
 	utrace__copy_str(__get_str(dst), __get_dynamic_array_len(dst),	\
-			 (src) ? (const char *)(src) : "(null)")
+			 utrace__str_or_null((const char *)(src)))
 #define __assign_str(...)						\
 	utrace__arg3(__VA_ARGS__, UTRACE__ASSIGN_STR2,			\
 		     UTRACE__ASSIGN_STR1, _)(__VA_ARGS__)
