@@ -61,6 +61,24 @@ void *utrace_tp_reserve(struct utrace_tp_reserve *r, struct utrace_event *ev,
 }
 
 static int print_is_pipe = -1;
+
+/* write(2) until done; a line longer than PIPE_BUF may interleave with
+ * another thread's line on a pipe, but is never cut short. */
+static ssize_t write_all(int fd, const char *buf, size_t len)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = write(fd, buf + done, len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		done += (size_t)n;
+	}
+	return (ssize_t)done;
+}
 static int print_broken;
 
 /* One write, with SIGPIPE held off for pipes and sockets: a reader that
@@ -78,20 +96,14 @@ static ssize_t write_line(int fd, const char *buf, size_t len)
 		print_is_pipe = fstat(fd, &st) == 0 &&
 			(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
 	}
-	if (!print_is_pipe) {
-		do
-			n = write(fd, buf, len);
-		while (n < 0 && errno == EINTR);
-		return n;
-	}
+	if (!print_is_pipe)
+		return write_all(fd, buf, len);
 	sigemptyset(&pipe_set);
 	sigaddset(&pipe_set, SIGPIPE);
 	sigpending(&pending);
 	was_pending = sigismember(&pending, SIGPIPE);
 	pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
-	do
-		n = write(fd, buf, len);
-	while (n < 0 && errno == EINTR);
+	n = write_all(fd, buf, len);
 	if (n < 0 && errno == EPIPE && !was_pending) {
 		int e = errno;
 
@@ -104,7 +116,7 @@ static ssize_t write_line(int fd, const char *buf, size_t len)
 
 static void print_record(const struct utrace_event *ev, const void *rec)
 {
-	char line[UTRACE_EVENT_MAX * 2 + 128];
+	char line[4096];
 	char comm[17] = { 0 };
 	struct utrace_seq s;
 	struct timespec ts;
@@ -121,7 +133,8 @@ static void print_record(const struct utrace_event *ev, const void *rec)
 			  (unsigned long)ts.tv_nsec / 1000, ev->name);
 	ev->output(&s, rec);
 	line[s.len++] = '\n';
-	n = write_line(utrace__print_fd, line, s.len);
+	n = write_line(__atomic_load_n(&utrace__print_fd, __ATOMIC_ACQUIRE), line,
+		       s.len);
 	if (n < 0 && !__atomic_exchange_n(&print_broken, 1, __ATOMIC_RELAXED)) {
 		char msg[256];
 		int len = snprintf(msg, sizeof(msg),
@@ -138,12 +151,12 @@ void (*utrace__record_hook)(const struct utrace_event *ev, const void *rec,
 
 void utrace_tp_commit(struct utrace_tp_reserve *r)
 {
+	int fd = __atomic_load_n(&utrace__print_fd, __ATOMIC_RELAXED);
 	void (*hook)(const struct utrace_event *, const void *, unsigned int) =
 		__atomic_load_n(&utrace__record_hook, __ATOMIC_ACQUIRE);
 
 	if (hook)
 		hook(r->event, r->rec, r->size);
-	if (utrace__print_fd >= 0 &&
-	    !__atomic_load_n(&print_broken, __ATOMIC_RELAXED))
+	if (fd >= 0 && !__atomic_load_n(&print_broken, __ATOMIC_RELAXED))
 		print_record(r->event, r->rec);
 }

@@ -23,6 +23,8 @@ int utrace__print_fd = -1;
 const char *utrace__print_path = "";
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+static pthread_once_t print_once = PTHREAD_ONCE_INIT;
+static char *print_dest;
 
 void utrace__warn(const char *fmt, ...)
 {
@@ -69,24 +71,8 @@ static void init_once_fn(void)
 	pthread_atfork(before_fork, after_fork_parent, after_fork_child);
 
 	v = getenv("UTRACE_PRINT");
-	if (v && *v) {
-		if (strcmp(v, "stderr") == 0) {
-			utrace__print_fd = 2;
-			utrace__print_path = "stderr";
-		} else {
-			int fd = open(v, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
-				      0644);
-
-			if (fd < 0) {
-				utrace__warn("UTRACE_PRINT: cannot open '%s': %s; "
-					     "events are not printed", v,
-					     strerror(errno));
-			} else {
-				utrace__print_fd = fd;
-				utrace__print_path = v;
-			}
-		}
-	}
+	if (v && *v)
+		print_dest = strdup(v);
 	v = getenv("UTRACE_EVENTS");
 	if (v && *v)
 		utrace__events_spec_set(v);
@@ -95,6 +81,34 @@ static void init_once_fn(void)
 void utrace__init(void)
 {
 	pthread_once(&init_once, init_once_fn);
+}
+
+/* Opened when the first events register, so that a process without
+ * events (the utrace tool itself) leaves no file behind. */
+static void print_open_fn(void)
+{
+	int fd;
+
+	if (!print_dest)
+		return;
+	if (strcmp(print_dest, "stderr") == 0) {
+		utrace__print_path = "stderr";
+		__atomic_store_n(&utrace__print_fd, 2, __ATOMIC_RELEASE);
+		return;
+	}
+	fd = open(print_dest, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		utrace__warn("UTRACE_PRINT: cannot open '%s': %s; events are not printed",
+			     print_dest, strerror(errno));
+		return;
+	}
+	utrace__print_path = print_dest;
+	__atomic_store_n(&utrace__print_fd, fd, __ATOMIC_RELEASE);
+}
+
+void utrace__print_open(void)
+{
+	pthread_once(&print_once, print_open_fn);
 }
 
 __attribute__((constructor)) static void utrace_ctor(void)

@@ -32,6 +32,7 @@ struct utrace__module {
 
 /* init.c */
 void utrace__init(void) UTRACE_HIDDEN;
+void utrace__print_open(void) UTRACE_HIDDEN;
 extern int utrace__print_fd UTRACE_HIDDEN;
 extern const char *utrace__print_path UTRACE_HIDDEN;
 void utrace__warn(const char *fmt, ...) UTRACE_HIDDEN

@@ -157,7 +157,10 @@ static void report_spec_locked(void)
 void utrace__events_spec_report(void)
 {
 	reg_lock();
-	report_spec_locked();
+	/* A process that never had events (the utrace tool itself, say)
+	 * has nothing to report. */
+	if (next_id > 1)
+		report_spec_locked();
 	reg_unlock();
 }
 
@@ -256,6 +259,19 @@ static int add_event_locked(struct utrace__module *mod, struct utrace_event *ev)
 
 	if (!ev || ev->priv)
 		return 0;
+	for (i = 0; i < nr_events; i++) {
+		if (events[i]->tp == ev->tp) {
+			/* Two objects define an event of this name: the
+			 * dynamic linker bound both to one tracepoint. */
+			utrace__warn("event '%s:%s' shares its tracepoint with '%s:%s' "
+				     "from another object; event names must be unique "
+				     "in a process, '%s:%s' is not registered",
+				     ev->cls->system, ev->name,
+				     events[i]->cls->system, events[i]->name,
+				     ev->cls->system, ev->name);
+			return 0;
+		}
+	}
 	id = id_for(ev->cls->system, ev->name);
 	if (id < 0)
 		return id;
@@ -299,9 +315,9 @@ static int add_event_locked(struct utrace__module *mod, struct utrace_event *ev)
 	}
 	for (i = 0; i < n; i++) {
 		st->fields[i] = f[i];
-		/* The kernel is built with -funsigned-char: plain char in
-		 * arrays and strings reads signed:0 there. */
-		if (f[i].kind != UTRACE_FIELD_PLAIN && strcmp(f[i].type, "char") == 0)
+		/* The kernel is built with -funsigned-char: plain char
+		 * reads signed:0 in its formats, so it does in ours. */
+		if (strcmp(f[i].type, "char") == 0)
 			st->fields[i].is_signed = 0;
 	}
 	st->nr_fields = n;
@@ -313,6 +329,64 @@ static int add_event_locked(struct utrace__module *mod, struct utrace_event *ev)
 	return 0;
 }
 
+/*
+ * The linker keeps each file's section entries together, in link order,
+ * but a compiler may emit one file's entries in any order: sort them back
+ * into the order of definition, keeping the files in link order.
+ */
+static const void *const *unit_order;
+static size_t nr_unit_order;
+
+static size_t unit_rank(const void *unit)
+{
+	size_t i;
+
+	for (i = 0; i < nr_unit_order; i++)
+		if (unit_order[i] == unit)
+			return i;
+	return i;
+}
+
+static int cmp_events(const void *a, const void *b)
+{
+	const struct utrace_event *x = *(struct utrace_event *const *)a;
+	const struct utrace_event *y = *(struct utrace_event *const *)b;
+	size_t rx, ry;
+
+	if (!x || !y)
+		return (x == NULL) - (y == NULL);
+	rx = unit_rank(x->unit);
+	ry = unit_rank(y->unit);
+	if (rx != ry)
+		return rx < ry ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static struct utrace_event **sorted_events(struct utrace_event *const *start,
+					   struct utrace_event *const *stop)
+{
+	size_t n = (size_t)(stop - start), i, u = 0;
+	struct utrace_event **v = malloc(n * sizeof(*v));
+	const void **units = malloc(n * sizeof(*units));
+
+	if (!v || !units) {
+		free(v);
+		free(units);
+		return NULL;
+	}
+	for (i = 0; i < n; i++) {
+		v[i] = start[i];
+		if (v[i] && (u == 0 || units[u - 1] != v[i]->unit))
+			units[u++] = v[i]->unit;
+	}
+	unit_order = units;
+	nr_unit_order = u;
+	qsort(v, n, sizeof(*v), cmp_events);
+	unit_order = NULL;
+	free(units);
+	return v;
+}
+
 void utrace_tp_register_module(struct utrace_event *const *start,
 			       struct utrace_event *const *stop,
 			       const struct utrace_eval_map *const *evals_start,
@@ -320,11 +394,13 @@ void utrace_tp_register_module(struct utrace_event *const *start,
 {
 	struct utrace__module *mod;
 	struct utrace_event *const *p;
+	struct utrace_event **sorted = NULL;
 	size_t first;
 
 	utrace__init();
 	if (!start || start >= stop)
 		return;
+	utrace__print_open();
 	reg_lock();
 	for (mod = modules; mod; mod = mod->next) {
 		if (mod->start == (struct utrace_event **)start) {
@@ -352,12 +428,14 @@ void utrace_tp_register_module(struct utrace_event *const *start,
 	mod->next = modules;
 	modules = mod;
 	first = nr_events;
-	for (p = start; p < stop; p++) {
+	sorted = sorted_events(start, stop);
+	for (p = sorted ? sorted : start; p < (sorted ? sorted + (stop - start) : stop); p++) {
 		if (add_event_locked(mod, *p) < 0) {
 			utrace__warn("out of memory: event '%s' is not registered",
 				     *p ? (*p)->name : "?");
 		}
 	}
+	free(sorted);
 	apply_spec_locked(first);
 	if (mod->is_main)
 		report_spec_locked();
@@ -443,26 +521,27 @@ struct utrace_event *utrace_event_find(const char *system, const char *name)
 
 const char *utrace_event_name(const struct utrace_event *ev)
 {
-	return ev->name;
+	return ev ? ev->name : NULL;
 }
 
 const char *utrace_event_system(const struct utrace_event *ev)
 {
-	return ev->cls->system;
+	return ev ? ev->cls->system : NULL;
 }
 
 int utrace_event_id(const struct utrace_event *ev)
 {
-	return ev->id;
+	return ev ? ev->id : UTRACE_ENOEVENT;
 }
 
 const struct utrace_event_field *utrace_event_fields(const struct utrace_event *ev,
 						     unsigned int *nr)
 {
-	const struct utrace__event_state *st = ev->priv;
+	const struct utrace__event_state *st = ev ? ev->priv : NULL;
 
 	if (!st) {
-		*nr = 0;
+		if (nr)
+			*nr = 0;
 		return NULL;
 	}
 	*nr = st->nr_fields;
@@ -473,6 +552,8 @@ char *utrace_event_format(const struct utrace_event *ev)
 {
 	char *s = NULL;
 
+	if (!ev)
+		return NULL;
 	reg_lock();
 	if (ev->priv)
 		s = utrace__format_text(ev);
@@ -494,7 +575,7 @@ int utrace_event_enable(struct utrace_event *ev, int on)
 
 int utrace_event_is_enabled(const struct utrace_event *ev)
 {
-	const struct utrace__event_state *st = ev->priv;
+	const struct utrace__event_state *st = ev ? ev->priv : NULL;
 
 	return st && st->enabled;
 }

@@ -3,10 +3,14 @@
  * A small program that fires every event of sample-trace.h.
  *
  *   UTRACE_EVENTS='sample-trace:*' UTRACE_PRINT=stderr ./sample
+ *   ./sample --format foo_bar      the event's format file, as tracefs shows it
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include <utrace/utrace.h>
 
 /* This file holds the definitions: exactly one .c per events header. */
 #define CREATE_TRACE_POINTS
@@ -41,12 +45,29 @@ static void plain_probe(void *data, int value)
 	*(int *)data += value;
 }
 
-int main(void)
+static int show_format(const char *name)
+{
+	struct utrace_event *ev = utrace_event_find("sample-trace", name);
+	char *text = ev ? utrace_event_format(ev) : NULL;
+
+	if (!text) {
+		fprintf(stderr, "sample: no event 'sample-trace:%s'\n", name);
+		return 1;
+	}
+	fputs(text, stdout);
+	free(text);
+	return 0;
+}
+
+int main(int argc, char **argv)
 {
 	static const int list[] = { 1, 2, 3, 0 };
 	unsigned long mask[2] = { 0x5UL, 0x1UL };
 	unsigned char bytes[4] = { 0xde, 0xad, 0xbe, 0xef };
 	int plain_sum = 0, i;
+
+	if (argc == 3 && !strcmp(argv[1], "--format"))
+		return show_format(argv[2]);
 
 	register_trace_foo_plain(plain_probe, &plain_sum);
 	for (i = 1; i <= 4; i++) {

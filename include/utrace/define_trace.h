@@ -47,6 +47,18 @@
 
 #define TRACE_HEADER_MULTI_READ
 
+/* Generated functions take every TP_PROTO argument, whether they use it
+ * or not: keep -Wextra quiet about it in the user's build. */
+#ifndef UTRACE__UNIT_DEFINED
+#define UTRACE__UNIT_DEFINED
+/* Tells this file's events apart from other files' in the registry, which
+ * lists them in the order they are defined. */
+static const char utrace__unit = 0;
+#endif
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+
 #include "stages/stage0_tracepoint_define.h"
 #include TRACE_INCLUDE(TRACE_INCLUDE_FILE)
 #include "stages/stage1_struct_define.h"
@@ -63,6 +75,8 @@
 #include TRACE_INCLUDE(TRACE_INCLUDE_FILE)
 #include "stages/stage7_class_define.h"
 #include TRACE_INCLUDE(TRACE_INCLUDE_FILE)
+
+#pragma GCC diagnostic pop
 
 #ifndef UTRACE__MODULE_CTOR_DEFINED
 #define UTRACE__MODULE_CTOR_DEFINED

@@ -147,6 +147,8 @@ struct utrace_event {
 	const char *const *print;    /* { "\"fmt\"", "REC->a, REC->b" or "" } */
 	int id;
 	void *priv;
+	const void *unit;            /* one per translation unit */
+	unsigned int seq;            /* definition order within it */
 };
 
 /* TRACE_DEFINE_ENUM / TRACE_DEFINE_SIZEOF entries. */

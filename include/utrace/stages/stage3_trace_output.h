@@ -55,7 +55,7 @@
 	{								\
 		struct trace_event_raw_##call *__utrace_field =		\
 			(struct trace_event_raw_##call *)(uintptr_t)__utrace_rec; \
-		char __utrace_pbuf[UTRACE_EVENT_MAX * 2];		\
+		char __utrace_pbuf[4096];		\
 		struct utrace_seq __utrace_pseq;			\
 		struct utrace_seq *__utrace_p = &__utrace_pseq;		\
 		utrace_seq_init(__utrace_p, __utrace_pbuf,		\

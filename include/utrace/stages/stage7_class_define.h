@@ -20,7 +20,8 @@
 #define UTRACE__EVENT_DEFINE(template, name, output, printv)		\
 	static struct utrace_event utrace_event_##name = {		\
 		#name, &utrace_event_class_##template,			\
-		&__tracepoint_##name, output, printv, 0, NULL \
+		&__tracepoint_##name, output, printv, 0, NULL,		\
+		&utrace__unit, __COUNTER__				\
 	};								\
 	static struct utrace_event *utrace_event_ptr_##name		\
 		__attribute__((section("utrace_events"), used,		\
@@ -36,12 +37,24 @@
 		sizeof(struct trace_event_raw_##call),			\
 		(utrace_probe_fn)utrace_event_raw_event_##call		\
 	};
+/* The class's recording probe is attached to this event's tracepoint, so
+ * their prototypes must agree (the kernel checks this too). */
+#define UTRACE__CHECK_PROTO(template, name, proto)			\
+	static inline void utrace_check_proto_##name(void)		\
+	{								\
+		void (*__utrace_cb)(void *, proto) =			\
+			utrace_event_raw_event_##template;		\
+		(void)__utrace_cb;					\
+	}
+
 #undef DEFINE_EVENT
 #define DEFINE_EVENT(template, name, proto, args)			\
+	UTRACE__CHECK_PROTO(template, name, PARAMS(proto))		\
 	UTRACE__EVENT_DEFINE(template, name, utrace_event_output_##template, \
 			     utrace_print_##template)
 #undef DEFINE_EVENT_PRINT
 #define DEFINE_EVENT_PRINT(template, name, proto, args, print)		\
+	UTRACE__CHECK_PROTO(template, name, PARAMS(proto))		\
 	static const char *const utrace_print_##name[2] = { print };	\
 	UTRACE__EVENT_DEFINE(template, name, utrace_event_output_##name, \
 			     utrace_print_##name)

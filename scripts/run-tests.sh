@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# The whole test suite: gcc and clang builds (warnings are errors), then
+# the tests again under AddressSanitizer + UndefinedBehaviorSanitizer, and
+# the concurrency tests under ThreadSanitizer.  Ends with "N passed, N failed".
+set -uo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+passed=0
+failed=0
+log=$root/build-tests.log
+: > "$log"
+
+# run NAME BUILDDIR 'meson setup options' 'meson test options'
+run() {
+	local name=$1 dir=$2 setup=$3 testopts=$4
+	echo "== $name"
+	if [ ! -f "$dir/build.ninja" ]; then
+		# shellcheck disable=SC2086
+		if ! meson setup "$dir" $setup >> "$log" 2>&1; then
+			echo "$name: meson setup failed (see $log)"
+			failed=$((failed + 1))
+			return
+		fi
+	fi
+	if ! ninja -C "$dir" >> "$log" 2>&1; then
+		echo "$name: build failed (see $log)"
+		grep -E "error|FAILED" "$log" | tail -20
+		failed=$((failed + 1))
+		return
+	fi
+	# shellcheck disable=SC2086
+	meson test -C "$dir" --print-errorlogs $testopts 2>&1 | tee -a "$log" |
+		grep -E '^ *[0-9]+/[0-9]+ |^(Ok|Fail|Skipped|Timeout):'
+	local json=$dir/meson-logs/testlog.json
+	local p f
+	p=$(python3 -c 'import json,sys; print(sum(1 for l in open(sys.argv[1]) if json.loads(l)["result"] in ("OK","SKIP","EXPECTEDFAIL")))' "$json")
+	f=$(python3 -c 'import json,sys; print(sum(1 for l in open(sys.argv[1]) if json.loads(l)["result"] not in ("OK","SKIP","EXPECTEDFAIL")))' "$json")
+	passed=$((passed + p))
+	failed=$((failed + f))
+}
+
+run "gcc" build-gcc "" ""
+CC=clang CXX=clang++ run "clang" build-clang "" ""
+run "gcc, ASan+UBSan" build-asan "-Db_sanitize=address,undefined -Db_lundef=false" "--suite unit --suite cli --suite stress"
+run "gcc, TSan (concurrency tests)" build-tsan "-Db_sanitize=thread -Db_lundef=false" "--suite concurrency"
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Install what utrace needs to build and test on Debian 12 (as root, or
+# through sudo).  Pass --bench to add the peers the benchmarks compare
+# against (LTTng-UST, valgrind).
+set -euo pipefail
+
+pkgs=(
+	meson ninja-build pkg-config gcc g++ clang python3
+	liburcu-dev libtraceevent-dev
+)
+if [ "${1:-}" = --bench ]; then
+	pkgs+=(valgrind liblttng-ust-dev lttng-tools binutils)
+fi
+
+missing=()
+for p in "${pkgs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+		missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+	echo "setup: all packages present"
+	exit 0
+fi
+sudo=
+[ "$(id -u)" -eq 0 ] || sudo=sudo
+echo "setup: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" > /dev/null
