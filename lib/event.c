@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "ringbuf/writer.h"
 
 static __thread pid_t cached_tid;
 static unsigned long dropped_too_big;
@@ -51,13 +52,20 @@ void *utrace_tp_reserve(struct utrace_tp_reserve *r, struct utrace_event *ev,
 		return NULL;
 	}
 	r->event = ev;
-	r->rec = scratch;
 	r->size = size;
+	r->rb_state = 0;
+	if (utrace__pool) {
+		/* Recorded: the record is built in place, in the page. */
+		ent = utrace__rb_reserve(r, size);
+		if (!ent)
+			return NULL;
+	}
+	r->rec = ent;
 	ent->type = (unsigned short)ev->id;
 	ent->flags = 0;
 	ent->preempt_count = 0;
 	ent->pid = utrace__gettid();
-	return scratch;
+	return ent;
 }
 
 static int print_is_pipe = -1;
@@ -159,4 +167,7 @@ void utrace_tp_commit(struct utrace_tp_reserve *r)
 		hook(r->event, r->rec, r->size);
 	if (fd >= 0 && !__atomic_load_n(&print_broken, __ATOMIC_RELAXED))
 		print_record(r->event, r->rec);
+	if (r->rb_state)
+		utrace__rb_commit(r);
 }
+

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "ringbuf/clock.h"
 
 int utrace__print_fd = -1;
 const char *utrace__print_path = "";
@@ -62,6 +63,7 @@ static void after_fork_child(void)
 	utrace__tp_after_fork(1);
 	utrace__registry_unlock();
 	utrace__thread_after_fork();
+	utrace__record_after_fork_child();
 }
 
 static void init_once_fn(void)
@@ -76,6 +78,8 @@ static void init_once_fn(void)
 	v = getenv("UTRACE_EVENTS");
 	if (v && *v)
 		utrace__events_spec_set(v);
+	utrace__clock_init();
+	utrace__record_init();
 }
 
 void utrace__init(void)

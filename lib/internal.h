@@ -38,6 +38,11 @@ extern const char *utrace__print_path UTRACE_HIDDEN;
 void utrace__warn(const char *fmt, ...) UTRACE_HIDDEN
 	__attribute__((format(printf, 1, 2)));
 
+/* control/record.c: the connection to `utrace record` */
+void utrace__record_init(void) UTRACE_HIDDEN;
+void utrace__record_send_format(const struct utrace_event *ev) UTRACE_HIDDEN;
+void utrace__record_after_fork_child(void) UTRACE_HIDDEN;
+
 /* tracepoint.c: add/remove without waiting; reap() waits and frees. */
 int utrace__tp_add(struct utrace_tracepoint *tp, utrace_probe_fn fn,
 		   void *data) UTRACE_HIDDEN;

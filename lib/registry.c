@@ -326,6 +326,7 @@ static int add_event_locked(struct utrace__module *mod, struct utrace_event *ev)
 	ev->id = id;
 	ev->priv = st;
 	events[nr_events++] = ev;
+	utrace__record_send_format(ev);
 	return 0;
 }
 

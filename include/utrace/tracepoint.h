@@ -177,6 +177,8 @@ struct utrace_tp_reserve {
 	struct utrace_event *event;
 	void *rec;
 	unsigned int size;
+	unsigned int rb_state;   /* 0: scratch, 1: page, 2: nested (stash) */
+	unsigned int rb_len;
 };
 void *utrace_tp_reserve(struct utrace_tp_reserve *r, struct utrace_event *ev,
 			void *scratch, unsigned int size);

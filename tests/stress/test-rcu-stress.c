@@ -48,7 +48,8 @@ static void hook(const struct utrace_event *ev, const void *rec, unsigned int si
 {
 	const struct trace_event_raw_utest_simple *r = rec;
 
-	if (size != sizeof(*r) || r->a != r->b * 3ULL)
+	if (size != offsetof(struct trace_event_raw_utest_simple, __data) ||
+	    r->a != r->b * 3ULL)
 		abort();
 	atomic_fetch_add_explicit(&records, 1, memory_order_relaxed);
 }

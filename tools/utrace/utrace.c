@@ -8,6 +8,8 @@
 
 #include <utrace/utrace.h>
 
+#include "cmds.h"
+
 struct cmd {
 	const char *name;
 	int (*fn)(int argc, char **argv);
@@ -15,6 +17,7 @@ struct cmd {
 };
 
 static const struct cmd commands[] = {
+	{ "record", cmd_record, "run a command and record its events into a trace file" },
 	{ NULL, NULL, NULL },
 };
 
@@ -39,9 +42,8 @@ static void usage(FILE *f)
 		fprintf(f, "commands:\n");
 		for (c = commands; c->name; c++)
 			fprintf(f, "  %-10s %s\n", c->name, c->help);
-	} else {
-		fprintf(f, "The record, script, list, enable and other commands are not built yet.\n");
 	}
+	fprintf(f, "\nSee 'utrace <command> --help' for a command's options.\n");
 }
 
 int main(int argc, char **argv)

@@ -6,7 +6,8 @@
  *
  *   static void utrace_event_raw_event_<call>(void *event, proto)
  *   {
- *           size = sizeof(struct trace_event_raw_<call>) + get_offsets(&d, args);
+ *           size = offsetof(struct trace_event_raw_<call>, __data) + get_offsets(&d, args);
+ *                  (the struct's tail padding is not recorded)
  *           __entry = reserve(event, size);          NULL: dropped, counted
  *           <store the __data_loc words>
  *           { TP_fast_assign }
@@ -61,7 +62,8 @@
 		struct utrace_tp_reserve __utrace_r;			\
 		unsigned char __utrace_buf[UTRACE_EVENT_MAX]		\
 			__attribute__((aligned(8)));			\
-		size_t __utrace_size = sizeof(*__utrace_entry) +	\
+		size_t __utrace_size =					\
+			offsetof(struct trace_event_raw_##call, __data) + \
 			utrace_event_get_offsets_##call(&__utrace_d, args); \
 		if (__utrace_size > UTRACE_EVENT_MAX)			\
 			__utrace_size = UTRACE_EVENT_MAX + 1;		\

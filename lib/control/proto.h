@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What a traced process tells `utrace record`, over a SOCK_SEQPACKET unix
+ * socket whose path is in UTRACE_RECORD.  One message per packet:
+ *
+ *   HELLO    once, first, with the pool's memfd attached (SCM_RIGHTS)
+ *   FORMAT   once per event, when the event registers (also after fork)
+ *
+ * The process never waits for an answer; the recorder learns that the
+ * process ended (or exec'd) when the socket closes, and then drains the
+ * pool, which it has mapped too.
+ */
+#ifndef UTRACE_CONTROL_PROTO_H
+#define UTRACE_CONTROL_PROTO_H
+
+#include <stdint.h>
+
+#define UTRACE_MSG_HELLO 1
+#define UTRACE_MSG_FORMAT 2
+#define UTRACE_PROTO_VERSION 1
+
+struct utrace_msg_hello {
+	uint32_t type;
+	uint32_t version;
+	uint32_t pid;
+	uint32_t ppid;
+	char comm[16];
+	char exe[256];
+};
+
+/* followed by "system\0format\0" */
+struct utrace_msg_format {
+	uint32_t type;
+	uint32_t id;
+};
+
+#endif /* UTRACE_CONTROL_PROTO_H */

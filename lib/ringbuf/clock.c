@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: MIT */
+#include <cpuid.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+
+int utrace__clock_tsc;
+
+/*
+ * The TSC is used when the CPU says it is invariant (constant rate, runs in
+ * every C-state).  UTRACE_CLOCK=mono forces the vDSO clock.  A recorder
+ * checks the result: its calibration points show whether ticks and
+ * CLOCK_MONOTONIC advanced together.
+ */
+void utrace__clock_init(void)
+{
+	unsigned int a, b, c, d;
+	const char *env = getenv("UTRACE_CLOCK");
+
+	utrace__clock_tsc = 0;
+	if (env && strcmp(env, "mono") == 0)
+		return;
+	if (!__get_cpuid(0x80000007, &a, &b, &c, &d) || !(d & (1u << 8)))
+		return;
+	utrace__clock_tsc = 1;
+}

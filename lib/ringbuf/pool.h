@@ -1,0 +1,237 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The event pool of one traced process: one shared-memory object (a memfd)
+ * that the process writes and the recorder maps too.  Everything in it is
+ * addressed by offsets, so both sides can map it anywhere.
+ *
+ *   +-------------------------+ 0
+ *   | struct utrace_pool      |   sizes, clock, counters, the two queues
+ *   +-------------------------+ slots_off
+ *   | thread slots [1024]     |   per thread: tid, comm, counters
+ *   +-------------------------+ descs_off
+ *   | page descriptors [n]    |   per page: owner, cpu, seq, state
+ *   +-------------------------+ freeq_off, fullq_off
+ *   | queue cells [2][qsize]  |   page numbers: free pages, full pages
+ *   +-------------------------+ pages_off (page aligned)
+ *   | pages [n]               |   the kernel ring-buffer page layout
+ *   +-------------------------+ size
+ *
+ * A page goes FREE -> WRITING (a thread took it from the free queue) ->
+ * FULL (the thread moved on and queued it) -> FREE (the recorder copied it
+ * and gave it back).  In overwrite mode a writer that finds no free page
+ * takes the oldest FULL page instead and counts its events as lost for
+ * their thread.  The state word lets the recorder find every page still
+ * holding data after the process died, whatever state the queues were in.
+ */
+#ifndef UTRACE_RINGBUF_POOL_H
+#define UTRACE_RINGBUF_POOL_H
+
+#include <stdint.h>
+
+#define UTRACE_POOL_MAGIC 0x50525455u /* "UTRP" */
+#define UTRACE_POOL_VERSION 1
+#define UTRACE_POOL_THREADS 1024
+#define UTRACE_PAGE_SIZE 4096
+#define UTRACE_PAGE_HDR 16
+#define UTRACE_PAGE_DATA (UTRACE_PAGE_SIZE - UTRACE_PAGE_HDR)
+
+/* Kernel ring buffer event encoding. */
+#define UTRACE_RB_TYPE_PADDING 29
+#define UTRACE_RB_TYPE_TIME_EXTEND 30
+#define UTRACE_RB_MAX_SMALL 112       /* 28 * 4: larger records use type_len 0 */
+#define UTRACE_RB_DELTA_BITS 27
+#define UTRACE_RB_MISSED_EVENTS (1ULL << 31)
+
+enum utrace_clock {
+	UTRACE_CLOCK_MONO = 0,   /* CLOCK_MONOTONIC ns */
+	UTRACE_CLOCK_TSC = 1,    /* rdtsc ticks */
+};
+
+enum utrace_page_state {
+	UTRACE_PAGE_FREE = 0,
+	UTRACE_PAGE_WRITING = 1,
+	UTRACE_PAGE_FULL = 2,
+};
+
+enum utrace_pool_mode {
+	UTRACE_MODE_DISCARD = 0,
+	UTRACE_MODE_OVERWRITE = 1,
+};
+
+/* A bounded multi-producer multi-consumer queue of page numbers
+ * (D. Vyukov's design): each cell's sequence number tells whose turn it is. */
+struct utrace_queue {
+	uint64_t head __attribute__((aligned(64)));
+	uint64_t tail __attribute__((aligned(64)));
+	uint64_t cells_off __attribute__((aligned(64)));
+	uint64_t mask;
+};
+
+struct utrace_qcell {
+	uint64_t seq;
+	uint64_t val;
+};
+
+struct utrace_page {
+	uint64_t time_stamp;
+	uint64_t commit;
+	unsigned char data[UTRACE_PAGE_DATA];
+};
+
+struct utrace_page_desc {
+	uint32_t state;          /* enum utrace_page_state */
+	uint32_t slot;           /* thread slot of the writer */
+	uint32_t tid;
+	uint32_t cpu;
+	uint64_t seq;            /* the thread's page number */
+	uint64_t lost_before;    /* events of the thread lost before this page */
+	uint64_t nr_events;      /* set when the page is full */
+};
+
+struct utrace_thread_slot {
+	uint32_t state;          /* 0 free, 1 in use */
+	uint32_t tid;
+	char comm[16];
+	uint64_t lost;           /* events dropped (no page, too deep, no slot) */
+	uint64_t overwritten;    /* events of its pages reused in overwrite mode */
+	uint64_t written;        /* events committed, updated at each page switch */
+};
+
+struct utrace_pool {
+	uint32_t magic;
+	uint32_t version;
+	uint32_t page_size;
+	uint32_t nr_pages;
+	uint32_t pid;
+	uint32_t clock;          /* enum utrace_clock */
+	uint32_t mode;           /* enum utrace_pool_mode */
+	uint32_t nr_slots;
+	uint64_t size;
+	uint64_t slots_off, descs_off, pages_off;
+	uint64_t lost_no_slot;   /* events of threads that found no slot */
+	uint32_t dead;           /* set by the process when tracing broke */
+	uint32_t reserved;
+	struct utrace_queue freeq;
+	struct utrace_queue fullq;
+};
+
+static inline struct utrace_thread_slot *utrace_pool_slot(struct utrace_pool *p,
+							  uint32_t i)
+{
+	return (struct utrace_thread_slot *)((char *)p + p->slots_off) + i;
+}
+
+static inline struct utrace_page_desc *utrace_pool_desc(struct utrace_pool *p,
+							uint32_t i)
+{
+	return (struct utrace_page_desc *)((char *)p + p->descs_off) + i;
+}
+
+static inline struct utrace_page *utrace_pool_page(struct utrace_pool *p, uint32_t i)
+{
+	return (struct utrace_page *)((char *)p + p->pages_off +
+				      (uint64_t)i * p->page_size);
+}
+
+/* Push a page number; 0 when the queue is full. */
+static inline int utrace_queue_push(struct utrace_pool *p, struct utrace_queue *q,
+				    uint64_t val)
+{
+	struct utrace_qcell *cells = (struct utrace_qcell *)((char *)p + q->cells_off);
+	uint64_t pos = __atomic_load_n(&q->tail, __ATOMIC_RELAXED);
+	struct utrace_qcell *c;
+
+	for (;;) {
+		c = &cells[pos & q->mask];
+		uint64_t seq = __atomic_load_n(&c->seq, __ATOMIC_ACQUIRE);
+		int64_t dif = (int64_t)(seq - pos);
+
+		if (dif == 0) {
+			if (__atomic_compare_exchange_n(&q->tail, &pos, pos + 1, 1,
+							__ATOMIC_RELAXED,
+							__ATOMIC_RELAXED))
+				break;
+		} else if (dif < 0) {
+			return 0;
+		} else {
+			pos = __atomic_load_n(&q->tail, __ATOMIC_RELAXED);
+		}
+	}
+	c->val = val;
+	__atomic_store_n(&c->seq, pos + 1, __ATOMIC_RELEASE);
+	return 1;
+}
+
+/* Pop a page number; 0 when the queue is empty. */
+static inline int utrace_queue_pop(struct utrace_pool *p, struct utrace_queue *q,
+				   uint64_t *val)
+{
+	struct utrace_qcell *cells = (struct utrace_qcell *)((char *)p + q->cells_off);
+	uint64_t pos = __atomic_load_n(&q->head, __ATOMIC_RELAXED);
+	struct utrace_qcell *c;
+
+	for (;;) {
+		c = &cells[pos & q->mask];
+		uint64_t seq = __atomic_load_n(&c->seq, __ATOMIC_ACQUIRE);
+		int64_t dif = (int64_t)(seq - (pos + 1));
+
+		if (dif == 0) {
+			if (__atomic_compare_exchange_n(&q->head, &pos, pos + 1, 1,
+							__ATOMIC_RELAXED,
+							__ATOMIC_RELAXED))
+				break;
+		} else if (dif < 0) {
+			return 0;
+		} else {
+			pos = __atomic_load_n(&q->head, __ATOMIC_RELAXED);
+		}
+	}
+	*val = c->val;
+	__atomic_store_n(&c->seq, pos + q->mask + 1, __ATOMIC_RELEASE);
+	return 1;
+}
+
+/* Count the data events of a page's first 'commit' bytes; -1 if the bytes
+ * do not parse.  Shared by the recorder and the tests. */
+static inline long utrace_page_count_events(const unsigned char *data,
+					    uint64_t commit)
+{
+	uint64_t off = 0;
+	long n = 0;
+
+	while (off + 4 <= commit) {
+		uint32_t w, len;
+
+		__builtin_memcpy(&w, data + off, 4);
+		switch (w & 31) {
+		case 0:
+			if (off + 8 > commit)
+				return -1;
+			__builtin_memcpy(&len, data + off + 4, 4);
+			if (len < 4)
+				return -1;
+			off += 4 + ((len + 3) & ~3u);
+			n++;
+			break;
+		case UTRACE_RB_TYPE_PADDING:
+			if (!(w >> 5))
+				return n;
+			if (off + 8 > commit)
+				return -1;
+			__builtin_memcpy(&len, data + off + 4, 4);
+			off += 4 + len;
+			break;
+		case UTRACE_RB_TYPE_TIME_EXTEND:
+		case 31:
+			off += 8;
+			break;
+		default:
+			off += 4 + (w & 31) * 4;
+			n++;
+			break;
+		}
+	}
+	return off == commit ? n : -1;
+}
+
+#endif /* UTRACE_RINGBUF_POOL_H */

@@ -1,0 +1,373 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The writer: recording an event into the calling thread's page.
+ *
+ * Each thread owns one page of the pool at a time and appends events to it
+ * with plain stores; the only atomic operations are taking a page from the
+ * free queue and queueing it when full, once per page.  Committing an event
+ * is one release store of the page's commit word, so a reader (the
+ * recorder, even after this process died) sees whole events only.
+ *
+ *   thread A:  [page 7: ev ev ev ev .....]  -> full queue -> recorder
+ *   thread B:  [page 3: ev ev ...........]
+ *
+ * Nesting.  An event can start while another is being written on the same
+ * thread: a signal handler fires one, or a probe of the outer event does.
+ * The nested event must not touch the page (the outer one may be half-way
+ * through claiming its bytes), so it goes to a small per-thread stash, and
+ * the outer event copies the stash into the page when it commits (or the
+ * next event does, before claiming).  Stashed events keep their own time
+ * stamps; one that would go back in time gets a zero delta, as the kernel
+ * does for interrupted events.  A third level is dropped and counted.
+ *
+ * A thread that changes CPU starts a new page, so every page (and event)
+ * has one CPU.
+ *
+ * utrace__rb_reserve() returns NULL, and the event is counted lost, when:
+ *   - there is no free page (discard mode, or overwrite mode with nothing
+ *     to take back), or the stash is full, or the nesting is too deep;
+ *   - the thread found no free thread slot (more than 1024 threads).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "../internal.h"
+#include "clock.h"
+#include "writer.h"
+
+#define STASH_SIZE 2048
+
+struct tbuf {
+	unsigned int gen;            /* pool generation of this state */
+	int slot;                    /* thread slot, or -1 */
+	struct utrace_page *page;
+	struct utrace_page_desc *desc;
+	uint32_t page_idx;
+	uint32_t tail;               /* bytes used in page->data */
+	uint32_t nest;               /* events being written on this thread */
+	uint32_t cpu;
+	uint32_t stash_used;         /* bytes in the stash */
+	uint32_t missed;             /* the page has lost_before > 0 */
+	uint64_t last_ts;
+	uint64_t seq;                /* next page number of this thread */
+	uint64_t nr_events;          /* events in the current page */
+	uint64_t written;            /* events committed by this thread */
+	uint64_t lost_pending;       /* lost since the current page began */
+};
+
+/* libutrace is built with TLS descriptors (-mtls-dialect=gnu2): when the
+ * library was loaded at start-up this is a short call returning a fixed
+ * offset, and it still works when the library is dlopen()ed later, which
+ * initial-exec TLS does not. */
+static __thread struct tbuf tb;
+
+/* Stashed events: u64 time, u32 record size, then the record, 8-aligned. */
+static __thread unsigned char stash[STASH_SIZE] __attribute__((aligned(8)));
+
+struct utrace_pool *utrace__pool;
+unsigned int utrace__pool_gen = 1;
+static pthread_key_t exit_key;
+static pthread_once_t key_once = PTHREAD_ONCE_INIT;
+
+static uint32_t rec_bytes(uint32_t size)
+{
+	size = (size + 3) & ~3u;
+	return size ? size : 4;
+}
+
+/* Bytes of page an event of 'size' record bytes takes. */
+static uint32_t event_len(uint32_t size)
+{
+	uint32_t r = rec_bytes(size);
+
+	return r <= UTRACE_RB_MAX_SMALL ? 4 + r : 8 + r;
+}
+
+static void count_lost(struct tbuf *t)
+{
+	t->lost_pending++;
+	if (t->slot >= 0)
+		__atomic_fetch_add(&utrace_pool_slot(utrace__pool, (uint32_t)t->slot)->lost,
+				   1, __ATOMIC_RELAXED);
+	else if (utrace__pool)
+		__atomic_fetch_add(&utrace__pool->lost_no_slot, 1, __ATOMIC_RELAXED);
+}
+
+/* Queue the current page for the recorder. */
+static void publish(struct tbuf *t)
+{
+	struct utrace_pool *p = utrace__pool;
+	struct utrace_thread_slot *s = utrace_pool_slot(p, (uint32_t)t->slot);
+
+	t->desc->nr_events = t->nr_events;
+	__atomic_store_n(&s->written, t->written, __ATOMIC_RELAXED);
+	__atomic_store_n(&t->desc->state, UTRACE_PAGE_FULL, __ATOMIC_RELEASE);
+	utrace_queue_push(p, &p->fullq, t->page_idx);
+	t->page = NULL;
+	t->desc = NULL;
+}
+
+/* Move to a new page; 0 if there is none. */
+static int switch_page(struct tbuf *t, uint64_t ts, uint32_t cpu)
+{
+	struct utrace_pool *p = utrace__pool;
+	struct utrace_page_desc *d;
+	struct utrace_page *pg;
+	uint64_t idx;
+
+	if (t->page)
+		publish(t);
+	if (!utrace_queue_pop(p, &p->freeq, &idx)) {
+		if (p->mode != UTRACE_MODE_OVERWRITE ||
+		    !utrace_queue_pop(p, &p->fullq, &idx))
+			return 0;
+		/* Flight recorder: take back the oldest full page. */
+		d = utrace_pool_desc(p, (uint32_t)idx);
+		__atomic_fetch_add(&utrace_pool_slot(p, d->slot)->overwritten,
+				   d->nr_events, __ATOMIC_RELAXED);
+	}
+	d = utrace_pool_desc(p, (uint32_t)idx);
+	pg = utrace_pool_page(p, (uint32_t)idx);
+	d->slot = (uint32_t)t->slot;
+	d->tid = (uint32_t)utrace__gettid();
+	d->cpu = cpu;
+	d->seq = t->seq++;
+	d->lost_before = t->lost_pending;
+	d->nr_events = 0;
+	t->missed = t->lost_pending != 0;
+	t->lost_pending = 0;
+	pg->time_stamp = ts;
+	__atomic_store_n(&pg->commit, t->missed ? UTRACE_RB_MISSED_EVENTS : 0,
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&d->state, UTRACE_PAGE_WRITING, __ATOMIC_RELEASE);
+	t->page = pg;
+	t->desc = d;
+	t->page_idx = (uint32_t)idx;
+	t->tail = 0;
+	t->last_ts = ts;
+	t->nr_events = 0;
+	t->cpu = cpu;
+	return 1;
+}
+
+/* Write the event header(s) at the tail; return where the record goes. */
+static void *emit(struct tbuf *t, uint64_t ts, uint32_t size)
+{
+	unsigned char *d = t->page->data + t->tail;
+	uint64_t delta = ts > t->last_ts ? ts - t->last_ts : 0;
+	uint32_t r = rec_bytes(size), w;
+
+	if (delta >> UTRACE_RB_DELTA_BITS) {
+		uint32_t hi = (uint32_t)(delta >> UTRACE_RB_DELTA_BITS);
+
+		w = UTRACE_RB_TYPE_TIME_EXTEND |
+		    (uint32_t)(delta & ((1u << UTRACE_RB_DELTA_BITS) - 1)) << 5;
+		memcpy(d, &w, 4);
+		memcpy(d + 4, &hi, 4);
+		d += 8;
+		t->tail += 8;
+		delta = 0;
+	}
+	if (r <= UTRACE_RB_MAX_SMALL) {
+		w = (r / 4) | (uint32_t)delta << 5;
+		memcpy(d, &w, 4);
+		t->tail += 4 + r;
+		d += 4;
+	} else {
+		uint32_t len = r + 4;
+
+		w = (uint32_t)delta << 5;
+		memcpy(d, &w, 4);
+		memcpy(d + 4, &len, 4);
+		t->tail += 8 + r;
+		d += 8;
+	}
+	if (ts > t->last_ts)
+		t->last_ts = ts;
+	return d;
+}
+
+static void thread_exit(void *arg)
+{
+	struct tbuf *t = &tb;
+
+	(void)arg;
+	if (t->gen != utrace__pool_gen || !utrace__pool)
+		return;
+	if (t->page)
+		publish(t);
+	if (t->slot >= 0)
+		__atomic_store_n(&utrace_pool_slot(utrace__pool, (uint32_t)t->slot)->state,
+				 0, __ATOMIC_RELEASE);
+	t->slot = -1;
+	t->gen = 0;
+}
+
+static void make_key(void)
+{
+	pthread_key_create(&exit_key, thread_exit);
+}
+
+/* First event of this thread with this pool: find a thread slot. */
+static int attach(struct tbuf *t)
+{
+	struct utrace_pool *p = utrace__pool;
+	uint32_t i, zero;
+
+	memset(t, 0, sizeof(*t));
+	t->slot = -1;
+	t->gen = utrace__pool_gen;
+	if (!p)
+		return 0;
+	for (i = 0; i < p->nr_slots; i++) {
+		struct utrace_thread_slot *s = utrace_pool_slot(p, i);
+
+		zero = 0;
+		if (__atomic_load_n(&s->state, __ATOMIC_RELAXED) == 0 &&
+		    __atomic_compare_exchange_n(&s->state, &zero, 1, 0,
+						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+			s->tid = (uint32_t)utrace__gettid();
+			memset(s->comm, 0, sizeof(s->comm));
+			prctl(PR_GET_NAME, s->comm);
+			s->lost = 0;
+			s->overwritten = 0;
+			s->written = 0;
+			t->slot = (int)i;
+			break;
+		}
+	}
+	pthread_once(&key_once, make_key);
+	pthread_setspecific(exit_key, (void *)1);
+	return t->slot >= 0;
+}
+
+/* A nested event: record it in the stash. */
+static void *stash_reserve(struct tbuf *t, struct utrace_tp_reserve *r,
+			   uint32_t size)
+{
+	uint32_t need = 16 + ((rec_bytes(size) + 7) & ~7u);
+	unsigned char *e;
+	uint64_t ts;
+
+	if (t->nest > 1 || t->stash_used + need > STASH_SIZE) {
+		count_lost(t);
+		return NULL;
+	}
+	t->nest++;
+	ts = utrace__clock_now();
+	e = stash + t->stash_used;
+	memcpy(e, &ts, 8);
+	memcpy(e + 8, &size, 4);
+	r->rb_state = 2;
+	r->rb_len = need;
+	return e + 16;
+}
+
+/* Copy stashed events into the page (called at nesting level 1). */
+static void flush_stash(struct tbuf *t)
+{
+	uint32_t done = 0;
+
+	for (;;) {
+		uint32_t used = __atomic_load_n(&t->stash_used, __ATOMIC_RELAXED);
+
+		if (done >= used) {
+			/* A nested event may add to the stash while we look:
+			 * empty it only if nothing came in. */
+			if (__atomic_compare_exchange_n(&t->stash_used, &used, 0, 0,
+							__ATOMIC_RELAXED,
+							__ATOMIC_RELAXED))
+				return;
+			continue;
+		}
+		unsigned char *e = stash + done;
+		uint64_t ts;
+		uint32_t size, cpu = utrace__cpu();
+
+		memcpy(&ts, e, 8);
+		memcpy(&size, e + 8, 4);
+		done += 16 + ((rec_bytes(size) + 7) & ~7u);
+		if (!t->page || cpu != t->cpu ||
+		    t->tail + event_len(size) + 8 > UTRACE_PAGE_DATA) {
+			if (t->page)
+				__atomic_store_n(&t->page->commit,
+						 t->tail | (t->missed ? UTRACE_RB_MISSED_EVENTS : 0),
+						 __ATOMIC_RELEASE);
+			if (!switch_page(t, ts > t->last_ts ? ts : t->last_ts, cpu)) {
+				count_lost(t);
+				continue;
+			}
+		}
+		memcpy(emit(t, ts, size), e + 16, size);
+		t->nr_events++;
+		t->written++;
+	}
+}
+
+void *utrace__rb_reserve(struct utrace_tp_reserve *r, uint32_t size)
+{
+	struct tbuf *t = &tb;
+	uint64_t ts;
+	uint32_t cpu;
+
+	if (__builtin_expect(t->gen != utrace__pool_gen, 0) && !attach(t)) {
+		count_lost(t);
+		return NULL;
+	}
+	if (__builtin_expect(t->slot < 0, 0)) {
+		count_lost(t);
+		return NULL;
+	}
+	if (t->nest)
+		return stash_reserve(t, r, size);
+	t->nest = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (__builtin_expect(t->stash_used != 0, 0))
+		flush_stash(t);
+	ts = utrace__clock_now();
+	cpu = utrace__cpu();
+	if (__builtin_expect(!t->page || cpu != t->cpu ||
+			     t->tail + event_len(size) + 8 > UTRACE_PAGE_DATA, 0)) {
+		if (!switch_page(t, ts, cpu)) {
+			count_lost(t);
+			__atomic_signal_fence(__ATOMIC_SEQ_CST);
+			t->nest = 0;
+			return NULL;
+		}
+	}
+	r->rb_state = 1;
+	return emit(t, ts, size);
+}
+
+void utrace__rb_commit(struct utrace_tp_reserve *r)
+{
+	struct tbuf *t = &tb;
+
+	if (r->rb_state == 2) {
+		/* A stashed event: make it visible to the flush. */
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		t->stash_used += r->rb_len;
+		t->nest--;
+		return;
+	}
+	t->nr_events++;
+	t->written++;
+	if (__builtin_expect(t->stash_used != 0, 0))
+		flush_stash(t);
+	if (t->page)
+		__atomic_store_n(&t->page->commit,
+				 t->tail | (t->missed ? UTRACE_RB_MISSED_EVENTS : 0),
+				 __ATOMIC_RELEASE);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->nest = 0;
+}
+
+/* In a fork child: the pages belong to the parent; forget them. */
+void utrace__rb_after_fork(void)
+{
+	memset(&tb, 0, sizeof(tb));
+	tb.slot = -1;
+}

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: MIT */
+/* The writer's entry points inside libutrace (see writer.c). */
+#ifndef UTRACE_RINGBUF_WRITER_H
+#define UTRACE_RINGBUF_WRITER_H
+
+#include <stdint.h>
+
+#include <utrace/tracepoint.h>
+
+#include "pool.h"
+
+/* The pool of this process, or NULL when nothing records it. */
+extern struct utrace_pool *utrace__pool __attribute__((visibility("hidden")));
+/* Bumped whenever utrace__pool changes (fork): threads re-attach. */
+extern unsigned int utrace__pool_gen __attribute__((visibility("hidden")));
+
+void *utrace__rb_reserve(struct utrace_tp_reserve *r, uint32_t size)
+	__attribute__((visibility("hidden")));
+void utrace__rb_commit(struct utrace_tp_reserve *r)
+	__attribute__((visibility("hidden")));
+void utrace__rb_after_fork(void) __attribute__((visibility("hidden")));
+
+#endif /* UTRACE_RINGBUF_WRITER_H */

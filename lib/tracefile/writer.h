@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/* Writing trace files (docs/trace-file-format.md). */
+#ifndef UTRACE_TRACEFILE_WRITER_H
+#define UTRACE_TRACEFILE_WRITER_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/uio.h>
+
+#define UTRACE_TF_MAGIC "UTRACE\n"        /* 8 bytes with its NUL */
+#define UTRACE_TF_VERSION 1
+#define UTRACE_TF_HEADER_SIZE 64
+
+enum utrace_tf_type {
+	UTRACE_TF_CLOCK = 1,
+	UTRACE_TF_PROCESS = 2,
+	UTRACE_TF_FORMAT = 3,
+	UTRACE_TF_THREAD = 4,
+	UTRACE_TF_PAGE = 5,
+	UTRACE_TF_LOST = 6,
+	UTRACE_TF_STATS = 7,
+};
+
+#define UTRACE_TF_BATCH 64
+
+struct utrace_tf_writer {
+	FILE *f;
+	const char *path;
+	uint64_t bytes;
+	int error;            /* errno of the first failure */
+	int nr_iov;
+	struct iovec *iov;    /* 3 per queued page record */
+	unsigned char (*hdrs)[64];
+};
+
+int utrace_tf_open(struct utrace_tf_writer *w, const char *path,
+		   uint32_t page_size) __attribute__((visibility("hidden")));
+/* One record whose payload is the concatenation of up to three parts. */
+int utrace_tf_record(struct utrace_tf_writer *w, uint32_t type,
+		     const void *a, size_t alen, const void *b, size_t blen,
+		     const void *c, size_t clen) __attribute__((visibility("hidden")));
+/* A PAGE-like record written straight from its source memory with
+ * writev(2): 'hdr' then 'page' (page_size bytes).  Batched: records are
+ * queued until utrace_tf_flush_pages() or the batch is full; the memory
+ * must stay valid until then. */
+int utrace_tf_page(struct utrace_tf_writer *w, const void *hdr, size_t hlen,
+		   const void *page, size_t plen) __attribute__((visibility("hidden")));
+int utrace_tf_flush_pages(struct utrace_tf_writer *w) __attribute__((visibility("hidden")));
+int utrace_tf_close(struct utrace_tf_writer *w) __attribute__((visibility("hidden")));
+
+#endif /* UTRACE_TRACEFILE_WRITER_H */

@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The traced program of the buffer tests (run under `utrace record`):
+ *
+ *   rb-stress threads THREADS EVENTS   writers, plus a thread that sends
+ *                                      them signals whose handlers fire too
+ *   rb-stress crash HOW EVENTS         fire EVENTS, then die: segv, abort, kill
+ *   rb-stress fork EVENTS              parent and child both fire
+ *   rb-stress exec EVENTS              fire, then exec itself to fire again
+ *
+ * It prints what it fired, "fired TID COUNT" per thread, for the checker.
+ */
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define CREATE_TRACE_POINTS
+#include "rb-events.h"
+
+#define MAX_THREADS 16
+
+static unsigned long long per_thread_events;
+static _Thread_local unsigned long long fired, seq;
+static _Thread_local unsigned int my_tid;
+static pthread_t writers[MAX_THREADS];
+static atomic_int writers_done, nr_writers;
+static unsigned long long totals[MAX_THREADS];
+static unsigned int tids[MAX_THREADS];
+
+/* seq and fired are updated with single atomic instructions: a plain
+ * ++ is load-add-store, and a signal landing in between would make the
+ * handler's update vanish (or two events share a number). */
+#define NEXT_SEQ() __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED)
+#define COUNT_FIRED() __atomic_fetch_add(&fired, 1, __ATOMIC_RELAXED)
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	if (!my_tid)
+		return;
+	trace_rb_ev(NEXT_SEQ(), my_tid, 1);
+	COUNT_FIRED();
+}
+
+static void *writer(void *arg)
+{
+	long idx = (long)arg;
+	unsigned long long i;
+	char text[200];
+
+	my_tid = (unsigned int)syscall(SYS_gettid);
+	memset(text, 'x', sizeof(text) - 1);
+	text[sizeof(text) - 1] = 0;
+	for (i = 0; i < per_thread_events; i++) {
+		if (i % 1000 == 999)
+			trace_rb_long(NEXT_SEQ(), text);
+		else
+			trace_rb_ev(NEXT_SEQ(), my_tid, 0);
+		COUNT_FIRED();
+	}
+	/* Block the signal before reading the count: a handler must not fire
+	 * between the read and the report. */
+	sigset_t s;
+	sigemptyset(&s);
+	sigaddset(&s, SIGUSR1);
+	pthread_sigmask(SIG_BLOCK, &s, NULL);
+	totals[idx] = fired;
+	tids[idx] = my_tid;
+	atomic_fetch_add(&writers_done, 1);
+	return NULL;
+}
+
+static void *signaller(void *arg)
+{
+	int n = atomic_load(&nr_writers), i = 0;
+
+	(void)arg;
+	if (getenv("RB_NO_SIGNALS"))
+		return NULL;
+	while (atomic_load(&writers_done) < n) {
+		pthread_kill(writers[i++ % n], SIGUSR1);
+		usleep(50);
+	}
+	return NULL;
+}
+
+static int run_threads(int n, unsigned long long events)
+{
+	pthread_t sig;
+	struct sigaction sa;
+	long i;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGUSR1, &sa, NULL);
+	per_thread_events = events;
+	atomic_store(&nr_writers, n);
+	for (i = 0; i < n; i++)
+		pthread_create(&writers[i], NULL, writer, (void *)i);
+	pthread_create(&sig, NULL, signaller, NULL);
+	for (i = 0; i < n; i++)
+		pthread_join(writers[i], NULL);
+	pthread_join(sig, NULL);
+	for (i = 0; i < n; i++)
+		printf("fired %u %llu\n", tids[i], totals[i]);
+	return 0;
+}
+
+static void fire(unsigned long long n)
+{
+	unsigned long long i;
+
+	if (!my_tid)
+		my_tid = (unsigned int)syscall(SYS_gettid);
+	for (i = 0; i < n; i++)
+		trace_rb_ev(seq++, my_tid, 0);
+}
+
+int main(int argc, char **argv)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc == 4 && !strcmp(argv[1], "threads"))
+		return run_threads(atoi(argv[2]), strtoull(argv[3], NULL, 0));
+	if (argc == 4 && !strcmp(argv[1], "crash")) {
+		unsigned long long n = strtoull(argv[3], NULL, 0);
+
+		fire(n);
+		printf("fired %u %llu\n", my_tid, n);
+		fflush(stdout);
+		if (!strcmp(argv[2], "segv"))
+			raise(SIGSEGV);
+		if (!strcmp(argv[2], "abort"))
+			abort();
+		kill(getpid(), SIGKILL);
+		return 1;
+	}
+	if (argc == 3 && !strcmp(argv[1], "fork")) {
+		unsigned long long n = strtoull(argv[2], NULL, 0);
+		pid_t c = fork();
+
+		fire(n);
+		printf("fired %u %llu\n", (unsigned)syscall(SYS_gettid), n);
+		fflush(stdout);
+		if (c == 0)
+			_exit(0);
+		waitpid(c, NULL, 0);
+		return 0;
+	}
+	if (argc == 3 && !strcmp(argv[1], "exec")) {
+		unsigned long long n = strtoull(argv[2], NULL, 0);
+
+		fire(n);
+		printf("fired %u %llu\n", (unsigned)syscall(SYS_gettid), n);
+		fflush(stdout);
+		execl("/proc/self/exe", argv[0], "crash", "none", argv[2], (char *)NULL);
+		return 1;
+	}
+	fprintf(stderr, "usage: rb-stress threads N EVENTS | crash segv|abort|kill EVENTS"
+		" | fork EVENTS | exec EVENTS\n");
+	return 2;
+}

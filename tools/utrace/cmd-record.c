@@ -1,0 +1,734 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * utrace record: run a command and record its events, and those of the
+ * processes it forks or execs that use libutrace, into a trace file.
+ *
+ * The recorder listens on a unix socket (UTRACE_RECORD in the command's
+ * environment).  Each traced process connects, hands over the memfd of its
+ * event pool and sends its event formats; the recorder maps the pool and,
+ * every millisecond, moves full pages from it to the file, whole pages at a
+ * time, with no work per event.  When a process goes away (exit, exec,
+ * crash, SIGKILL) its socket closes and the recorder takes everything it
+ * had committed from the pool, which it still holds.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../../lib/control/proto.h"
+#include "../../lib/ringbuf/pool.h"
+#include "../../lib/tracefile/writer.h"
+#include "cmds.h"
+
+#define MAX_PROCS 256
+
+struct tid_seen {
+	uint32_t tid;
+};
+
+struct proc {
+	int sock;
+	uint32_t pid, ppid;
+	char comm[17];
+	struct utrace_pool *pool;
+	uint64_t written;            /* events in pages written to the file */
+	uint64_t lost_in_pages;      /* sum of lost_before of those pages */
+	uint32_t *tids;              /* tids announced with a THREAD record */
+	size_t nr_tids;
+	int used;
+};
+
+struct record_opts {
+	char **events;
+	size_t nr_events;
+	const char *output;
+	unsigned long long buffer_size;
+	int overwrite;
+	double duration;
+};
+
+static struct proc procs[MAX_PROCS];
+static struct utrace_tf_writer out;
+static int tsc_used;
+static unsigned long long total_written, total_lost;
+static int nr_processes;
+
+static const char record_usage[] =
+	"usage: utrace record [-e EVENTS]... [-o FILE] [-m SIZE] [--overwrite]\n"
+	"                     [--duration SECONDS] -- COMMAND [ARGS]\n"
+	"\n"
+	"Run COMMAND and record the events of it and of the processes it forks or\n"
+	"execs that use libutrace into FILE (default utrace.dat).\n"
+	"\n"
+	"  -e, --event EVENTS   events to switch on, in the kernel's set_event syntax\n"
+	"                       (sys:event, sys:*, *:event, !...); may repeat;\n"
+	"                       default: all (*:*)\n"
+	"  -o, --output FILE    the trace file (default utrace.dat)\n"
+	"  -m, --buffer-size SIZE  event memory per process, e.g. 8M (default), 512K,\n"
+	"                       1G; pages that the recorder has not saved yet live here\n"
+	"      --overwrite      when the memory is full, reuse the oldest pages\n"
+	"                       (flight recorder) instead of dropping new events\n"
+	"      --duration SECONDS  stop after this long (the command gets SIGTERM)\n"
+	"  -h, --help           this text\n"
+	"\n"
+	"Ctrl-C (SIGINT) or SIGTERM stops the recording cleanly.\n";
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* One TSC/CLOCK_MONOTONIC calibration point, taken as tightly as we can. */
+static void write_clock_point(void)
+{
+	uint64_t best[2] = { 0, 0 }, best_gap = UINT64_MAX;
+	int i;
+
+	for (i = 0; i < 16; i++) {
+		uint64_t a = mono_ns();
+		uint64_t t = __builtin_ia32_rdtsc();
+		uint64_t b = mono_ns();
+
+		if (b - a < best_gap) {
+			best_gap = b - a;
+			best[0] = t;
+			best[1] = a + (b - a) / 2;
+		}
+	}
+	utrace_tf_record(&out, UTRACE_TF_CLOCK, best, sizeof(best), NULL, 0, NULL, 0);
+}
+
+static int parse_size(const char *s, unsigned long long *v)
+{
+	char *end;
+	unsigned long long n;
+
+	errno = 0;
+	n = strtoull(s, &end, 10);
+	if (errno || end == s)
+		return -1;
+	switch (*end) {
+	case 'k': case 'K': n <<= 10; end++; break;
+	case 'm': case 'M': n <<= 20; end++; break;
+	case 'g': case 'G': n <<= 30; end++; break;
+	default: break;
+	}
+	if ((*end == 'b' || *end == 'B') && end[1] == 0)
+		end++;
+	if (*end)
+		return -1;
+	*v = n;
+	return 0;
+}
+
+static const char *runtime_dir(char *buf, size_t len)
+{
+	const char *d = getenv("UTRACE_RUNTIME_DIR");
+
+	if (d && *d) {
+		snprintf(buf, len, "%s", d);
+	} else if ((d = getenv("XDG_RUNTIME_DIR")) && *d) {
+		snprintf(buf, len, "%s/utrace", d);
+	} else {
+		snprintf(buf, len, "/tmp/utrace-%u", (unsigned)getuid());
+	}
+	if (mkdir(buf, 0700) < 0 && errno != EEXIST)
+		return NULL;
+	return buf;
+}
+
+static void announce_thread(struct proc *p, uint32_t tid, uint32_t slot)
+{
+	char path[64], comm[32] = "";
+	size_t i;
+	FILE *f;
+	uint32_t ids[2] = { p->pid, tid };
+
+	for (i = 0; i < p->nr_tids; i++)
+		if (p->tids[i] == tid)
+			return;
+	uint32_t *n = realloc(p->tids, (p->nr_tids + 1) * sizeof(*n));
+	if (!n)
+		return;
+	p->tids = n;
+	p->tids[p->nr_tids++] = tid;
+	snprintf(path, sizeof(path), "/proc/%u/task/%u/comm", p->pid, tid);
+	f = fopen(path, "re");
+	if (f) {
+		if (!fgets(comm, sizeof(comm), f))
+			comm[0] = 0;
+		fclose(f);
+		comm[strcspn(comm, "\n")] = 0;
+	}
+	if (!comm[0] && slot < p->pool->nr_slots) {
+		struct utrace_thread_slot *s = utrace_pool_slot(p->pool, slot);
+
+		if (s->tid == tid)
+			memcpy(comm, s->comm, 15);
+	}
+	utrace_tf_record(&out, UTRACE_TF_THREAD, ids, sizeof(ids), comm, strlen(comm) + 1,
+			 NULL, 0);
+}
+
+/* Write one page: a copy of its first 'commit' bytes. */
+static void write_page(struct proc *p, uint32_t idx, uint64_t commit)
+{
+	struct utrace_page_desc *d = utrace_pool_desc(p->pool, idx);
+	struct utrace_page *pg = utrace_pool_page(p->pool, idx);
+	unsigned char page[UTRACE_PAGE_SIZE];
+	uint64_t bytes = commit & ((1ULL << 30) - 1);
+	struct {
+		uint32_t pid, tid, cpu, reserved;
+		uint64_t seq, lost_before;
+	} h = { p->pid, d->tid, d->cpu, 0, d->seq, d->lost_before };
+	long n;
+
+	if (bytes > UTRACE_PAGE_DATA)
+		return; /* not a page we can trust */
+	memset(page, 0, sizeof(page));
+	memcpy(page, &pg->time_stamp, 8);
+	memcpy(page + 8, &commit, 8);
+	memcpy(page + UTRACE_PAGE_HDR, pg->data, bytes);
+	n = utrace_page_count_events(page + UTRACE_PAGE_HDR, bytes);
+	if (bytes == 0 && d->lost_before == 0)
+		return;
+	announce_thread(p, d->tid, d->slot);
+	utrace_tf_record(&out, UTRACE_TF_PAGE, &h, sizeof(h), page, sizeof(page), NULL, 0);
+	if (n > 0)
+		p->written += (uint64_t)n;
+	p->lost_in_pages += d->lost_before;
+}
+
+/*
+ * Move the full pages of a live process to the file; 1 if there were any.
+ * Full pages belong to the recorder until it gives them back, so they are
+ * written straight from the pool (writev, 64 at a time) and then freed;
+ * the writer's event count of the page is used, nothing is parsed.
+ */
+static int drain(struct proc *p)
+{
+	uint32_t batch[UTRACE_TF_BATCH];
+	struct {
+		uint32_t pid, tid, cpu, reserved;
+		uint64_t seq, lost_before;
+	} hdr[UTRACE_TF_BATCH];
+	int n, i, any = 0;
+	uint64_t idx;
+
+	do {
+		for (n = 0; n < UTRACE_TF_BATCH &&
+			    utrace_queue_pop(p->pool, &p->pool->fullq, &idx); ) {
+			struct utrace_page_desc *d;
+
+			if (idx >= p->pool->nr_pages)
+				continue;
+			d = utrace_pool_desc(p->pool, (uint32_t)idx);
+			announce_thread(p, d->tid, d->slot);
+			hdr[n].pid = p->pid;
+			hdr[n].tid = d->tid;
+			hdr[n].cpu = d->cpu;
+			hdr[n].reserved = 0;
+			hdr[n].seq = d->seq;
+			hdr[n].lost_before = d->lost_before;
+			p->written += d->nr_events;
+			p->lost_in_pages += d->lost_before;
+			utrace_tf_page(&out, &hdr[n], sizeof(hdr[n]),
+				       utrace_pool_page(p->pool, (uint32_t)idx),
+				       UTRACE_PAGE_SIZE);
+			batch[n++] = (uint32_t)idx;
+		}
+		utrace_tf_flush_pages(&out);
+		for (i = 0; i < n; i++) {
+			__atomic_store_n(&utrace_pool_desc(p->pool, batch[i])->state,
+					 UTRACE_PAGE_FREE, __ATOMIC_RELEASE);
+			utrace_queue_push(p->pool, &p->pool->freeq, batch[i]);
+		}
+		any |= n > 0;
+	} while (n == UTRACE_TF_BATCH);
+	return any;
+}
+
+static int cmp_desc(const void *a, const void *b, void *arg)
+{
+	struct utrace_pool *pool = arg;
+	const struct utrace_page_desc *x = utrace_pool_desc(pool, *(const uint32_t *)a);
+	const struct utrace_page_desc *y = utrace_pool_desc(pool, *(const uint32_t *)b);
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/*
+ * The last look at a pool: the full queue first, then every page that
+ * still holds data (full pages the queue could not give, the pages threads
+ * were writing), in each thread's order.
+ */
+static void drain_final(struct proc *p)
+{
+	uint32_t *left, n = 0, i;
+
+	drain(p);
+	left = malloc(p->pool->nr_pages * sizeof(*left));
+	if (!left)
+		return;
+	for (i = 0; i < p->pool->nr_pages; i++) {
+		uint32_t st = __atomic_load_n(&utrace_pool_desc(p->pool, i)->state,
+					      __ATOMIC_ACQUIRE);
+
+		if (st == UTRACE_PAGE_FULL || st == UTRACE_PAGE_WRITING)
+			left[n++] = i;
+	}
+	qsort_r(left, n, sizeof(*left), cmp_desc, p->pool);
+	for (i = 0; i < n; i++) {
+		write_page(p, left[i],
+			   __atomic_load_n(&utrace_pool_page(p->pool, left[i])->commit,
+					   __ATOMIC_ACQUIRE));
+		__atomic_store_n(&utrace_pool_desc(p->pool, left[i])->state,
+				 UTRACE_PAGE_FREE, __ATOMIC_RELEASE);
+	}
+	free(left);
+}
+
+static void finish(struct proc *p)
+{
+	uint64_t lost = p->pool ? p->pool->lost_no_slot : 0, rest;
+	uint32_t i;
+
+	if (p->pool) {
+		drain_final(p);
+		for (i = 0; i < p->pool->nr_slots; i++) {
+			struct utrace_thread_slot *s = utrace_pool_slot(p->pool, i);
+
+			lost += __atomic_load_n(&s->lost, __ATOMIC_RELAXED) +
+				__atomic_load_n(&s->overwritten, __ATOMIC_RELAXED);
+		}
+		rest = lost > p->lost_in_pages ? lost - p->lost_in_pages : 0;
+		if (rest) {
+			struct { uint32_t pid, tid; uint64_t count; } l = { p->pid, 0, rest };
+
+			utrace_tf_record(&out, UTRACE_TF_LOST, &l, sizeof(l), NULL, 0, NULL, 0);
+		}
+		struct { uint32_t pid, reserved; uint64_t written, lost; } s = {
+			p->pid, 0, p->written, lost
+		};
+		utrace_tf_record(&out, UTRACE_TF_STATS, &s, sizeof(s), NULL, 0, NULL, 0);
+		if (lost || p->written)
+			fprintf(stderr, "utrace record: pid %u (%s): %llu events, %llu lost\n",
+				p->pid, p->comm, (unsigned long long)p->written,
+				(unsigned long long)lost);
+		total_written += p->written;
+		total_lost += lost;
+		munmap(p->pool, p->pool->size);
+	}
+	if (p->sock >= 0)
+		close(p->sock);
+	free(p->tids);
+	memset(p, 0, sizeof(*p));
+	p->sock = -1;
+}
+
+static void hello(struct proc *p, const struct utrace_msg_hello *h, int fd)
+{
+	struct utrace_pool hdr;
+	struct stat st;
+	void *m;
+	size_t i;
+
+	/* A second HELLO from a pid: the old image exec'd; close it first. */
+	for (i = 0; i < MAX_PROCS; i++)
+		if (procs[i].used && &procs[i] != p && procs[i].pid == h->pid &&
+		    procs[i].pool)
+			finish(&procs[i]);
+	if (fstat(fd, &st) < 0 || (size_t)st.st_size < sizeof(hdr) ||
+	    pread(fd, &hdr, sizeof(hdr), 0) != (ssize_t)sizeof(hdr) ||
+	    hdr.magic != UTRACE_POOL_MAGIC || hdr.version != UTRACE_POOL_VERSION ||
+	    hdr.page_size != UTRACE_PAGE_SIZE || hdr.size != (uint64_t)st.st_size) {
+		fprintf(stderr, "utrace record: pid %u sent a pool this recorder cannot read\n",
+			h->pid);
+		close(fd);
+		return;
+	}
+	m = mmap(NULL, hdr.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED) {
+		fprintf(stderr, "utrace record: cannot map the pool of pid %u: %s\n",
+			h->pid, strerror(errno));
+		return;
+	}
+	p->pool = m;
+	p->pid = h->pid;
+	p->ppid = h->ppid;
+	memcpy(p->comm, h->comm, 16);
+	p->comm[16] = 0;
+	if (p->pool->clock == UTRACE_CLOCK_TSC)
+		tsc_used = 1;
+	struct { uint32_t pid, ppid, clock, reserved; } ph = {
+		p->pid, p->ppid, p->pool->clock, 0
+	};
+	char exe[257];
+	memcpy(exe, h->exe, 256);
+	exe[256] = 0;
+	utrace_tf_record(&out, UTRACE_TF_PROCESS, &ph, sizeof(ph), p->comm,
+			 strlen(p->comm) + 1, exe, strlen(exe) + 1);
+	nr_processes++;
+}
+
+/* Read what a process sent; 0 when its socket closed. */
+static int receive(struct proc *p)
+{
+	union {
+		struct utrace_msg_hello h;
+		struct utrace_msg_format f;
+		unsigned char raw[1 << 16];
+	} *buf = malloc(sizeof(*buf));
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	int alive = 1;
+
+	if (!buf)
+		return 1;
+	for (;;) {
+		struct iovec iov = { buf, sizeof(*buf) };
+		struct msghdr mh = { 0 };
+		struct cmsghdr *cm;
+		int fd = -1;
+		ssize_t n;
+
+		mh.msg_iov = &iov;
+		mh.msg_iovlen = 1;
+		mh.msg_control = cbuf;
+		mh.msg_controllen = sizeof(cbuf);
+		n = recvmsg(p->sock, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			break;
+		if (n <= 0) {
+			alive = 0;
+			break;
+		}
+		for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm))
+			if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS)
+				memcpy(&fd, CMSG_DATA(cm), sizeof(int));
+		if (n >= (ssize_t)sizeof(buf->h) && buf->h.type == UTRACE_MSG_HELLO &&
+		    fd >= 0 && !p->pool) {
+			hello(p, &buf->h, fd);
+			continue;
+		}
+		if (fd >= 0)
+			close(fd);
+		if (n > (ssize_t)sizeof(buf->f) && buf->f.type == UTRACE_MSG_FORMAT &&
+		    p->pool) {
+			const char *sys = (const char *)buf->raw + sizeof(buf->f);
+			size_t rest = (size_t)n - sizeof(buf->f);
+			size_t sl = strnlen(sys, rest);
+
+			if (sl + 1 < rest && memchr(sys + sl + 1, 0, rest - sl - 1)) {
+				uint32_t ids[2] = { p->pid, buf->f.id };
+
+				utrace_tf_record(&out, UTRACE_TF_FORMAT, ids, sizeof(ids),
+						 sys, rest, NULL, 0);
+			}
+		}
+	}
+	free(buf);
+	return alive;
+}
+
+static char *join_events(const struct record_opts *o)
+{
+	size_t len = 1, i;
+	char *s;
+
+	if (!o->nr_events)
+		return strdup("*:*");
+	for (i = 0; i < o->nr_events; i++)
+		len += strlen(o->events[i]) + 1;
+	s = calloc(1, len);
+	if (!s)
+		return NULL;
+	for (i = 0; i < o->nr_events; i++) {
+		if (i)
+			strcat(s, ",");
+		strcat(s, o->events[i]);
+	}
+	return s;
+}
+
+static int parse_opts(int argc, char **argv, struct record_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "event", required_argument, NULL, 'e' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "buffer-size", required_argument, NULL, 'm' },
+		{ "overwrite", no_argument, NULL, 'O' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->output = "utrace.dat";
+	o->buffer_size = 8ULL << 20;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+e:o:m:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'e': {
+			char **n = realloc(o->events, (o->nr_events + 1) * sizeof(*n));
+
+			if (!n)
+				return -1;
+			o->events = n;
+			o->events[o->nr_events++] = optarg;
+			break;
+		}
+		case 'o':
+			o->output = optarg;
+			break;
+		case 'm':
+			if (parse_size(optarg, &o->buffer_size) < 0 ||
+			    o->buffer_size < 16384 || o->buffer_size > (1ULL << 36)) {
+				fprintf(stderr, "utrace record: bad buffer size '%s': give bytes "
+					"with an optional K, M or G, from 16K to 64G\n", optarg);
+				return -1;
+			}
+			break;
+		case 'O':
+			o->overwrite = 1;
+			break;
+		case 'd': {
+			char *end;
+
+			o->duration = strtod(optarg, &end);
+			if (*end || !(o->duration > 0)) {
+				fprintf(stderr, "utrace record: bad duration '%s': give seconds, "
+					"more than 0\n", optarg);
+				return -1;
+			}
+			break;
+		}
+		case 'h':
+			fputs(record_usage, stdout);
+			exit(0);
+		default:
+			fputs(record_usage, stderr);
+			return -1;
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "utrace record: no command to run; see 'utrace record --help'\n");
+		return -1;
+	}
+	return optind;
+}
+
+static int add_proc(int sock)
+{
+	int i;
+
+	for (i = 0; i < MAX_PROCS; i++) {
+		if (!procs[i].used) {
+			memset(&procs[i], 0, sizeof(procs[i]));
+			procs[i].used = 1;
+			procs[i].sock = sock;
+			return 0;
+		}
+	}
+	fprintf(stderr, "utrace record: more than %d processes at once; "
+		"a new one is not recorded\n", MAX_PROCS);
+	close(sock);
+	return -1;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct record_opts o;
+	char dir[4096], sock_path[4200], size_str[32];
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int first, lsock, sfd, status = 0, child_done = 0, stopping = 0, busy = 0, i;
+	sigset_t mask;
+	pid_t child;
+	char *events;
+	uint64_t deadline = 0, stop_deadline = 0;
+
+	first = parse_opts(argc, argv, &o);
+	if (first < 0)
+		return 129;
+	if (!runtime_dir(dir, sizeof(dir))) {
+		fprintf(stderr, "utrace record: cannot create the runtime directory '%s': %s\n",
+			dir, strerror(errno));
+		return 1;
+	}
+	snprintf(sock_path, sizeof(sock_path), "%s/record-%d.sock", dir, (int)getpid());
+	if (strlen(sock_path) >= sizeof(sa.sun_path)) {
+		fprintf(stderr, "utrace record: socket path '%s' is too long\n", sock_path);
+		return 1;
+	}
+	strcpy(sa.sun_path, sock_path);
+	unlink(sock_path);
+	lsock = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (lsock < 0 || bind(lsock, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    listen(lsock, 64) < 0) {
+		fprintf(stderr, "utrace record: cannot listen on '%s': %s\n", sock_path,
+			strerror(errno));
+		return 1;
+	}
+	if (utrace_tf_open(&out, o.output, UTRACE_PAGE_SIZE) < 0) {
+		fprintf(stderr, "utrace record: cannot create '%s': %s\n", o.output,
+			strerror(errno));
+		unlink(sock_path);
+		return 1;
+	}
+	write_clock_point();
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+
+	events = join_events(&o);
+	snprintf(size_str, sizeof(size_str), "%llu", o.buffer_size);
+	child = fork();
+	if (child == 0) {
+		sigprocmask(SIG_UNBLOCK, &mask, NULL);
+		setenv("UTRACE_RECORD", sock_path, 1);
+		setenv("UTRACE_EVENTS", events, 1);
+		setenv("UTRACE_BUFFER_SIZE", size_str, 1);
+		setenv("UTRACE_MODE", o.overwrite ? "overwrite" : "discard", 1);
+		execvp(argv[first], argv + first);
+		fprintf(stderr, "utrace record: cannot run '%s': %s\n", argv[first],
+			strerror(errno));
+		_exit(127);
+	}
+	free(events);
+	if (child < 0) {
+		fprintf(stderr, "utrace record: cannot fork: %s\n", strerror(errno));
+		unlink(sock_path);
+		return 1;
+	}
+	for (i = 0; i < MAX_PROCS; i++)
+		procs[i].sock = -1;
+	if (o.duration > 0)
+		deadline = mono_ns() + (uint64_t)(o.duration * 1e9);
+
+	for (;;) {
+		struct pollfd pfd[MAX_PROCS + 2];
+		int map[MAX_PROCS + 2], n = 0, live = 0;
+
+		pfd[n].fd = lsock;
+		pfd[n].events = POLLIN;
+		map[n++] = -1;
+		pfd[n].fd = sfd;
+		pfd[n].events = POLLIN;
+		map[n++] = -2;
+		for (i = 0; i < MAX_PROCS; i++) {
+			if (!procs[i].used)
+				continue;
+			live++;
+			pfd[n].fd = procs[i].sock;
+			pfd[n].events = POLLIN;
+			map[n++] = i;
+		}
+		if (child_done && !live) {
+			/* one last look for a process that connected just now */
+			int s = accept4(lsock, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+
+			if (s < 0)
+				break;
+			add_proc(s);
+			continue;
+		}
+		/* Sleep 1 ms between looks, unless the last look found pages:
+		 * then the writers are busy and every moment counts. */
+		poll(pfd, (nfds_t)n, busy ? 0 : 1);
+		busy = 0;
+		for (i = 0; i < n; i++) {
+			if (map[i] == -1 && (pfd[i].revents & POLLIN)) {
+				int s;
+
+				while ((s = accept4(lsock, NULL, NULL,
+						    SOCK_CLOEXEC | SOCK_NONBLOCK)) >= 0)
+					add_proc(s);
+			} else if (map[i] == -2 && (pfd[i].revents & POLLIN)) {
+				struct signalfd_siginfo si;
+
+				while (read(sfd, &si, sizeof(si)) == sizeof(si)) {
+					if (si.ssi_signo == SIGCHLD) {
+						pid_t w;
+						int st;
+
+						while ((w = waitpid(-1, &st, WNOHANG)) > 0)
+							if (w == child) {
+								child_done = 1;
+								status = st;
+							}
+					} else if (!stopping) {
+						stopping = 1;
+						if (!child_done)
+							kill(child, SIGTERM);
+						stop_deadline = mono_ns() + 2000000000ull;
+					}
+				}
+			} else if (map[i] >= 0 && pfd[i].revents) {
+				struct proc *p = &procs[map[i]];
+
+				if (!receive(p))
+					finish(p);
+			}
+		}
+		for (i = 0; i < MAX_PROCS; i++)
+			if (procs[i].used && procs[i].pool)
+				busy |= drain(&procs[i]);
+		if (deadline && !stopping && mono_ns() >= deadline) {
+			stopping = 1;
+			if (!child_done)
+				kill(child, SIGTERM);
+			stop_deadline = mono_ns() + 2000000000ull;
+		}
+		if (stopping && (child_done || mono_ns() >= stop_deadline))
+			break;
+	}
+	for (i = 0; i < MAX_PROCS; i++) {
+		if (procs[i].used) {
+			receive(&procs[i]);
+			finish(&procs[i]);
+		}
+	}
+	if (tsc_used)
+		write_clock_point();
+	close(lsock);
+	unlink(sock_path);
+	if (utrace_tf_close(&out) < 0) {
+		fprintf(stderr, "utrace record: cannot write '%s': %s; the file is incomplete\n",
+			o.output, strerror(out.error));
+		return 1;
+	}
+	fprintf(stderr, "utrace record: %llu events written, %llu lost, %d process%s, "
+		"%.1f MB, '%s'\n", total_written, total_lost, nr_processes,
+		nr_processes == 1 ? "" : "es", out.bytes / 1e6, o.output);
+	if (child_done && WIFSIGNALED(status))
+		fprintf(stderr, "utrace record: '%s' was killed by signal %d (%s)\n",
+			argv[first], WTERMSIG(status), strsignal(WTERMSIG(status)));
+	else if (child_done && WEXITSTATUS(status))
+		fprintf(stderr, "utrace record: '%s' exited with status %d\n", argv[first],
+			WEXITSTATUS(status));
+	free(o.events);
+	return 0;
+}
