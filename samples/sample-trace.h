@@ -244,7 +244,7 @@ DECLARE_EVENT_CLASS(foo_template,
 		__entry->pt	= pt;
 		memcpy(__entry->bytes, bytes, 4);
 		__entry->big	= 0x1234567890ULL * (unsigned)bar;
-		__entry->small	= (short)-bar;
+		__entry->small	= (short)-(bar % 30000);
 		__entry->ok	= bar > 0;
 	),
 

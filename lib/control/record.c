@@ -57,7 +57,10 @@ static int pool_create(struct utrace_pool **out)
 
 	if (nr_pages < 4)
 		nr_pages = 4;
-	qsize = next_pow2(nr_pages);
+	/* Twice the pages: a push then never finds its cell still held by
+	 * a pop that has claimed it but not yet released it, unless that pop
+	 * stalled for a whole lap. */
+	qsize = next_pow2(2 * (uint64_t)nr_pages);
 	off = align_up(sizeof(*p), 64);
 	uint64_t slots_off = off;
 	off += align_up((uint64_t)UTRACE_POOL_THREADS * sizeof(struct utrace_thread_slot), 64);

@@ -40,6 +40,28 @@
 
 #define STASH_SIZE 2048
 
+/*
+ * A page goes from one thread to another through the recorder, a process
+ * ThreadSanitizer cannot see: tell it that publishing a page happens
+ * before the next thread that takes the page writes into it.
+ */
+#if defined(__SANITIZE_THREAD__)
+#define UTRACE_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define UTRACE_TSAN 1
+#endif
+#endif
+#ifdef UTRACE_TSAN
+void __tsan_acquire(void *addr);
+void __tsan_release(void *addr);
+#define page_handed_over(d) __tsan_release(d)
+#define page_taken(d) __tsan_acquire(d)
+#else
+#define page_handed_over(d) do { } while (0)
+#define page_taken(d) do { } while (0)
+#endif
+
 struct tbuf {
 	unsigned int gen;            /* pool generation of this state */
 	int slot;                    /* thread slot, or -1 */
@@ -104,14 +126,30 @@ static void publish(struct tbuf *t)
 
 	t->desc->nr_events = t->nr_events;
 	__atomic_store_n(&s->written, t->written, __ATOMIC_RELAXED);
+	page_handed_over(t->desc);
 	__atomic_store_n(&t->desc->state, UTRACE_PAGE_FULL, __ATOMIC_RELEASE);
-	utrace_queue_push(p, &p->fullq, t->page_idx);
+	/* Cannot be full (see pool_create); a pop stalled a whole lap can
+	 * hold a cell for a moment. */
+	for (int i = 0; !utrace_queue_push(p, &p->fullq, t->page_idx); i++)
+		if (i > 100)
+			sched_yield();
 	t->page = NULL;
 	t->desc = NULL;
 }
 
-/* Move to a new page; 0 if there is none. */
+/* Move to a new page; 0 if there is none.  Like everything here it may
+ * run in a signal handler, so it leaves errno as it found it. */
+static int switch_page_(struct tbuf *t, uint64_t ts, uint32_t cpu);
+
 static int switch_page(struct tbuf *t, uint64_t ts, uint32_t cpu)
+{
+	int e = errno, ret = switch_page_(t, ts, cpu);
+
+	errno = e;
+	return ret;
+}
+
+static int switch_page_(struct tbuf *t, uint64_t ts, uint32_t cpu)
 {
 	struct utrace_pool *p = utrace__pool;
 	struct utrace_page_desc *d;
@@ -131,6 +169,7 @@ static int switch_page(struct tbuf *t, uint64_t ts, uint32_t cpu)
 	}
 	d = utrace_pool_desc(p, (uint32_t)idx);
 	pg = utrace_pool_page(p, (uint32_t)idx);
+	page_taken(d);
 	d->slot = (uint32_t)t->slot;
 	d->tid = (uint32_t)utrace__gettid();
 	d->cpu = cpu;
@@ -216,6 +255,7 @@ static int attach(struct tbuf *t)
 {
 	struct utrace_pool *p = utrace__pool;
 	uint32_t i, zero;
+	int e = errno;
 
 	memset(t, 0, sizeof(*t));
 	t->slot = -1;
@@ -241,6 +281,7 @@ static int attach(struct tbuf *t)
 	}
 	pthread_once(&key_once, make_key);
 	pthread_setspecific(exit_key, (void *)1);
+	errno = e;
 	return t->slot >= 0;
 }
 

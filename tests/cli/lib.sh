@@ -21,6 +21,8 @@ check() {
 		echo "ok $n - $name"
 	else
 		echo "not ok $n - $name"
+		# what the failing step said, for the log
+		[ -s "$TMP/err" ] && sed 's/^/# /' "$TMP/err" | tail -n 30
 		failed=$((failed + 1))
 	fi
 }

@@ -90,15 +90,19 @@ def main():
     seqs = {}
     stats_written = stats_lost = 0
     last_seq_page = {}
+    image = {}      # a pid's PROCESS records so far: exec starts a new image
     for t, pl in recs:
-        if t == 3:
+        if t == 2:
+            pid, = struct.unpack_from("<I", pl)
+            image[pid] = image.get(pid, 0) + 1
+        elif t == 3:
             pid, eid = struct.unpack_from("<II", pl)
             sysname, fmt = pl[8:].split(b"\0")[:2]
             name = fmt.split(b"\n")[0].split(b": ")[1].decode()
-            formats[(pid, eid)] = name
+            formats[(pid, image.get(pid), eid)] = name
         elif t == 5:
             pid, tid, cpu, _, seq, lost = struct.unpack_from("<IIIIQQ", pl)
-            key = (pid, tid)
+            key = (pid, image.get(pid), tid)
             if key in last_seq_page and seq <= last_seq_page[key]:
                 fail("thread %d: page %d after page %d" % (tid, seq, last_seq_page[key]))
             last_seq_page[key] = seq
@@ -111,14 +115,14 @@ def main():
                 etype, _, _, rpid = struct.unpack_from("<HBBi", rec)
                 if rpid != tid:
                     fail("record of pid %d in a page of thread %d" % (rpid, tid))
-                name = formats.get((pid, etype))
+                name = formats.get((pid, image.get(pid), etype))
                 if name is None:
                     fail("event id %d of pid %d has no format" % (etype, pid))
                 in_file[tid] = in_file.get(tid, 0) + 1
                 if name in ("rb_ev", "rb_long"):
                     s, = struct.unpack_from("<Q", rec, 8)
                     kind = struct.unpack_from("<I", rec, 20)[0] if name == "rb_ev" else 0
-                    seqs.setdefault(tid, []).append((s, kind))
+                    seqs.setdefault((tid, image.get(pid)), []).append((s, kind))
                 if name == "rb_ev":
                     s, rt, kind = struct.unpack_from("<QII", rec, 8)
                     if rt != tid or kind > 1:
@@ -141,20 +145,23 @@ def main():
         fail("STATS lost %d, pages say %d + LOST records %d" %
              (stats_lost, sum(lost_pages.values()), sum(lost_rec.values())))
     for tid, n in fired.items():
-        s = seqs.get(tid, [])
-        # A signal handler's event (kind 1) may take its number before the
-        # event it interrupted reserves its place, so order is checked per
-        # kind; numbers must be unique.
-        for kind in (0, 1):
-            k = [q for q, kd in s if kd == kind]
-            if any(b <= a for a, b in zip(k, k[1:])):
-                fail("thread %d: kind %d sequence numbers out of order" % (tid, kind))
-        s = sorted(q for q, kd in s)
-        if any(b == a for a, b in zip(s, s[1:])):
-            fail("thread %d: a sequence number appears twice" % tid)
-        missing = (s[-1] + 1 - len(s)) if s else 0
-        if len(s) + missing > n:
-            fail("thread %d: %d events and %d gaps but only %d fired" % (tid, len(s), missing, n))
+        total_span = 0
+        for (stid, img), s in seqs.items():
+            if stid != tid:
+                continue
+            # A signal handler's event (kind 1) may take its number before
+            # the event it interrupted reserves its place, so order is
+            # checked per kind; numbers must be unique.
+            for kind in (0, 1):
+                k = [q for q, kd in s if kd == kind]
+                if any(b <= a for a, b in zip(k, k[1:])):
+                    fail("thread %d: kind %d sequence numbers out of order" % (tid, kind))
+            s = sorted(q for q, kd in s)
+            if any(b == a for a, b in zip(s, s[1:])):
+                fail("thread %d: a sequence number appears twice" % tid)
+            total_span += s[-1] + 1 if s else 0
+        if total_span > n:
+            fail("thread %d: sequence numbers up to %d but only %d fired" % (tid, total_span, n))
         if in_file.get(tid, 0) + lost_pages.get(tid, 0) > n:
             fail("thread %d: %d in file + %d lost in pages > %d fired" %
                  (tid, in_file.get(tid, 0), lost_pages.get(tid, 0), n))
@@ -162,7 +169,7 @@ def main():
         fail("expected some loss with this buffer size, saw none")
     if expect == "--expect-no-loss" and stats_lost != 0:
         fail("expected no loss, saw %d" % stats_lost)
-    print("check-trace: fired %d = in file %d + lost %d; %d threads" %
+    print("# check-trace: fired %d = in file %d + lost %d; %d threads" %
           (total_fired, total_file, stats_lost, len(fired)))
 
 

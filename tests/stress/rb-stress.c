@@ -48,6 +48,7 @@ static void on_signal(int sig)
 	COUNT_FIRED();
 }
 
+
 static void *writer(void *arg)
 {
 	long idx = (long)arg;

@@ -186,7 +186,7 @@ TEST(sample_events_print_as_libtraceevent)
 	CHECK_INT(utrace_set_event("sample-trace:*"), ==, 7);
 	for (i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
 		int v = vals[i];
-		struct sample_point pt = { v, -v };
+		struct sample_point pt = { v, -(v % 1000) };
 
 		fire_foo_bar("hello", v, list, "a string", mask, 1 + (int)i * 13,
 			     "vstring %d %s", v, "x");

@@ -63,9 +63,9 @@ TRACE_EVENT_FN(utest_fn,
 	TP_fast_assign(
 		__assign_str(s);
 		__entry->mode = mode;
-		((unsigned short *)__get_dynamic_array(arr))[0] = 1;
-		((unsigned short *)__get_dynamic_array(arr))[1] = 2;
-		((unsigned short *)__get_dynamic_array(arr))[2] = 3;
+		/* dynamic data is not aligned (as in the kernel): memcpy */
+		static const unsigned short vals[3] = { 1, 2, 3 };
+		memcpy(__get_dynamic_array(arr), vals, sizeof(vals));
 	),
 	TP_printk("s=%s mode=%s", __get_str(s),
 		  __print_symbolic(__entry->mode, { UTEST_MODE_A, "A" },

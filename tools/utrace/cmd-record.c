@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -257,7 +258,8 @@ static int drain(struct proc *p)
 		for (i = 0; i < n; i++) {
 			__atomic_store_n(&utrace_pool_desc(p->pool, batch[i])->state,
 					 UTRACE_PAGE_FREE, __ATOMIC_RELEASE);
-			utrace_queue_push(p->pool, &p->pool->freeq, batch[i]);
+			while (!utrace_queue_push(p->pool, &p->pool->freeq, batch[i]))
+				sched_yield();
 		}
 		any |= n > 0;
 	} while (n == UTRACE_TF_BATCH);
