@@ -42,23 +42,16 @@ void utrace__thread_after_fork(void)
 	cached_tid = 0;
 }
 
-void *utrace_tp_reserve(struct utrace_tp_reserve *r, struct utrace_event *ev,
-			void *scratch, unsigned int size)
+/* Without a pool: the record is built in the probe's stack frame, for
+ * the record hook and UTRACE_PRINT. */
+void *utrace__reserve_scratch(struct utrace_tp_reserve *r, struct utrace_event *ev,
+			      void *scratch, unsigned int size)
 {
 	struct utrace_entry *ent = scratch;
 
 	if (size > UTRACE_EVENT_MAX) {
 		__atomic_fetch_add(&dropped_too_big, 1, __ATOMIC_RELAXED);
 		return NULL;
-	}
-	r->event = ev;
-	r->size = size;
-	r->rb_state = 0;
-	if (utrace__pool) {
-		/* Recorded: the record is built in place, in the page. */
-		ent = utrace__rb_reserve(r, size);
-		if (!ent)
-			return NULL;
 	}
 	r->rec = ent;
 	ent->type = (unsigned short)ev->id;
@@ -157,7 +150,7 @@ static void print_record(const struct utrace_event *ev, const void *rec)
 void (*utrace__record_hook)(const struct utrace_event *ev, const void *rec,
 			    unsigned int size);
 
-void utrace_tp_commit(struct utrace_tp_reserve *r)
+void utrace__commit_observe(struct utrace_tp_reserve *r)
 {
 	int fd = __atomic_load_n(&utrace__print_fd, __ATOMIC_RELAXED);
 	void (*hook)(const struct utrace_event *, const void *, unsigned int) =
@@ -167,7 +160,4 @@ void utrace_tp_commit(struct utrace_tp_reserve *r)
 		hook(r->event, r->rec, r->size);
 	if (fd >= 0 && !__atomic_load_n(&print_broken, __ATOMIC_RELAXED))
 		print_record(r->event, r->rec);
-	if (r->rb_state)
-		utrace__rb_commit(r);
 }
-

@@ -23,6 +23,13 @@
  *   -EINVAL  NULL tracepoint or function
  *   <0       the error returned by a TRACE_EVENT_FN reg function
  */
+
+/*
+ * _LGPL_SOURCE: the read-side lock and unlock are inlined from liburcu's
+ * headers.  Built with TLS descriptors (-mtls-dialect=gnu2), the access to
+ * urcu's per-thread reader is a short call, not __tls_get_addr().
+ */
+#define _LGPL_SOURCE
 #include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -40,12 +47,6 @@ struct pending {
 static pthread_mutex_t tp_mutex = PTHREAD_MUTEX_INITIALIZER;
 static struct pending *pending_free;
 
-/*
- * Not _LGPL_SOURCE: the read-side calls go into liburcu-bp rather than
- * being inlined here.  liburcu 0.13 declares struct urcu_bp_reader 128-byte
- * aligned but allocates readers less aligned, which UBSan reports in every
- * inlined access.
- */
 /*
  * ThreadSanitizer cannot see urcu's grace periods (they happen inside the
  * uninstrumented liburcu, through membarrier), so it would take every free

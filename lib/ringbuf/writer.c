@@ -23,7 +23,7 @@
  * A thread that changes CPU starts a new page, so every page (and event)
  * has one CPU.
  *
- * utrace__rb_reserve() returns NULL, and the event is counted lost, when:
+ * utrace_tp_reserve() returns NULL, and the event is counted lost, when:
  *   - there is no free page (discard mode, or overwrite mode with nothing
  *     to take back), or the stash is full, or the nesting is too deep;
  *   - the thread found no free thread slot (more than 1024 threads).
@@ -76,8 +76,8 @@ struct tbuf {
 	uint64_t last_ts;
 	uint64_t seq;                /* next page number of this thread */
 	uint64_t nr_events;          /* events in the current page */
-	uint64_t written;            /* events committed by this thread */
 	uint64_t lost_pending;       /* lost since the current page began */
+	int32_t tid;
 };
 
 /* libutrace is built with TLS descriptors (-mtls-dialect=gnu2): when the
@@ -125,7 +125,7 @@ static void publish(struct tbuf *t)
 	struct utrace_thread_slot *s = utrace_pool_slot(p, (uint32_t)t->slot);
 
 	t->desc->nr_events = t->nr_events;
-	__atomic_store_n(&s->written, t->written, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&s->written, t->nr_events, __ATOMIC_RELAXED);
 	page_handed_over(t->desc);
 	__atomic_store_n(&t->desc->state, UTRACE_PAGE_FULL, __ATOMIC_RELEASE);
 	/* Cannot be full (see pool_create); a pop stalled a whole lap can
@@ -171,7 +171,7 @@ static int switch_page_(struct tbuf *t, uint64_t ts, uint32_t cpu)
 	pg = utrace_pool_page(p, (uint32_t)idx);
 	page_taken(d);
 	d->slot = (uint32_t)t->slot;
-	d->tid = (uint32_t)utrace__gettid();
+	d->tid = (uint32_t)t->tid;
 	d->cpu = cpu;
 	d->seq = t->seq++;
 	d->lost_before = t->lost_pending;
@@ -260,6 +260,7 @@ static int attach(struct tbuf *t)
 	memset(t, 0, sizeof(*t));
 	t->slot = -1;
 	t->gen = utrace__pool_gen;
+	t->tid = utrace__gettid();
 	if (!p)
 		return 0;
 	for (i = 0; i < p->nr_slots; i++) {
@@ -269,7 +270,7 @@ static int attach(struct tbuf *t)
 		if (__atomic_load_n(&s->state, __ATOMIC_RELAXED) == 0 &&
 		    __atomic_compare_exchange_n(&s->state, &zero, 1, 0,
 						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
-			s->tid = (uint32_t)utrace__gettid();
+			s->tid = (uint32_t)t->tid;
 			memset(s->comm, 0, sizeof(s->comm));
 			prctl(PR_GET_NAME, s->comm);
 			s->lost = 0;
@@ -321,7 +322,7 @@ static void flush_stash(struct tbuf *t)
 			if (__atomic_compare_exchange_n(&t->stash_used, &used, 0, 0,
 							__ATOMIC_RELAXED,
 							__ATOMIC_RELAXED))
-				return;
+				break;
 			continue;
 		}
 		unsigned char *e = stash + done;
@@ -344,21 +345,28 @@ static void flush_stash(struct tbuf *t)
 		}
 		memcpy(emit(t, ts, size), e + 16, size);
 		t->nr_events++;
-		t->written++;
 	}
+	/* The copied events are whole: commit them now, before anything can
+	 * move this thread to another page. */
+	if (t->page)
+		__atomic_store_n(&t->page->commit,
+				 t->tail | (t->missed ? UTRACE_RB_MISSED_EVENTS : 0),
+				 __ATOMIC_RELEASE);
 }
 
-void *utrace__rb_reserve(struct utrace_tp_reserve *r, uint32_t size)
-{
-	struct tbuf *t = &tb;
-	uint64_t ts;
-	uint32_t cpu;
+#define GO_ON ((void *)1)
 
-	if (__builtin_expect(t->gen != utrace__pool_gen, 0) && !attach(t)) {
+/* The unusual cases of reserve: first event of the thread, nesting, a
+ * stash to empty first.  Returns a stashed record, NULL (lost, counted),
+ * or GO_ON: the page is ours (nest is 1), go on as usual. */
+static void *reserve_rare(struct tbuf *t, struct utrace_tp_reserve *r,
+			  uint32_t size)
+{
+	if (t->gen != utrace__pool_gen && !attach(t)) {
 		count_lost(t);
 		return NULL;
 	}
-	if (__builtin_expect(t->slot < 0, 0)) {
+	if (t->slot < 0) {
 		count_lost(t);
 		return NULL;
 	}
@@ -366,8 +374,38 @@ void *utrace__rb_reserve(struct utrace_tp_reserve *r, uint32_t size)
 		return stash_reserve(t, r, size);
 	t->nest = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (__builtin_expect(t->stash_used != 0, 0))
+	if (t->stash_used)
 		flush_stash(t);
+	return GO_ON;
+}
+
+/*
+ * The fast path of every recorded event (called by the generated probe):
+ * one thread-local access, a TSC read, a CPU read from rseq, a few
+ * compares and the event header; the caller fills the record and commits.
+ */
+void *utrace_tp_reserve(struct utrace_tp_reserve *r, struct utrace_event *ev,
+			void *scratch, unsigned int size)
+{
+	struct tbuf *t;
+	struct utrace_entry *ent;
+	uint64_t ts;
+	uint32_t cpu;
+
+	r->event = ev;
+	r->size = size;
+	r->rb_state = 0;
+	if (__builtin_expect(!utrace__pool || size > UTRACE_EVENT_MAX, 0))
+		return utrace__reserve_scratch(r, ev, scratch, size);
+	t = &tb;
+	if (__builtin_expect(t->gen != utrace__pool_gen || t->nest || t->stash_used, 0)) {
+		ent = reserve_rare(t, r, size);
+		if (ent != GO_ON)
+			goto fill;      /* stashed, or lost */
+	} else {
+		t->nest = 1;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	}
 	ts = utrace__clock_now();
 	cpu = utrace__cpu();
 	if (__builtin_expect(!t->page || cpu != t->cpu ||
@@ -380,22 +418,36 @@ void *utrace__rb_reserve(struct utrace_tp_reserve *r, uint32_t size)
 		}
 	}
 	r->rb_state = 1;
-	return emit(t, ts, size);
+	ent = emit(t, ts, size);
+fill:
+	if (!ent)
+		return NULL;
+	r->rec = ent;
+	/* common_type, and common_flags = common_preempt_count = 0 */
+	uint32_t w = (uint16_t)ev->id;
+	memcpy(ent, &w, 4);
+	ent->pid = t->tid;
+	return ent;
 }
 
-void utrace__rb_commit(struct utrace_tp_reserve *r)
+void utrace_tp_commit(struct utrace_tp_reserve *r)
 {
-	struct tbuf *t = &tb;
+	struct tbuf *t;
 
-	if (r->rb_state == 2) {
-		/* A stashed event: make it visible to the flush. */
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		t->stash_used += r->rb_len;
-		t->nest--;
+	if (__builtin_expect(utrace__record_hook != NULL || utrace__print_fd >= 0, 0))
+		utrace__commit_observe(r);
+	if (__builtin_expect(r->rb_state != 1, 0)) {
+		if (r->rb_state == 2) {
+			/* A stashed event: make it visible to the flush. */
+			t = &tb;
+			__atomic_signal_fence(__ATOMIC_SEQ_CST);
+			t->stash_used += r->rb_len;
+			t->nest--;
+		}
 		return;
 	}
+	t = &tb;
 	t->nr_events++;
-	t->written++;
 	if (__builtin_expect(t->stash_used != 0, 0))
 		flush_stash(t);
 	if (t->page)

@@ -14,9 +14,12 @@ extern struct utrace_pool *utrace__pool __attribute__((visibility("hidden")));
 /* Bumped whenever utrace__pool changes (fork): threads re-attach. */
 extern unsigned int utrace__pool_gen __attribute__((visibility("hidden")));
 
-void *utrace__rb_reserve(struct utrace_tp_reserve *r, uint32_t size)
+/* event.c: the paths without a pool (UTRACE_PRINT alone), and what a
+ * commit shows to the record hook and the printer. */
+void *utrace__reserve_scratch(struct utrace_tp_reserve *r, struct utrace_event *ev,
+			      void *scratch, unsigned int size)
 	__attribute__((visibility("hidden")));
-void utrace__rb_commit(struct utrace_tp_reserve *r)
+void utrace__commit_observe(struct utrace_tp_reserve *r)
 	__attribute__((visibility("hidden")));
 void utrace__rb_after_fork(void) __attribute__((visibility("hidden")));
 
