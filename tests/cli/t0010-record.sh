@@ -65,6 +65,14 @@ sigint() {
 }
 check "SIGINT stops the recording cleanly and keeps the events" sigint
 
+check "TSC time stamps, converted, agree with CLOCK_MONOTONIC" bash -c '
+	"$0" record -o "$3/k.dat" -- "$1" clock > "$3/k.fired" 2> "$3/err" &&
+	python3 "$2" "$3/k.dat" "$3/k.fired" --clock' "$UTRACE" "$RB" "$CHECK" "$TMP"
+
+check "UTRACE_CLOCK=mono: the vDSO clock, in ns" bash -c '
+	UTRACE_CLOCK=mono "$0" record -o "$3/l.dat" -- "$1" clock > "$3/l.fired" 2> "$3/err" &&
+	python3 "$2" "$3/l.dat" "$3/l.fired" --clock' "$UTRACE" "$RB" "$CHECK" "$TMP"
+
 check "bad options: one clear line, exit 129" bash -c '
 	"$0" record -m 12Q -- true 2> "$1/err"; [ $? -eq 129 ] &&
 	[ "$(cat "$1/err")" = "utrace record: bad buffer size '\''12Q'\'': give bytes with an optional K, M or G, from 16K to 64G" ] &&

@@ -84,6 +84,9 @@ def main():
         if len(p) == 3 and p[0] == "fired":
             fired[int(p[1])] = fired.get(int(p[1]), 0) + int(p[2])
     formats = {}
+    clocks = [struct.unpack_from("<QQ", pl) for t, pl in recs if t == 1]
+    proc_clock = {}
+    event_times = {}
     in_file = {}
     lost_pages = {}
     lost_rec = {}
@@ -93,8 +96,9 @@ def main():
     image = {}      # a pid's PROCESS records so far: exec starts a new image
     for t, pl in recs:
         if t == 2:
-            pid, = struct.unpack_from("<I", pl)
+            pid, _, clock = struct.unpack_from("<III", pl)
             image[pid] = image.get(pid, 0) + 1
+            proc_clock[pid] = clock
         elif t == 3:
             pid, eid = struct.unpack_from("<II", pl)
             sysname, fmt = pl[8:].split(b"\0")[:2]
@@ -125,6 +129,7 @@ def main():
                     seqs.setdefault((tid, image.get(pid)), []).append((s, kind))
                 if name == "rb_ev":
                     s, rt, kind = struct.unpack_from("<QII", rec, 8)
+                    event_times[s] = (proc_clock.get(pid), ts)
                     if rt != tid or kind > 1:
                         fail("thread %d: corrupt record %r" % (tid, rec))
         elif t == 6:
@@ -165,6 +170,24 @@ def main():
         if in_file.get(tid, 0) + lost_pages.get(tid, 0) > n:
             fail("thread %d: %d in file + %d lost in pages > %d fired" %
                  (tid, in_file.get(tid, 0), lost_pages.get(tid, 0), n))
+    if expect == "--clock":
+        # every event's time, converted as readers do, lies between the
+        # two CLOCK_MONOTONIC readings the program took around it
+        (t0, n0), (t1, n1) = clocks[0], clocks[-1]
+        checked = 0
+        for line in open(fired_path):
+            p = line.split()
+            if len(p) != 4 or p[0] != "mono":
+                continue
+            s, before, after = int(p[1]), int(p[2]), int(p[3])
+            clock, ts = event_times[s]
+            ns = ts if clock == 0 else n0 + (ts - t0) * (n1 - n0) // (t1 - t0)
+            slack = 0 if clock == 0 else 20000
+            if not before - slack <= ns <= after + slack:
+                fail("event %d at %d ns, outside [%d, %d] (clock %d)" % (s, ns, before, after, clock))
+            checked += 1
+        if checked != 20:
+            fail("checked %d events' times, expected 20" % checked)
     if expect == "--expect-loss" and stats_lost == 0:
         fail("expected some loss with this buffer size, saw none")
     if expect == "--expect-no-loss" and stats_lost != 0:

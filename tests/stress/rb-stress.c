@@ -7,6 +7,8 @@
  *   rb-stress crash HOW EVENTS         fire EVENTS, then die: segv, abort, kill
  *   rb-stress fork EVENTS              parent and child both fire
  *   rb-stress exec EVENTS              fire, then exec itself to fire again
+ *   rb-stress clock                    20 events, each between two
+ *                                      CLOCK_MONOTONIC readings it prints
  *
  * It prints what it fired, "fired TID COUNT" per thread, for the checker.
  */
@@ -18,6 +20,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define CREATE_TRACE_POINTS
@@ -163,7 +166,24 @@ int main(int argc, char **argv)
 		execl("/proc/self/exe", argv[0], "crash", "none", argv[2], (char *)NULL);
 		return 1;
 	}
+	if (argc == 2 && !strcmp(argv[1], "clock")) {
+		/* "mono SEQ BEFORE AFTER": CLOCK_MONOTONIC around each event */
+		my_tid = (unsigned int)syscall(SYS_gettid);
+		for (int i = 0; i < 20; i++) {
+			struct timespec a, b;
+
+			clock_gettime(CLOCK_MONOTONIC, &a);
+			trace_rb_ev((unsigned long long)i, my_tid, 0);
+			clock_gettime(CLOCK_MONOTONIC, &b);
+			printf("mono %d %lld %lld\n", i,
+			       a.tv_sec * 1000000000LL + a.tv_nsec,
+			       b.tv_sec * 1000000000LL + b.tv_nsec);
+			usleep(10000);
+		}
+		printf("fired %u 20\n", my_tid);
+		return 0;
+	}
 	fprintf(stderr, "usage: rb-stress threads N EVENTS | crash segv|abort|kill EVENTS"
-		" | fork EVENTS | exec EVENTS\n");
+		" | fork EVENTS | exec EVENTS | clock\n");
 	return 2;
 }
