@@ -94,14 +94,14 @@ unsigned int utrace__pool_gen = 1;
 static pthread_key_t exit_key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 
-static uint32_t rec_bytes(uint32_t size)
+static inline __attribute__((always_inline)) uint32_t rec_bytes(uint32_t size)
 {
 	size = (size + 3) & ~3u;
 	return size ? size : 4;
 }
 
 /* Bytes of page an event of 'size' record bytes takes. */
-static uint32_t event_len(uint32_t size)
+static inline __attribute__((always_inline)) uint32_t event_len(uint32_t size)
 {
 	uint32_t r = rec_bytes(size);
 
@@ -193,7 +193,8 @@ static int switch_page_(struct tbuf *t, uint64_t ts, uint32_t cpu)
 }
 
 /* Write the event header(s) at the tail; return where the record goes. */
-static void *emit(struct tbuf *t, uint64_t ts, uint32_t size)
+static inline __attribute__((always_inline)) void *emit(struct tbuf *t, uint64_t ts,
+						     uint32_t size)
 {
 	unsigned char *d = t->page->data + t->tail;
 	uint64_t delta = ts > t->last_ts ? ts - t->last_ts : 0;
