@@ -233,6 +233,416 @@ def cg_breakdown(path, n):
     return [r for r in rows if r[1] >= 0.005]
 
 
+# ---------------------------------------------------------- recording
+
+def read_recording(data):
+    """The files of bench/run.sh's recording part, in data/rec."""
+    rd = os.path.join(data, "rec")
+    rec = {"times": {}, "utrace_files": {}, "lttng_files": [], "counts": {},
+           "reads": {}, "read_status": {}, "status": {}, "filestats": {}}
+    path = os.path.join(rd, "times.txt")
+    if os.path.exists(path):
+        for line in open(path):
+            f = line.split()
+            # REC label threads run thread n ns
+            if len(f) == 7 and f[0] == "REC":
+                label, t, r, th, n, ns = f[1], int(f[2]), int(f[3]), int(f[4]), int(f[5]), int(f[6])
+                rec["times"].setdefault((label, t), []).append((r, th, ns / n))
+    path = os.path.join(rd, "files.txt")
+    if os.path.exists(path):
+        for line in open(path):
+            f = line.split()
+            if len(f) == 7 and f[0] == "FILE":
+                # FILE utrace threads run bytes events lost
+                rec["utrace_files"].setdefault(int(f[2]), []).append(
+                    (int(f[3]), int(f[4]), int(f[5]), int(f[6])))
+            elif len(f) == 5 and f[0] == "LTTNG":
+                # LTTNG run bytes discarded counted
+                rec["lttng_files"].append((int(f[1]), int(f[2]), int(f[3]), int(f[4])))
+    path = os.path.join(rd, "counts.txt")
+    if os.path.exists(path):
+        for line in open(path):
+            f = line.split()
+            if len(f) == 5 and f[0] == "COUNT":
+                rec["counts"][(f[1], f[2])] = (int(f[3]), int(f[4]))
+    path = os.path.join(rd, "read.txt")
+    if os.path.exists(path):
+        for line in open(path):
+            f = line.split()
+            if len(f) == 5 and f[0] == "READ":
+                rec["reads"].setdefault(f[1], []).append((int(f[3]), int(f[4])))
+            elif len(f) >= 3 and f[0] == "READSTATUS":
+                rec["read_status"][f[1]] = line.strip().split(" ", 2)[2]
+    path = os.path.join(rd, "status.txt")
+    if os.path.exists(path):
+        for line in open(path):
+            k, _, v = line.strip().partition(" ")
+            rec["status"][k] = v
+    for t in (1, 2):
+        kv = read_kv(os.path.join(rd, f"filestats-{t}t.txt"))
+        if kv:
+            rec["filestats"][t] = kv
+    return rec
+
+
+def pct(x):
+    return f"{100 * x:.2f}%"
+
+
+def recording_section(w, data, params, counts, top):
+    rec = read_recording(data)
+    if not rec["times"] and not rec["counts"]:
+        return
+    rd = os.path.join(data, "rec")
+    rec_n = int(params.get("rec_n", "0") or 0)
+    runs = params.get("rec_runs", "?")
+    cg_n = int(params.get("rec_cg_n", "0") or 0)
+    lttng_status = rec["status"].get("lttng", "not run")
+
+    def stats(label, t, thread=None):
+        v = [x for r, th, x in rec["times"].get((label, t), [])
+             if thread is None or th == thread]
+        if not v:
+            return None
+        return min(v), statistics.median(v), max(v), len(v)
+
+    def cell(s):
+        return f"{s[0]:.2f} / {s[1]:.2f} / {s[2]:.2f}" if s else "n/a"
+
+    def ratio(a, b):
+        return a / b if a is not None and b else None
+
+    def rcell(x):
+        return f"{x:.2f}x" if x is not None else "n/a"
+
+    def instr(label):
+        c = rec["counts"].get((label, "bench_rec_loop"))
+        e = rec["counts"].get((label, "bench_rec_loop_empty"))
+        if not c or not e:
+            return None
+        return c[1] / c[0] - e[1] / e[0]
+
+    raw1, raw2 = stats("raw", 1), stats("raw", 2)
+    u1 = stats("utrace", 1)
+    u2 = [stats("utrace", 2, th) for th in (0, 1)]
+    u2all = stats("utrace", 2)
+    lt1 = stats("lttng", 1)
+    med = lambda s: s[1] if s else None  # noqa: E731
+
+    # utrace files: per threads, list of (run, bytes, events, lost)
+    def ufiles(t):
+        return sorted(rec["utrace_files"].get(t, []))
+
+    def lost_cell(files, expected):
+        if not files:
+            return "n/a", None
+        lost = [f[3] for f in files]
+        tot_ev = sum(f[2] + f[3] for f in files)
+        tot_lost = sum(lost)
+        if tot_lost == 0:
+            return f"0 in all {len(files)} runs", 0
+        per = ", ".join(f"{x:,}" for x in lost)
+        return (f"{tot_lost:,} of {tot_ev:,} ({pct(tot_lost / tot_ev)}); "
+                f"per run: {per}"), tot_lost
+
+    def bpe(files):
+        v = [f[1] / f[2] for f in files if f[2]]
+        return statistics.median(v) if v else None
+
+    uf1, uf2 = ufiles(1), ufiles(2)
+    u1_lost_text, u1_lost = lost_cell(uf1, rec_n)
+    u2_lost_text, _ = lost_cell(uf2, 2 * rec_n)
+    u1_bpe, u2_bpe = bpe(uf1), bpe(uf2)
+
+    lf = sorted(rec["lttng_files"])
+    lt_lost_text, lt_bpe = "n/a", None
+    if lf:
+        parts, tot_lost, counted_all = [], 0, True
+        for r, nbytes, disc, counted in lf:
+            if counted >= 0:
+                lost = rec_n - counted
+            else:
+                counted_all = False
+                lost = disc
+            tot_lost += lost
+            parts.append(f"{lost:,}")
+        discs = sum(x[2] for x in lf)
+        how = (f"{rec_n:,} minus the events babeltrace2 counted" if counted_all
+               else "discarded events in `lttng list`")
+        lt_lost_text = (f"0 in all {len(lf)} runs" if tot_lost == 0 else
+                        f"{tot_lost:,} of {rec_n * len(lf):,} "
+                        f"({pct(tot_lost / (rec_n * len(lf)))}); per run: {', '.join(parts)}")
+        lt_lost_text += f" ({how}; `lttng list` discarded: {discs:,} in all)"
+        v = [nbytes / (counted if counted > 0 else rec_n - disc)
+             for r, nbytes, disc, counted in lf if (counted if counted > 0 else rec_n - disc) > 0]
+        lt_bpe = statistics.median(v) if v else None
+
+    ui, ri = instr("utrace"), instr("raw")
+    lc, le = counts.get(("lttng", "lttng_on")), counts.get(("lttng", "empty"))
+    li = (lc[1] / lc[0] - le[1] / le[0]) if lc and le else None
+
+    w("## Recording")
+    w("")
+    w(f"A two-field event (`u64 a`, `u32 b`: `bench_ev` of `bench/bench-events.h`, "
+      f"the same as `bench:bench_ev` of `bench/bench-lttng-tp.h`) fired in a loop of "
+      f"{rec_n:,} iterations per thread, switched on and really recorded; program "
+      f"`bench/bench-record.c`.  {runs} rounds; each round runs every case once, "
+      f"in turn.")
+    w("")
+    w("- **utrace**: `utrace record -o FILE -- bench-record-utrace run N THREADS`, "
+      "default buffer (`-m` not given: 8 MiB of pages per process, discard mode); the "
+      "file is on the disk of bench/out.  Events lost: the recorder's summary line "
+      "(`utrace record: N events written, M lost, ...`).  Bytes/event: file size / "
+      "events written.")
+    w("- **raw store**: no tracer; each event writes a 24-byte record `{u64 rdtsc; "
+      "u64 a; u32 b; u32 pad}` into a preallocated, pre-touched per-thread array "
+      f"({rec_n * 24 / 1e6:.0f} MB per thread).  This is the floor: a timestamp and "
+      "three stores.")
+    w("- **LTTng-UST**: `lttng create --output=DIR`, `lttng enable-event -u 'bench:*'`, "
+      "`lttng start`, run, `lttng stop`, `lttng destroy`, one session per run, "
+      f"the default channel (see below), to disk.  Events lost: {rec_n:,} minus the "
+      "events `babeltrace2 DIR -c sink.utils.counter` counts, next to the "
+      "`Discarded events` of `lttng list SESSION`.  Bytes/event: `du -sb DIR` / "
+      "events.")
+    w("- **ns/event**: `clock_gettime(CLOCK_MONOTONIC)` around each thread's loop, "
+      "inside the program, after 0.2 s of spinning without events; with 2 threads "
+      "both start together at a barrier, each timed on its own.  min / median / max "
+      "over the runs (and, for the all-threads row, over both threads).  The loop "
+      "itself costs about 0.3 ns (the call-site table above) and is not "
+      "subtracted.")
+    w("- **ratios** use the medians.  \"vs 1 thread\" is each thread's median in "
+      "the 2-thread runs over the median of the 1-thread runs of the same tracer.")
+    w("")
+    w("| case | threads | ns/event min / median / max | vs raw store | vs LTTng-UST | "
+      "vs 1 thread | events lost | bytes/event on disk |")
+    w("|---|---:|---:|---:|---:|---:|---|---:|")
+    if raw1:
+        w(f"| raw per-thread store (baseline) | 1 | {cell(raw1)} | 1.00x | "
+          f"{rcell(ratio(med(raw1), med(lt1)))} | - | - (memory) | 24 (in memory) |")
+    if raw2:
+        w(f"| raw per-thread store (baseline), each thread | 2 | {cell(raw2)} | 1.00x | "
+          f"- | {rcell(ratio(med(raw2), med(raw1)))} | - (memory) | 24 (in memory) |")
+    if u1:
+        w(f"| **utrace record** | 1 | {cell(u1)} | {rcell(ratio(med(u1), med(raw1)))} | "
+          f"{rcell(ratio(med(u1), med(lt1)))} | 1.00x | {u1_lost_text} | "
+          f"{fmt(u1_bpe)} |")
+    else:
+        w("| **utrace record** | 1 | n/a (see bench/out/data/rec/utrace-1.*.err) "
+          "| n/a | n/a | n/a | n/a | n/a |")
+    for th, s in enumerate(u2):
+        if s:
+            w(f"| **utrace record**, thread {th} | 2 | {cell(s)} | "
+              f"{rcell(ratio(med(s), med(raw2)))} (vs raw 2 threads) | - | "
+              f"{rcell(ratio(med(s), med(u1)))} | "
+              f"{u2_lost_text if th == 0 else '(same runs)'} | "
+              f"{fmt(u2_bpe) if th == 0 else '(same files)'} |")
+    if u2all:
+        w(f"| utrace record, both threads together | 2 | {cell(u2all)} | "
+          f"{rcell(ratio(med(u2all), med(raw2)))} (vs raw 2 threads) | - | "
+          f"{rcell(ratio(med(u2all), med(u1)))} | | |")
+    if lt1:
+        w(f"| LTTng-UST, session to disk | 1 | {cell(lt1)} | "
+          f"{rcell(ratio(med(lt1), med(raw1)))} | 1.00x | - | {lt_lost_text} | "
+          f"{fmt(lt_bpe)} |")
+    else:
+        w(f"| LTTng-UST, session to disk | 1 | n/a | n/a | n/a | n/a | "
+          f"n/a ({lttng_status}) | n/a |")
+    w("")
+
+    # ------------------------------------------------ instructions
+    w("### Instructions per event (callgrind)")
+    w("")
+    w(f"`valgrind --tool=callgrind --collect-atstart=no --toggle-collect=FN` of "
+      f"`bench-record-X count {cg_n}`: the event loop (`bench_rec_loop`) and the "
+      f"empty loop (`bench_rec_loop_empty`) of the same program, {cg_n:,} "
+      f"iterations each, after 1,000 warm-up events outside the counted function "
+      f"(the thread's slot and first page).  utrace runs under `utrace record -o "
+      f"FILE -- valgrind ...`, so every event goes into the pool's pages and the "
+      f"page hand-overs are counted.  Exact and repeatable, unlike the times.")
+    w("")
+    w("| case | instr/event (loop subtracted) | vs raw store |")
+    w("|---|---:|---:|")
+    if ri is not None:
+        w(f"| raw per-thread store | {fmt(ri)} | 1.00x |")
+    if ui is not None:
+        w(f"| **utrace, recorded** (`utrace record -- valgrind ...`) | {fmt(ui)} | "
+          f"{rcell(ratio(ui, ri))} |")
+    else:
+        w("| **utrace, recorded** | n/a (see bench/out/data/rec/cg.utrace.*.log) | n/a |")
+    if li is not None:
+        w(f"| LTTng-UST on, from the call-site table (snapshot session; the same "
+          f"probe and ring-buffer code as to disk) | {fmt(li)} | {rcell(ratio(li, ri))} |")
+    w("")
+    c = rec["counts"].get(("utrace", "bench_rec_loop"))
+    if c:
+        rows = cg_breakdown(os.path.join(rd, "cg.utrace.bench_rec_loop.out"), c[0])
+        if rows:
+            w(f"Where the recorded utrace path goes ({c[1] / c[0]:.1f} instructions "
+              f"per iteration in all, loop included; exclusive, callgrind):")
+            w("")
+            w("| function | object | instr/event |")
+            w("|---|---|---:|")
+            for fn, per, obj in rows[:15]:
+                w(f"| `{fn}` | {obj} | {per:.2f} |")
+            w("")
+
+    # ------------------------------------------------ file layout
+    fs = rec["filestats"].get(1)
+    if fs and uf1:
+        ev = uf1[-1][2]
+        fb = int(fs.get("file_bytes", 0))
+        pages = int(fs.get("pages", 0))
+        page_size = int(fs.get("page_size", 4096))
+        committed = int(fs.get("page_committed_bytes", 0))
+        unused = int(fs.get("page_unused_bytes", 0))
+        page_rec = int(fs.get("bytes_page", 0))
+        other = fb - page_rec
+        if ev and pages:
+            w("### Where the bytes of a utrace file go")
+            w("")
+            w(f"The last 1-thread file ({fb:,} bytes, {ev:,} events), walked record "
+              f"by record (`bench/tracefile-stats.py`):")
+            w("")
+            w("| part | bytes | per event |")
+            w("|---|---:|---:|")
+            w(f"| events in pages (commit words) | {committed:,} | {committed / ev:.3f} |")
+            w(f"| unused ends of pages | {unused:,} | {unused / ev:.3f} |")
+            w(f"| page headers (16 B each, {pages:,} pages) | {16 * pages:,} | "
+              f"{16 * pages / ev:.3f} |")
+            w(f"| PAGE record headers (16 + 32 B each) | {page_rec - pages * page_size:,} | "
+              f"{(page_rec - pages * page_size) / ev:.3f} |")
+            w(f"| file header and other records | {other:,} | {other / ev:.4f} |")
+            w(f"| **total** | {fb:,} | {fb / ev:.3f} |")
+            w("")
+            per_page = ev / pages
+            data_room = page_size - 16
+            w(f"Each event takes {committed / ev:.0f} bytes in its page (a 4-byte "
+              f"header word and the 20-byte record: 8 bytes of common fields, `a`, "
+              f"`b`, no tail padding).  A page holds {per_page:.1f} events on "
+              f"average, {data_room - per_page * (committed / ev):.0f} bytes of its "
+              f"{data_room} data bytes unused; with the 64 bytes a page costs on "
+              f"top (its header and the PAGE record header), the file needs "
+              f"{fb / ev:.2f} bytes per event.")
+            w("")
+
+    # ------------------------------------------------ reading
+    w("### Reading the traces back")
+    w("")
+    read_runs = params.get("read_runs", "?")
+    w(f"Each reader run {read_runs} times on the last trace of the runs above, "
+      f"output to /dev/null; wall-clock time of the whole command (start-up "
+      f"included).  events/s from the fastest run.")
+    w("")
+    w("| reader | trace | events | seconds min / median / max | events/s |")
+    w("|---|---|---:|---:|---:|")
+    readers = (("utrace-script", "`utrace script -i FILE > /dev/null`",
+                "utrace file, 1 thread"),
+               ("babeltrace2", "`babeltrace2 DIR > /dev/null`", "LTTng trace, 1 thread"),
+               ("trace-cmd", "`trace-cmd report`", "trace.dat"))
+    speeds = {}
+    for key, title, trace in readers:
+        v = rec["reads"].get(key)
+        st = rec["read_status"].get(key)
+        if v:
+            secs = [ns / 1e9 for _, ns in v]
+            evn = v[0][0]
+            speeds[key] = evn / min(secs)
+            w(f"| {title} | {trace} | {evn:,} | {min(secs):.2f} / "
+              f"{statistics.median(secs):.2f} / {max(secs):.2f} | "
+              f"{speeds[key] / 1e6:.2f} M |")
+        else:
+            w(f"| {title} | {trace} | - | - | {st or 'not run'} |")
+    w("")
+    if "utrace-script" not in speeds:
+        st = rec["read_status"].get("utrace-script", "not run")
+        w(f"`utrace script` was not measured: {st}; its rows and its target "
+          f"wait for it.")
+        w("")
+
+    # ------------------------------------------------ targets
+    w("### Targets")
+    w("")
+    w("The issue's targets, next to the figures above (medians):")
+    w("")
+
+    def verdict(ok):
+        return "**PASS**" if ok else "**FAIL**"
+
+    r = ratio(med(u1), med(raw1))
+    if r is not None:
+        w(f"- {verdict(r <= 1.4)} enabled two-field event ≤ 1.4x the raw store: "
+          f"{med(u1):.2f} ns vs {med(raw1):.2f} ns = {r:.2f}x"
+          + ("" if r <= 1.4 else f" ({r / 1.4:.2f}x over the target)")
+          + (f"; in instructions {ui:.0f} vs {ri:.0f} = {ui / ri:.1f}x"
+             if ui is not None and ri else ""))
+    else:
+        w("- not measured: enabled two-field event ≤ 1.4x the raw store")
+    r = ratio(med(lt1), med(u1))
+    if r is not None:
+        w(f"- {verdict(r >= 5)} ≥ 5x faster than LTTng-UST: {med(lt1):.2f} ns vs "
+          f"{med(u1):.2f} ns = {r:.2f}x faster"
+          + ("" if r >= 5 else f" ({5 / r:.2f}x short of the target)")
+          + (f"; in instructions {li:.0f} vs {ui:.0f} = {li / ui:.2f}x"
+             if li is not None and ui else ""))
+    else:
+        w(f"- not measured: ≥ 5x faster than LTTng-UST ({lttng_status})")
+    rs = [ratio(med(s), med(u1)) for s in u2]
+    if all(x is not None for x in rs) and rs:
+        worst = max(rs)
+        w(f"- {verdict(worst <= 1.2)} 2 threads within 1.2x of 1 thread: "
+          + ", ".join(f"thread {i} {x:.2f}x" for i, x in enumerate(rs))
+          + ("" if worst <= 1.2 else f" ({worst / 1.2:.2f}x over the target)"))
+    else:
+        w("- not measured: 2 threads within 1.2x of 1 thread")
+    if uf1:
+        w(f"- {verdict(u1_lost == 0)} zero events lost, 1 thread at full speed, "
+          f"{rec_n:,} events: {u1_lost_text}")
+    else:
+        w("- not measured: zero events lost for 1 thread")
+    if u1_bpe is not None:
+        w(f"- {verdict(u1_bpe <= 24)} ≤ 24 bytes/event on disk: {u1_bpe:.2f}"
+          + ("" if u1_bpe <= 24 else
+             f" ({u1_bpe - 24:.2f} B, {pct(u1_bpe / 24 - 1)} over the target)"))
+    else:
+        w("- not measured: ≤ 24 bytes/event on disk")
+    if "utrace-script" in speeds:
+        sp = speeds["utrace-script"]
+        w(f"- {verdict(sp >= 2e6)} `utrace script` ≥ 2 M events/s: {sp / 1e6:.2f} M"
+          + ("" if sp >= 2e6 else f" ({2e6 / sp:.2f}x short of the target)"))
+    else:
+        w(f"- not measured: `utrace script` ≥ 2 M events/s "
+          f"({rec['read_status'].get('utrace-script', 'not run')})")
+    w("")
+
+    # ------------------------------------------------ setup notes
+    w("### Setup")
+    w("")
+    lst = os.path.join(rd, "lttng-list.txt")
+    if os.path.exists(lst):
+        text = open(lst).read()
+        attrs = []
+        for key in ("Buffering scheme", "Event-loss mode", "Sub-buffer size",
+                    "Sub-buffer count", "Output mode"):
+            m = re.search(rf"{key}:\s*(.+)", text)
+            if m:
+                attrs.append(f"{key.lower()} {m.group(1).strip()}")
+        if attrs:
+            w(f"- LTTng channel (the default, from `lttng list`): {'; '.join(attrs)}; "
+              f"per CPU.  The consumer daemon writes the sub-buffers to disk "
+              f"while the program runs, on the same two cores.")
+    else:
+        w(f"- LTTng recording: {lttng_status}.")
+    w("- The utrace recorder moves full pages from the pool to the file every "
+      "millisecond (and without sleeping while there are pages to move), in its "
+      "own process, on the same two cores: with 2 traced threads, three busy "
+      "threads share two CPUs.")
+    w("- The LTTng provider of `bench/bench-lttng-tp.h` is `bench`, so the "
+      "sessions enable `bench:*` (the only event in it is `bench:bench_ev`).")
+    w("- The raw store pays no page faults (its arrays are touched before the "
+      "loop); utrace's pool pages are faulted in by their first lap.")
+    w("")
+
+
 # --------------------------------------------------------------- report
 
 def fmt(x, digits=2):
@@ -289,8 +699,11 @@ def main():
     w("")
     w("What a `trace_<event>()` call site costs in a user-space program, "
       "switched off and switched on, next to the same event as an "
-      "LTTng-UST `tracepoint()`.  Written by `bench/run.sh`; do not edit "
-      "by hand.")
+      "LTTng-UST `tracepoint()`; and (section Recording) what an event "
+      "costs when `utrace record` really records it, next to a raw "
+      "in-memory store and an LTTng session writing to disk, what it "
+      "leaves on disk and how fast it reads back.  Written by "
+      "`bench/run.sh`; do not edit by hand.")
     w("")
     w("## How to re-run")
     w("")
@@ -304,7 +717,11 @@ def main():
       "`valgrind --tool=callgrind`, times the loops with `clock_gettime`, "
       "and disassembles them with `objdump -d`.  Knobs: `BENCH_N`, "
       "`BENCH_RUNS`, `BENCH_CG_N`, `BENCH_LTTNG_ON_N`, `BENCH_LTTNG_ON_RUNS`, "
-      "`BENCH_LTTNG_ON_CG_N`, `BENCH_NO_LTTNG_ON=1` (see the top of run.sh).")
+      "`BENCH_LTTNG_ON_CG_N`, `BENCH_NO_LTTNG_ON=1`, and for the recording part "
+      "`BENCH_REC_N`, `BENCH_REC_RUNS`, `BENCH_REC_CG_N`, `BENCH_READ_RUNS`, "
+      "`BENCH_KEEP_TRACES=1` (see the top of run.sh).  The recording part also "
+      "builds `bench/bench-record.c` three times and the `utrace` tool, runs "
+      "`utrace record`, an lttng session to disk and babeltrace2.")
     w("")
     w("## Machine")
     w("")
@@ -318,10 +735,15 @@ def main():
       f"binutils objdump: {first_line(sh('objdump', '--version'))}")
     w(f"- liblttng-ust {sh('pkg-config', '--modversion', 'lttng-ust')}; "
       f"liburcu-bp {sh('pkg-config', '--modversion', 'liburcu-bp')}; "
-      f"lttng-tools: {first_line(sh('lttng', '--version')) if shutil.which('lttng') else '(not installed)'}")
+      f"lttng-tools: {first_line(sh('lttng', '--version')) if shutil.which('lttng') else '(not installed)'}; "
+      f"babeltrace2: {first_line(sh('babeltrace2', '--version')) if shutil.which('babeltrace2') else '(not installed)'}")
     w(f"- utrace: commit {commit}"
       + (" with uncommitted changes in lib/ or include/" if dirty else ""))
     w(f"- bench/run.sh took {params.get('seconds', '?')} s")
+    if "load_start" in params:
+        w(f"- load average (1, 5, 15 min) when run.sh started: "
+          f"{params['load_start']}; when it ended: {params.get('load_end', '?')} "
+          f"(the benchmark itself adds up to about 2)")
     w("")
     w("The machine is shared and noisy: the ns figures are indicative only "
       "(compare them only within one run).  The instruction counts "
@@ -551,6 +973,8 @@ def main():
     else:
         w(f"Not measured: {st}.")
     w("")
+
+    recording_section(w, data, params, counts, top)
     with open(results, "w") as f:
         f.write("\n".join(L))
 

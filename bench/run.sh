@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 #
-# bench/run.sh - what does a utrace call site cost, next to LTTng-UST?
+# bench/run.sh - what does a utrace call site cost, next to LTTng-UST,
+# and what does recording an event cost?
 #
-# Builds libutrace and the benchmark programs (bench/meson.build) in
-# bench/out/build, counts instructions per call with callgrind, times
-# 100M-call loops, disassembles the loops, and writes bench/RESULTS.md.
-# Takes about two minutes.  Needs meson, ninja, a C compiler, valgrind,
-# objdump, python3 and liblttng-ust-dev; clang and lttng-tools are used
-# when present.
+# Builds libutrace, the utrace tool and the benchmark programs
+# (bench/meson.build) in bench/out/build, counts instructions per call with
+# callgrind, times 100M-call loops, disassembles the loops; then records a
+# two-field event fired 10M times per thread with `utrace record`, with an
+# LTTng session to disk and into a raw per-thread array, times reading the
+# traces back, and writes bench/RESULTS.md.  Takes about three minutes on
+# two cores.  Needs meson, ninja, a C compiler, valgrind, objdump, python3
+# and liblttng-ust-dev; clang, lttng-tools and babeltrace2 are used when
+# present.
 #
 # Knobs (environment):
 #   BENCH_N=100000000        iterations of each timed run
@@ -16,7 +20,13 @@
 #   BENCH_CG_N=1000000       iterations under callgrind
 #   BENCH_LTTNG_ON_N=10000000, BENCH_LTTNG_ON_RUNS=5, BENCH_LTTNG_ON_CG_N=100000
 #                            the same for LTTng switched on (much slower)
-#   BENCH_NO_LTTNG_ON=1      do not start lttng-sessiond
+#   BENCH_NO_LTTNG_ON=1      do not start lttng-sessiond (no LTTng on rows,
+#                            no LTTng recording)
+#   BENCH_REC_N=10000000     events per thread of each recording run
+#   BENCH_REC_RUNS=5         recording runs of each case
+#   BENCH_REC_CG_N=100000    events of the recorded path under callgrind
+#   BENCH_READ_RUNS=3        timed runs of each trace reader
+#   BENCH_KEEP_TRACES=1      keep the last trace files in bench/out/rec (~1 GB)
 #   CC, CLANG                compilers (default cc, clang)
 set -euo pipefail
 
@@ -31,6 +41,10 @@ CG_N=${BENCH_CG_N:-1000000}
 LTTNG_ON_N=${BENCH_LTTNG_ON_N:-10000000}
 LTTNG_ON_RUNS=${BENCH_LTTNG_ON_RUNS:-5}
 LTTNG_ON_CG_N=${BENCH_LTTNG_ON_CG_N:-100000}
+REC_N=${BENCH_REC_N:-10000000}
+REC_RUNS=${BENCH_REC_RUNS:-5}
+REC_CG_N=${BENCH_REC_CG_N:-100000}
+READ_RUNS=${BENCH_READ_RUNS:-3}
 CC=${CC:-cc}
 CLANG=${CLANG:-clang}
 PYTHON=${PYTHON:-python3}
@@ -47,6 +61,7 @@ pkg-config --exists lttng-ust || die "liblttng-ust-dev is missing"
 unset UTRACE_EVENTS UTRACE_PRINT
 
 start=$(date +%s)
+load_start=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')
 mkdir -p "$out"
 rm -rf "$out/data"
 mkdir -p "$out/data" "$out/data/cg" "$out/data/disasm"
@@ -62,7 +77,8 @@ else
 		{ cat "$out/meson-setup.log" >&2; die "meson setup failed"; }
 fi
 ninja -C "$build" bench/bench-utrace bench/bench-utrace-disabled \
-	bench/bench-lttng >"$out/ninja.log" 2>&1 ||
+	bench/bench-lttng bench/bench-record-utrace bench/bench-record-lttng \
+	bench/bench-record-raw tools/utrace/utrace >"$out/ninja.log" 2>&1 ||
 	{ cat "$out/ninja.log" >&2; die "build failed"; }
 
 # label:binary pairs; every binary answers 'cases', 'time' and 'count'.
@@ -74,7 +90,9 @@ bins=(
 
 # The call site compiled by clang as well.  The file with
 # CREATE_TRACE_POINTS is compiled by clang if it can be, else by cc.
-common=(-O2 -g -std=c17 -D_GNU_SOURCE -DBENCH_UTRACE
+# DWARF 4: valgrind 3.19 gives up on the DWARF 5 that clang 14 writes for
+# the CREATE_TRACE_POINTS file ("Possibly corrupted debuginfo file").
+common=(-O2 -g -gdwarf-4 -std=c17 -D_GNU_SOURCE -DBENCH_UTRACE
 	-I"$top/include" -I"$top/include/utrace/compat" -I"$here")
 : >"$data/clang.txt"
 if command -v "$CLANG" >/dev/null; then
@@ -174,7 +192,13 @@ session_made=
 status_file=$data/lttng-on.txt
 : >"$status_file"
 
+rec_session=
+
 lttng_cleanup() {
+	if [ -n "$rec_session" ]; then
+		lttng destroy "$rec_session" >/dev/null 2>&1 || true
+		rec_session=
+	fi
 	if [ -n "$session_made" ]; then
 		lttng destroy "$session" >/dev/null 2>&1 || true
 		session_made=
@@ -187,13 +211,17 @@ lttng_cleanup() {
 }
 trap lttng_cleanup EXIT
 
-lttng_on() {
+# A session daemon for both LTTng parts: the on rows of the call-site
+# table and the recording table.  Sets sessiond_status ("ok" or why not).
+sessiond_status=
+sessiond_up() {
+	[ -n "$sessiond_status" ] && return
 	if [ -n "${BENCH_NO_LTTNG_ON:-}" ]; then
-		echo "status skipped (BENCH_NO_LTTNG_ON set)" >>"$status_file"
+		sessiond_status="skipped (BENCH_NO_LTTNG_ON set)"
 		return
 	fi
 	if ! command -v lttng >/dev/null || ! command -v lttng-sessiond >/dev/null; then
-		echo "status unavailable (lttng-tools is not installed)" >>"$status_file"
+		sessiond_status="unavailable (lttng-tools is not installed)"
 		return
 	fi
 	if lttng list >/dev/null 2>&1; then
@@ -209,10 +237,18 @@ lttng_on() {
 			sleep 0.1
 		done
 		if ! lttng list >/dev/null 2>&1; then
-			echo "status unavailable (lttng-sessiond did not start: $(tail -n 1 "$data/lttng-sessiond.log"))" \
-				>>"$status_file"
+			sessiond_status="unavailable (lttng-sessiond did not start: $(tail -n 1 "$data/lttng-sessiond.log"))"
 			return
 		fi
+	fi
+	sessiond_status=ok
+}
+
+lttng_on() {
+	sessiond_up
+	if [ "$sessiond_status" != ok ]; then
+		echo "status $sessiond_status" >>"$status_file"
+		return
 	fi
 	if ! { lttng create "$session" --snapshot -o "$out/lttng-snapshot" &&
 	       session_made=1 &&
@@ -240,18 +276,229 @@ lttng_on() {
 	echo "status ok" >>"$status_file"
 }
 lttng_on
+# The snapshot session also enables bench:bench_ev: it must be gone
+# before the recording runs, or LTTng would write every event twice.
+if [ -n "$session_made" ]; then
+	lttng destroy "$session" >/dev/null 2>&1 || true
+	session_made=
+fi
+
+# ------------------------------------------------------------ recording
+# The two-field event fired REC_N times per thread, really recorded:
+#   utrace  under `utrace record -o FILE -- prog` (default buffer), 1 and 2
+#           threads; the recorder's summary line gives events and lost
+#   raw     no tracer, a 24-byte record per event into a per-thread array
+#   lttng   an LTTng session writing to disk (default channel), 1 thread;
+#           `lttng list` gives discarded events, babeltrace2 counts them
+# One round runs every case once (round-robin, so that noise spreads);
+# REC_RUNS rounds.  Only the last round's traces are kept, for reading.
+utrace=$build/tools/utrace/utrace
+rec=$out/rec
+rdata=$data/rec
+rm -rf "$rec"
+mkdir -p "$rec" "$rdata"
+: >"$rdata/times.txt"
+: >"$rdata/files.txt"
+: >"$rdata/counts.txt"
+: >"$rdata/read.txt"
+: >"$rdata/status.txt"
+
+rec_utrace() { # threads run
+	local t=$1 r=$2 f=$rec/utrace-$1t.dat line
+	rm -f "$f"
+	if ! "$utrace" record -o "$f" -- "$build/bench/bench-record-utrace" run "$REC_N" "$t" \
+		>"$rdata/utrace-$t.out" 2>"$rdata/utrace-$t.$r.err"; then
+		say "utrace record ($t threads) failed, see $rdata/utrace-$t.$r.err"
+		return 0
+	fi
+	sed "s/^REC /REC utrace $t $r /" "$rdata/utrace-$t.out" >>"$rdata/times.txt"
+	line=$(grep -E '^utrace record: [0-9]+ events written, [0-9]+ lost,' \
+		"$rdata/utrace-$t.$r.err" | tail -n 1) || true
+	if [ -n "$line" ]; then
+		# FILE label threads run bytes events lost
+		echo "FILE utrace $t $r $(stat -c %s "$f") $(echo "$line" |
+			sed -E 's/^utrace record: ([0-9]+) events written, ([0-9]+) lost,.*/\1 \2/')" \
+			>>"$rdata/files.txt"
+	else
+		say "no summary line from utrace record, see $rdata/utrace-$t.$r.err"
+	fi
+	[ "$r" -eq $((REC_RUNS - 1)) ] || rm -f "$f"
+}
+
+rec_raw() { # threads run
+	"$build/bench/bench-record-raw" run "$REC_N" "$1" |
+		sed "s/^REC /REC raw $1 $2 /" >>"$rdata/times.txt" ||
+		say "bench-record-raw ($1 threads) failed"
+}
+
+lttng_rec_ok=
+rec_lttng() { # run
+	local r=$1 dir=$rec/lttng-1t s=utrace-bench-rec-$$-$1 disc ev counted
+	[ -n "$lttng_rec_ok" ] || return 0
+	rm -rf "$dir"
+	if ! { lttng create "$s" --output="$dir" && rec_session=$s &&
+	       lttng enable-event -u -s "$s" 'bench:*' &&
+	       lttng start "$s"; } >"$rdata/lttng-session.$r.log" 2>&1; then
+		say "could not set up an LTTng session, see $rdata/lttng-session.$r.log"
+		echo "lttng unavailable (could not set up a session, see bench/out/data/rec/lttng-session.$r.log)" \
+			>>"$rdata/status.txt"
+		lttng_rec_ok=
+		lttng_cleanup_rec
+		return 0
+	fi
+	if ! "$build/bench/bench-record-lttng" run "$REC_N" 1 \
+		>"$rdata/lttng.out" 2>"$rdata/lttng.$r.err"; then
+		say "bench-record-lttng failed, see $rdata/lttng.$r.err"
+		echo "lttng unavailable (the event did not switch on, see bench/out/data/rec/lttng.$r.err)" \
+			>>"$rdata/status.txt"
+		lttng_rec_ok=
+		lttng_cleanup_rec
+		return 0
+	fi
+	lttng stop "$s" >"$rdata/lttng-stop.$r.log" 2>&1 || true
+	lttng list "$s" >"$rdata/lttng-list.$r.txt" 2>&1 || true
+	lttng_cleanup_rec
+	sed "s/^REC /REC lttng 1 $r /" "$rdata/lttng.out" >>"$rdata/times.txt"
+	disc=$(awk '/Discarded events:/ { d += $3 } END { print d + 0 }' "$rdata/lttng-list.$r.txt")
+	counted=-1
+	if command -v babeltrace2 >/dev/null; then
+		ev=$(babeltrace2 "$dir" -c sink.utils.counter 2>"$rdata/bt2-count.$r.err" |
+			awk '/ Event messages$/ { e = $1 } END { print e }') || ev=
+		if [ -n "$ev" ]; then counted=$ev; fi
+	fi
+	# LTTNG run bytes discarded counted-by-babeltrace2 (-1: not counted)
+	echo "LTTNG $r $(du -sb "$dir" | cut -f1) $disc $counted" >>"$rdata/files.txt"
+	[ "$r" -eq $((REC_RUNS - 1)) ] || rm -rf "$dir"
+}
+
+lttng_cleanup_rec() {
+	if [ -n "$rec_session" ]; then
+		lttng destroy "$rec_session" >/dev/null 2>&1 || true
+		rec_session=
+	fi
+}
+
+sessiond_up
+if [ "$sessiond_status" = ok ]; then
+	lttng_rec_ok=1
+	echo "lttng ok" >>"$rdata/status.txt"
+else
+	echo "lttng $sessiond_status" >>"$rdata/status.txt"
+fi
+
+say "recording: $REC_RUNS rounds of $REC_N events per thread (utrace 1 and 2 threads, raw, LTTng)"
+for ((r = 0; r < REC_RUNS; r++)); do
+	rec_utrace 1 "$r"
+	rec_utrace 2 "$r"
+	rec_raw 1 "$r"
+	rec_raw 2 "$r"
+	rec_lttng "$r"
+done
+if [ -n "$lttng_rec_ok" ]; then
+	cp "$rdata/lttng-list.$((REC_RUNS - 1)).txt" "$rdata/lttng-list.txt" 2>/dev/null || true
+fi
 lttng_cleanup
+
+# Where the bytes of the last utrace files go (record headers, pages).
+for t in 1 2; do
+	if [ -f "$rec/utrace-${t}t.dat" ]; then
+		"$PYTHON" "$here/tracefile-stats.py" "$rec/utrace-${t}t.dat" \
+			>"$rdata/filestats-${t}t.txt" 2>&1 || true
+	fi
+done
+[ -n "${BENCH_KEEP_TRACES:-}" ] || rm -f "$rec/utrace-2t.dat"
+
+# Instructions per event of the switched-on, recorded path: the event loop
+# and the empty loop of the same program, each under callgrind (the loop
+# function and all it calls), run under `utrace record`.  The raw store
+# the same way, without a recorder.
+rec_count() { # label function recorder(0/1)
+	local label=$1 fn=$2 f=$rdata/cg.$1.$2.out
+	local cmd=(valgrind --tool=callgrind --callgrind-out-file="$f"
+		--collect-atstart=no --toggle-collect="$fn"
+		"$build/bench/bench-record-$label" count "$REC_CG_N")
+	if [ "$3" = 1 ]; then
+		cmd=("$utrace" record -o "$rec/cg.dat" -- "${cmd[@]}")
+	fi
+	if "${cmd[@]}" >"$f.log" 2>&1; then
+		echo "COUNT $label $fn $REC_CG_N $(awk '/^(summary|totals):/ { print $2; exit }' "$f")" \
+			>>"$rdata/counts.txt"
+	else
+		say "callgrind of bench-record-$label $fn failed, see $f.log"
+	fi
+	rm -f "$rec/cg.dat"
+}
+say "counting the recorded path with callgrind (N=$REC_CG_N)"
+for fn in bench_rec_loop_empty bench_rec_loop; do
+	rec_count utrace "$fn" 1
+	rec_count raw "$fn" 0
+done
+
+# Reading the traces back: `utrace script` (when the built utrace has it)
+# on the last 1-thread utrace file, babeltrace2 on the last LTTng trace.
+# trace-cmd needs a trace.dat, which utrace cannot export yet.
+now_ns() { date +%s%N; }
+read_time() { # reader run events command...
+	local name=$1 r=$2 ev=$3 t0 t1 rc=0
+	shift 3
+	t0=$(now_ns)
+	"$@" >/dev/null 2>"$rdata/read-$name.$r.err" || rc=$?
+	t1=$(now_ns)
+	if [ "$rc" -ne 0 ]; then
+		say "$name failed, see $rdata/read-$name.$r.err"
+		echo "READSTATUS $name failed (exit status $rc, see bench/out/data/rec/read-$name.$r.err)" \
+			>>"$rdata/read.txt"
+		return 1
+	fi
+	echo "READ $name $r $ev $((t1 - t0))" >>"$rdata/read.txt"
+}
+ufile=$rec/utrace-1t.dat
+uev=$(awk -v r=$((REC_RUNS - 1)) '$1 == "FILE" && $2 == "utrace" && $3 == 1 && $4 == r { print $6 }' \
+	"$rdata/files.txt")
+if ! "$utrace" --help 2>/dev/null | grep -qE '^ +script( |$)'; then
+	echo "READSTATUS utrace-script skipped (the built utrace has no 'script' command)" \
+		>>"$rdata/read.txt"
+elif [ ! -f "$ufile" ] || [ -z "$uev" ]; then
+	echo "READSTATUS utrace-script skipped (no utrace trace file was recorded)" >>"$rdata/read.txt"
+else
+	say "reading: utrace script, $READ_RUNS runs"
+	for ((r = 0; r < READ_RUNS; r++)); do
+		read_time utrace-script "$r" "$uev" "$utrace" script -i "$ufile" || break
+	done
+fi
+ldir=$rec/lttng-1t
+lev=$(awk -v r=$((REC_RUNS - 1)) '$1 == "LTTNG" && $2 == r { print $5 }' "$rdata/files.txt")
+if ! command -v babeltrace2 >/dev/null; then
+	echo "READSTATUS babeltrace2 skipped (babeltrace2 is not installed)" >>"$rdata/read.txt"
+elif [ ! -d "$ldir" ] || [ -z "$lev" ] || [ "$lev" -lt 0 ]; then
+	echo "READSTATUS babeltrace2 skipped (no LTTng trace was recorded)" >>"$rdata/read.txt"
+else
+	say "reading: babeltrace2, $READ_RUNS runs"
+	for ((r = 0; r < READ_RUNS; r++)); do
+		read_time babeltrace2 "$r" "$lev" babeltrace2 "$ldir" || break
+	done
+fi
+echo "READSTATUS trace-cmd not comparable yet (no trace.dat export)" >>"$rdata/read.txt"
+if [ -z "${BENCH_KEEP_TRACES:-}" ]; then
+	rm -rf "$rec"
+fi
 
 # --------------------------------------------------------------- report
 end=$(date +%s)
 {
 	echo "seconds $((end - start))"
+	echo "load_start $load_start"
+	echo "load_end $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')"
 	echo "n $N"
 	echo "runs $RUNS"
 	echo "cg_n $CG_N"
 	echo "lttng_on_n $LTTNG_ON_N"
 	echo "lttng_on_runs $LTTNG_ON_RUNS"
 	echo "lttng_on_cg_n $LTTNG_ON_CG_N"
+	echo "rec_n $REC_N"
+	echo "rec_runs $REC_RUNS"
+	echo "rec_cg_n $REC_CG_N"
+	echo "read_runs $READ_RUNS"
 	echo "cc $CC"
 	echo "clang $CLANG"
 } >"$data/params.txt"

@@ -1,0 +1,266 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The recording benchmark: what does a switched-on two-field event cost
+ * when it is really recorded, and what does it leave on disk?  One source,
+ * built three times (see meson.build):
+ *
+ *   bench-record-utrace  -DBENCH_UTRACE  trace_bench_ev(), run under
+ *                                        `utrace record -o FILE -- prog`
+ *   bench-record-lttng   -DBENCH_LTTNG   tracepoint(bench, bench_ev), run
+ *                                        while an lttng session records
+ *                                        bench:bench_ev to disk
+ *   bench-record-raw     -DBENCH_RAW     no tracer: each event stores a
+ *                                        24-byte record {u64 rdtsc; u64 a;
+ *                                        u32 b; u32 pad} into a preallocated
+ *                                        (and pre-touched) per-thread array
+ *
+ * Usage:
+ *   bench-record-X run N THREADS   THREADS threads each run the loop N
+ *                                  times, all started together; each times
+ *                                  its own loop with clock_gettime and
+ *                                  prints "REC <thread> <n> <ns>"
+ *   bench-record-X count N         a short warm-up (1000 events, in
+ *                                  bench_rec_warm), the empty loop and the
+ *                                  event loop N times each, for valgrind
+ *                                  --tool=callgrind --toggle-collect=...
+ *
+ * The utrace and LTTng builds refuse to run (exit 3) when the event is not
+ * on, so a broken session shows up as an error, not as a fast figure.
+ * The loops have the same skeleton as bench.c's: a 64-bit counter passed
+ * (with its low 32 bits) as the event's arguments, and an empty asm that
+ * uses it and clobbers memory.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#if defined(BENCH_UTRACE)
+#include "bench-events.h"
+#define BENCH_EVENT(ctx, i) trace_bench_ev((i), (uint32_t)(i))
+#define BENCH_ON() trace_bench_ev_enabled()
+#define BENCH_NAME "utrace"
+#elif defined(BENCH_LTTNG)
+#include "bench-lttng-tp.h"
+#define BENCH_EVENT(ctx, i) tracepoint(bench, bench_ev, (i), (uint32_t)(i))
+#define BENCH_ON() (tracepoint_enabled(bench, bench_ev) != 0)
+#define BENCH_NAME "lttng"
+#elif defined(BENCH_RAW)
+struct raw_rec {
+	uint64_t tsc;
+	uint64_t a;
+	uint32_t b;
+	uint32_t pad;
+};
+_Static_assert(sizeof(struct raw_rec) == 24, "the raw record is 24 bytes");
+#define BENCH_EVENT(ctx, i) do {					\
+		struct raw_rec *r_ = (struct raw_rec *)(ctx) + (i);	\
+		r_->tsc = __builtin_ia32_rdtsc();			\
+		r_->a = (i);						\
+		r_->b = (uint32_t)(i);					\
+		r_->pad = 0;						\
+	} while (0)
+#define BENCH_ON() 1
+#define BENCH_NAME "raw"
+#else
+#error "build with -DBENCH_UTRACE, -DBENCH_LTTNG or -DBENCH_RAW"
+#endif
+
+#if defined(__has_attribute)
+#if __has_attribute(noclone)
+#define BENCH_NOINLINE __attribute__((noinline, noclone))
+#endif
+#endif
+#ifndef BENCH_NOINLINE
+#define BENCH_NOINLINE __attribute__((noinline))
+#endif
+#define BENCH_BARRIER(i) __asm__ __volatile__("" : : "r"(i) : "memory")
+
+BENCH_NOINLINE void bench_rec_loop_empty(uint64_t n, void *ctx);
+BENCH_NOINLINE void bench_rec_loop(uint64_t n, void *ctx);
+BENCH_NOINLINE void bench_rec_warm(uint64_t n, void *ctx);
+
+/* Baseline for callgrind: the loop alone. */
+BENCH_NOINLINE void bench_rec_loop_empty(uint64_t n, void *ctx)
+{
+	for (uint64_t i = 0; i < n; i++)
+		BENCH_BARRIER(i);
+	BENCH_BARRIER(ctx);
+}
+
+/* The loop under test: one event per iteration. */
+BENCH_NOINLINE void bench_rec_loop(uint64_t n, void *ctx)
+{
+	for (uint64_t i = 0; i < n; i++) {
+		BENCH_EVENT(ctx, i);
+		BENCH_BARRIER(i);
+	}
+	BENCH_BARRIER(ctx);
+}
+
+/* The same loop under another name, so that callgrind can leave the
+ * thread's first events (slot, first page) out of the count. */
+BENCH_NOINLINE void bench_rec_warm(uint64_t n, void *ctx)
+{
+	for (uint64_t i = 0; i < n; i++) {
+		BENCH_EVENT(ctx, i);
+		BENCH_BARRIER(i);
+	}
+	BENCH_BARRIER(ctx);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t parse_u64(const char *s)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s || *end || v == 0) {
+		fprintf(stderr, "bench-record: bad number '%s'\n", s);
+		exit(2);
+	}
+	return v;
+}
+
+/* The utrace event is on from the start under `utrace record`; the LTTng
+ * one once the session daemon has seen the program, which can take a
+ * while (longer under valgrind). */
+static void wait_on(void)
+{
+	for (int i = 0; i < 2000 && !BENCH_ON(); i++)
+		usleep(10000);
+	if (!BENCH_ON()) {
+		fprintf(stderr, "bench-record-%s: the event is not on (%s)\n", BENCH_NAME,
+#if defined(BENCH_UTRACE)
+			"run me under utrace record"
+#else
+			"no session daemon or session with bench:bench_ev?"
+#endif
+			);
+		exit(3);
+	}
+}
+
+/* Room for the raw store: N records, touched now so that no page fault
+ * lands in the timed loop.  NULL for the tracers. */
+static void *make_ctx(uint64_t n)
+{
+#if defined(BENCH_RAW)
+	size_t size = (size_t)n * sizeof(struct raw_rec);
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+
+	if (p == MAP_FAILED) {
+		perror("bench-record-raw: mmap");
+		exit(1);
+	}
+	memset(p, 0, size);
+	return p;
+#else
+	(void)n;
+	return NULL;
+#endif
+}
+
+static void free_ctx(void *ctx, uint64_t n)
+{
+#if defined(BENCH_RAW)
+	munmap(ctx, (size_t)n * sizeof(struct raw_rec));
+#else
+	(void)ctx;
+	(void)n;
+#endif
+}
+
+struct worker {
+	pthread_t th;
+	int idx;
+	uint64_t n;
+	uint64_t ns;
+};
+
+static pthread_barrier_t start_line;
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	void *ctx = make_ctx(w->n);
+	uint64_t t0, t1;
+
+	/* Spin for 0.2 s with no events, so that the timed loop does not
+	 * pay for a cold CPU (clock ramp-up, cold caches). */
+	for (t0 = now_ns(); now_ns() - t0 < 200000000u;)
+		bench_rec_loop_empty(1000000, ctx);
+	pthread_barrier_wait(&start_line);
+	t0 = now_ns();
+	bench_rec_loop(w->n, ctx);
+	t1 = now_ns();
+	w->ns = t1 - t0;
+	free_ctx(ctx, w->n);
+	return NULL;
+}
+
+static int usage(void)
+{
+	fprintf(stderr, "usage: bench-record-%s run N THREADS | count N\n", BENCH_NAME);
+	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 4 && strcmp(argv[1], "run") == 0) {
+		uint64_t n = parse_u64(argv[2]), nt = parse_u64(argv[3]);
+		struct worker *w;
+		int err;
+
+		if (nt > 64)
+			return usage();
+		w = calloc(nt, sizeof(*w));
+		if (!w)
+			return 1;
+		wait_on();
+		pthread_barrier_init(&start_line, NULL, (unsigned)nt);
+		for (uint64_t k = 0; k < nt; k++) {
+			w[k].idx = (int)k;
+			w[k].n = n;
+			err = pthread_create(&w[k].th, NULL, worker_main, &w[k]);
+			if (err) {
+				fprintf(stderr, "bench-record: pthread_create: %s\n", strerror(err));
+				return 1;
+			}
+		}
+		for (uint64_t k = 0; k < nt; k++)
+			pthread_join(w[k].th, NULL);
+		for (uint64_t k = 0; k < nt; k++)
+			printf("REC %d %" PRIu64 " %" PRIu64 "\n", w[k].idx, w[k].n, w[k].ns);
+		free(w);
+		return 0;
+	}
+	if (argc == 3 && strcmp(argv[1], "count") == 0) {
+		uint64_t n = parse_u64(argv[2]);
+		void *ctx = make_ctx(n > 1000 ? n : 1000);
+
+		wait_on();
+		bench_rec_warm(1000, ctx);
+		bench_rec_loop_empty(n, ctx);
+		bench_rec_loop(n, ctx);
+		printf("COUNT %" PRIu64 "\n", n);
+		free_ctx(ctx, n > 1000 ? n : 1000);
+		return 0;
+	}
+	return usage();
+}
