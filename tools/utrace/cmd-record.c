@@ -695,9 +695,18 @@ int cmd_record(int argc, char **argv)
 					finish(p);
 			}
 		}
-		for (i = 0; i < MAX_PROCS; i++)
-			if (procs[i].used && procs[i].pool)
-				busy |= drain(&procs[i]);
+		/* A process sends an event's FORMAT before it can write the
+		 * event, so reading its messages first keeps every FORMAT ahead
+		 * of the pages that use it. */
+		for (i = 0; i < MAX_PROCS; i++) {
+			if (!procs[i].used || !procs[i].pool)
+				continue;
+			if (!receive(&procs[i])) {
+				finish(&procs[i]);
+				continue;
+			}
+			busy |= drain(&procs[i]);
+		}
 		if (deadline && !stopping && mono_ns() >= deadline) {
 			stopping = 1;
 			if (!child_done)
