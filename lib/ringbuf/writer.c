@@ -101,11 +101,23 @@ static inline __attribute__((always_inline)) uint32_t rec_bytes(uint32_t size)
 }
 
 /* Bytes of page an event of 'size' record bytes takes. */
+/* Bytes an event takes at the tail, with the time extend it may need. */
+static inline __attribute__((always_inline)) uint32_t need_len(const struct tbuf *t,
+								uint64_t ts, uint32_t size);
+
 static inline __attribute__((always_inline)) uint32_t event_len(uint32_t size)
 {
 	uint32_t r = rec_bytes(size);
 
 	return r <= UTRACE_RB_MAX_SMALL ? 4 + r : 8 + r;
+}
+
+static inline __attribute__((always_inline)) uint32_t need_len(const struct tbuf *t,
+								uint64_t ts, uint32_t size)
+{
+	uint64_t delta = ts > t->last_ts ? ts - t->last_ts : 0;
+
+	return event_len(size) + ((delta >> UTRACE_RB_DELTA_BITS) ? 8 : 0);
 }
 
 static void count_lost(struct tbuf *t)
@@ -334,7 +346,7 @@ static void flush_stash(struct tbuf *t)
 		memcpy(&size, e + 8, 4);
 		done += 16 + ((rec_bytes(size) + 7) & ~7u);
 		if (!t->page || cpu != t->cpu ||
-		    t->tail + event_len(size) + 8 > UTRACE_PAGE_DATA) {
+		    t->tail + need_len(t, ts, size) > UTRACE_PAGE_DATA) {
 			if (t->page)
 				__atomic_store_n(&t->page->commit,
 						 t->tail | (t->missed ? UTRACE_RB_MISSED_EVENTS : 0),
@@ -410,7 +422,7 @@ void *utrace_tp_reserve(struct utrace_tp_reserve *r, struct utrace_event *ev,
 	ts = utrace__clock_now();
 	cpu = utrace__cpu();
 	if (__builtin_expect(!t->page || cpu != t->cpu ||
-			     t->tail + event_len(size) + 8 > UTRACE_PAGE_DATA, 0)) {
+			     t->tail + need_len(t, ts, size) > UTRACE_PAGE_DATA, 0)) {
 		if (!switch_page(t, ts, cpu)) {
 			count_lost(t);
 			__atomic_signal_fence(__ATOMIC_SEQ_CST);
