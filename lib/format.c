@@ -27,6 +27,14 @@ static void bprintf(struct buf *b, const char *fmt, ...)
 
 	if (b->oom)
 		return;
+	if (!b->s) {
+		b->cap = 256;
+		b->s = malloc(b->cap);
+		if (!b->s) {
+			b->oom = true;
+			return;
+		}
+	}
 	for (;;) {
 		va_start(ap, fmt);
 		n = vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);

@@ -566,7 +566,7 @@ int cmd_record(int argc, char **argv)
 	sigset_t mask;
 	pid_t child;
 	char *events;
-	uint64_t deadline = 0, stop_deadline = 0;
+	uint64_t deadline = 0, stop_deadline = 0, next_clock = 0;
 
 	first = parse_opts(argc, argv, &o);
 	if (first < 0)
@@ -597,6 +597,7 @@ int cmd_record(int argc, char **argv)
 		return 1;
 	}
 	write_clock_point();
+	next_clock = mono_ns() + 1000000000ull;
 
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGINT);
@@ -707,6 +708,12 @@ int cmd_record(int argc, char **argv)
 			}
 			busy |= drain(&procs[i]);
 		}
+		/* Calibration points along the way: a file cut short still
+		 * has two to convert its TSC times with. */
+		if (mono_ns() >= next_clock) {
+			write_clock_point();
+			next_clock = mono_ns() + 1000000000ull;
+		}
 		if (deadline && !stopping && mono_ns() >= deadline) {
 			stopping = 1;
 			if (!child_done)
@@ -722,8 +729,7 @@ int cmd_record(int argc, char **argv)
 			finish(&procs[i]);
 		}
 	}
-	if (tsc_used)
-		write_clock_point();
+	write_clock_point();
 	close(lsock);
 	unlink(sock_path);
 	if (utrace_tf_close(&out) < 0) {

@@ -4,5 +4,6 @@
 #define UTRACE_TOOL_CMDS_H
 
 int cmd_record(int argc, char **argv);
+int cmd_script(int argc, char **argv);
 
 #endif /* UTRACE_TOOL_CMDS_H */

@@ -18,6 +18,7 @@ struct cmd {
 
 static const struct cmd commands[] = {
 	{ "record", cmd_record, "run a command and record its events into a trace file" },
+	{ "script", cmd_script, "print the events of a trace file in time order" },
 	{ NULL, NULL, NULL },
 };
 

@@ -1,0 +1,1365 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The trace file reader (docs/trace-file-format.md).
+ *
+ * Opening reads the whole file once and trusts nothing in it:
+ *
+ *   1. the header: magic, version, sizes, byte order;
+ *   2. each record: its size against the end of the file (a size that
+ *      runs past it ends the reading: a cut, or corruption when the size
+ *      is beyond any real record), its payload against its type's minimum,
+ *      each string's NUL inside the payload;
+ *   3. each PAGE: its commit against the page, then every event header of
+ *      its commit area (lengths, padding, time extends, the record at
+ *      least as long as the common fields).
+ *
+ * A bad record is left out (the first one is reported) and the reading
+ * goes on with the next one.  What survives is an index: processes
+ * (a second PROCESS record for a pid starts a new process: exec or pid
+ * reuse), per-process event formats by id, and for each thread the list
+ * of its pages sorted by seq.
+ *
+ * Reading merges the threads: each thread is a stream of events in time
+ * order (pages in seq order, events of a page in order), and a binary heap
+ * over the streams, keyed by (time, stream's first appearance in the file),
+ * yields the earliest head each time.  A stream's head is its next event,
+ * or a lost-event marker: before the first event of a page that has
+ * lost_before > 0 or RB_MISSED_EVENTS, and after the thread's last event
+ * for its LOST records.  Page timestamps are in the process's clock unit
+ * and are converted to CLOCK_MONOTONIC ns as they are read.
+ *
+ *      thread A pages:  [a1 a2 a3] [a4 a5]          heap of heads: (t, A)
+ *      thread B pages:  [b1 b2] <lost 3> [b3 b4]                   (t, B)
+ *      merged:          a1 b1 a2 b2 a3 <lost 3> b3 a4 ...
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "reader.h"
+#include "writer.h"
+
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+	       "the reader reads little-endian files on a little-endian host");
+
+#define HEADER_MIN 64
+#define REC_HDR 16
+#define PAGE_META 32                     /* pid tid cpu reserved seq lost_before */
+#define PAGE_HDR 16                      /* time_stamp, commit */
+#define MAX_RECORD (64ULL << 20)         /* a bigger size is corruption, not a cut */
+#define COMMIT_MASK ((1ULL << 30) - 1)
+#define MISSED_EVENTS (1ULL << 31)
+#define TS_SHIFT 27
+#define TS_MSB (0xf8ULL << 56)
+#define COMMON_SIZE 8                    /* common_type .. common_pid */
+#define RB_PADDING 29                    /* event types (type_len) */
+#define RB_TIME_EXTEND 30
+
+static inline uint16_t le16(const unsigned char *p)
+{
+	uint16_t v;
+
+	memcpy(&v, p, 2);
+	return v;
+}
+
+static inline uint32_t le32(const unsigned char *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static inline uint64_t le64(const unsigned char *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+/* An open-addressing map from 64-bit keys to non-NULL pointers. */
+struct map {
+	uint64_t *keys;
+	void **vals;
+	size_t cap, n;
+};
+
+static size_t map_slot(uint64_t k, size_t cap)
+{
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdULL;
+	k ^= k >> 33;
+	return (size_t)k & (cap - 1);
+}
+
+static void *map_get(const struct map *m, uint64_t k)
+{
+	size_t i;
+
+	if (!m->cap)
+		return NULL;
+	for (i = map_slot(k, m->cap); m->vals[i]; i = (i + 1) & (m->cap - 1))
+		if (m->keys[i] == k)
+			return m->vals[i];
+	return NULL;
+}
+
+static int map_put(struct map *m, uint64_t k, void *v)
+{
+	size_t i;
+
+	if ((m->n + 1) * 2 > m->cap) {
+		struct map g = { NULL, NULL, m->cap ? m->cap * 2 : 64, 0 };
+
+		g.keys = calloc(g.cap, sizeof(*g.keys));
+		g.vals = calloc(g.cap, sizeof(*g.vals));
+		if (!g.keys || !g.vals) {
+			free(g.keys);
+			free(g.vals);
+			return -ENOMEM;
+		}
+		for (i = 0; i < m->cap; i++)
+			if (m->vals[i])
+				map_put(&g, m->keys[i], m->vals[i]);
+		free(m->keys);
+		free(m->vals);
+		*m = g;
+	}
+	for (i = map_slot(k, m->cap); m->vals[i]; i = (i + 1) & (m->cap - 1))
+		if (m->keys[i] == k) {
+			m->vals[i] = v;
+			return 0;
+		}
+	m->keys[i] = k;
+	m->vals[i] = v;
+	m->n++;
+	return 0;
+}
+
+static void map_free(struct map *m)
+{
+	free(m->keys);
+	free(m->vals);
+}
+
+/* Make room for one more element of an array. */
+static int grow(void *arrp, size_t *cap, size_t n, size_t elem)
+{
+	void **arr = arrp;
+	size_t c;
+	void *p;
+
+	if (n < *cap)
+		return 0;
+	c = *cap ? *cap * 2 : 16;
+	p = realloc(*arr, c * elem);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	*cap = c;
+	return 0;
+}
+
+struct page_ref {
+	uint64_t rec_off;                /* the PAGE record */
+	uint64_t seq, lost_before;
+	uint32_t cpu;
+};
+
+struct process {
+	struct utrace__tf_process pub;
+	uint32_t index;
+	bool unusable;                   /* bad PROCESS record, or TSC time
+					    without calibration: not read */
+	struct utrace__tf_format **by_id;
+	uint32_t nr_by_id;
+	uint8_t *rejected;               /* ids whose FORMAT was bad: a bitmap */
+};
+
+struct thread {
+	struct utrace__tf_thread pub;
+	struct process *proc;
+	struct page_ref *pages;
+	size_t nr_pages, cap_pages;
+	uint64_t lost_records;           /* LOST records' counts */
+};
+
+struct format {
+	struct utrace__tf_format pub;
+	char *name;
+};
+
+struct utrace__tf {
+	char *name;
+	const unsigned char *data;
+	size_t size;
+	void *map_base;                  /* mmap()ed, or */
+	void *copy;                      /* read() into memory */
+	uint32_t page_size;
+	uint64_t realtime_ns, monotonic_ns;
+
+	struct process **procs;
+	size_t nr_procs, cap_procs;
+	struct thread **threads;
+	size_t nr_threads, cap_threads;
+	struct format **fmts;
+	size_t nr_fmts, cap_fmts;
+	struct map pids;                 /* pid -> its latest process */
+	struct map tids;                 /* process index << 32 | tid -> thread */
+
+	unsigned int nr_clock;           /* CLOCK records: the first, the last */
+	uint64_t tsc0, ns0, tsc1, ns1;
+
+	uint64_t nr_events, nr_bad;
+	char *error, *warning;
+	bool nomem;
+};
+
+static const char *const type_names[] = {
+	[UTRACE_TF_CLOCK] = "CLOCK", [UTRACE_TF_PROCESS] = "PROCESS",
+	[UTRACE_TF_FORMAT] = "FORMAT", [UTRACE_TF_THREAD] = "THREAD",
+	[UTRACE_TF_PAGE] = "PAGE", [UTRACE_TF_LOST] = "LOST",
+	[UTRACE_TF_STATS] = "STATS",
+};
+
+static char *vformat(const char *fmt, va_list ap)
+{
+	char *s = NULL;
+
+	if (vasprintf(&s, fmt, ap) < 0)
+		return NULL;
+	return s;
+}
+
+/* The first problem wins; "'name': " is put in front. */
+static void set_error(struct utrace__tf *tf, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void set_error(struct utrace__tf *tf, const char *fmt, ...)
+{
+	va_list ap;
+	char *m;
+
+	if (tf->error)
+		return;
+	va_start(ap, fmt);
+	m = vformat(fmt, ap);
+	va_end(ap);
+	if (m && asprintf(&tf->error, "'%s': %s", tf->name, m) < 0)
+		tf->error = NULL;
+	free(m);
+	if (!tf->error)
+		tf->nomem = true;
+}
+
+/* A bad record at file offset 'off': counted, the first one reported. */
+static int bad(struct utrace__tf *tf, uint64_t off, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int bad(struct utrace__tf *tf, uint64_t off, const char *fmt, ...)
+{
+	va_list ap;
+	char *m;
+
+	tf->nr_bad++;
+	if (tf->error)
+		return -EBADMSG;
+	va_start(ap, fmt);
+	m = vformat(fmt, ap);
+	va_end(ap);
+	set_error(tf, "record at offset %llu: %s", (unsigned long long)off,
+		  m ? m : "(out of memory)");
+	free(m);
+	return -EBADMSG;
+}
+
+static int nomem(struct utrace__tf *tf)
+{
+	tf->nomem = true;
+	set_error(tf, "out of memory");
+	return -ENOMEM;
+}
+
+/*
+ * Walking a page's events.  'base' is the file offset of the page's event
+ * data, for messages only.
+ */
+struct cursor {
+	const unsigned char *d;          /* event data: the page + 16 */
+	uint32_t commit, pos;
+	uint64_t ts;                     /* running time, clock units */
+	uint64_t base;
+};
+
+enum { PG_END = 0, PG_EVENT = 1, PG_BAD = -1 };
+
+/*
+ * The next data event: PG_EVENT with the record, PG_END, or PG_BAD with
+ * 'why' (may be NULL) saying what is wrong.  Padding with time_delta 0
+ * ends the page (the kernel's "rest of the page"); padding otherwise
+ * takes 4 + its length word and, as in the kernel, no time.
+ */
+static int pg_next(struct cursor *c, const unsigned char **rec, uint32_t *len,
+		   uint32_t *at, char *why, size_t whylen)
+{
+	for (;;) {
+		uint32_t pos = c->pos, left = c->commit - pos, w, tl, delta, x;
+		unsigned long long ev = (unsigned long long)(c->base + pos);
+		uint64_t size;
+
+		if (!left)
+			return PG_END;
+		if (left < 4) {
+			if (why)
+				snprintf(why, whylen, "event at offset %llu: header cut by "
+					 "the page commit (%u bytes left)", ev, left);
+			return PG_BAD;
+		}
+		w = le32(c->d + pos);
+		tl = w & 31;
+		delta = w >> 5;
+		if (tl >= 1 && tl <= 28) {
+			size = 4 + tl * 4;
+			x = tl * 4;
+			if (size > left)
+				goto past_commit;
+			c->pos = pos + (uint32_t)size;
+			c->ts += delta;
+			*rec = c->d + pos + 4;
+			goto data;
+		}
+		if (tl == RB_PADDING && !delta) {
+			c->pos = c->commit;
+			return PG_END;
+		}
+		if (left < 8) {
+			if (why)
+				snprintf(why, whylen, "event at offset %llu: type %u needs 8 "
+					 "bytes, the page commit leaves %u", ev, tl, left);
+			return PG_BAD;
+		}
+		x = le32(c->d + pos + 4);
+		switch (tl) {
+		case 0:
+			if (x < 4) {
+				if (why)
+					snprintf(why, whylen, "event at offset %llu: length "
+						 "word %u is below 4", ev, x);
+				return PG_BAD;
+			}
+			x -= 4;
+			size = 8 + (((uint64_t)x + 3) & ~3ULL);
+			if (size > left)
+				goto past_commit;
+			c->pos = pos + (uint32_t)size;
+			c->ts += delta;
+			*rec = c->d + pos + 8;
+			goto data;
+		case RB_PADDING:
+			if (x < 4 || x % 4 || (uint64_t)x + 4 > left) {
+				if (why)
+					snprintf(why, whylen, "padding at offset %llu: length "
+						 "%u is not a multiple of 4 from 4 to the page "
+						 "commit (%u bytes left)", ev, x, left - 4);
+				return PG_BAD;
+			}
+			c->pos = pos + 4 + x;
+			continue;
+		case RB_TIME_EXTEND:
+			c->ts += ((uint64_t)x << TS_SHIFT) + delta;
+			c->pos = pos + 8;
+			continue;
+		default:                 /* 31: absolute time stamp */
+			c->ts = ((uint64_t)x << TS_SHIFT | delta) | (c->ts & TS_MSB);
+			c->pos = pos + 8;
+			continue;
+		}
+past_commit:
+		if (why)
+			snprintf(why, whylen, "event at offset %llu: length %llu runs past "
+				 "the page commit (%u bytes left)", ev,
+				 (unsigned long long)size, left);
+		return PG_BAD;
+data:
+		if (x < COMMON_SIZE) {
+			if (why)
+				snprintf(why, whylen, "event at offset %llu: record of %u "
+					 "bytes is shorter than the common fields (8 bytes)",
+					 ev, x);
+			return PG_BAD;
+		}
+		*len = x;
+		*at = pos;
+		return PG_EVENT;
+	}
+}
+
+/* Set up a cursor on the page of a PAGE record at file offset 'rec_off'. */
+static void pg_load(const struct utrace__tf *tf, uint64_t rec_off, struct cursor *c,
+		    uint64_t *commit_word)
+{
+	const unsigned char *page = tf->data + rec_off + REC_HDR + PAGE_META;
+
+	*commit_word = le64(page + 8);
+	c->d = page + PAGE_HDR;
+	c->commit = (uint32_t)(*commit_word & COMMIT_MASK);
+	c->pos = 0;
+	c->ts = le64(page);
+	c->base = rec_off + REC_HDR + PAGE_META + PAGE_HDR;
+}
+
+uint64_t utrace__tf_tsc_to_ns(uint64_t tsc, uint64_t tsc0, uint64_t ns0,
+			      uint64_t tsc1, uint64_t ns1)
+{
+	/* |tsc - tsc0| * |ns1 - ns0| / |tsc1 - tsc0|, then the sign: the
+	 * same as the signed 128-bit expression, which truncates toward 0. */
+	uint64_t dt = tsc >= tsc0 ? tsc - tsc0 : tsc0 - tsc;
+	uint64_t dn = ns1 >= ns0 ? ns1 - ns0 : ns0 - ns1;
+	uint64_t dd = tsc1 >= tsc0 ? tsc1 - tsc0 : tsc0 - tsc1;
+	int neg = (tsc < tsc0) ^ (ns1 < ns0) ^ (tsc1 < tsc0);
+	unsigned __int128 q = (unsigned __int128)dt * dn;
+	uint64_t hi = (uint64_t)(q >> 64), v;
+
+	if (hi < dd) {
+#if defined(__x86_64__)
+		uint64_t r;
+
+		/* One divq: the quotient fits in 64 bits. */
+		__asm__("divq %4" : "=a"(v), "=d"(r) : "a"((uint64_t)q), "d"(hi), "rm"(dd));
+#else
+		v = (uint64_t)(q / dd);
+#endif
+	} else {
+		v = UINT64_MAX;
+	}
+	if (neg)
+		return v > ns0 ? 0 : ns0 - v;
+	return v > UINT64_MAX - ns0 ? UINT64_MAX : ns0 + v;
+}
+
+static inline uint64_t to_ns(const struct utrace__tf *tf, const struct process *p,
+			     uint64_t t)
+{
+	if (p->pub.clock == 0)
+		return t;
+	return utrace__tf_tsc_to_ns(t, tf->tsc0, tf->ns0, tf->tsc1, tf->ns1);
+}
+
+/* The NUL-terminated string at *p inside [*p, end); NULL if none. */
+static const char *take_str(const unsigned char **p, const unsigned char *end)
+{
+	const unsigned char *s = *p, *nul;
+
+	if (s >= end)
+		return NULL;
+	nul = memchr(s, 0, (size_t)(end - s));
+	if (!nul)
+		return NULL;
+	*p = nul + 1;
+	return (const char *)s;
+}
+
+static struct process *find_proc(struct utrace__tf *tf, uint32_t pid)
+{
+	return map_get(&tf->pids, (uint64_t)pid + 1);
+}
+
+static struct thread *get_thread(struct utrace__tf *tf, struct process *p, uint32_t tid)
+{
+	uint64_t key = (uint64_t)p->index << 32 | tid;
+	struct thread *t = map_get(&tf->tids, key);
+
+	if (t)
+		return t;
+	if (grow(&tf->threads, &tf->cap_threads, tf->nr_threads, sizeof(*tf->threads)))
+		return NULL;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	if (map_put(&tf->tids, key, t)) {
+		free(t);
+		return NULL;
+	}
+	t->proc = p;
+	t->pub.proc = &p->pub;
+	t->pub.tid = tid;
+	tf->threads[tf->nr_threads++] = t;
+	return t;
+}
+
+/* A record of a pid needs its PROCESS record first. */
+static struct process *need_proc(struct utrace__tf *tf, uint64_t off, uint32_t type,
+				 uint32_t pid)
+{
+	struct process *p = find_proc(tf, pid);
+
+	if (!p)
+		bad(tf, off, "%s record of pid %u comes before its PROCESS record",
+		    type_names[type], pid);
+	return p;
+}
+
+/*
+ * A bad PROCESS record still makes a process, one that is not read, so
+ * that the records of its pid that follow are not reported again.
+ */
+static int rec_process(struct utrace__tf *tf, uint64_t off, const unsigned char *p,
+		       uint64_t size)
+{
+	const unsigned char *s = p + 16, *end = p + size;
+	const char *comm, *exe = NULL, *why = NULL;
+	struct process *pr;
+
+	comm = take_str(&s, end);
+	if (!comm)
+		why = "comm has no NUL inside the record";
+	else if (!(exe = take_str(&s, end)))
+		why = "exe has no NUL inside the record";
+	if (grow(&tf->procs, &tf->cap_procs, tf->nr_procs, sizeof(*tf->procs)))
+		return nomem(tf);
+	pr = calloc(1, sizeof(*pr));
+	if (!pr)
+		return nomem(tf);
+	pr->pub.pid = le32(p);
+	pr->pub.ppid = le32(p + 4);
+	pr->pub.clock = le32(p + 8);
+	pr->pub.comm = comm && exe ? comm : "";
+	pr->pub.exe = comm && exe ? exe : "";
+	pr->pub.offset = off;
+	pr->index = (uint32_t)tf->nr_procs;
+	pr->unusable = why || pr->pub.clock > 1;
+	if (map_put(&tf->pids, (uint64_t)pr->pub.pid + 1, pr)) {
+		free(pr);
+		return nomem(tf);
+	}
+	tf->procs[tf->nr_procs++] = pr;
+	if (why)
+		return bad(tf, off, "PROCESS record: %s", why);
+	if (pr->pub.clock > 1)
+		return bad(tf, off, "PROCESS record: pid %u has unknown clock %u",
+			   pr->pub.pid, pr->pub.clock);
+	return 0;
+}
+
+/* "name: <name>\nID: <decimal>\n" */
+static int format_head(const char *text, const char **name, size_t *name_len,
+		       unsigned long long *id, const char **body)
+{
+	const char *p, *nl;
+
+	if (strncmp(text, "name: ", 6))
+		return -1;
+	p = text + 6;
+	nl = strchr(p, '\n');
+	if (!nl || nl == p)
+		return -1;
+	*name = p;
+	*name_len = (size_t)(nl - p);
+	p = nl + 1;
+	if (strncmp(p, "ID: ", 4))
+		return -1;
+	p += 4;
+	if (*p < '0' || *p > '9')
+		return -1;
+	*id = 0;
+	while (*p >= '0' && *p <= '9') {
+		if (*id > 100000000ULL)
+			return -1;
+		*id = *id * 10 + (unsigned long long)(*p++ - '0');
+	}
+	if (*p != '\n')
+		return -1;
+	*body = p + 1;
+	return 0;
+}
+
+/* Events of an id whose FORMAT was bad are left out without a word. */
+static void mark_rejected(struct process *pr, unsigned long long id)
+{
+	if (id > 0xffff || (id < pr->nr_by_id && pr->by_id[id]))
+		return;
+	if (!pr->rejected)
+		pr->rejected = calloc(1, 0x10000 / 8);
+	if (pr->rejected)
+		pr->rejected[id / 8] |= (uint8_t)(1u << (id % 8));
+}
+
+/* 'text_id': the format text's ID line, when it has one, else 'id'. */
+static int reject_format(struct utrace__tf *tf, uint64_t off, struct process *pr,
+			 uint32_t id, unsigned long long text_id, const char *fmt, ...)
+	__attribute__((format(printf, 6, 7)));
+static int reject_format(struct utrace__tf *tf, uint64_t off, struct process *pr,
+			 uint32_t id, unsigned long long text_id, const char *fmt, ...)
+{
+	va_list ap;
+	char *m;
+
+	mark_rejected(pr, id);
+	mark_rejected(pr, text_id);
+	va_start(ap, fmt);
+	m = vformat(fmt, ap);
+	va_end(ap);
+	bad(tf, off, "FORMAT record: %s", m ? m : "(out of memory)");
+	free(m);
+	return -EBADMSG;
+}
+
+static int rec_format(struct utrace__tf *tf, uint64_t off, const unsigned char *p,
+		      uint64_t size)
+{
+	const unsigned char *s = p + 8, *end = p + size;
+	uint32_t pid = le32(p), id = le32(p + 4);
+	const char *sys, *text, *name, *body;
+	unsigned long long text_id;
+	struct process *pr;
+	struct format *f;
+	size_t name_len;
+
+	pr = need_proc(tf, off, UTRACE_TF_FORMAT, pid);
+	if (!pr)
+		return -EBADMSG;
+	sys = take_str(&s, end);
+	if (!sys)
+		return reject_format(tf, off, pr, id, id, "system has no NUL inside the "
+				     "record");
+	text = take_str(&s, end);
+	if (!text)
+		return reject_format(tf, off, pr, id, id, "format text has no NUL inside "
+				     "the record");
+	if (format_head(text, &name, &name_len, &text_id, &body))
+		return reject_format(tf, off, pr, id, id, "the format text does not "
+				     "begin with 'name: ' and 'ID: ' lines");
+	if (id > 0xffff)
+		return reject_format(tf, off, pr, id, text_id, "event id %u does not fit "
+				     "common_type (16 bits)", id);
+	if (text_id != id)
+		return reject_format(tf, off, pr, id, text_id, "id %u differs from the "
+				     "format text's ID %llu", id, text_id);
+	if (id < pr->nr_by_id && pr->by_id[id]) {
+		if (!strcmp(pr->by_id[id]->text, text))
+			return 0;
+		return reject_format(tf, off, pr, id, id, "a second, different format "
+				     "for event id %u of pid %u", id, pid);
+	}
+	if (id >= pr->nr_by_id) {
+		uint32_t n = id + 1 > pr->nr_by_id * 2 ? id + 1 : pr->nr_by_id * 2;
+		void *a = realloc(pr->by_id, n * sizeof(*pr->by_id));
+
+		if (!a)
+			return nomem(tf);
+		pr->by_id = a;
+		memset(pr->by_id + pr->nr_by_id, 0, (n - pr->nr_by_id) * sizeof(*pr->by_id));
+		pr->nr_by_id = n;
+	}
+	if (grow(&tf->fmts, &tf->cap_fmts, tf->nr_fmts, sizeof(*tf->fmts)))
+		return nomem(tf);
+	f = calloc(1, sizeof(*f));
+	if (!f || !(f->name = strndup(name, name_len))) {
+		free(f);
+		return nomem(tf);
+	}
+	f->pub.proc = &pr->pub;
+	f->pub.id = id;
+	f->pub.system = sys;
+	f->pub.name = f->name;
+	f->pub.text = text;
+	f->pub.text_len = strlen(text);
+	f->pub.body = body;
+	f->pub.offset = off;
+	pr->by_id[id] = &f->pub;
+	tf->fmts[tf->nr_fmts++] = f;
+	return 0;
+}
+
+static int rec_thread(struct utrace__tf *tf, uint64_t off, const unsigned char *p,
+		      uint64_t size)
+{
+	const unsigned char *s = p + 8;
+	const char *comm = take_str(&s, p + size);
+	struct process *pr;
+	struct thread *t;
+
+	if (!comm)
+		return bad(tf, off, "THREAD record: comm has no NUL inside the record");
+	pr = need_proc(tf, off, UTRACE_TF_THREAD, le32(p));
+	if (!pr)
+		return -EBADMSG;
+	t = get_thread(tf, pr, le32(p + 4));
+	if (!t)
+		return nomem(tf);
+	t->pub.comm = comm;
+	return 0;
+}
+
+/* Check every event header of a page; count its events. */
+static int check_page(struct utrace__tf *tf, uint64_t off, uint64_t *nr)
+{
+	const unsigned char *page = tf->data + off + REC_HDR + PAGE_META;
+	uint64_t word = le64(page + 8), commit = word & COMMIT_MASK;
+	const unsigned char *rec;
+	struct cursor c;
+	uint32_t len, at;
+	char why[200];
+	int r;
+
+	*nr = 0;
+	if (commit > tf->page_size - PAGE_HDR)
+		return bad(tf, off, "page commit %llu exceeds the page's %u data bytes "
+			   "(page size %u)", (unsigned long long)commit,
+			   tf->page_size - PAGE_HDR, tf->page_size);
+	pg_load(tf, off, &c, &word);
+	while ((r = pg_next(&c, &rec, &len, &at, why, sizeof(why))) == PG_EVENT)
+		(*nr)++;
+	if (r == PG_BAD)
+		return bad(tf, off, "%s", why);
+	return 0;
+}
+
+static int rec_page(struct utrace__tf *tf, uint64_t off, const unsigned char *p,
+		    uint64_t size)
+{
+	struct page_ref *ref;
+	struct process *pr;
+	struct thread *t;
+	uint64_t nr;
+
+	if (size < PAGE_META + (uint64_t)tf->page_size)
+		return bad(tf, off, "PAGE record of %llu bytes is shorter than 32 + the "
+			   "page size %u", (unsigned long long)size, tf->page_size);
+	pr = need_proc(tf, off, UTRACE_TF_PAGE, le32(p));
+	if (!pr)
+		return -EBADMSG;
+	if (check_page(tf, off, &nr))
+		return -EBADMSG;
+	t = get_thread(tf, pr, le32(p + 4));
+	if (!t || grow(&t->pages, &t->cap_pages, t->nr_pages, sizeof(*t->pages)))
+		return nomem(tf);
+	ref = &t->pages[t->nr_pages++];
+	ref->rec_off = off;
+	ref->cpu = le32(p + 8);
+	ref->seq = le64(p + 16);
+	ref->lost_before = le64(p + 24);
+	t->pub.nr_events += nr;
+	tf->nr_events += nr;
+	return 0;
+}
+
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+static int rec_lost(struct utrace__tf *tf, uint64_t off, const unsigned char *p)
+{
+	struct process *pr = need_proc(tf, off, UTRACE_TF_LOST, le32(p));
+	struct thread *t;
+
+	if (!pr)
+		return -EBADMSG;
+	t = get_thread(tf, pr, le32(p + 4));
+	if (!t)
+		return nomem(tf);
+	t->lost_records = add_sat(t->lost_records, le64(p + 8));
+	return 0;
+}
+
+static int rec_stats(struct utrace__tf *tf, uint64_t off, const unsigned char *p)
+{
+	struct process *pr = need_proc(tf, off, UTRACE_TF_STATS, le32(p));
+
+	if (!pr)
+		return -EBADMSG;
+	pr->pub.has_stats = true;
+	pr->pub.written = le64(p + 8);
+	pr->pub.lost = le64(p + 16);
+	return 0;
+}
+
+static void rec_clock(struct utrace__tf *tf, const unsigned char *p)
+{
+	if (!tf->nr_clock) {
+		tf->tsc0 = le64(p);
+		tf->ns0 = le64(p + 8);
+	}
+	tf->tsc1 = le64(p);
+	tf->ns1 = le64(p + 8);
+	tf->nr_clock++;
+}
+
+static const uint64_t min_payload[] = {
+	[UTRACE_TF_CLOCK] = 16, [UTRACE_TF_PROCESS] = 16, [UTRACE_TF_FORMAT] = 8,
+	[UTRACE_TF_THREAD] = 8, [UTRACE_TF_PAGE] = PAGE_META, [UTRACE_TF_LOST] = 16,
+	[UTRACE_TF_STATS] = 24,
+};
+
+static int read_record(struct utrace__tf *tf, uint64_t off, uint32_t type,
+		       const unsigned char *p, uint64_t size)
+{
+	if (type < sizeof(min_payload) / sizeof(min_payload[0]) && min_payload[type] &&
+	    size < min_payload[type])
+		return bad(tf, off, "%s record of %llu bytes is shorter than %llu",
+			   type_names[type], (unsigned long long)size,
+			   (unsigned long long)min_payload[type]);
+	switch (type) {
+	case UTRACE_TF_CLOCK:
+		rec_clock(tf, p);
+		return 0;
+	case UTRACE_TF_PROCESS:
+		return rec_process(tf, off, p, size);
+	case UTRACE_TF_FORMAT:
+		return rec_format(tf, off, p, size);
+	case UTRACE_TF_THREAD:
+		return rec_thread(tf, off, p, size);
+	case UTRACE_TF_PAGE:
+		return rec_page(tf, off, p, size);
+	case UTRACE_TF_LOST:
+		return rec_lost(tf, off, p);
+	case UTRACE_TF_STATS:
+		return rec_stats(tf, off, p);
+	default:
+		return 0;                /* unknown types are skipped */
+	}
+}
+
+static int read_header(struct utrace__tf *tf, uint32_t *header_size)
+{
+	const unsigned char *h = tf->data;
+	uint32_t v;
+
+	if (tf->size < 8 || memcmp(h, UTRACE_TF_MAGIC, 8)) {
+		set_error(tf, tf->size ? "not a utrace trace file (no \"UTRACE\" magic "
+			  "at offset 0)" : "empty file, not a utrace trace file");
+		return -EBADMSG;
+	}
+	if (tf->size < HEADER_MIN) {
+		set_error(tf, "file cut short in its header (%zu of 64 bytes)", tf->size);
+		return -EBADMSG;
+	}
+	if ((v = le32(h + 8)) != UTRACE_TF_VERSION) {
+		set_error(tf, "offset 8: trace file version %u is not supported "
+			  "(this reader reads version 1)", v);
+		return -EBADMSG;
+	}
+	v = le32(h + 20);
+	if (v == 0x04030201) {
+		set_error(tf, "offset 20: big-endian trace files are not supported");
+		return -EBADMSG;
+	}
+	if (v != 0x01020304) {
+		set_error(tf, "offset 20: bad byte-order word 0x%08x", v);
+		return -EBADMSG;
+	}
+	*header_size = le32(h + 12);
+	if (*header_size < HEADER_MIN || *header_size > tf->size) {
+		set_error(tf, "offset 12: header size %u is not from 64 to the file "
+			  "size (%zu)", *header_size, tf->size);
+		return -EBADMSG;
+	}
+	v = le32(h + 16);
+	if (v < 256 || v > (1u << 20) || (v & (v - 1))) {
+		set_error(tf, "offset 16: page size %u is not a power of two from 256 "
+			  "to 1048576", v);
+		return -EBADMSG;
+	}
+	tf->page_size = v;
+	if ((v = le32(h + 24)) != 8) {
+		set_error(tf, "offset 24: long size %u is not supported (only 8)", v);
+		return -EBADMSG;
+	}
+	tf->realtime_ns = le64(h + 32);
+	tf->monotonic_ns = le64(h + 40);
+	return 0;
+}
+
+static int cmp_page(const void *a, const void *b)
+{
+	const struct page_ref *x = a, *y = b;
+
+	if (x->seq != y->seq)
+		return x->seq < y->seq ? -1 : 1;
+	return x->rec_off < y->rec_off ? -1 : x->rec_off > y->rec_off;
+}
+
+/* After the records: calibration, page order. */
+static void finish(struct utrace__tf *tf)
+{
+	size_t i, j, k;
+
+	for (i = 0; i < tf->nr_procs; i++) {
+		struct process *p = tf->procs[i];
+
+		if (p->unusable || p->pub.clock != 1 ||
+		    (tf->nr_clock >= 2 && tf->tsc1 != tf->tsc0))
+			continue;
+		p->unusable = true;
+		bad(tf, p->pub.offset, "pid %u records TSC time, but the file has %s; "
+		    "its events cannot be timed", p->pub.pid,
+		    tf->nr_clock < 2 ? (tf->nr_clock ? "one CLOCK record, not two" :
+					"no CLOCK record") :
+		    "two CLOCK records with the same TSC value");
+	}
+	for (i = 0; i < tf->nr_threads; i++) {
+		struct thread *t = tf->threads[i];
+
+		for (j = 1; j < t->nr_pages; j++)
+			if (cmp_page(&t->pages[j - 1], &t->pages[j]) > 0)
+				break;
+		if (j < t->nr_pages)
+			qsort(t->pages, t->nr_pages, sizeof(*t->pages), cmp_page);
+		for (j = k = 0; j < t->nr_pages; j++) {
+			if (k && t->pages[k - 1].seq == t->pages[j].seq) {
+				bad(tf, t->pages[j].rec_off, "PAGE record: page %llu of "
+				    "thread %u (pid %u) appears twice",
+				    (unsigned long long)t->pages[j].seq, t->pub.tid,
+				    t->proc->pub.pid);
+				continue;
+			}
+			t->pages[k++] = t->pages[j];
+		}
+		t->nr_pages = k;
+		t->pub.nr_pages = k;
+		t->pub.lost = t->lost_records;
+		for (j = 0; j < k; j++)
+			t->pub.lost = add_sat(t->pub.lost, t->pages[j].lost_before);
+	}
+}
+
+static int parse(struct utrace__tf *tf)
+{
+	uint32_t header_size;
+	uint64_t off;
+
+	if (read_header(tf, &header_size))
+		return -EBADMSG;
+	off = header_size;
+	while (off < tf->size) {
+		uint64_t rest = tf->size - off, size;
+		uint32_t type;
+
+		if (rest < REC_HDR) {
+			if (asprintf(&tf->warning, "'%s': file cut short at offset %llu "
+				     "(%llu bytes of a record header); reading the "
+				     "records before it", tf->name,
+				     (unsigned long long)off, (unsigned long long)rest) < 0)
+				tf->warning = NULL;
+			break;
+		}
+		type = le32(tf->data + off);
+		size = le64(tf->data + off + 8);
+		if (size > rest - REC_HDR) {
+			if (size > MAX_RECORD) {
+				bad(tf, off, "size %llu runs past the end of the file "
+				    "(%zu bytes)", (unsigned long long)size, tf->size);
+			} else if (asprintf(&tf->warning, "'%s': file cut short: the record "
+					    "at offset %llu needs %llu bytes, %llu are "
+					    "left; reading the records before it",
+					    tf->name, (unsigned long long)off,
+					    (unsigned long long)(size + REC_HDR),
+					    (unsigned long long)rest) < 0) {
+				tf->warning = NULL;
+			}
+			break;
+		}
+		if (read_record(tf, off, type, tf->data + off + REC_HDR, size) == -ENOMEM)
+			return -ENOMEM;
+		off += REC_HDR + size;
+		off = (off + 7) & ~7ULL;
+	}
+	finish(tf);
+	if (tf->nomem)
+		return -ENOMEM;
+	return tf->error ? -EBADMSG : 0;
+}
+
+static struct utrace__tf *tf_new(const char *name)
+{
+	struct utrace__tf *tf = calloc(1, sizeof(*tf));
+
+	if (!tf)
+		return NULL;
+	tf->name = strdup(name);
+	if (!tf->name) {
+		free(tf);
+		return NULL;
+	}
+	return tf;
+}
+
+int utrace__tf_open_mem(const void *data, size_t size, const char *name,
+			struct utrace__tf **tfp)
+{
+	struct utrace__tf *tf = tf_new(name);
+
+	*tfp = tf;
+	if (!tf)
+		return -ENOMEM;
+	tf->data = data;
+	tf->size = size;
+	return parse(tf);
+}
+
+/* Not a regular file (a pipe): read it into memory. */
+static int read_all(struct utrace__tf *tf, int fd)
+{
+	size_t cap = 1 << 16, n = 0;
+	unsigned char *buf = malloc(cap);
+
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		ssize_t r;
+
+		if (n == cap) {
+			unsigned char *b = realloc(buf, cap * 2);
+
+			if (!b) {
+				free(buf);
+				return -ENOMEM;
+			}
+			buf = b;
+			cap *= 2;
+		}
+		r = read(fd, buf + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int e = -errno;
+
+			free(buf);
+			return e;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	tf->copy = buf;
+	tf->data = buf;
+	tf->size = n;
+	return 0;
+}
+
+int utrace__tf_open(const char *path, struct utrace__tf **tfp)
+{
+	struct utrace__tf *tf = tf_new(path);
+	struct stat st;
+	int fd, r = 0;
+
+	*tfp = tf;
+	if (!tf)
+		return -ENOMEM;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		r = -errno;
+		goto fail;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		r = -EISDIR;
+		goto fail;
+	}
+	if (S_ISREG(st.st_mode)) {
+		if (st.st_size > 0) {
+			void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE,
+				       fd, 0);
+
+			if (m == MAP_FAILED) {
+				r = -errno;
+				goto fail;
+			}
+			tf->map_base = m;
+			tf->data = m;
+			tf->size = (size_t)st.st_size;
+		}
+	} else if ((r = read_all(tf, fd)) < 0) {
+		goto fail;
+	}
+	close(fd);
+	return parse(tf);
+fail:
+	if (fd >= 0)
+		close(fd);
+	if (asprintf(&tf->error, "cannot read '%s': %s", path, strerror(-r)) < 0)
+		tf->error = NULL;
+	return r;
+}
+
+void utrace__tf_close(struct utrace__tf *tf)
+{
+	size_t i;
+
+	if (!tf)
+		return;
+	for (i = 0; i < tf->nr_procs; i++) {
+		free(tf->procs[i]->by_id);
+		free(tf->procs[i]->rejected);
+		free(tf->procs[i]);
+	}
+	for (i = 0; i < tf->nr_threads; i++) {
+		free(tf->threads[i]->pages);
+		free(tf->threads[i]);
+	}
+	for (i = 0; i < tf->nr_fmts; i++) {
+		free(tf->fmts[i]->name);
+		free(tf->fmts[i]);
+	}
+	free(tf->procs);
+	free(tf->threads);
+	free(tf->fmts);
+	map_free(&tf->pids);
+	map_free(&tf->tids);
+	if (tf->map_base)
+		munmap(tf->map_base, tf->size);
+	free(tf->copy);
+	free(tf->error);
+	free(tf->warning);
+	free(tf->name);
+	free(tf);
+}
+
+const char *utrace__tf_error(const struct utrace__tf *tf)
+{
+	return tf->error ? tf->error : tf->nomem ? "out of memory" : NULL;
+}
+
+uint64_t utrace__tf_nr_bad(const struct utrace__tf *tf)
+{
+	return tf->nr_bad;
+}
+
+const char *utrace__tf_warning(const struct utrace__tf *tf)
+{
+	return tf->warning;
+}
+
+const char *utrace__tf_name(const struct utrace__tf *tf)
+{
+	return tf->name;
+}
+
+uint32_t utrace__tf_page_size(const struct utrace__tf *tf)
+{
+	return tf->page_size;
+}
+
+void utrace__tf_start_time(const struct utrace__tf *tf, uint64_t *realtime_ns,
+			   uint64_t *monotonic_ns)
+{
+	*realtime_ns = tf->realtime_ns;
+	*monotonic_ns = tf->monotonic_ns;
+}
+
+uint64_t utrace__tf_nr_events(const struct utrace__tf *tf)
+{
+	return tf->nr_events;
+}
+
+const struct utrace__tf_process *utrace__tf_process(const struct utrace__tf *tf, size_t i)
+{
+	return i < tf->nr_procs ? &tf->procs[i]->pub : NULL;
+}
+
+const struct utrace__tf_thread *utrace__tf_thread(const struct utrace__tf *tf, size_t i)
+{
+	return i < tf->nr_threads ? &tf->threads[i]->pub : NULL;
+}
+
+struct utrace__tf_format *utrace__tf_format(const struct utrace__tf *tf, size_t i)
+{
+	return i < tf->nr_fmts ? &tf->fmts[i]->pub : NULL;
+}
+
+struct utrace__tf_format *utrace__tf_find_format(const struct utrace__tf *tf,
+						 const struct utrace__tf_process *proc,
+						 uint32_t id)
+{
+	const struct process *p = (const struct process *)proc;
+
+	(void)tf;
+	return id < p->nr_by_id ? p->by_id[id] : NULL;
+}
+
+/* The merge. */
+struct stream {
+	struct thread *t;
+	size_t next_page;
+	struct cursor c;
+	bool in_page, final_lost_done, any;
+	uint64_t page_off;
+	uint32_t cpu;
+	/* the head */
+	int kind;                        /* 0: the stream is done */
+	uint64_t key;                    /* ns; UINT64_MAX: "at the end" */
+	const unsigned char *rec;
+	uint32_t len, at;
+	uint64_t lost;
+	uint64_t last_time;
+};
+
+struct utrace__tf_iter {
+	struct utrace__tf *tf;
+	struct stream *s;
+	size_t nr;
+	uint32_t *heap;
+	size_t nh;
+	uint64_t last_time;
+};
+
+static void advance(const struct utrace__tf *tf, struct stream *s)
+{
+	const struct process *p = s->t->proc;
+
+	for (;;) {
+		if (s->in_page) {
+			if (pg_next(&s->c, &s->rec, &s->len, &s->at, NULL, 0) == PG_EVENT) {
+				s->kind = UTRACE__TF_EVENT;
+				s->key = to_ns(tf, p, s->c.ts);
+				return;
+			}
+			s->in_page = false;
+		}
+		if (s->next_page < s->t->nr_pages) {
+			const struct page_ref *ref = &s->t->pages[s->next_page++];
+			uint64_t word;
+
+			pg_load(tf, ref->rec_off, &s->c, &word);
+			s->in_page = true;
+			s->cpu = ref->cpu;
+			s->page_off = ref->rec_off;
+			if (ref->lost_before || (word & MISSED_EVENTS)) {
+				struct cursor peek = s->c;
+				const unsigned char *rec;
+				uint32_t len, at;
+
+				pg_next(&peek, &rec, &len, &at, NULL, 0);
+				s->kind = UTRACE__TF_LOST;
+				s->lost = ref->lost_before;
+				s->key = to_ns(tf, p, peek.ts);
+				return;
+			}
+			continue;
+		}
+		if (s->t->lost_records && !s->final_lost_done) {
+			s->final_lost_done = true;
+			s->kind = UTRACE__TF_LOST;
+			s->lost = s->t->lost_records;
+			s->key = s->any ? s->last_time : UINT64_MAX;
+			return;
+		}
+		s->kind = 0;
+		return;
+	}
+}
+
+static inline bool before(const struct utrace__tf_iter *it, uint32_t a, uint32_t b)
+{
+	return it->s[a].key < it->s[b].key || (it->s[a].key == it->s[b].key && a < b);
+}
+
+static void sift_down(struct utrace__tf_iter *it, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+		uint32_t tmp;
+
+		if (l < it->nh && before(it, it->heap[l], it->heap[m]))
+			m = l;
+		if (l + 1 < it->nh && before(it, it->heap[l + 1], it->heap[m]))
+			m = l + 1;
+		if (m == i)
+			return;
+		tmp = it->heap[i];
+		it->heap[i] = it->heap[m];
+		it->heap[m] = tmp;
+		i = m;
+	}
+}
+
+int utrace__tf_iter_new(struct utrace__tf *tf, struct utrace__tf_iter **itp)
+{
+	struct utrace__tf_iter *it = calloc(1, sizeof(*it));
+	size_t i;
+
+	*itp = NULL;
+	if (!it)
+		return -ENOMEM;
+	it->tf = tf;
+	it->s = calloc(tf->nr_threads ? tf->nr_threads : 1, sizeof(*it->s));
+	it->heap = calloc(tf->nr_threads ? tf->nr_threads : 1, sizeof(*it->heap));
+	if (!it->s || !it->heap) {
+		utrace__tf_iter_free(it);
+		return -ENOMEM;
+	}
+	for (i = 0; i < tf->nr_threads; i++) {
+		struct stream *s = &it->s[it->nr];
+
+		if (tf->threads[i]->proc->unusable)
+			continue;
+		s->t = tf->threads[i];
+		if (s->t->nr_pages)
+			s->cpu = s->t->pages[s->t->nr_pages - 1].cpu;
+		advance(tf, s);
+		if (s->kind)
+			it->heap[it->nh++] = (uint32_t)it->nr;
+		it->nr++;
+	}
+	for (i = it->nh / 2; i-- > 0;)
+		sift_down(it, i);
+	*itp = it;
+	return 0;
+}
+
+int utrace__tf_iter_next(struct utrace__tf_iter *it, struct utrace__tf_item *item)
+{
+	struct stream *s;
+
+	if (!it->nh)
+		return 0;
+	s = &it->s[it->heap[0]];
+	item->kind = (enum utrace__tf_kind)s->kind;
+	item->time = s->key == UINT64_MAX ? it->last_time : s->key;
+	item->cpu = s->cpu;
+	item->proc = &s->t->proc->pub;
+	item->thread = &s->t->pub;
+	item->page_offset = s->page_off;
+	if (s->kind == UTRACE__TF_EVENT) {
+		item->id = le16(s->rec);
+		item->format = utrace__tf_find_format(it->tf, item->proc, item->id);
+		item->format_rejected = !item->format && s->t->proc->rejected &&
+			(s->t->proc->rejected[item->id / 8] >> (item->id % 8) & 1);
+		item->rec = s->rec;
+		item->len = s->len;
+		item->offset = s->c.base + s->at;
+		item->lost = 0;
+		s->last_time = s->key;
+		s->any = true;
+	} else {
+		item->id = 0;
+		item->format = NULL;
+		item->format_rejected = false;
+		item->rec = NULL;
+		item->len = 0;
+		item->offset = s->page_off;
+		item->lost = s->lost;
+	}
+	if (item->time > it->last_time)
+		it->last_time = item->time;
+	advance(it->tf, s);
+	if (!s->kind)
+		it->heap[0] = it->heap[--it->nh];
+	sift_down(it, 0);
+	return 1;
+}
+
+void utrace__tf_iter_free(struct utrace__tf_iter *it)
+{
+	if (!it)
+		return;
+	free(it->s);
+	free(it->heap);
+	free(it);
+}

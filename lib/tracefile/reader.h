@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Reading trace files (docs/trace-file-format.md).
+ *
+ * utrace__tf_open() maps the file read-only and checks all of it before
+ * anything is read out: every record's size, every string's NUL, every
+ * page's commit and every event header inside it.  It collects the
+ * processes, threads and event formats, and an index of each thread's
+ * pages.  An iterator then merges the events of all threads of all
+ * processes into one stream in time order, with the timestamps converted
+ * to CLOCK_MONOTONIC nanoseconds, and lost-event markers where the events
+ * were lost.
+ *
+ * A bad record does not stop the reading: the first problem is kept as a
+ * message ("'x.dat': record at offset 1234: page commit 5000 exceeds ...")
+ * and the record is left out, quietly with what depends on it (the events
+ * of a bad FORMAT, the records of a bad PROCESS); a record whose size runs
+ * past the end of the file ends the reading there.  A file cut short (its last record
+ * incomplete) is not an error: the reader keeps a warning and uses the
+ * records before it.
+ *
+ * Nothing here prints; the caller shows the messages ("utrace: " + text).
+ */
+#ifndef UTRACE_TRACEFILE_READER_H
+#define UTRACE_TRACEFILE_READER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define UTRACE__TF_HIDDEN __attribute__((visibility("hidden")))
+
+struct utrace__tf;
+struct utrace__tf_iter;
+
+/* A PROCESS record (strings point into the file). */
+struct utrace__tf_process {
+	uint32_t pid, ppid;
+	uint32_t clock;                 /* 0: CLOCK_MONOTONIC ns, 1: TSC ticks */
+	const char *comm, *exe;
+	uint64_t offset;                /* of its PROCESS record */
+	bool has_stats;                 /* a STATS record was read: */
+	uint64_t written, lost;         /* what the process counted */
+};
+
+/* A thread: from its THREAD record, or its first PAGE or LOST record. */
+struct utrace__tf_thread {
+	const struct utrace__tf_process *proc;
+	uint32_t tid;
+	const char *comm;               /* THREAD record's name, or NULL */
+	uint64_t nr_pages, nr_events;
+	uint64_t lost;                  /* sum of lost_before and LOST counts */
+};
+
+/* A FORMAT record: the text of events/<system>/<name>/format. */
+struct utrace__tf_format {
+	const struct utrace__tf_process *proc;
+	uint32_t id;                    /* == the text's "ID:" line */
+	const char *system, *name;
+	const char *text;               /* NUL-terminated, text_len bytes */
+	size_t text_len;
+	const char *body;               /* the text after its "ID: n" line */
+	uint64_t offset;                /* of its FORMAT record */
+	void *priv;                     /* the caller's, NULL at open */
+};
+
+enum utrace__tf_kind {
+	UTRACE__TF_EVENT = 1,
+	UTRACE__TF_LOST = 2,
+};
+
+/* One step of the merged stream. */
+struct utrace__tf_item {
+	enum utrace__tf_kind kind;
+	uint64_t time;                  /* CLOCK_MONOTONIC ns */
+	uint32_t cpu;
+	const struct utrace__tf_process *proc;
+	const struct utrace__tf_thread *thread;
+	/* UTRACE__TF_EVENT: the record (at least 8 bytes, common fields
+	 * first, not aligned) and its format, NULL when the process has no
+	 * FORMAT for its common_type. */
+	struct utrace__tf_format *format;
+	bool format_rejected;           /* its FORMAT record was bad (reported) */
+	uint32_t id;                    /* common_type */
+	const unsigned char *rec;
+	uint32_t len;
+	uint64_t offset;                /* file offset of the event's header */
+	uint64_t page_offset;           /* file offset of its PAGE record */
+	/* UTRACE__TF_LOST: events lost just before this point; 0 when the
+	 * count is not known (the page's RB_MISSED_EVENTS bit alone). */
+	uint64_t lost;
+};
+
+/*
+ * Open and check a trace file.  Returns 0, or a negative code: -errno when
+ * it cannot be read at all, -EBADMSG when it has bad records.  *tfp is set
+ * in both cases (NULL only when out of memory); what it holds is the part
+ * of the file that could be read, and utrace__tf_error() says what is
+ * wrong.
+ */
+int utrace__tf_open(const char *path, struct utrace__tf **tfp) UTRACE__TF_HIDDEN;
+/* The same for a file already in memory (tests, fuzzing); 'name' names it
+ * in messages.  The memory must outlive the handle. */
+int utrace__tf_open_mem(const void *data, size_t size, const char *name,
+			struct utrace__tf **tfp) UTRACE__TF_HIDDEN;
+void utrace__tf_close(struct utrace__tf *tf) UTRACE__TF_HIDDEN;
+
+/* The first problem, without a "utrace: " prefix; NULL if none. */
+const char *utrace__tf_error(const struct utrace__tf *tf) UTRACE__TF_HIDDEN;
+/* Records left out because they were bad (the first is the error). */
+uint64_t utrace__tf_nr_bad(const struct utrace__tf *tf) UTRACE__TF_HIDDEN;
+/* "'x.dat': file cut short at offset N ...", or NULL. */
+const char *utrace__tf_warning(const struct utrace__tf *tf) UTRACE__TF_HIDDEN;
+const char *utrace__tf_name(const struct utrace__tf *tf) UTRACE__TF_HIDDEN;
+
+uint32_t utrace__tf_page_size(const struct utrace__tf *tf) UTRACE__TF_HIDDEN;
+/* CLOCK_REALTIME and CLOCK_MONOTONIC when the recording started. */
+void utrace__tf_start_time(const struct utrace__tf *tf, uint64_t *realtime_ns,
+			   uint64_t *monotonic_ns) UTRACE__TF_HIDDEN;
+/* Events in the pages that were read. */
+uint64_t utrace__tf_nr_events(const struct utrace__tf *tf) UTRACE__TF_HIDDEN;
+
+/* Processes, threads and formats in file order; NULL past the end. */
+const struct utrace__tf_process *utrace__tf_process(const struct utrace__tf *tf,
+						    size_t i) UTRACE__TF_HIDDEN;
+const struct utrace__tf_thread *utrace__tf_thread(const struct utrace__tf *tf,
+						  size_t i) UTRACE__TF_HIDDEN;
+struct utrace__tf_format *utrace__tf_format(const struct utrace__tf *tf,
+					    size_t i) UTRACE__TF_HIDDEN;
+/* The format of event 'id' in process 'proc', or NULL. */
+struct utrace__tf_format *utrace__tf_find_format(const struct utrace__tf *tf,
+						 const struct utrace__tf_process *proc,
+						 uint32_t id) UTRACE__TF_HIDDEN;
+
+/*
+ * The merged stream.  Events come in time order; at equal times, in the
+ * order their threads first appear in the file.  A lost-event marker comes
+ * just before the first event of the page it belongs to; a LOST record's
+ * marker after the last event of its thread.  utrace__tf_iter_next()
+ * returns 1 with *item filled, 0 at the end, or -ENOMEM.
+ */
+int utrace__tf_iter_new(struct utrace__tf *tf, struct utrace__tf_iter **itp) UTRACE__TF_HIDDEN;
+int utrace__tf_iter_next(struct utrace__tf_iter *it, struct utrace__tf_item *item) UTRACE__TF_HIDDEN;
+void utrace__tf_iter_free(struct utrace__tf_iter *it) UTRACE__TF_HIDDEN;
+
+/* ns = ns0 + (tsc - tsc0) * (ns1 - ns0) / (tsc1 - tsc0), computed without
+ * overflow, truncated toward zero as in 128-bit C arithmetic and clamped
+ * to 0 .. UINT64_MAX.  (tsc1 != tsc0.)  For the tests. */
+uint64_t utrace__tf_tsc_to_ns(uint64_t tsc, uint64_t tsc0, uint64_t ns0,
+			      uint64_t tsc1, uint64_t ns1) UTRACE__TF_HIDDEN;
+
+#endif /* UTRACE_TRACEFILE_READER_H */
