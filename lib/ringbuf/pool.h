@@ -92,9 +92,10 @@ struct utrace_thread_slot {
 	uint32_t state;          /* 0 free, 1 in use */
 	uint32_t tid;
 	char comm[16];
+	/* Counters of every thread that used the slot, never reset: */
 	uint64_t lost;           /* events dropped (no page, too deep, no slot) */
 	uint64_t overwritten;    /* events of its pages reused in overwrite mode */
-	uint64_t written;        /* events committed, updated at each page switch */
+	uint64_t written;        /* events in pages it queued */
 };
 
 struct utrace_pool {

@@ -283,12 +283,12 @@ static int attach(struct tbuf *t)
 		if (__atomic_load_n(&s->state, __ATOMIC_RELAXED) == 0 &&
 		    __atomic_compare_exchange_n(&s->state, &zero, 1, 0,
 						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+			/* The counters are not reset: a slot used by a thread
+			 * that has exited keeps what that thread lost, and the
+			 * recorder adds up all slots. */
 			s->tid = (uint32_t)t->tid;
 			memset(s->comm, 0, sizeof(s->comm));
 			prctl(PR_GET_NAME, s->comm);
-			s->lost = 0;
-			s->overwritten = 0;
-			s->written = 0;
 			t->slot = (int)i;
 			break;
 		}

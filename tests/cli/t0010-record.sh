@@ -25,6 +25,10 @@ check "small buffer in overwrite mode: fired = in file + lost" bash -c '
 	"$0" record -m 16K --overwrite -o "$3/c.dat" -- "$1" threads 2 200000 > "$3/c.fired" 2> "$3/err" &&
 	python3 "$2" "$3/c.dat" "$3/c.fired"' "$UTRACE" "$RB" "$CHECK" "$TMP"
 
+check "8 threads, some ending before others start (thread slots reused), overwrite" bash -c '
+	"$0" record -m 16K --overwrite -o "$3/m.dat" -- "$1" threads 8 20000 > "$3/m.fired" 2> "$3/err" &&
+	python3 "$2" "$3/m.dat" "$3/m.fired"' "$UTRACE" "$RB" "$CHECK" "$TMP"
+
 for how in segv abort kill; do
 	check "killed by $how after 5000 events: all 5000 are in the file" bash -c '
 		"$0" record -o "$3/d.dat" -- "$1" crash "$4" 5000 > "$3/d.fired" 2> "$3/err";

@@ -109,9 +109,10 @@ static int run_threads(int n, unsigned long long events)
 	for (i = 0; i < n; i++)
 		pthread_create(&writers[i], NULL, writer, (void *)i);
 	pthread_create(&sig, NULL, signaller, NULL);
+	/* The signaller first: it must not signal a thread already joined. */
+	pthread_join(sig, NULL);
 	for (i = 0; i < n; i++)
 		pthread_join(writers[i], NULL);
-	pthread_join(sig, NULL);
 	for (i = 0; i < n; i++)
 		printf("fired %u %llu\n", tids[i], totals[i]);
 	return 0;
