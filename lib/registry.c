@@ -325,6 +325,7 @@ static int add_event_locked(struct utrace__module *mod, struct utrace_event *ev)
 	st->mod = mod;
 	ev->id = id;
 	ev->priv = st;
+	ev->tp->builtin = ev->cls->probe;
 	events[nr_events++] = ev;
 	utrace__record_send_format(ev);
 	return 0;

@@ -89,6 +89,17 @@ static void synchronize(void)
 	rcu_grace_period_done();
 }
 
+/* The iterator's shortcut: only while the recording probe is alone. */
+static void set_fast(struct utrace_tracepoint *tp,
+		     const struct utrace_tracepoint_func *f, size_t n)
+{
+	void *d = NULL;
+
+	if (n == 1 && tp->builtin && f[0].func == tp->builtin)
+		d = f[0].data;
+	__atomic_store_n(&tp->fast_data, d, __ATOMIC_RELEASE);
+}
+
 static size_t nr_funcs(const struct utrace_tracepoint_func *f)
 {
 	size_t n = 0;
@@ -178,6 +189,7 @@ int utrace__tp_add(struct utrace_tracepoint *tp, utrace_probe_fn fn,
 		neu[i] = old[i];
 	neu[n].func = fn;
 	neu[n].data = data;
+	set_fast(tp, neu, n + 1);
 	__atomic_store_n(&tp->funcs, neu, __ATOMIC_RELEASE);
 	if (n == 0)
 		__atomic_store_n(&tp->enabled, 1, __ATOMIC_RELEASE);
@@ -215,7 +227,9 @@ int utrace__tp_remove(struct utrace_tracepoint *tp, utrace_probe_fn fn,
 		for (i = 0, j = 0; i < n; i++)
 			if (!(old[i].func == fn && old[i].data == data))
 				neu[j++] = old[i];
+		set_fast(tp, neu, n - 1);
 	} else {
+		set_fast(tp, NULL, 0);
 		__atomic_store_n(&tp->enabled, 0, __ATOMIC_RELEASE);
 	}
 	__atomic_store_n(&tp->funcs, neu, __ATOMIC_RELEASE);

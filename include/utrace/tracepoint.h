@@ -84,6 +84,13 @@ struct utrace_tracepoint {
 	struct utrace_tracepoint_func *funcs; /* RCU-protected, NULL-terminated */
 	int (*regfunc)(void);
 	void (*unregfunc)(void);
+	/*
+	 * When the event's own recording probe is the only probe, its data
+	 * (the static struct utrace_event) is here and the iterator calls it
+	 * directly, without the RCU read side: nothing it uses is ever freed.
+	 */
+	void *fast_data;
+	utrace_probe_fn builtin;     /* the recording probe, set at registration */
 };
 
 /* The common header of every record, laid out as the kernel's

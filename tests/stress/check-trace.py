@@ -94,16 +94,23 @@ def main():
     stats_written = stats_lost = 0
     last_seq_page = {}
     image = {}      # a pid's PROCESS records so far: exec starts a new image
+    # Formats first, each with the image it belongs to: the format doc lets
+    # a FORMAT come after pages that use it.
     for t, pl in recs:
         if t == 2:
-            pid, _, clock = struct.unpack_from("<III", pl)
+            pid, = struct.unpack_from("<I", pl)
             image[pid] = image.get(pid, 0) + 1
-            proc_clock[pid] = clock
         elif t == 3:
             pid, eid = struct.unpack_from("<II", pl)
             sysname, fmt = pl[8:].split(b"\0")[:2]
             name = fmt.split(b"\n")[0].split(b": ")[1].decode()
             formats[(pid, image.get(pid), eid)] = name
+    image = {}
+    for t, pl in recs:
+        if t == 2:
+            pid, _, clock = struct.unpack_from("<III", pl)
+            image[pid] = image.get(pid, 0) + 1
+            proc_clock[pid] = clock
         elif t == 5:
             pid, tid, cpu, _, seq, lost = struct.unpack_from("<IIIIQQ", pl)
             key = (pid, image.get(pid), tid)

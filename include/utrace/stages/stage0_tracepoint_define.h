@@ -5,6 +5,8 @@
  *   struct utrace_tracepoint __tracepoint_<name> = { 0, "<name>", NULL, reg, unreg };
  *   void __traceiter_<name>(proto)
  *   {
+ *           if (only the event's recording probe is attached)
+ *                   call it, and return;
  *           read_lock();
  *           for (each registered probe) probe->func(probe->data, args);
  *           read_unlock();
@@ -27,11 +29,18 @@
 
 #define DEFINE_TRACE_FN(name, reg, unreg, proto, args)			\
 	struct utrace_tracepoint __tracepoint_##name = {		\
-		0, #name, NULL, reg, unreg				\
+		0, #name, NULL, reg, unreg, NULL, NULL			\
 	};								\
 	void __traceiter_##name(proto)					\
 	{								\
 		struct utrace_tracepoint_func *__utrace_it;		\
+		void *__utrace_fast = __atomic_load_n(			\
+			&__tracepoint_##name.fast_data, __ATOMIC_ACQUIRE); \
+		if (utrace__likely(__utrace_fast)) {			\
+			((void (*)(void *, proto))			\
+			 __tracepoint_##name.builtin)(__utrace_fast, args); \
+			return;						\
+		}							\
 		utrace_tp_read_lock();					\
 		__utrace_it = __atomic_load_n(&__tracepoint_##name.funcs, \
 					      __ATOMIC_CONSUME);	\
