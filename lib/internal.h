@@ -11,6 +11,21 @@
 
 #define UTRACE_HIDDEN __attribute__((visibility("hidden")))
 
+/* Built with ThreadSanitizer: synchronisation it cannot see (urcu's grace
+ * periods, pages handed over through the recorder) is described to it with
+ * these (see tracepoint.c and ringbuf/writer.c). */
+#if defined(__SANITIZE_THREAD__)
+#define UTRACE_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define UTRACE_TSAN 1
+#endif
+#endif
+#ifdef UTRACE_TSAN
+void __tsan_acquire(void *addr);
+void __tsan_release(void *addr);
+#endif
+
 /* Registry state of one event, kept in utrace_event.priv. */
 struct utrace__event_state {
 	struct utrace_event *ev;

@@ -54,16 +54,7 @@ static struct pending *pending_free;
  * guarantees: everything a reader did before read_unlock() happens before
  * whatever follows the grace period that waited for it.
  */
-#if defined(__SANITIZE_THREAD__)
-#define UTRACE_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define UTRACE_TSAN 1
-#endif
-#endif
 #ifdef UTRACE_TSAN
-void __tsan_acquire(void *addr);
-void __tsan_release(void *addr);
 static char grace_period_token;
 #define rcu_reader_done() __tsan_release(&grace_period_token)
 #define rcu_grace_period_done() __tsan_acquire(&grace_period_token)

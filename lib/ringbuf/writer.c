@@ -45,16 +45,7 @@
  * ThreadSanitizer cannot see: tell it that publishing a page happens
  * before the next thread that takes the page writes into it.
  */
-#if defined(__SANITIZE_THREAD__)
-#define UTRACE_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define UTRACE_TSAN 1
-#endif
-#endif
 #ifdef UTRACE_TSAN
-void __tsan_acquire(void *addr);
-void __tsan_release(void *addr);
 #define page_handed_over(d) __tsan_release(d)
 #define page_taken(d) __tsan_acquire(d)
 #else
