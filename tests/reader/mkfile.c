@@ -33,6 +33,7 @@
 #include <utrace/utrace.h>
 
 #include "../../lib/internal.h"
+#include "tep-quirks.h"
 
 int utest_cond_evals, utest_assign_evals, utest_reg_ret, utest_regs, utest_unregs;
 
@@ -509,56 +510,7 @@ static void mk_basic(const char *path)
 
 /* --- mkfile sample --- */
 
-/* As tests/unit/test-tep.c: the records libtraceevent 1.7.1 prints
- * differently from the kernel (a negative small field) are left out, and
- * __print_array() takes its old form before 1.8.4. */
-static int negative_small_field(const struct utrace_event *ev, const void *rec)
-{
-	const struct utrace_event_field *fl;
-	unsigned int n, i;
-	char *fmt = utrace_event_format(ev);
-	int symbolic = strstr(fmt, "__print_symbolic") || strstr(fmt, "__print_flags");
-
-	free(fmt);
-	fl = utrace_event_fields(ev, &n);
-	for (i = 0; i < n; i++) {
-		const signed char *p = (const signed char *)rec + fl[i].offset;
-
-		if (fl[i].kind != UTRACE_FIELD_PLAIN || !fl[i].is_signed)
-			continue;
-		if ((fl[i].size == 1 && p[0] < 0) || (fl[i].size == 2 && p[1] < 0))
-			return 1;
-		if (fl[i].size == 4 && p[3] < 0 && symbolic)
-			return 1;
-	}
-	return 0;
-}
-
-static void old_array_style(char *s)
-{
-	char out[8192], *o = out, *p = s;
-
-	while (*p && o < out + sizeof(out) - 32) {
-		if (p[0] == '{' && (p[1] == '}' || (p[1] == '0' && p[2] == 'x'))) {
-			p++;
-			while (*p && *p != '}') {
-				unsigned long long v = strtoull(p, &p, 16);
-
-				o += sprintf(o, "%llu", v);
-				if (*p == ',') {
-					*o++ = ' ';
-					p++;
-				}
-			}
-			if (*p == '}')
-				p++;
-			continue;
-		}
-		*o++ = *p++;
-	}
-	*o = 0;
-	strcpy(s, out);
-}
+/* libtraceevent 1.7.1's differences from the kernel: tep-quirks.h. */
 
 static struct cap *caps;
 static size_t nr_caps, cap_caps;
@@ -577,7 +529,7 @@ static void keep(void)
 static void keep_hook(const struct utrace_event *ev, const void *rec, unsigned int size)
 {
 	hook(ev, rec, size);
-	if (!negative_small_field(ev, rec))
+	if (!tep_quirk_negative_field(ev, rec))
 		keep();
 }
 
@@ -677,7 +629,7 @@ static void mk_sample(const char *path, const char *expected)
 		}
 		utrace_event_print(c->ev, c->rec, text, sizeof(text));
 		if (TEP_VERSION < 10804)
-			old_array_style(text);
+			tep_quirk_old_array(text);
 		fprintf(ex, "%16s-%-7d [%03d] ..... %5lu.%06lu: %s: %s\n", "sample", 4242, 2,
 			(unsigned long)(ts / 1000000000), (unsigned long)(ts % 1000000000 / 1000),
 			utrace_event_name(c->ev), text);

@@ -17,6 +17,7 @@
 #include <utrace/utrace.h>
 
 #include "../../lib/internal.h"
+#include "tep-quirks.h"
 #include "test.h"
 
 int sample_trace_reg(void)
@@ -56,76 +57,14 @@ static void setup(void)
 	utrace_event_foreach(parse_cb, NULL);
 }
 
-/*
- * libtraceevent before 1.8.4 printed __print_array() as "1 2 3"; the kernel
- * (and utrace, and libtraceevent since 1.8.4) print "{0x1,0x2,0x3}".  With
- * an older library, turn utrace's text into the old form before comparing.
- */
-static void old_array_style(char *s)
-{
-	char out[8192], *o = out, *p = s;
-
-	while (*p && o < out + sizeof(out) - 32) {
-		if (p[0] == '{' && (p[1] == '}' || (p[1] == '0' && p[2] == 'x'))) {
-			p++;
-			while (*p && *p != '}') {
-				unsigned long long v = strtoull(p, &p, 16);
-
-				o += sprintf(o, "%llu", v);
-				if (*p == ',') {
-					*o++ = ' ';
-					p++;
-				}
-			}
-			if (*p == '}')
-				p++;
-			continue;
-		}
-		*o++ = *p++;
-	}
-	*o = 0;
-	strcpy(s, out);
-}
-
-/*
- * libtraceevent (up to at least 1.8.4) reads a field without its sign, so
- * a negative 'short' or 'signed char' printed with %d shows as 65535 where
- * the kernel's (and utrace's) C printf shows -1.  Such records are left
- * out of the comparison, and counted; so are negative ints passed to
- * __print_symbolic() or __print_flags().
- */
-static int negative_small_field(const struct utrace_event *ev, const void *rec)
-{
-	const struct utrace_event_field *f;
-	unsigned int n, i;
-
-	char *fmt = utrace_event_format(ev);
-	int symbolic = strstr(fmt, "__print_symbolic") || strstr(fmt, "__print_flags");
-
-	free(fmt);
-	f = utrace_event_fields(ev, &n);
-	for (i = 0; i < n; i++) {
-		const signed char *p = (const signed char *)rec + f[i].offset;
-
-		if (f[i].kind != UTRACE_FIELD_PLAIN || !f[i].is_signed)
-			continue;
-		if ((f[i].size == 1 && p[0] < 0) ||
-		    (f[i].size == 2 && p[1] < 0))
-			return 1;
-		/* __print_symbolic/__print_flags widen the value to unsigned
-		 * long: the kernel sign-extends, libtraceevent does not. */
-		if (f[i].size == 4 && p[3] < 0 && symbolic)
-			return 1;
-	}
-	return 0;
-}
-
+/* libtraceevent 1.7.1's differences from the kernel: tep-quirks.h.  Records
+ * it prints differently are left out of the comparison, and counted. */
 static int skipped;
 
 static void hook(const struct utrace_event *ev, const void *rec,
 		 unsigned int size)
 {
-	if (negative_small_field(ev, rec)) {
+	if (tep_quirk_negative_field(ev, rec)) {
 		skipped++;
 		return;
 	}
@@ -147,7 +86,7 @@ static void hook(const struct utrace_event *ev, const void *rec,
 	trace_seq_terminate(&s);
 	utrace_event_print(ev, rec, mine, sizeof(mine));
 	if (TEP_VERSION < 10804)
-		old_array_style(mine);
+		tep_quirk_old_array(mine);
 	if (strcmp(mine, s.buffer) != 0)
 		TEST_FAIL("%s prints differently:\n  utrace:         '%s'\n"
 			  "  libtraceevent:  '%s'", utrace_event_name(ev),
