@@ -64,6 +64,7 @@ static void after_fork_child(void)
 	utrace__registry_unlock();
 	utrace__thread_after_fork();
 	utrace__record_after_fork_child();
+	utrace__agent_after_fork_child();
 }
 
 static void init_once_fn(void)

@@ -5,6 +5,7 @@
 
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include <utrace/utrace.h>
@@ -34,6 +35,8 @@ struct utrace__event_state {
 	struct utrace_event_field *fields;
 	unsigned int nr_fields;
 	bool enabled;
+	struct utrace__filter *filter;   /* also in ev->filter */
+	char *filter_text;               /* what the filter file reads; NULL: "none\n" */
 };
 
 struct utrace__module {
@@ -57,6 +60,18 @@ void utrace__warn(const char *fmt, ...) UTRACE_HIDDEN
 void utrace__record_init(void) UTRACE_HIDDEN;
 void utrace__record_send_format(const struct utrace_event *ev) UTRACE_HIDDEN;
 void utrace__record_after_fork_child(void) UTRACE_HIDDEN;
+
+/* control/record.c: the event pool of this process */
+extern int utrace__pool_fd UTRACE_HIDDEN;
+int utrace__pool_ensure(void) UTRACE_HIDDEN;
+uint64_t utrace__pool_next_size(void) UTRACE_HIDDEN;
+void utrace__pool_set_next_size(uint64_t bytes) UTRACE_HIDDEN;
+int utrace__record_attach(const char *path, uint32_t mode) UTRACE_HIDDEN;
+void utrace__record_detach(int sock, uint32_t mode) UTRACE_HIDDEN;
+
+/* control/agent.c */
+bool utrace__agent_start(void) UTRACE_HIDDEN;
+void utrace__agent_after_fork_child(void) UTRACE_HIDDEN;
 
 /* tracepoint.c: add/remove without waiting; reap() waits and frees. */
 int utrace__tp_add(struct utrace_tracepoint *tp, utrace_probe_fn fn,

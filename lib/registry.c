@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "filter/filter.h"
 #include "internal.h"
 
 /*
@@ -100,6 +101,18 @@ static int id_for(const char *system, const char *name)
 	ids[nr_ids].key = key;
 	ids[nr_ids].id = next_id++;
 	return ids[nr_ids++].id;
+}
+
+static bool any_enabled(void)
+{
+	size_t i;
+	bool on = false;
+
+	reg_lock();
+	for (i = 0; i < nr_events && !on; i++)
+		on = ((struct utrace__event_state *)events[i]->priv)->enabled;
+	reg_unlock();
+	return on;
 }
 
 static int enable_locked(struct utrace_event *ev, bool on)
@@ -444,13 +457,18 @@ void utrace_tp_register_module(struct utrace_event *const *start,
 out:
 	reg_unlock();
 	utrace__tp_reap();
+	/* Controllable from now on; and events that UTRACE_EVENTS switched
+	 * on get a buffer that `utrace show` can read. */
+	if (utrace__agent_start() && any_enabled())
+		utrace__pool_ensure();
 }
 
 void utrace_tp_unregister_module(struct utrace_event *const *start,
 				 struct utrace_event *const *stop)
 {
 	struct utrace__module **pm, *mod = NULL;
-	size_t i, j;
+	struct utrace__filter **dead = NULL;
+	size_t i, j, nr_dead = 0;
 
 	(void)stop;
 	if (!start)
@@ -474,6 +492,17 @@ void utrace_tp_unregister_module(struct utrace_event *const *start,
 			continue;
 		}
 		enable_locked(ev, false);
+		if (st->filter) {
+			/* Freed once no thread can be inside the event. */
+			struct utrace__filter **d = realloc(dead, (nr_dead + 1) * sizeof(*d));
+
+			__atomic_store_n(&ev->filter, NULL, __ATOMIC_RELEASE);
+			if (d) {
+				dead = d;
+				dead[nr_dead++] = st->filter;
+			}
+		}
+		free(st->filter_text);
 		free(st->fields);
 		free(st->print_fmt);
 		free(st);
@@ -487,6 +516,9 @@ out:
 	/* The module's probes and records are about to be unmapped: wait
 	 * until no thread is still inside one of its probes. */
 	tracepoint_synchronize_unregister();
+	for (i = 0; i < nr_dead; i++)
+		utrace__filter_free(dead[i]);
+	free(dead);
 }
 
 int utrace_event_foreach(int (*fn)(struct utrace_event *ev, void *arg), void *arg)

@@ -35,7 +35,9 @@
 #include <stdlib.h>
 #include <urcu-bp.h>
 
+#include "filter/filter.h"
 #include "internal.h"
+#include "ringbuf/writer.h"
 
 /* A probe array with a link in front of it, for the list of arrays that
  * wait for a grace period; readers never see the link. */
@@ -272,4 +274,24 @@ void utrace__tp_after_fork(int child)
 	else
 		urcu_bp_after_fork_parent();
 	pthread_mutex_unlock(&tp_mutex);
+}
+
+/*
+ * An event's filter, run on its record before the commit.  The agent
+ * replaces ev->filter and frees the old program after a grace period, so
+ * the program is used only inside a read-side section.
+ */
+bool utrace__filter_run(const struct utrace_event *ev, const void *rec,
+			unsigned int size, const struct utrace__filter_ctx *ctx)
+{
+	const struct utrace__filter *f;
+	bool pass = true;
+
+	urcu_bp_read_lock();
+	f = rcu_dereference(ev->filter);
+	if (f)
+		pass = utrace__filter_match(f, rec, size, ctx);
+	rcu_reader_done();
+	urcu_bp_read_unlock();
+	return pass;
 }

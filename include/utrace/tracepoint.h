@@ -156,6 +156,7 @@ struct utrace_event {
 	void *priv;
 	const void *unit;            /* one per translation unit */
 	unsigned int seq;            /* definition order within it */
+	void *filter;                /* the compiled filter, or NULL */
 };
 
 /* TRACE_DEFINE_ENUM / TRACE_DEFINE_SIZEOF entries. */

@@ -12,6 +12,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,87 +31,13 @@
 #define DEFAULT_BUFFER_SIZE (8u << 20)
 
 static int sock = -1;
+static int env_sock = -1;              /* sock, when UTRACE_RECORD made it */
 static const char *sock_path;
 static size_t buffer_size = DEFAULT_BUFFER_SIZE;
 static uint32_t pool_mode = UTRACE_MODE_DISCARD;
-
-static uint64_t next_pow2(uint64_t v)
-{
-	uint64_t p = 1;
-
-	while (p < v)
-		p <<= 1;
-	return p;
-}
-
-static uint64_t align_up(uint64_t v, uint64_t a)
-{
-	return (v + a - 1) & ~(a - 1);
-}
-
-/* Make and map the pool; return its memfd, or -1. */
-static int pool_create(struct utrace_pool **out)
-{
-	uint32_t nr_pages = (uint32_t)(buffer_size / UTRACE_PAGE_SIZE);
-	uint64_t qsize, off, size, i;
-	struct utrace_pool *p;
-	int fd;
-
-	if (nr_pages < 4)
-		nr_pages = 4;
-	/* Twice the pages: a push then never finds its cell still held by
-	 * a pop that has claimed it but not yet released it, unless that pop
-	 * stalled for a whole lap. */
-	qsize = next_pow2(2 * (uint64_t)nr_pages);
-	off = align_up(sizeof(*p), 64);
-	uint64_t slots_off = off;
-	off += align_up((uint64_t)UTRACE_POOL_THREADS * sizeof(struct utrace_thread_slot), 64);
-	uint64_t descs_off = off;
-	off += align_up((uint64_t)nr_pages * sizeof(struct utrace_page_desc), 64);
-	uint64_t freeq_off = off;
-	off += qsize * sizeof(struct utrace_qcell);
-	uint64_t fullq_off = off;
-	off += qsize * sizeof(struct utrace_qcell);
-	uint64_t pages_off = align_up(off, UTRACE_PAGE_SIZE);
-	size = pages_off + (uint64_t)nr_pages * UTRACE_PAGE_SIZE;
-
-	fd = memfd_create("utrace-pool", MFD_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	if (ftruncate(fd, (off_t)size) < 0) {
-		close(fd);
-		return -1;
-	}
-	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (p == MAP_FAILED) {
-		close(fd);
-		return -1;
-	}
-	p->magic = UTRACE_POOL_MAGIC;
-	p->version = UTRACE_POOL_VERSION;
-	p->page_size = UTRACE_PAGE_SIZE;
-	p->nr_pages = nr_pages;
-	p->pid = (uint32_t)getpid();
-	p->clock = utrace__clock_tsc ? UTRACE_CLOCK_TSC : UTRACE_CLOCK_MONO;
-	p->mode = pool_mode;
-	p->nr_slots = UTRACE_POOL_THREADS;
-	p->size = size;
-	p->slots_off = slots_off;
-	p->descs_off = descs_off;
-	p->pages_off = pages_off;
-	p->freeq.cells_off = freeq_off;
-	p->freeq.mask = qsize - 1;
-	p->fullq.cells_off = fullq_off;
-	p->fullq.mask = qsize - 1;
-	for (i = 0; i < qsize; i++) {
-		((struct utrace_qcell *)((char *)p + freeq_off))[i].seq = i;
-		((struct utrace_qcell *)((char *)p + fullq_off))[i].seq = i;
-	}
-	for (i = 0; i < nr_pages; i++)
-		utrace_queue_push(p, &p->freeq, i);
-	*out = p;
-	return fd;
-}
+static bool mode_set;                  /* UTRACE_MODE was given */
+int utrace__pool_fd = -1;              /* the memfd of utrace__pool */
+static pthread_mutex_t pool_mutex = PTHREAD_MUTEX_INITIALIZER;
 
 static int send_hello(int fd)
 {
@@ -125,7 +53,19 @@ static int send_hello(int fd)
 	h.version = UTRACE_PROTO_VERSION;
 	h.pid = (uint32_t)getpid();
 	h.ppid = (uint32_t)getppid();
-	prctl(PR_GET_NAME, h.comm);
+	/* The process's name (its main thread's): the agent thread may be
+	 * the one sending. */
+	{
+		int cfd = open("/proc/self/comm", O_RDONLY | O_CLOEXEC);
+
+		n = cfd >= 0 ? read(cfd, h.comm, sizeof(h.comm) - 1) : -1;
+		if (cfd >= 0)
+			close(cfd);
+		if (n <= 0)
+			prctl(PR_GET_NAME, h.comm);
+		while (n > 0 && (h.comm[n - 1] == '\n' || !h.comm[n - 1]))
+			h.comm[--n] = 0;
+	}
 	n = readlink("/proc/self/exe", h.exe, sizeof(h.exe) - 1);
 	if (n < 0)
 		h.exe[0] = 0;
@@ -176,8 +116,9 @@ static void connect_recorder(void)
 		give_up(sock_path);
 		return;
 	}
-	fd = pool_create(&p);
+	fd = utrace__pool_create(buffer_size, pool_mode, &p);
 	if (fd < 0) {
+		errno = -fd;
 		give_up("event pool");
 		return;
 	}
@@ -187,9 +128,109 @@ static void connect_recorder(void)
 		give_up("recorder");
 		return;
 	}
-	close(fd);
+	utrace__pool_fd = fd;
+	env_sock = sock;
 	__atomic_store_n(&utrace__pool, p, __ATOMIC_RELEASE);
 	__atomic_fetch_add(&utrace__pool_gen, 1, __ATOMIC_RELEASE);
+}
+
+/*
+ * A pool for a process that no recorder started: made the first time
+ * something enables an event through the control (or UTRACE_EVENTS did),
+ * in overwrite mode unless UTRACE_MODE says otherwise, as the kernel's
+ * trace buffer.  Returns 0 or -errno.
+ */
+int utrace__pool_ensure(void)
+{
+	struct utrace_pool *p;
+	int fd, ret = 0;
+
+	if (__atomic_load_n(&utrace__pool, __ATOMIC_ACQUIRE))
+		return 0;
+	pthread_mutex_lock(&pool_mutex);
+	if (!utrace__pool) {
+		fd = utrace__pool_create(buffer_size,
+					 mode_set ? pool_mode : UTRACE_MODE_OVERWRITE, &p);
+		if (fd < 0) {
+			ret = fd;
+		} else {
+			utrace__pool_fd = fd;
+			__atomic_store_n(&utrace__pool, p, __ATOMIC_RELEASE);
+			__atomic_fetch_add(&utrace__pool_gen, 1, __ATOMIC_RELEASE);
+		}
+	}
+	pthread_mutex_unlock(&pool_mutex);
+	return ret;
+}
+
+uint64_t utrace__pool_next_size(void)
+{
+	return buffer_size;
+}
+
+/* Set the size of the next pool (a pool that exists keeps its size). */
+void utrace__pool_set_next_size(uint64_t bytes)
+{
+	buffer_size = (size_t)bytes;
+}
+
+static int send_format_cb(struct utrace_event *ev, void *arg);
+
+/*
+ * `utrace record -p`: connect to the recorder at 'path' and hand it the
+ * pool (made now if there was none) and every format.  The registry lock
+ * keeps formats of events registering meanwhile in order.
+ */
+int utrace__record_attach(const char *path, uint32_t mode)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int s, ret;
+
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	strcpy(sa.sun_path, path);
+	ret = utrace__pool_ensure();
+	if (ret < 0)
+		return ret;
+	s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		return -errno;
+	if (connect(s, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		ret = -errno;
+		close(s);
+		return ret;
+	}
+	utrace__registry_lock();
+	if (sock >= 0) {
+		utrace__registry_unlock();
+		close(s);
+		return -EBUSY;
+	}
+	sock = s;
+	if (send_hello(utrace__pool_fd) < 0) {
+		ret = -errno;
+		sock = -1;
+		utrace__registry_unlock();
+		close(s);
+		return ret ? ret : -EIO;
+	}
+	utrace__pool->mode = mode;
+	utrace_event_foreach(send_format_cb, NULL);
+	utrace__registry_unlock();
+	return s;
+}
+
+/* The recorder went away (its socket closed): stop sending to it. */
+void utrace__record_detach(int s, uint32_t mode)
+{
+	utrace__registry_lock();
+	if (sock == s && s >= 0) {
+		close(sock);
+		sock = -1;
+		if (utrace__pool)
+			utrace__pool->mode = mode;
+	}
+	utrace__registry_unlock();
 }
 
 /* Send one event's format (registry lock held). */
@@ -229,11 +270,8 @@ static int send_format_cb(struct utrace_event *ev, void *arg)
 
 void utrace__record_init(void)
 {
-	const char *v = getenv("UTRACE_RECORD");
+	const char *rec = getenv("UTRACE_RECORD"), *v;
 
-	if (!v || !*v)
-		return;
-	sock_path = v;
 	v = getenv("UTRACE_BUFFER_SIZE");
 	if (v && *v) {
 		char *end;
@@ -247,11 +285,15 @@ void utrace__record_init(void)
 			buffer_size = (size_t)n;
 	}
 	v = getenv("UTRACE_MODE");
+	mode_set = v && (!strcmp(v, "overwrite") || !strcmp(v, "discard"));
 	if (v && !strcmp(v, "overwrite"))
 		pool_mode = UTRACE_MODE_OVERWRITE;
 	else if (v && *v && strcmp(v, "discard"))
 		utrace__warn("UTRACE_MODE: '%s' is neither 'discard' nor 'overwrite'; "
 			     "using discard", v);
+	if (!rec || !*rec)
+		return;
+	sock_path = rec;
 	connect_recorder();
 }
 
@@ -261,14 +303,26 @@ void utrace__record_after_fork_child(void)
 	struct utrace_pool *old = utrace__pool;
 
 	utrace__rb_after_fork();
-	if (!sock_path || sock < 0)
+	if (!old)
 		return;
 	__atomic_store_n(&utrace__pool, NULL, __ATOMIC_RELEASE);
 	__atomic_fetch_add(&utrace__pool_gen, 1, __ATOMIC_RELEASE);
 	if (old)
 		munmap(old, old->size);
-	close(sock);
+	if (utrace__pool_fd >= 0)
+		close(utrace__pool_fd);
+	utrace__pool_fd = -1;
+	pthread_mutex_init(&pool_mutex, NULL);
+	int recorder_was_env = sock >= 0 && sock == env_sock;
+	if (sock >= 0)
+		close(sock);
 	sock = -1;
+	env_sock = -1;
+	if (!sock_path || recorder_was_env == 0) {
+		/* The parent's buffer was its own: the child gets one too. */
+		utrace__pool_ensure();
+		return;
+	}
 	connect_recorder();
 	if (sock >= 0)
 		utrace_event_foreach(send_format_cb, NULL);

@@ -29,7 +29,7 @@
 #include <stdint.h>
 
 #define UTRACE_POOL_MAGIC 0x50525455u /* "UTRP" */
-#define UTRACE_POOL_VERSION 1
+#define UTRACE_POOL_VERSION 2
 #define UTRACE_POOL_THREADS 1024
 #define UTRACE_PAGE_SIZE 4096
 #define UTRACE_PAGE_HDR 16
@@ -86,6 +86,8 @@ struct utrace_page_desc {
 	uint64_t seq;            /* the thread's page number */
 	uint64_t lost_before;    /* events of the thread lost before this page */
 	uint64_t nr_events;      /* set when the page is full */
+	uint64_t read;           /* bytes of data consumed by a trace_pipe
+				  * reader; 0 when a writer takes the page */
 };
 
 struct utrace_thread_slot {
@@ -112,6 +114,12 @@ struct utrace_pool {
 	uint64_t lost_no_slot;   /* events of threads that found no slot */
 	uint32_t dead;           /* set by the process when tracing broke */
 	uint32_t reserved;
+	/* A calibration point taken when the pool was made: a reader of the
+	 * live pool (utrace show) takes a second one to convert TSC times. */
+	uint64_t calib_tsc, calib_ns;
+	/* Events before this time (the pool's clock) were cleared
+	 * (the trace file opened with O_TRUNC); readers skip them. */
+	uint64_t clear_ts;
 	struct utrace_queue freeq;
 	struct utrace_queue fullq;
 };
@@ -234,5 +242,14 @@ static inline long utrace_page_count_events(const unsigned char *data,
 	}
 	return off == commit ? n : -1;
 }
+
+/* Make a pool of about 'bytes' of pages in a new memfd and map it; returns
+ * the memfd (close-on-exec) and *out, or -errno. */
+int utrace__pool_create(uint64_t bytes, uint32_t mode, struct utrace_pool **out)
+	__attribute__((visibility("hidden")));
+
+/* Map the pool behind 'fd' (another process's), checking its header
+ * against the size of the object; -errno (-EBADMSG: not a pool). */
+int utrace__pool_map(int fd, struct utrace_pool **out) __attribute__((visibility("hidden")));
 
 #endif /* UTRACE_RINGBUF_POOL_H */

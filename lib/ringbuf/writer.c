@@ -34,6 +34,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include "../filter/filter.h"
 #include "../internal.h"
 #include "clock.h"
 #include "writer.h"
@@ -69,6 +70,8 @@ struct tbuf {
 	uint64_t nr_events;          /* events in the current page */
 	uint64_t lost_pending;       /* lost since the current page began */
 	int32_t tid;
+	uint32_t undo_tail;          /* before the event being written, */
+	uint64_t undo_ts;            /* to take it back if its filter says no */
 };
 
 /* libutrace is built with TLS descriptors (-mtls-dialect=gnu2): when the
@@ -82,6 +85,7 @@ static __thread unsigned char stash[STASH_SIZE] __attribute__((aligned(8)));
 
 struct utrace_pool *utrace__pool;
 unsigned int utrace__pool_gen = 1;
+int utrace__tracing_off;
 static pthread_key_t exit_key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 
@@ -179,6 +183,7 @@ static int switch_page_(struct tbuf *t, uint64_t ts, uint32_t cpu)
 	d->seq = t->seq++;
 	d->lost_before = t->lost_pending;
 	d->nr_events = 0;
+	__atomic_store_n(&d->read, 0, __ATOMIC_RELAXED);
 	t->missed = t->lost_pending != 0;
 	t->lost_pending = 0;
 	pg->time_stamp = ts;
@@ -399,8 +404,12 @@ void *utrace_tp_reserve(struct utrace_tp_reserve *r, struct utrace_event *ev,
 	r->event = ev;
 	r->size = size;
 	r->rb_state = 0;
-	if (__builtin_expect(!utrace__pool || size > UTRACE_EVENT_MAX, 0))
+	if (__builtin_expect(!utrace__pool || size > UTRACE_EVENT_MAX ||
+			     utrace__tracing_off, 0)) {
+		if (utrace__tracing_off)
+			return NULL;    /* tracing_on is 0: not recorded, not lost */
 		return utrace__reserve_scratch(r, ev, scratch, size);
+	}
 	t = &tb;
 	if (__builtin_expect(t->gen != utrace__pool_gen || t->nest || t->stash_used, 0)) {
 		ent = reserve_rare(t, r, size);
@@ -422,6 +431,8 @@ void *utrace_tp_reserve(struct utrace_tp_reserve *r, struct utrace_event *ev,
 		}
 	}
 	r->rb_state = 1;
+	t->undo_tail = t->tail;
+	t->undo_ts = t->last_ts;
 	ent = emit(t, ts, size);
 fill:
 	if (!ent)
@@ -434,10 +445,56 @@ fill:
 	return ent;
 }
 
+/* Does the event's filter reject the record?  (A filter is set.) */
+static __attribute__((noinline)) bool filter_rejects(struct utrace_tp_reserve *r)
+{
+	struct tbuf *t = &tb;
+	struct utrace__filter_ctx ctx;
+	char comm[17];
+	int e = errno;
+	bool pass;
+
+	ctx.cpu = r->rb_state == 1 ? t->cpu : utrace__cpu();
+	if (t->slot >= 0 && utrace__pool && t->gen == utrace__pool_gen) {
+		ctx.comm = utrace_pool_slot(utrace__pool, (uint32_t)t->slot)->comm;
+	} else {
+		memset(comm, 0, sizeof(comm));
+		prctl(PR_GET_NAME, comm);
+		ctx.comm = comm;
+	}
+	pass = utrace__filter_run(r->event, r->rec, r->size, &ctx);
+	errno = e;
+	return !pass;
+}
+
+/* Take back a reserved event that its filter rejected. */
+static void discard(struct utrace_tp_reserve *r)
+{
+	struct tbuf *t = &tb;
+
+	if (r->rb_state == 2) {
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		t->nest--;
+		return;
+	}
+	if (r->rb_state != 1)
+		return;
+	t->tail = t->undo_tail;
+	t->last_ts = t->undo_ts;
+	if (t->stash_used != 0)
+		flush_stash(t);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->nest = 0;
+}
+
 void utrace_tp_commit(struct utrace_tp_reserve *r)
 {
 	struct tbuf *t;
 
+	if (__builtin_expect(r->event->filter != NULL, 0) && filter_rejects(r)) {
+		discard(r);
+		return;
+	}
 	if (__builtin_expect(utrace__record_hook != NULL || utrace__print_fd >= 0, 0))
 		utrace__commit_observe(r);
 	if (__builtin_expect(r->rb_state != 1, 0)) {

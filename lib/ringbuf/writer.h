@@ -3,6 +3,7 @@
 #ifndef UTRACE_RINGBUF_WRITER_H
 #define UTRACE_RINGBUF_WRITER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <utrace/tracepoint.h>
@@ -13,6 +14,8 @@
 extern struct utrace_pool *utrace__pool __attribute__((visibility("hidden")));
 /* Bumped whenever utrace__pool changes (fork): threads re-attach. */
 extern unsigned int utrace__pool_gen __attribute__((visibility("hidden")));
+/* tracing_on written 0 through the control: events are dropped uncounted. */
+extern int utrace__tracing_off __attribute__((visibility("hidden")));
 
 /* event.c: the paths without a pool (UTRACE_PRINT alone), and what a
  * commit shows to the record hook and the printer. */
@@ -22,5 +25,11 @@ void *utrace__reserve_scratch(struct utrace_tp_reserve *r, struct utrace_event *
 void utrace__commit_observe(struct utrace_tp_reserve *r)
 	__attribute__((visibility("hidden")));
 void utrace__rb_after_fork(void) __attribute__((visibility("hidden")));
+
+/* tracepoint.c: run the event's filter under the RCU read lock. */
+struct utrace__filter_ctx;
+bool utrace__filter_run(const struct utrace_event *ev, const void *rec,
+			unsigned int size, const struct utrace__filter_ctx *ctx)
+	__attribute__((visibility("hidden")));
 
 #endif /* UTRACE_RINGBUF_WRITER_H */

@@ -24,16 +24,24 @@ static void put(struct utrace_tf_writer *w, const void *p, size_t n)
 
 int utrace_tf_open(struct utrace_tf_writer *w, const char *path, uint32_t page_size)
 {
+	FILE *f = fopen(path, "wbe");
+
+	if (!f)
+		return -errno;
+	setvbuf(f, NULL, _IOFBF, 1 << 20);
+	return utrace_tf_open_stream(w, f, path, page_size);
+}
+
+int utrace_tf_open_stream(struct utrace_tf_writer *w, FILE *f, const char *name,
+			  uint32_t page_size)
+{
 	unsigned char h[UTRACE_TF_HEADER_SIZE];
 	uint32_t v;
 	struct timespec rt, mono;
 
 	memset(w, 0, sizeof(*w));
-	w->path = path;
-	w->f = fopen(path, "wbe");
-	if (!w->f)
-		return -errno;
-	setvbuf(w->f, NULL, _IOFBF, 1 << 20);
+	w->path = name;
+	w->f = f;
 	memset(h, 0, sizeof(h));
 	memcpy(h, UTRACE_TF_MAGIC, 8);
 	v = UTRACE_TF_VERSION;

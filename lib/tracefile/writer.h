@@ -35,6 +35,9 @@ struct utrace_tf_writer {
 
 int utrace_tf_open(struct utrace_tf_writer *w, const char *path,
 		   uint32_t page_size) __attribute__((visibility("hidden")));
+/* The same on an open stream (closed by utrace_tf_close()). */
+int utrace_tf_open_stream(struct utrace_tf_writer *w, FILE *f, const char *name,
+			  uint32_t page_size) __attribute__((visibility("hidden")));
 /* One record whose payload is the concatenation of up to three parts. */
 int utrace_tf_record(struct utrace_tf_writer *w, uint32_t type,
 		     const void *a, size_t alen, const void *b, size_t blen,

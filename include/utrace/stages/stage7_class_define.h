@@ -21,7 +21,7 @@
 	static struct utrace_event utrace_event_##name = {		\
 		#name, &utrace_event_class_##template,			\
 		&__tracepoint_##name, output, printv, 0, NULL,		\
-		&utrace__unit, __COUNTER__				\
+		&utrace__unit, __COUNTER__, NULL			\
 	};								\
 	static struct utrace_event *utrace_event_ptr_##name		\
 		__attribute__((section("utrace_events"), used,		\

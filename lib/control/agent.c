@@ -1,0 +1,945 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The agent: a thread in every traced process that answers the utrace CLI
+ * and the FUSE mount (the protocol is in ctlproto.h, the client side in
+ * client.c).
+ *
+ * It starts when the first events register (a process without events, the
+ * utrace tool itself, has none), unless UTRACE_CONTROL=0.  It listens on
+ * "<runtime dir>/<pid>.sock": the directory is made mode 0700 and must
+ * belong to the process's user, the socket is mode 0600, and every
+ * connection's peer credentials are checked (same user or root).  The
+ * thread blocks every signal and sleeps in poll() until a client asks
+ * something, so a request is served at once and an idle agent costs
+ * nothing.  Nothing the agent does can stop the program: when something
+ * fails it says so once (if UTRACE_CONTROL was asked for) and the program
+ * runs on.
+ *
+ * What it does is what needs the process itself: switching probes on and
+ * off, compiling and installing filters, making the event pool, handing
+ * the pool's memfd to readers, and connecting to an attaching recorder.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../filter/filter.h"
+#include "../internal.h"
+#include "../ringbuf/clock.h"
+#include "../ringbuf/writer.h"
+#include "client.h"
+#include "ctlproto.h"
+
+#define MAX_CLIENTS 32
+#define ERROR_LOG_MAX 8
+
+static pthread_mutex_t agent_mutex = PTHREAD_MUTEX_INITIALIZER;
+static bool agent_started, agent_disabled, agent_verbose;
+static int listen_fd = -1;
+static int wake_fd[2] = { -1, -1 };
+static int clients[MAX_CLIENTS];
+static int nr_clients;
+static char sock_path[108];
+static pid_t sock_owner;
+
+/* An attached `utrace record -p`: its socket, and what to restore. */
+static int rec_sock = -1;
+static uint32_t rec_old_mode;
+static int *rec_saved_ids;             /* events that were on at the attach */
+static size_t rec_nr_saved;
+
+static char *error_log[ERROR_LOG_MAX];
+static unsigned int nr_error_log;
+
+static void agent_warn(const char *what)
+{
+	if (agent_verbose)
+		utrace__warn("control: %s: %s; this process cannot be controlled",
+			     what, strerror(errno));
+}
+
+/* --- the runtime directory --- */
+
+int utrace__rundir(char *buf, size_t len)
+{
+	const char *v = getenv("UTRACE_RUNTIME_DIR");
+	int n;
+
+	if (v && *v)
+		n = snprintf(buf, len, "%s", v);
+	else if ((v = getenv("XDG_RUNTIME_DIR")) && *v)
+		n = snprintf(buf, len, "%s/utrace", v);
+	else
+		n = snprintf(buf, len, "/tmp/utrace-%u", (unsigned int)getuid());
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+/* Make the directory (0700) or check that it is ours and private. */
+static int rundir_make(char *dir, size_t len)
+{
+	struct stat st;
+
+	if (utrace__rundir(dir, len) < 0) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+		return -1;
+	if (lstat(dir, &st) < 0)
+		return -1;
+	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 077)) {
+		errno = EPERM;  /* someone else's, or open to others: do not use */
+		return -1;
+	}
+	return 0;
+}
+
+/* --- answers --- */
+
+static int send_ans(int fd, int32_t status, uint64_t value, const void *data,
+		    size_t len, uint32_t flags)
+{
+	struct utrace_ctl_ans a = { status, flags, value };
+	struct iovec iov[2] = { { &a, sizeof(a) }, { (void *)data, len } };
+	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = len ? 2 : 1 };
+
+	return sendmsg(fd, &mh, MSG_NOSIGNAL) < 0 ? -1 : 0;
+}
+
+/* A long text in packets of at most UTRACE_CTL_MAX_PACKET. */
+static int send_text(int fd, int32_t status, const char *text, size_t len)
+{
+	size_t max = UTRACE_CTL_MAX_PACKET - sizeof(struct utrace_ctl_ans), off = 0;
+
+	do {
+		size_t n = len - off > max ? max : len - off;
+
+		if (send_ans(fd, status, len, text + off, n,
+			     off + n < len ? UTRACE_CTL_MORE : 0) < 0)
+			return -1;
+		off += n;
+	} while (off < len);
+	return 0;
+}
+
+static int send_fd(int fd, int32_t status, int pass)
+{
+	struct utrace_ctl_ans a = { status, 0, 0 };
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { &a, sizeof(a) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct cmsghdr *cm;
+
+	if (pass >= 0) {
+		memset(cbuf, 0, sizeof(cbuf));
+		mh.msg_control = cbuf;
+		mh.msg_controllen = sizeof(cbuf);
+		cm = CMSG_FIRSTHDR(&mh);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(cm), &pass, sizeof(int));
+	}
+	return sendmsg(fd, &mh, MSG_NOSIGNAL) < 0 ? -1 : 0;
+}
+
+/* --- events --- */
+
+struct find_arg {
+	uint32_t id;
+	struct utrace_event *ev;
+};
+
+static int find_cb(struct utrace_event *ev, void *arg)
+{
+	struct find_arg *a = arg;
+
+	if ((uint32_t)ev->id != a->id)
+		return 0;
+	a->ev = ev;
+	return 1;
+}
+
+/* Registry lock held. */
+static struct utrace_event *find_id(uint32_t id)
+{
+	struct find_arg a = { id, NULL };
+
+	utrace_event_foreach(find_cb, &a);
+	return a.ev;
+}
+
+struct list_arg {
+	char *buf;
+	size_t len, cap;
+	uint32_t nr, nr_on;
+	bool fail;
+};
+
+static int list_cb(struct utrace_event *ev, void *arg)
+{
+	struct list_arg *a = arg;
+	const struct utrace__event_state *st = ev->priv;
+	size_t sl = strlen(ev->cls->system) + 1, nl = strlen(ev->name) + 1;
+	struct utrace_ctl_event_msg m = { (uint32_t)ev->id, st->enabled,
+					  st->filter != NULL, (uint16_t)(sl + nl) };
+	size_t need = sizeof(m) + sl + nl;
+
+	a->nr++;
+	a->nr_on += st->enabled;
+	if (!a->buf)
+		return 0;
+	if (sl + nl > 0xffff)
+		return 0;
+	if (a->len + need > a->cap) {
+		size_t cap = a->cap * 2 + need;
+		char *b = realloc(a->buf, cap);
+
+		if (!b) {
+			a->fail = true;
+			return 1;
+		}
+		a->buf = b;
+		a->cap = cap;
+	}
+	memcpy(a->buf + a->len, &m, sizeof(m));
+	memcpy(a->buf + a->len + sizeof(m), ev->cls->system, sl);
+	memcpy(a->buf + a->len + sizeof(m) + sl, ev->name, nl);
+	a->len += need;
+	return 0;
+}
+
+/* The event list in packets that each hold whole entries. */
+static void do_events(int fd)
+{
+	struct list_arg a = { .buf = malloc(4096), .cap = 4096 };
+	size_t max = UTRACE_CTL_MAX_PACKET - sizeof(struct utrace_ctl_ans), off = 0;
+
+	if (!a.buf) {
+		send_ans(fd, -ENOMEM, 0, NULL, 0, 0);
+		return;
+	}
+	utrace_event_foreach(list_cb, &a);
+	if (a.fail) {
+		free(a.buf);
+		send_ans(fd, -ENOMEM, 0, NULL, 0, 0);
+		return;
+	}
+	do {
+		size_t n = 0;
+
+		while (off + n < a.len) {
+			struct utrace_ctl_event_msg m;
+
+			memcpy(&m, a.buf + off + n, sizeof(m));
+			if (n + sizeof(m) + m.len > max)
+				break;
+			n += sizeof(m) + m.len;
+		}
+		if (send_ans(fd, (int32_t)a.nr, a.len, a.buf + off, n,
+			     off + n < a.len ? UTRACE_CTL_MORE : 0) < 0)
+			break;
+		off += n;
+	} while (off < a.len);
+	free(a.buf);
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void log_error(const char *text)
+{
+	uint64_t t = mono_ns();
+	char *e;
+
+	if (!text)
+		return;
+	if (asprintf(&e, "[%5llu.%06llu] %s", (unsigned long long)(t / 1000000000),
+		     (unsigned long long)(t % 1000000000 / 1000), text) < 0)
+		return;
+	if (nr_error_log == ERROR_LOG_MAX) {
+		free(error_log[0]);
+		memmove(error_log, error_log + 1, (ERROR_LOG_MAX - 1) * sizeof(*error_log));
+		nr_error_log--;
+	}
+	error_log[nr_error_log++] = e;
+}
+
+/*
+ * Install (or remove, f NULL) an event's filter and its readback text.
+ * The writer reads ev->filter under the RCU read lock; the old program is
+ * freed after a grace period.  Registry lock held.
+ */
+static void set_filter(struct utrace_event *ev, struct utrace__filter *f, char *text)
+{
+	struct utrace__event_state *st = ev->priv;
+	struct utrace__filter *old = st->filter;
+
+	st->filter = f;
+	__atomic_store_n(&ev->filter, (void *)f, __ATOMIC_RELEASE);
+	free(st->filter_text);
+	st->filter_text = text;
+	if (old) {
+		tracepoint_synchronize_unregister();
+		utrace__filter_free(old);
+	}
+}
+
+static char *strip_expr(const char *in, size_t len)
+{
+	char *s = strndup(in, len);
+	size_t n;
+
+	if (!s)
+		return NULL;
+	n = strlen(s);
+	while (n && (s[n - 1] == '\n' || s[n - 1] == ' ' || s[n - 1] == '\t' ||
+		     s[n - 1] == '\r'))
+		s[--n] = 0;
+	return s;
+}
+
+/* One event's filter; returns 0 or the kernel's -errno.  Registry lock held. */
+static int filter_event(struct utrace_event *ev, const char *expr,
+			struct utrace__filter_error *fe)
+{
+	const struct utrace__event_state *st = ev->priv;
+	struct utrace__filter *f = NULL;
+	char *text;
+	int r;
+
+	memset(fe, 0, sizeof(*fe));
+	if (utrace__filter_is_clear(expr)) {
+		set_filter(ev, NULL, NULL);
+		return 0;
+	}
+	r = utrace__filter_compile(expr, st->fields, st->nr_fields, &f, fe);
+	if (r < 0) {
+		/* As the kernel: a failed write drops the old filter and the
+		 * file reads back the error. */
+		set_filter(ev, NULL, utrace__filter_error_text(expr, fe));
+		log_error(utrace__filter_log_text(expr, fe));
+		return r;
+	}
+	text = malloc(strlen(expr) + 2);
+	if (!text) {
+		utrace__filter_free(f);
+		return -ENOMEM;
+	}
+	sprintf(text, "%s\n", expr);
+	set_filter(ev, f, text);
+	return 0;
+}
+
+struct sys_arg {
+	const char *system;
+	const char *expr;
+	int on;                      /* enable_system: 0/1 */
+	int matched;
+	int ret;
+};
+
+static int filter_sys_cb(struct utrace_event *ev, void *arg)
+{
+	struct sys_arg *a = arg;
+	struct utrace__filter_error fe;
+
+	if (strcmp(ev->cls->system, a->system))
+		return 0;
+	a->matched++;
+	if (filter_event(ev, a->expr, &fe) < 0 && !utrace__filter_is_clear(a->expr)) {
+		/* The kernel's subsystem rule: an event that cannot take the
+		 * filter stays unfiltered and says so, with the caret at 0. */
+		struct utrace__event_state *st = ev->priv;
+		struct utrace__filter_error se = { -EINVAL, 0, "" };
+
+		snprintf(se.msg, sizeof(se.msg),
+			 "Couldn't find or set field in one of a subsystem's events");
+		free(st->filter_text);
+		st->filter_text = utrace__filter_error_text(a->expr, &se);
+		/* filter_event logged the event's own error: replace it */
+		if (nr_error_log) {
+			free(error_log[nr_error_log - 1]);
+			nr_error_log--;
+		}
+		log_error(utrace__filter_log_text(a->expr, &se));
+	}
+	return 0;
+}
+
+static int enable_sys_cb(struct utrace_event *ev, void *arg)
+{
+	struct sys_arg *a = arg;
+	int r;
+
+	if (a->system && *a->system && strcmp(ev->cls->system, a->system))
+		return 0;
+	a->matched++;
+	r = utrace_event_enable(ev, a->on);
+	if (r < 0)
+		a->ret = r;
+	return 0;
+}
+
+static int count_sys_cb(struct utrace_event *ev, void *arg)
+{
+	struct sys_arg *a = arg;
+
+	if (!strcmp(ev->cls->system, a->system))
+		a->matched++;
+	return 0;
+}
+
+static int info_cb(struct utrace_event *ev, void *arg)
+{
+	struct utrace_ctl_info_msg *m = arg;
+	const struct utrace__event_state *st = ev->priv;
+
+	m->nr_events++;
+	m->nr_enabled += st->enabled;
+	return 0;
+}
+
+static void do_info(int fd)
+{
+	struct utrace_ctl_info_msg m;
+	struct utrace_pool *p = utrace__pool;
+	int cfd;
+	ssize_t n;
+	uint32_t i;
+
+	memset(&m, 0, sizeof(m));
+	m.pid = (uint32_t)getpid();
+	m.ppid = (uint32_t)getppid();
+	m.uid = (uint32_t)getuid();
+	cfd = open("/proc/self/comm", O_RDONLY | O_CLOEXEC);
+	if (cfd >= 0) {
+		n = read(cfd, m.comm, sizeof(m.comm) - 1);
+		close(cfd);
+		while (n > 0 && (m.comm[n - 1] == '\n' || !m.comm[n - 1]))
+			m.comm[--n] = 0;
+	}
+	n = readlink("/proc/self/exe", m.exe, sizeof(m.exe) - 1);
+	if (n < 0)
+		m.exe[0] = 0;
+	utrace_event_foreach(info_cb, &m);
+	m.tracing_on = !__atomic_load_n(&utrace__tracing_off, __ATOMIC_RELAXED);
+	m.recorder = rec_sock >= 0;
+	if (p) {
+		m.has_pool = 1;
+		m.mode = p->mode;
+		m.nr_pages = p->nr_pages;
+		m.buffer_size = (uint64_t)p->nr_pages * p->page_size;
+		for (i = 0; i < p->nr_pages; i++) {
+			const struct utrace_page_desc *d = utrace_pool_desc(p, i);
+			uint32_t s = __atomic_load_n(&d->state, __ATOMIC_RELAXED);
+
+			if (s != UTRACE_PAGE_FREE)
+				m.pages_used++;
+		}
+		for (i = 0; i < p->nr_slots; i++) {
+			const struct utrace_thread_slot *s = utrace_pool_slot(p, i);
+
+			m.written += __atomic_load_n(&s->written, __ATOMIC_RELAXED);
+			m.lost += __atomic_load_n(&s->lost, __ATOMIC_RELAXED) +
+				  __atomic_load_n(&s->overwritten, __ATOMIC_RELAXED);
+		}
+		m.lost += __atomic_load_n(&p->lost_no_slot, __ATOMIC_RELAXED);
+	} else {
+		m.buffer_size = utrace__pool_next_size() / UTRACE_PAGE_SIZE * UTRACE_PAGE_SIZE;
+		m.mode = UTRACE_MODE_OVERWRITE;
+	}
+	send_ans(fd, 0, 0, &m, sizeof(m), 0);
+}
+
+static void do_text(int fd, char *text, int err)
+{
+	if (!text)
+		send_ans(fd, err ? err : -ENOMEM, 0, NULL, 0, 0);
+	else
+		send_text(fd, 0, text, strlen(text));
+	free(text);
+}
+
+static int save_cb(struct utrace_event *ev, void *arg)
+{
+	(void)arg;
+	if (((struct utrace__event_state *)ev->priv)->enabled) {
+		int *n = realloc(rec_saved_ids, (rec_nr_saved + 1) * sizeof(*n));
+
+		if (!n)
+			return 1;
+		rec_saved_ids = n;
+		rec_saved_ids[rec_nr_saved++] = ev->id;
+	}
+	return 0;
+}
+
+static int restore_cb(struct utrace_event *ev, void *arg)
+{
+	size_t i;
+	int on = 0;
+
+	(void)arg;
+	for (i = 0; i < rec_nr_saved; i++)
+		if (rec_saved_ids[i] == ev->id)
+			on = 1;
+	utrace_event_enable(ev, on);
+	return 0;
+}
+
+/* The attached recorder went away: events back as they were. */
+static void recorder_gone(void)
+{
+	utrace__record_detach(rec_sock, rec_old_mode);
+	rec_sock = -1;
+	utrace__registry_lock();
+	utrace_event_foreach(restore_cb, NULL);
+	utrace__registry_unlock();
+	free(rec_saved_ids);
+	rec_saved_ids = NULL;
+	rec_nr_saved = 0;
+}
+
+static void handle(int fd, const struct utrace_ctl_req *q, const char *pl, size_t plen)
+{
+	struct utrace_event *ev;
+	struct utrace__filter_error fe;
+	struct utrace_ctl_filter_msg fm;
+	struct sys_arg sa;
+	char *s, *text;
+	int r;
+
+	switch (q->op) {
+	case UTRACE_CTL_INFO:
+		do_info(fd);
+		return;
+	case UTRACE_CTL_EVENTS:
+		do_events(fd);
+		return;
+	case UTRACE_CTL_FORMAT:
+		utrace__registry_lock();
+		ev = find_id(q->id);
+		text = ev ? utrace_event_format(ev) : NULL;
+		utrace__registry_unlock();
+		do_text(fd, text, ev ? -ENOMEM : -ENOENT);
+		return;
+	case UTRACE_CTL_SET_EVENT: {
+		size_t b = 0, e = plen;
+
+		while (b < e && strchr(" \t\n\r\f\v", pl[b]))
+			b++;
+		while (e > b && strchr(" \t\n\r\f\v", pl[e - 1]))
+			e--;
+		if (b == e) {
+			send_ans(fd, 0, 0, NULL, 0, 0);
+			return;
+		}
+		s = strndup(pl + b, e - b);
+		if (!s) {
+			send_ans(fd, -ENOMEM, 0, NULL, 0, 0);
+			return;
+		}
+		r = 0;
+		if (s[0] != '!')
+			r = utrace__pool_ensure();
+		if (r == 0)
+			r = utrace_set_event(s);
+		free(s);
+		send_ans(fd, r, 0, NULL, 0, 0);
+		return;
+	}
+	case UTRACE_CTL_CLEAR_EVENTS:
+		sa = (struct sys_arg){ .system = NULL, .on = 0 };
+		utrace__registry_lock();
+		utrace_event_foreach(enable_sys_cb, &sa);
+		utrace__registry_unlock();
+		send_ans(fd, sa.ret, 0, NULL, 0, 0);
+		return;
+	case UTRACE_CTL_ENABLE:
+		r = q->arg ? utrace__pool_ensure() : 0;
+		utrace__registry_lock();
+		ev = find_id(q->id);
+		if (!ev)
+			r = -ENOENT;
+		else if (r == 0)
+			r = utrace_event_enable(ev, q->arg != 0);
+		utrace__registry_unlock();
+		send_ans(fd, r, 0, NULL, 0, 0);
+		return;
+	case UTRACE_CTL_ENABLE_SYSTEM:
+		s = strndup(pl, plen);
+		r = q->arg && s ? utrace__pool_ensure() : s ? 0 : -ENOMEM;
+		if (r == 0) {
+			sa = (struct sys_arg){ .system = s, .on = q->arg != 0 };
+			utrace__registry_lock();
+			utrace_event_foreach(enable_sys_cb, &sa);
+			utrace__registry_unlock();
+			r = sa.ret ? sa.ret : sa.matched ? 0 : -ENOENT;
+		}
+		free(s);
+		send_ans(fd, r, 0, NULL, 0, 0);
+		return;
+	case UTRACE_CTL_FILTER:
+		s = strip_expr(pl, plen);
+		memset(&fm, 0, sizeof(fm));
+		if (!s) {
+			send_ans(fd, -ENOMEM, 0, NULL, 0, 0);
+			return;
+		}
+		utrace__registry_lock();
+		ev = find_id(q->id);
+		r = ev ? filter_event(ev, s, &fe) : -ENOENT;
+		utrace__registry_unlock();
+		free(s);
+		if (ev && r < 0) {
+			fm.err = fe.err;
+			fm.pos = fe.pos;
+			memcpy(fm.msg, fe.msg, sizeof(fm.msg));
+			fm.msg[sizeof(fm.msg) - 1] = 0;
+		}
+		send_ans(fd, r, 0, &fm, sizeof(fm), 0);
+		return;
+	case UTRACE_CTL_FILTER_SYSTEM: {
+		size_t sl = strnlen(pl, plen);
+
+		if (sl == plen) {
+			send_ans(fd, -EINVAL, 0, NULL, 0, 0);
+			return;
+		}
+		s = strip_expr(pl + sl + 1, plen - sl - 1);
+		if (!s) {
+			send_ans(fd, -ENOMEM, 0, NULL, 0, 0);
+			return;
+		}
+		sa = (struct sys_arg){ .system = pl, .expr = s };
+		utrace__registry_lock();
+		utrace_event_foreach(filter_sys_cb, &sa);
+		utrace__registry_unlock();
+		free(s);
+		send_ans(fd, sa.matched ? 0 : -ENOENT, 0, NULL, 0, 0);
+		return;
+	}
+	case UTRACE_CTL_FILTER_TEXT:
+		utrace__registry_lock();
+		ev = find_id(q->id);
+		text = NULL;
+		if (ev) {
+			const struct utrace__event_state *st = ev->priv;
+
+			text = strdup(st->filter_text ? st->filter_text : "none\n");
+		}
+		utrace__registry_unlock();
+		do_text(fd, text, ev ? -ENOMEM : -ENOENT);
+		return;
+	case UTRACE_CTL_FILTER_SYSTEM_TEXT:
+		s = strndup(pl, plen);
+		sa = (struct sys_arg){ .system = s ? s : "" };
+		utrace__registry_lock();
+		if (s)
+			utrace_event_foreach(count_sys_cb, &sa);
+		utrace__registry_unlock();
+		free(s);
+		do_text(fd, sa.matched ? strdup("### global filter ###\n"
+			"# Use this to set filters for multiple events.\n"
+			"# Only events with the given fields will be affected.\n"
+			"# If no events are modified, an error message will be displayed here\n")
+			: NULL, -ENOENT);
+		return;
+	case UTRACE_CTL_ERROR_LOG: {
+		size_t len = 0;
+		unsigned int i;
+
+		for (i = 0; i < nr_error_log; i++)
+			len += strlen(error_log[i]);
+		text = malloc(len + 1);
+		if (text) {
+			text[0] = 0;
+			for (i = 0; i < nr_error_log; i++)
+				strcat(text, error_log[i]);
+		}
+		if (text && !len) {
+			send_ans(fd, 0, 0, NULL, 0, 0);
+			free(text);
+			return;
+		}
+		do_text(fd, text, -ENOMEM);
+		return;
+	}
+	case UTRACE_CTL_ERROR_LOG_CLEAR:
+		while (nr_error_log)
+			free(error_log[--nr_error_log]);
+		send_ans(fd, 0, 0, NULL, 0, 0);
+		return;
+	case UTRACE_CTL_TRACING_ON:
+		if (q->arg == 0 || q->arg == 1)
+			__atomic_store_n(&utrace__tracing_off, !q->arg, __ATOMIC_RELEASE);
+		send_ans(fd, !__atomic_load_n(&utrace__tracing_off, __ATOMIC_RELAXED), 0,
+			 NULL, 0, 0);
+		return;
+	case UTRACE_CTL_BUFFER_SIZE:
+		if (q->size) {
+			if (q->size < 4 * UTRACE_PAGE_SIZE || q->size > (1ULL << 36)) {
+				send_ans(fd, -EINVAL, 0, NULL, 0, 0);
+				return;
+			}
+			if (utrace__pool) {
+				/* A live pool cannot change size under its
+				 * writers (see docs/tracefs-differences.md). */
+				send_ans(fd, -EBUSY, utrace__pool->size, NULL, 0, 0);
+				return;
+			}
+			utrace__pool_set_next_size(q->size);
+		}
+		send_ans(fd, 0, utrace__pool ?
+			 (uint64_t)utrace__pool->nr_pages * UTRACE_PAGE_SIZE :
+			 utrace__pool_next_size() / UTRACE_PAGE_SIZE * UTRACE_PAGE_SIZE,
+			 NULL, 0, 0);
+		return;
+	case UTRACE_CTL_CLEAR_BUFFER:
+		if (utrace__pool)
+			__atomic_store_n(&utrace__pool->clear_ts, utrace__clock_now(),
+					 __ATOMIC_RELEASE);
+		send_ans(fd, 0, 0, NULL, 0, 0);
+		return;
+	case UTRACE_CTL_POOL:
+		r = utrace__pool_ensure();
+		if (r < 0)
+			send_ans(fd, r, 0, NULL, 0, 0);
+		else
+			send_fd(fd, 0, utrace__pool_fd);
+		return;
+	case UTRACE_CTL_ATTACH:
+		if (rec_sock >= 0) {
+			send_ans(fd, -EBUSY, 0, NULL, 0, 0);
+			return;
+		}
+		s = strndup(pl, plen);
+		if (!s) {
+			send_ans(fd, -ENOMEM, 0, NULL, 0, 0);
+			return;
+		}
+		utrace__pool_ensure();
+		rec_old_mode = utrace__pool ? utrace__pool->mode : UTRACE_MODE_OVERWRITE;
+		utrace__registry_lock();
+		utrace_event_foreach(save_cb, NULL);
+		utrace__registry_unlock();
+		r = utrace__record_attach(s, (uint32_t)q->arg);
+		free(s);
+		if (r >= 0) {
+			rec_sock = r;
+			r = 0;
+		} else {
+			free(rec_saved_ids);
+			rec_saved_ids = NULL;
+			rec_nr_saved = 0;
+		}
+		send_ans(fd, r, 0, NULL, 0, 0);
+		return;
+	default:
+		send_ans(fd, -EOPNOTSUPP, 0, NULL, 0, 0);
+	}
+}
+
+/* --- the thread --- */
+
+static bool peer_allowed(int fd)
+{
+	struct ucred cr;
+	socklen_t len = sizeof(cr);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) < 0)
+		return false;
+	return cr.uid == 0 || cr.uid == geteuid() || cr.uid == getuid();
+}
+
+static void drop_client(int i)
+{
+	close(clients[i]);
+	clients[i] = clients[--nr_clients];
+}
+
+static void serve(int i)
+{
+	char buf[UTRACE_CTL_MAX_PACKET];
+	struct utrace_ctl_req q;
+	ssize_t n;
+
+	n = recv(clients[i], buf, sizeof(buf), MSG_DONTWAIT);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n < (ssize_t)sizeof(q)) {
+		drop_client(i);
+		return;
+	}
+	memcpy(&q, buf, sizeof(q));
+	if (q.version != UTRACE_CTL_VERSION) {
+		send_ans(clients[i], -EPROTO, 0, NULL, 0, 0);
+		drop_client(i);
+		return;
+	}
+	handle(clients[i], &q, buf + sizeof(q), (size_t)n - sizeof(q));
+	utrace__tp_reap();
+}
+
+static void *agent_main(void *arg)
+{
+	struct pollfd pfd[MAX_CLIENTS + 3];
+	sigset_t all;
+	int i, n;
+
+	(void)arg;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	prctl(PR_SET_NAME, "utrace-agent");
+	for (;;) {
+		n = 0;
+		pfd[n++] = (struct pollfd){ .fd = listen_fd, .events = POLLIN };
+		pfd[n++] = (struct pollfd){ .fd = wake_fd[0], .events = POLLIN };
+		pfd[n++] = (struct pollfd){ .fd = rec_sock, .events = 0 };
+		for (i = 0; i < nr_clients; i++)
+			pfd[n++] = (struct pollfd){ .fd = clients[i], .events = POLLIN };
+		if (poll(pfd, (nfds_t)n, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (pfd[1].revents)
+			break;
+		if (rec_sock >= 0 && (pfd[2].revents & (POLLHUP | POLLERR)))
+			recorder_gone();
+		for (i = nr_clients - 1; i >= 0; i--)
+			if (pfd[3 + i].revents)
+				serve(i);
+		if (pfd[0].revents & POLLIN) {
+			int c = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC);
+
+			if (c >= 0 && (nr_clients == MAX_CLIENTS || !peer_allowed(c)))
+				close(c);
+			else if (c >= 0)
+				clients[nr_clients++] = c;
+		}
+	}
+	return NULL;
+}
+
+static void agent_cleanup(void)
+{
+	if (sock_path[0] && sock_owner == getpid())
+		unlink(sock_path);
+}
+
+__attribute__((destructor)) static void agent_fini(void)
+{
+	agent_cleanup();
+}
+
+/* Start the agent (events have just registered); false when it does not run. */
+bool utrace__agent_start(void)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char dir[sizeof(sa.sun_path)];
+	pthread_attr_t at;
+	pthread_t th;
+	const char *v;
+
+	pthread_mutex_lock(&agent_mutex);
+	if (agent_started || agent_disabled)
+		goto out;
+	agent_started = true;
+	v = getenv("UTRACE_CONTROL");
+	if (v && !strcmp(v, "0")) {
+		agent_disabled = true;
+		goto out;
+	}
+	agent_verbose = v && *v;
+	if (rundir_make(dir, sizeof(dir)) < 0) {
+		agent_warn(dir);
+		goto out;
+	}
+	if ((size_t)snprintf(sock_path, sizeof(sock_path), "%s/%d.sock", dir,
+			     (int)getpid()) >= sizeof(sock_path)) {
+		errno = ENAMETOOLONG;
+		sock_path[0] = 0;
+		agent_warn(dir);
+		goto out;
+	}
+	listen_fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (listen_fd < 0 || pipe2(wake_fd, O_CLOEXEC) < 0) {
+		agent_warn("socket");
+		goto fail;
+	}
+	strcpy(sa.sun_path, sock_path);
+	unlink(sock_path);         /* a dead process's, with our pid */
+	if (bind(listen_fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    chmod(sock_path, 0600) < 0 || listen(listen_fd, 16) < 0) {
+		agent_warn(sock_path);
+		goto fail;
+	}
+	sock_owner = getpid();
+	pthread_attr_init(&at);
+	pthread_attr_setstacksize(&at, 256 << 10);
+	if (pthread_create(&th, &at, agent_main, NULL) != 0) {
+		pthread_attr_destroy(&at);
+		agent_warn("thread");
+		goto fail;
+	}
+	pthread_attr_destroy(&at);
+	pthread_detach(th);
+	goto out;
+fail:
+	if (sock_path[0])
+		unlink(sock_path);
+	sock_path[0] = 0;
+	if (listen_fd >= 0)
+		close(listen_fd);
+	listen_fd = -1;
+out:
+	pthread_mutex_unlock(&agent_mutex);
+	return listen_fd >= 0;
+}
+
+/* fork(): the agent thread is not in the child; start one of its own. */
+void utrace__agent_after_fork_child(void)
+{
+	bool had = agent_started && !agent_disabled && listen_fd >= 0;
+	int i;
+
+	pthread_mutex_init(&agent_mutex, NULL);
+	if (listen_fd >= 0)
+		close(listen_fd);
+	listen_fd = -1;
+	for (i = 0; i < 2; i++)
+		if (wake_fd[i] >= 0)
+			close(wake_fd[i]);
+	wake_fd[0] = wake_fd[1] = -1;
+	for (i = 0; i < nr_clients; i++)
+		close(clients[i]);
+	nr_clients = 0;
+	rec_sock = -1;      /* the parent's recorder; record.c closed it */
+	free(rec_saved_ids);
+	rec_saved_ids = NULL;
+	rec_nr_saved = 0;
+	while (nr_error_log)
+		free(error_log[--nr_error_log]);
+	sock_path[0] = 0;
+	agent_started = false;
+	if (had)
+		utrace__agent_start();
+}

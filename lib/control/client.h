@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Controlling a running traced process from outside (the utrace CLI and
+ * the FUSE mount).  Each process that links libutrace and has events runs
+ * an agent thread listening on "<runtime dir>/<pid>.sock" (see agent.c
+ * and ctlproto.h); these functions talk to it.
+ *
+ * The runtime directory is $UTRACE_RUNTIME_DIR, else $XDG_RUNTIME_DIR/utrace,
+ * else /tmp/utrace-<uid>.  Only the process's user and root may connect:
+ * the socket is mode 0600 in a 0700 directory and the agent checks the
+ * peer's credentials.
+ *
+ * All functions return 0 (or a count) on success and a negative errno on
+ * failure; the connection's last error message (one line, no "utrace: "
+ * prefix) is in utrace__ctl_errmsg().
+ */
+#ifndef UTRACE_CONTROL_CLIENT_H
+#define UTRACE_CONTROL_CLIENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define UTRACE__CTL_HIDDEN __attribute__((visibility("hidden")))
+
+/* The caller's runtime directory (not created). */
+int utrace__rundir(char *buf, size_t len) UTRACE__CTL_HIDDEN;
+
+struct utrace__ctl_proc {
+	pid_t pid;
+	uid_t uid;
+	char comm[16];
+	char sock[108];          /* the control socket's path */
+};
+
+/*
+ * The traceable processes: the sockets of the caller's runtime directory
+ * (for root, also those of every user's: /run/user/<uid>/utrace and
+ * /tmp/utrace-<uid>) whose process is alive, in pid order.  Sockets of
+ * processes that are gone are removed on the way.  *out is malloc()ed.
+ */
+int utrace__ctl_list(struct utrace__ctl_proc **out, size_t *nr) UTRACE__CTL_HIDDEN;
+
+struct utrace__ctl;
+
+/*
+ * Connect to the agent of process 'pid'.  Errors: -ESRCH (no such process,
+ * or it does not link libutrace / has no events), -EPERM (another user's
+ * process and the caller is not root); the message names the process.
+ * On failure *out is NULL and 'err' (if not NULL) holds the message.
+ */
+int utrace__ctl_open(pid_t pid, struct utrace__ctl **out, char *err, size_t errlen)
+	UTRACE__CTL_HIDDEN;
+void utrace__ctl_close(struct utrace__ctl *c) UTRACE__CTL_HIDDEN;
+const char *utrace__ctl_errmsg(const struct utrace__ctl *c) UTRACE__CTL_HIDDEN;
+pid_t utrace__ctl_pid(const struct utrace__ctl *c) UTRACE__CTL_HIDDEN;
+
+struct utrace__ctl_info {
+	uint32_t pid, ppid, uid;
+	char comm[16];
+	char exe[256];
+	uint32_t nr_events, nr_enabled;
+	uint32_t tracing_on;     /* the process's tracing_on switch */
+	uint32_t has_pool;       /* 0 until something enabled an event or asked for it */
+	uint32_t mode;           /* enum utrace_pool_mode */
+	uint32_t recorder;       /* 1 while a `utrace record` is attached */
+	uint64_t buffer_size;    /* bytes of pages (the pool's, or the next pool's) */
+	uint64_t pages_used;     /* pages holding events not yet read */
+	uint64_t nr_pages;
+	uint64_t written, lost;  /* events committed and lost since the pool was made */
+};
+int utrace__ctl_info(struct utrace__ctl *c, struct utrace__ctl_info *info) UTRACE__CTL_HIDDEN;
+
+struct utrace__ctl_event {
+	uint32_t id;
+	bool enabled;
+	bool filtered;           /* a filter is set */
+	char *system, *name;
+};
+/* The events in registration order (available_events order). */
+int utrace__ctl_events(struct utrace__ctl *c, struct utrace__ctl_event **evs,
+		       size_t *nr) UTRACE__CTL_HIDDEN;
+void utrace__ctl_events_free(struct utrace__ctl_event *evs, size_t nr) UTRACE__CTL_HIDDEN;
+
+/* events/<sys>/<ev>/format; -ENOENT for an unknown id.  malloc()ed. */
+int utrace__ctl_format(struct utrace__ctl *c, uint32_t id, char **text) UTRACE__CTL_HIDDEN;
+
+/*
+ * One set_event token (the kernel's rules, "!" to disable): the number of
+ * events matched, or -EINVAL when none match or the token is malformed.
+ * An empty token (only whitespace) is a no-op returning 0.
+ */
+int utrace__ctl_set_event(struct utrace__ctl *c, const char *tok, size_t len)
+	UTRACE__CTL_HIDDEN;
+/* Switch every event off (set_event opened with O_TRUNC). */
+int utrace__ctl_clear_events(struct utrace__ctl *c) UTRACE__CTL_HIDDEN;
+/* One event on (1) or off (0). */
+int utrace__ctl_enable(struct utrace__ctl *c, uint32_t id, int on) UTRACE__CTL_HIDDEN;
+/* Every event of a system ("" or NULL: every event) on or off; -ENOENT
+ * when the system has no events. */
+int utrace__ctl_enable_system(struct utrace__ctl *c, const char *system, int on)
+	UTRACE__CTL_HIDDEN;
+
+/* A filter error, as the kernel reports it (see lib/filter/filter.h). */
+struct utrace__ctl_filter_error {
+	int32_t err;             /* negative errno returned by the write */
+	int32_t pos;             /* caret column */
+	char msg[128];           /* kernel message, "" for "Error: (0)" */
+};
+/*
+ * Set an event's filter ("0" clears; the text is stripped of trailing
+ * whitespace as the kernel does).  On a bad expression returns the
+ * kernel's errno, fills *fe (if not NULL), drops the old filter and makes
+ * the filter file read back the error, as the kernel does.
+ */
+int utrace__ctl_filter(struct utrace__ctl *c, uint32_t id, const char *expr,
+		       struct utrace__ctl_filter_error *fe) UTRACE__CTL_HIDDEN;
+/* A subsystem's filter: set on every event of the system; always 0 when the
+ * system exists (events that cannot take it get the kernel's error),
+ * -ENOENT when it does not. */
+int utrace__ctl_filter_system(struct utrace__ctl *c, const char *system,
+			      const char *expr) UTRACE__CTL_HIDDEN;
+/* The bytes the filter file reads: "none\n", the expression + "\n", or the
+ * error text.  For a system: with the "### global filter ###" banner. */
+int utrace__ctl_filter_text(struct utrace__ctl *c, uint32_t id, char **text) UTRACE__CTL_HIDDEN;
+int utrace__ctl_filter_system_text(struct utrace__ctl *c, const char *system,
+				   char **text) UTRACE__CTL_HIDDEN;
+
+/* error_log: the bytes it reads (up to 8 entries), and clearing it. */
+int utrace__ctl_error_log(struct utrace__ctl *c, char **text) UTRACE__CTL_HIDDEN;
+int utrace__ctl_error_log_clear(struct utrace__ctl *c) UTRACE__CTL_HIDDEN;
+
+/* tracing_on: set 0 or 1, or query with -1; returns the value now. */
+int utrace__ctl_tracing_on(struct utrace__ctl *c, int on) UTRACE__CTL_HIDDEN;
+
+/* The buffer size in bytes: query with 0; setting it makes the next pool
+ * that size, or replaces an unused pool (-EBUSY while recorded). */
+int utrace__ctl_buffer_size(struct utrace__ctl *c, uint64_t set, uint64_t *now)
+	UTRACE__CTL_HIDDEN;
+
+/* Empty the buffer (the trace file opened with O_TRUNC). */
+int utrace__ctl_clear_buffer(struct utrace__ctl *c) UTRACE__CTL_HIDDEN;
+
+/*
+ * The process's event pool: its memfd (the caller closes it), made if it
+ * did not exist yet.  Map it with utrace__pool_map() (pool.h / live.h).
+ */
+int utrace__ctl_pool(struct utrace__ctl *c, int *fd) UTRACE__CTL_HIDDEN;
+
+/*
+ * Hand the process to the recorder listening on 'sock_path' (the
+ * UTRACE_RECORD protocol of proto.h): the process connects, sends its pool
+ * and formats, and records in 'mode' until the recorder goes away; then
+ * the enabled events return to what they were at the attach.
+ */
+int utrace__ctl_attach(struct utrace__ctl *c, const char *sock_path, uint32_t mode)
+	UTRACE__CTL_HIDDEN;
+
+#endif /* UTRACE_CONTROL_CLIENT_H */

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The control protocol between a client (utrace CLI, FUSE mount) and the
+ * agent thread of a traced process, over a SOCK_SEQPACKET unix socket at
+ * "<runtime dir>/<pid>.sock".  Each request is one packet, answered by
+ * one packet:
+ *
+ *   request:  struct utrace_ctl_req, then the payload
+ *   answer:   struct utrace_ctl_ans, then the payload (text, records)
+ *
+ * Answers larger than one packet allows (event lists, formats) come as
+ * several packets, each with UTRACE_CTL_MORE set but the last.
+ */
+#ifndef UTRACE_CONTROL_CTLPROTO_H
+#define UTRACE_CONTROL_CTLPROTO_H
+
+#include <stdint.h>
+
+#define UTRACE_CTL_VERSION 1
+#define UTRACE_CTL_MAX_PACKET 65536
+#define UTRACE_CTL_MORE 1u
+
+enum utrace_ctl_op {
+	UTRACE_CTL_INFO = 1,          /* -> struct utrace_ctl_info_msg */
+	UTRACE_CTL_EVENTS,            /* -> utrace_ctl_event_msg + "sys\0name\0", repeated */
+	UTRACE_CTL_FORMAT,            /* id -> text */
+	UTRACE_CTL_SET_EVENT,         /* payload token -> status = count */
+	UTRACE_CTL_CLEAR_EVENTS,
+	UTRACE_CTL_ENABLE,            /* id, arg on */
+	UTRACE_CTL_ENABLE_SYSTEM,     /* payload system ("": all), arg on */
+	UTRACE_CTL_FILTER,            /* id, payload expr -> struct utrace_ctl_filter_msg */
+	UTRACE_CTL_FILTER_SYSTEM,     /* payload "system\0expr" */
+	UTRACE_CTL_FILTER_TEXT,       /* id -> text */
+	UTRACE_CTL_FILTER_SYSTEM_TEXT,/* payload system -> text */
+	UTRACE_CTL_ERROR_LOG,         /* -> text */
+	UTRACE_CTL_ERROR_LOG_CLEAR,
+	UTRACE_CTL_TRACING_ON,        /* arg: 0, 1, or -1 to ask */
+	UTRACE_CTL_BUFFER_SIZE,       /* size: 0 to ask -> size */
+	UTRACE_CTL_CLEAR_BUFFER,
+	UTRACE_CTL_POOL,              /* -> the pool's memfd (SCM_RIGHTS) */
+	UTRACE_CTL_ATTACH,            /* arg mode, payload recorder socket path */
+};
+
+struct utrace_ctl_req {
+	uint32_t op;
+	uint32_t version;
+	uint32_t id;
+	int32_t arg;
+	uint64_t size;
+};
+
+struct utrace_ctl_ans {
+	int32_t status;               /* >= 0, or -errno */
+	uint32_t flags;               /* UTRACE_CTL_MORE */
+	uint64_t value;
+};
+
+struct utrace_ctl_info_msg {
+	uint32_t pid, ppid, uid;
+	char comm[16];
+	char exe[256];
+	uint32_t nr_events, nr_enabled;
+	uint32_t tracing_on, has_pool, mode, recorder;
+	uint64_t buffer_size, pages_used, nr_pages, written, lost;
+};
+
+struct utrace_ctl_event_msg {
+	uint32_t id;
+	uint8_t enabled, filtered;
+	uint16_t len;                 /* of the strings that follow */
+};
+
+struct utrace_ctl_filter_msg {
+	int32_t err, pos;
+	char msg[128];
+};
+
+#endif /* UTRACE_CONTROL_CTLPROTO_H */

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Event filters: the kernel's filter language (events/<sys>/<ev>/filter),
+ * compiled once into a flat predicate program and run on each record.
+ *
+ * Compile (control side, may allocate) and match (writer side) are split:
+ * utrace__filter_match() takes no lock, calls no allocator and no stdio, and
+ * never reads outside rec[0..size), so it may run in a signal handler.  A
+ * compiled filter is immutable; publish it with RCU and free it after a
+ * grace period.  docs/filters.md describes the grammar and the program.
+ */
+#ifndef UTRACE_FILTER_H
+#define UTRACE_FILTER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <utrace/tracepoint.h>
+
+#define UTRACE__FILTER_HIDDEN __attribute__((visibility("hidden")))
+
+struct utrace__filter;
+
+/* The message for each event of a subsystem whose filter write did not
+ * compile for it (the kernel reports it at position 0, errno EINVAL). */
+#define UTRACE__FILTER_MSG_BAD_SUBSYS \
+	"Couldn't find or set field in one of a subsystem's events"
+
+struct utrace__filter_error {
+	int err;        /* the negative errno the kernel's write() gives */
+	int pos;        /* the kernel's error position, unclamped: the error_log
+			 * caret sits under column 11 + pos */
+	char msg[128];  /* the kernel's message; "" for "Error: (0)" */
+};
+
+/* What the writer knows when it commits a record. */
+struct utrace__filter_ctx {
+	uint32_t cpu;
+	const char *comm;  /* NUL-terminated, at most 16 bytes read */
+};
+
+/*
+ * Compiles 'expr' (trailing whitespace already stripped, as the kernel's
+ * strstrip() does) for an event whose own fields, after the four common
+ * ones, are fields[0..nr).  The common fields, CPU/cpu/common_cpu and
+ * COMM/comm are known implicitly.  Returns 0 and *out, or a negative errno
+ * with *err filled in and *out NULL.
+ */
+int utrace__filter_compile(const char *expr, const struct utrace_event_field *fields,
+			   unsigned int nr, struct utrace__filter **out,
+			   struct utrace__filter_error *err) UTRACE__FILTER_HIDDEN;
+
+/* True when the record passes; a NULL filter passes everything.  A record
+ * shorter than the fixed fields the filter reads does not pass, nor does
+ * one whose __data_loc string, when a predicate reads it, lies outside it.  'ctx' may be NULL (CPU 0, comm ""). */
+bool utrace__filter_match(const struct utrace__filter *f, const void *rec,
+			  unsigned int size, const struct utrace__filter_ctx *ctx)
+	UTRACE__FILTER_HIDDEN;
+
+void utrace__filter_free(struct utrace__filter *f) UTRACE__FILTER_HIDDEN;
+
+/* Does writing 'expr' clear the filter?  "0" after stripping leading and
+ * trailing whitespace: " 0" clears, "00" does not. */
+bool utrace__filter_is_clear(const char *expr) UTRACE__FILTER_HIDDEN;
+
+/* The filter file's text after a failed write, with the final newline the
+ * file read adds: "<expr>\n<spaces>^\nparse_error: <msg>\n\n" or
+ * "<expr>\nError: (0)\n\n".  malloc'ed; NULL when out of memory. */
+char *utrace__filter_error_text(const char *expr, const struct utrace__filter_error *err)
+	UTRACE__FILTER_HIDDEN;
+
+/* The error_log entry after its "[<ts>] " prefix:
+ * "event filter parse error: error: <msg>\n  Command: <expr>\n<11+pos spaces>^\n"
+ * ("Error" and pos 0 for the "Error: (0)" cases).  malloc'ed. */
+char *utrace__filter_log_text(const char *expr, const struct utrace__filter_error *err)
+	UTRACE__FILTER_HIDDEN;
+
+/* Number of instructions in the program (for tests and `utrace` output). */
+unsigned int utrace__filter_nr_insns(const struct utrace__filter *f) UTRACE__FILTER_HIDDEN;
+
+#endif /* UTRACE_FILTER_H */

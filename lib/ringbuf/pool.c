@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: MIT */
+/* Making and mapping event pools (the layout is in pool.h). */
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "pool.h"
+
+static uint64_t next_pow2(uint64_t v)
+{
+	uint64_t p = 1;
+
+	while (p < v)
+		p <<= 1;
+	return p;
+}
+
+static uint64_t align_up(uint64_t v, uint64_t a)
+{
+	return (v + a - 1) & ~(a - 1);
+}
+
+int utrace__pool_create(uint64_t bytes, uint32_t mode, struct utrace_pool **out)
+{
+	uint64_t nr = bytes / UTRACE_PAGE_SIZE;
+	uint32_t nr_pages = nr < 4 ? 4 : nr > (1u << 24) ? 1u << 24 : (uint32_t)nr;
+	uint64_t qsize, off, size, i;
+	struct utrace_pool *p;
+	struct timespec ts;
+	int fd, e;
+
+	/* Twice the pages: a push then never finds its cell still held by
+	 * a pop that has claimed it but not yet released it, unless that pop
+	 * stalled for a whole lap. */
+	qsize = next_pow2(2 * (uint64_t)nr_pages);
+	off = align_up(sizeof(*p), 64);
+	uint64_t slots_off = off;
+	off += align_up((uint64_t)UTRACE_POOL_THREADS * sizeof(struct utrace_thread_slot), 64);
+	uint64_t descs_off = off;
+	off += align_up((uint64_t)nr_pages * sizeof(struct utrace_page_desc), 64);
+	uint64_t freeq_off = off;
+	off += qsize * sizeof(struct utrace_qcell);
+	uint64_t fullq_off = off;
+	off += qsize * sizeof(struct utrace_qcell);
+	uint64_t pages_off = align_up(off, UTRACE_PAGE_SIZE);
+	size = pages_off + (uint64_t)nr_pages * UTRACE_PAGE_SIZE;
+
+	fd = memfd_create("utrace-pool", MFD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (ftruncate(fd, (off_t)size) < 0) {
+		e = errno;
+		close(fd);
+		return -e;
+	}
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED) {
+		e = errno;
+		close(fd);
+		return -e;
+	}
+	p->magic = UTRACE_POOL_MAGIC;
+	p->version = UTRACE_POOL_VERSION;
+	p->page_size = UTRACE_PAGE_SIZE;
+	p->nr_pages = nr_pages;
+	p->pid = (uint32_t)getpid();
+	p->clock = utrace__clock_tsc ? UTRACE_CLOCK_TSC : UTRACE_CLOCK_MONO;
+	p->mode = mode;
+	p->nr_slots = UTRACE_POOL_THREADS;
+	p->size = size;
+	p->slots_off = slots_off;
+	p->descs_off = descs_off;
+	p->pages_off = pages_off;
+	p->freeq.cells_off = freeq_off;
+	p->freeq.mask = qsize - 1;
+	p->fullq.cells_off = fullq_off;
+	p->fullq.mask = qsize - 1;
+	p->calib_tsc = utrace__clock_now();
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	p->calib_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	for (i = 0; i < qsize; i++) {
+		((struct utrace_qcell *)((char *)p + freeq_off))[i].seq = i;
+		((struct utrace_qcell *)((char *)p + fullq_off))[i].seq = i;
+	}
+	for (i = 0; i < nr_pages; i++)
+		utrace_queue_push(p, &p->freeq, i);
+	*out = p;
+	return fd;
+}
+
+int utrace__pool_map(int fd, struct utrace_pool **out)
+{
+	struct utrace_pool hdr;
+	struct stat st;
+	void *m;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if ((size_t)st.st_size < sizeof(hdr) ||
+	    pread(fd, &hdr, sizeof(hdr), 0) != (ssize_t)sizeof(hdr) ||
+	    hdr.magic != UTRACE_POOL_MAGIC || hdr.version != UTRACE_POOL_VERSION ||
+	    hdr.page_size != UTRACE_PAGE_SIZE || hdr.size != (uint64_t)st.st_size ||
+	    hdr.pages_off + (uint64_t)hdr.nr_pages * UTRACE_PAGE_SIZE > hdr.size ||
+	    hdr.descs_off + (uint64_t)hdr.nr_pages * sizeof(struct utrace_page_desc) >
+	    hdr.pages_off ||
+	    hdr.slots_off + (uint64_t)hdr.nr_slots * sizeof(struct utrace_thread_slot) >
+	    hdr.descs_off)
+		return -EBADMSG;
+	m = mmap(NULL, hdr.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED)
+		return -errno;
+	*out = m;
+	return 0;
+}
