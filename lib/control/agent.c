@@ -369,8 +369,7 @@ static int filter_sys_cb(struct utrace_event *ev, void *arg)
 		struct utrace__event_state *st = ev->priv;
 		struct utrace__filter_error se = { -EINVAL, 0, "" };
 
-		snprintf(se.msg, sizeof(se.msg),
-			 "Couldn't find or set field in one of a subsystem's events");
+		snprintf(se.msg, sizeof(se.msg), "%s", UTRACE__FILTER_MSG_BAD_SUBSYS);
 		free(st->filter_text);
 		st->filter_text = utrace__filter_error_text(a->expr, &se);
 		/* filter_event logged the event's own error: replace it */
