@@ -4,17 +4,23 @@
  *
  *   UTRACE_EVENTS='sample-trace:*' UTRACE_PRINT=stderr ./sample
  *   ./sample --format foo_bar      the event's format file, as tracefs shows it
+ *   ./sample --run SECONDS         keep firing the demo:* events (about 1000
+ *                                  demo_tick and 100 demo_request a second)
+ *                                  for that long (0: until killed), to look at
+ *                                  with utrace ps, show, pipe, filter, mount
  */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <utrace/utrace.h>
 
 /* This file holds the definitions: exactly one .c per events header. */
 #define CREATE_TRACE_POINTS
 #include "sample-trace.h"
+#include "demo-trace.h"
 
 static int reg_calls;
 
@@ -59,6 +65,35 @@ static int show_format(const char *name)
 	return 0;
 }
 
+static int run(const char *arg)
+{
+	static const char *const states[] = { "idle", "busy", "waiting" };
+	static const char *const paths[] = { "/index.html", "/api/v1/items",
+					     "/static/app.js", "/health" };
+	char *end;
+	double secs = strtod(arg, &end);
+	struct timespec t0, now, tick = { 0, 1000 * 1000 };
+	unsigned long long n;
+
+	if (end == arg || *end || secs < 0) {
+		fprintf(stderr, "sample: --run needs a number of seconds, not '%s'\n", arg);
+		return 2;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (n = 0;; n++) {
+		trace_demo_tick(n, (int)(n % 4), states[n % 3]);
+		if (n % 10 == 0)
+			trace_demo_request((int)(n / 10), (unsigned int)(n * 37 % 5000),
+					   paths[n / 10 % 4]);
+		nanosleep(&tick, NULL);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (secs > 0 && (double)(now.tv_sec - t0.tv_sec) +
+		    (double)(now.tv_nsec - t0.tv_nsec) / 1e9 >= secs)
+			break;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const int list[] = { 1, 2, 3, 0 };
@@ -68,6 +103,8 @@ int main(int argc, char **argv)
 
 	if (argc == 3 && !strcmp(argv[1], "--format"))
 		return show_format(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "--run"))
+		return run(argv[2]);
 
 	register_trace_foo_plain(plain_probe, &plain_sum);
 	for (i = 1; i <= 4; i++) {

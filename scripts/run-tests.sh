@@ -41,12 +41,13 @@ run() {
 
 run "gcc" build-gcc "" ""
 # The compile tests drive gcc and clang themselves: once is enough.
-CC=clang CXX=clang++ run "clang" build-clang "" "--no-suite compile"
+# The kernel conformance run (suite ctl) tests the kernel: once too.
+CC=clang CXX=clang++ run "clang" build-clang "" "--no-suite compile --no-suite ctl"
 # Records are 4-byte aligned, as in the kernel's ring buffer, so 8-byte
 # fields are stored at 4-byte aligned addresses (fine on x86-64): UBSan's
 # alignment check is left out; every other check stops the test.
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
-run "gcc, ASan+UBSan" build-asan "-Db_sanitize=address,undefined -Db_lundef=false -Dc_args=-fno-sanitize=alignment -Dcpp_args=-fno-sanitize=alignment" "--no-suite compile"
+run "gcc, ASan+UBSan" build-asan "-Db_sanitize=address,undefined -Db_lundef=false -Dc_args=-fno-sanitize=alignment -Dcpp_args=-fno-sanitize=alignment" "--no-suite compile --no-suite ctl"
 run "gcc, TSan (concurrency tests)" build-tsan "-Db_sanitize=thread -Db_lundef=false" "--suite concurrency"
 
 echo "$passed passed, $failed failed"

@@ -198,7 +198,8 @@ int utrace__ctl_list(struct utrace__ctl_proc **out, size_t *nr)
 			l.v[j++] = l.v[i];
 	}
 	l.n = j;
-	qsort(l.v, l.n, sizeof(*l.v), cmp_proc);
+	if (l.n)
+		qsort(l.v, l.n, sizeof(*l.v), cmp_proc);
 	*out = l.v;
 	*nr = l.n;
 	return 0;

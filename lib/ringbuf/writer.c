@@ -491,7 +491,9 @@ void utrace_tp_commit(struct utrace_tp_reserve *r)
 {
 	struct tbuf *t;
 
-	if (__builtin_expect(r->event->filter != NULL, 0) && filter_rejects(r)) {
+	/* (A relaxed load: a plain mov, which the agent may race with.) */
+	if (__builtin_expect(__atomic_load_n(&r->event->filter, __ATOMIC_RELAXED) != NULL, 0) &&
+	    filter_rejects(r)) {
 		discard(r);
 		return;
 	}

@@ -17,6 +17,7 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,7 @@
 #include "../../lib/control/proto.h"
 #include "../../lib/ringbuf/pool.h"
 #include "../../lib/tracefile/writer.h"
+#include "../../lib/control/client.h"
 #include "cmds.h"
 
 #define MAX_PROCS 256
@@ -59,6 +61,9 @@ struct record_opts {
 	unsigned long long buffer_size;
 	int overwrite;
 	double duration;
+	pid_t *pids;             /* -p: attach to these running processes */
+	size_t nr_pids;
+	int all;                 /* -a: to every traceable process */
 };
 
 static struct proc procs[MAX_PROCS];
@@ -70,10 +75,17 @@ static int nr_processes;
 static const char record_usage[] =
 	"usage: utrace record [-e EVENTS]... [-o FILE] [-m SIZE] [--overwrite]\n"
 	"                     [--duration SECONDS] -- COMMAND [ARGS]\n"
+	"       utrace record [-e EVENTS]... [-o FILE] [--overwrite]\n"
+	"                     [--duration SECONDS] -p PID... | -a\n"
 	"\n"
 	"Run COMMAND and record the events of it and of the processes it forks or\n"
-	"execs that use libutrace into FILE (default utrace.dat).\n"
+	"execs that use libutrace into FILE (default utrace.dat).  With -p or -a,\n"
+	"record running processes instead: their events are switched on now and\n"
+	"back to how they were when the recording stops; what their buffers held\n"
+	"already (overwrite mode) is recorded too.\n"
 	"\n"
+	"  -p, --pid PID        record this running process (may repeat)\n"
+	"  -a, --all            record every traceable process running now\n"
 	"  -e, --event EVENTS   events to switch on, in the kernel's set_event syntax\n"
 	"                       (sys:event, sys:*, *:event, !...); may repeat;\n"
 	"                       default: all (*:*)\n"
@@ -285,6 +297,9 @@ static int cmp_desc(const void *a, const void *b, void *arg)
 static void drain_final(struct proc *p)
 {
 	uint32_t *left, n = 0, i;
+	/* A process still running (attached with -p, or a --duration stop)
+	 * goes on writing: copy its current pages, leave their state alone. */
+	bool alive = p->pid && kill((pid_t)p->pid, 0) == 0;
 
 	drain(p);
 	left = malloc(p->pool->nr_pages * sizeof(*left));
@@ -294,7 +309,7 @@ static void drain_final(struct proc *p)
 		uint32_t st = __atomic_load_n(&utrace_pool_desc(p->pool, i)->state,
 					      __ATOMIC_ACQUIRE);
 
-		if (st == UTRACE_PAGE_FULL || st == UTRACE_PAGE_WRITING)
+		if (st == UTRACE_PAGE_WRITING || (st == UTRACE_PAGE_FULL && !alive))
 			left[n++] = i;
 	}
 	qsort_r(left, n, sizeof(*left), cmp_desc, p->pool);
@@ -302,8 +317,9 @@ static void drain_final(struct proc *p)
 		write_page(p, left[i],
 			   __atomic_load_n(&utrace_pool_page(p->pool, left[i])->commit,
 					   __ATOMIC_ACQUIRE));
-		__atomic_store_n(&utrace_pool_desc(p->pool, left[i])->state,
-				 UTRACE_PAGE_FREE, __ATOMIC_RELEASE);
+		if (!alive)
+			__atomic_store_n(&utrace_pool_desc(p->pool, left[i])->state,
+					 UTRACE_PAGE_FREE, __ATOMIC_RELEASE);
 	}
 	free(left);
 }
@@ -480,6 +496,8 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		{ "overwrite", no_argument, NULL, 'O' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "all", no_argument, NULL, 'a' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -488,8 +506,28 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 	o->output = "utrace.dat";
 	o->buffer_size = 8ULL << 20;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+e:o:m:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+e:o:m:hp:a", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'p': {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+			pid_t *n;
+
+			if (end == optarg || *end || v <= 0 || v > 0x7fffffff) {
+				fprintf(stderr, "utrace record: '%s' is not a process id\n",
+					optarg);
+				return -1;
+			}
+			n = realloc(o->pids, (o->nr_pids + 1) * sizeof(*n));
+			if (!n)
+				return -1;
+			o->pids = n;
+			o->pids[o->nr_pids++] = (pid_t)v;
+			break;
+		}
+		case 'a':
+			o->all = 1;
+			break;
 		case 'e': {
 			char **n = realloc(o->events, (o->nr_events + 1) * sizeof(*n));
 
@@ -532,7 +570,15 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 			return -1;
 		}
 	}
-	if (optind >= argc) {
+	if (o->all && o->nr_pids) {
+		fprintf(stderr, "utrace record: -a and -p do not go together\n");
+		return -1;
+	}
+	if ((o->all || o->nr_pids) && optind < argc) {
+		fprintf(stderr, "utrace record: give a command or -p/-a, not both\n");
+		return -1;
+	}
+	if (!o->all && !o->nr_pids && optind >= argc) {
 		fprintf(stderr, "utrace record: no command to run; see 'utrace record --help'\n");
 		return -1;
 	}
@@ -555,6 +601,70 @@ static int add_proc(int sock)
 		"a new one is not recorded\n", MAX_PROCS);
 	close(sock);
 	return -1;
+}
+
+/* -p/-a: ask each process's agent to connect here, then switch on. */
+static int attach_all(struct record_opts *o, const char *sock_path, const char *events)
+{
+	struct utrace__ctl_proc *ps = NULL;
+	size_t nr = 0, i;
+	int status = 0, attached = 0;
+
+	if (o->all) {
+		utrace__ctl_list(&ps, &nr);
+		for (i = 0; i < nr; i++) {
+			pid_t *n = realloc(o->pids, (o->nr_pids + 1) * sizeof(*n));
+
+			if (!n)
+				break;
+			o->pids = n;
+			o->pids[o->nr_pids++] = ps[i].pid;
+		}
+		free(ps);
+		if (!o->nr_pids) {
+			fprintf(stderr, "utrace record: no traceable process is running\n");
+			return 1;
+		}
+	}
+	for (i = 0; i < o->nr_pids; i++) {
+		struct utrace__ctl *c;
+		char err[512], *copy, *save = NULL, *tok;
+		int r;
+
+		if (utrace__ctl_open(o->pids[i], &c, err, sizeof(err)) < 0) {
+			if (o->all)
+				continue;
+			fprintf(stderr, "utrace record: %s\n", err);
+			return 1;
+		}
+		r = utrace__ctl_attach(c, sock_path, o->overwrite ? UTRACE_MODE_OVERWRITE :
+				       UTRACE_MODE_DISCARD);
+		if (r < 0) {
+			fprintf(stderr, "utrace record: cannot attach to process %d: %s\n",
+				(int)o->pids[i], r == -EBUSY ? "another recorder is attached" :
+				utrace__ctl_errmsg(c)[0] ? utrace__ctl_errmsg(c) : strerror(-r));
+			utrace__ctl_close(c);
+			if (o->all)
+				continue;
+			return 1;
+		}
+		attached++;
+		copy = strdup(events);
+		for (tok = copy ? strtok_r(copy, ", \t", &save) : NULL; tok;
+		     tok = strtok_r(NULL, ", \t", &save)) {
+			r = utrace__ctl_set_event(c, tok, strlen(tok));
+			if (r == -EINVAL && !o->all)
+				fprintf(stderr, "utrace record: process %d: no event matches "
+					"'%s'\n", (int)o->pids[i], tok);
+		}
+		free(copy);
+		utrace__ctl_close(c);
+	}
+	if (!attached) {
+		fprintf(stderr, "utrace record: could not attach to any process\n");
+		status = 1;
+	}
+	return status;
 }
 
 int cmd_record(int argc, char **argv)
@@ -608,6 +718,23 @@ int cmd_record(int argc, char **argv)
 
 	events = join_events(&o);
 	snprintf(size_str, sizeof(size_str), "%llu", o.buffer_size);
+	for (i = 0; i < MAX_PROCS; i++)
+		procs[i].sock = -1;
+	if (o.all || o.nr_pids) {
+		int r = attach_all(&o, sock_path, events);
+
+		free(events);
+		if (r) {
+			close(lsock);
+			unlink(sock_path);
+			utrace_tf_close(&out);
+			unlink(o.output);
+			return r;
+		}
+		child = -1;
+		child_done = 1;
+		goto loop;
+	}
 	child = fork();
 	if (child == 0) {
 		sigprocmask(SIG_UNBLOCK, &mask, NULL);
@@ -626,8 +753,7 @@ int cmd_record(int argc, char **argv)
 		unlink(sock_path);
 		return 1;
 	}
-	for (i = 0; i < MAX_PROCS; i++)
-		procs[i].sock = -1;
+loop:
 	if (o.duration > 0)
 		deadline = mono_ns() + (uint64_t)(o.duration * 1e9);
 
@@ -740,12 +866,15 @@ int cmd_record(int argc, char **argv)
 	fprintf(stderr, "utrace record: %llu events written, %llu lost, %d process%s, "
 		"%.1f MB, '%s'\n", total_written, total_lost, nr_processes,
 		nr_processes == 1 ? "" : "es", out.bytes / 1e6, o.output);
-	if (child_done && WIFSIGNALED(status))
+	if (child < 0)
+		;
+	else if (child_done && WIFSIGNALED(status))
 		fprintf(stderr, "utrace record: '%s' was killed by signal %d (%s)\n",
 			argv[first], WTERMSIG(status), strsignal(WTERMSIG(status)));
 	else if (child_done && WEXITSTATUS(status))
 		fprintf(stderr, "utrace record: '%s' exited with status %d\n", argv[first],
 			WEXITSTATUS(status));
 	free(o.events);
+	free(o.pids);
 	return 0;
 }

@@ -49,22 +49,12 @@
 #include "../../lib/internal.h"
 #include "../../lib/tracefile/reader.h"
 #include "cmds.h"
+#include "script.h"
 
 #define SLACK 64                 /* zeroed bytes after each record copy */
 #define MAX_DEPTH 64             /* of a print fmt's argument tree */
 #define MAX_FIELD_END (1 << 20)
 #define MAX_WIDTH 4096           /* of a printf conversion of the print fmt */
-
-enum out_mode { OUT_TEXT, OUT_FIELDS, OUT_JSON };
-
-struct script_opts {
-	const char *input;
-	enum out_mode mode;
-	struct utrace__set_event_match *ev;
-	char **ev_text;
-	bool *ev_matched;
-	size_t nr_ev;
-};
 
 enum check_kind { CK_STRING, CK_MASK, CK_HEX, CK_INT_ARRAY, CK_INDEX, CK_DIVISOR,
 		  CK_WIDTH };
@@ -1424,7 +1414,7 @@ static int flush_out(struct script *sc)
  * The worker: print what can be read of an open trace file, and say what
  * was wrong with it on stderr.  Returns the exit status (0 or 1).
  */
-static int script_run(const struct script_opts *o, struct utrace__tf *tf, FILE *out)
+int script_run(const struct script_opts *o, struct utrace__tf *tf, FILE *out)
 {
 	struct script sc = { .o = o, .tf = tf, .name = utrace__tf_name(tf), .out = out,
 			     .next_id = 1 };
@@ -1434,7 +1424,7 @@ static int script_run(const struct script_opts *o, struct utrace__tf *tf, FILE *
 	int r = 0, status = 0;
 	size_t i;
 
-	if (utrace__tf_warning(tf))
+	if (utrace__tf_warning(tf) && !o->quiet)
 		fprintf(stderr, "utrace: %s\n", utrace__tf_warning(tf));
 	if (utrace__tf_error(tf)) {
 		fprintf(stderr, "utrace: %s\n", utrace__tf_error(tf));
@@ -1468,7 +1458,7 @@ static int script_run(const struct script_opts *o, struct utrace__tf *tf, FILE *
 		fprintf(stderr, "utrace: cannot write the output: %s\n", strerror(errno));
 		status = 1;
 	}
-	for (i = 0; i < o->nr_ev; i++)
+	for (i = 0; i < o->nr_ev && !o->quiet; i++)
 		if (!o->ev_matched[i])
 			fprintf(stderr, "utrace: no event in '%s' matches '%s'\n", sc.name,
 				o->ev_text[i]);
@@ -1483,7 +1473,9 @@ out:
 			(unsigned long long)(sc.problems - 1));
 	if (sc.problems)
 		status = 1;
-	if (sc.lost && !sc.lost_unknown)
+	if (o->quiet)
+		;
+	else if (sc.lost && !sc.lost_unknown)
 		fprintf(stderr, "utrace: '%s': %llu events lost (see the [LOST] lines)\n",
 			sc.name, (unsigned long long)sc.lost);
 	else if (sc.lost)

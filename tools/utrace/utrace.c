@@ -19,6 +19,15 @@ struct cmd {
 static const struct cmd commands[] = {
 	{ "record", cmd_record, "run a command and record its events into a trace file" },
 	{ "script", cmd_script, "print the events of a trace file in time order" },
+	{ "mount", cmd_mount, "mount the tracefs files of running processes (FUSE)" },
+	{ "ps", cmd_ps, "list the running processes that can be traced" },
+	{ "list", cmd_list, "list the events of running processes" },
+	{ "enable", cmd_enable, "switch events on in running processes" },
+	{ "disable", cmd_disable, "switch events off in running processes" },
+	{ "filter", cmd_filter, "set an event's filter in running processes" },
+	{ "show", cmd_show, "print the buffers of running processes (trace)" },
+	{ "pipe", cmd_pipe, "print events as they come, consuming them (trace_pipe)" },
+	{ "clear", cmd_clear, "empty the buffers of running processes" },
 	{ NULL, NULL, NULL },
 };
 

@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# Control of running processes through their agents: ps, list, enable,
+# disable, filter, show, pipe, clear, record -p; another user's process;
+# sockets of dead processes; fork.
+. "$(dirname "$0")/lib.sh"
+export UTRACE_RUNTIME_DIR="$TMP/run"
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+start_sample() { # start_sample SECONDS: sets $P
+	"$SAMPLE" --run "$1" > /dev/null 2>> "$TMP/sample.err" &
+	P=$!
+	pids+=("$P")
+	for _ in $(seq 100); do
+		[ -S "$UTRACE_RUNTIME_DIR/$P.sock" ] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+start_sample 60
+S=$P
+
+check "the control socket is mode 0600 in a 0700 directory" bash -c '
+	[ "$(stat -c %a "$0/run")" = 700 ] && [ "$(stat -c %a "$0/run/$1.sock")" = 600 ]' "$TMP" "$S"
+
+check "ps lists it with its events" bash -c '
+	"$0" ps > "$2/ps" && grep -qE "^ *$1 sample +9 +0 +- " "$2/ps"' "$UTRACE" "$S" "$TMP"
+
+check "list: available_events lines, registration order" bash -c '
+	"$0" list -p "$1" > "$2/list" && head -1 "$2/list" | grep -qx "sample-trace:foo_bar" &&
+	grep -qx "demo:demo_tick" "$2/list" && grep -qx "demo:demo_request" "$2/list" &&
+	[ "$(wc -l < "$2/list")" = 9 ]' "$UTRACE" "$S" "$TMP"
+
+check "list PATTERN and --format" bash -c '
+	[ "$("$0" list -p "$1" "demo:*")" = "$(printf "demo:demo_tick\ndemo:demo_request")" ] &&
+	"$0" list -p "$1" --format demo_tick > "$2/fmt" &&
+	head -1 "$2/fmt" | grep -qx "name: demo_tick" &&
+	grep -q "field:unsigned long long count;" "$2/fmt" &&
+	grep -q "^print fmt: \"count=%llu phase=%d state=%s\", REC->count, REC->phase, REC->state" "$2/fmt"' \
+	"$UTRACE" "$S" "$TMP"
+
+check "enable: takes effect at once, show prints kernel trace lines" bash -c '
+	"$0" enable -p "$1" demo:demo_request && sleep 0.3 &&
+	"$0" show -p "$1" > "$2/show" &&
+	head -1 "$2/show" | grep -qx "# tracer: nop" &&
+	grep -qE "^# entries-in-buffer/entries-written: [0-9]+/[0-9]+   #P:[0-9]+$" "$2/show" &&
+	grep -qE "^ +sample-$1 +\[[0-9]{3}\] \.\.\.\.\. +[0-9]+\.[0-9]{6}: demo_request: id=[0-9]+ bytes=[0-9]+ path=/" "$2/show" &&
+	! grep -q demo_tick "$2/show"' "$UTRACE" "$S" "$TMP"
+
+check "show does not consume; clear empties (only newer events remain)" bash -c '
+	a=$("$0" show -p "$1" | grep -c demo_request); b=$("$0" show -p "$1" | grep -c demo_request)
+	last=$("$0" show -p "$1" | grep demo_request | tail -1 | sed -E "s/.*id=([0-9]+).*/\1/")
+	[ "$a" -gt 0 ] && [ "$b" -ge "$a" ] && "$0" clear -p "$1" &&
+	"$0" show -p "$1" | grep demo_request | sed -E "s/.*id=([0-9]+).*/\1/" > "$2/ids" &&
+	[ "$(wc -l < "$2/ids")" -lt "$a" ] && awk -v l="$last" "\$1 <= l { bad = 1 } END { exit bad }" "$2/ids"' \
+	"$UTRACE" "$S" "$TMP"
+
+check "pipe consumes: what it printed is gone from show, ids have no gaps" bash -c '
+	timeout 0.8 "$0" pipe -p "$1" > "$2/pipe"; [ $? = 124 ] &&
+	awk "/demo_request/ { split(\$6, a, \"=\"); if (p != \"\" && a[2] != p + 1) bad = 1; p = a[2] } END { exit bad }" "$2/pipe" &&
+	[ "$(grep -c demo_request "$2/pipe")" -ge 3 ] &&
+	"$0" show -p "$1" > "$2/after" && last=$(grep demo_request "$2/pipe" | tail -1 | sed -E "s/.*id=([0-9]+).*/\1/") &&
+	! grep demo_request "$2/after" | sed -E "s/.*id=([0-9]+).*/\1/" | awk -v l="$last" "\$1 <= l { found = 1 } END { exit !found }"' \
+	"$UTRACE" "$S" "$TMP"
+
+check "filter: accepted, applied in the process" bash -c '
+	"$0" filter -p "$1" demo_request "bytes >= 2500 && path ~ \"*api*\"" && "$0" clear -p "$1" &&
+	sleep 0.6 && "$0" show -p "$1" > "$2/f" &&
+	[ "$(grep -c demo_request "$2/f")" -ge 1 ] &&
+	! grep demo_request "$2/f" | grep -v "path=/api/v1/items" | grep -q . &&
+	! grep -E "bytes=([0-9]|[0-9][0-9]|[0-9][0-9][0-9]|1[0-9][0-9][0-9]|2[0-4][0-9][0-9]) " "$2/f" | grep -q .' \
+	"$UTRACE" "$S" "$TMP"
+
+check "filter: a bad expression gets the kernel message and a caret; old filter dropped" bash -c '
+	! "$0" filter -p "$1" demo:demo_request "bytes > abc" 2> "$2/ferr" &&
+	grep -q "Invalid value (did you forget quotes)?" "$2/ferr" &&
+	grep -qx "  bytes > abc" "$2/ferr" && grep -qE "^ +\^$" "$2/ferr"' "$UTRACE" "$S" "$TMP"
+
+check "filter 0 clears; system filter; unknown event" bash -c '
+	"$0" filter -p "$1" demo_request 0 && "$0" filter -p "$1" demo "phase == 1" 2> "$2/sf" &&
+	grep -q "demo:demo_request. has no such fields" "$2/sf" &&
+	! "$0" filter -p "$1" nosuch "x == 1" 2> "$2/e" && grep -q "no event or system .nosuch." "$2/e"' \
+	"$UTRACE" "$S" "$TMP"
+
+check "disable; bad names are refused and change nothing" bash -c '
+	"$0" disable -p "$1" "demo:*" && ! "$0" enable -p "$1" "demo:nosuch" 2> "$2/e" &&
+	grep -q "no event matches .demo:nosuch." "$2/e" && ! "$0" enable -p "$1" "demo*" 2>/dev/null &&
+	"$0" ps | grep -qE "^ *$1 sample +9 +0 "' "$UTRACE" "$S" "$TMP"
+
+check "record -p: events switched on for the recording and back after it" bash -c '
+	"$0" enable -p "$1" demo:demo_request &&
+	"$0" record -p "$1" -e demo:demo_tick -o "$2/att.dat" --duration 0.5 2> "$2/rec" &&
+	grep -qE "pid $1 \(sample\): [1-9][0-9]* events" "$2/rec" &&
+	"$0" script -i "$2/att.dat" | grep -q demo_tick &&
+	for _ in $(seq 40); do "$0" ps | grep -qE "^ *$1 sample +9 +1 " && exit 0; sleep 0.05; done
+	exit 1' "$UTRACE" "$S" "$TMP"
+
+check "usage errors" bash -c '
+	"$0" enable demo 2>&1 | grep -q "which process" && "$0" enable -p abc x 2>&1 | grep -q "not a process id" &&
+	"$0" show -p 999999 2>&1 | grep -q "no process 999999" &&
+	"$0" show -p $$ 2>&1 | grep -q "is not traceable"' "$UTRACE"
+
+check "socket of a dead process is cleaned up" bash -c '
+	sleep 3600 & d=$!; kill -9 $d; wait $d 2>/dev/null
+	python3 -c "import socket,sys; s=socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET); s.bind(sys.argv[1])" "$1/run/$d.sock" &&
+	[ -S "$1/run/$d.sock" ] && "$0" ps > /dev/null && [ ! -e "$1/run/$d.sock" ]' "$UTRACE" "$TMP"
+
+check "UTRACE_CONTROL=0: no agent" bash -c '
+	UTRACE_CONTROL=0 "$1" --run 1 & p=$!; sleep 0.3
+	r=0; [ -e "$2/run/$p.sock" ] && r=1; wait $p; [ $r = 0 ]' "$UTRACE" "$SAMPLE" "$TMP"
+
+if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null; then
+	check "another user's process: not listed, not controllable" bash -c '
+		setpriv --reuid=65534 --regid=65534 --clear-groups env UTRACE_RUNTIME_DIR=/tmp/utrace-t20-$$ \
+			"$1" --run 20 > /dev/null 2>&1 & o=$!; sleep 0.5
+		out=$(setpriv --reuid=1 --regid=1 --clear-groups env UTRACE_RUNTIME_DIR=/tmp/utrace-t20-$$ "$0" enable -p $o demo 2>&1)
+		st=$?; ps=$(setpriv --reuid=1 --regid=1 --clear-groups "$0" ps)
+		root=$(env UTRACE_RUNTIME_DIR=/tmp/utrace-t20-$$ "$0" list -p $o | wc -l)
+		kill $o; rm -rf /tmp/utrace-t20-$$
+		[ $st = 1 ] && echo "$out" | grep -q "belongs to nobody: only that user or root may trace it" &&
+		! echo "$ps" | grep -q " $o " && [ "$root" = 9 ]' "$UTRACE" "$SAMPLE"
+else
+	echo "# skipping the other-user check: needs root and setpriv"
+fi
+
+# Under the sanitizers (ASan, UBSan, TSan builds) the traced program reports
+# what it found on stderr while it runs.
+check "the traced program reported no sanitizer error" bash -c '
+	! grep -E "Sanitizer|runtime error" "$0/sample.err"' "$TMP"
+
+done_testing

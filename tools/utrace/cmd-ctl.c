@@ -1,0 +1,684 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The commands that act on running processes through their agents:
+ *   utrace ps                         the traceable processes
+ *   utrace list [-p PID|-a] [PATTERN] their events (available_events)
+ *   utrace enable|disable -p PID EVENTS...
+ *   utrace filter -p PID EVENT|SYSTEM EXPR
+ *   utrace show|pipe|clear -p PID...|-a
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../../lib/control/client.h"
+#include "cmds.h"
+#include "live.h"
+
+struct targets {
+	pid_t *pids;
+	size_t nr;
+	bool all;
+	struct utrace__ctl **c;
+	size_t nr_c;
+};
+
+static int usage_error(const char *cmd, const char *fmt, const char *arg)
+{
+	fprintf(stderr, "utrace %s: ", cmd);
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "; see 'utrace %s --help'\n", cmd);
+	return 129;
+}
+
+static int add_pid(struct targets *t, const char *cmd, const char *arg)
+{
+	char *end;
+	long v;
+	pid_t *p;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || v <= 0 || v > 0x7fffffff)
+		return usage_error(cmd, "'%s' is not a process id", arg);
+	p = realloc(t->pids, (t->nr + 1) * sizeof(*p));
+	if (!p) {
+		fprintf(stderr, "utrace: out of memory\n");
+		return 1;
+	}
+	t->pids = p;
+	t->pids[t->nr++] = (pid_t)v;
+	return 0;
+}
+
+/* Connect to the chosen processes; 0, or the exit status. */
+static int connect_targets(struct targets *t, bool need_one)
+{
+	char err[512];
+	size_t i;
+
+	if (t->all) {
+		struct utrace__ctl_proc *ps;
+		size_t n;
+
+		utrace__ctl_list(&ps, &n);
+		for (i = 0; i < n; i++) {
+			pid_t *p = realloc(t->pids, (t->nr + 1) * sizeof(*p));
+
+			if (!p)
+				break;
+			t->pids = p;
+			t->pids[t->nr++] = ps[i].pid;
+		}
+		free(ps);
+		if (!t->nr && need_one) {
+			fprintf(stderr, "utrace: no traceable process is running\n");
+			return 1;
+		}
+	}
+	t->c = calloc(t->nr ? t->nr : 1, sizeof(*t->c));
+	if (!t->c) {
+		fprintf(stderr, "utrace: out of memory\n");
+		return 1;
+	}
+	for (i = 0; i < t->nr; i++) {
+		if (utrace__ctl_open(t->pids[i], &t->c[t->nr_c], err, sizeof(err)) < 0) {
+			if (t->all)
+				continue;   /* it exited meanwhile */
+			fprintf(stderr, "utrace: %s\n", err);
+			return 1;
+		}
+		t->nr_c++;
+	}
+	return 0;
+}
+
+static void free_targets(struct targets *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->nr_c; i++)
+		utrace__ctl_close(t->c[i]);
+	free(t->c);
+	free(t->pids);
+}
+
+static int ctl_fail(struct utrace__ctl *c, int r, const char *what)
+{
+	const char *m = utrace__ctl_errmsg(c);
+
+	if (m && *m)
+		fprintf(stderr, "utrace: %s\n", m);
+	else
+		fprintf(stderr, "utrace: process %d: %s: %s\n", (int)utrace__ctl_pid(c),
+			what, strerror(-r));
+	return 1;
+}
+
+/*
+ * Common options: -p PID (repeatable), -a, -h.  'extra' are the command's
+ * own short options handled by 'opt'.
+ */
+struct cmd_desc {
+	const char *name;
+	const char *usage;
+	bool pids;             /* takes -p/-a */
+};
+
+static int parse_common(const struct cmd_desc *d, int argc, char **argv,
+			struct targets *t, const char *extra,
+			const struct option *extra_long, int (*opt)(int c, void *arg),
+			void *arg)
+{
+	struct option longopts[16] = {
+		{ "pid", required_argument, NULL, 'p' },
+		{ "all", no_argument, NULL, 'a' },
+		{ "help", no_argument, NULL, 'h' },
+	};
+	char shortopts[64];
+	int c, n = 3, r;
+
+	for (; extra_long && extra_long->name && n < 15; extra_long++)
+		longopts[n++] = *extra_long;
+	snprintf(shortopts, sizeof(shortopts), ":%sh%s", d->pids ? "p:a" : "",
+		 extra ? extra : "");
+	opterr = 0;
+	optind = 0;
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			if (!d->pids)
+				return usage_error(d->name, "unknown option '%s'", "-p");
+			if ((r = add_pid(t, d->name, optarg)))
+				return r;
+			break;
+		case 'a':
+			if (!d->pids)
+				return usage_error(d->name, "unknown option '%s'", "-a");
+			t->all = true;
+			break;
+		case 'h':
+			fputs(d->usage, stdout);
+			return -1;
+		case ':':
+			return usage_error(d->name, "option '%s' needs a value",
+					   argv[optind - 1]);
+		case '?':
+			return usage_error(d->name, "unknown option '%s'", argv[optind - 1]);
+		default:
+			if (!opt || (r = opt(c, arg)))
+				return opt ? r : usage_error(d->name, "unknown option '%s'",
+							     argv[optind - 1]);
+		}
+	}
+	if (t->all && t->nr)
+		return usage_error(d->name, "%s", "-a and -p do not go together");
+	return 0;
+}
+
+/* --- ps --- */
+
+static const struct cmd_desc ps_desc = { "ps",
+	"usage: utrace ps\n"
+	"\n"
+	"List the running processes that can be traced (they use libutrace and\n"
+	"have events) and that you may control: your own, or everybody's for root.\n"
+	"\n"
+	"  PID      the process\n"
+	"  COMMAND  its name\n"
+	"  EVENTS   events it has\n"
+	"  ON       events switched on\n"
+	"  BUFFER   its buffer's size ('-' while it has none)\n"
+	"  USED     how much of the buffer holds events\n"
+	"  LOST     events lost (buffer full, or overwritten)\n", false };
+
+static void human(char *buf, size_t len, uint64_t v)
+{
+	if (v >= (1ull << 30))
+		snprintf(buf, len, "%.1fG", (double)v / (1ull << 30));
+	else if (v >= (1ull << 20))
+		snprintf(buf, len, "%.1fM", (double)v / (1ull << 20));
+	else if (v >= 1024)
+		snprintf(buf, len, "%.1fK", (double)v / 1024);
+	else
+		snprintf(buf, len, "%llu", (unsigned long long)v);
+}
+
+int cmd_ps(int argc, char **argv)
+{
+	struct targets t = { 0 };
+	struct utrace__ctl_proc *ps;
+	size_t n, i;
+	int r = parse_common(&ps_desc, argc, argv, &t, NULL, NULL, NULL, NULL);
+
+	if (r)
+		return r < 0 ? 0 : r;
+	if (optind < argc)
+		return usage_error("ps", "unexpected argument '%s'", argv[optind]);
+	utrace__ctl_list(&ps, &n);
+	printf("%7s %-16s %6s %5s %7s %5s %10s\n", "PID", "COMMAND", "EVENTS", "ON",
+	       "BUFFER", "USED", "LOST");
+	for (i = 0; i < n; i++) {
+		struct utrace__ctl *c;
+		struct utrace__ctl_info in;
+		char buf[32];
+
+		if (utrace__ctl_open(ps[i].pid, &c, NULL, 0) < 0)
+			continue;
+		if (utrace__ctl_info(c, &in) == 0) {
+			if (in.has_pool)
+				human(buf, sizeof(buf), in.buffer_size);
+			else
+				snprintf(buf, sizeof(buf), "-");
+			printf("%7u %-16s %6u %5u %7s %4llu%% %10llu\n", in.pid, in.comm,
+			       in.nr_events, in.nr_enabled, buf,
+			       in.nr_pages ? (unsigned long long)(in.pages_used * 100 /
+								  in.nr_pages) : 0ull,
+			       (unsigned long long)in.lost);
+		}
+		utrace__ctl_close(c);
+	}
+	free(ps);
+	free_targets(&t);
+	return 0;
+}
+
+/* --- list --- */
+
+static const struct cmd_desc list_desc = { "list",
+	"usage: utrace list [-p PID... | -a] [PATTERN]\n"
+	"       utrace list -p PID --format EVENT\n"
+	"\n"
+	"Print the events of running processes as the kernel's available_events\n"
+	"does: one 'system:event' line each, in registration order.  Without -p,\n"
+	"the events of every traceable process, each once.\n"
+	"\n"
+	"  -p, --pid PID       this process (may repeat)\n"
+	"  -a, --all           every traceable process (the default)\n"
+	"  PATTERN             only events whose 'system:event' matches this glob\n"
+	"      --format EVENT  print the event's format file instead\n"
+	"                      (EVENT is system:event or event)\n", true };
+
+static int list_opt(int c, void *arg)
+{
+	if (c != 'F')
+		return 129;
+	*(const char **)arg = optarg;
+	return 0;
+}
+
+static bool event_is(const struct utrace__ctl_event *e, const char *spec)
+{
+	const char *colon = strchr(spec, ':');
+
+	if (!colon)
+		return !strcmp(e->name, spec);
+	return !strncmp(e->system, spec, (size_t)(colon - spec)) &&
+	       !e->system[colon - spec] && !strcmp(e->name, colon + 1);
+}
+
+int cmd_list(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "format", required_argument, NULL, 'F' }, { NULL, 0, NULL, 0 } };
+	struct targets t = { 0 };
+	const char *format = NULL, *pattern = NULL;
+	char **seen = NULL;
+	size_t nr_seen = 0, i, j, k;
+	int r = parse_common(&list_desc, argc, argv, &t, NULL, lo, list_opt, &format);
+	int status = 0;
+	bool found = false;
+
+	if (r)
+		return r < 0 ? 0 : r;
+	if (optind < argc)
+		pattern = argv[optind++];
+	if (optind < argc)
+		return usage_error("list", "unexpected argument '%s'", argv[optind]);
+	if (!t.nr)
+		t.all = true;
+	if ((r = connect_targets(&t, format != NULL))) {
+		free_targets(&t);
+		return r;
+	}
+	for (i = 0; i < t.nr_c && !(format && found); i++) {
+		struct utrace__ctl_event *evs;
+		size_t nr;
+
+		r = utrace__ctl_events(t.c[i], &evs, &nr);
+		if (r < 0) {
+			if (!t.all)
+				status = ctl_fail(t.c[i], r, "cannot list its events");
+			continue;
+		}
+		for (j = 0; j < nr; j++) {
+			char name[512];
+
+			if (format) {
+				char *text;
+
+				if (!event_is(&evs[j], format))
+					continue;
+				found = true;
+				r = utrace__ctl_format(t.c[i], evs[j].id, &text);
+				if (r < 0) {
+					status = ctl_fail(t.c[i], r, "cannot read the format");
+					break;
+				}
+				fputs(text, stdout);
+				free(text);
+				break;
+			}
+			snprintf(name, sizeof(name), "%s:%s", evs[j].system, evs[j].name);
+			if (pattern && fnmatch(pattern, name, 0))
+				continue;
+			for (k = 0; k < nr_seen; k++)
+				if (!strcmp(seen[k], name))
+					break;
+			if (k < nr_seen)
+				continue;
+			char **s = realloc(seen, (nr_seen + 1) * sizeof(*s));
+
+			if (s) {
+				seen = s;
+				seen[nr_seen] = strdup(name);
+				if (seen[nr_seen])
+					nr_seen++;
+			}
+			found = true;
+			puts(name);
+		}
+		utrace__ctl_events_free(evs, nr);
+	}
+	if (format && !found && !status) {
+		fprintf(stderr, "utrace: no event '%s' in the process%s\n", format,
+			t.nr_c > 1 ? "es" : "");
+		status = 1;
+	}
+	for (k = 0; k < nr_seen; k++)
+		free(seen[k]);
+	free(seen);
+	free_targets(&t);
+	return status;
+}
+
+/* --- enable, disable --- */
+
+static const struct cmd_desc enable_desc = { "enable",
+	"usage: utrace enable -p PID... EVENTS...\n"
+	"\n"
+	"Switch events on in running processes, at once, as writing them to the\n"
+	"kernel's set_event does.  EVENTS in set_event syntax: system:event,\n"
+	"system:* (or system:), *:event (or :event), a bare system or event name,\n"
+	"*:*; a '!' prefix switches off.  Each may also be ',' separated.\n"
+	"\n"
+	"  -p, --pid PID   this process (may repeat)\n"
+	"  -a, --all       every traceable process\n", true };
+
+static const struct cmd_desc disable_desc = { "disable",
+	"usage: utrace disable -p PID... EVENTS...\n"
+	"\n"
+	"Switch events off in running processes (set_event syntax, as for\n"
+	"'utrace enable').\n"
+	"\n"
+	"  -p, --pid PID   this process (may repeat)\n"
+	"  -a, --all       every traceable process\n", true };
+
+static int enable_cmd(const struct cmd_desc *d, int argc, char **argv, bool on)
+{
+	struct targets t = { 0 };
+	int r = parse_common(d, argc, argv, &t, NULL, NULL, NULL, NULL), status = 0;
+	size_t i;
+	int a;
+
+	if (r)
+		return r < 0 ? 0 : r;
+	if (!t.nr && !t.all)
+		return usage_error(d->name, "%s", "which process? give -p PID or -a");
+	if (optind >= argc)
+		return usage_error(d->name, "%s", "no events given");
+	if ((r = connect_targets(&t, true))) {
+		free_targets(&t);
+		return r;
+	}
+	for (a = optind; a < argc; a++) {
+		char *copy = strdup(argv[a]), *save = NULL, *tok;
+
+		if (!copy)
+			break;
+		for (tok = strtok_r(copy, ", \t", &save); tok; tok = strtok_r(NULL, ", \t", &save)) {
+			char buf[512];
+			bool any = false;
+
+			if ((size_t)snprintf(buf, sizeof(buf), "%s%s", on ? "" : "!", tok) >=
+			    sizeof(buf)) {
+				fprintf(stderr, "utrace: event name too long: '%s'\n", tok);
+				status = 1;
+				continue;
+			}
+			if (!on && tok[0] == '!')
+				snprintf(buf, sizeof(buf), "%s", tok + 1);
+			for (i = 0; i < t.nr_c; i++) {
+				r = utrace__ctl_set_event(t.c[i], buf, strlen(buf));
+				if (r > 0)
+					any = true;
+				else if (r != -EINVAL)
+					status = ctl_fail(t.c[i], r, "cannot change events");
+			}
+			if (!any && !status) {
+				fprintf(stderr, "utrace: no event matches '%s'%s\n", tok,
+					t.nr_c == 1 ? "" : " in any of the processes");
+				status = 1;
+			}
+		}
+		free(copy);
+	}
+	free_targets(&t);
+	return status;
+}
+
+int cmd_enable(int argc, char **argv)
+{
+	return enable_cmd(&enable_desc, argc, argv, true);
+}
+
+int cmd_disable(int argc, char **argv)
+{
+	return enable_cmd(&disable_desc, argc, argv, false);
+}
+
+/* --- filter --- */
+
+static const struct cmd_desc filter_desc = { "filter",
+	"usage: utrace filter -p PID... EVENT|SYSTEM EXPR\n"
+	"\n"
+	"Set the filter of an event (system:event or event) or of every event of\n"
+	"a system, in the kernel's filter language (see utrace-filter(1)):\n"
+	"  utrace filter -p 1234 sample:sample_work 'count > 10 && name ~ \"job*\"'\n"
+	"EXPR '0' removes the filter.  A bad expression is refused with the\n"
+	"kernel's message and a caret under the place of the error.\n"
+	"\n"
+	"  -p, --pid PID   this process (may repeat)\n"
+	"  -a, --all       every traceable process\n", true };
+
+int cmd_filter(int argc, char **argv)
+{
+	struct targets t = { 0 };
+	int r = parse_common(&filter_desc, argc, argv, &t, NULL, NULL, NULL, NULL);
+	const char *what, *expr;
+	int status = 0;
+	size_t i, j;
+
+	if (r)
+		return r < 0 ? 0 : r;
+	if (!t.nr && !t.all)
+		return usage_error("filter", "%s", "which process? give -p PID or -a");
+	if (argc - optind != 2)
+		return usage_error("filter", "%s", "give an EVENT or SYSTEM and one EXPR "
+				   "(quote it)");
+	what = argv[optind];
+	expr = argv[optind + 1];
+	if ((r = connect_targets(&t, true))) {
+		free_targets(&t);
+		return r;
+	}
+	for (i = 0; i < t.nr_c; i++) {
+		struct utrace__ctl_event *evs;
+		size_t nr;
+		bool done = false, is_sys = false;
+
+		r = utrace__ctl_events(t.c[i], &evs, &nr);
+		if (r < 0) {
+			status = ctl_fail(t.c[i], r, "cannot list its events");
+			continue;
+		}
+		for (j = 0; j < nr && !done; j++) {
+			struct utrace__ctl_filter_error fe;
+
+			if (!strchr(what, ':') && !strcmp(evs[j].system, what))
+				is_sys = true;
+			if (!event_is(&evs[j], what))
+				continue;
+			done = true;
+			r = utrace__ctl_filter(t.c[i], evs[j].id, expr, &fe);
+			if (r >= 0)
+				continue;
+			if (utrace__ctl_errmsg(t.c[i])[0]) {
+				status = ctl_fail(t.c[i], r, "cannot set the filter");
+				continue;
+			}
+			/* The kernel's message, and the expression with a
+			 * caret under the error. */
+			fprintf(stderr, "utrace: process %d: bad filter for '%s:%s': %s\n",
+				(int)utrace__ctl_pid(t.c[i]), evs[j].system, evs[j].name,
+				fe.msg[0] ? fe.msg : "Error: (0)");
+			fprintf(stderr, "  %s\n  %*s^\n", expr, fe.msg[0] ? fe.pos : 0, "");
+			status = 1;
+		}
+		if (!done && is_sys) {
+			done = true;
+			r = utrace__ctl_filter_system(t.c[i], what, expr);
+			if (r < 0)
+				status = ctl_fail(t.c[i], r, "cannot set the filter");
+			else {
+				/* As the kernel, a system filter always
+				 * "succeeds"; say which events refused it. */
+				for (j = 0; j < nr; j++) {
+					char *text;
+
+					if (strcmp(evs[j].system, what) ||
+					    utrace__ctl_filter_text(t.c[i], evs[j].id, &text) < 0)
+						continue;
+					if (strstr(text, "parse_error:"))
+						fprintf(stderr, "utrace: process %d: '%s:%s' "
+							"has no such fields: left unfiltered\n",
+							(int)utrace__ctl_pid(t.c[i]),
+							evs[j].system, evs[j].name);
+					free(text);
+				}
+			}
+		}
+		if (!done) {
+			fprintf(stderr, "utrace: process %d has no event or system '%s'\n",
+				(int)utrace__ctl_pid(t.c[i]), what);
+			status = 1;
+		}
+		utrace__ctl_events_free(evs, nr);
+	}
+	free_targets(&t);
+	return status;
+}
+
+/* --- show, pipe, clear --- */
+
+static const struct cmd_desc show_desc = { "show",
+	"usage: utrace show -p PID... | -a\n"
+	"\n"
+	"Print the events in the buffers of running processes, as the kernel's\n"
+	"trace file shows them (its header, then one line per event, merged in\n"
+	"time order), without consuming them.\n"
+	"\n"
+	"  -p, --pid PID   this process (may repeat)\n"
+	"  -a, --all       every traceable process\n", true };
+
+static const struct cmd_desc pipe_desc = { "pipe",
+	"usage: utrace pipe -p PID... | -a\n"
+	"\n"
+	"Print events as they come, as the kernel's trace_pipe: what is printed\n"
+	"is consumed (gone from 'utrace show'); waits for more until Ctrl-C or\n"
+	"until the processes exit.\n"
+	"\n"
+	"  -p, --pid PID   this process (may repeat)\n"
+	"  -a, --all       every traceable process\n", true };
+
+static const struct cmd_desc clear_desc = { "clear",
+	"usage: utrace clear -p PID... | -a\n"
+	"\n"
+	"Empty the buffers of running processes (as opening the kernel's trace\n"
+	"file with O_TRUNC).\n"
+	"\n"
+	"  -p, --pid PID   this process (may repeat)\n"
+	"  -a, --all       every traceable process\n", true };
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static int live_cmd(const struct cmd_desc *d, int argc, char **argv)
+{
+	struct targets t = { 0 };
+	struct live *lv = NULL;
+	int r = parse_common(d, argc, argv, &t, NULL, NULL, NULL, NULL), status = 0;
+
+	if (r)
+		return r < 0 ? 0 : r;
+	if (!t.nr && !t.all)
+		return usage_error(d->name, "%s", "which process? give -p PID or -a");
+	if (optind < argc)
+		return usage_error(d->name, "unexpected argument '%s'", argv[optind]);
+	if ((r = connect_targets(&t, true))) {
+		free_targets(&t);
+		return r;
+	}
+	if (!strcmp(d->name, "clear")) {
+		size_t i;
+
+		for (i = 0; i < t.nr_c; i++) {
+			r = utrace__ctl_clear_buffer(t.c[i]);
+			if (r < 0)
+				status = ctl_fail(t.c[i], r, "cannot clear its buffer");
+		}
+		free_targets(&t);
+		return status;
+	}
+	r = live_open(t.c, t.nr_c, &lv);
+	if (r < 0) {
+		size_t i;
+
+		for (i = 0; i < t.nr_c && !utrace__ctl_errmsg(t.c[i])[0]; i++)
+			;
+		if (i < t.nr_c)
+			fprintf(stderr, "utrace: %s\n", utrace__ctl_errmsg(t.c[i]));
+		else
+			fprintf(stderr, "utrace: cannot read the buffers: %s\n", strerror(-r));
+		free_targets(&t);
+		return 1;
+	}
+	if (!strcmp(d->name, "show")) {
+		r = (int)live_print(lv, LIVE_HEADER, stdout);
+		if (r < 0) {
+			fprintf(stderr, "utrace: cannot read the buffers: %s\n", strerror(-r));
+			status = 1;
+		}
+	} else {
+		struct sigaction sa = { .sa_handler = on_signal };
+
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+		signal(SIGPIPE, SIG_IGN);
+		setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+		while (!stop) {
+			long n = live_print(lv, LIVE_CONSUME, stdout);
+			struct timespec ts = { 0, 50 * 1000 * 1000 };
+
+			if (n < 0)
+				break;    /* the processes are gone */
+			if (fflush(stdout) != 0)
+				break;    /* the reader went away */
+			if (n == 0)
+				nanosleep(&ts, NULL);
+		}
+	}
+	if (fflush(stdout) != 0 && !stop && strcmp(d->name, "pipe")) {
+		fprintf(stderr, "utrace: cannot write the output: %s\n", strerror(errno));
+		status = 1;
+	}
+	live_close(lv);
+	free_targets(&t);
+	return status;
+}
+
+int cmd_show(int argc, char **argv)
+{
+	return live_cmd(&show_desc, argc, argv);
+}
+
+int cmd_pipe(int argc, char **argv)
+{
+	return live_cmd(&pipe_desc, argc, argv);
+}
+
+int cmd_clear(int argc, char **argv)
+{
+	return live_cmd(&clear_desc, argc, argv);
+}

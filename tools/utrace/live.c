@@ -1,0 +1,518 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Reading the buffers of running processes (live.h).
+ *
+ * A process's pool is shared memory: its pages are read in place.
+ *   show (trace):      every page holding events (FULL, or being WRITTEN
+ *                      up to its commit word), nothing changed;
+ *   pipe (trace_pipe): full pages are taken from the full queue and given
+ *                      back to the free queue; pages still being written
+ *                      are read up to their commit word and the read
+ *                      offset is kept in the page's descriptor, so the
+ *                      next read starts after it.
+ * Events older than the pool's clear_ts (a "clear") are left out.  A page
+ * that a writer took back while it was being copied (its descriptor's
+ * sequence number changed) is dropped from that read.
+ *
+ * The pages go into a trace file image in a memfd, with the process's
+ * formats and two calibration points (the pool's, taken when it was made,
+ * and one now), and the printer of `utrace script` prints it.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../../lib/control/client.h"
+#include "../../lib/ringbuf/pool.h"
+#include "../../lib/tracefile/writer.h"
+#include "live.h"
+#include "script.h"
+
+struct lfmt {
+	uint32_t id;
+	char *system, *text;
+};
+
+struct lsrc {
+	struct utrace__ctl *c;
+	struct utrace_pool *pool;
+	struct utrace__ctl_info info;
+	struct lfmt *fmts;
+	size_t nr_fmts;
+};
+
+struct live {
+	struct lsrc *src;
+	size_t n;
+};
+
+/* A copied page, ready for the image. */
+struct lpage {
+	uint32_t tid, cpu;
+	uint64_t seq;
+	struct utrace_page page;
+};
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+int live_open(struct utrace__ctl *const *ctls, size_t n, struct live **out)
+{
+	struct live *lv = calloc(1, sizeof(*lv));
+	size_t i;
+	int r = 0;
+
+	*out = NULL;
+	if (!lv || !(lv->src = calloc(n ? n : 1, sizeof(*lv->src)))) {
+		free(lv);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		struct lsrc *s = &lv->src[i];
+		int fd;
+
+		s->c = ctls[i];
+		r = utrace__ctl_info(s->c, &s->info);
+		if (r < 0)
+			break;
+		r = utrace__ctl_pool(s->c, &fd);
+		if (r < 0)
+			break;
+		r = utrace__pool_map(fd, &s->pool);
+		close(fd);
+		if (r < 0)
+			break;
+		lv->n++;
+	}
+	if (r < 0) {
+		live_close(lv);
+		return r;
+	}
+	*out = lv;
+	return 0;
+}
+
+void live_close(struct live *lv)
+{
+	size_t i, j;
+
+	if (!lv)
+		return;
+	for (i = 0; i < lv->n; i++) {
+		struct lsrc *s = &lv->src[i];
+
+		if (s->pool)
+			munmap(s->pool, s->pool->size);
+		for (j = 0; j < s->nr_fmts; j++) {
+			free(s->fmts[j].system);
+			free(s->fmts[j].text);
+		}
+		free(s->fmts);
+	}
+	free(lv->src);
+	free(lv);
+}
+
+/* Fetch the formats of events registered since the last time. */
+static int refresh_formats(struct lsrc *s)
+{
+	struct utrace__ctl_event *evs;
+	size_t nr, i, j;
+	int r = utrace__ctl_events(s->c, &evs, &nr);
+
+	if (r < 0)
+		return r;
+	for (i = 0; i < nr && r >= 0; i++) {
+		char *text;
+
+		for (j = 0; j < s->nr_fmts; j++)
+			if (s->fmts[j].id == evs[i].id)
+				break;
+		if (j < s->nr_fmts)
+			continue;
+		if (utrace__ctl_format(s->c, evs[i].id, &text) < 0)
+			continue;       /* unloaded meanwhile */
+		void *v = realloc(s->fmts, (s->nr_fmts + 1) * sizeof(*s->fmts));
+
+		if (!v) {
+			free(text);
+			r = -ENOMEM;
+			break;
+		}
+		s->fmts = v;
+		s->fmts[s->nr_fmts].id = evs[i].id;
+		s->fmts[s->nr_fmts].text = text;
+		s->fmts[s->nr_fmts].system = strdup(evs[i].system);
+		if (!s->fmts[s->nr_fmts].system) {
+			free(text);
+			r = -ENOMEM;
+			break;
+		}
+		s->nr_fmts++;
+	}
+	utrace__ctl_events_free(evs, nr);
+	return r < 0 ? r : 0;
+}
+
+/*
+ * Copy into 'dst' the events of 'src' from byte 'from' on whose time is at
+ * least 'min_ts'; the page's time stamp becomes the running time just
+ * before the first event kept.  Returns the number of events kept.
+ */
+static long page_cut(const struct utrace_page *src, uint32_t commit, uint32_t from,
+		     uint64_t min_ts, struct utrace_page *dst)
+{
+	uint64_t ts = src->time_stamp;
+	uint32_t off = 0, start = commit;
+	long n = 0;
+
+	while (off + 4 <= commit) {
+		uint32_t w, len, delta;
+
+		memcpy(&w, src->data + off, 4);
+		delta = w >> 5;
+		switch (w & 31) {
+		case UTRACE_RB_TYPE_PADDING:
+			if (!delta)
+				goto end;
+			if (off + 8 > commit)
+				goto end;
+			memcpy(&len, src->data + off + 4, 4);
+			off += 4 + len;
+			continue;
+		case UTRACE_RB_TYPE_TIME_EXTEND:
+			if (off + 8 > commit)
+				goto end;
+			memcpy(&len, src->data + off + 4, 4);
+			if (start == commit)
+				ts += ((uint64_t)len << UTRACE_RB_DELTA_BITS) + delta;
+			off += 8;
+			continue;
+		case 31:
+			off += 8;
+			continue;
+		case 0:
+			if (off + 8 > commit)
+				goto end;
+			memcpy(&len, src->data + off + 4, 4);
+			if (len < 4)
+				goto end;
+			len = 8 + ((len - 4 + 3) & ~3u);
+			break;
+		default:
+			len = 4 + (w & 31) * 4;
+			break;
+		}
+		if (off + len > commit)
+			break;
+		if (start == commit && off >= from && ts + delta >= min_ts) {
+			start = off;
+			dst->time_stamp = ts;
+		}
+		if (start == commit)
+			ts += delta;
+		else
+			n++;
+		off += len;
+	}
+end:
+	if (start >= commit || off <= start)
+		return 0;
+	memcpy(dst->data, src->data + start, off - start);
+	dst->commit = off - start;
+	return n;
+}
+
+static int cmp_lpage(const void *a, const void *b)
+{
+	const struct lpage *x = a, *y = b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+struct collect {
+	struct lpage *v;
+	size_t n, cap;
+	uint64_t events, written;
+};
+
+static struct lpage *add_page(struct collect *cl)
+{
+	if (cl->n == cl->cap) {
+		size_t cap = cl->cap ? cl->cap * 2 : 64;
+		void *v = realloc(cl->v, cap * sizeof(*cl->v));
+
+		if (!v)
+			return NULL;
+		cl->v = v;
+		cl->cap = cap;
+	}
+	return &cl->v[cl->n];
+}
+
+/* Copy one page's unread events; returns the events or -1 (torn). */
+static long copy_page(struct utrace_pool *p, uint32_t idx, struct collect *cl,
+		      bool consume, bool popped)
+{
+	struct utrace_page_desc *d = utrace_pool_desc(p, idx);
+	struct utrace_page *pg = utrace_pool_page(p, idx);
+	uint64_t seq = __atomic_load_n(&d->seq, __ATOMIC_ACQUIRE);
+	uint64_t read = __atomic_load_n(&d->read, __ATOMIC_ACQUIRE);
+	uint64_t commit = __atomic_load_n(&pg->commit, __ATOMIC_ACQUIRE) &
+			  ~(uint64_t)UTRACE_RB_MISSED_EVENTS;
+	struct lpage *lp = add_page(cl);
+	long n;
+
+	if (!lp)
+		return -1;
+	if (commit > UTRACE_PAGE_DATA)
+		commit = UTRACE_PAGE_DATA;
+	memset(&lp->page, 0, sizeof(lp->page.time_stamp) + sizeof(lp->page.commit));
+	n = page_cut(pg, (uint32_t)commit, (uint32_t)read,
+		     __atomic_load_n(&p->clear_ts, __ATOMIC_ACQUIRE), &lp->page);
+	lp->tid = d->tid;
+	lp->cpu = d->cpu;
+	lp->seq = seq;
+	/* Taken back by a writer while we copied (overwrite mode)? */
+	if (!popped && (__atomic_load_n(&d->seq, __ATOMIC_ACQUIRE) != seq ||
+			__atomic_load_n(&d->state, __ATOMIC_ACQUIRE) == UTRACE_PAGE_FREE))
+		return -1;
+	if (consume && !popped)
+		__atomic_compare_exchange_n(&d->read, &read, commit, 0, __ATOMIC_RELEASE,
+					    __ATOMIC_RELAXED);
+	if (n > 0) {
+		cl->n++;
+		cl->events += (uint64_t)n;
+	}
+	return n;
+}
+
+static void collect_pages(struct utrace_pool *p, bool consume, struct collect *cl)
+{
+	uint64_t idx;
+	uint32_t i;
+
+	if (consume) {
+		/* Full pages leave the buffer for good. */
+		while (utrace_queue_pop(p, &p->fullq, &idx)) {
+			if (idx >= p->nr_pages)
+				continue;
+			copy_page(p, (uint32_t)idx, cl, true, true);
+			__atomic_store_n(&utrace_pool_desc(p, (uint32_t)idx)->state,
+					 UTRACE_PAGE_FREE, __ATOMIC_RELEASE);
+			while (!utrace_queue_push(p, &p->freeq, idx))
+				;
+		}
+	}
+	for (i = 0; i < p->nr_pages; i++) {
+		uint32_t st = __atomic_load_n(&utrace_pool_desc(p, i)->state, __ATOMIC_ACQUIRE);
+
+		if (st == UTRACE_PAGE_WRITING || (!consume && st == UTRACE_PAGE_FULL))
+			copy_page(p, i, cl, consume, false);
+	}
+	for (i = 0; i < p->nr_slots; i++)
+		cl->written += __atomic_load_n(&utrace_pool_slot(p, i)->written,
+					       __ATOMIC_RELAXED);
+}
+
+/* Write one process into the image. */
+static void put_source(struct utrace_tf_writer *w, struct lsrc *s, struct collect *cl)
+{
+	struct utrace_pool *p = s->pool;
+	size_t i, j;
+
+	struct { uint32_t pid, ppid, clock, reserved; } ph = {
+		s->info.pid, s->info.ppid, p->clock, 0
+	};
+	utrace_tf_record(w, UTRACE_TF_PROCESS, &ph, sizeof(ph), s->info.comm,
+			 strlen(s->info.comm) + 1, s->info.exe, strlen(s->info.exe) + 1);
+	for (i = 0; i < s->nr_fmts; i++) {
+		uint32_t fh[2] = { s->info.pid, s->fmts[i].id };
+
+		utrace_tf_record(w, UTRACE_TF_FORMAT, fh, sizeof(fh), s->fmts[i].system,
+				 strlen(s->fmts[i].system) + 1, s->fmts[i].text,
+				 strlen(s->fmts[i].text) + 1);
+	}
+	qsort(cl->v, cl->n, sizeof(*cl->v), cmp_lpage);
+	for (i = 0; i < cl->n; i++) {
+		struct lpage *lp = &cl->v[i];
+
+		if (i == 0 || cl->v[i - 1].tid != lp->tid) {
+			/* The thread's name, from its slot if it still has one. */
+			const char *comm = "";
+
+			for (j = 0; j < p->nr_slots; j++) {
+				struct utrace_thread_slot *sl = utrace_pool_slot(p, (uint32_t)j);
+
+				if (sl->tid == lp->tid) {
+					comm = sl->comm;
+					break;
+				}
+			}
+			char name[17];
+			uint32_t th[2] = { s->info.pid, lp->tid };
+
+			memcpy(name, comm, 16);
+			name[16] = 0;
+			utrace_tf_record(w, UTRACE_TF_THREAD, th, sizeof(th), name,
+					 strlen(name) + 1, NULL, 0);
+		}
+		struct { uint32_t pid, tid, cpu, reserved; uint64_t seq, lost; } hdr = {
+			s->info.pid, lp->tid, lp->cpu, 0, lp->seq, 0
+		};
+		utrace_tf_record(w, UTRACE_TF_PAGE, &hdr, sizeof(hdr), &lp->page,
+				 sizeof(lp->page), NULL, 0);
+	}
+}
+
+static void header(FILE *out, uint64_t in_buffer, uint64_t written)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+	fprintf(out,
+		"# tracer: nop\n"
+		"#\n"
+		"# entries-in-buffer/entries-written: %llu/%llu   #P:%ld\n"
+		"#\n"
+		"#                                _-----=> irqs-off/BH-disabled\n"
+		"#                               / _----=> need-resched\n"
+		"#                              | / _---=> hardirq/softirq\n"
+		"#                              || / _--=> preempt-depth\n"
+		"#                              ||| / _-=> migrate-disable\n"
+		"#                              |||| /     delay\n"
+		"#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n"
+		"#              | |         |   |||||     |         |\n",
+		(unsigned long long)in_buffer, (unsigned long long)written,
+		cpus > 0 ? cpus : 1);
+}
+
+long live_print(struct live *lv, unsigned int flags, FILE *out)
+{
+	struct collect *cls = calloc(lv->n ? lv->n : 1, sizeof(*cls));
+	struct utrace_tf_writer w;
+	struct utrace__tf *tf = NULL;
+	uint64_t events = 0, written = 0, tsc0 = 0, ns0 = 0;
+	bool tsc = false;
+	long ret = 0;
+	size_t i;
+	int fd = -1, fd2 = -1;
+	FILE *f;
+
+	if (!cls)
+		return -ENOMEM;
+	for (i = 0; i < lv->n; i++) {
+		struct lsrc *s = &lv->src[i];
+
+		if (refresh_formats(s) < 0) {
+			ret = -EIO;
+			goto out;
+		}
+		collect_pages(s->pool, flags & LIVE_CONSUME, &cls[i]);
+		events += cls[i].events;
+		written += cls[i].written + cls[i].events;
+		if (s->pool->clock == UTRACE_CLOCK_TSC) {
+			tsc = true;
+			/* The oldest pool's point is the widest baseline. */
+			if (!tsc0 || s->pool->calib_ns < ns0) {
+				tsc0 = s->pool->calib_tsc;
+				ns0 = s->pool->calib_ns;
+			}
+		}
+	}
+	if (flags & LIVE_HEADER)
+		header(out, events, written);
+	if (!events)
+		goto out;
+
+	fd = memfd_create("utrace-live", MFD_CLOEXEC);
+	fd2 = fd >= 0 ? dup(fd) : -1;
+	f = fd >= 0 ? fdopen(fd, "w+") : NULL;
+	if (!f) {
+		ret = -errno;
+		goto out;
+	}
+	fd = -1;
+	utrace_tf_open_stream(&w, f, "buffer", UTRACE_PAGE_SIZE);
+	if (tsc) {
+		/* A second point now, at least 20 ms after the first, for the
+		 * TSC rate. */
+		uint64_t now = mono_ns(), pt[2];
+
+		if (now < ns0 + 20000000) {
+			struct timespec d = { 0, (long)(ns0 + 20000000 - now) };
+
+			nanosleep(&d, NULL);
+		}
+		pt[0] = tsc0;
+		pt[1] = ns0;
+		utrace_tf_record(&w, UTRACE_TF_CLOCK, pt, sizeof(pt), NULL, 0, NULL, 0);
+		pt[0] = __builtin_ia32_rdtsc();
+		pt[1] = mono_ns();
+		utrace_tf_record(&w, UTRACE_TF_CLOCK, pt, sizeof(pt), NULL, 0, NULL, 0);
+	}
+	for (i = 0; i < lv->n; i++)
+		put_source(&w, &lv->src[i], &cls[i]);
+	if (utrace_tf_close(&w) < 0) {
+		ret = -EIO;
+		goto out;
+	}
+	{
+		struct stat st;
+		void *m;
+		struct script_opts o = { .input = "buffer", .mode = OUT_TEXT, .quiet = true };
+
+		if (fstat(fd2, &st) < 0 || !st.st_size) {
+			ret = -EIO;
+			goto out;
+		}
+		m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd2, 0);
+		if (m == MAP_FAILED) {
+			ret = -errno;
+			goto out;
+		}
+		if (utrace__tf_open_mem(m, (size_t)st.st_size, "buffer", &tf) == -ENOMEM ||
+		    !tf) {
+			munmap(m, (size_t)st.st_size);
+			ret = -ENOMEM;
+			goto out;
+		}
+		script_run(&o, tf, out);
+		utrace__tf_close(tf);
+		munmap(m, (size_t)st.st_size);
+	}
+	ret = (long)events;
+out:
+	if (fd >= 0)
+		close(fd);
+	if (fd2 >= 0)
+		close(fd2);
+	for (i = 0; i < lv->n; i++)
+		free(cls[i].v);
+	free(cls);
+	return ret;
+}
+
+int live_clear(struct live *lv)
+{
+	size_t i;
+	int r = 0;
+
+	for (i = 0; i < lv->n; i++) {
+		int e = utrace__ctl_clear_buffer(lv->src[i].c);
+
+		if (e < 0)
+			r = e;
+	}
+	return r;
+}

@@ -1,0 +1,596 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * utrace mount: the files of a process's tracefs tree, byte for byte as
+ * the kernel's (kernel/trace/trace.c, trace_events.c, trace_events_filter.c;
+ * transcripts in the project's reference/tracefs-kernel).  Each function
+ * says which kernel function it follows.  trace_pipe lives in mount-fs.c,
+ * since it blocks.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../../lib/control/client.h"
+#include "live.h"
+#include "mount.h"
+
+#define EVENT_BUF_SIZE 127       /* longest set_event token (kernel trace_events.c) */
+#define FILTER_MAX 4096          /* filter writes must be shorter than PAGE_SIZE */
+
+static const struct mentry pid_entries[] = {
+	{ "available_events", MK_AVAILABLE_EVENTS },
+	{ "buffer_size_kb", MK_BUFFER_SIZE_KB },
+	{ "buffer_total_size_kb", MK_BUFFER_TOTAL_SIZE_KB },
+	{ "error_log", MK_ERROR_LOG },
+	{ "events", MK_EVENTS },
+	{ "set_event", MK_SET_EVENT },
+	{ "trace", MK_TRACE },
+	{ "trace_pipe", MK_TRACE_PIPE },
+	{ "tracing_on", MK_TRACING_ON },
+	{ NULL, MK_ROOT },
+};
+static const struct mentry events_entries[] = {
+	{ "enable", MK_EVENTS_ENABLE },
+	{ NULL, MK_ROOT },
+};
+static const struct mentry sys_entries[] = {
+	{ "enable", MK_SYS_ENABLE },
+	{ "filter", MK_SYS_FILTER },
+	{ NULL, MK_ROOT },
+};
+static const struct mentry ev_entries[] = {
+	{ "enable", MK_EV_ENABLE },
+	{ "filter", MK_EV_FILTER },
+	{ "format", MK_EV_FORMAT },
+	{ "id", MK_EV_ID },
+	{ NULL, MK_ROOT },
+};
+static const struct mentry no_entries[] = { { NULL, MK_ROOT } };
+
+const struct mentry *mount_fixed_entries(enum mkind dir)
+{
+	switch (dir) {
+	case MK_PID: return pid_entries;
+	case MK_EVENTS: return events_entries;
+	case MK_SYS: return sys_entries;
+	case MK_EV: return ev_entries;
+	default: return no_entries;
+	}
+}
+
+/* The modes of an instance of tracefs (ls -la instances/<name>). */
+unsigned int mount_mode(enum mkind k)
+{
+	switch (k) {
+	case MK_ROOT: return 0755;
+	case MK_LINK: return 0777;
+	case MK_PID: return 0750;
+	case MK_EVENTS: case MK_SYS: case MK_EV: return 0755;
+	case MK_AVAILABLE_EVENTS: case MK_BUFFER_TOTAL_SIZE_KB: case MK_TRACE_PIPE:
+	case MK_EV_FORMAT: case MK_EV_ID:
+		return 0440;
+	default:
+		return 0640;
+	}
+}
+
+int mount_proc(pid_t pid, uint64_t start, uint64_t *start_out, uid_t *uid, gid_t *gid,
+	       struct timespec *when)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long st = 0;
+	struct stat sb;
+	ssize_t n;
+	int fd, i;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -ENOENT;
+	n = read(fd, buf, sizeof(buf) - 1);
+	if (n <= 0 || fstat(fd, &sb) < 0) {
+		close(fd);
+		return -ENOENT;
+	}
+	close(fd);
+	buf[n] = '\0';
+	/* "pid (comm) S ppid ...": comm may hold anything, so from the last ')' */
+	p = strrchr(buf, ')');
+	if (!p || p[1] != ' ' || p[2] == 'Z' || p[2] == 'X')
+		return -ENOENT;
+	p += 2;
+	/* field 3 is the state; starttime is field 22 */
+	for (i = 3; i < 22 && p; i++) {
+		p = strchr(p, ' ');
+		if (p)
+			p++;
+	}
+	if (p)
+		st = strtoull(p, NULL, 10);
+	if (start && st != start)
+		return -ENOENT;
+	if (start_out)
+		*start_out = st;
+	if (uid)
+		*uid = sb.st_uid;
+	if (gid)
+		*gid = sb.st_gid;
+	if (when)
+		*when = sb.st_ctim;
+	return 0;
+}
+
+int mount_ctl(const struct mnode *m, struct utrace__ctl **c)
+{
+	*c = NULL;
+	if (mount_proc(m->pid, m->start, NULL, NULL, NULL, NULL) < 0)
+		return -ENOENT;
+	if (utrace__ctl_open(m->pid, c, NULL, 0) < 0)
+		return -ENOENT;
+	return 0;
+}
+
+/*
+ * kstrtoul_from_user(): at most 66 bytes are looked at, NUL-terminated;
+ * an optional '+', decimal digits, one optional '\n', nothing else.
+ * -ERANGE on overflow, -EINVAL otherwise.
+ */
+int mount_kstrtoul_user(const char *buf, size_t len, unsigned long long *val)
+{
+	char tmp[1 + 64 + 1 + 1];
+	unsigned long long v = 0;
+	const char *s = tmp;
+	bool overflow = false;
+	size_t digits = 0;
+
+	if (len > sizeof(tmp) - 1)
+		len = sizeof(tmp) - 1;
+	memcpy(tmp, buf, len);
+	tmp[len] = '\0';
+	if (*s == '+')
+		s++;
+	for (; *s >= '0' && *s <= '9'; s++, digits++) {
+		unsigned int d = (unsigned int)(*s - '0');
+
+		if (v > (~0ULL - d) / 10)
+			overflow = true;
+		v = v * 10 + d;
+	}
+	if (overflow)
+		return -ERANGE;
+	if (!digits)
+		return -EINVAL;
+	if (*s == '\n')
+		s++;
+	if (*s)
+		return -EINVAL;
+	*val = v;
+	return 0;
+}
+
+/* The kernel's isspace(): <ctype.h> of the C locale plus 0xa0. */
+static bool kspace(unsigned char c)
+{
+	return c == ' ' || (c >= '\t' && c <= '\r') || c == 0xa0;
+}
+
+/*
+ * trace_get_user() with a fresh parser, as ftrace_event_write() uses it:
+ * skip white space, take one token up to white space or NUL (at most
+ * EVENT_BUF_SIZE bytes), and count the one byte that ended it.  Returns
+ * the bytes consumed; *toklen is 0 when only white space came.
+ */
+long mount_get_token(const char *buf, size_t cnt, size_t *tok, size_t *toklen)
+{
+	size_t read = 0, idx = 0, start;
+	unsigned char ch;
+
+	*tok = *toklen = 0;
+	if (!cnt)
+		return 0;
+	ch = (unsigned char)buf[read++];
+	cnt--;
+	while (cnt && kspace(ch)) {
+		ch = (unsigned char)buf[read++];
+		cnt--;
+	}
+	if (kspace(ch) || !ch)
+		return (long)read;
+	start = read - 1;
+	while (cnt && !kspace(ch) && ch) {
+		if (idx < EVENT_BUF_SIZE)
+			idx++;
+		else
+			return -EINVAL;
+		ch = (unsigned char)buf[read++];
+		cnt--;
+	}
+	if (!kspace(ch) && ch) {
+		/* the write ended inside the token: its last byte belongs to it */
+		if (idx < EVENT_BUF_SIZE)
+			idx++;
+		else
+			return -EINVAL;
+	}
+	*tok = start;
+	*toklen = idx;
+	return (long)read;
+}
+
+struct sbuf {
+	char *p;
+	size_t len, cap;
+};
+
+static int sb_add(struct sbuf *b, const char *s, size_t n)
+{
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap * 2 : 256;
+		char *p;
+
+		while (cap < b->len + n + 1)
+			cap *= 2;
+		p = realloc(b->p, cap);
+		if (!p)
+			return -ENOMEM;
+		b->p = p;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+	return 0;
+}
+
+static int sb_str(struct sbuf *b, const char *s)
+{
+	return sb_add(b, s, strlen(s));
+}
+
+/* available_events, set_event: "sys:name\n" in registration order. */
+static int text_event_list(struct utrace__ctl *c, bool enabled_only, struct sbuf *b)
+{
+	struct utrace__ctl_event *evs;
+	size_t nr, i;
+	int err = utrace__ctl_events(c, &evs, &nr);
+
+	if (err < 0)
+		return err;
+	for (i = 0; i < nr && !err; i++) {
+		if (enabled_only && !evs[i].enabled)
+			continue;
+		err = sb_str(b, evs[i].system);
+		if (!err)
+			err = sb_add(b, ":", 1);
+		if (!err)
+			err = sb_str(b, evs[i].name);
+		if (!err)
+			err = sb_add(b, "\n", 1);
+	}
+	utrace__ctl_events_free(evs, nr);
+	return err;
+}
+
+/*
+ * system_enable_read() for events/enable (sys NULL) and events/<sys>/enable:
+ * '0' none on, '1' all on, 'X' mixed, '?' no events.  event_enable_read()
+ * for one event, which is gone (ENODEV) when its id went away.
+ */
+static int text_enable(struct utrace__ctl *c, const struct mnode *m, struct sbuf *b)
+{
+	static const char set_to_char[4] = { '?', '0', '1', 'X' };
+	struct utrace__ctl_event *evs;
+	size_t nr, i;
+	unsigned int set = 0;
+	bool found = false;
+	char out[2];
+	int err = utrace__ctl_events(c, &evs, &nr);
+
+	if (err < 0)
+		return err;
+	for (i = 0; i < nr; i++) {
+		if (m->kind == MK_EV_ENABLE) {
+			if (evs[i].id == m->evid) {
+				set = evs[i].enabled ? 2 : 1;
+				found = true;
+				break;
+			}
+			continue;
+		}
+		if (m->kind == MK_SYS_ENABLE && strcmp(evs[i].system, m->sys))
+			continue;
+		set |= 1u << (evs[i].enabled ? 1 : 0);
+		if (set == 3)
+			break;
+	}
+	utrace__ctl_events_free(evs, nr);
+	if (m->kind == MK_EV_ENABLE && !found)
+		return -ENODEV;
+	out[0] = set_to_char[set];
+	out[1] = '\n';
+	return sb_add(b, out, 2);
+}
+
+static int text_number(struct sbuf *b, unsigned long long v)
+{
+	char tmp[32];
+
+	snprintf(tmp, sizeof(tmp), "%llu\n", v);
+	return sb_str(b, tmp);
+}
+
+static int take_text(struct sbuf *b, char *text, int err)
+{
+	if (err < 0)
+		return err;
+	err = text ? sb_str(b, text) : 0;
+	free(text);
+	return err;
+}
+
+/* trace: the kernel's header and the lines of what the buffer holds. */
+static int text_trace(struct utrace__ctl *c, struct sbuf *b)
+{
+	struct live *lv;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mem;
+	long n;
+	int err = live_open(&c, 1, &lv);
+
+	if (err < 0)
+		return err;
+	mem = open_memstream(&buf, &len);
+	if (!mem) {
+		live_close(lv);
+		return -ENOMEM;
+	}
+	n = live_print(lv, LIVE_HEADER, mem);
+	if (fclose(mem) != 0 && n >= 0)
+		n = -ENOMEM;
+	live_close(lv);
+	if (n >= 0)
+		err = sb_add(b, buf ? buf : "", len);
+	else
+		err = (int)n;
+	free(buf);
+	return err;
+}
+
+int mount_file_text(struct mfile *f, char **text, size_t *len)
+{
+	const struct mnode *m = &f->m;
+	struct sbuf b = { 0 };
+	struct utrace__ctl *c;
+	uint64_t size = 0;
+	char *t = NULL;
+	int err;
+
+	*text = NULL;
+	*len = 0;
+	if (m->kind == MK_EV_ID) {
+		/* event_id_read(): no need to reach the process */
+		err = text_number(&b, m->evid);
+		goto out;
+	}
+	err = mount_ctl(m, &c);
+	if (err < 0)
+		return -ENODEV;
+	switch (m->kind) {
+	case MK_AVAILABLE_EVENTS:
+		err = text_event_list(c, false, &b);
+		break;
+	case MK_SET_EVENT:
+		err = text_event_list(c, true, &b);
+		break;
+	case MK_TRACING_ON:
+		err = utrace__ctl_tracing_on(c, -1);
+		if (err >= 0)
+			err = text_number(&b, (unsigned long long)err);
+		break;
+	case MK_BUFFER_SIZE_KB:
+	case MK_BUFFER_TOTAL_SIZE_KB:
+		/* one buffer per process: both files show its size */
+		err = utrace__ctl_buffer_size(c, 0, &size);
+		if (err >= 0)
+			err = text_number(&b, size >> 10);
+		break;
+	case MK_TRACE:
+		err = text_trace(c, &b);
+		break;
+	case MK_ERROR_LOG:
+		err = utrace__ctl_error_log(c, &t);
+		err = take_text(&b, t, err);
+		break;
+	case MK_EVENTS_ENABLE:
+	case MK_SYS_ENABLE:
+	case MK_EV_ENABLE:
+		err = text_enable(c, m, &b);
+		break;
+	case MK_SYS_FILTER:
+		err = utrace__ctl_filter_system_text(c, m->sys, &t);
+		err = take_text(&b, t, err);
+		break;
+	case MK_EV_FILTER:
+		err = utrace__ctl_filter_text(c, m->evid, &t);
+		err = take_text(&b, t, err);
+		break;
+	case MK_EV_FORMAT:
+		err = utrace__ctl_format(c, m->evid, &t);
+		if (err == -ENOENT)
+			err = -ENODEV;
+		err = take_text(&b, t, err);
+		break;
+	default:
+		err = -EINVAL;
+		break;
+	}
+	utrace__ctl_close(c);
+out:
+	if (err < 0) {
+		free(b.p);
+		return err;
+	}
+	*text = b.p;
+	*len = b.len;
+	return 0;
+}
+
+/* Clearing done by an open with O_TRUNC for writing, or the truncate after it. */
+static int truncate_action(const struct mnode *m)
+{
+	struct utrace__ctl *c;
+	int err;
+
+	if (m->kind != MK_SET_EVENT && m->kind != MK_TRACE && m->kind != MK_ERROR_LOG)
+		return 0;
+	if (mount_ctl(m, &c) < 0)
+		return -ENOENT;
+	if (m->kind == MK_SET_EVENT)
+		err = utrace__ctl_clear_events(c);       /* ftrace_event_set_open() */
+	else if (m->kind == MK_TRACE)
+		err = utrace__ctl_clear_buffer(c);       /* tracing_open() */
+	else
+		err = utrace__ctl_error_log_clear(c);    /* tracing_err_log_open() */
+	utrace__ctl_close(c);
+	return err < 0 ? err : 0;
+}
+
+int mount_file_open(struct mfile *f)
+{
+	if ((f->flags & O_ACCMODE) != O_RDONLY && (f->flags & O_TRUNC))
+		return truncate_action(&f->m);
+	return 0;
+}
+
+int mount_file_truncate(const struct mnode *m)
+{
+	return truncate_action(m);
+}
+
+/* event_enable_write(), system_enable_write(): 0 or 1, else EINVAL. */
+static long write_enable(const struct mnode *m, struct utrace__ctl *c, const char *buf,
+			 size_t len)
+{
+	unsigned long long v;
+	int err = mount_kstrtoul_user(buf, len, &v);
+
+	if (err < 0)
+		return err;
+	if (v > 1)
+		return -EINVAL;
+	if (m->kind == MK_EV_ENABLE) {
+		err = utrace__ctl_enable(c, m->evid, (int)v);
+		if (err == -ENOENT)
+			err = -ENODEV;
+	} else {
+		err = utrace__ctl_enable_system(c, m->kind == MK_SYS_ENABLE ? m->sys : "",
+						(int)v);
+		/* __ftrace_set_clr_event() found nothing to switch */
+		if (err == -ENOENT)
+			err = -EINVAL;
+	}
+	return err < 0 ? err : (long)len;
+}
+
+/* ftrace_event_write(): one token per write, the bytes it took. */
+static long write_set_event(struct utrace__ctl *c, const char *buf, size_t len)
+{
+	size_t tok, toklen;
+	long read = mount_get_token(buf, len, &tok, &toklen);
+	int err;
+
+	if (read < 0 || !toklen)
+		return read;
+	err = utrace__ctl_set_event(c, buf + tok, toklen);
+	return err < 0 ? err : read;
+}
+
+/* event_filter_write(), subsystem_filter_write(). */
+static long write_filter(const struct mnode *m, struct utrace__ctl *c, const char *buf,
+			 size_t len)
+{
+	char *expr;
+	int err;
+
+	if (len >= FILTER_MAX)
+		return -EINVAL;
+	expr = malloc(len + 1);
+	if (!expr)
+		return -ENOMEM;
+	memcpy(expr, buf, len);
+	expr[len] = '\0';
+	if (m->kind == MK_EV_FILTER) {
+		err = utrace__ctl_filter(c, m->evid, expr, NULL);
+	} else {
+		err = utrace__ctl_filter_system(c, m->sys, expr);
+		if (err == -ENOENT)
+			err = -ENODEV;  /* apply_subsystem_event_filter(): no events */
+	}
+	free(expr);
+	return err < 0 ? err : (long)len;
+}
+
+long mount_file_write(struct mfile *f, const char *buf, size_t len)
+{
+	const struct mnode *m = &f->m;
+	struct utrace__ctl *c;
+	unsigned long long v;
+	uint64_t now;
+	long ret;
+	int err;
+
+	switch (m->kind) {
+	case MK_TRACE:          /* tracing_write_stub() */
+	case MK_ERROR_LOG:      /* tracing_err_log_write() */
+		return (long)len;
+	case MK_SET_EVENT:
+	case MK_TRACING_ON:
+	case MK_BUFFER_SIZE_KB:
+	case MK_EVENTS_ENABLE:
+	case MK_SYS_ENABLE:
+	case MK_SYS_FILTER:
+	case MK_EV_ENABLE:
+	case MK_EV_FILTER:
+		break;
+	default:
+		return -EINVAL;  /* a file without a write operation */
+	}
+	if (mount_ctl(m, &c) < 0)
+		return -ENODEV;
+	switch (m->kind) {
+	case MK_SET_EVENT:
+		ret = write_set_event(c, buf, len);
+		break;
+	case MK_TRACING_ON:     /* rb_simple_write(): any number, non-zero is on */
+		err = mount_kstrtoul_user(buf, len, &v);
+		if (!err)
+			err = utrace__ctl_tracing_on(c, v != 0);
+		ret = err < 0 ? err : (long)len;
+		break;
+	case MK_BUFFER_SIZE_KB: /* tracing_entries_write(): KiB, 0 is EINVAL */
+		err = mount_kstrtoul_user(buf, len, &v);
+		if (!err && (!v || v > (~0ULL >> 10)))
+			err = -EINVAL;
+		if (!err)
+			err = utrace__ctl_buffer_size(c, v << 10, &now);
+		ret = err < 0 ? err : (long)len;
+		break;
+	case MK_EVENTS_ENABLE:
+	case MK_SYS_ENABLE:
+	case MK_EV_ENABLE:
+		ret = write_enable(m, c, buf, len);
+		break;
+	default:
+		ret = write_filter(m, c, buf, len);
+		break;
+	}
+	utrace__ctl_close(c);
+	return ret;
+}

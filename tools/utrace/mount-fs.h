@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: MIT */
+/* utrace mount: the FUSE operations (mount-fs.c), for cmd-mount.c. */
+#ifndef UTRACE_TOOL_MOUNT_FS_H
+#define UTRACE_TOOL_MOUNT_FS_H
+
+#include <stddef.h>
+
+struct fuse_lowlevel_ops;
+
+const struct fuse_lowlevel_ops *mount_fs_ops(size_t *size);
+/* Start the trace_pipe poller (after daemonizing: it is a thread). */
+int mount_fs_start(void);
+/* Stop it, answering the readers still waiting. */
+void mount_fs_stop(void);
+
+#endif /* UTRACE_TOOL_MOUNT_FS_H */

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * utrace mount: the pieces shared by cmd-mount.c (command line, session),
+ * mount-fs.c (the FUSE low-level operations, inode table, trace_pipe
+ * waiters) and mount-files.c (what each tracefs file reads and how it
+ * takes writes, following the kernel's code).
+ */
+#ifndef UTRACE_TOOL_MOUNT_H
+#define UTRACE_TOOL_MOUNT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct utrace__ctl;
+
+/* What a path of the mount names. */
+enum mkind {
+	MK_ROOT,
+	MK_LINK,                 /* <comm>-<pid> -> <pid> */
+	MK_PID,                  /* <pid>/ */
+	MK_EVENTS,               /* <pid>/events/ */
+	MK_SYS,                  /* <pid>/events/<sys>/ */
+	MK_EV,                   /* <pid>/events/<sys>/<ev>/ */
+	/* files */
+	MK_AVAILABLE_EVENTS,
+	MK_SET_EVENT,
+	MK_TRACING_ON,
+	MK_BUFFER_SIZE_KB,
+	MK_BUFFER_TOTAL_SIZE_KB,
+	MK_TRACE,
+	MK_TRACE_PIPE,
+	MK_ERROR_LOG,
+	MK_EVENTS_ENABLE,        /* events/enable */
+	MK_SYS_ENABLE,
+	MK_SYS_FILTER,
+	MK_EV_ENABLE,
+	MK_EV_FILTER,
+	MK_EV_FORMAT,
+	MK_EV_ID,
+};
+
+struct mnode {
+	enum mkind kind;
+	pid_t pid;
+	uint64_t start;          /* the process's start time (/proc/<pid>/stat) */
+	uint32_t evid;           /* MK_EV and its files */
+	char *sys, *ev;          /* malloc()ed; MK_SYS, MK_EV and their files */
+};
+
+static inline bool mk_is_dir(enum mkind k)
+{
+	return k == MK_ROOT || k == MK_PID || k == MK_EVENTS || k == MK_SYS || k == MK_EV;
+}
+
+/* The fixed entries of a directory kind (NULL-terminated). */
+struct mentry {
+	const char *name;
+	enum mkind kind;
+};
+const struct mentry *mount_fixed_entries(enum mkind dir);
+/* st_mode permission bits of a kind, as tracefs has them. */
+unsigned int mount_mode(enum mkind k);
+
+/*
+ * The process 'pid': 0 when it is alive (not a zombie) and, if 'start'
+ * is not 0, started at 'start'; -ENOENT otherwise.  Fills what is not NULL.
+ */
+int mount_proc(pid_t pid, uint64_t start, uint64_t *start_out, uid_t *uid, gid_t *gid,
+	       struct timespec *when);
+
+/* Connect to the agent of the process a node belongs to; -ENOENT if gone. */
+int mount_ctl(const struct mnode *m, struct utrace__ctl **c);
+
+/* An open file: the generated text and the writer's side. */
+struct mfile {
+	struct mnode m;
+	int flags;               /* open flags */
+	char *text;
+	size_t len;
+	bool have_text;
+};
+
+/* Text of a file, made at open or at a read from offset 0. -errno. */
+int mount_file_text(struct mfile *f, char **text, size_t *len);
+/* What an open does first: the O_TRUNC of set_event, trace, error_log. */
+int mount_file_open(struct mfile *f);
+/* The truncate that follows an open without atomic O_TRUNC. */
+int mount_file_truncate(const struct mnode *m);
+/* A write: the bytes consumed or -errno, as the kernel's file would. */
+long mount_file_write(struct mfile *f, const char *buf, size_t len);
+
+/* The kernel's parsers, exposed for tests. */
+int mount_kstrtoul_user(const char *buf, size_t len, unsigned long long *val);
+long mount_get_token(const char *buf, size_t len, size_t *tok, size_t *toklen);
+
+#endif /* UTRACE_TOOL_MOUNT_H */
