@@ -643,6 +643,281 @@ def recording_section(w, data, params, counts, top):
     w("")
 
 
+# ------------------------------------------------------------ filters
+
+FILT_CASES = [
+    ("none", "(no filter)", "no filter"),
+    ("accept1", "`b < 4000000000`", "1 predicate, accepts every event"),
+    ("reject1", "`b >= 4000000000`", "1 predicate, rejects every event"),
+    ("accept3", "`a < 1000000000000 && b < 4000000000 && common_pid > 0`",
+     "3 predicates, accepts every event"),
+    ("reject3", "`a < 1000000000000 && b < 4000000000 && common_pid < 0`",
+     "3 predicates, rejects every event (the last one false)"),
+]
+
+
+def filters_section(w, data, params, counts):
+    fd = os.path.join(data, "filt")
+    if not os.path.isdir(fd):
+        return
+    times, checks = {}, {}
+    path = os.path.join(fd, "times.txt")
+    if os.path.exists(path):
+        for line in open(path):
+            f = line.split()
+            # FILT case round n ns written lost
+            if len(f) == 7 and f[0] == "FILT":
+                c, r, n, ns, wr, lost = f[1], int(f[2]), int(f[3]), int(f[4]), int(f[5]), int(f[6])
+                times.setdefault(c, {})[r] = ns / n
+                checks.setdefault(c, []).append((n, wr, lost))
+    fc = {}
+    path = os.path.join(fd, "counts.txt")
+    if os.path.exists(path):
+        for line in open(path):
+            f = line.split()
+            if len(f) == 5 and f[0] == "COUNT":
+                fc[(f[1], f[2])] = (int(f[3]), int(f[4]))
+    empty = fc.get(("none", "bench_filt_loop_empty"))
+
+    def instr(c):
+        x = fc.get((c, "bench_filt_loop"))
+        if not x or not empty:
+            return None
+        return x[1] / x[0] - empty[1] / empty[0]
+
+    def tst(c):
+        v = list(times.get(c, {}).values())
+        return (min(v), statistics.median(v), max(v)) if v else None
+
+    def added(c):
+        """Per-round difference to the unfiltered case of the same round."""
+        a, b = times.get(c, {}), times.get("none", {})
+        d = [a[r] - b[r] for r in a if r in b]
+        return (min(d), statistics.median(d), max(d)) if d else None
+
+    fn = int(params.get("filt_n", "0") or 0)
+    fr = params.get("filt_runs", "?")
+    cgn = int(params.get("filt_cg_n", "0") or 0)
+    summ = ""
+    sp = os.path.join(fd, "filter-summary.txt")
+    if os.path.exists(sp):
+        summ = open(sp).read().strip()
+
+    w("## Filters")
+    w("")
+    w(f"The recorded two-field event of the Recording section with an event filter "
+      f"set on it (the kernel's filter language, run in `utrace_tp_commit()`: under "
+      f"the urcu-bp read lock; a rejected event is taken back by rolling the page "
+      f"tail back).  Program `bench/bench-filter.c`, with libutrace linked "
+      f"statically (`link_whole`), run as `utrace record -o FILE -- bench-filter "
+      f"filter N ROUNDS CASE...` (file on disk, as the recorded row above, but "
+      f"`-m 64M`, room for a whole case, and a wait for the recorder to empty "
+      f"the pool after each case, so that no event is lost: a lost event is "
+      f"cheaper and would flatter the figures): every accepted event goes into the pool and the recorder "
+      f"writes it out.  The program sets each case's filter on `bench:bench_ev` "
+      f"through its own agent thread (`utrace__ctl_filter()`, the request "
+      f"`utrace filter -p PID` sends), runs {fn // 100:,} warm-up events, then "
+      f"times {fn:,} events; {fr} rounds, each case once per round, all in the "
+      f"same process.  Static linking makes every case cheaper than the "
+      f"`libutrace.so` row of the Recording table (no TLS descriptor calls), so "
+      f"the baseline is the unfiltered case of this program.")
+    w("")
+    w("- **added ns**: per round, the case's ns/event minus the unfiltered case's "
+      "of the same round; min / median / max over the rounds.")
+    w(f"- **instr/event**: `utrace record -o FILE -- valgrind --tool=callgrind "
+      f"--toggle-collect=bench_filt_loop bench-filter count {cgn} CASE`, minus "
+      f"the empty loop (`bench_filt_loop_empty`, counted the same way), per event.")
+    w("- **written / lost**: the pool's counters read through the agent around "
+      "each timed loop (written counts whole pages, so an accepting case may "
+      "be off by one page of about 170 events).")
+    if summ:
+        w(f"- the recorder's summary of the timed process: `{summ}`")
+    w("")
+    w("| case | filter | ns/event min / median / max | added ns min / median / max "
+      "| instr/event | added instr | written / lost per run (pool) |")
+    w("|---|---|---:|---:|---:|---:|---|")
+    base_i = instr("none")
+    for c, expr, title in FILT_CASES:
+        t = tst(c)
+        if t is None and instr(c) is None:
+            continue
+        a = added(c) if c != "none" else None
+        i = instr(c)
+        ck = checks.get(c, [])
+        if ck:
+            n = ck[0][0]
+            wr = sorted(set(x[1] for x in ck))
+            lo = sum(x[2] for x in ck)
+            wtxt = (f"{min(wr):,}..{max(wr):,}" if len(wr) > 1 else f"{wr[0]:,}")
+            ck_cell = f"{wtxt} of {n:,} / {lo:,}"
+        else:
+            ck_cell = "n/a"
+        w(f"| **{title}** | {expr} | "
+          + (f"{t[0]:.2f} / {t[1]:.2f} / {t[2]:.2f}" if t else "n/a") + " | "
+          + ("-" if c == "none" else (f"{a[0]:+.2f} / {a[1]:+.2f} / {a[2]:+.2f}" if a else "n/a"))
+          + f" | {fmt(i)} | "
+          + ("-" if c == "none" else (f"{i - base_i:+.2f}" if i is not None and base_i is not None else "n/a"))
+          + f" | {ck_cell} |")
+    w("")
+
+    # Where the instructions go, side by side.
+    per = {}
+    for c in ("none", "accept1", "reject1"):
+        x = fc.get((c, "bench_filt_loop"))
+        if x:
+            rows = cg_breakdown(os.path.join(fd, f"cg.{c}.bench_filt_loop.out"), x[0])
+            per[c] = {fn_: v for fn_, v, obj in rows}
+    if per:
+        fns = []
+        for c in per:
+            for fn_ in sorted(per[c], key=lambda k: -per[c][k]):
+                if fn_ not in fns and per[c][fn_] >= 0.05:
+                    fns.append(fn_)
+        w("Where the instructions go (exclusive, per event, loop included; "
+          "callgrind):")
+        w("")
+        w("| function | " + " | ".join(c for c in per) + " |")
+        w("|---|" + "---:|" * len(per))
+        for fn_ in fns:
+            w(f"| `{fn_}` | " + " | ".join(f"{per[c].get(fn_, 0):.2f}" for c in per) + " |")
+        w("| **total** | " + " | ".join(f"{sum(per[c].values()):.2f}" for c in per) + " |")
+        w("")
+
+    # Targets.
+    def verdict(ok):
+        return "**PASS**" if ok else "**FAIL**"
+
+    w("Targets:")
+    w("")
+    a1, ia1, ir1, in0 = added("accept1"), instr("accept1"), instr("reject1"), base_i
+    if a1:
+        ok = a1[1] <= 5
+        w(f"- {verdict(ok)} a one-predicate filter adds at most 5 ns to an accepted "
+          f"event: {a1[1]:+.2f} ns (median of the per-round differences; "
+          f"{tst('accept1')[1]:.2f} vs {tst('none')[1]:.2f} ns/event)"
+          + (f"; {ia1 - in0:+.0f} instructions ({ia1:.0f} vs {in0:.0f})"
+             if ia1 is not None and in0 is not None else ""))
+    else:
+        w("- not measured: a one-predicate filter adds at most 5 ns")
+    ta, tr = tst("accept1"), tst("reject1")
+    if ta and tr:
+        d = {r: times["reject1"][r] - times["accept1"][r]
+             for r in times.get("reject1", {}) if r in times.get("accept1", {})}
+        dm = statistics.median(d.values()) if d else tr[1] - ta[1]
+        ok = dm <= 0
+        txt = (f"- {verdict(ok)} a rejected event costs no more than an accepted one: "
+               f"rejected minus accepted {dm:+.2f} ns (median of the per-round "
+               f"differences; medians {tr[1]:.2f} vs {ta[1]:.2f} ns/event)")
+        if ir1 is not None and ia1 is not None:
+            txt += (f"; in instructions {ir1:.0f} vs {ia1:.0f} ({ir1 - ia1:+.0f}, "
+                    f"{'PASS' if ir1 <= ia1 else 'FAIL'} by this measure)")
+        w(txt)
+    else:
+        w("- not measured: a rejected event costs no more than an accepted one")
+    i3, r3 = instr("accept3"), instr("reject3")
+    if i3 is not None and ia1 is not None:
+        w(f"- (for information) each further predicate: "
+          f"{(i3 - ia1) / 2:.1f} instructions (3 vs 1 predicate, accepting)"
+          + (f"; 3 predicates rejecting vs accepting: {r3 - i3:+.0f} instructions"
+             if r3 is not None else ""))
+    w("")
+
+    # ------------------------------------------------ control latency
+    ctl, summ_ctl = [], None
+    path = os.path.join(fd, "ctl.txt")
+    if os.path.exists(path):
+        for line in open(path):
+            f = line.split()
+            # CTL k enable_ns first_ns disable_ns moved fired_between thread_ns
+            if len(f) == 8 and f[0] == "CTL":
+                ctl.append([int(x) for x in f[1:]])
+            elif len(f) == 4 and f[0] == "CTLSUM":
+                summ_ctl = [int(x) for x in f[1:]]
+    if not ctl:
+        return
+    rsum = ""
+    sp = os.path.join(fd, "ctl-summary.txt")
+    if os.path.exists(sp):
+        rsum = open(sp).read().strip()
+    toggles = len(ctl)
+
+    def pctl(v, q):
+        v = sorted(v)
+        return v[min(len(v) - 1, int(round(q * (len(v) - 1))))]
+
+    def row(title, v, note=""):
+        v = [x for x in v if x is not None]
+        if not v:
+            w(f"| {title} | n/a | n/a | n/a | n/a | {note} |")
+            return
+        us = lambda x: f"{x / 1000:.1f}"  # noqa: E731
+        w(f"| {title} | {us(min(v))} | {us(statistics.median(v))} | "
+          f"{us(pctl(v, 0.9))} | {us(max(v))} | {note} |")
+
+    w("## Control latency")
+    w("")
+    w(f"`bench-filter latency {toggles} 500 2000` under `utrace record -o FILE`: a "
+      f"second thread fires `bench_ev` in a tight loop while the main thread, "
+      f"{toggles} times, switches the event off through its agent "
+      f"(`utrace__ctl_enable(c, id, 0)`), waits 2 ms, switches it on "
+      f"(`utrace__ctl_enable(c, id, 1)`: the request over the control socket, the "
+      f"agent registers the probe, the answer), watches the pool (mapped from "
+      f"the memfd the agent hands out, as `utrace show` does) until the firing "
+      f"thread's page shows a new event, and leaves the event on 0.5 ms.  The "
+      f"firing thread also notes the time of its first event written after each "
+      f"switch-on.  Two cores: the firing thread, the main thread, the agent "
+      f"thread and the recorder share them.")
+    w("")
+    w("| | min µs | median µs | p90 µs | max µs | |")
+    w("|---|---:|---:|---:|---:|---|")
+    row("`utrace__ctl_enable(on)` round trip", [c[1] for c in ctl])
+    row("from its return to the first new event seen in the pool",
+        [c[2] if c[2] >= 0 else None for c in ctl])
+    def eff(c):
+        # The first event is in the pool at the earlier of the reader's
+        # sight of it and the firing thread's note (taken right after it).
+        seen = [x for x in (c[2] if c[2] >= 0 else None,
+                            c[6] if c[6] > -(1 << 62) else None) if x is not None]
+        return c[1] + min(seen) if seen else None
+    row("request sent to first event seen in the pool by the reader",
+        [c[1] + c[2] if c[2] >= 0 else None for c in ctl],
+        "the reader (main thread) may itself wait for a CPU")
+    row("**request sent to first event in the pool**",
+        [eff(c) for c in ctl], "the earlier of the reader's sight and the "
+        "firing thread's note; what the target measures")
+    row("the firing thread's first recorded event, after the return "
+        "(negative: before the answer arrived)",
+        [c[6] if c[6] > -(1 << 62) else None for c in ctl])
+    row("`utrace__ctl_enable(off)` round trip", [c[3] for c in ctl])
+    w("")
+    moved = sum(c[4] for c in ctl)
+    missing = sum(1 for c in ctl if c[2] < 0)
+    if summ_ctl:
+        w(f"- events written by the firing thread (pool counters, whole pages): "
+          f"{summ_ctl[0]:,}; lost: {summ_ctl[1]:,}; loop iterations in all "
+          f"(on and off): {summ_ctl[2]:,}")
+    if rsum:
+        w(f"- the recorder's summary: `{rsum}`")
+    w(f"- switch-ons with no event in the pool within 2 s: {missing}; off periods "
+      f"in which the pool still moved (after a 1 ms grace): {moved}")
+    w("")
+    tot = [eff(c) for c in ctl if eff(c) is not None]
+    rd = [c[1] + c[2] for c in ctl if c[2] >= 0]
+    lost = summ_ctl[1] if summ_ctl else None
+    if tot and missing == 0:
+        mx = max(tot)
+        ok = mx <= 10_000_000 and lost == 0
+        w(f"- {verdict(ok)} `utrace enable` on a busy process takes effect within "
+          f"10 ms and loses nothing: worst {mx / 1e6:.3f} ms, median "
+          f"{statistics.median(tot) / 1e6:.3f} ms over {len(tot)} switch-ons; "
+          f"{lost if lost is not None else 'n/a'} events lost"
+          + (f" (as the reader saw it: worst {max(rd) / 1e6:.3f} ms)" if rd else ""))
+    else:
+        w("- **FAIL** `utrace enable` takes effect within 10 ms: some switch-ons "
+          "showed no event in the pool")
+    w("")
+
+
 # --------------------------------------------------------------- report
 
 def fmt(x, digits=2):
@@ -702,7 +977,9 @@ def main():
       "LTTng-UST `tracepoint()`; and (section Recording) what an event "
       "costs when `utrace record` really records it, next to a raw "
       "in-memory store and an LTTng session writing to disk, what it "
-      "leaves on disk and how fast it reads back.  Written by "
+      "leaves on disk and how fast it reads back; (sections Filters and "
+      "Control latency) what an event filter adds to a recorded event and how "
+      "fast `utrace enable` takes effect on a busy process.  Written by "
       "`bench/run.sh`; do not edit by hand.")
     w("")
     w("## How to re-run")
@@ -719,7 +996,9 @@ def main():
       "`BENCH_RUNS`, `BENCH_CG_N`, `BENCH_LTTNG_ON_N`, `BENCH_LTTNG_ON_RUNS`, "
       "`BENCH_LTTNG_ON_CG_N`, `BENCH_NO_LTTNG_ON=1`, and for the recording part "
       "`BENCH_REC_N`, `BENCH_REC_RUNS`, `BENCH_REC_CG_N`, `BENCH_READ_RUNS`, "
-      "`BENCH_KEEP_TRACES=1` (see the top of run.sh).  The recording part also "
+      "`BENCH_KEEP_TRACES=1`, and for the filter and control part "
+      "`BENCH_FILT_N`, `BENCH_FILT_RUNS`, `BENCH_FILT_CG_N`, `BENCH_CTL_TOGGLES` "
+      "(see the top of run.sh).  The recording part also "
       "builds `bench/bench-record.c` three times and the `utrace` tool, runs "
       "`utrace record`, an lttng session to disk and babeltrace2.")
     w("")
@@ -975,6 +1254,7 @@ def main():
     w("")
 
     recording_section(w, data, params, counts, top)
+    filters_section(w, data, params, counts)
     with open(results, "w") as f:
         f.write("\n".join(L))
 

@@ -26,6 +26,10 @@
 #   BENCH_REC_RUNS=5         recording runs of each case
 #   BENCH_REC_CG_N=100000    events of the recorded path under callgrind
 #   BENCH_READ_RUNS=3        timed runs of each trace reader
+#   BENCH_FILT_N=2000000     events of each filter case per round
+#   BENCH_FILT_RUNS=5        rounds of the filter cases
+#   BENCH_FILT_CG_N=100000   events of each filter case under callgrind
+#   BENCH_CTL_TOGGLES=50     switch-ons timed by the control-latency run
 #   BENCH_KEEP_TRACES=1      keep the last trace files in bench/out/rec (~1 GB)
 #   CC, CLANG                compilers (default cc, clang)
 set -euo pipefail
@@ -45,6 +49,10 @@ REC_N=${BENCH_REC_N:-10000000}
 REC_RUNS=${BENCH_REC_RUNS:-5}
 REC_CG_N=${BENCH_REC_CG_N:-100000}
 READ_RUNS=${BENCH_READ_RUNS:-3}
+FILT_N=${BENCH_FILT_N:-2000000}
+FILT_RUNS=${BENCH_FILT_RUNS:-5}
+FILT_CG_N=${BENCH_FILT_CG_N:-100000}
+CTL_TOGGLES=${BENCH_CTL_TOGGLES:-50}
 CC=${CC:-cc}
 CLANG=${CLANG:-clang}
 PYTHON=${PYTHON:-python3}
@@ -78,7 +86,8 @@ else
 fi
 ninja -C "$build" bench/bench-utrace bench/bench-utrace-disabled \
 	bench/bench-lttng bench/bench-record-utrace bench/bench-record-lttng \
-	bench/bench-record-raw tools/utrace/utrace >"$out/ninja.log" 2>&1 ||
+	bench/bench-record-raw bench/bench-filter tools/utrace/utrace \
+	>"$out/ninja.log" 2>&1 ||
 	{ cat "$out/ninja.log" >&2; die "build failed"; }
 
 # label:binary pairs; every binary answers 'cases', 'time' and 'count'.
@@ -434,6 +443,57 @@ for fn in bench_rec_loop_empty bench_rec_loop; do
 	rec_count raw "$fn" 0
 done
 
+# ------------------------------------------------------------- filters
+# The same two-field event, recorded the same way (`utrace record -o FILE
+# -- prog`, default buffer), by bench-filter: libutrace linked statically
+# so that the program sets bench:bench_ev's filter through its own agent
+# (utrace__ctl_filter, the path of `utrace filter -p`).  One process runs
+# FILT_RUNS rounds, each case once per round: no filter, one predicate
+# that accepts / rejects every event, three predicates that accept /
+# reject every event.  Then each case under callgrind, and the control
+# latency: utrace__ctl_enable on a process firing the event in a loop.
+fdata=$data/filt
+mkdir -p "$fdata"
+: >"$fdata/counts.txt"
+filt_bin=$build/bench/bench-filter
+filt_cases=(none accept1 reject1 accept3 reject3)
+say "filters: $FILT_RUNS rounds of $FILT_N events per case (${filt_cases[*]})"
+# -m 64M: room for a whole case (FILT_N events of 24 bytes), so that a
+# recorder that falls behind on this shared machine makes no event lost
+# (a lost event is cheaper and would flatter the figures).
+if ! "$utrace" record -m 64M -o "$rec/filt.dat" -- "$filt_bin" filter "$FILT_N" "$FILT_RUNS" \
+	"${filt_cases[@]}" >"$fdata/times.txt" 2>"$fdata/filter.err"; then
+	say "bench-filter filter failed, see $fdata/filter.err"
+fi
+grep -E '^utrace record: [0-9]+ events written' "$fdata/filter.err" | tail -n 1 \
+	>"$fdata/filter-summary.txt" || true
+rm -f "$rec/filt.dat"
+say "counting the filter cases with callgrind (N=$FILT_CG_N)"
+filt_count() { # case function
+	local c=$1 fn=$2 f=$fdata/cg.$1.$2.out
+	if "$utrace" record -o "$rec/cg.dat" -- valgrind --tool=callgrind \
+		--callgrind-out-file="$f" --collect-atstart=no --toggle-collect="$fn" \
+		"$filt_bin" count "$FILT_CG_N" "$c" >"$f.log" 2>&1; then
+		echo "COUNT $c $fn $FILT_CG_N $(awk '/^(summary|totals):/ { print $2; exit }' "$f")" \
+			>>"$fdata/counts.txt"
+	else
+		say "callgrind of bench-filter $c failed, see $f.log"
+	fi
+	rm -f "$rec/cg.dat"
+}
+filt_count none bench_filt_loop_empty
+for c in "${filt_cases[@]}"; do
+	filt_count "$c" bench_filt_loop
+done
+say "control latency: $CTL_TOGGLES switch-ons of a busy process"
+if ! "$utrace" record -o "$rec/ctl.dat" -- "$filt_bin" latency "$CTL_TOGGLES" 500 2000 \
+	>"$fdata/ctl.txt" 2>"$fdata/ctl.err"; then
+	say "bench-filter latency failed, see $fdata/ctl.err"
+fi
+grep -E '^utrace record: [0-9]+ events written' "$fdata/ctl.err" | tail -n 1 \
+	>"$fdata/ctl-summary.txt" || true
+rm -f "$rec/ctl.dat"
+
 # Reading the traces back: `utrace script` (when the built utrace has it)
 # on the last 1-thread utrace file, babeltrace2 on the last LTTng trace.
 # trace-cmd needs a trace.dat, which utrace cannot export yet.
@@ -499,6 +559,10 @@ end=$(date +%s)
 	echo "rec_runs $REC_RUNS"
 	echo "rec_cg_n $REC_CG_N"
 	echo "read_runs $READ_RUNS"
+	echo "filt_n $FILT_N"
+	echo "filt_runs $FILT_RUNS"
+	echo "filt_cg_n $FILT_CG_N"
+	echo "ctl_toggles $CTL_TOGGLES"
 	echo "cc $CC"
 	echo "clang $CLANG"
 } >"$data/params.txt"
