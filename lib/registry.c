@@ -26,6 +26,7 @@
 
 #include "filter/filter.h"
 #include "internal.h"
+#include "ringbuf/writer.h"
 
 /*
  * Re-entrant for the thread that holds it (foreach callbacks may call the
@@ -516,8 +517,9 @@ out:
 	/* The module's probes and records are about to be unmapped: wait
 	 * until no thread is still inside one of its probes. */
 	tracepoint_synchronize_unregister();
-	for (i = 0; i < nr_dead; i++)
-		utrace__filter_free(dead[i]);
+	if (nr_dead && utrace__filter_sync())
+		for (i = 0; i < nr_dead; i++)
+			utrace__filter_free(dead[i]);
 	free(dead);
 }
 

@@ -295,10 +295,10 @@ static void set_filter(struct utrace_event *ev, struct utrace__filter *f, char *
 	__atomic_store_n(&ev->filter, (void *)f, __ATOMIC_RELEASE);
 	free(st->filter_text);
 	st->filter_text = text;
-	if (old) {
-		tracepoint_synchronize_unregister();
+	/* Freed once no thread can be running it; kept (a small leak) if a
+	 * thread has stayed inside one event too long to wait for. */
+	if (old && utrace__filter_sync())
 		utrace__filter_free(old);
-	}
 }
 
 static char *strip_expr(const char *in, size_t len)
@@ -807,6 +807,7 @@ static void *agent_main(void *arg)
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	prctl(PR_SET_NAME, "utrace-agent");
+	utrace__filter_sync_init();
 	for (;;) {
 		n = 0;
 		pfd[n++] = (struct pollfd){ .fd = listen_fd, .events = POLLIN };

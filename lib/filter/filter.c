@@ -181,6 +181,16 @@ struct utrace__filter_insn {
 struct utrace__filter {
 	uint32_t nr;        /* instructions */
 	uint32_t min_size;  /* the record bytes the fixed-field reads need */
+	/* One numeric predicate (the common case) is matched without the
+	 * interpreter: the field widened to 64 bits, one compare. */
+	uint8_t fast;       /* 1: use the fields below */
+	uint8_t fsize;      /* 1, 2, 4, 8 */
+	uint8_t fsigned;
+	uint8_t fcmp;       /* 0 ==, 1 <, 2 <=, 3 >, 4 >=, 5 & */
+	uint8_t fpass[2];   /* the result when the predicate is false, true */
+	uint16_t pad;
+	uint32_t foff;
+	uint64_t fval;      /* the number, widened as the field is */
 	struct utrace__filter_insn prog[];
 	/* then the CPU masks (uint64_t[MASK_WORDS] each), then the patterns */
 };
@@ -393,6 +403,43 @@ bool utrace__filter_match(const struct utrace__filter *f, const void *rec, unsig
 		return true;
 	if (size < f->min_size)
 		return false;
+	if (f->fast) {
+		const unsigned char *p = (const unsigned char *)rec + f->foff;
+		uint64_t u;
+		bool r;
+
+		switch (f->fsize) {
+		case 1: u = p[0]; break;
+		case 2: { uint16_t v; memcpy(&v, p, 2); u = v; break; }
+		case 4: { uint32_t v; memcpy(&v, p, 4); u = v; break; }
+		default: memcpy(&u, p, 8); break;
+		}
+		if (f->fsigned) {
+			unsigned int sh = 64 - 8 * f->fsize;
+			int64_t v = (int64_t)(u << sh) >> sh, c = (int64_t)f->fval;
+
+			switch (f->fcmp) {
+			case 0: r = v == c; break;
+			case 1: r = v < c; break;
+			case 2: r = v <= c; break;
+			case 3: r = v > c; break;
+			case 4: r = v >= c; break;
+			default: r = (v & c) != 0; break;
+			}
+		} else {
+			uint64_t c = f->fval;
+
+			switch (f->fcmp) {
+			case 0: r = u == c; break;
+			case 1: r = u < c; break;
+			case 2: r = u <= c; break;
+			case 3: r = u > c; break;
+			case 4: r = u >= c; break;
+			default: r = (u & c) != 0; break;
+			}
+		}
+		return f->fpass[r];
+	}
 	n = f->nr;
 	while (i < n) {
 		const struct utrace__filter_insn *in = &f->prog[i];
@@ -1434,9 +1481,30 @@ static struct utrace__filter *layout(struct compiler *c)
 
 	if (!f)
 		return NULL;
+	memset(f, 0, sizeof(*f));
 	f->nr = c->nr_insns;
 	f->min_size = c->min_size;
 	memcpy(f->prog, c->insns, c->nr_insns * sizeof(c->insns[0]));
+	if (f->nr == 1 && f->prog[0].op >= OPC_EQ_U8 && f->prog[0].op < OPC_CPU_EQ &&
+	    (f->prog[0].op - OPC_EQ_U8) % 7 != 6) {
+		const struct utrace__filter_insn *in = &f->prog[0];
+		unsigned int k = in->op - OPC_EQ_U8, t = k / 7;
+		unsigned int sh;
+
+		f->fast = 1;
+		f->fcmp = (uint8_t)(k % 7);
+		f->fsize = (uint8_t)(1u << (t / 2));
+		f->fsigned = (uint8_t)(t & 1);
+		f->foff = in->offset;
+		sh = 64 - 8 * f->fsize;
+		/* The number as the field's type sees it ((ctype)val), widened. */
+		f->fval = f->fsigned ? (uint64_t)((int64_t)(in->val << sh) >> sh)
+				     : (sh ? in->val & (~0ULL >> sh) : in->val);
+		/* The loop: r == when jumps (to TRUE when jump == nr), else
+		 * falls through to TRUE. */
+		f->fpass[in->when] = in->jump == 1;
+		f->fpass[!in->when] = 1;
+	}
 	if (masks)
 		memcpy((char *)f + insns, c->masks, masks);
 	if (c->pool_len)

@@ -29,6 +29,9 @@
  *   - the thread found no free thread slot (more than 1024 threads).
  */
 #include <errno.h>
+#include <linux/membarrier.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <pthread.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -72,6 +75,7 @@ struct tbuf {
 	int32_t tid;
 	uint32_t undo_tail;          /* before the event being written, */
 	uint64_t undo_ts;            /* to take it back if its filter says no */
+	const char *comm;            /* the thread's name in its slot (filters) */
 };
 
 /* libutrace is built with TLS descriptors (-mtls-dialect=gnu2): when the
@@ -88,6 +92,20 @@ unsigned int utrace__pool_gen = 1;
 int utrace__tracing_off;
 static pthread_key_t exit_key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
+
+/*
+ * Filter programs without a read-side lock.  A thread runs its event's
+ * filter inside the event (t->nest != 0), with the page path's thread
+ * state registered here by slot.  The agent, after replacing a program,
+ * calls utrace__filter_sync(): one membarrier() makes every thread's
+ * "nest = 1" store visible to it or the new program visible to that
+ * thread; then it waits until each thread it saw inside an event has
+ * been seen outside one.  Events that take no page (no pool, or TSan
+ * builds, which cannot see membarrier) use the RCU read side instead.
+ */
+static struct tbuf *thread_tbufs[UTRACE_POOL_THREADS];
+static pthread_mutex_t tbufs_mutex = PTHREAD_MUTEX_INITIALIZER;
+static int filter_rcu = 1;           /* until membarrier is known to work */
 
 static inline __attribute__((always_inline)) uint32_t rec_bytes(uint32_t size)
 {
@@ -247,9 +265,13 @@ static void thread_exit(void *arg)
 		return;
 	if (t->page)
 		publish(t);
-	if (t->slot >= 0)
+	if (t->slot >= 0) {
+		pthread_mutex_lock(&tbufs_mutex);
+		__atomic_store_n(&thread_tbufs[t->slot], NULL, __ATOMIC_RELEASE);
+		pthread_mutex_unlock(&tbufs_mutex);
 		__atomic_store_n(&utrace_pool_slot(utrace__pool, (uint32_t)t->slot)->state,
 				 0, __ATOMIC_RELEASE);
+	}
 	t->slot = -1;
 	t->gen = 0;
 }
@@ -265,7 +287,12 @@ static int attach(struct tbuf *t)
 	struct utrace_pool *p = utrace__pool;
 	uint32_t i, zero;
 	int e = errno;
+	struct tbuf *self = t;
 
+	/* A registration from an earlier pool must not outlive the thread. */
+	if (t->gen && t->slot >= 0 && t->slot < UTRACE_POOL_THREADS)
+		__atomic_compare_exchange_n(&thread_tbufs[t->slot], &self, NULL, 0,
+					    __ATOMIC_RELEASE, __ATOMIC_RELAXED);
 	memset(t, 0, sizeof(*t));
 	t->slot = -1;
 	t->gen = utrace__pool_gen;
@@ -285,7 +312,9 @@ static int attach(struct tbuf *t)
 			s->tid = (uint32_t)t->tid;
 			memset(s->comm, 0, sizeof(s->comm));
 			prctl(PR_GET_NAME, s->comm);
+			t->comm = s->comm;
 			t->slot = (int)i;
+			__atomic_store_n(&thread_tbufs[i], t, __ATOMIC_RELEASE);
 			break;
 		}
 	}
@@ -445,8 +474,8 @@ fill:
 	return ent;
 }
 
-/* Does the event's filter reject the record?  (A filter is set.) */
-static __attribute__((noinline)) bool filter_rejects(struct utrace_tp_reserve *r)
+/* The unusual cases: an event without a page, or no membarrier. */
+static __attribute__((noinline)) bool filter_rejects_slow(struct utrace_tp_reserve *r)
 {
 	struct tbuf *t = &tb;
 	struct utrace__filter_ctx ctx;
@@ -455,8 +484,8 @@ static __attribute__((noinline)) bool filter_rejects(struct utrace_tp_reserve *r
 	bool pass;
 
 	ctx.cpu = r->rb_state == 1 ? t->cpu : utrace__cpu();
-	if (t->slot >= 0 && utrace__pool && t->gen == utrace__pool_gen) {
-		ctx.comm = utrace_pool_slot(utrace__pool, (uint32_t)t->slot)->comm;
+	if (r->rb_state != 0 && t->comm) {
+		ctx.comm = t->comm;
 	} else {
 		memset(comm, 0, sizeof(comm));
 		prctl(PR_GET_NAME, comm);
@@ -465,6 +494,71 @@ static __attribute__((noinline)) bool filter_rejects(struct utrace_tp_reserve *r
 	pass = utrace__filter_run(r->event, r->rec, r->size, &ctx);
 	errno = e;
 	return !pass;
+}
+
+/* Does filter 'f' of the event reject the record? */
+static inline __attribute__((always_inline)) bool filter_rejects(struct utrace_tp_reserve *r,
+								 const struct utrace__filter *f)
+{
+	struct tbuf *t = &tb;
+	struct utrace__filter_ctx ctx;
+
+	if (__builtin_expect(r->rb_state != 1 ||
+			     __atomic_load_n(&filter_rcu, __ATOMIC_RELAXED), 0))
+		return filter_rejects_slow(r);
+	ctx.cpu = t->cpu;
+	ctx.comm = t->comm;
+	return !utrace__filter_match(f, r->rec, r->size, &ctx);
+}
+
+/*
+ * Called by the agent once (it may sleep): use membarrier() if the kernel
+ * has it.  Returns whether the lock-free filter path is on.
+ */
+bool utrace__filter_sync_init(void)
+{
+#ifndef UTRACE_TSAN
+	if (syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0)
+		__atomic_store_n(&filter_rcu, 0, __ATOMIC_RELEASE);
+#endif
+	return !__atomic_load_n(&filter_rcu, __ATOMIC_RELAXED);
+}
+
+/*
+ * Wait until no thread can still be running a filter program that was
+ * replaced before the call.  Returns false if a thread stayed inside one
+ * event for more than about a second (stopped in a debugger, say): the
+ * caller must then not free the old program.
+ */
+bool utrace__filter_sync(void)
+{
+	bool ok = true;
+	uint32_t i;
+
+	tracepoint_synchronize_unregister();    /* the RCU read side users */
+	if (__atomic_load_n(&filter_rcu, __ATOMIC_RELAXED))
+		return true;
+	if (syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0)
+		return false;
+	pthread_mutex_lock(&tbufs_mutex);
+	for (i = 0; i < UTRACE_POOL_THREADS; i++) {
+		struct tbuf *t = __atomic_load_n(&thread_tbufs[i], __ATOMIC_ACQUIRE);
+		int tries;
+
+		if (!t)
+			continue;
+		for (tries = 0; __atomic_load_n(&t->nest, __ATOMIC_RELAXED) != 0; tries++) {
+			struct timespec d = { 0, 50 * 1000 };
+
+			if (tries > 20000) {
+				ok = false;
+				break;
+			}
+			nanosleep(&d, NULL);
+		}
+	}
+	pthread_mutex_unlock(&tbufs_mutex);
+	return ok;
 }
 
 /* Take back a reserved event that its filter rejected. */
@@ -492,8 +586,9 @@ void utrace_tp_commit(struct utrace_tp_reserve *r)
 	struct tbuf *t;
 
 	/* (A relaxed load: a plain mov, which the agent may race with.) */
-	if (__builtin_expect(__atomic_load_n(&r->event->filter, __ATOMIC_RELAXED) != NULL, 0) &&
-	    filter_rejects(r)) {
+	const struct utrace__filter *f = __atomic_load_n(&r->event->filter, __ATOMIC_RELAXED);
+
+	if (__builtin_expect(f != NULL, 0) && filter_rejects(r, f)) {
 		discard(r);
 		return;
 	}
@@ -526,4 +621,6 @@ void utrace__rb_after_fork(void)
 {
 	memset(&tb, 0, sizeof(tb));
 	tb.slot = -1;
+	memset(thread_tbufs, 0, sizeof(thread_tbufs));
+	pthread_mutex_init(&tbufs_mutex, NULL);
 }
