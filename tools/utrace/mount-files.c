@@ -17,11 +17,13 @@
 #include <unistd.h>
 
 #include "../../lib/control/client.h"
+#include "../../lib/ringbuf/pool.h"
 #include "live.h"
 #include "mount.h"
 
 #define EVENT_BUF_SIZE 127       /* longest set_event token (kernel trace_events.c) */
 #define FILTER_MAX 4096          /* filter writes must be shorter than PAGE_SIZE */
+#define MIN_BUFFER (4 * UTRACE_PAGE_SIZE)  /* the agent's smallest pool */
 
 static const struct mentry pid_entries[] = {
 	{ "available_events", MK_AVAILABLE_EVENTS },
@@ -454,8 +456,10 @@ static int truncate_action(const struct mnode *m)
 		return -ENOENT;
 	if (m->kind == MK_SET_EVENT)
 		err = utrace__ctl_clear_events(c);       /* ftrace_event_set_open() */
-	else if (m->kind == MK_TRACE)
+	else if (m->kind == MK_TRACE) {
 		err = utrace__ctl_clear_buffer(c);       /* tracing_open() */
+		mount_pipe_clear(m->pid, m->start);
+	}
 	else
 		err = utrace__ctl_error_log_clear(c);    /* tracing_err_log_open() */
 	utrace__ctl_close(c);
@@ -537,12 +541,31 @@ static long write_filter(const struct mnode *m, struct utrace__ctl *c, const cha
 	return err < 0 ? err : (long)len;
 }
 
+/*
+ * The kernel rounds a small size up to its smallest buffer and resizes a
+ * buffer in use; the agent refuses sizes below its smallest pool and
+ * cannot resize a pool that exists (EBUSY).  Small sizes are rounded up
+ * here, and writing the size the pool already has succeeds.
+ */
+static int write_buffer_size(struct utrace__ctl *c, uint64_t size)
+{
+	uint64_t now = 0;
+	int err;
+
+	if (size < MIN_BUFFER)
+		size = MIN_BUFFER;
+	err = utrace__ctl_buffer_size(c, size, &now);
+	if (err == -EBUSY && utrace__ctl_buffer_size(c, 0, &now) >= 0 &&
+	    (size + UTRACE_PAGE_SIZE - 1) / UTRACE_PAGE_SIZE * UTRACE_PAGE_SIZE == now)
+		err = 0;
+	return err < 0 ? err : 0;
+}
+
 long mount_file_write(struct mfile *f, const char *buf, size_t len)
 {
 	const struct mnode *m = &f->m;
 	struct utrace__ctl *c;
 	unsigned long long v;
-	uint64_t now;
 	long ret;
 	int err;
 
@@ -579,7 +602,7 @@ long mount_file_write(struct mfile *f, const char *buf, size_t len)
 		if (!err && (!v || v > (~0ULL >> 10)))
 			err = -EINVAL;
 		if (!err)
-			err = utrace__ctl_buffer_size(c, v << 10, &now);
+			err = write_buffer_size(c, v << 10);
 		ret = err < 0 ? err : (long)len;
 		break;
 	case MK_EVENTS_ENABLE:

@@ -1,0 +1,342 @@
+#!/usr/bin/env bash
+# utrace mount: the tracefs files of a running program through FUSE, used
+# with the commands of the kernel's documentation (Documentation/trace/
+# events.rst, ftrace.rst) and compared with what the kernel does
+# (reference/tracefs-kernel).  'wr' does one write() and prints its
+# result exactly as the reference's tools/wr.c does.
+. "$(dirname "$0")/lib.sh"
+
+skip_all() {
+	echo "1..0 # SKIP $1"
+	exit 0
+}
+[ -c /dev/fuse ] && [ -r /dev/fuse ] && [ -w /dev/fuse ] ||
+	skip_all "no usable /dev/fuse (FUSE is not available here)"
+command -v fusermount3 > /dev/null ||
+	skip_all "fusermount3 is missing (Debian: apt-get install fuse3)"
+command -v python3 > /dev/null || skip_all "python3 is missing"
+
+# Only our own processes: a runtime directory of our own.
+export UTRACE_RUNTIME_DIR="$TMP/run"
+MNT="$TMP/mnt"
+mkdir -p "$MNT"
+pids=()
+cleanup() {
+	local p
+	for p in "${pids[@]}"; do
+		kill "$p" 2> /dev/null
+	done
+	if grep -q " $MNT fuse" /proc/self/mounts 2> /dev/null; then
+		fusermount3 -u "$MNT" 2> /dev/null || umount -l "$MNT" 2> /dev/null
+	fi
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+# wrs: one write() per input line "FLAG<TAB>FILE<TAB>STRING", FLAG being
+# - (neither), a (O_APPEND) or t (O_TRUNC); STRING takes C escapes.  One
+# python for many writes: it is slow to start.  wr [-a|-t] FILE STRING: one.
+wrs() {
+	python3 -c '
+import errno, os, sys
+for line in sys.stdin.read().split("\n"):
+    if not line:
+        continue
+    flag, path, s = line.split("\t", 2)
+    fl = os.O_WRONLY | {"-": 0, "a": os.O_APPEND, "t": os.O_TRUNC}[flag]
+    b = s.encode().decode("unicode_escape").encode("latin-1")
+    fd = os.open(path, fl)
+    try:
+        r = os.write(fd, b)
+        print("write(%d bytes) = %d" % (len(b), r))
+    except OSError as e:
+        print("write(%d bytes) = -1 %s (%s)" % (len(b), errno.errorcode[e.errno],
+                                              os.strerror(e.errno)))
+    os.close(fd)
+    sys.stdout.flush()
+'
+}
+wr() {
+	local flag=-
+	case $1 in -a) flag=a; shift ;; -t) flag=t; shift ;; esac
+	printf '%s\t%s\t%s\n' "$flag" "$1" "$2" | wrs
+}
+export -f wr wrs
+
+# wait_for TEST...: up to 5 s
+wait_for() {
+	local i
+	for i in $(seq 1 100); do
+		"$@" && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+"$SAMPLE" --run 0 > /dev/null 2>&1 &
+SP=$!
+pids+=("$SP")
+if ! "$UTRACE" mount "$MNT" 2> "$TMP/err"; then
+	skip_all "cannot mount here: $(head -n 1 "$TMP/err")"
+fi
+D="$MNT/$SP"
+
+check "mount returns once DIR is mounted (fuse.utrace)" \
+	grep -q " $MNT fuse.utrace " /proc/self/mounts
+
+check "the process appears as <pid>/ and <comm>-<pid> -> <pid>" bash -c '
+	for i in $(seq 1 100); do [ -d "$1/$2" ] && break; sleep 0.05; done
+	[ -d "$1/$2" ] && [ "$(readlink "$1/sample-$2")" = "$2" ] &&
+	ls "$1" | grep -qx "$2" && ls "$1" | grep -qx "sample-$2" &&
+	[ -f "$1/sample-$2/set_event" ]' _ "$MNT" "$SP"
+
+check "the files of a tracefs instance, with its modes and size 0" bash -c '
+	cd "$1" &&
+	[ "$(ls | tr "\n" " ")" = "available_events buffer_size_kb buffer_total_size_kb error_log events set_event trace trace_pipe tracing_on " ] &&
+	[ "$(ls events | tr "\n" " ")" = "demo enable sample-trace " ] &&
+	[ "$(ls events/demo | tr "\n" " ")" = "demo_request demo_tick enable filter " ] &&
+	[ "$(ls events/demo/demo_tick | tr "\n" " ")" = "enable filter format id " ] &&
+	[ "$(stat -c "%A %s" set_event trace_pipe events/demo/demo_tick/format . | tr "\n" " ")" = "-rw-r----- 0 -r--r----- 0 -r--r----- 0 drwxr-x--- 0 " ]' _ "$D"
+
+cat > "$TMP/available" << 'EOF'
+sample-trace:foo_bar
+sample-trace:foo_bar_with_cond
+sample-trace:foo_bar_with_fn
+sample-trace:foo_with_template_simple
+sample-trace:foo_with_template_cond
+sample-trace:foo_with_template_fn
+sample-trace:foo_with_template_print
+demo:demo_tick
+demo:demo_request
+EOF
+check "available_events: sys:event in registration order" same "$D/available_events" "$TMP/available"
+
+check "nothing is enabled at start: set_event empty, enable files 0" bash -c '
+	cd "$1" && [ ! -s set_event ] && [ "$(wc -c < set_event)" = 0 ] &&
+	[ "$(cat events/enable events/demo/enable events/demo/demo_tick/enable | tr "\n" " ")" = "0 0 0 " ]' _ "$D"
+
+check "echo 1 > events/<sys>/<ev>/enable: 1, X in the system and at the top" bash -c '
+	cd "$1" && echo 1 > events/demo/demo_tick/enable &&
+	[ "$(cat events/demo/demo_tick/enable events/demo/enable events/enable events/sample-trace/enable | tr "\n" " ")" = "1 X X 0 " ] &&
+	[ "$(cat set_event)" = demo:demo_tick ] &&
+	[ "$(od -An -c events/demo/enable | tr -d " ")" = "X\n" ]' _ "$D"
+
+check "echo '<sys>:*' > set_event replaces; '!<ev>' >> set_event removes one" bash -c '
+	cd "$1" && echo "sample-trace:*" > set_event && [ "$(wc -l < set_event)" = 7 ] &&
+	[ "$(cat events/demo/enable events/sample-trace/enable | tr "\n" " ")" = "0 1 " ] &&
+	echo "!foo_bar" >> set_event && [ "$(wc -l < set_event)" = 6 ] &&
+	! grep -qx sample-trace:foo_bar set_event &&
+	[ "$(cat events/sample-trace/foo_bar/enable)" = 0 ]' _ "$D"
+
+check "echo > set_event clears; the name forms of the kernel" bash -c '
+	cd "$1" && echo > set_event && [ "$(wc -c < set_event)" = 0 ] &&
+	echo "*:demo_tick" > set_event && echo ":demo_request" >> set_event &&
+	[ "$(cat set_event | tr "\n" " ")" = "demo:demo_tick demo:demo_request " ] &&
+	echo demo_request > set_event && [ "$(cat set_event)" = demo:demo_request ] &&
+	echo demo > set_event && [ "$(wc -l < set_event)" = 2 ] &&
+	echo "demo:" > set_event && [ "$(wc -l < set_event)" = 2 ] &&
+	echo "*:*" > set_event && [ "$(wc -l < set_event)" = 9 ] && [ "$(cat events/enable)" = 1 ] &&
+	echo "!*:*" >> set_event && [ "$(wc -c < set_event)" = 0 ] && [ "$(cat events/enable)" = 0 ]' _ "$D"
+
+check "set_event: readback in registration order, not write order" bash -c '
+	cd "$1" && echo demo:demo_request > set_event && echo sample-trace:foo_bar >> set_event &&
+	[ "$(cat set_event | tr "\n" " ")" = "sample-trace:foo_bar demo:demo_request " ]' _ "$D"
+
+check "set_event errors: EINVAL, and > has cleared before the write failed" bash -c '
+	cd "$1" && echo demo:demo_tick > set_event &&
+	! echo foo:bar > set_event 2> "$2/err" && grep -q "Invalid argument" "$2/err" &&
+	[ "$(wc -c < set_event)" = 0 ] &&
+	echo demo:demo_tick > set_event && ! echo nosuchevent >> set_event 2> /dev/null &&
+	! echo "demo:demo_t*" >> set_event 2> /dev/null && ! echo "*" >> set_event 2> /dev/null &&
+	! echo "DEMO:demo_tick" >> set_event 2> /dev/null &&
+	! echo "demo:demo_tick:extra" >> set_event 2> /dev/null &&
+	echo "" >> set_event && [ "$(cat set_event)" = demo:demo_tick ]' _ "$D" "$TMP"
+
+cat > "$TMP/wr.expect" << 'EOF'
+write(33 bytes) = 15
+write(33 bytes) = 15
+write(1 bytes) = 1
+write(7 bytes) = -1 EINVAL (Invalid argument)
+write(22 bytes) = 21
+write(21 bytes) = 15
+demo:demo_tick
+demo:demo_request
+EOF
+check "set_event takes ONE token per write() and returns the bytes it took" bash -c '
+	cd "$1" && { printf "%s\t%s\t%s\n" t set_event "demo:demo_tick demo:demo_request\\n" \
+		t set_event "demo:demo_tick demo:demo_request\\n" a set_event "\\n" \
+		a set_event foo:bar a set_event "   demo:demo_request\\t\\n" \
+		t set_event "demo:demo_tick\\0demo:x" | wrs
+	echo demo:demo_request >> set_event; cat set_event; } > "$2/wr.out" &&
+	diff -u "$2/wr.expect" "$2/wr.out" >&2' _ "$D" "$TMP"
+
+check "echo 0 > events/enable switches everything off" bash -c '
+	cd "$1" && echo "*:*" > set_event && echo 0 > events/enable &&
+	[ "$(cat events/enable events/demo/enable events/demo/demo_tick/enable | tr "\n" " ")" = "0 0 0 " ] &&
+	[ "$(wc -c < set_event)" = 0 ] &&
+	echo 1 > events/demo/enable && [ "$(cat events/demo/enable events/enable | tr "\n" " ")" = "1 X " ] &&
+	echo 0 > events/demo/enable' _ "$D"
+
+enable_writes() {
+	local f v
+	for f in events/demo/demo_tick/enable events/demo/enable events/enable; do
+		for v in 0 1 00 01 '1\n' 2 10 abc -1 ' 1' '1 ' 0x1 '1\n\n' '\n' X 1x; do
+			printf -- '-\t%s\t%s\n' "$D/$f" "$v"
+		done
+		printf -- '-\t%s\t0\n' "$D/$f"
+	done | wrs
+}
+for f in events/demo/demo_tick/enable events/demo/enable events/enable; do
+	for v in 0 1 00 01 '1\n'; do
+		printf 'write(%d bytes) = %d\n' "$(printf "%b" "$v" | wc -c)" "$(printf "%b" "$v" | wc -c)"
+	done
+	for v in 2 10 abc -1 ' 1' '1 ' 0x1 '1\n\n' '\n' X 1x; do
+		printf 'write(%d bytes) = -1 EINVAL (Invalid argument)\n' "$(printf "%b" "$v" | wc -c)"
+	done
+	echo 'write(1 bytes) = 1'
+done > "$TMP/enable.expect"
+enable_writes > "$TMP/enable.out"
+check "enable files take what kstrtoul takes, 0 or 1, at all three levels" \
+	same "$TMP/enable.out" "$TMP/enable.expect"
+
+check "format is the event's format; id its ID" bash -c '
+	cd "$1" && "$2" --format foo_bar > "$3/format.expect" &&
+	cmp "$3/format.expect" events/sample-trace/foo_bar/format &&
+	[ "$(cat events/sample-trace/foo_bar/id)" = "$(sed -n "s/^ID: //p" "$3/format.expect")" ] &&
+	head -1 events/demo/demo_tick/format | grep -qx "name: demo_tick" &&
+	wr events/demo/demo_tick/format x | grep -q EINVAL' _ "$D" "$SAMPLE" "$TMP"
+
+printf 'path == /x\n         ^\nparse_error: Invalid value (did you forget quotes)?\n\n' > "$TMP/ferr.expect"
+check "filter: none, the expression, the error text after a failed write" bash -c '
+	cd "$1" && F=events/demo/demo_request/filter && [ "$(cat $F)" = none ] &&
+	echo "bytes > 100" > $F && [ "$(cat $F)" = "bytes > 100" ] &&
+	echo "  id   ==   3  " > $F && [ "$(cat $F)" = "  id   ==   3" ] &&
+	: > error_log && ! echo "path == /x" > $F 2> "$2/err" && grep -q "Invalid argument" "$2/err" &&
+	cmp "$2/ferr.expect" $F && echo 0 > $F && [ "$(cat $F)" = none ]' _ "$D" "$TMP"
+
+check "filter errors carry the kernel's errno" bash -c '
+	cd "$1" && F=events/demo/demo_request/filter &&
+	wr $F "(id == 0" | grep -q ENOENT && wr $F "id == 0)" | grep -q EPERM &&
+	wr $F "path == \"abc" | grep -q ESRCH && wr $F "id = 0" | grep -q EINVAL &&
+	wr $F "0" | grep -qx "write(1 bytes) = 1" && [ "$(cat $F)" = none ]' _ "$D"
+
+check "error_log: the failed filter, cleared only by an open with O_TRUNC" bash -c '
+	cd "$1" && : > error_log && [ ! -s error_log ] &&
+	! echo "path == /x" > events/demo/demo_request/filter 2> /dev/null &&
+	grep -q "^\[ *[0-9]*\.[0-9]*\] event filter parse error: error: Invalid value (did you forget quotes)?$" error_log &&
+	grep -qx "  Command: path == /x" error_log &&
+	grep -qx "                    ^" error_log &&
+	n=$(wc -c < error_log) && wr -a error_log abc | grep -qx "write(3 bytes) = 3" &&
+	[ "$(wc -c < error_log)" = "$n" ] && echo x > error_log && [ ! -s error_log ] &&
+	echo 0 > events/demo/demo_request/filter' _ "$D"
+
+check "subsystem filter: the banner; set where the field exists" bash -c '
+	cd "$1" && [ "$(head -1 events/demo/filter)" = "### global filter ###" ] &&
+	[ "$(wc -l < events/demo/filter)" = 4 ] &&
+	echo "bytes > 1" > events/demo/filter &&
+	[ "$(cat events/demo/demo_request/filter)" = "bytes > 1" ] &&
+	grep -q "^parse_error: Couldn.t find or set field in one of a subsystem.s events$" events/demo/demo_tick/filter &&
+	echo 0 > events/demo/filter && [ "$(cat events/demo/demo_request/filter events/demo/demo_tick/filter | tr "\n" " ")" = "none none " ]' _ "$D"
+
+cat > "$TMP/header" << 'EOF'
+# tracer: nop
+#
+# entries-in-buffer/entries-written: N/N   #P:N
+#
+#                                _-----=> irqs-off/BH-disabled
+#                               / _----=> need-resched
+#                              | / _---=> hardirq/softirq
+#                              || / _--=> preempt-depth
+#                              ||| / _-=> migrate-disable
+#                              |||| /     delay
+#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION
+#              | |         |   |||||     |         |
+EOF
+check "trace: the kernel's header, then the event lines" bash -c '
+	cd "$1" && echo > trace && echo 1 > events/demo/demo_tick/enable && sleep 0.2 &&
+	echo 0 > events/demo/demo_tick/enable && cat trace > "$2/trace" &&
+	head -12 "$2/trace" | sed -E "3s/[0-9]+/N/g" | diff -u "$2/header" - >&2 &&
+	[ "$(sed -n "13,\$p" "$2/trace" | grep -cvE "^ +sample-$3 +\[[0-9]{3}\] \.\.\.\.\. +[0-9]+\.[0-9]{6}: demo_tick: count=[0-9]+ phase=[0-3] state=(idle|busy|waiting)$")" = 0 ] &&
+	[ "$(sed -n "13,\$p" "$2/trace" | wc -l)" -gt 10 ]' _ "$D" "$TMP" "$SP"
+
+check "trace: a write without O_TRUNC does nothing; echo > trace clears" bash -c '
+	cd "$1" && n=$(grep -vc "^#" trace) && [ "$n" -gt 0 ] &&
+	wr trace x | grep -qx "write(1 bytes) = 1" && [ "$(grep -vc "^#" trace)" = "$n" ] &&
+	echo > trace && [ "$(grep -vc "^#" trace)" = 0 ] &&
+	grep -q "^# entries-in-buffer/entries-written: 0/" trace' _ "$D"
+
+check "tracing_on: 0 stops recording, any non-zero number starts it" bash -c '
+	cd "$1" && [ "$(cat tracing_on)" = 1 ] && echo 0 > tracing_on && [ "$(cat tracing_on)" = 0 ] &&
+	echo > trace && echo 1 > events/demo/demo_tick/enable && sleep 0.1 &&
+	echo 0 > events/demo/demo_tick/enable && [ "$(grep -vc "^#" trace)" = 0 ] &&
+	wr tracing_on 5 | grep -qx "write(1 bytes) = 1" && [ "$(cat tracing_on)" = 1 ] &&
+	wr tracing_on abc | grep -q EINVAL' _ "$D"
+
+check "buffer_size_kb and buffer_total_size_kb read the pool's size" bash -c '
+	cd "$1" && s=$(cat buffer_size_kb) && [ "$s" -gt 0 ] &&
+	[ "$(cat buffer_total_size_kb)" = "$s" ] && echo "$s" > buffer_size_kb &&
+	wr buffer_size_kb 0 | grep -q EINVAL && wr buffer_size_kb 1k | grep -q EINVAL &&
+	wr buffer_total_size_kb 100 | grep -q EINVAL' _ "$D"
+
+check "trace_pipe: blocks; timeout 2 cat trace_pipe exits 124 at once" bash -c '
+	cd "$1" && echo 0 > events/enable || exit 1
+	timeout 5 cat trace_pipe > /dev/null & r=$!; sleep 0.3
+	start=$(date +%s%N); timeout 2 cat trace_pipe; rc=$?
+	ms=$(( ($(date +%s%N) - start) / 1000000 )); kill $r 2> /dev/null; wait
+	echo "rc=$rc ms=$ms" >&2; [ $rc = 124 ] && [ $ms -lt 2600 ]' _ "$D"
+
+check "trace_pipe: a blocked reader does not stall the rest of the mount" bash -c '
+	cd "$1" || exit 1
+	timeout 4 cat trace_pipe > /dev/null & r=$!; sleep 0.3
+	timeout 1 cat tracing_on > /dev/null && timeout 1 ls events > /dev/null &&
+	timeout 1 cat available_events > /dev/null; rc=$?
+	kill $r; wait; exit $rc' _ "$D"
+
+check "trace_pipe: consumes what it prints; trace is empty after it" bash -c '
+	cd "$1" && echo > trace && echo 1 > events/demo/demo_request/enable && sleep 0.35 &&
+	echo 0 > events/demo/demo_request/enable && timeout 1 cat trace_pipe > "$2/pipe"
+	[ "$(wc -l < "$2/pipe")" -ge 2 ] && ! grep -q "^#" "$2/pipe" &&
+	[ "$(grep -cv "demo_request: id=" "$2/pipe")" = 0 ] &&
+	[ "$(grep -vc "^#" trace)" = 0 ]' _ "$D" "$TMP"
+
+check "trace_pipe: a short read gives a line's start, the next read only its rest" bash -c '
+	cd "$1" && echo 1 > events/demo/demo_request/enable && sleep 0.3 &&
+	echo 0 > events/demo/demo_request/enable && python3 -c "
+import os, re, sys
+fd = os.open(\"trace_pipe\", os.O_RDONLY)
+a = os.read(fd, 20); b = os.read(fd, 4096); c = os.read(fd, 4096)
+ok = len(a) == 20 and b.endswith(b\"\n\") and b.count(b\"\n\") == 1 and \
+     re.match(rb\" +sample-[0-9]+ +\[[0-9]{3}\] .* demo_request: id=[0-9]+ bytes=[0-9]+ path=/\S*\n\", a + b) and \
+     c.endswith(b\"\n\") and c.startswith(b\" \")
+sys.exit(0 if ok else 1)"' _ "$D"
+
+check "trace_pipe ends when its process exits, and the process disappears" bash -c '
+	UTRACE_EVENTS=demo:demo_request "$2" --run 1 > /dev/null 2>&1 & p=$!
+	for i in $(seq 1 100); do [ -d "$1/$p" ] && break; sleep 0.05; done
+	[ -d "$1/$p" ] || exit 1
+	timeout 5 cat "$1/$p/trace_pipe" > "$3/exit.pipe"; rc=$?
+	wait $p
+	[ $rc = 0 ] && [ "$(wc -l < "$3/exit.pipe")" -gt 3 ] &&
+	[ ! -e "$1/$p" ] && [ ! -e "$1/sample-$p" ] && ! ls "$1" | grep -qx "$p"' _ "$MNT" "$SAMPLE" "$TMP"
+
+check "mount: usage errors and a missing directory" bash -c '
+	"$1" mount 2> "$2/err"; [ $? = 129 ] && grep -q "no directory given" "$2/err" &&
+	"$1" mount "$2/nonexistent" 2> "$2/err"; [ $? = 1 ] &&
+	grep -qx "utrace mount: cannot mount on '\''$2/nonexistent'\'': No such file or directory" "$2/err"' _ "$UTRACE" "$TMP"
+
+check "utrace mount -u DIR unmounts; the server ends" bash -c '
+	"$1" mount -u "$2" && ! grep -q " $2 fuse" /proc/self/mounts &&
+	"$1" mount -u "$2" 2> "$3/err"; [ $? = 1 ] && grep -q "not a mounted FUSE filesystem" "$3/err"' \
+	_ "$UTRACE" "$MNT" "$TMP"
+
+check "SIGTERM to utrace mount -f unmounts cleanly" bash -c '
+	"$1" mount -f "$2" & m=$!
+	for i in $(seq 1 100); do grep -q " $2 fuse" /proc/self/mounts && break; sleep 0.05; done
+	[ -d "$2/$3" ] && kill -TERM $m && wait $m && ! grep -q " $2 fuse" /proc/self/mounts' \
+	_ "$UTRACE" "$MNT" "$SP"
+
+check "fusermount3 -u DIR unmounts a detached utrace mount" bash -c '
+	"$1" mount "$2" && [ -d "$2/$3" ] && fusermount3 -u "$2" &&
+	! grep -q " $2 fuse" /proc/self/mounts' _ "$UTRACE" "$MNT" "$SP"
+
+done_testing
