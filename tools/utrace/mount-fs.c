@@ -708,6 +708,8 @@ struct pipe {
 	size_t len, off;
 	size_t partial;          /* rest of a line begun by a short read */
 	bool gone;               /* the process ended: end of file when empty */
+	bool eof;                /* answer the next read with end of file */
+	bool read_any;           /* this descriptor has returned text */
 	struct fuse_pollhandle *ph;
 };
 
@@ -739,11 +741,102 @@ static bool poller_running;
  * one still holds h->lock.  So every reply from a handle is made under its
  * lock, and the release takes the lock once before freeing.
  */
+/*
+ * A trace_pipe descriptor takes from the buffer all it holds, but the
+ * kernel's consumes only what read() returned: closed with text left, it
+ * loses just the rest of a line begun by a short read.  So the whole lines
+ * a closing descriptor did not return are kept here, per process, and the
+ * next trace_pipe reader of that process gets them first.
+ */
+struct stash {
+	struct stash *next;
+	pid_t pid;
+	uint64_t start;
+	char *buf;
+	size_t len;
+};
+
+static pthread_mutex_t stash_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct stash *stashes;
+
+static struct stash **stash_find(pid_t pid, uint64_t start)
+{
+	struct stash **pp;
+
+	for (pp = &stashes; *pp; pp = &(*pp)->next)
+		if ((*pp)->pid == pid && (*pp)->start == start)
+			break;
+	return pp;
+}
+
+static void stash_put(pid_t pid, uint64_t start, const char *text, size_t len)
+{
+	struct stash **pp, *st;
+	char *buf;
+
+	pthread_mutex_lock(&stash_lock);
+	/* forget the processes that are gone */
+	for (pp = &stashes; (st = *pp);) {
+		if (mount_proc(st->pid, st->start, NULL, NULL, NULL, NULL) < 0) {
+			*pp = st->next;
+			free(st->buf);
+			free(st);
+		} else {
+			pp = &st->next;
+		}
+	}
+	pp = stash_find(pid, start);
+	st = *pp ? *pp : calloc(1, sizeof(*st));
+	buf = st ? realloc(st->buf, st->len + len) : NULL;
+	if (buf) {
+		memcpy(buf + st->len, text, len);
+		st->buf = buf;
+		st->len += len;
+		st->pid = pid;
+		st->start = start;
+		*pp = st;
+	} else if (st && !*pp) {
+		free(st);
+	}
+	pthread_mutex_unlock(&stash_lock);
+}
+
+/* The kept text of a process (malloc()ed), or NULL. */
+static char *stash_take(pid_t pid, uint64_t start, size_t *len)
+{
+	struct stash **pp, *st;
+	char *buf = NULL;
+
+	pthread_mutex_lock(&stash_lock);
+	pp = stash_find(pid, start);
+	if ((st = *pp)) {
+		*pp = st->next;
+		buf = st->buf;
+		*len = st->len;
+		free(st);
+	}
+	pthread_mutex_unlock(&stash_lock);
+	return buf;
+}
+
+void mount_pipe_clear(pid_t pid, uint64_t start)
+{
+	size_t len;
+
+	free(stash_take(pid, start, &len));
+}
+
 static void handle_free(struct handle *h)
 {
 	pthread_mutex_lock(&h->lock);
 	pthread_mutex_unlock(&h->lock);
 	if (h->p) {
+		struct pipe *p = h->p;
+
+		/* the rest of a line begun by a short read is lost */
+		p->off += p->partial < p->len - p->off ? p->partial : p->len - p->off;
+		if (p->off < p->len)
+			stash_put(h->f.m.pid, h->f.m.start, p->buf + p->off, p->len - p->off);
 		if (h->p->ph)
 			fuse_pollhandle_destroy(h->p->ph);
 		if (h->p->lv)
@@ -775,13 +868,21 @@ static int pipe_open(struct handle *h)
 }
 
 /* Print what the buffer holds into the pipe's text; the text is empty. */
-static int pipe_fill(struct pipe *p)
+static int pipe_fill(struct handle *h)
 {
-	char *buf = NULL;
+	struct pipe *p = h->p;
+	char *buf = stash_take(h->f.m.pid, h->f.m.start, &p->len);
 	size_t len = 0;
-	FILE *mem = open_memstream(&buf, &len);
+	FILE *mem;
 	long n;
 
+	if (buf) {
+		free(p->buf);
+		p->buf = buf;
+		p->off = 0;
+		return 0;
+	}
+	mem = open_memstream(&buf, &len);
 	if (!mem)
 		return -ENOMEM;
 	n = live_print(p->lv, LIVE_CONSUME, mem);
@@ -800,15 +901,17 @@ static int pipe_fill(struct pipe *p)
 
 /*
  * Whether a read can be answered now (h->lock held): text is waiting, or
- * the buffer has some, or the process is gone.
+ * the buffer has some, or it is the end of the file: the process is gone,
+ * or (trace_wait_pipe()) tracing is off and this descriptor has already
+ * read something.
  */
 static bool pipe_ready(struct handle *h)
 {
 	struct pipe *p = h->p;
 
-	if (p->off < p->len || p->gone)
+	if (p->off < p->len || p->gone || p->eof)
 		return true;
-	if (pipe_fill(p) < 0) {
+	if (pipe_fill(h) < 0) {
 		p->gone = true;
 		return true;
 	}
@@ -816,8 +919,12 @@ static bool pipe_ready(struct handle *h)
 		return true;
 	if (mount_proc(h->f.m.pid, h->f.m.start, NULL, NULL, NULL, NULL) < 0) {
 		/* what it wrote before it ended can still be read */
-		if (pipe_fill(p) < 0 || !p->len)
+		if (pipe_fill(h) < 0 || !p->len)
 			p->gone = true;
+		return true;
+	}
+	if (p->read_any && utrace__ctl_tracing_on(p->ctl, -1) == 0) {
+		p->eof = true;
 		return true;
 	}
 	return false;
@@ -862,6 +969,10 @@ static void pipe_answer(fuse_req_t req, struct handle *h, size_t size)
 	const char *out;
 	size_t n = pipe_take(h->p, size, &out);
 
+	if (n)
+		h->p->read_any = true;
+	else
+		h->p->eof = false;      /* that end of file is given */
 	fuse_reply_buf(req, out, n);
 }
 

@@ -91,6 +91,9 @@ int mount_file_truncate(const struct mnode *m);
 /* A write: the bytes consumed or -errno, as the kernel's file would. */
 long mount_file_write(struct mfile *f, const char *buf, size_t len);
 
+/* Drop the trace_pipe text kept for a process (its trace was cleared). */
+void mount_pipe_clear(pid_t pid, uint64_t start);
+
 /* The kernel's parsers, exposed for tests. */
 int mount_kstrtoul_user(const char *buf, size_t len, unsigned long long *val);
 long mount_get_token(const char *buf, size_t len, size_t *tok, size_t *toklen);
