@@ -66,6 +66,7 @@ extern int utrace__pool_fd UTRACE_HIDDEN;
 int utrace__pool_ensure(void) UTRACE_HIDDEN;
 uint64_t utrace__pool_next_size(void) UTRACE_HIDDEN;
 void utrace__pool_set_next_size(uint64_t bytes) UTRACE_HIDDEN;
+int utrace__pool_resize(uint64_t bytes) UTRACE_HIDDEN;
 int utrace__record_attach(const char *path, uint32_t mode) UTRACE_HIDDEN;
 void utrace__record_detach(int sock, uint32_t mode) UTRACE_HIDDEN;
 

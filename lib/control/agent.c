@@ -698,13 +698,11 @@ static void handle(int fd, const struct utrace_ctl_req *q, const char *pl, size_
 				send_ans(fd, -EINVAL, 0, NULL, 0, 0);
 				return;
 			}
-			if (utrace__pool) {
-				/* A live pool cannot change size under its
-				 * writers (see docs/tracefs-differences.md). */
-				send_ans(fd, -EBUSY, utrace__pool->size, NULL, 0, 0);
+			r = rec_sock >= 0 ? -EBUSY : utrace__pool_resize(q->size);
+			if (r < 0) {
+				send_ans(fd, r, 0, NULL, 0, 0);
 				return;
 			}
-			utrace__pool_set_next_size(q->size);
 		}
 		send_ans(fd, 0, utrace__pool ?
 			 (uint64_t)utrace__pool->nr_pages * UTRACE_PAGE_SIZE :
@@ -712,9 +710,17 @@ static void handle(int fd, const struct utrace_ctl_req *q, const char *pl, size_
 			 NULL, 0, 0);
 		return;
 	case UTRACE_CTL_CLEAR_BUFFER:
-		if (utrace__pool)
-			__atomic_store_n(&utrace__pool->clear_ts, utrace__clock_now(),
-					 __ATOMIC_RELEASE);
+		if (utrace__pool) {
+			struct utrace_pool *p = utrace__pool;
+			uint64_t ov = 0;
+			uint32_t i;
+
+			for (i = 0; i < p->nr_slots; i++)
+				ov += __atomic_load_n(&utrace_pool_slot(p, i)->overwritten,
+						      __ATOMIC_RELAXED);
+			__atomic_store_n(&p->clear_overwritten, ov, __ATOMIC_RELAXED);
+			__atomic_store_n(&p->clear_ts, utrace__clock_now(), __ATOMIC_RELEASE);
+		}
 		send_ans(fd, 0, 0, NULL, 0, 0);
 		return;
 	case UTRACE_CTL_POOL:

@@ -163,6 +163,49 @@ int utrace__pool_ensure(void)
 	return ret;
 }
 
+/*
+ * buffer_size_kb written while the process has a buffer: a new pool of the
+ * new size replaces it (its events are dropped: the kernel keeps them).
+ * Threads move to the new pool at their next event; the old one is
+ * unmapped once none can still be writing into it.  -EBUSY while a
+ * recorder reads the pool.
+ */
+int utrace__pool_resize(uint64_t bytes)
+{
+	struct utrace_pool *p, *old;
+	int fd, oldfd;
+
+	if (__atomic_load_n(&sock, __ATOMIC_RELAXED) >= 0)
+		return -EBUSY;
+	pthread_mutex_lock(&pool_mutex);
+	old = utrace__pool;
+	buffer_size = (size_t)bytes;
+	if (!old || (uint64_t)old->nr_pages * UTRACE_PAGE_SIZE == bytes / UTRACE_PAGE_SIZE *
+	    UTRACE_PAGE_SIZE) {
+		pthread_mutex_unlock(&pool_mutex);
+		return 0;
+	}
+	fd = utrace__pool_create(bytes, old->mode, &p);
+	if (fd < 0) {
+		pthread_mutex_unlock(&pool_mutex);
+		return fd;
+	}
+	oldfd = utrace__pool_fd;
+	utrace__pool_fd = fd;
+	__atomic_store_n(&utrace__pool, p, __ATOMIC_RELEASE);
+	__atomic_fetch_add(&utrace__pool_gen, 1, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&pool_mutex);
+	/* Readers that map the old pool (utrace show, pipe, mount) take the
+	 * new one when they see this. */
+	__atomic_store_n(&old->dead, UTRACE_POOL_REPLACED, __ATOMIC_RELEASE);
+	if (oldfd >= 0)
+		close(oldfd);
+	/* Kept mapped (a leak) when we cannot tell that nobody writes it. */
+	if (utrace__threads_quiesce())
+		munmap(old, old->size);
+	return 0;
+}
+
 uint64_t utrace__pool_next_size(void)
 {
 	return buffer_size;

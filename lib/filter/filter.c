@@ -183,14 +183,18 @@ struct utrace__filter {
 	uint32_t min_size;  /* the record bytes the fixed-field reads need */
 	/* One numeric predicate (the common case) is matched without the
 	 * interpreter: the field widened to 64 bits, one compare. */
-	uint8_t fast;       /* 1: use the fields below */
+	uint8_t fast;       /* FAST_*: how, or 0: run the program */
 	uint8_t fsize;      /* 1, 2, 4, 8 */
 	uint8_t fsigned;
-	uint8_t fcmp;       /* 0 ==, 1 <, 2 <=, 3 >, 4 >=, 5 & */
+	uint8_t pad;
 	uint8_t fpass[2];   /* the result when the predicate is false, true */
-	uint16_t pad;
+	uint16_t pad2;
 	uint32_t foff;
-	uint64_t fval;      /* the number, widened as the field is */
+	/* FAST_RANGE: the field, widened to 64 bits (signed ones with the sign
+	 * bit flipped, so that they order as unsigned), is in [flo, flo +
+	 * fspan]: == < <= > >= are all one subtraction and one compare.
+	 * FAST_AND: field & fval. */
+	uint64_t flo, fspan, fval;
 	struct utrace__filter_insn prog[];
 	/* then the CPU masks (uint64_t[MASK_WORDS] each), then the patterns */
 };
@@ -392,54 +396,65 @@ static inline int insn_eval(const struct utrace__filter *f,
 	return false;
 }
 
+enum { FAST_RANGE = 1, FAST_AND, FAST_NEVER, FAST_ALWAYS };
+
+/* One numeric predicate. */
+static inline bool fast_match(const struct utrace__filter *f, const unsigned char *rec)
+{
+	const unsigned char *p = rec + f->foff;
+	uint64_t u;
+	bool r;
+
+	switch (f->fsize) {
+	case 1: u = p[0]; break;
+	case 2: { uint16_t v; memcpy(&v, p, 2); u = v; break; }
+	case 4: { uint32_t v; memcpy(&v, p, 4); u = v; break; }
+	default: memcpy(&u, p, 8); break;
+	}
+	if (f->fsigned) {
+		unsigned int sh = 64 - 8 * f->fsize;
+
+		u = (uint64_t)((int64_t)(u << sh) >> sh);
+	}
+	switch (f->fast) {
+	case FAST_RANGE:
+		if (f->fsigned)
+			u ^= 1ULL << 63;
+		r = u - f->flo <= f->fspan;
+		break;
+	case FAST_AND:
+		r = (u & f->fval) != 0;
+		break;
+	default:
+		r = f->fast == FAST_ALWAYS;
+		break;
+	}
+	return f->fpass[r];
+}
+
+static __attribute__((noinline)) bool run_program(const struct utrace__filter *f,
+						  const void *rec, unsigned int size,
+						  const struct utrace__filter_ctx *ctx);
+
 bool utrace__filter_match(const struct utrace__filter *f, const void *rec, unsigned int size,
 			  const struct utrace__filter_ctx *ctx)
+{
+	if (!f)
+		return true;
+	if (size < f->min_size)
+		return false;
+	if (__builtin_expect(f->fast != 0, 1))
+		return fast_match(f, rec);
+	return run_program(f, rec, size, ctx);
+}
+
+static bool run_program(const struct utrace__filter *f, const void *rec, unsigned int size,
+			const struct utrace__filter_ctx *ctx)
 {
 	static const char no_comm[COMM_LEN];
 	uint32_t i = 0, n, cpu = ctx ? ctx->cpu : 0;
 	const char *comm = ctx && ctx->comm ? ctx->comm : no_comm;
 
-	if (!f)
-		return true;
-	if (size < f->min_size)
-		return false;
-	if (f->fast) {
-		const unsigned char *p = (const unsigned char *)rec + f->foff;
-		uint64_t u;
-		bool r;
-
-		switch (f->fsize) {
-		case 1: u = p[0]; break;
-		case 2: { uint16_t v; memcpy(&v, p, 2); u = v; break; }
-		case 4: { uint32_t v; memcpy(&v, p, 4); u = v; break; }
-		default: memcpy(&u, p, 8); break;
-		}
-		if (f->fsigned) {
-			unsigned int sh = 64 - 8 * f->fsize;
-			int64_t v = (int64_t)(u << sh) >> sh, c = (int64_t)f->fval;
-
-			switch (f->fcmp) {
-			case 0: r = v == c; break;
-			case 1: r = v < c; break;
-			case 2: r = v <= c; break;
-			case 3: r = v > c; break;
-			case 4: r = v >= c; break;
-			default: r = (v & c) != 0; break;
-			}
-		} else {
-			uint64_t c = f->fval;
-
-			switch (f->fcmp) {
-			case 0: r = u == c; break;
-			case 1: r = u < c; break;
-			case 2: r = u <= c; break;
-			case 3: r = u > c; break;
-			case 4: r = u >= c; break;
-			default: r = (u & c) != 0; break;
-			}
-		}
-		return f->fpass[r];
-	}
 	n = f->nr;
 	while (i < n) {
 		const struct utrace__filter_insn *in = &f->prog[i];
@@ -1489,17 +1504,49 @@ static struct utrace__filter *layout(struct compiler *c)
 	    (f->prog[0].op - OPC_EQ_U8) % 7 != 6) {
 		const struct utrace__filter_insn *in = &f->prog[0];
 		unsigned int k = in->op - OPC_EQ_U8, t = k / 7;
-		unsigned int sh;
+		unsigned int sh, cmp = k % 7;
+		uint64_t cv, max = ~0ULL, bias;
 
-		f->fast = 1;
-		f->fcmp = (uint8_t)(k % 7);
 		f->fsize = (uint8_t)(1u << (t / 2));
 		f->fsigned = (uint8_t)(t & 1);
 		f->foff = in->offset;
 		sh = 64 - 8 * f->fsize;
 		/* The number as the field's type sees it ((ctype)val), widened. */
-		f->fval = f->fsigned ? (uint64_t)((int64_t)(in->val << sh) >> sh)
-				     : (sh ? in->val & (~0ULL >> sh) : in->val);
+		cv = f->fsigned ? (uint64_t)((int64_t)(in->val << sh) >> sh)
+			       : (sh ? in->val & (~0ULL >> sh) : in->val);
+		f->fval = cv;
+		bias = f->fsigned ? 1ULL << 63 : 0;
+		cv ^= bias;
+		f->fast = FAST_RANGE;
+		switch (cmp) {
+		case 0:                      /* == */
+			f->flo = cv;
+			f->fspan = 0;
+			break;
+		case 1:                      /* < */
+			if (!cv)
+				f->fast = FAST_NEVER;
+			f->flo = 0;
+			f->fspan = cv - 1;
+			break;
+		case 2:                      /* <= */
+			f->flo = 0;
+			f->fspan = cv;
+			break;
+		case 3:                      /* > */
+			if (cv == max)
+				f->fast = FAST_NEVER;
+			f->flo = cv + 1;
+			f->fspan = max - cv - 1;
+			break;
+		case 4:                      /* >= */
+			f->flo = cv;
+			f->fspan = max - cv;
+			break;
+		default:                     /* & */
+			f->fast = FAST_AND;
+			break;
+		}
 		/* The loop: r == when jumps (to TRUE when jump == nr), else
 		 * falls through to TRUE. */
 		f->fpass[in->when] = in->jump == 1;

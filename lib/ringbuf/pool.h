@@ -32,6 +32,7 @@
 #define UTRACE_POOL_VERSION 2
 #define UTRACE_POOL_THREADS 1024
 #define UTRACE_PAGE_SIZE 4096
+#define UTRACE_POOL_REPLACED 2
 #define UTRACE_PAGE_HDR 16
 #define UTRACE_PAGE_DATA (UTRACE_PAGE_SIZE - UTRACE_PAGE_HDR)
 
@@ -112,14 +113,20 @@ struct utrace_pool {
 	uint64_t size;
 	uint64_t slots_off, descs_off, pages_off;
 	uint64_t lost_no_slot;   /* events of threads that found no slot */
-	uint32_t dead;           /* set by the process when tracing broke */
+	uint32_t dead;           /* set by the process when tracing broke, or
+				  * UTRACE_POOL_REPLACED: a new pool took over */
 	uint32_t reserved;
-	/* A calibration point taken when the pool was made: a reader of the
-	 * live pool (utrace show) takes a second one to convert TSC times. */
+	/* A calibration point taken when the pool was made, and a second one
+	 * that the first reader of the live pool (utrace show) stores once the
+	 * pool is a few seconds old (calib2_ns last, 0 until then): every
+	 * reader then converts TSC times the same way. */
 	uint64_t calib_tsc, calib_ns;
+	uint64_t calib2_tsc, calib2_ns;
 	/* Events before this time (the pool's clock) were cleared
-	 * (the trace file opened with O_TRUNC); readers skip them. */
+	 * (the trace file opened with O_TRUNC); readers skip them.  The
+	 * events overwritten before the clear, for the trace header. */
 	uint64_t clear_ts;
+	uint64_t clear_overwritten;
 	struct utrace_queue freeq;
 	struct utrace_queue fullq;
 };

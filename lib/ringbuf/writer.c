@@ -532,13 +532,24 @@ bool utrace__filter_sync_init(void)
  */
 bool utrace__filter_sync(void)
 {
-	bool ok = true;
-	uint32_t i;
-
 	tracepoint_synchronize_unregister();    /* the RCU read side users */
 	if (__atomic_load_n(&filter_rcu, __ATOMIC_RELAXED))
 		return true;
-	if (syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0)
+	return utrace__threads_quiesce();
+}
+
+/*
+ * Wait until every thread with a page that was inside an event at the call
+ * has left it.  False when it cannot tell (no membarrier, TSan) or a thread
+ * stayed inside one event too long.
+ */
+bool utrace__threads_quiesce(void)
+{
+	bool ok = true;
+	uint32_t i;
+
+	if (__atomic_load_n(&filter_rcu, __ATOMIC_RELAXED) ||
+	    syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0)
 		return false;
 	pthread_mutex_lock(&tbufs_mutex);
 	for (i = 0; i < UTRACE_POOL_THREADS; i++) {

@@ -29,6 +29,7 @@ void utrace__rb_after_fork(void) __attribute__((visibility("hidden")));
 /* Grace periods for filter programs (writer.c). */
 bool utrace__filter_sync_init(void) __attribute__((visibility("hidden")));
 bool utrace__filter_sync(void) __attribute__((visibility("hidden")));
+bool utrace__threads_quiesce(void) __attribute__((visibility("hidden")));
 
 /* tracepoint.c: run the event's filter under the RCU read lock. */
 struct utrace__filter_ctx;

@@ -321,9 +321,14 @@ static void collect_pages(struct utrace_pool *p, bool consume, struct collect *c
 		if (st == UTRACE_PAGE_WRITING || (!consume && st == UTRACE_PAGE_FULL))
 			copy_page(p, i, cl, consume, false);
 	}
+	/* As the kernel's header: entries-written is what the buffer holds
+	 * plus what was overwritten since the last clear (read events are
+	 * gone from both). */
 	for (i = 0; i < p->nr_slots; i++)
-		cl->written += __atomic_load_n(&utrace_pool_slot(p, i)->written,
+		cl->written += __atomic_load_n(&utrace_pool_slot(p, i)->overwritten,
 					       __ATOMIC_RELAXED);
+	idx = __atomic_load_n(&p->clear_overwritten, __ATOMIC_RELAXED);
+	cl->written = cl->written > idx ? cl->written - idx : 0;
 }
 
 /* Write one process into the image. */
@@ -397,12 +402,34 @@ static void header(FILE *out, uint64_t in_buffer, uint64_t written)
 		cpus > 0 ? cpus : 1);
 }
 
+/*
+ * Give the pool its second calibration point once it is 2 s old, so that
+ * every reader from then on converts times the same way (the same event
+ * shows the same time in every read).  The first reader to get here stores
+ * it; calib2_ns goes last and says the point is whole.
+ */
+static void second_point(struct utrace_pool *p)
+{
+	uint64_t zero = 0, tsc, ns;
+
+	if (__atomic_load_n(&p->calib2_tsc, __ATOMIC_ACQUIRE))
+		return;
+	ns = mono_ns();
+	if (ns < p->calib_ns + 2000000000ull)
+		return;
+	tsc = __builtin_ia32_rdtsc();
+	ns = mono_ns() / 2 + ns / 2;   /* the middle of the rdtsc */
+	if (__atomic_compare_exchange_n(&p->calib2_tsc, &zero, tsc, 0, __ATOMIC_ACQ_REL,
+					__ATOMIC_RELAXED))
+		__atomic_store_n(&p->calib2_ns, ns, __ATOMIC_RELEASE);
+}
+
 long live_print(struct live *lv, unsigned int flags, FILE *out)
 {
 	struct collect *cls = calloc(lv->n ? lv->n : 1, sizeof(*cls));
 	struct utrace_tf_writer w;
 	struct utrace__tf *tf = NULL;
-	uint64_t events = 0, written = 0, tsc0 = 0, ns0 = 0;
+	uint64_t events = 0, written = 0, tsc0 = 0, ns0 = 0, tsc1 = 0, ns1 = 0;
 	bool tsc = false;
 	long ret = 0;
 	size_t i;
@@ -418,15 +445,33 @@ long live_print(struct live *lv, unsigned int flags, FILE *out)
 			ret = -EIO;
 			goto out;
 		}
+		if (__atomic_load_n(&s->pool->dead, __ATOMIC_ACQUIRE) == UTRACE_POOL_REPLACED) {
+			/* buffer_size_kb was written: read the new pool. */
+			struct utrace_pool *np;
+			int pfd;
+
+			if (utrace__ctl_pool(s->c, &pfd) < 0) {
+				ret = -EIO;
+				goto out;
+			}
+			if (utrace__pool_map(pfd, &np) == 0) {
+				munmap(s->pool, s->pool->size);
+				s->pool = np;
+			}
+			close(pfd);
+		}
 		collect_pages(s->pool, flags & LIVE_CONSUME, &cls[i]);
 		events += cls[i].events;
 		written += cls[i].written + cls[i].events;
 		if (s->pool->clock == UTRACE_CLOCK_TSC) {
 			tsc = true;
-			/* The oldest pool's point is the widest baseline. */
+			second_point(s->pool);
+			/* The oldest pool's points are the widest baseline. */
 			if (!tsc0 || s->pool->calib_ns < ns0) {
 				tsc0 = s->pool->calib_tsc;
 				ns0 = s->pool->calib_ns;
+				ns1 = __atomic_load_n(&s->pool->calib2_ns, __ATOMIC_ACQUIRE);
+				tsc1 = ns1 ? s->pool->calib2_tsc : 0;
 			}
 		}
 	}
@@ -445,20 +490,28 @@ long live_print(struct live *lv, unsigned int flags, FILE *out)
 	fd = -1;
 	utrace_tf_open_stream(&w, f, "buffer", UTRACE_PAGE_SIZE);
 	if (tsc) {
-		/* A second point now, at least 20 ms after the first, for the
-		 * TSC rate. */
-		uint64_t now = mono_ns(), pt[2];
+		/* The TSC rate from the pool's two points; until the pool has
+		 * its second one, from a point taken now, at least 20 ms after
+		 * the first. */
+		uint64_t pt[2];
 
-		if (now < ns0 + 20000000) {
-			struct timespec d = { 0, (long)(ns0 + 20000000 - now) };
-
-			nanosleep(&d, NULL);
-		}
 		pt[0] = tsc0;
 		pt[1] = ns0;
 		utrace_tf_record(&w, UTRACE_TF_CLOCK, pt, sizeof(pt), NULL, 0, NULL, 0);
-		pt[0] = __builtin_ia32_rdtsc();
-		pt[1] = mono_ns();
+		if (tsc1) {
+			pt[0] = tsc1;
+			pt[1] = ns1;
+		} else {
+			uint64_t now = mono_ns();
+
+			if (now < ns0 + 20000000) {
+				struct timespec d = { 0, (long)(ns0 + 20000000 - now) };
+
+				nanosleep(&d, NULL);
+			}
+			pt[0] = __builtin_ia32_rdtsc();
+			pt[1] = mono_ns();
+		}
 		utrace_tf_record(&w, UTRACE_TF_CLOCK, pt, sizeof(pt), NULL, 0, NULL, 0);
 	}
 	for (i = 0; i < lv->n; i++)
