@@ -12,27 +12,29 @@
 
 #include <linux/tracepoint.h>
 
+/* Laid out as sched_switch's prev_comm and prev_prio, so that the tracefs
+ * conformance scripts (tests/ctl) can use it where they use those. */
 TRACE_EVENT(demo_tick,
 
-	TP_PROTO(unsigned long long count, int phase, const char *state),
+	TP_PROTO(unsigned long long count, const char *stage, int prio),
 
-	TP_ARGS(count, phase, state),
+	TP_ARGS(count, stage, prio),
 
 	TP_STRUCT__entry(
 		__field(	unsigned long long,	count	)
-		__field(	int,			phase	)
-		__array(	char,			state, 16 )
+		__array(	char,			stage, 16 )
+		__field(	int,			prio	)
 	),
 
 	TP_fast_assign(
 		__entry->count = count;
-		__entry->phase = phase;
-		strncpy(__entry->state, state, sizeof(__entry->state) - 1);
-		__entry->state[sizeof(__entry->state) - 1] = 0;
+		strncpy(__entry->stage, stage, sizeof(__entry->stage) - 1);
+		__entry->stage[sizeof(__entry->stage) - 1] = 0;
+		__entry->prio = prio;
 	),
 
-	TP_printk("count=%llu phase=%d state=%s", __entry->count, __entry->phase,
-		  __entry->state)
+	TP_printk("count=%llu stage=%s prio=%d", __entry->count, __entry->stage,
+		  __entry->prio)
 );
 
 TRACE_EVENT(demo_request,

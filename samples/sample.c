@@ -67,7 +67,7 @@ static int show_format(const char *name)
 
 static int run(const char *arg)
 {
-	static const char *const states[] = { "idle", "busy", "waiting" };
+	static const char *const stages[] = { "idle", "sleep", "busy" };
 	static const char *const paths[] = { "/index.html", "/api/v1/items",
 					     "/static/app.js", "/health" };
 	char *end;
@@ -81,7 +81,7 @@ static int run(const char *arg)
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (n = 0;; n++) {
-		trace_demo_tick(n, (int)(n % 4), states[n % 3]);
+		trace_demo_tick(n, stages[n % 3], 120 + 5 * (int)(n % 4));
 		if (n % 10 == 0)
 			trace_demo_request((int)(n / 10), (unsigned int)(n * 37 % 5000),
 					   paths[n / 10 % 4]);

@@ -692,23 +692,30 @@ static void handle(int fd, const struct utrace_ctl_req *q, const char *pl, size_
 		send_ans(fd, !__atomic_load_n(&utrace__tracing_off, __ATOMIC_RELAXED), 0,
 			 NULL, 0, 0);
 		return;
-	case UTRACE_CTL_BUFFER_SIZE:
+	case UTRACE_CTL_BUFFER_SIZE: {
+		/* As the kernel's buffer_size_kb: bytes of event data, whole
+		 * pages of UTRACE_PAGE_DATA (4080) bytes, at least 2 pages. */
+		uint64_t pages;
+
 		if (q->size) {
-			if (q->size < 4 * UTRACE_PAGE_SIZE || q->size > (1ULL << 36)) {
+			if (q->size > (1ULL << 36)) {
 				send_ans(fd, -EINVAL, 0, NULL, 0, 0);
 				return;
 			}
-			r = rec_sock >= 0 ? -EBUSY : utrace__pool_resize(q->size);
+			pages = (q->size + UTRACE_PAGE_DATA - 1) / UTRACE_PAGE_DATA;
+			if (pages < 2)
+				pages = 2;
+			r = rec_sock >= 0 ? -EBUSY : utrace__pool_resize(pages * UTRACE_PAGE_SIZE);
 			if (r < 0) {
 				send_ans(fd, r, 0, NULL, 0, 0);
 				return;
 			}
 		}
-		send_ans(fd, 0, utrace__pool ?
-			 (uint64_t)utrace__pool->nr_pages * UTRACE_PAGE_SIZE :
-			 utrace__pool_next_size() / UTRACE_PAGE_SIZE * UTRACE_PAGE_SIZE,
-			 NULL, 0, 0);
+		pages = utrace__pool ? utrace__pool->nr_pages :
+			utrace__pool_next_size() / UTRACE_PAGE_SIZE;
+		send_ans(fd, 0, (pages < 2 ? 2 : pages) * UTRACE_PAGE_DATA, NULL, 0, 0);
 		return;
+	}
 	case UTRACE_CTL_CLEAR_BUFFER:
 		if (utrace__pool) {
 			struct utrace_pool *p = utrace__pool;

@@ -134,8 +134,10 @@ int utrace__ctl_error_log_clear(struct utrace__ctl *c) UTRACE__CTL_HIDDEN;
 /* tracing_on: set 0 or 1, or query with -1; returns the value now. */
 int utrace__ctl_tracing_on(struct utrace__ctl *c, int on) UTRACE__CTL_HIDDEN;
 
-/* The buffer size in bytes: query with 0; setting it makes the next pool
- * that size, or replaces an unused pool (-EBUSY while recorded). */
+/* The buffer size as the kernel's buffer_size_kb counts it: bytes of event
+ * data in whole pages (UTRACE_PAGE_DATA, 4080 bytes each, at least 2).
+ * Query with 0.  Setting it replaces the process's buffer with one of that
+ * size (its events are dropped); -EBUSY while a recorder reads it. */
 int utrace__ctl_buffer_size(struct utrace__ctl *c, uint64_t set, uint64_t *now)
 	UTRACE__CTL_HIDDEN;
 

@@ -27,7 +27,7 @@ static uint64_t align_up(uint64_t v, uint64_t a)
 int utrace__pool_create(uint64_t bytes, uint32_t mode, struct utrace_pool **out)
 {
 	uint64_t nr = bytes / UTRACE_PAGE_SIZE;
-	uint32_t nr_pages = nr < 4 ? 4 : nr > (1u << 24) ? 1u << 24 : (uint32_t)nr;
+	uint32_t nr_pages = nr < 2 ? 2 : nr > (1u << 24) ? 1u << 24 : (uint32_t)nr;
 	uint64_t qsize, off, size, i;
 	struct utrace_pool *p;
 	struct timespec ts;

@@ -42,7 +42,7 @@ check "list PATTERN and --format" bash -c '
 	"$0" list -p "$1" --format demo_tick > "$2/fmt" &&
 	head -1 "$2/fmt" | grep -qx "name: demo_tick" &&
 	grep -q "field:unsigned long long count;" "$2/fmt" &&
-	grep -q "^print fmt: \"count=%llu phase=%d state=%s\", REC->count, REC->phase, REC->state" "$2/fmt"' \
+	grep -q "^print fmt: \"count=%llu stage=%s prio=%d\", REC->count, REC->stage, REC->prio" "$2/fmt"' \
 	"$UTRACE" "$S" "$TMP"
 
 check "enable: takes effect at once, show prints kernel trace lines" bash -c '
@@ -83,7 +83,7 @@ check "filter: a bad expression gets the kernel message and a caret; old filter 
 	grep -qx "  bytes > abc" "$2/ferr" && grep -qE "^ +\^$" "$2/ferr"' "$UTRACE" "$S" "$TMP"
 
 check "filter 0 clears; system filter; unknown event" bash -c '
-	"$0" filter -p "$1" demo_request 0 && "$0" filter -p "$1" demo "phase == 1" 2> "$2/sf" &&
+	"$0" filter -p "$1" demo_request 0 && "$0" filter -p "$1" demo "prio == 125" 2> "$2/sf" &&
 	grep -q "demo:demo_request. has no such fields" "$2/sf" &&
 	! "$0" filter -p "$1" nosuch "x == 1" 2> "$2/e" && grep -q "no event or system .nosuch." "$2/e"' \
 	"$UTRACE" "$S" "$TMP"

@@ -256,7 +256,7 @@ check "trace: the kernel's header, then the event lines" bash -c '
 	cd "$1" && echo > trace && echo 1 > events/demo/demo_tick/enable && sleep 0.2 &&
 	echo 0 > events/demo/demo_tick/enable && cat trace > "$2/trace" &&
 	head -12 "$2/trace" | sed -E "3s/[0-9]+/N/g" | diff -u "$2/header" - >&2 &&
-	[ "$(sed -n "13,\$p" "$2/trace" | grep -cvE "^ +sample-$3 +\[[0-9]{3}\] \.\.\.\.\. +[0-9]+\.[0-9]{6}: demo_tick: count=[0-9]+ phase=[0-3] state=(idle|busy|waiting)$")" = 0 ] &&
+	[ "$(sed -n "13,\$p" "$2/trace" | grep -cvE "^ +sample-$3 +\[[0-9]{3}\] \.\.\.\.\. +[0-9]+\.[0-9]{6}: demo_tick: count=[0-9]+ stage=(idle|sleep|busy) prio=1[23][05]$")" = 0 ] &&
 	[ "$(sed -n "13,\$p" "$2/trace" | wc -l)" -gt 10 ]' _ "$D" "$TMP" "$SP"
 
 check "trace: a write without O_TRUNC does nothing; echo > trace clears" bash -c '

@@ -12,6 +12,9 @@
 #   --expect-dir D  compare every target's transcripts with D/<script>.out instead of with each other
 #   --save-dir D    copy the transcripts to D/<target>/<script>.out
 #   --test NAME     run only NAME.tc (repeatable)
+#   --known FILE    known differences: before comparing, drop from both transcripts the lines
+#                   matching one of FILE's extended regexes (one per line, '#' comments), with
+#                   the '#   got/want' lines of a dropped 'not ok', and the TAP numbers
 #   -v              print the full diff / failing TAP lines
 #
 # Results: one "PASS|FAIL|SKIP <what>" line per script; the last line is "N passed, N failed".
@@ -22,13 +25,14 @@
 # Exit status: 0 all passed, 1 something failed, 77 everything was skipped, 2 usage error.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-expect_dir="" save_dir="" env_file="" verbose=0 tests=() targets=()
+expect_dir="" save_dir="" env_file="" known="" verbose=0 tests=() targets=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--expect-dir) expect_dir=$(cd "$2" && pwd) || exit 2; shift 2 ;;
 	--save-dir) save_dir=$2; shift 2 ;;
 	--env) env_file=$(cd "$(dirname "$2")" && pwd)/$(basename "$2"); shift 2 ;;
 	--test) tests+=("$2"); shift 2 ;;
+	--known) known=$(cd "$(dirname "$2")" && pwd)/$(basename "$2"); shift 2 ;;
 	-v) verbose=1; shift ;;
 	-h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	kernel|dir:*) targets+=("$1"); shift ;;
@@ -124,6 +128,16 @@ result() { # result PASS|FAIL TEXT [DETAILFILE]
 		fi
 	fi
 }
+# known_filter FILE: FILE without the known differences (see --known), to stdout
+known_filter() {
+	if [ -z "$known" ]; then cat "$1"; return; fi
+	awk -v kf="$known" '
+		BEGIN { while ((getline l < kf) > 0) if (l !~ /^[ \t]*(#|$)/) re[n++] = l }
+		skip && /^#   (got|want):/ { next }
+		{ skip = 0 }
+		{ for (i = 0; i < n; i++) if ($0 ~ re[i]) { if ($0 ~ /^not ok /) skip = 1; next } }
+		{ sub(/^ok [0-9]+ /, "ok "); sub(/^not ok [0-9]+ /, "not ok "); sub(/^1\.\.[0-9]+$/, "1..N"); print }' "$1"
+}
 selfcheck() { # selfcheck LABEL T: summary of a script's own checks
 	local d=$tmp/$1 t=$2
 	local nok nbad; nok=$(grep -c '^ok ' "$d/$t.out"); nbad=$(grep -c '^not ok ' "$d/$t.out")
@@ -133,7 +147,7 @@ for t in "${tests[@]}"; do
 	if [ -n "$expect_dir" ]; then
 		for l in "${labels[@]}"; do
 			if [ ! -f "$expect_dir/$t.out" ]; then result FAIL "$t [$l]: no $expect_dir/$t.out"; continue; fi
-			if diff -u "$expect_dir/$t.out" "$tmp/$l/$t.out" > "$tmp/diff"; then
+			if diff -u <(known_filter "$expect_dir/$t.out") <(known_filter "$tmp/$l/$t.out") > "$tmp/diff"; then
 				result PASS "$t [$l = expected] ($(selfcheck "$l" "$t"))"
 			else
 				result FAIL "$t [$l != expected] ($(selfcheck "$l" "$t"))" "$tmp/diff"
@@ -142,7 +156,7 @@ for t in "${tests[@]}"; do
 	elif [ ${#labels[@]} -ge 2 ]; then
 		ref=${labels[0]}
 		for l in "${labels[@]:1}"; do
-			if diff -u "$tmp/$ref/$t.out" "$tmp/$l/$t.out" > "$tmp/diff"; then
+			if diff -u <(known_filter "$tmp/$ref/$t.out") <(known_filter "$tmp/$l/$t.out") > "$tmp/diff"; then
 				result PASS "$t [$ref = $l] ($ref: $(selfcheck "$ref" "$t"); $l: $(selfcheck "$l" "$t"))"
 			else
 				result FAIL "$t [$ref != $l] ($ref: $(selfcheck "$ref" "$t"); $l: $(selfcheck "$l" "$t"))" "$tmp/diff"

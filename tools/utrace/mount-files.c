@@ -23,7 +23,6 @@
 
 #define EVENT_BUF_SIZE 127       /* longest set_event token (kernel trace_events.c) */
 #define FILTER_MAX 4096          /* filter writes must be shorter than PAGE_SIZE */
-#define MIN_BUFFER (4 * UTRACE_PAGE_SIZE)  /* the agent's smallest pool */
 
 static const struct mentry pid_entries[] = {
 	{ "available_events", MK_AVAILABLE_EVENTS },
@@ -541,23 +540,12 @@ static long write_filter(const struct mnode *m, struct utrace__ctl *c, const cha
 	return err < 0 ? err : (long)len;
 }
 
-/*
- * The kernel rounds a small size up to its smallest buffer and resizes a
- * buffer in use; the agent refuses sizes below its smallest pool and
- * cannot resize a pool that exists (EBUSY).  Small sizes are rounded up
- * here, and writing the size the pool already has succeeds.
- */
+/* The agent rounds as the kernel does (whole 4080-byte pages, at least 2). */
 static int write_buffer_size(struct utrace__ctl *c, uint64_t size)
 {
 	uint64_t now = 0;
-	int err;
+	int err = utrace__ctl_buffer_size(c, size, &now);
 
-	if (size < MIN_BUFFER)
-		size = MIN_BUFFER;
-	err = utrace__ctl_buffer_size(c, size, &now);
-	if (err == -EBUSY && utrace__ctl_buffer_size(c, 0, &now) >= 0 &&
-	    (size + UTRACE_PAGE_SIZE - 1) / UTRACE_PAGE_SIZE * UTRACE_PAGE_SIZE == now)
-		err = 0;
 	return err < 0 ? err : 0;
 }
 
