@@ -84,6 +84,20 @@ struct tbuf {
  * initial-exec TLS does not. */
 static __thread struct tbuf tb;
 
+/*
+ * The thread's state, its address computed once per call: with TLS
+ * descriptors each &tb is a call, and the compiler would compute it again
+ * after every __atomic_signal_fence().  The empty asm hides where the
+ * pointer comes from, so it stays in a register.
+ */
+static inline __attribute__((always_inline)) struct tbuf *my_tbuf(void)
+{
+	struct tbuf *t = &tb;
+
+	__asm__("" : "+r"(t));
+	return t;
+}
+
 /* Stashed events: u64 time, u32 record size, then the record, 8-aligned. */
 static __thread unsigned char stash[STASH_SIZE] __attribute__((aligned(8)));
 
@@ -258,7 +272,7 @@ static inline __attribute__((always_inline)) void *emit(struct tbuf *t, uint64_t
 
 static void thread_exit(void *arg)
 {
-	struct tbuf *t = &tb;
+	struct tbuf *t = my_tbuf();
 
 	(void)arg;
 	if (t->gen != utrace__pool_gen || !utrace__pool)
@@ -439,7 +453,7 @@ void *utrace_tp_reserve(struct utrace_tp_reserve *r, struct utrace_event *ev,
 			return NULL;    /* tracing_on is 0: not recorded, not lost */
 		return utrace__reserve_scratch(r, ev, scratch, size);
 	}
-	t = &tb;
+	t = my_tbuf();
 	if (__builtin_expect(t->gen != utrace__pool_gen || t->nest || t->stash_used, 0)) {
 		ent = reserve_rare(t, r, size);
 		if (ent != GO_ON)
@@ -477,7 +491,7 @@ fill:
 /* The unusual cases: an event without a page, or no membarrier. */
 static __attribute__((noinline)) bool filter_rejects_slow(struct utrace_tp_reserve *r)
 {
-	struct tbuf *t = &tb;
+	struct tbuf *t = my_tbuf();
 	struct utrace__filter_ctx ctx;
 	char comm[17];
 	int e = errno;
@@ -500,7 +514,7 @@ static __attribute__((noinline)) bool filter_rejects_slow(struct utrace_tp_reser
 static inline __attribute__((always_inline)) bool filter_rejects(struct utrace_tp_reserve *r,
 								 const struct utrace__filter *f)
 {
-	struct tbuf *t = &tb;
+	struct tbuf *t = my_tbuf();
 	struct utrace__filter_ctx ctx;
 
 	if (__builtin_expect(r->rb_state != 1 ||
@@ -575,7 +589,7 @@ bool utrace__threads_quiesce(void)
 /* Take back a reserved event that its filter rejected. */
 static void discard(struct utrace_tp_reserve *r)
 {
-	struct tbuf *t = &tb;
+	struct tbuf *t = my_tbuf();
 
 	if (r->rb_state == 2) {
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -608,14 +622,14 @@ void utrace_tp_commit(struct utrace_tp_reserve *r)
 	if (__builtin_expect(r->rb_state != 1, 0)) {
 		if (r->rb_state == 2) {
 			/* A stashed event: make it visible to the flush. */
-			t = &tb;
+			t = my_tbuf();
 			__atomic_signal_fence(__ATOMIC_SEQ_CST);
 			t->stash_used += r->rb_len;
 			t->nest--;
 		}
 		return;
 	}
-	t = &tb;
+	t = my_tbuf();
 	t->nr_events++;
 	if (__builtin_expect(t->stash_used != 0, 0))
 		flush_stash(t);
