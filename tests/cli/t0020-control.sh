@@ -93,11 +93,15 @@ check "disable; bad names are refused and change nothing" bash -c '
 	grep -q "no event matches .demo:nosuch." "$2/e" && ! "$0" enable -p "$1" "demo*" 2>/dev/null &&
 	"$0" ps | grep -qE "^ *$1 sample +9 +0 "' "$UTRACE" "$S" "$TMP"
 
-check "record -p: events switched on for the recording and back after it" bash -c '
+check "record -p: what the buffer held before the attach is in the file; events back as they were after" bash -c '
 	"$0" enable -p "$1" demo:demo_request &&
 	"$0" record -p "$1" -e demo:demo_tick -o "$2/att.dat" --duration 0.5 2> "$2/rec" &&
 	grep -qE "pid $1 \(sample\): [1-9][0-9]* events" "$2/rec" &&
-	"$0" script -i "$2/att.dat" | grep -q demo_tick &&
+	"$0" script -i "$2/att.dat" > "$2/att.txt" && grep -q demo_tick "$2/att.txt" &&
+	grep -q demo_request "$2/att.txt" &&
+	first_req=$(grep -m1 demo_request "$2/att.txt" | sed -E "s/.* ([0-9]+\.[0-9]+): .*/\1/") &&
+	first_tick=$(grep -m1 demo_tick "$2/att.txt" | sed -E "s/.* ([0-9]+\.[0-9]+): .*/\1/") &&
+	awk -v r="$first_req" -v t="$first_tick" "BEGIN { exit !(r < t) }" &&
 	for _ in $(seq 40); do "$0" ps | grep -qE "^ *$1 sample +9 +1 " && exit 0; sleep 0.05; done
 	exit 1' "$UTRACE" "$S" "$TMP"
 
