@@ -5,7 +5,11 @@
 
 #include "clock.h"
 
+#include <stddef.h>
+#include <sys/rseq.h>
+
 int utrace__clock_tsc;
+long utrace__rseq_cpu_off;
 
 /*
  * The TSC is used when the CPU says it is invariant (constant rate, runs in
@@ -18,6 +22,9 @@ void utrace__clock_init(void)
 	unsigned int a, b, c, d;
 	const char *env = getenv("UTRACE_CLOCK");
 
+	/* glibc 2.35+ registers rseq for every thread at the same offset. */
+	if (__rseq_size > 0)
+		utrace__rseq_cpu_off = (long)__rseq_offset + (long)offsetof(struct rseq, cpu_id);
 	utrace__clock_tsc = 0;
 	if (env && strcmp(env, "mono") == 0)
 		return;

@@ -23,7 +23,11 @@
 
 #include "pool.h"
 
-extern int utrace__clock_tsc;     /* enum utrace_clock of this process */
+/* enum utrace_clock of this process */
+extern int utrace__clock_tsc __attribute__((visibility("hidden")));
+/* Where the thread's rseq cpu_id is, from the thread pointer; 0 without
+ * rseq (a process-wide constant, so one load instead of glibc's two). */
+extern long utrace__rseq_cpu_off __attribute__((visibility("hidden")));
 
 static inline uint64_t utrace__clock_now(void)
 {
@@ -36,10 +40,12 @@ static inline uint64_t utrace__clock_now(void)
 
 static inline uint32_t utrace__cpu(void)
 {
-	if (__builtin_expect(__rseq_size > 0, 1)) {
-		const struct rseq *rs = (const struct rseq *)
-			((char *)__builtin_thread_pointer() + __rseq_offset);
-		int32_t cpu = (int32_t)__atomic_load_n(&rs->cpu_id, __ATOMIC_RELAXED);
+	long off = utrace__rseq_cpu_off;
+
+	if (__builtin_expect(off != 0, 1)) {
+		int32_t cpu = __atomic_load_n((const int32_t *)
+					      ((char *)__builtin_thread_pointer() + off),
+					      __ATOMIC_RELAXED);
 
 		if (cpu >= 0)
 			return (uint32_t)cpu;

@@ -67,7 +67,8 @@ struct tbuf {
 	uint32_t nest;               /* events being written on this thread */
 	uint32_t cpu;
 	uint32_t stash_used;         /* bytes in the stash */
-	uint32_t missed;             /* the page has lost_before > 0 */
+	uint32_t missed;             /* UTRACE_RB_MISSED_EVENTS when the page has
+				      * lost_before > 0, else 0: the commit bits */
 	uint64_t last_ts;
 	uint64_t seq;                /* next page number of this thread */
 	uint64_t nr_events;          /* events in the current page */
@@ -216,10 +217,10 @@ static int switch_page_(struct tbuf *t, uint64_t ts, uint32_t cpu)
 	d->lost_before = t->lost_pending;
 	d->nr_events = 0;
 	__atomic_store_n(&d->read, 0, __ATOMIC_RELAXED);
-	t->missed = t->lost_pending != 0;
+	t->missed = t->lost_pending != 0 ? (uint32_t)UTRACE_RB_MISSED_EVENTS : 0;
 	t->lost_pending = 0;
 	pg->time_stamp = ts;
-	__atomic_store_n(&pg->commit, t->missed ? UTRACE_RB_MISSED_EVENTS : 0,
+	__atomic_store_n(&pg->commit, t->missed,
 			 __ATOMIC_RELAXED);
 	__atomic_store_n(&d->state, UTRACE_PAGE_WRITING, __ATOMIC_RELEASE);
 	t->page = pg;
@@ -388,7 +389,7 @@ static void flush_stash(struct tbuf *t)
 		    t->tail + need_len(t, ts, size) > UTRACE_PAGE_DATA) {
 			if (t->page)
 				__atomic_store_n(&t->page->commit,
-						 t->tail | (t->missed ? UTRACE_RB_MISSED_EVENTS : 0),
+						 t->tail | t->missed,
 						 __ATOMIC_RELEASE);
 			if (!switch_page(t, ts > t->last_ts ? ts : t->last_ts, cpu)) {
 				count_lost(t);
@@ -402,7 +403,7 @@ static void flush_stash(struct tbuf *t)
 	 * move this thread to another page. */
 	if (t->page)
 		__atomic_store_n(&t->page->commit,
-				 t->tail | (t->missed ? UTRACE_RB_MISSED_EVENTS : 0),
+				 t->tail | t->missed,
 				 __ATOMIC_RELEASE);
 }
 
@@ -432,40 +433,20 @@ static void *reserve_rare(struct tbuf *t, struct utrace_tp_reserve *r,
 }
 
 /*
- * The fast path of every recorded event (called by the generated probe):
- * one thread-local access, a TSC read, a CPU read from rseq, a few
- * compares and the event header; the caller fills the record and commits.
+ * reserve, after the checks of the entry: the thread's page is ours
+ * (nest is 1).  Takes a new page if needed, writes a time extend if the
+ * delta needs one, and the event header.
  */
-void *utrace_tp_reserve(struct utrace_tp_reserve *r, struct utrace_event *ev,
-			void *scratch, unsigned int size)
+static __attribute__((noinline)) void *reserve_page(struct utrace_tp_reserve *r,
+						    struct utrace_event *ev, struct tbuf *t,
+						    unsigned int size)
 {
-	struct tbuf *t;
 	struct utrace_entry *ent;
-	uint64_t ts;
-	uint32_t cpu;
+	uint64_t ts = utrace__clock_now();
+	uint32_t cpu = utrace__cpu();
 
-	r->event = ev;
-	r->size = size;
-	r->rb_state = 0;
-	if (__builtin_expect(!utrace__pool || size > UTRACE_EVENT_MAX ||
-			     utrace__tracing_off, 0)) {
-		if (utrace__tracing_off)
-			return NULL;    /* tracing_on is 0: not recorded, not lost */
-		return utrace__reserve_scratch(r, ev, scratch, size);
-	}
-	t = my_tbuf();
-	if (__builtin_expect(t->gen != utrace__pool_gen || t->nest || t->stash_used, 0)) {
-		ent = reserve_rare(t, r, size);
-		if (ent != GO_ON)
-			goto fill;      /* stashed, or lost */
-	} else {
-		t->nest = 1;
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	}
-	ts = utrace__clock_now();
-	cpu = utrace__cpu();
-	if (__builtin_expect(!t->page || cpu != t->cpu ||
-			     t->tail + need_len(t, ts, size) > UTRACE_PAGE_DATA, 0)) {
+	if (!t->page || cpu != t->cpu ||
+	    t->tail + need_len(t, ts, size) > UTRACE_PAGE_DATA) {
 		if (!switch_page(t, ts, cpu)) {
 			count_lost(t);
 			__atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -477,12 +458,94 @@ void *utrace_tp_reserve(struct utrace_tp_reserve *r, struct utrace_event *ev,
 	t->undo_tail = t->tail;
 	t->undo_ts = t->last_ts;
 	ent = emit(t, ts, size);
-fill:
-	if (!ent)
-		return NULL;
 	r->rec = ent;
 	/* common_type, and common_flags = common_preempt_count = 0 */
 	uint32_t w = (uint16_t)ev->id;
+	memcpy(ent, &w, 4);
+	ent->pid = t->tid;
+	return ent;
+}
+
+/* reserve's unusual entries: no pool, tracing off, a record too large,
+ * the thread's first event, nesting, a stash to empty. */
+static __attribute__((noinline)) void *reserve_entry(struct utrace_tp_reserve *r,
+						     struct utrace_event *ev, void *scratch,
+						     unsigned int size)
+{
+	struct tbuf *t;
+	struct utrace_entry *ent;
+
+	if (utrace__tracing_off)
+		return NULL;    /* tracing_on is 0: not recorded, not lost */
+	if (!utrace__pool || size > UTRACE_EVENT_MAX)
+		return utrace__reserve_scratch(r, ev, scratch, size);
+	t = my_tbuf();
+	ent = reserve_rare(t, r, size);
+	if (ent != GO_ON) {
+		if (!ent)
+			return NULL;    /* lost */
+		/* stashed */
+		r->rec = ent;
+		uint32_t w = (uint16_t)ev->id;
+		memcpy(ent, &w, 4);
+		ent->pid = t->tid;
+		return ent;
+	}
+	return reserve_page(r, ev, t, size);
+}
+
+/*
+ * The fast path of every recorded event (called by the generated probe):
+ * one thread-local access, a TSC read, a CPU read from rseq, a few
+ * compares and the event header; the caller fills the record and commits.
+ * Whatever is not the usual case (a new page, a time extend, a large
+ * record, nesting, no pool) goes to the functions above, so that this one
+ * needs no stack frame.
+ */
+void *utrace_tp_reserve(struct utrace_tp_reserve *r, struct utrace_event *ev,
+			void *scratch, unsigned int size)
+{
+	struct tbuf *t;
+	struct utrace_entry *ent;
+	unsigned char *d;
+	uint64_t ts, delta;
+	uint32_t cpu, rb, w;
+
+	r->event = ev;
+	r->size = size;
+	r->rb_state = 0;
+	if (__builtin_expect(!utrace__pool || utrace__tracing_off ||
+			     size > UTRACE_RB_MAX_SMALL, 0))
+		return reserve_entry(r, ev, scratch, size);
+	t = my_tbuf();
+	if (__builtin_expect(t->gen != utrace__pool_gen || t->nest || t->stash_used, 0))
+		return reserve_entry(r, ev, scratch, size);
+	t->nest = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	/* From here the page is ours: a signal handler's event goes to the
+	 * stash.  Read the tail only now. */
+	if (__builtin_expect(!utrace__clock_tsc, 0))
+		return reserve_page(r, ev, t, size);
+	ts = __builtin_ia32_rdtsc();
+	cpu = utrace__cpu();
+	rb = (size + 3) & ~3u;
+	delta = ts - t->last_ts;
+	if (__builtin_expect(!t->page || cpu != t->cpu || ts < t->last_ts ||
+			     (delta >> UTRACE_RB_DELTA_BITS) != 0 ||
+			     t->tail + 4 + rb > UTRACE_PAGE_DATA || rb == 0, 0))
+		return reserve_page(r, ev, t, size);
+	r->rb_state = 1;
+	t->undo_tail = t->tail;
+	t->undo_ts = t->last_ts;
+	d = t->page->data + t->tail;
+	w = (rb / 4) | (uint32_t)delta << 5;
+	memcpy(d, &w, 4);
+	t->tail += 4 + rb;
+	t->last_ts = ts;
+	ent = (struct utrace_entry *)(d + 4);
+	r->rec = ent;
+	/* common_type, and common_flags = common_preempt_count = 0 */
+	w = (uint16_t)ev->id;
 	memcpy(ent, &w, 4);
 	ent->pid = t->tid;
 	return ent;
@@ -606,20 +669,32 @@ static void discard(struct utrace_tp_reserve *r)
 	t->nest = 0;
 }
 
-void utrace_tp_commit(struct utrace_tp_reserve *r)
+/* The usual commit, with stashed events to copy in after the event. */
+static __attribute__((noinline)) void commit_stash(struct tbuf *t)
+{
+	flush_stash(t);       /* may leave no page, when none was free */
+	if (t->page)
+		__atomic_store_n(&t->page->commit, t->tail | t->missed, __ATOMIC_RELEASE);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->nest = 0;
+}
+
+/* A commit with something to do besides: a filter, a hook or printer,
+ * a stashed or unpaged event.  Apart, so the usual one has no frame. */
+static __attribute__((noinline)) void commit_slow(struct utrace_tp_reserve *r)
 {
 	struct tbuf *t;
 
 	/* (A relaxed load: a plain mov, which the agent may race with.) */
 	const struct utrace__filter *f = __atomic_load_n(&r->event->filter, __ATOMIC_RELAXED);
 
-	if (__builtin_expect(f != NULL, 0) && filter_rejects(r, f)) {
+	if (f != NULL && filter_rejects(r, f)) {
 		discard(r);
 		return;
 	}
-	if (__builtin_expect(utrace__record_hook != NULL || utrace__print_fd >= 0, 0))
+	if (utrace__record_hook != NULL || utrace__print_fd >= 0)
 		utrace__commit_observe(r);
-	if (__builtin_expect(r->rb_state != 1, 0)) {
+	if (r->rb_state != 1) {
 		if (r->rb_state == 2) {
 			/* A stashed event: make it visible to the flush. */
 			t = my_tbuf();
@@ -631,12 +706,32 @@ void utrace_tp_commit(struct utrace_tp_reserve *r)
 	}
 	t = my_tbuf();
 	t->nr_events++;
-	if (__builtin_expect(t->stash_used != 0, 0))
-		flush_stash(t);
+	if (t->stash_used != 0)
+		flush_stash(t);       /* may leave no page, when none was free */
 	if (t->page)
-		__atomic_store_n(&t->page->commit,
-				 t->tail | (t->missed ? UTRACE_RB_MISSED_EVENTS : 0),
-				 __ATOMIC_RELEASE);
+		__atomic_store_n(&t->page->commit, t->tail | t->missed, __ATOMIC_RELEASE);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->nest = 0;
+}
+
+void utrace_tp_commit(struct utrace_tp_reserve *r)
+{
+	struct tbuf *t;
+
+	if (__builtin_expect(__atomic_load_n(&r->event->filter, __ATOMIC_RELAXED) != NULL ||
+			     utrace__record_hook != NULL || utrace__print_fd >= 0 ||
+			     r->rb_state != 1, 0)) {
+		commit_slow(r);
+		return;
+	}
+	/* The event is whole in the page (rb_state 1): publish it. */
+	t = my_tbuf();
+	t->nr_events++;
+	if (__builtin_expect(t->stash_used != 0, 0)) {
+		commit_stash(t);
+		return;
+	}
+	__atomic_store_n(&t->page->commit, t->tail | t->missed, __ATOMIC_RELEASE);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	t->nest = 0;
 }
