@@ -48,12 +48,14 @@ void utrace__warn(const char *fmt, ...)
 
 static void before_fork(void)
 {
+	utrace__agent_before_fork();
 	utrace__registry_lock();
 	utrace__tp_before_fork();
 }
 
 static void after_fork_parent(void)
 {
+	utrace__agent_after_fork_parent();
 	utrace__tp_after_fork(0);
 	utrace__registry_unlock();
 }

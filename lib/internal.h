@@ -72,6 +72,8 @@ void utrace__record_detach(int sock, uint32_t mode) UTRACE_HIDDEN;
 
 /* control/agent.c */
 bool utrace__agent_start(void) UTRACE_HIDDEN;
+void utrace__agent_before_fork(void) UTRACE_HIDDEN;
+void utrace__agent_after_fork_parent(void) UTRACE_HIDDEN;
 void utrace__agent_after_fork_child(void) UTRACE_HIDDEN;
 
 /* tracepoint.c: add/remove without waiting; reap() waits and frees. */

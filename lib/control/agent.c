@@ -45,6 +45,16 @@
 #define ERROR_LOG_MAX 8
 
 static pthread_mutex_t agent_mutex = PTHREAD_MUTEX_INITIALIZER;
+/*
+ * Held by the agent while it serves a request, and by fork() (atfork
+ * prepare): a fork never copies the agent in the middle of a request,
+ * holding a lock of the allocator, say.  The agent holds nothing while it
+ * sleeps in poll().
+ */
+static pthread_mutex_t busy_mutex = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t ready_mutex = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t ready_cond = PTHREAD_COND_INITIALIZER;
+static bool agent_ready;
 static bool agent_started, agent_disabled, agent_verbose;
 static int listen_fd = -1;
 static int wake_fd[2] = { -1, -1 };
@@ -806,8 +816,10 @@ static void serve(int i)
 		drop_client(i);
 		return;
 	}
+	pthread_mutex_lock(&busy_mutex);
 	handle(clients[i], &q, buf + sizeof(q), (size_t)n - sizeof(q));
 	utrace__tp_reap();
+	pthread_mutex_unlock(&busy_mutex);
 }
 
 static void *agent_main(void *arg)
@@ -821,6 +833,12 @@ static void *agent_main(void *arg)
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	prctl(PR_SET_NAME, "utrace-agent");
 	utrace__filter_sync_init();
+	/* Started: agent_start() returns only now, so that a fork right
+	 * after it does not copy a thread that is still setting up. */
+	pthread_mutex_lock(&ready_mutex);
+	agent_ready = true;
+	pthread_cond_signal(&ready_cond);
+	pthread_mutex_unlock(&ready_mutex);
 	for (;;) {
 		n = 0;
 		pfd[n++] = (struct pollfd){ .fd = listen_fd, .events = POLLIN };
@@ -835,8 +853,11 @@ static void *agent_main(void *arg)
 		}
 		if (pfd[1].revents)
 			break;
-		if (rec_sock >= 0 && (pfd[2].revents & (POLLHUP | POLLERR)))
+		if (rec_sock >= 0 && (pfd[2].revents & (POLLHUP | POLLERR))) {
+			pthread_mutex_lock(&busy_mutex);
 			recorder_gone();
+			pthread_mutex_unlock(&busy_mutex);
+		}
 		for (i = nr_clients - 1; i >= 0; i--)
 			if (pfd[3 + i].revents)
 				serve(i);
@@ -915,6 +936,10 @@ bool utrace__agent_start(void)
 	}
 	pthread_attr_destroy(&at);
 	pthread_detach(th);
+	pthread_mutex_lock(&ready_mutex);
+	while (!agent_ready)
+		pthread_cond_wait(&ready_cond, &ready_mutex);
+	pthread_mutex_unlock(&ready_mutex);
 	goto out;
 fail:
 	if (sock_path[0])
@@ -928,6 +953,16 @@ out:
 	return listen_fd >= 0;
 }
 
+void utrace__agent_before_fork(void)
+{
+	pthread_mutex_lock(&busy_mutex);
+}
+
+void utrace__agent_after_fork_parent(void)
+{
+	pthread_mutex_unlock(&busy_mutex);
+}
+
 /* fork(): the agent thread is not in the child; start one of its own. */
 void utrace__agent_after_fork_child(void)
 {
@@ -935,6 +970,10 @@ void utrace__agent_after_fork_child(void)
 	int i;
 
 	pthread_mutex_init(&agent_mutex, NULL);
+	pthread_mutex_init(&busy_mutex, NULL);
+	pthread_mutex_init(&ready_mutex, NULL);
+	pthread_cond_init(&ready_cond, NULL);
+	agent_ready = false;
 	if (listen_fd >= 0)
 		close(listen_fd);
 	listen_fd = -1;
