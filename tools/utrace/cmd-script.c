@@ -82,6 +82,7 @@ struct efmt {
 	struct tep_format_field **dyn;   /* __data_loc / __rel_loc fields */
 	size_t nr_dyn;
 	const char *refused;             /* why state is -1 */
+	char *vet_why;                   /* the message, for a vetter */
 };
 
 struct obuf {
@@ -108,6 +109,8 @@ struct script {
 	uint64_t problems;               /* described or not */
 	bool described;                  /* one problem was printed */
 	FILE *out;
+	char *capture;                   /* problem() writes here, not stderr */
+	size_t capture_len;
 };
 
 /* --- output buffer --- */
@@ -285,6 +288,12 @@ static void problem(struct script *sc, const char *fmt, ...)
 {
 	va_list ap;
 
+	if (sc->capture) {       /* a vetter: the caller says it */
+		va_start(ap, fmt);
+		vsnprintf(sc->capture, sc->capture_len, fmt, ap);
+		va_end(ap);
+		return;
+	}
 	sc->problems++;
 	if (sc->described)
 		return;
@@ -374,6 +383,7 @@ static struct efmt *efmt_get(struct script *sc, struct utrace__tf_format *f)
 
 static void efmt_free(struct efmt *e)
 {
+	free(e->vet_why);
 	free(e->checks);
 	free(e->dyn);
 	free(e);
@@ -1496,6 +1506,134 @@ out:
 		tep_free(sc.tep);
 	}
 	return status;
+}
+
+/* --- vetting events for other writers (utrace convert) --- */
+
+struct script_vet {
+	struct script sc;
+	struct script_opts o;
+	char why[512];
+};
+
+struct script_vet *script_vet_new(struct utrace__tf *tf)
+{
+	struct script_vet *v = calloc(1, sizeof(*v));
+
+	if (!v)
+		return NULL;
+	v->o.mode = OUT_TEXT;
+	v->o.quiet = true;
+	v->sc = (struct script){ .o = &v->o, .tf = tf, .name = utrace__tf_name(tf),
+				 .out = NULL, .next_id = 1, .described = true };
+	if (setup_tep(&v->sc) < 0) {
+		free(v);
+		return NULL;
+	}
+	return v;
+}
+
+/* The vetter's efmt of a format; the caller keeps it in *slot, since the
+ * format's priv pointer is the caller's. */
+static struct efmt *vet_efmt(struct script_vet *v, struct utrace__tf_format *f, void **slot)
+{
+	void *saved;
+	struct efmt *e;
+
+	if (*slot)
+		return *slot;
+	saved = f->priv;
+	f->priv = NULL;
+	e = efmt_get(&v->sc, f);
+	f->priv = saved;
+	*slot = e;
+	return e;
+}
+
+/* Can libtraceevent use this format (parsed in a child process first)? */
+int script_vet_format(struct script_vet *v, struct utrace__tf_format *f, void **slot,
+		      char *why, size_t whylen)
+{
+	struct efmt *e = vet_efmt(v, f, slot);
+
+	why[0] = 0;
+	if (!e)
+		return -ENOMEM;
+	if (!e->state) {
+		/* efmt_parse() says why it refuses the format: keep it. */
+		v->sc.capture = v->why;
+		v->sc.capture_len = sizeof(v->why);
+		v->why[0] = 0;
+		if (efmt_parse(&v->sc, e) < 0) {
+			v->sc.capture = NULL;
+			return -ENOMEM;
+		}
+		v->sc.capture = NULL;
+		if (e->state < 0 && !e->vet_why)
+			e->vet_why = strdup(v->why);
+	}
+	if (e->state < 0) {
+		snprintf(why, whylen, "%s", e->vet_why ? e->vet_why : "libtraceevent "
+			 "cannot use the format");
+		return 0;
+	}
+	return 1;
+}
+
+/*
+ * Would `utrace script` print this event?  Its format must be usable
+ * (above) and the record pass the checks that keep libtraceevent from
+ * reading outside it, dividing by zero and the like.
+ */
+int script_vet_event(struct script_vet *v, const struct utrace__tf_item *it, void **slot,
+		     char *why, size_t whylen)
+{
+	struct script *sc = &v->sc;
+	struct efmt *e;
+	struct rec r;
+	int ok;
+
+	why[0] = 0;
+	if (!it->format)
+		return 0;
+	ok = script_vet_format(v, it->format, slot, why, whylen);
+	if (ok <= 0)
+		return ok;
+	e = *slot;
+	if (it->len + SLACK > sc->scratch_cap) {
+		size_t c = it->len + SLACK > 4096 ? it->len + SLACK : 4096;
+		unsigned char *n = realloc(sc->scratch, c);
+
+		if (!n)
+			return -ENOMEM;
+		sc->scratch = n;
+		sc->scratch_cap = c;
+	}
+	memcpy(sc->scratch, it->rec, it->len);
+	memset(sc->scratch + it->len, 0, SLACK);
+	sc->scratch[0] = (unsigned char)(e->id & 0xff);
+	sc->scratch[1] = (unsigned char)(e->id >> 8);
+	r = (struct rec){ sc->scratch, it->len, e, why, whylen, false };
+	return check_record(&r, true) ? 1 : 0;
+}
+
+void script_vet_free(struct script_vet *v)
+{
+	size_t i;
+
+	if (!v)
+		return;
+	for (i = 0; i < v->sc.nr_efmt; i++)
+		efmt_free(v->sc.all[i]);
+	free(v->sc.all);
+	free(v->sc.hash);
+	free(v->sc.scratch);
+	free(v->sc.ob.p);
+	if (v->sc.tep) {
+		trace_seq_destroy(&v->sc.seq);
+		tep_free(v->sc.tep);
+	}
+	free(v);
 }
 
 /* --- the command --- */

@@ -13,6 +13,7 @@ int cmd_show(int argc, char **argv);
 int cmd_pipe(int argc, char **argv);
 int cmd_clear(int argc, char **argv);
 int cmd_script(int argc, char **argv);
+int cmd_convert(int argc, char **argv);
 int cmd_mount(int argc, char **argv);
 
 #endif /* UTRACE_TOOL_CMDS_H */

@@ -25,4 +25,19 @@ struct script_opts {
 /* Print the events of an open trace file; the exit status (0 or 1). */
 int script_run(const struct script_opts *o, struct utrace__tf *tf, FILE *out);
 
+/*
+ * Vetting for other writers (utrace convert): 1 when `utrace script` would
+ * use the format / print the event, 0 when it would refuse it (*why says
+ * why), or -ENOMEM.  The vetter keeps its own libtraceevent handle, and
+ * its state of a format in *slot, a pointer the caller keeps per format
+ * (NULL at first).
+ */
+struct script_vet;
+struct script_vet *script_vet_new(struct utrace__tf *tf);
+int script_vet_format(struct script_vet *v, struct utrace__tf_format *f, void **slot,
+		      char *why, size_t whylen);
+int script_vet_event(struct script_vet *v, const struct utrace__tf_item *it, void **slot,
+		     char *why, size_t whylen);
+void script_vet_free(struct script_vet *v);
+
 #endif /* UTRACE_TOOL_SCRIPT_H */

@@ -1,0 +1,962 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * utrace convert --format trace.dat: a utrace trace file as trace-cmd's
+ * trace.dat, version 7 without compression, so that `trace-cmd report`
+ * and KernelShark read it (docs/trace-dat-export.md says why v7 and what
+ * is lost on the way).
+ *
+ * utrace keeps one stream of pages per thread, each page on one CPU;
+ * trace.dat keeps one stream per CPU, each a run of kernel ring-buffer
+ * pages in time order.  So every event is taken from the reader's merged
+ * iterator (time order, CLOCK_MONOTONIC ns) and written again into the
+ * page of its CPU:
+ *
+ *     page: u64 time_stamp | u64 commit (+ flags) | events ... | [u64 lost]
+ *     event: u32 type_len:5 time_delta:27, [u32 length], record
+ *
+ * The first event of a page has delta 0 (the page's time stamp is its
+ * time), a delta of 2^27 ns or more goes into a time extend before the
+ * event, a delta of 2^59 ns or more starts a new page.  Event ids are
+ * per process in utrace and per file in trace.dat: each distinct format
+ * (system, name, text after the ID line) gets an id of its own, written
+ * in its format's ID line and in the common_type of each copied record.
+ * Lost events are marked the kernel's way: the next page of the CPU gets
+ * RB_MISSED_EVENTS in its commit word, and, when the count is known and
+ * fits, RB_MISSED_STORED with the count as a long after the data.
+ *
+ * The CPU streams must each be contiguous in the file, and their sizes
+ * are only known once every event has been placed.  So the stream is
+ * read twice with the same placing code: the first pass counts the pages
+ * of each CPU (and collects the formats), the second writes each page at
+ * its place with pwrite().  Memory stays at one page per CPU whatever
+ * the size of the trace.
+ *
+ * File layout (all little-endian):
+ *
+ *     header: "\x17\x08\x44" "tracing" "7\0" endian long_size page_size
+ *             "none\0" "\0" u64 options_offset
+ *     sections (u16 id, u16 flags, u32 description, u64 size, data):
+ *       strings, header_page/header_event, ftrace formats (none),
+ *       event formats, kallsyms (empty), printk formats (empty), cmdlines,
+ *       buffer flyrecord (padding to a page boundary, then the CPU pages)
+ *     options section: offsets of the sections above, trace_clock,
+ *       CPU count, version, the BUFFER option with each CPU's pages, DONE
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <utrace/utrace.h>
+
+#include "convert.h"
+#include "script.h"
+
+#define PAGE_HDR 16                     /* time_stamp + commit (long 8) */
+#define TS_SHIFT 27
+#define TS_DELTA_MAX ((1ULL << TS_SHIFT) - 1)
+#define TS_EXTEND_MAX ((1ULL << (TS_SHIFT + 32)) - 1)
+#define TYPE_LEN_MAX 28                 /* longer records: type_len 0 */
+#define RB_TIME_EXTEND 30
+#define RB_MISSED_EVENTS (1ULL << 31)
+#define RB_MISSED_STORED (1ULL << 30)
+#define MAX_CPUS 8192                   /* the kernel's NR_CPUS limit */
+#define MAX_ID 0xffff                   /* common_type is an unsigned short */
+
+/* trace.dat v7 section and option ids */
+enum {
+	OPT_DONE = 0,
+	OPT_BUFFER = 3,
+	OPT_TRACECLOCK = 4,
+	OPT_CPUCOUNT = 8,
+	OPT_VERSION = 9,
+	SEC_STRINGS = 15,
+	SEC_HEADER_INFO = 16,
+	SEC_FTRACE_EVENTS = 17,
+	SEC_EVENT_FORMATS = 18,
+	SEC_KALLSYMS = 19,
+	SEC_PRINTK = 20,
+	SEC_CMDLINES = 21,
+};
+
+/* The strings section: section descriptions, as trace-cmd names them. */
+static const char strings[] =
+	"options\0strings\0headers\0ftrace events\0events format\0kallsyms\0"
+	"printk\0command lines\0buffer flyrecord \0";
+
+/* The kernel's events/header_event (x86-64). */
+static const char header_event[] =
+	"# compressed entry header\n"
+	"\ttype_len    :    5 bits\n"
+	"\ttime_delta  :   27 bits\n"
+	"\tarray       :   32 bits\n"
+	"\n"
+	"\tpadding     : type == 29\n"
+	"\ttime_extend : type == 30\n"
+	"\ttime_stamp : type == 31\n"
+	"\tdata max type_len  == 28\n";
+
+/* The kernel's trace_clock file with "mono" selected. */
+static const char trace_clock[] =
+	"local global counter uptime perf [mono] mono_raw boot tai x86-tsc\n";
+
+/*
+ * Events lost after the last event of their CPU have no next page to be
+ * marked on: they go on a page of their own, its one event this one,
+ * made up by the exporter (count 0: not known).
+ */
+static const char lost_body[] =
+	"format:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+	"\n"
+	"\tfield:unsigned long long count;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\n"
+	"print fmt: \"count=%llu\", REC->count\n";
+
+/* What every utrace (and kernel) format says of common_type. */
+static const char common_type_line[] =
+	"field:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;";
+
+struct buf {
+	unsigned char *p;
+	size_t len, cap;
+	bool nomem;
+};
+
+/* One distinct format. */
+struct dfmt {
+	struct dfmt *next;               /* hash chain */
+	uint64_t hash;
+	const char *system, *name, *body;
+	uint16_t id;                     /* in trace.dat; 0: left out */
+	void *vet;                       /* the vetter's state of it */
+};
+
+struct cpu_out {
+	uint64_t nr_pages;               /* pass 1: counted; pass 2: written */
+	uint64_t expect;                 /* pass 1's count, in pass 2 */
+	uint64_t file_off;               /* of its first page (pass 2) */
+	bool open;                       /* a page is being filled */
+	uint32_t used;                   /* event bytes on it */
+	uint32_t reserve;                /* bytes kept free for the lost count */
+	uint64_t page_ts, last_ts;
+	bool page_missed;                /* events were lost before the page */
+	uint64_t page_lost;              /* how many; 0: not known */
+	bool lost_pending;               /* lost events before the next event */
+	uint64_t lost;                   /* their known count */
+	uint64_t lost_time;              /* of the last marker */
+	uint32_t lost_pid;               /* its thread (or process) */
+	unsigned char *page;             /* pass 2 */
+};
+
+struct conv {
+	struct utrace__tf *tf;
+	const char *name, *out;
+	int fd;
+	bool writing;                    /* pass 2 */
+	uint32_t page_size, data_size;
+	struct cpu_out *cpu;
+	uint32_t nr_cpus, cap_cpus;
+	struct dfmt **hash, **all;
+	size_t hcap, nr_fmt;
+	uint64_t problems;
+	bool described;
+	uint64_t nr_events;
+	struct dfmt *lost_fmt;           /* utrace:lost_events, when needed */
+	int werr;                        /* errno of the first write error */
+	struct script_vet *vet;          /* what utrace script would refuse */
+};
+
+/* --- little-endian output --- */
+
+static void b_grow(struct buf *b, size_t n)
+{
+	size_t c = b->cap ? b->cap : 4096;
+	unsigned char *p;
+
+	while (c < b->len + n)
+		c *= 2;
+	p = realloc(b->p, c);
+	if (!p) {
+		b->nomem = true;
+		return;
+	}
+	b->p = p;
+	b->cap = c;
+}
+
+static void b_put(struct buf *b, const void *s, size_t n)
+{
+	if (b->len + n > b->cap)
+		b_grow(b, n);
+	if (b->nomem)
+		return;
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+}
+
+static void le(unsigned char *p, uint64_t v, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static void b_num(struct buf *b, uint64_t v, int n)
+{
+	unsigned char t[8];
+
+	le(t, v, n);
+	b_put(b, t, (size_t)n);
+}
+
+static void b_str(struct buf *b, const char *s)
+{
+	b_put(b, s, strlen(s) + 1);
+}
+
+static uint32_t desc(const char *s)
+{
+	const char *p;
+
+	for (p = strings; *p; p += strlen(p) + 1)
+		if (!strcmp(p, s))
+			return (uint32_t)(p - strings);
+	return 0;
+}
+
+/* A section header with its size still 0; returns where the size goes. */
+static size_t sec_begin(struct buf *b, uint16_t id, const char *description)
+{
+	size_t at;
+
+	b_num(b, id, 2);
+	b_num(b, 0, 2);                  /* flags: not compressed */
+	b_num(b, desc(description), 4);
+	at = b->len;
+	b_num(b, 0, 8);
+	return at;
+}
+
+static void sec_end(struct buf *b, size_t at)
+{
+	if (!b->nomem)
+		le(b->p + at, b->len - at - 8, 8);
+}
+
+/* --- messages --- */
+
+static void problem(struct conv *cv, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void problem(struct conv *cv, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (cv->writing)
+		return;                  /* said in pass 1 */
+	cv->problems++;
+	if (cv->described)
+		return;
+	cv->described = true;
+	fputs("utrace: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* --- formats --- */
+
+static uint64_t fnv(uint64_t h, const char *s)
+{
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+	return (h ^ 0xff) * 0x100000001b3ULL;
+}
+
+/* Room for one more format: the table and the hash grow together. */
+static bool dfmt_room(struct conv *cv)
+{
+	size_t cap = cv->hcap ? cv->hcap * 2 : 256, i;
+	struct dfmt **na = realloc(cv->all, cap / 2 * sizeof(*na));
+	struct dfmt **nh;
+	struct dfmt *d;
+
+	if (!na)
+		return false;
+	cv->all = na;
+	nh = calloc(cap, sizeof(*nh));
+	if (!nh)
+		return false;
+	for (i = 0; i < cv->nr_fmt; i++) {
+		d = cv->all[i];
+		if (!d->hash && d == cv->lost_fmt)
+			continue;
+		d->next = nh[d->hash & (cap - 1)];
+		nh[d->hash & (cap - 1)] = d;
+	}
+	free(cv->hash);
+	cv->hash = nh;
+	cv->hcap = cap;
+	return true;
+}
+
+/* The distinct format of 'f', made on first sight; NULL: out of memory. */
+static struct dfmt *dfmt_get(struct conv *cv, struct utrace__tf_format *f)
+{
+	struct dfmt *d;
+	uint64_t h;
+
+	if (f->priv)
+		return f->priv;
+	h = fnv(fnv(fnv(0xcbf29ce484222325ULL, f->system), f->name), f->body);
+	if (cv->nr_fmt * 2 >= cv->hcap && !dfmt_room(cv))
+		return NULL;
+	for (d = cv->hash[h & (cv->hcap - 1)]; d; d = d->next)
+		if (d->hash == h && !strcmp(d->system, f->system) &&
+		    !strcmp(d->name, f->name) && !strcmp(d->body, f->body)) {
+			f->priv = d;
+			return d;
+		}
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return NULL;
+	d->hash = h;
+	d->system = f->system;
+	d->name = f->name;
+	d->body = f->body;
+	/* trace-cmd finds every event's type through common_type at offset
+	 * 0, 2 bytes: a format that says otherwise would mislead it */
+	if (!strstr(f->body, common_type_line))
+		problem(cv, "'%s': record at offset %llu: format of '%s:%s' has no "
+			"'common_type' of 2 bytes at offset 0: its events are left out",
+			cv->name, (unsigned long long)f->offset, f->system, f->name);
+	else if (cv->nr_fmt >= MAX_ID)
+		problem(cv, "'%s': record at offset %llu: more than %u distinct "
+			"formats: the events of '%s:%s' are left out", cv->name,
+			(unsigned long long)f->offset, MAX_ID, f->system, f->name);
+	else
+		d->id = (uint16_t)(cv->nr_fmt + 1);
+	if (d->id) {
+		/* A format libtraceevent cannot use (that utrace script
+		 * refuses) would make trace-cmd fail or crash: left out. */
+		char why[512];
+		int ok = script_vet_format(cv->vet, f, &d->vet, why, sizeof(why));
+
+		if (ok < 0) {
+			free(d);
+			return NULL;
+		}
+		if (!ok) {
+			problem(cv, "%s", why);
+			d->id = 0;
+		}
+	}
+	d->next = cv->hash[h & (cv->hcap - 1)];
+	cv->hash[h & (cv->hcap - 1)] = d;
+	cv->all[cv->nr_fmt++] = d;
+	f->priv = d;
+	return d;
+}
+
+/* --- pages --- */
+
+static int write_at(struct conv *cv, const void *p, size_t n, uint64_t off)
+{
+	const unsigned char *s = p;
+
+	while (n) {
+		ssize_t w = pwrite(cv->fd, s, n, (off_t)off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			cv->werr = w < 0 ? errno : EIO;
+			return -1;
+		}
+		s += w;
+		n -= (size_t)w;
+		off += (uint64_t)w;
+	}
+	return 0;
+}
+
+/* Bytes an event of 'len' record bytes takes (no time extend). */
+static uint32_t event_size(uint32_t len)
+{
+	uint32_t a = (len + 3) & ~3u;
+
+	return a <= TYPE_LEN_MAX * 4 ? 4 + a : 8 + a;
+}
+
+static int close_page(struct conv *cv, struct cpu_out *c)
+{
+	uint64_t commit = c->used;
+	int r = 0;
+
+	if (c->page_missed) {
+		commit |= RB_MISSED_EVENTS;
+		if (c->page_lost && c->reserve)
+			commit |= RB_MISSED_STORED;
+	}
+	if (cv->writing) {
+		le(c->page, c->page_ts, 8);
+		le(c->page + 8, commit, 8);
+		if (commit & RB_MISSED_STORED)
+			le(c->page + PAGE_HDR + c->used, c->page_lost, 8);
+		r = write_at(cv, c->page, cv->page_size,
+			     c->file_off + c->nr_pages * cv->page_size);
+	}
+	c->nr_pages++;
+	c->open = false;
+	return r;
+}
+
+/* A new page at time 't' for an event of 'need' bytes. */
+static int open_page(struct conv *cv, struct cpu_out *c, uint64_t t, uint32_t need)
+{
+	if (c->open && close_page(cv, c) < 0)
+		return -1;
+	c->open = true;
+	c->used = 0;
+	c->page_ts = c->last_ts = t;
+	c->page_missed = c->lost_pending;
+	c->page_lost = c->lost;
+	/* the count goes after the data: keep room for it if the event
+	 * leaves it, else the page says "events lost" without a number */
+	c->reserve = c->lost_pending && need + 8 <= cv->data_size ? 8 : 0;
+	c->lost_pending = false;
+	c->lost = 0;
+	if (cv->writing)
+		memset(c->page, 0, cv->page_size);
+	return 0;
+}
+
+static int put_event(struct conv *cv, struct cpu_out *c, uint64_t t,
+		     const unsigned char *rec, uint32_t len, uint16_t id)
+{
+	uint32_t need = event_size(len), a = (len + 3) & ~3u;
+	uint64_t delta = 0;
+	unsigned char *p;
+
+	if (c->open && t < c->last_ts)
+		t = c->last_ts;          /* never back in time on a CPU */
+	if (c->open)
+		delta = t - c->last_ts;
+	if (!c->open || c->lost_pending || delta > TS_EXTEND_MAX ||
+	    c->used + need + (delta > TS_DELTA_MAX ? 8 : 0) + c->reserve > cv->data_size) {
+		if (open_page(cv, c, t, need) < 0)
+			return -1;
+		delta = 0;
+	}
+	p = cv->writing ? c->page + PAGE_HDR + c->used : NULL;
+	if (delta > TS_DELTA_MAX) {
+		if (p) {
+			le(p, RB_TIME_EXTEND | (delta & TS_DELTA_MAX) << 5, 4);
+			le(p + 4, delta >> TS_SHIFT, 4);
+			p += 8;
+		}
+		c->used += 8;
+		delta = 0;
+	}
+	if (p) {
+		if (a <= TYPE_LEN_MAX * 4) {
+			le(p, a / 4 | delta << 5, 4);
+			p += 4;
+		} else {
+			le(p, delta << 5, 4);
+			le(p + 4, (uint64_t)len + 4, 4);
+			p += 8;
+		}
+		memcpy(p, rec, len);
+		memset(p + len, 0, a - len);
+		le(p, id, 2);            /* common_type */
+	}
+	c->used += need;
+	c->last_ts = t;
+	return 0;
+}
+
+static struct cpu_out *cpu_get(struct conv *cv, uint32_t cpu)
+{
+	if (cpu >= MAX_CPUS)
+		return NULL;
+	if (cpu >= cv->cap_cpus) {
+		uint32_t cap = cv->cap_cpus ? cv->cap_cpus : 8;
+		struct cpu_out *n;
+
+		while (cap <= cpu)
+			cap *= 2;
+		n = realloc(cv->cpu, cap * sizeof(*n));
+		if (!n)
+			return NULL;
+		memset(n + cv->cap_cpus, 0, (cap - cv->cap_cpus) * sizeof(*n));
+		cv->cpu = n;
+		cv->cap_cpus = cap;
+	}
+	if (cpu >= cv->nr_cpus)
+		cv->nr_cpus = cpu + 1;
+	return &cv->cpu[cpu];
+}
+
+/* The lost events at the end of CPU 'c' (see lost_body). */
+static int put_lost_marker(struct conv *cv, struct cpu_out *c)
+{
+	unsigned char rec[16];
+
+	if (!cv->lost_fmt && cv->nr_fmt >= MAX_ID)
+		return 0;                /* no id left: not shown */
+	if (!cv->lost_fmt) {
+		struct dfmt *d = calloc(1, sizeof(*d));
+
+		if (!d || (cv->nr_fmt == cv->hcap / 2 && !dfmt_room(cv))) {
+			free(d);
+			return -1;
+		}
+		d->system = "utrace";
+		d->name = "lost_events";
+		d->body = lost_body;
+		d->id = (uint16_t)(cv->nr_fmt + 1);
+		cv->all[cv->nr_fmt++] = d;
+		cv->lost_fmt = d;
+	}
+	memset(rec, 0, sizeof(rec));
+	le(rec + 4, c->lost_pid, 4);
+	le(rec + 8, c->lost, 8);
+	return put_event(cv, c, c->lost_time, rec, sizeof(rec), cv->lost_fmt->id);
+}
+
+/*
+ * One pass over the merged stream: place every event (and, in pass 2,
+ * write its page).  Returns 0, -ENOMEM, or -EIO (cv->werr says why).
+ */
+static int pass(struct conv *cv)
+{
+	struct utrace__tf_iter *it = NULL;
+	struct utrace__tf_item item;
+	struct cpu_out *c;
+	struct dfmt *d;
+	uint32_t i;
+	int r;
+
+	r = utrace__tf_iter_new(cv->tf, &it);
+	while (r >= 0 && (r = utrace__tf_iter_next(it, &item)) > 0) {
+		if (item.cpu >= MAX_CPUS) {
+			problem(cv, "'%s': record at offset %llu: CPU %u: trace.dat takes "
+				"CPUs below %u; its events are left out", cv->name,
+				(unsigned long long)item.page_offset, item.cpu, MAX_CPUS);
+			continue;
+		}
+		c = cpu_get(cv, item.cpu);
+		if (!c) {
+			r = -ENOMEM;
+			break;
+		}
+		if (item.kind == UTRACE__TF_LOST) {
+			c->lost_pending = true;
+			c->lost += item.lost;
+			c->lost_time = item.time;
+			c->lost_pid = item.thread->tid ? item.thread->tid : item.proc->pid;
+			continue;
+		}
+		if (!item.format) {
+			if (!item.format_rejected)
+				problem(cv, "'%s': record at offset %llu: event at offset %llu: "
+					"pid %u has no FORMAT for event id %u", cv->name,
+					(unsigned long long)item.page_offset,
+					(unsigned long long)item.offset, item.proc->pid, item.id);
+			continue;
+		}
+		d = dfmt_get(cv, item.format);
+		if (!d) {
+			r = -ENOMEM;
+			break;
+		}
+		if (!d->id)
+			continue;        /* said when it was made */
+		{
+			/* As utrace script: a record libtraceevent would read
+			 * outside of, or divide by zero on, is left out. */
+			char why[512];
+			int ok = script_vet_event(cv->vet, &item, &d->vet, why, sizeof(why));
+
+			if (ok < 0) {
+				r = -ENOMEM;
+				break;
+			}
+			if (!ok) {
+				problem(cv, "'%s': record at offset %llu: event at offset %llu: "
+					"'%s:%s': %s", cv->name,
+					(unsigned long long)item.page_offset,
+					(unsigned long long)item.offset, d->system, d->name, why);
+				continue;
+			}
+		}
+		if (event_size(item.len) > cv->data_size) {
+			problem(cv, "'%s': record at offset %llu: event at offset %llu: "
+				"record of %u bytes does not fit a trace.dat page", cv->name,
+				(unsigned long long)item.page_offset,
+				(unsigned long long)item.offset, item.len);
+			continue;
+		}
+		if (put_event(cv, c, item.time, item.rec, item.len, d->id) < 0) {
+			r = -EIO;
+			break;
+		}
+		if (!cv->writing)
+			cv->nr_events++;
+	}
+	utrace__tf_iter_free(it);
+	for (i = 0; r >= 0 && i < cv->nr_cpus; i++) {
+		c = &cv->cpu[i];
+		if (c->lost_pending && put_lost_marker(cv, c) < 0)
+			r = cv->lost_fmt ? -EIO : -ENOMEM;
+		if (r >= 0 && c->open && close_page(cv, c) < 0)
+			r = -EIO;
+	}
+	return r < 0 ? r : 0;
+}
+
+/* --- metadata --- */
+
+static void put_header_page(struct buf *b, uint32_t data_size)
+{
+	char t[512];
+	int n;
+
+	n = snprintf(t, sizeof(t),
+		     "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
+		     "\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
+		     "\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
+		     "\tfield: char data;\toffset:16;\tsize:%u;\tsigned:1;\n", data_size);
+	b_str(b, "header_page");
+	b_num(b, (uint64_t)n, 8);
+	b_put(b, t, (size_t)n);
+	b_str(b, "header_event");
+	b_num(b, sizeof(header_event) - 1, 8);
+	b_put(b, header_event, sizeof(header_event) - 1);
+}
+
+static void put_formats(struct conv *cv, struct buf *b)
+{
+	size_t i, j, nsys = 0, at = b->len;
+	char idline[64];
+
+	b_num(b, 0, 4);                  /* number of systems, set below */
+	for (i = 0; i < cv->nr_fmt; i++) {
+		const char *sys = cv->all[i]->system;
+		size_t count_at;
+		uint32_t count = 0;
+
+		if (!cv->all[i]->id)
+			continue;
+		for (j = 0; j < i; j++)
+			if (cv->all[j]->id && !strcmp(cv->all[j]->system, sys))
+				break;
+		if (j < i)
+			continue;        /* system already written */
+		nsys++;
+		b_str(b, sys);
+		count_at = b->len;
+		b_num(b, 0, 4);
+		for (j = i; j < cv->nr_fmt; j++) {
+			struct dfmt *d = cv->all[j];
+			size_t nl, nb;
+			int n;
+
+			if (!d->id || strcmp(d->system, sys))
+				continue;
+			n = snprintf(idline, sizeof(idline), "\nID: %u\n", d->id);
+			nl = strlen(d->name);
+			nb = strlen(d->body);
+			b_num(b, 6 + nl + (size_t)n + nb, 8);
+			b_put(b, "name: ", 6);
+			b_put(b, d->name, nl);
+			b_put(b, idline, (size_t)n);
+			b_put(b, d->body, nb);
+			count++;
+		}
+		if (!b->nomem)
+			le(b->p + count_at, count, 4);
+	}
+	if (!b->nomem)
+		le(b->p + at, nsys, 4);
+}
+
+static void put_cmdline(struct buf *b, uint32_t pid, const char *comm)
+{
+	char num[16];
+	size_t k, start;
+
+	snprintf(num, sizeof(num), "%d ", (int)pid);
+	b_put(b, num, strlen(num));
+	start = b->len;
+	b_put(b, comm, strlen(comm));
+	/* one line each, whatever the name holds */
+	for (k = start; !b->nomem && k < b->len; k++)
+		if (b->p[k] < 0x20 || b->p[k] == 0x7f)
+			b->p[k] = '?';
+	b_put(b, "\n", 1);
+}
+
+/*
+ * "tid comm" lines, as the kernel's saved_cmdlines (libtraceevent keeps
+ * the first name of a number).
+ */
+static void put_cmdlines(struct conv *cv, struct buf *b)
+{
+	const struct utrace__tf_process *p;
+	const struct utrace__tf_thread *t;
+	size_t i, at = b->len;
+
+	b_num(b, 0, 8);
+	for (i = 0; (t = utrace__tf_thread(cv->tf, i)); i++)
+		put_cmdline(b, t->tid, t->comm && t->comm[0] ? t->comm :
+			    t->proc->comm && t->proc->comm[0] ? t->proc->comm : "<...>");
+	/* the processes too, for markers of a process's lost events */
+	for (i = 0; (p = utrace__tf_process(cv->tf, i)); i++)
+		if (p->comm && p->comm[0])
+			put_cmdline(b, p->pid, p->comm);
+	if (!b->nomem)
+		le(b->p + at, b->len - at - 8, 8);
+}
+
+/*
+ * Everything before the CPU pages, then the options that end the file.
+ * 'opt' gets the options section, to go at 'options_off'.
+ */
+static void build_meta(struct conv *cv, struct buf *m, struct buf *opt,
+		       uint64_t *data_off, uint64_t *options_off)
+{
+	uint64_t off[SEC_CMDLINES + 1] = { 0 }, buffer_off, end;
+	char version[64];
+	size_t at;
+	uint32_t i;
+	int id;
+
+	b_put(m, "\x17\x08\x44tracing", 10);
+	b_str(m, "7");
+	b_num(m, 0, 1);                  /* little endian */
+	b_num(m, 8, 1);                  /* long size */
+	b_num(m, cv->page_size, 4);
+	b_str(m, "none");                /* compression */
+	b_str(m, "");
+	b_num(m, 0, 8);                  /* options offset, set below */
+
+	off[SEC_STRINGS] = m->len;
+	at = sec_begin(m, SEC_STRINGS, "strings");
+	b_put(m, strings, sizeof(strings) - 1);
+	sec_end(m, at);
+
+	off[SEC_HEADER_INFO] = m->len;
+	at = sec_begin(m, SEC_HEADER_INFO, "headers");
+	put_header_page(m, cv->data_size);
+	sec_end(m, at);
+
+	off[SEC_FTRACE_EVENTS] = m->len;
+	at = sec_begin(m, SEC_FTRACE_EVENTS, "ftrace events");
+	b_num(m, 0, 4);
+	sec_end(m, at);
+
+	off[SEC_EVENT_FORMATS] = m->len;
+	at = sec_begin(m, SEC_EVENT_FORMATS, "events format");
+	put_formats(cv, m);
+	sec_end(m, at);
+
+	off[SEC_KALLSYMS] = m->len;
+	at = sec_begin(m, SEC_KALLSYMS, "kallsyms");
+	b_num(m, 0, 4);
+	sec_end(m, at);
+
+	off[SEC_PRINTK] = m->len;
+	at = sec_begin(m, SEC_PRINTK, "printk");
+	b_num(m, 0, 4);
+	sec_end(m, at);
+
+	off[SEC_CMDLINES] = m->len;
+	at = sec_begin(m, SEC_CMDLINES, "command lines");
+	put_cmdlines(cv, m);
+	sec_end(m, at);
+
+	/* the buffer section: its pages start on a page boundary */
+	buffer_off = m->len;
+	at = sec_begin(m, OPT_BUFFER, "buffer flyrecord ");
+	*data_off = (m->len + cv->page_size - 1) / cv->page_size * cv->page_size;
+	end = *data_off;
+	for (i = 0; i < cv->nr_cpus; i++) {
+		cv->cpu[i].file_off = end;
+		end += cv->cpu[i].nr_pages * cv->page_size;
+	}
+	if (!m->nomem)
+		le(m->p + at, end - (at + 8), 8);
+	*options_off = end;
+	if (!m->nomem)
+		le(m->p + 24, end, 8);   /* the header's options offset */
+
+	at = sec_begin(opt, OPT_DONE, "options");
+	for (id = SEC_HEADER_INFO; id <= SEC_CMDLINES; id++) {
+		b_num(opt, (uint64_t)id, 2);
+		b_num(opt, 8, 4);
+		b_num(opt, off[id], 8);
+	}
+	b_num(opt, OPT_TRACECLOCK, 2);
+	b_num(opt, sizeof(trace_clock), 4);
+	b_put(opt, trace_clock, sizeof(trace_clock));
+	b_num(opt, OPT_CPUCOUNT, 2);
+	b_num(opt, 4, 4);
+	b_num(opt, cv->nr_cpus, 4);
+	snprintf(version, sizeof(version), "utrace %s", utrace_version());
+	b_num(opt, OPT_VERSION, 2);
+	b_num(opt, strlen(version) + 1, 4);
+	b_str(opt, version);
+	b_num(opt, OPT_BUFFER, 2);
+	b_num(opt, 8 + 1 + 5 + 4 + 4 + (uint64_t)cv->nr_cpus * 20, 4);
+	b_num(opt, buffer_off, 8);
+	b_str(opt, "");                  /* the top instance */
+	b_str(opt, "mono");              /* its clock */
+	b_num(opt, cv->page_size, 4);
+	b_num(opt, cv->nr_cpus, 4);
+	for (i = 0; i < cv->nr_cpus; i++) {
+		b_num(opt, i, 4);
+		b_num(opt, cv->cpu[i].file_off, 8);
+		b_num(opt, cv->cpu[i].nr_pages * cv->page_size, 8);
+	}
+	b_num(opt, OPT_DONE, 2);
+	b_num(opt, 8, 4);
+	b_num(opt, 0, 8);                /* no next options section */
+	sec_end(opt, at);
+}
+
+/* --- the worker --- */
+
+static int write_file(struct conv *cv)
+{
+	struct buf m = { 0 }, opt = { 0 };
+	uint64_t data_off, options_off;
+	uint32_t i;
+	int r = 0;
+
+	build_meta(cv, &m, &opt, &data_off, &options_off);
+	if (m.nomem || opt.nomem) {
+		r = -ENOMEM;
+		goto out;
+	}
+	if (write_at(cv, m.p, m.len, 0) < 0 ||
+	    write_at(cv, opt.p, opt.len, options_off) < 0) {
+		r = -EIO;
+		goto out;
+	}
+	for (i = 0; i < cv->nr_cpus; i++) {
+		cv->cpu[i].page = malloc(cv->page_size);
+		if (!cv->cpu[i].page) {
+			r = -ENOMEM;
+			goto out;
+		}
+	}
+	/* pass 2: the same placing, now written */
+	for (i = 0; i < cv->nr_cpus; i++) {
+		cv->cpu[i].expect = cv->cpu[i].nr_pages;
+		cv->cpu[i].nr_pages = 0;
+	}
+	cv->writing = true;
+	r = pass(cv);
+	for (i = 0; !r && i < cv->nr_cpus; i++)
+		if (cv->cpu[i].nr_pages != cv->cpu[i].expect) {
+			fprintf(stderr, "utrace: '%s': the second reading placed the "
+				"pages differently (a bug)\n", cv->name);
+			r = -EINVAL;
+		}
+out:
+	free(m.p);
+	free(opt.p);
+	return r;
+}
+
+int convert_tracedat(struct utrace__tf *tf, const char *out)
+{
+	struct conv cv = { .tf = tf, .name = utrace__tf_name(tf), .out = out, .fd = -1 };
+	struct utrace__tf_format *f;
+	struct stat st;
+	int r = 0, status = 0;
+	size_t i;
+
+	if (utrace__tf_warning(tf))
+		fprintf(stderr, "utrace: %s\n", utrace__tf_warning(tf));
+	if (utrace__tf_error(tf)) {
+		fprintf(stderr, "utrace: %s\n", utrace__tf_error(tf));
+		cv.described = true;
+		cv.problems = utrace__tf_nr_bad(tf) ? utrace__tf_nr_bad(tf) : 1;
+	}
+	cv.page_size = utrace__tf_page_size(tf);
+	if (!cv.page_size)
+		return 1;                /* not even a header: said above */
+	cv.data_size = cv.page_size - PAGE_HDR;
+	cv.vet = script_vet_new(tf);
+	if (!cv.vet) {
+		fprintf(stderr, "utrace: cannot set up libtraceevent\n");
+		return 1;
+	}
+
+	/* pass 1: the formats in file order, then where each event goes */
+	for (i = 0; (f = utrace__tf_format(tf, i)); i++)
+		if (!dfmt_get(&cv, f)) {
+			r = -ENOMEM;
+			goto out;
+		}
+	r = pass(&cv);
+	if (r < 0)
+		goto out;
+	if (!cv.nr_cpus && !cpu_get(&cv, 0)) {  /* trace-cmd wants a CPU */
+		r = -ENOMEM;
+		goto out;
+	}
+
+	cv.fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (cv.fd < 0) {
+		fprintf(stderr, "utrace: cannot open '%s': %s\n", out, strerror(errno));
+		status = 1;
+		goto out;
+	}
+	r = write_file(&cv);
+	if (close(cv.fd) < 0 && !r) {
+		cv.werr = errno;
+		r = -EIO;
+	}
+	if (r == -EIO)
+		fprintf(stderr, "utrace: cannot write '%s': %s\n", out, strerror(cv.werr));
+	if (r < 0 && r != -ENOMEM && stat(out, &st) == 0 && S_ISREG(st.st_mode))
+		unlink(out);             /* no half-written file */
+out:
+	if (r == -ENOMEM) {
+		fprintf(stderr, "utrace: '%s': out of memory\n", cv.name);
+		if (cv.fd >= 0 && stat(out, &st) == 0 && S_ISREG(st.st_mode))
+			unlink(out);
+	}
+	if (r < 0)
+		status = 1;
+	if (cv.problems > 1)
+		fprintf(stderr, "utrace: '%s': %llu more problems: the records or events "
+			"concerned were left out\n", cv.name,
+			(unsigned long long)(cv.problems - 1));
+	if (cv.problems)
+		status = 1;
+	for (i = 0; i < cv.nr_fmt; i++)
+		free(cv.all[i]);
+	for (i = 0; i < cv.cap_cpus; i++)
+		free(cv.cpu[i].page);
+	free(cv.cpu);
+	free(cv.all);
+	script_vet_free(cv.vet);
+	free(cv.hash);
+	return status;
+}
