@@ -538,7 +538,8 @@ def recording_section(w, data, params, counts, top):
     readers = (("utrace-script", "`utrace script -i FILE > /dev/null`",
                 "utrace file, 1 thread"),
                ("babeltrace2", "`babeltrace2 DIR > /dev/null`", "LTTng trace, 1 thread"),
-               ("trace-cmd", "`trace-cmd report`", "trace.dat"))
+               ("trace-cmd", "`trace-cmd report -i FILE > /dev/null`",
+                "`utrace convert` of the utrace file"))
     speeds = {}
     for key, title, trace in readers:
         v = rec["reads"].get(key)
@@ -1015,7 +1016,8 @@ def main():
     w(f"- liblttng-ust {sh('pkg-config', '--modversion', 'lttng-ust')}; "
       f"liburcu-bp {sh('pkg-config', '--modversion', 'liburcu-bp')}; "
       f"lttng-tools: {first_line(sh('lttng', '--version')) if shutil.which('lttng') else '(not installed)'}; "
-      f"babeltrace2: {first_line(sh('babeltrace2', '--version')) if shutil.which('babeltrace2') else '(not installed)'}")
+      f"babeltrace2: {first_line(sh('babeltrace2', '--version')) if shutil.which('babeltrace2') else '(not installed)'}; "
+      f"trace-cmd: {first_line(sh('trace-cmd', '--version').strip()) if shutil.which('trace-cmd') else '(not installed)'}")
     w(f"- utrace: commit {commit}"
       + (" with uncommitted changes in lib/ or include/" if dirty else ""))
     w(f"- bench/run.sh took {params.get('seconds', '?')} s")

@@ -495,8 +495,9 @@ grep -E '^utrace record: [0-9]+ events written' "$fdata/ctl.err" | tail -n 1 \
 rm -f "$rec/ctl.dat"
 
 # Reading the traces back: `utrace script` (when the built utrace has it)
-# on the last 1-thread utrace file, babeltrace2 on the last LTTng trace.
-# trace-cmd needs a trace.dat, which utrace cannot export yet.
+# on the last 1-thread utrace file, babeltrace2 on the last LTTng trace,
+# `trace-cmd report` on the trace.dat `utrace convert` makes of the same
+# utrace file (the same events; the conversion itself is not timed).
 now_ns() { date +%s%N; }
 read_time() { # reader run events command...
 	local name=$1 r=$2 ev=$3 t0 t1 rc=0
@@ -538,7 +539,24 @@ else
 		read_time babeltrace2 "$r" "$lev" babeltrace2 "$ldir" || break
 	done
 fi
-echo "READSTATUS trace-cmd not comparable yet (no trace.dat export)" >>"$rdata/read.txt"
+tfile=$rec/utrace-1t.trace.dat
+if ! command -v trace-cmd >/dev/null; then
+	echo "READSTATUS trace-cmd skipped (trace-cmd is not installed)" >>"$rdata/read.txt"
+elif ! "$utrace" --help 2>/dev/null | grep -qE '^ +convert( |$)'; then
+	echo "READSTATUS trace-cmd skipped (the built utrace has no 'convert' command)" \
+		>>"$rdata/read.txt"
+elif [ ! -f "$ufile" ] || [ -z "$uev" ]; then
+	echo "READSTATUS trace-cmd skipped (no utrace trace file was recorded)" >>"$rdata/read.txt"
+elif ! "$utrace" convert -i "$ufile" -o "$tfile" 2>"$rdata/convert.err"; then
+	say "utrace convert failed, see $rdata/convert.err"
+	echo "READSTATUS trace-cmd failed (utrace convert failed, see bench/out/data/rec/convert.err)" \
+		>>"$rdata/read.txt"
+else
+	say "reading: trace-cmd report, $READ_RUNS runs"
+	for ((r = 0; r < READ_RUNS; r++)); do
+		read_time trace-cmd "$r" "$uev" trace-cmd report -i "$tfile" || break
+	done
+fi
 if [ -z "${BENCH_KEEP_TRACES:-}" ]; then
 	rm -rf "$rec"
 fi
