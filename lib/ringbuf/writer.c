@@ -662,7 +662,24 @@ static void discard(struct utrace_tp_reserve *r)
 	if (r->rb_state != 1)
 		return;
 	t->tail = t->undo_tail;
-	t->last_ts = t->undo_ts;
+	if (t->last_ts - t->undo_ts < (1ULL << (UTRACE_RB_DELTA_BITS - 1))) {
+		t->last_ts = t->undo_ts;
+	} else {
+		/* A long time since the last event kept: leave a time
+		 * extend where the event was (it took at least 12 bytes), so
+		 * that a run of rejected events does not make every next
+		 * event need one. */
+		uint64_t delta = t->last_ts - t->undo_ts;
+		uint32_t w = UTRACE_RB_TYPE_TIME_EXTEND |
+			     (uint32_t)(delta & ((1u << UTRACE_RB_DELTA_BITS) - 1)) << 5;
+		uint32_t hi = (uint32_t)(delta >> UTRACE_RB_DELTA_BITS);
+		unsigned char *d = t->page->data + t->tail;
+
+		memcpy(d, &w, 4);
+		memcpy(d + 4, &hi, 4);
+		t->tail += 8;
+		__atomic_store_n(&t->page->commit, t->tail | t->missed, __ATOMIC_RELEASE);
+	}
 	if (t->stash_used != 0)
 		flush_stash(t);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);

@@ -77,6 +77,16 @@ check "filter: accepted, applied in the process" bash -c '
 	! grep -E "bytes=([0-9]|[0-9][0-9]|[0-9][0-9][0-9]|1[0-9][0-9][0-9]|2[0-4][0-9][0-9]) " "$2/f" | grep -q .' \
 	"$UTRACE" "$S" "$TMP"
 
+# Rejected events are taken back from the page; the times of the events
+# kept around them must stay right (a request every 10 ticks of at least 1 ms: 10 ms or more an id).
+check "filter: events kept between rejected ones have the right times" bash -c '
+	"$0" filter -p "$1" demo_request "path == \"/health\"" && "$0" clear -p "$1" &&
+	sleep 1.5 && "$0" show -p "$1" | grep demo_request > "$2/t" &&
+	[ "$(wc -l < "$2/t")" -ge 3 ] &&
+	sed -E "s/.* ([0-9]+\.[0-9]+): demo_request: id=([0-9]+) .*/\1 \2/" "$2/t" |
+	awk "NR > 1 { r = (\$1 - t) / (\$2 - i); if (r < 0.0075 || r > 0.1) bad = 1 } { t = \$1; i = \$2 } END { exit bad }" &&
+	"$0" filter -p "$1" demo_request 0' "$UTRACE" "$S" "$TMP"
+
 check "filter: a bad expression gets the kernel message and a caret; old filter dropped" bash -c '
 	! "$0" filter -p "$1" demo:demo_request "bytes > abc" 2> "$2/ferr" &&
 	grep -q "Invalid value (did you forget quotes)?" "$2/ferr" &&
