@@ -68,6 +68,7 @@ uint64_t utrace__pool_next_size(void) UTRACE_HIDDEN;
 void utrace__pool_set_next_size(uint64_t bytes) UTRACE_HIDDEN;
 int utrace__pool_resize(uint64_t bytes) UTRACE_HIDDEN;
 int utrace__record_attach(const char *path, uint32_t mode) UTRACE_HIDDEN;
+ssize_t utrace__send_with_fd(int s, const void *buf, size_t len, int pass) UTRACE_HIDDEN;
 void utrace__record_detach(int sock, uint32_t mode) UTRACE_HIDDEN;
 
 /* control/agent.c */

@@ -146,22 +146,8 @@ static int send_text(int fd, int32_t status, const char *text, size_t len)
 static int send_fd(int fd, int32_t status, int pass)
 {
 	struct utrace_ctl_ans a = { status, 0, 0 };
-	char cbuf[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = { &a, sizeof(a) };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
-	struct cmsghdr *cm;
 
-	if (pass >= 0) {
-		memset(cbuf, 0, sizeof(cbuf));
-		mh.msg_control = cbuf;
-		mh.msg_controllen = sizeof(cbuf);
-		cm = CMSG_FIRSTHDR(&mh);
-		cm->cmsg_level = SOL_SOCKET;
-		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(cm), &pass, sizeof(int));
-	}
-	return sendmsg(fd, &mh, MSG_NOSIGNAL) < 0 ? -1 : 0;
+	return utrace__send_with_fd(fd, &a, sizeof(a), pass) < 0 ? -1 : 0;
 }
 
 /* --- events --- */

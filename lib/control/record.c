@@ -39,13 +39,37 @@ static bool mode_set;                  /* UTRACE_MODE was given */
 int utrace__pool_fd = -1;              /* the memfd of utrace__pool */
 static pthread_mutex_t pool_mutex = PTHREAD_MUTEX_INITIALIZER;
 
+/*
+ * Send one packet with a descriptor attached (SCM_RIGHTS; none when
+ * pass < 0), retrying on EINTR.  Returns the bytes sent or -1.
+ */
+ssize_t utrace__send_with_fd(int s, const void *buf, size_t len, int pass)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { (void *)buf, len };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct cmsghdr *cm;
+	ssize_t n;
+
+	if (pass >= 0) {
+		memset(cbuf, 0, sizeof(cbuf));
+		mh.msg_control = cbuf;
+		mh.msg_controllen = sizeof(cbuf);
+		cm = CMSG_FIRSTHDR(&mh);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(cm), &pass, sizeof(int));
+	}
+	do
+		n = sendmsg(s, &mh, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	return n;
+}
+
 static int send_hello(int fd)
 {
 	struct utrace_msg_hello h;
-	char cbuf[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = { &h, sizeof(h) };
-	struct msghdr mh = { 0 };
-	struct cmsghdr *cm;
 	ssize_t n;
 
 	memset(&h, 0, sizeof(h));
@@ -69,19 +93,7 @@ static int send_hello(int fd)
 	n = readlink("/proc/self/exe", h.exe, sizeof(h.exe) - 1);
 	if (n < 0)
 		h.exe[0] = 0;
-	memset(cbuf, 0, sizeof(cbuf));
-	mh.msg_iov = &iov;
-	mh.msg_iovlen = 1;
-	mh.msg_control = cbuf;
-	mh.msg_controllen = sizeof(cbuf);
-	cm = CMSG_FIRSTHDR(&mh);
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-	do
-		n = sendmsg(sock, &mh, MSG_NOSIGNAL);
-	while (n < 0 && errno == EINTR);
+	n = utrace__send_with_fd(sock, &h, sizeof(h), fd);
 	return n == (ssize_t)sizeof(h) ? 0 : -1;
 }
 
