@@ -784,9 +784,16 @@ loop:
 			add_proc(s);
 			continue;
 		}
-		/* Sleep 1 ms between looks, unless the last look found pages:
-		 * then the writers are busy and every moment counts. */
-		poll(pfd, (nfds_t)n, busy ? 0 : 1);
+		/* Sleep 1 ms between looks, or 200 us when the last look found
+		 * pages: the writers are busy, but looking again at once would
+		 * only take CPU from them to copy a page or two at a time.  At
+		 * full speed (2 threads here, about 350,000 pages a second)
+		 * 200 us fills 70 pages of the 2048 of the default buffer. */
+		{
+			struct timespec wait = { 0, busy ? 200000 : 1000000 };
+
+			ppoll(pfd, (nfds_t)n, &wait, NULL);
+		}
 		busy = 0;
 		for (i = 0; i < n; i++) {
 			if (map[i] == -1 && (pfd[i].revents & POLLIN)) {
