@@ -30,6 +30,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -850,10 +851,16 @@ static void *agent_main(void *arg)
 		if (pfd[0].revents & POLLIN) {
 			int c = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC);
 
-			if (c >= 0 && (nr_clients == MAX_CLIENTS || !peer_allowed(c)))
+			if (c >= 0 && (nr_clients == MAX_CLIENTS || !peer_allowed(c))) {
 				close(c);
-			else if (c >= 0)
+			} else if (c >= 0) {
+				/* A client that stops reading must not hold the
+				 * agent: answers give up after 2 s. */
+				struct timeval tv = { 2, 0 };
+
+				setsockopt(c, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 				clients[nr_clients++] = c;
+			}
 		}
 	}
 	return NULL;
