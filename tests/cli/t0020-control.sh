@@ -125,6 +125,37 @@ check "socket of a dead process is cleaned up" bash -c '
 	python3 -c "import socket,sys; s=socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET); s.bind(sys.argv[1])" "$1/run/$d.sock" &&
 	[ -S "$1/run/$d.sock" ] && "$0" ps > /dev/null && [ ! -e "$1/run/$d.sock" ]' "$UTRACE" "$TMP"
 
+check "garbage on the control socket: the process and its agent carry on" bash -c '
+	python3 - "$2/run/$1.sock" <<"PY" &&
+import os, random, socket, struct, sys
+random.seed(7)
+for i in range(300):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    s.connect(sys.argv[1])
+    s.settimeout(2)
+    k = i % 5
+    if k == 0:
+        pkt = os.urandom(random.randint(0, 64))
+    elif k == 1:      # a valid header, any op, id and payload
+        pkt = struct.pack("<IIIiQ", random.randint(0, 40), 1, random.getrandbits(32),
+                          random.randint(-3, 3), random.getrandbits(64)) + os.urandom(random.randint(0, 300))
+    elif k == 2:      # the wrong version
+        pkt = struct.pack("<IIIiQ", 1, 99, 0, 0, 0)
+    elif k == 3:      # a filter with binary junk
+        pkt = struct.pack("<IIIiQ", 8, 1, random.randint(0, 12), 0, 0) + os.urandom(100)
+    else:             # a system filter without its NUL
+        pkt = struct.pack("<IIIiQ", 9, 1, 0, 0, 0) + b"demo"
+    try:
+        s.send(pkt)
+        s.recv(70000)
+    except OSError:
+        pass
+    s.close()
+PY
+	"$0" list -p "$1" | grep -qx demo:demo_tick && kill -0 "$1" &&
+	"$0" filter -p "$1" demo_request 0 && "$0" filter -p "$1" demo_tick 0 &&
+	"$0" disable -p "$1" "*:*"' "$UTRACE" "$S" "$TMP"
+
 check "UTRACE_CONTROL=0: no agent" bash -c '
 	UTRACE_CONTROL=0 "$1" --run 1 & p=$!; sleep 0.3
 	r=0; [ -e "$2/run/$p.sock" ] && r=1; wait $p; [ $r = 0 ]' "$UTRACE" "$SAMPLE" "$TMP"
