@@ -57,7 +57,10 @@ int utrace__pool_create(uint64_t bytes, uint32_t mode, struct utrace_pool **out)
 		close(fd);
 		return -e;
 	}
-	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	/* Populated now, as the kernel allocates its ring buffer: a writer
+	 * that faults in each new page of a large pool pays for it in every
+	 * event (10 M events into 64 MiB: 35 ns an event, 22 populated). */
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
 	if (p == MAP_FAILED) {
 		e = errno;
 		close(fd);

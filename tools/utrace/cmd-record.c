@@ -383,7 +383,8 @@ static void hello(struct proc *p, const struct utrace_msg_hello *h, int fd)
 		close(fd);
 		return;
 	}
-	m = mmap(NULL, hdr.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	/* populated: no fault per page while copying at full speed */
+	m = mmap(NULL, hdr.size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
 	close(fd);
 	if (m == MAP_FAILED) {
 		fprintf(stderr, "utrace record: cannot map the pool of pid %u: %s\n",
