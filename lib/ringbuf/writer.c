@@ -105,6 +105,19 @@ static __thread unsigned char stash[STASH_SIZE] __attribute__((aligned(8)));
 struct utrace_pool *utrace__pool;
 unsigned int utrace__pool_gen = 1;
 int utrace__tracing_off;
+
+/* The pool and its generation change under running threads (the agent
+ * makes or replaces the pool): loads that the compiler and TSan see as
+ * atomic, a plain mov on x86. */
+static inline __attribute__((always_inline)) struct utrace_pool *cur_pool(void)
+{
+	return __atomic_load_n(&utrace__pool, __ATOMIC_ACQUIRE);
+}
+
+static inline __attribute__((always_inline)) unsigned int cur_gen(void)
+{
+	return __atomic_load_n(&utrace__pool_gen, __ATOMIC_ACQUIRE);
+}
 static pthread_key_t exit_key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 
@@ -152,16 +165,16 @@ static void count_lost(struct tbuf *t)
 {
 	t->lost_pending++;
 	if (t->slot >= 0)
-		__atomic_fetch_add(&utrace_pool_slot(utrace__pool, (uint32_t)t->slot)->lost,
+		__atomic_fetch_add(&utrace_pool_slot(cur_pool(), (uint32_t)t->slot)->lost,
 				   1, __ATOMIC_RELAXED);
-	else if (utrace__pool)
+	else if (cur_pool())
 		__atomic_fetch_add(&utrace__pool->lost_no_slot, 1, __ATOMIC_RELAXED);
 }
 
 /* Queue the current page for the recorder. */
 static void publish(struct tbuf *t)
 {
-	struct utrace_pool *p = utrace__pool;
+	struct utrace_pool *p = cur_pool();
 	struct utrace_thread_slot *s = utrace_pool_slot(p, (uint32_t)t->slot);
 
 	t->desc->nr_events = t->nr_events;
@@ -191,7 +204,7 @@ static int switch_page(struct tbuf *t, uint64_t ts, uint32_t cpu)
 
 static int switch_page_(struct tbuf *t, uint64_t ts, uint32_t cpu)
 {
-	struct utrace_pool *p = utrace__pool;
+	struct utrace_pool *p = cur_pool();
 	struct utrace_page_desc *d;
 	struct utrace_page *pg;
 	uint64_t idx;
@@ -276,7 +289,7 @@ static void thread_exit(void *arg)
 	struct tbuf *t = my_tbuf();
 
 	(void)arg;
-	if (t->gen != utrace__pool_gen || !utrace__pool)
+	if (t->gen != cur_gen() || !cur_pool())
 		return;
 	if (t->page)
 		publish(t);
@@ -284,7 +297,7 @@ static void thread_exit(void *arg)
 		pthread_mutex_lock(&tbufs_mutex);
 		__atomic_store_n(&thread_tbufs[t->slot], NULL, __ATOMIC_RELEASE);
 		pthread_mutex_unlock(&tbufs_mutex);
-		__atomic_store_n(&utrace_pool_slot(utrace__pool, (uint32_t)t->slot)->state,
+		__atomic_store_n(&utrace_pool_slot(cur_pool(), (uint32_t)t->slot)->state,
 				 0, __ATOMIC_RELEASE);
 	}
 	t->slot = -1;
@@ -299,7 +312,12 @@ static void make_key(void)
 /* First event of this thread with this pool: find a thread slot. */
 static int attach(struct tbuf *t)
 {
-	struct utrace_pool *p = utrace__pool;
+	/* The generation first: the pool is stored before the generation
+	 * is bumped, so a new generation comes with its pool.  (Read the
+	 * other way round, a thread could take the new generation with no
+	 * pool and never look again.) */
+	unsigned int gen = cur_gen();
+	struct utrace_pool *p = cur_pool();
 	uint32_t i, zero;
 	int e = errno;
 	struct tbuf *self = t;
@@ -310,7 +328,7 @@ static int attach(struct tbuf *t)
 					    __ATOMIC_RELEASE, __ATOMIC_RELAXED);
 	memset(t, 0, sizeof(*t));
 	t->slot = -1;
-	t->gen = utrace__pool_gen;
+	t->gen = gen;
 	t->tid = utrace__gettid();
 	if (!p)
 		return 0;
@@ -415,7 +433,7 @@ static void flush_stash(struct tbuf *t)
 static void *reserve_rare(struct tbuf *t, struct utrace_tp_reserve *r,
 			  uint32_t size)
 {
-	if (t->gen != utrace__pool_gen && !attach(t)) {
+	if (t->gen != cur_gen() && !attach(t)) {
 		count_lost(t);
 		return NULL;
 	}
@@ -445,6 +463,14 @@ static __attribute__((noinline)) void *reserve_page(struct utrace_tp_reserve *r,
 	uint64_t ts = utrace__clock_now();
 	uint32_t cpu = utrace__cpu();
 
+	if (__builtin_expect(t->slot < 0, 0)) {
+		/* No thread slot (more threads than the pool has slots, or
+		 * attached before the pool existed): lost, counted. */
+		count_lost(t);
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		t->nest = 0;
+		return NULL;
+	}
 	if (!t->page || cpu != t->cpu ||
 	    t->tail + need_len(t, ts, size) > UTRACE_PAGE_DATA) {
 		if (!switch_page(t, ts, cpu)) {
@@ -475,9 +501,9 @@ static __attribute__((noinline)) void *reserve_entry(struct utrace_tp_reserve *r
 	struct tbuf *t;
 	struct utrace_entry *ent;
 
-	if (utrace__tracing_off)
+	if (__atomic_load_n(&utrace__tracing_off, __ATOMIC_RELAXED))
 		return NULL;    /* tracing_on is 0: not recorded, not lost */
-	if (!utrace__pool || size > UTRACE_EVENT_MAX)
+	if (!cur_pool() || size > UTRACE_EVENT_MAX)
 		return utrace__reserve_scratch(r, ev, scratch, size);
 	t = my_tbuf();
 	ent = reserve_rare(t, r, size);
@@ -514,11 +540,11 @@ void *utrace_tp_reserve(struct utrace_tp_reserve *r, struct utrace_event *ev,
 	r->event = ev;
 	r->size = size;
 	r->rb_state = 0;
-	if (__builtin_expect(!utrace__pool || utrace__tracing_off ||
+	if (__builtin_expect(!cur_pool() || __atomic_load_n(&utrace__tracing_off, __ATOMIC_RELAXED) ||
 			     size > UTRACE_RB_MAX_SMALL, 0))
 		return reserve_entry(r, ev, scratch, size);
 	t = my_tbuf();
-	if (__builtin_expect(t->gen != utrace__pool_gen || t->nest || t->stash_used, 0))
+	if (__builtin_expect(t->gen != cur_gen() || t->nest || t->stash_used, 0))
 		return reserve_entry(r, ev, scratch, size);
 	t->nest = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);

@@ -118,4 +118,52 @@ TEST(filters_replaced_while_recording)
 	utrace__ctl_close(c);
 }
 
+/* More threads alive at once than the pool has thread slots (1024): the
+ * others' events are lost and counted, and nothing writes out of bounds. */
+#define MANY 1100
+static pthread_barrier_t many_barrier;
+
+static void *many_thread(void *arg)
+{
+	(void)arg;
+	pthread_barrier_wait(&many_barrier);
+	for (int i = 0; i < 10; i++)
+		trace_utest_simple((unsigned long long)i * 3, (unsigned int)i);
+	pthread_barrier_wait(&many_barrier);
+	return NULL;
+}
+
+TEST(more_threads_than_slots)
+{
+	static pthread_t th[MANY];
+	struct utrace__ctl *c;
+	struct utrace__ctl_info in;
+	pthread_attr_t at;
+	char err[256];
+	int i, n = 0;
+
+	CHECK_INT(utrace__ctl_open(getpid(), &c, err, sizeof(err)), ==, 0);
+	CHECK_INT(utrace__ctl_set_event(c, "utest:utest_simple", 18), ==, 1);
+	pthread_attr_init(&at);
+	pthread_attr_setstacksize(&at, 128 << 10);
+	pthread_barrier_init(&many_barrier, NULL, MANY);
+	for (i = 0; i < MANY; i++)
+		if (pthread_create(&th[i], &at, many_thread, NULL) == 0)
+			n++;
+		else
+			break;
+	if (n < MANY) {
+		/* cannot start enough threads here: let the started ones go */
+		printf("# only %d threads could start; skipping the check\n", n);
+		atomic_store(&stop, 1);
+		exit(0);
+	}
+	for (i = 0; i < MANY; i++)
+		pthread_join(th[i], NULL);
+	CHECK_INT(utrace__ctl_info(c, &in), ==, 0);
+	/* at least the threads beyond the slots lost their 10 events each */
+	CHECK(in.lost >= (uint64_t)(MANY - 1024) * 10);
+	utrace__ctl_close(c);
+}
+
 TEST_MAIN()
