@@ -53,6 +53,7 @@
  *   reject3  "a < 1000000000000 && b < 4000000000 && common_pid < 0"
  *                                             three predicates, the last false
  */
+#include "bench-util.h"
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
@@ -128,28 +129,6 @@ static const struct filt_case *find_case(const char *name)
 			return &filt_cases[i];
 	fprintf(stderr, "bench-filter: no case '%s'\n", name);
 	exit(2);
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static uint64_t parse_u64(const char *s)
-{
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || end == s || *end || v == 0) {
-		fprintf(stderr, "bench-filter: bad number '%s'\n", s);
-		exit(2);
-	}
-	return v;
 }
 
 static void wait_on(void)
@@ -443,11 +422,14 @@ int main(int argc, char **argv)
 	int ret;
 
 	if (argc >= 5 && strcmp(argv[1], "filter") == 0)
-		ret = cmd_filter(parse_u64(argv[2]), parse_u64(argv[3]), argc - 4, argv + 4);
+		ret = cmd_filter(parse_u64("bench-filter", argv[2]),
+				 parse_u64("bench-filter", argv[3]), argc - 4, argv + 4);
 	else if (argc == 4 && strcmp(argv[1], "count") == 0)
-		ret = cmd_count(parse_u64(argv[2]), argv[3]);
+		ret = cmd_count(parse_u64("bench-filter", argv[2]), argv[3]);
 	else if (argc == 5 && strcmp(argv[1], "latency") == 0)
-		ret = cmd_latency(parse_u64(argv[2]), parse_u64(argv[3]), parse_u64(argv[4]));
+		ret = cmd_latency(parse_u64("bench-filter", argv[2]),
+				  parse_u64("bench-filter", argv[3]),
+				  parse_u64("bench-filter", argv[4]));
 	else
 		return usage();
 	if (ctl)

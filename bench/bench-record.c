@@ -30,6 +30,7 @@
  * (with its low 32 bits) as the event's arguments, and an empty asm that
  * uses it and clobbers memory.
  */
+#include "bench-util.h"
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
@@ -112,28 +113,6 @@ BENCH_NOINLINE void bench_rec_warm(uint64_t n, void *ctx)
 		BENCH_BARRIER(i);
 	}
 	BENCH_BARRIER(ctx);
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static uint64_t parse_u64(const char *s)
-{
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || end == s || *end || v == 0) {
-		fprintf(stderr, "bench-record: bad number '%s'\n", s);
-		exit(2);
-	}
-	return v;
 }
 
 /* The utrace event is on from the start under `utrace record`; the LTTng
@@ -223,7 +202,8 @@ static int usage(void)
 int main(int argc, char **argv)
 {
 	if (argc == 4 && strcmp(argv[1], "run") == 0) {
-		uint64_t n = parse_u64(argv[2]), nt = parse_u64(argv[3]);
+		uint64_t n = parse_u64("bench-record", argv[2]);
+		uint64_t nt = parse_u64("bench-record", argv[3]);
 		struct worker *w;
 		int err;
 
@@ -251,7 +231,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argc == 3 && strcmp(argv[1], "count") == 0) {
-		uint64_t n = parse_u64(argv[2]);
+		uint64_t n = parse_u64("bench-record", argv[2]);
 		void *ctx = make_ctx(n > 1000 ? n : 1000);
 
 		wait_on();

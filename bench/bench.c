@@ -27,6 +27,7 @@
  * merge, hoist nor drop iterations, nor give the empty loop another shape.
  * Speeds are printed, never checked: this is not a test.
  */
+#include "bench-util.h"
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -232,28 +233,6 @@ static void check_state(const struct bench_case *c)
 	}
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static uint64_t parse_u64(const char *s)
-{
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || end == s || *end || v == 0) {
-		fprintf(stderr, "bench: bad number '%s'\n", s);
-		exit(2);
-	}
-	return v;
-}
-
 static int usage(void)
 {
 	fprintf(stderr, "usage: bench cases | time N RUNS CASE... | count N CASE\n");
@@ -268,7 +247,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argc >= 5 && strcmp(argv[1], "time") == 0) {
-		uint64_t n = parse_u64(argv[2]), runs = parse_u64(argv[3]);
+		uint64_t n = parse_u64("bench", argv[2]), runs = parse_u64("bench", argv[3]);
 		uint64_t warm = n / 100 ? n / 100 : 1;
 		int nc = argc - 4;
 
@@ -301,7 +280,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argc == 4 && strcmp(argv[1], "count") == 0) {
-		uint64_t n = parse_u64(argv[2]);
+		uint64_t n = parse_u64("bench", argv[2]);
 		const struct bench_case *c = find_case(argv[3]);
 
 		if (c->kind == K_ON)
