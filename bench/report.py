@@ -324,6 +324,7 @@ def recording_section(w, data, params, counts, top):
 
     raw1, raw2 = stats("raw", 1), stats("raw", 2)
     u1 = stats("utrace", 1)
+    up1 = stats("utrace-pool", 1)
     u2 = [stats("utrace", 2, th) for th in (0, 1)]
     u2all = stats("utrace", 2)
     lt1 = stats("lttng", 1)
@@ -394,6 +395,12 @@ def recording_section(w, data, params, counts, top):
       "file is on the disk of bench/out.  Events lost: the recorder's summary line "
       "(`utrace record: N events written, M lost, ...`).  Bytes/event: file size / "
       "events written.")
+    w("- **utrace, the writer alone**: the same program with `UTRACE_EVENTS='bench:*'` "
+      "and no recorder: events go into the process's own buffer (8 MiB, overwrite mode, "
+      "as `utrace show` reads it), which nothing copies out meanwhile.  The difference "
+      "from the `utrace record` row is what the recorder writing the file next to the "
+      "program costs it.  On this VM, the first write to memory that was never "
+      "written (the file's page cache) is slow; see the design notes.")
     w("- **raw store**: no tracer; each event writes a 24-byte record `{u64 rdtsc; "
       "u64 a; u32 b; u32 pad}` into a preallocated, pre-touched per-thread array "
       f"({rec_n * 24 / 1e6:.0f} MB per thread).  This is the floor: a timestamp and "
@@ -440,6 +447,10 @@ def recording_section(w, data, params, counts, top):
         w(f"| utrace record, both threads together | 2 | {cell(u2all)} | "
           f"{rcell(ratio(med(u2all), med(raw2)))} (vs raw 2 threads) | - | "
           f"{rcell(ratio(med(u2all), med(u1)))} | | |")
+    if up1:
+        w(f"| utrace, the writer alone (no recorder; own 8 MiB buffer, overwrite) | 1 | "
+          f"{cell(up1)} | {rcell(ratio(med(up1), med(raw1)))} | "
+          f"{rcell(ratio(med(up1), med(lt1)))} | - | (overwritten, not lost) | - |")
     if lt1:
         w(f"| LTTng-UST, session to disk | 1 | {cell(lt1)} | "
           f"{rcell(ratio(med(lt1), med(raw1)))} | 1.00x | - | {lt_lost_text} | "

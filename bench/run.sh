@@ -334,6 +334,18 @@ rec_utrace() { # threads run
 	[ "$r" -eq $((REC_RUNS - 1)) ] || rm -f "$f"
 }
 
+# The writer alone: the same program with the event on from UTRACE_EVENTS
+# and no recorder, so the process's own buffer (8 MiB, overwrite mode)
+# takes every event and nothing copies it out meanwhile.  This separates
+# the cost of writing an event from the cost of the recorder writing the
+# file next to it (see the notes under the Recording table).
+rec_pool() { # run
+	UTRACE_EVENTS='bench:*' UTRACE_RUNTIME_DIR="$rec/run" \
+		"$build/bench/bench-record-utrace" run "$REC_N" 1 2>"$rdata/pool.$1.err" |
+		sed "s/^REC /REC utrace-pool 1 $1 /" >>"$rdata/times.txt" ||
+		say "bench-record-utrace without a recorder failed, see $rdata/pool.$1.err"
+}
+
 rec_raw() { # threads run
 	"$build/bench/bench-record-raw" run "$REC_N" "$1" |
 		sed "s/^REC /REC raw $1 $2 /" >>"$rdata/times.txt" ||
@@ -401,6 +413,7 @@ for ((r = 0; r < REC_RUNS; r++)); do
 	rec_utrace 2 "$r"
 	rec_raw 1 "$r"
 	rec_raw 2 "$r"
+	rec_pool "$r"
 	rec_lttng "$r"
 done
 if [ -n "$lttng_rec_ok" ]; then
