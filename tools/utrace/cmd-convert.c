@@ -24,14 +24,6 @@ static const char usage_text[] =
 	"                      for 'trace-cmd report -i OUT' and KernelShark\n"
 	"  -h, --help          show this text\n";
 
-static int usage_error(const char *fmt, const char *arg)
-{
-	fputs("utrace convert: ", stderr);
-	fprintf(stderr, fmt, arg);
-	fputs("; see 'utrace convert --help'\n", stderr);
-	return 129;
-}
-
 int cmd_convert(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -63,17 +55,17 @@ int cmd_convert(int argc, char **argv)
 			fputs(usage_text, stdout);
 			return 0;
 		case ':':
-			return usage_error("option '%s' needs a value", argv[optind - 1]);
+			return usage_error("convert", "option '%s' needs a value", argv[optind - 1]);
 		default:
-			return usage_error("unknown option '%s'", argv[optind - 1]);
+			return usage_error("convert", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	if (optind < argc)
-		return usage_error("unexpected argument '%s'", argv[optind]);
+		return usage_error("convert", "unexpected argument '%s'", argv[optind]);
 	if (strcmp(format, "trace.dat"))
-		return usage_error("unknown format '%s' (there is trace.dat)", format);
+		return usage_error("convert", "unknown format '%s' (there is trace.dat)", format);
 	if (!output)
-		return usage_error("%s", "no output file: give -o OUT");
+		return usage_error("convert", "%s", "no output file: give -o OUT");
 	/* writing over the input would pull the file from under the reader */
 	if (stat(input, &si) == 0 && stat(output, &so) == 0 &&
 	    si.st_dev == so.st_dev && si.st_ino == so.st_ino) {

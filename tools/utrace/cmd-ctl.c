@@ -29,14 +29,6 @@ struct targets {
 	size_t nr_c;
 };
 
-static int usage_error(const char *cmd, const char *fmt, const char *arg)
-{
-	fprintf(stderr, "utrace %s: ", cmd);
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "; see 'utrace %s --help'\n", cmd);
-	return 129;
-}
-
 static int add_pid(struct targets *t, const char *cmd, const char *arg)
 {
 	char *end;

@@ -83,6 +83,7 @@ struct efmt {
 	size_t nr_dyn;
 	const char *refused;             /* why state is -1 */
 	char *vet_why;                   /* the message, for a vetter */
+	void *user;                      /* a vetter's caller's */
 };
 
 struct obuf {
@@ -1533,28 +1534,19 @@ struct script_vet *script_vet_new(struct utrace__tf *tf)
 	return v;
 }
 
-/* The vetter's efmt of a format; the caller keeps it in *slot, since the
- * format's priv pointer is the caller's. */
-static struct efmt *vet_efmt(struct script_vet *v, struct utrace__tf_format *f, void **slot)
+/* The caller's slot for a distinct format (NULL: out of memory). */
+void **script_vet_user(struct script_vet *v, struct utrace__tf_format *f)
 {
-	void *saved;
-	struct efmt *e;
+	struct efmt *e = efmt_get(&v->sc, f);
 
-	if (*slot)
-		return *slot;
-	saved = f->priv;
-	f->priv = NULL;
-	e = efmt_get(&v->sc, f);
-	f->priv = saved;
-	*slot = e;
-	return e;
+	return e ? &e->user : NULL;
 }
 
 /* Can libtraceevent use this format (parsed in a child process first)? */
-int script_vet_format(struct script_vet *v, struct utrace__tf_format *f, void **slot,
-		      char *why, size_t whylen)
+int script_vet_format(struct script_vet *v, struct utrace__tf_format *f, char *why,
+		      size_t whylen)
 {
-	struct efmt *e = vet_efmt(v, f, slot);
+	struct efmt *e = efmt_get(&v->sc, f);
 
 	why[0] = 0;
 	if (!e)
@@ -1585,8 +1577,8 @@ int script_vet_format(struct script_vet *v, struct utrace__tf_format *f, void **
  * (above) and the record pass the checks that keep libtraceevent from
  * reading outside it, dividing by zero and the like.
  */
-int script_vet_event(struct script_vet *v, const struct utrace__tf_item *it, void **slot,
-		     char *why, size_t whylen)
+int script_vet_event(struct script_vet *v, const struct utrace__tf_item *it, char *why,
+		     size_t whylen)
 {
 	struct script *sc = &v->sc;
 	struct efmt *e;
@@ -1596,10 +1588,10 @@ int script_vet_event(struct script_vet *v, const struct utrace__tf_item *it, voi
 	why[0] = 0;
 	if (!it->format)
 		return 0;
-	ok = script_vet_format(v, it->format, slot, why, whylen);
+	ok = script_vet_format(v, it->format, why, whylen);
 	if (ok <= 0)
 		return ok;
-	e = *slot;
+	e = it->format->priv;
 	if (it->len + SLACK > sc->scratch_cap) {
 		size_t c = it->len + SLACK > 4096 ? it->len + SLACK : 4096;
 		unsigned char *n = realloc(sc->scratch, c);
@@ -1651,14 +1643,6 @@ static const char usage_text[] =
 	"      --fields        each event's fields as name=value, not its TP_printk text\n"
 	"      --json          one JSON object per line for each event\n"
 	"  -h, --help          show this text\n";
-
-static int usage_error(const char *fmt, const char *arg)
-{
-	fputs("utrace script: ", stderr);
-	fprintf(stderr, fmt, arg);
-	fputs("; see 'utrace script --help'\n", stderr);
-	return 129;
-}
 
 /* Split one -e argument into set_event tokens. */
 static int add_events(struct script_opts *o, char *arg)
@@ -1735,19 +1719,19 @@ int cmd_script(int argc, char **argv)
 			fputs(usage_text, stdout);
 			goto done;
 		case ':':
-			status = usage_error("option '%s' needs a value", argv[optind - 1]);
+			status = usage_error("script", "option '%s' needs a value", argv[optind - 1]);
 			goto done;
 		default:
-			status = usage_error("unknown option '%s'", argv[optind - 1]);
+			status = usage_error("script", "unknown option '%s'", argv[optind - 1]);
 			goto done;
 		}
 	}
 	if (optind < argc) {
-		status = usage_error("unexpected argument '%s'", argv[optind]);
+		status = usage_error("script", "unexpected argument '%s'", argv[optind]);
 		goto done;
 	}
 	if (nr_fields && nr_json) {
-		status = usage_error("%s", "--fields and --json do not go together");
+		status = usage_error("script", "%s", "--fields and --json do not go together");
 		goto done;
 	}
 	for (c = 0; c < nr_ev_args; c++) {
@@ -1755,7 +1739,7 @@ int cmd_script(int argc, char **argv)
 		int r = copy ? add_events(&o, ev_args[c]) : -ENOMEM;
 
 		if (r == UTRACE_EBADSPEC) {
-			status = usage_error("bad event specification in '%s'", copy);
+			status = usage_error("script", "bad event specification in '%s'", copy);
 			free(copy);
 			goto done;
 		}
@@ -1767,7 +1751,7 @@ int cmd_script(int argc, char **argv)
 		}
 	}
 	if (nr_ev_args && !o.nr_ev) {
-		status = usage_error("%s", "-e needs at least one event");
+		status = usage_error("script", "%s", "-e needs at least one event");
 		goto done;
 	}
 

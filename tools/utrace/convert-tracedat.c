@@ -134,11 +134,8 @@ struct buf {
 
 /* One distinct format. */
 struct dfmt {
-	struct dfmt *next;               /* hash chain */
-	uint64_t hash;
 	const char *system, *name, *body;
 	uint16_t id;                     /* in trace.dat; 0: left out */
-	void *vet;                       /* the vetter's state of it */
 };
 
 struct cpu_out {
@@ -166,8 +163,8 @@ struct conv {
 	uint32_t page_size, data_size;
 	struct cpu_out *cpu;
 	uint32_t nr_cpus, cap_cpus;
-	struct dfmt **hash, **all;
-	size_t hcap, nr_fmt;
+	struct dfmt **all;
+	size_t cap_fmt, nr_fmt;
 	uint64_t problems;
 	bool described;
 	uint64_t nr_events;
@@ -277,61 +274,39 @@ static void problem(struct conv *cv, const char *fmt, ...)
 
 /* --- formats --- */
 
-static uint64_t fnv(uint64_t h, const char *s)
-{
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
-	return (h ^ 0xff) * 0x100000001b3ULL;
-}
-
-/* Room for one more format: the table and the hash grow together. */
+/* Room for one more format in cv->all. */
 static bool dfmt_room(struct conv *cv)
 {
-	size_t cap = cv->hcap ? cv->hcap * 2 : 256, i;
-	struct dfmt **na = realloc(cv->all, cap / 2 * sizeof(*na));
-	struct dfmt **nh;
-	struct dfmt *d;
+	size_t cap = cv->cap_fmt ? cv->cap_fmt * 2 : 64;
+	struct dfmt **na;
 
+	if (cv->nr_fmt < cv->cap_fmt)
+		return true;
+	na = realloc(cv->all, cap * sizeof(*na));
 	if (!na)
 		return false;
 	cv->all = na;
-	nh = calloc(cap, sizeof(*nh));
-	if (!nh)
-		return false;
-	for (i = 0; i < cv->nr_fmt; i++) {
-		d = cv->all[i];
-		if (!d->hash && d == cv->lost_fmt)
-			continue;
-		d->next = nh[d->hash & (cap - 1)];
-		nh[d->hash & (cap - 1)] = d;
-	}
-	free(cv->hash);
-	cv->hash = nh;
-	cv->hcap = cap;
+	cv->cap_fmt = cap;
 	return true;
 }
 
 /* The distinct format of 'f', made on first sight; NULL: out of memory. */
 static struct dfmt *dfmt_get(struct conv *cv, struct utrace__tf_format *f)
 {
+	/* The vetter tells formats apart already (system, name and text,
+	 * across processes): its slot for the format holds ours. */
+	void **slot = script_vet_user(cv->vet, f);
 	struct dfmt *d;
-	uint64_t h;
 
-	if (f->priv)
-		return f->priv;
-	h = fnv(fnv(fnv(0xcbf29ce484222325ULL, f->system), f->name), f->body);
-	if (cv->nr_fmt * 2 >= cv->hcap && !dfmt_room(cv))
+	if (!slot)
 		return NULL;
-	for (d = cv->hash[h & (cv->hcap - 1)]; d; d = d->next)
-		if (d->hash == h && !strcmp(d->system, f->system) &&
-		    !strcmp(d->name, f->name) && !strcmp(d->body, f->body)) {
-			f->priv = d;
-			return d;
-		}
+	if (*slot)
+		return *slot;
+	if (!dfmt_room(cv))
+		return NULL;
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return NULL;
-	d->hash = h;
 	d->system = f->system;
 	d->name = f->name;
 	d->body = f->body;
@@ -351,7 +326,7 @@ static struct dfmt *dfmt_get(struct conv *cv, struct utrace__tf_format *f)
 		/* A format libtraceevent cannot use (that utrace script
 		 * refuses) would make trace-cmd fail or crash: left out. */
 		char why[512];
-		int ok = script_vet_format(cv->vet, f, &d->vet, why, sizeof(why));
+		int ok = script_vet_format(cv->vet, f, why, sizeof(why));
 
 		if (ok < 0) {
 			free(d);
@@ -362,10 +337,8 @@ static struct dfmt *dfmt_get(struct conv *cv, struct utrace__tf_format *f)
 			d->id = 0;
 		}
 	}
-	d->next = cv->hash[h & (cv->hcap - 1)];
-	cv->hash[h & (cv->hcap - 1)] = d;
 	cv->all[cv->nr_fmt++] = d;
-	f->priv = d;
+	*slot = d;
 	return d;
 }
 
@@ -519,7 +492,7 @@ static int put_lost_marker(struct conv *cv, struct cpu_out *c)
 	if (!cv->lost_fmt) {
 		struct dfmt *d = calloc(1, sizeof(*d));
 
-		if (!d || (cv->nr_fmt == cv->hcap / 2 && !dfmt_room(cv))) {
+		if (!d || !dfmt_room(cv)) {
 			free(d);
 			return -1;
 		}
@@ -588,7 +561,7 @@ static int pass(struct conv *cv)
 			/* As utrace script: a record libtraceevent would read
 			 * outside of, or divide by zero on, is left out. */
 			char why[512];
-			int ok = script_vet_event(cv->vet, &item, &d->vet, why, sizeof(why));
+			int ok = script_vet_event(cv->vet, &item, why, sizeof(why));
 
 			if (ok < 0) {
 				r = -ENOMEM;
@@ -957,6 +930,5 @@ out:
 	free(cv.cpu);
 	free(cv.all);
 	script_vet_free(cv.vet);
-	free(cv.hash);
 	return status;
 }

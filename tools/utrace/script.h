@@ -28,16 +28,18 @@ int script_run(const struct script_opts *o, struct utrace__tf *tf, FILE *out);
 /*
  * Vetting for other writers (utrace convert): 1 when `utrace script` would
  * use the format / print the event, 0 when it would refuse it (*why says
- * why), or -ENOMEM.  The vetter keeps its own libtraceevent handle, and
- * its state of a format in *slot, a pointer the caller keeps per format
- * (NULL at first).
+ * why), or -ENOMEM.  The vetter keeps its own libtraceevent handle and
+ * tells formats apart (system, name and text) through their priv
+ * pointers; script_vet_user() gives the caller a slot of its own for each
+ * distinct format (NULL at first).
  */
 struct script_vet;
 struct script_vet *script_vet_new(struct utrace__tf *tf);
-int script_vet_format(struct script_vet *v, struct utrace__tf_format *f, void **slot,
-		      char *why, size_t whylen);
-int script_vet_event(struct script_vet *v, const struct utrace__tf_item *it, void **slot,
-		     char *why, size_t whylen);
+void **script_vet_user(struct script_vet *v, struct utrace__tf_format *f);
+int script_vet_format(struct script_vet *v, struct utrace__tf_format *f, char *why,
+		      size_t whylen);
+int script_vet_event(struct script_vet *v, const struct utrace__tf_item *it, char *why,
+		     size_t whylen);
 void script_vet_free(struct script_vet *v);
 
 #endif /* UTRACE_TOOL_SCRIPT_H */
