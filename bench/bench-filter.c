@@ -53,7 +53,6 @@
  *   reject3  "a < 1000000000000 && b < 4000000000 && common_pid < 0"
  *                                             three predicates, the last false
  */
-#include "bench-util.h"
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
@@ -64,19 +63,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench-util.h"
 #include "bench-events.h"
 #include "control/client.h"
 #include "ringbuf/pool.h"
 
-#if defined(__has_attribute)
-#if __has_attribute(noclone)
-#define BENCH_NOINLINE __attribute__((noinline, noclone))
-#endif
-#endif
-#ifndef BENCH_NOINLINE
-#define BENCH_NOINLINE __attribute__((noinline))
-#endif
-#define BENCH_BARRIER(i) __asm__ __volatile__("" : : "r"(i) : "memory")
 
 BENCH_NOINLINE void bench_filt_loop_empty(uint64_t n);
 BENCH_NOINLINE void bench_filt_loop(uint64_t n);

@@ -30,7 +30,6 @@
  * (with its low 32 bits) as the event's arguments, and an empty asm that
  * uses it and clobbers memory.
  */
-#include "bench-util.h"
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
@@ -41,6 +40,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench-util.h"
 #if defined(BENCH_UTRACE)
 #include "bench-events.h"
 #define BENCH_EVENT(ctx, i) trace_bench_ev((i), (uint32_t)(i))
@@ -71,16 +71,6 @@ _Static_assert(sizeof(struct raw_rec) == 24, "the raw record is 24 bytes");
 #else
 #error "build with -DBENCH_UTRACE, -DBENCH_LTTNG or -DBENCH_RAW"
 #endif
-
-#if defined(__has_attribute)
-#if __has_attribute(noclone)
-#define BENCH_NOINLINE __attribute__((noinline, noclone))
-#endif
-#endif
-#ifndef BENCH_NOINLINE
-#define BENCH_NOINLINE __attribute__((noinline))
-#endif
-#define BENCH_BARRIER(i) __asm__ __volatile__("" : : "r"(i) : "memory")
 
 BENCH_NOINLINE void bench_rec_loop_empty(uint64_t n, void *ctx);
 BENCH_NOINLINE void bench_rec_loop(uint64_t n, void *ctx);

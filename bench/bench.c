@@ -27,7 +27,6 @@
  * merge, hoist nor drop iterations, nor give the empty loop another shape.
  * Speeds are printed, never checked: this is not a test.
  */
-#include "bench-util.h"
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -36,6 +35,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench-util.h"
 #if defined(BENCH_UTRACE)
 #include "bench-events.h"
 #ifdef UTRACE_DISABLE
@@ -53,18 +53,6 @@
 #else
 #error "build with -DBENCH_UTRACE or -DBENCH_LTTNG"
 #endif
-
-#if defined(__has_attribute)
-#if __has_attribute(noclone)
-#define BENCH_NOINLINE __attribute__((noinline, noclone))
-#endif
-#endif
-#ifndef BENCH_NOINLINE
-#define BENCH_NOINLINE __attribute__((noinline))
-#endif
-/* Keeps the counter live and every iteration in place, in every loop
- * alike, so that all loops have the same shape (an up-counting i). */
-#define BENCH_BARRIER(i) __asm__ __volatile__("" : : "r"(i) : "memory")
 
 /* The raw baseline's flag: never set, read once per iteration. */
 volatile int bench_flag;
