@@ -115,6 +115,14 @@ check "record -p: what the buffer held before the attach is in the file; events 
 	for _ in $(seq 40); do "$0" ps | grep -qE "^ *$1 sample +9 +1 " && exit 0; sleep 0.05; done
 	exit 1' "$UTRACE" "$S" "$TMP"
 
+check "record -p killed with SIGKILL: the events still go back as they were" bash -c '
+	"$0" record -p "$1" -e "demo:*" -o "$2/kill.dat" 2>/dev/null & r=$!
+	for _ in $(seq 40); do "$0" ps | grep -qE "^ *$1 sample +9 +2 " && break; sleep 0.05; done
+	"$0" ps | grep -qE "^ *$1 sample +9 +2 " || { kill -9 $r; exit 1; }
+	kill -9 $r; wait $r 2>/dev/null
+	for _ in $(seq 40); do "$0" ps | grep -qE "^ *$1 sample +9 +1 " && exit 0; sleep 0.05; done
+	exit 1' "$UTRACE" "$S" "$TMP"
+
 check "usage errors" bash -c '
 	"$0" enable demo 2>&1 | grep -q "which process" && "$0" enable -p abc x 2>&1 | grep -q "not a process id" &&
 	"$0" show -p 999999 2>&1 | grep -q "no process 999999" &&
