@@ -10,6 +10,51 @@
 #include "clock.h"
 #include "pool.h"
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+
+__attribute__((target("clflushopt")))
+static void evict_opt(const char *p, const char *end)
+{
+	for (; p < end; p += 64)
+		__builtin_ia32_clflushopt(p);
+}
+
+static void evict_plain(const char *p, const char *end)
+{
+	for (; p < end; p += 64)
+		__builtin_ia32_clflush(p);
+}
+
+void utrace__cache_evict(const void *ptr, size_t len)
+{
+	/* 0: not looked yet, 1: CLFLUSH, 2: CLFLUSHOPT (CPUID.7.0:EBX[23]) */
+	static int how;
+	const char *p = (const char *)((uintptr_t)ptr & ~(uintptr_t)63);
+	const char *end = (const char *)ptr + len;
+	int h = __atomic_load_n(&how, __ATOMIC_RELAXED);
+
+	if (!len)
+		return;
+	if (!h) {
+		unsigned int a, b, c, d;
+
+		h = __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & (1u << 23)) ? 2 : 1;
+		__atomic_store_n(&how, h, __ATOMIC_RELAXED);
+	}
+	if (h == 2)
+		evict_opt(p, end);
+	else
+		evict_plain(p, end);
+}
+#else
+void utrace__cache_evict(const void *ptr, size_t len)
+{
+	(void)ptr;
+	(void)len;
+}
+#endif
+
 static uint64_t next_pow2(uint64_t v)
 {
 	uint64_t p = 1;
