@@ -19,6 +19,9 @@
  *                                  times, all started together; each times
  *                                  its own loop with clock_gettime and
  *                                  prints "REC <thread> <n> <ns>"
+ *   bench-record-X for SECONDS     (utrace, lttng) one thread fires the
+ *                                  event at full speed for SECONDS and
+ *                                  prints "FOR <events> <ns>"
  *   bench-record-X count N         a short warm-up (1000 events, in
  *                                  bench_rec_warm), the empty loop and the
  *                                  event loop N times each, for valgrind
@@ -185,7 +188,8 @@ static void *worker_main(void *arg)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: bench-record-%s run N THREADS | count N\n", BENCH_NAME);
+	fprintf(stderr, "usage: bench-record-%s run N THREADS | count N | for SECONDS\n",
+		BENCH_NAME);
 	return 2;
 }
 
@@ -220,6 +224,24 @@ int main(int argc, char **argv)
 		free(w);
 		return 0;
 	}
+#if !defined(BENCH_RAW)
+	if (argc == 3 && strcmp(argv[1], "for") == 0) {
+		/* Fire at full speed for SECONDS, in chunks of 65,536 events,
+		 * and say how many were fired: the recorder's written + lost
+		 * must add up to it. */
+		uint64_t secs = parse_u64("bench-record", argv[2]), fired = 0, t0, t;
+
+		wait_on();
+		t0 = now_ns();
+		do {
+			bench_rec_loop(65536, NULL);
+			fired += 65536;
+			t = now_ns();
+		} while (t - t0 < secs * 1000000000u);
+		printf("FOR %" PRIu64 " %" PRIu64 "\n", fired, t - t0);
+		return 0;
+	}
+#endif
 	if (argc == 3 && strcmp(argv[1], "count") == 0) {
 		uint64_t n = parse_u64("bench-record", argv[2]);
 		void *ctx = make_ctx(n > 1000 ? n : 1000);

@@ -259,6 +259,17 @@ def read_recording(data):
             elif len(f) == 5 and f[0] == "LTTNG":
                 # LTTNG run bytes discarded counted
                 rec["lttng_files"].append((int(f[1]), int(f[2]), int(f[3]), int(f[4])))
+    rec["long"] = {}
+    rec["long_status"] = None
+    path = os.path.join(rd, "long.txt")
+    if os.path.exists(path):
+        for line in open(path):
+            f = line.split()
+            # LONG label fired written(-1: not known) lost bytes ns
+            if len(f) == 7 and f[0] == "LONG":
+                rec["long"][f[1]] = tuple(int(x) for x in f[2:])
+            elif f and f[0] == "LONGSTATUS":
+                rec["long_status"] = line.strip().split(" ", 1)[1]
     path = os.path.join(rd, "counts.txt")
     if os.path.exists(path):
         for line in open(path):
@@ -399,8 +410,10 @@ def recording_section(w, data, params, counts, top):
       "and no recorder: events go into the process's own buffer (8 MiB, overwrite mode, "
       "as `utrace show` reads it), which nothing copies out meanwhile.  The difference "
       "from the `utrace record` row is what the recorder writing the file next to the "
-      "program costs it.  On this VM, the first write to memory that was never "
-      "written (the file's page cache) is slow; see the design notes.")
+      "program costs it: the recorder's CPU time on a 2-core machine, and the "
+      "pages coming back from it (it flushes their cache lines first; without "
+      "that a recorded event cost about twice as much, see \"Giving pages back "
+      "cold\" in docs/design-notes.md).")
     w("- **raw store**: no tracer; each event writes a 24-byte record `{u64 rdtsc; "
       "u64 a; u32 b; u32 pad}` into a preallocated, pre-touched per-thread array "
       f"({rec_n * 24 / 1e6:.0f} MB per thread).  This is the floor: a timestamp and "
@@ -571,6 +584,54 @@ def recording_section(w, data, params, counts, top):
           f"wait for it.")
         w("")
 
+    # ------------------------------------------------ sustained
+    lg = rec["long"]
+    long_secs = params.get("long_secs", "?")
+    if lg or rec["long_status"]:
+        w(f"### {long_secs} seconds at full speed")
+        w("")
+        w(f"One thread fires the event in a loop for {long_secs} s (`bench-record-X for "
+          f"{long_secs}`) and prints how many it fired; `utrace record -o FILE` with "
+          f"the default buffer, then an LTTng session to disk with the default "
+          f"channel.  **written + lost**: the recorder's summary line; it must "
+          f"equal the events fired, to the event.  LTTng's loss is the "
+          f"`Discarded events` of `lttng list` (its events are not counted here: "
+          f"babeltrace2 would take minutes).  **produced**: what the program "
+          f"produced per second at 24 B an event; **written**: file size over "
+          f"the run's time.")
+        w("")
+        if rec["long_status"]:
+            w(f"Not run: {rec['long_status']}.")
+            w("")
+    if lg:
+        w("| tracer | events fired | written | lost | written + lost = fired? | "
+          "ns/event | produced MB/s | file MB/s |")
+        w("|---|---:|---:|---:|---|---:|---:|---:|")
+        for label, title in (("utrace", "utrace record"), ("lttng", "LTTng-UST")):
+            if label not in lg:
+                continue
+            fired, written, lost, size, ns = lg[label]
+            secs = ns / 1e9
+            exact = ("yes" if written + lost == fired else
+                     f"**no** (off by {written + lost - fired:+,})") if written >= 0 else "-"
+            w(f"| {title} | {fired:,} | {written:,} | {lost:,} "
+              f"({pct(lost / fired) if fired else '-'}) | {exact} | "
+              f"{ns / fired:.2f} | {fired * 24 / secs / 1e6:.0f} | {size / secs / 1e6:.0f} |"
+              if written >= 0 else
+              f"| {title} | {fired:,} | - | {lost:,} discarded "
+              f"({pct(lost / fired) if fired else '-'}) | - | "
+              f"{ns / fired:.2f} | {fired * 24 / secs / 1e6:.0f} | {size / secs / 1e6:.0f} |")
+        w("")
+        if "utrace" in lg and lg["utrace"][2] > 0:
+            w("utrace loses events here because the program produces events "
+              "faster than this machine can move them to the file: the "
+              "writer thread takes one of the two cores, and the recorder "
+              "(about 9 ns of CPU per event, mostly the kernel copying pages "
+              "into the page cache) shares the other with the kernel's "
+              "writeback.  Every lost event is counted, per process, and "
+              "marked where it happened in the file.")
+            w("")
+
     # ------------------------------------------------ targets
     w("### Targets")
     w("")
@@ -611,6 +672,22 @@ def recording_section(w, data, params, counts, top):
           f"{rec_n:,} events: {u1_lost_text}")
     else:
         w("- not measured: zero events lost for 1 thread")
+    if "utrace" in lg:
+        fired, written, lost, size, ns = lg["utrace"]
+        if lost == 0:
+            w(f"- **PASS** zero events lost, 1 thread at full speed for {long_secs} s "
+              f"with the default buffer: {fired:,} events, 0 lost")
+        else:
+            ok = written + lost == fired
+            w(f"- {'**PASS** (the second clause)' if ok else '**FAIL**'} 1 thread at "
+              f"full speed for {long_secs} s: zero lost, or, where the events come "
+              f"faster than they can be written, the loss exact and reported: "
+              f"{fired:,} fired = {written:,} written + {lost:,} lost "
+              f"({pct(lost / fired)}) {'exactly' if ok else 'NOT exactly'}; the "
+              f"program produced {fired * 24 / (ns / 1e9) / 1e6:.0f} MB/s, the "
+              f"file grew at {size / (ns / 1e9) / 1e6:.0f} MB/s")
+    else:
+        w(f"- not measured: {long_secs} s at full speed ({rec['long_status'] or 'not run'})")
     if u1_bpe is not None:
         w(f"- {verdict(u1_bpe <= 24)} ≤ 24 bytes/event on disk: {u1_bpe:.2f}"
           + ("" if u1_bpe <= 24 else
@@ -1008,7 +1085,7 @@ def main():
       "`BENCH_RUNS`, `BENCH_CG_N`, `BENCH_LTTNG_ON_N`, `BENCH_LTTNG_ON_RUNS`, "
       "`BENCH_LTTNG_ON_CG_N`, `BENCH_NO_LTTNG_ON=1`, and for the recording part "
       "`BENCH_REC_N`, `BENCH_REC_RUNS`, `BENCH_REC_CG_N`, `BENCH_READ_RUNS`, "
-      "`BENCH_KEEP_TRACES=1`, and for the filter and control part "
+      "`BENCH_LONG_SECS`, `BENCH_KEEP_TRACES=1`, and for the filter and control part "
       "`BENCH_FILT_N`, `BENCH_FILT_RUNS`, `BENCH_FILT_CG_N`, `BENCH_CTL_TOGGLES` "
       "(see the top of run.sh).  The recording part also "
       "builds `bench/bench-record.c` three times and the `utrace` tool, runs "

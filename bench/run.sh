@@ -26,6 +26,7 @@
 #   BENCH_REC_RUNS=5         recording runs of each case
 #   BENCH_REC_CG_N=100000    events of the recorded path under callgrind
 #   BENCH_READ_RUNS=3        timed runs of each trace reader
+#   BENCH_LONG_SECS=10       seconds of the sustained run (0: skip it)
 #   BENCH_FILT_N=2000000     events of each filter case per round
 #   BENCH_FILT_RUNS=5        rounds of the filter cases
 #   BENCH_FILT_CG_N=100000   events of each filter case under callgrind
@@ -48,6 +49,7 @@ LTTNG_ON_CG_N=${BENCH_LTTNG_ON_CG_N:-100000}
 REC_N=${BENCH_REC_N:-10000000}
 REC_RUNS=${BENCH_REC_RUNS:-5}
 REC_CG_N=${BENCH_REC_CG_N:-100000}
+LONG_SECS=${BENCH_LONG_SECS:-10}
 READ_RUNS=${BENCH_READ_RUNS:-3}
 FILT_N=${BENCH_FILT_N:-2000000}
 FILT_RUNS=${BENCH_FILT_RUNS:-5}
@@ -419,6 +421,61 @@ done
 if [ -n "$lttng_rec_ok" ]; then
 	cp "$rdata/lttng-list.$((REC_RUNS - 1)).txt" "$rdata/lttng-list.txt" 2>/dev/null || true
 fi
+
+# Ten seconds at full speed: one thread fires the event for LONG_SECS
+# seconds under `utrace record` (default buffer, file on disk), then under
+# an LTTng session to disk.  The program says how many it fired; the
+# recorder's written + lost must add up to it.  The files (several GB) are
+# removed at once.
+rec_long() {
+	local f=$rec/long.dat dir=$rec/lttng-long s=utrace-bench-long-$$ fired ns line disc
+	local avail
+	avail=$(df -Pk "$rec" | awk 'NR == 2 { print $4 }')
+	if [ "$LONG_SECS" -le 0 ]; then
+		echo "LONGSTATUS skipped (BENCH_LONG_SECS=0)" >>"$rdata/long.txt"
+		return 0
+	fi
+	# The recorder writes at most about 2 GB/s here; keep 10 GB spare.
+	if [ "$avail" -lt $(( (LONG_SECS * 2 + 10) * 1024 * 1024 )) ]; then
+		echo "LONGSTATUS skipped (only $((avail / 1024)) MB free on bench/out)" >>"$rdata/long.txt"
+		return 0
+	fi
+	say "sustained: one thread for $LONG_SECS s under utrace record${lttng_rec_ok:+, then LTTng}"
+	rm -f "$f"
+	if "$utrace" record -o "$f" -- "$build/bench/bench-record-utrace" for "$LONG_SECS" \
+		>"$rdata/long-utrace.out" 2>"$rdata/long-utrace.err"; then
+		read -r _ fired ns <"$rdata/long-utrace.out" || true
+		line=$(grep -E '^utrace record: [0-9]+ events written, [0-9]+ lost,' \
+			"$rdata/long-utrace.err" | tail -n 1) || true
+		# LONG utrace fired written lost bytes ns
+		[ -n "$line" ] && echo "LONG utrace $fired $(echo "$line" |
+			sed -E 's/^utrace record: ([0-9]+) events written, ([0-9]+) lost,.*/\1 \2/') $(stat -c %s "$f") $ns" \
+			>>"$rdata/long.txt"
+	else
+		say "utrace record for $LONG_SECS s failed, see $rdata/long-utrace.err"
+	fi
+	rm -f "$f"
+	[ -n "$lttng_rec_ok" ] || return 0
+	rm -rf "$dir"
+	if { lttng create "$s" --output="$dir" && rec_session=$s &&
+	     lttng enable-event -u -s "$s" 'bench:*' &&
+	     lttng start "$s"; } >"$rdata/long-lttng-session.log" 2>&1 &&
+	   "$build/bench/bench-record-lttng" for "$LONG_SECS" \
+		>"$rdata/long-lttng.out" 2>"$rdata/long-lttng.err"; then
+		lttng stop "$s" >/dev/null 2>&1 || true
+		lttng list "$s" >"$rdata/long-lttng-list.txt" 2>&1 || true
+		read -r _ fired ns <"$rdata/long-lttng.out" || true
+		disc=$(awk '/Discarded events:/ { d += $3 } END { print d + 0 }' "$rdata/long-lttng-list.txt")
+		# LONG lttng fired -1 discarded bytes ns
+		echo "LONG lttng $fired -1 $disc $(du -sb "$dir" | cut -f1) $ns" >>"$rdata/long.txt"
+	else
+		say "the LTTng run for $LONG_SECS s failed, see $rdata/long-lttng*.log/err"
+	fi
+	lttng_cleanup_rec
+	rm -rf "$dir"
+}
+: >"$rdata/long.txt"
+rec_long
 lttng_cleanup
 
 # Where the bytes of the last utrace files go (record headers, pages).
@@ -589,6 +646,7 @@ end=$(date +%s)
 	echo "rec_n $REC_N"
 	echo "rec_runs $REC_RUNS"
 	echo "rec_cg_n $REC_CG_N"
+	echo "long_secs $LONG_SECS"
 	echo "read_runs $READ_RUNS"
 	echo "filt_n $FILT_N"
 	echo "filt_runs $FILT_RUNS"
