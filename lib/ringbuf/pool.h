@@ -29,7 +29,7 @@
 #include <stdint.h>
 
 #define UTRACE_POOL_MAGIC 0x50525455u /* "UTRP" */
-#define UTRACE_POOL_VERSION 2
+#define UTRACE_POOL_VERSION 3
 #define UTRACE_POOL_THREADS 1024
 #define UTRACE_PAGE_SIZE 4096
 #define UTRACE_POOL_REPLACED 2
@@ -89,7 +89,7 @@ struct utrace_page_desc {
 	uint64_t nr_events;      /* set when the page is full */
 	uint64_t read;           /* bytes of data consumed by a trace_pipe
 				  * reader; 0 when a writer takes the page */
-};
+} __attribute__((aligned(64)));  /* one cache line each: no false sharing */
 
 struct utrace_thread_slot {
 	uint32_t state;          /* 0 free, 1 in use */
@@ -99,7 +99,7 @@ struct utrace_thread_slot {
 	uint64_t lost;           /* events dropped (no page, too deep, no slot) */
 	uint64_t overwritten;    /* events of its pages reused in overwrite mode */
 	uint64_t written;        /* events in pages it queued */
-};
+} __attribute__((aligned(64)));  /* one cache line each: written by its thread */
 
 struct utrace_pool {
 	uint32_t magic;

@@ -73,6 +73,8 @@ struct tbuf {
 	uint64_t seq;                /* next page number of this thread */
 	uint64_t nr_events;          /* events in the current page */
 	uint64_t lost_pending;       /* lost since the current page began */
+	uint64_t retry_ts;           /* no free page: until this time, events
+				      * are lost without looking for one */
 	int32_t tid;
 	uint32_t undo_tail;          /* before the event being written, */
 	uint64_t undo_ts;            /* to take it back if its filter says no */
@@ -161,12 +163,25 @@ static inline __attribute__((always_inline)) uint32_t need_len(const struct tbuf
 	return event_len(size) + ((delta >> UTRACE_RB_DELTA_BITS) ? 8 : 0);
 }
 
+/*
+ * Add to a counter of the thread's own slot.  Only this thread writes it
+ * (readers only load it), so no locked instruction is needed; on x86 one
+ * add to memory cannot be split by a signal handler that counts too.
+ */
+static inline void slot_add(uint64_t *c, uint64_t n)
+{
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(UTRACE_TSAN)
+	__asm__ volatile("add %1, %0" : "+m"(*c) : "r"(n) : "cc");
+#else
+	__atomic_fetch_add(c, n, __ATOMIC_RELAXED);
+#endif
+}
+
 static void count_lost(struct tbuf *t)
 {
 	t->lost_pending++;
 	if (t->slot >= 0)
-		__atomic_fetch_add(&utrace_pool_slot(cur_pool(), (uint32_t)t->slot)->lost,
-				   1, __ATOMIC_RELAXED);
+		slot_add(&utrace_pool_slot(cur_pool(), (uint32_t)t->slot)->lost, 1);
 	else if (cur_pool())
 		__atomic_fetch_add(&utrace__pool->lost_no_slot, 1, __ATOMIC_RELAXED);
 }
@@ -178,7 +193,7 @@ static void publish(struct tbuf *t)
 	struct utrace_thread_slot *s = utrace_pool_slot(p, (uint32_t)t->slot);
 
 	t->desc->nr_events = t->nr_events;
-	__atomic_fetch_add(&s->written, t->nr_events, __ATOMIC_RELAXED);
+	slot_add(&s->written, t->nr_events);
 	page_handed_over(t->desc);
 	__atomic_store_n(&t->desc->state, UTRACE_PAGE_FULL, __ATOMIC_RELEASE);
 	/* Cannot be full (see pool_create); a pop stalled a whole lap can
@@ -329,6 +344,7 @@ static int attach(struct tbuf *t)
 	memset(t, 0, sizeof(*t));
 	t->slot = -1;
 	t->gen = gen;
+	t->retry_ts = 0;
 	t->tid = utrace__gettid();
 	if (!p)
 		return 0;
@@ -457,12 +473,21 @@ static void *reserve_rare(struct tbuf *t, struct utrace_tp_reserve *r,
  */
 static __attribute__((noinline)) void *reserve_page(struct utrace_tp_reserve *r,
 						    struct utrace_event *ev, struct tbuf *t,
-						    unsigned int size)
+						    unsigned int size, uint64_t ts)
 {
 	struct utrace_entry *ent;
-	uint64_t ts = utrace__clock_now();
-	uint32_t cpu = utrace__cpu();
+	uint32_t cpu;
 
+	if (__builtin_expect(!t->page && ts < t->retry_ts, 0)) {
+		/* The buffer was full a moment ago: lost, without touching
+		 * the queues, so that a full buffer costs the program less
+		 * than a recorded event. */
+		count_lost(t);
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		t->nest = 0;
+		return NULL;
+	}
+	cpu = utrace__cpu();
 	if (__builtin_expect(t->slot < 0, 0)) {
 		/* No thread slot (more threads than the pool has slots, or
 		 * attached before the pool existed): lost, counted. */
@@ -474,6 +499,9 @@ static __attribute__((noinline)) void *reserve_page(struct utrace_tp_reserve *r,
 	if (!t->page || cpu != t->cpu ||
 	    t->tail + need_len(t, ts, size) > UTRACE_PAGE_DATA) {
 		if (!switch_page(t, ts, cpu)) {
+			/* Look again after about a microsecond (4096 TSC
+			 * ticks, or ns): the recorder frees pages in batches. */
+			t->retry_ts = ts + 4096;
 			count_lost(t);
 			__atomic_signal_fence(__ATOMIC_SEQ_CST);
 			t->nest = 0;
@@ -517,7 +545,7 @@ static __attribute__((noinline)) void *reserve_entry(struct utrace_tp_reserve *r
 		ent->pid = t->tid;
 		return ent;
 	}
-	return reserve_page(r, ev, t, size);
+	return reserve_page(r, ev, t, size, utrace__clock_now());
 }
 
 /*
@@ -551,7 +579,7 @@ void *utrace_tp_reserve(struct utrace_tp_reserve *r, struct utrace_event *ev,
 	/* From here the page is ours: a signal handler's event goes to the
 	 * stash.  Read the tail only now. */
 	if (__builtin_expect(!utrace__clock_tsc, 0))
-		return reserve_page(r, ev, t, size);
+		return reserve_page(r, ev, t, size, utrace__clock_now());
 	ts = __builtin_ia32_rdtsc();
 	cpu = utrace__cpu();
 	rb = (size + 3) & ~3u;
@@ -559,7 +587,7 @@ void *utrace_tp_reserve(struct utrace_tp_reserve *r, struct utrace_event *ev,
 	if (__builtin_expect(!t->page || cpu != t->cpu || ts < t->last_ts ||
 			     (delta >> UTRACE_RB_DELTA_BITS) != 0 ||
 			     t->tail + 4 + rb > UTRACE_PAGE_DATA || rb == 0, 0))
-		return reserve_page(r, ev, t, size);
+		return reserve_page(r, ev, t, size, ts);
 	r->rb_state = 1;
 	t->undo_tail = t->tail;
 	t->undo_ts = t->last_ts;

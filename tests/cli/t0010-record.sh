@@ -56,6 +56,14 @@ check "--duration stops a command that runs on" bash -c '
 	end=$(date +%s%N)
 	[ $(( (end - start) / 1000000 )) -lt 5000 ] && grep -q "killed by signal 15" "$3/err"' "$UTRACE" "$RB" "$CHECK" "$TMP"
 
+check "--idle: the recorder at SCHED_IDLE, the command not; fired = in file + lost" bash -c '
+	"$0" record --idle -o "$3/n.dat" -- sh -c "
+		cut -d\" \" -f41 /proc/\$PPID/stat > \"$3/n.policy\"
+		cut -d\" \" -f41 /proc/\$\$/stat >> \"$3/n.policy\"
+		exec \"$1\" threads 2 100000" > "$3/n.fired" 2> "$3/err" &&
+	[ "$(tr "\n" " " < "$3/n.policy")" = "5 0 " ] &&
+	python3 "$2" "$3/n.dat" "$3/n.fired"' "$UTRACE" "$RB" "$CHECK" "$TMP"
+
 sigint() {
 	"$UTRACE" record -o "$TMP/i.dat" -- sh -c '"$0" fork 500 > "$1"; exec sleep 30' "$RB" "$TMP/i.fired" 2> "$TMP/err" &
 	local rec=$! start end

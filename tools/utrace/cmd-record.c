@@ -60,6 +60,7 @@ struct record_opts {
 	const char *output;
 	unsigned long long buffer_size;
 	int overwrite;
+	int idle;
 	double duration;
 	pid_t *pids;             /* -p: attach to these running processes */
 	size_t nr_pids;
@@ -74,8 +75,8 @@ static int nr_processes;
 
 static const char record_usage[] =
 	"usage: utrace record [-e EVENTS]... [-o FILE] [-m SIZE] [--overwrite]\n"
-	"                     [--duration SECONDS] -- COMMAND [ARGS]\n"
-	"       utrace record [-e EVENTS]... [-o FILE] [--overwrite]\n"
+	"                     [--idle] [--duration SECONDS] -- COMMAND [ARGS]\n"
+	"       utrace record [-e EVENTS]... [-o FILE] [--overwrite] [--idle]\n"
 	"                     [--duration SECONDS] -p PID... | -a\n"
 	"\n"
 	"Run COMMAND and record the events of it and of the processes it forks or\n"
@@ -94,6 +95,10 @@ static const char record_usage[] =
 	"                       1G; pages that the recorder has not saved yet live here\n"
 	"      --overwrite      when the memory is full, reuse the oldest pages\n"
 	"                       (flight recorder) instead of dropping new events\n"
+	"      --idle           run the recorder at idle priority (SCHED_IDLE): it\n"
+	"                       never takes CPU time from the traced programs; when\n"
+	"                       they keep every CPU busy, events are lost (and\n"
+	"                       counted) instead\n"
 	"      --duration SECONDS  stop after this long (the command gets SIGTERM)\n"
 	"  -h, --help           this text\n"
 	"\n"
@@ -500,6 +505,7 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		{ "buffer-size", required_argument, NULL, 'm' },
 		{ "overwrite", no_argument, NULL, 'O' },
 		{ "duration", required_argument, NULL, 'd' },
+		{ "idle", no_argument, NULL, 'I' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "all", no_argument, NULL, 'a' },
@@ -555,6 +561,9 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 			break;
 		case 'O':
 			o->overwrite = 1;
+			break;
+		case 'I':
+			o->idle = 1;
 			break;
 		case 'd': {
 			char *end;
@@ -759,6 +768,14 @@ int cmd_record(int argc, char **argv)
 		return 1;
 	}
 loop:
+	if (o.idle) {
+		/* Only this process: the command was forked before. */
+		struct sched_param sp = { 0 };
+
+		if (sched_setscheduler(0, SCHED_IDLE, &sp) < 0)
+			fprintf(stderr, "utrace record: cannot switch to idle priority (%s); "
+				"recording at normal priority\n", strerror(errno));
+	}
 	if (o.duration > 0)
 		deadline = mono_ns() + (uint64_t)(o.duration * 1e9);
 
