@@ -254,7 +254,7 @@ def read_recording(data):
             f = line.split()
             if len(f) == 7 and f[0] == "FILE":
                 # FILE utrace threads run bytes events lost
-                rec["utrace_files"].setdefault(int(f[2]), []).append(
+                rec["utrace_files"].setdefault((f[1], int(f[2])), []).append(
                     (int(f[3]), int(f[4]), int(f[5]), int(f[6])))
             elif len(f) == 5 and f[0] == "LTTNG":
                 # LTTNG run bytes discarded counted
@@ -336,14 +336,16 @@ def recording_section(w, data, params, counts, top):
     raw1, raw2 = stats("raw", 1), stats("raw", 2)
     u1 = stats("utrace", 1)
     up1 = stats("utrace-pool", 1)
+    ul1 = stats("utrace-lost", 1)
     u2 = [stats("utrace", 2, th) for th in (0, 1)]
     u2all = stats("utrace", 2)
+    ui2 = [stats("utrace-idle", 2, th) for th in (0, 1)]
     lt1 = stats("lttng", 1)
     med = lambda s: s[1] if s else None  # noqa: E731
 
     # utrace files: per threads, list of (run, bytes, events, lost)
-    def ufiles(t):
-        return sorted(rec["utrace_files"].get(t, []))
+    def ufiles(t, label="utrace"):
+        return sorted(rec["utrace_files"].get((label, t), []))
 
     def lost_cell(files, expected):
         if not files:
@@ -364,6 +366,7 @@ def recording_section(w, data, params, counts, top):
     uf1, uf2 = ufiles(1), ufiles(2)
     u1_lost_text, u1_lost = lost_cell(uf1, rec_n)
     u2_lost_text, _ = lost_cell(uf2, 2 * rec_n)
+    ui2_lost_text, _ = lost_cell(ufiles(2, "utrace-idle"), 2 * rec_n)
     u1_bpe, u2_bpe = bpe(uf1), bpe(uf2)
 
     lf = sorted(rec["lttng_files"])
@@ -406,6 +409,9 @@ def recording_section(w, data, params, counts, top):
       "file is on the disk of bench/out.  Events lost: the recorder's summary line "
       "(`utrace record: N events written, M lost, ...`).  Bytes/event: file size / "
       "events written.")
+    w("- **utrace record `--idle`**: the same with the recorder at idle priority "
+      "(SCHED_IDLE): it only takes CPU time the program leaves, so with 2 threads "
+      "on 2 CPUs it gives the CPUs to the program and loses events instead.")
     w("- **utrace, the writer alone**: the same program with `UTRACE_EVENTS='bench:*'` "
       "and no recorder: events go into the process's own buffer (8 MiB, overwrite mode, "
       "as `utrace show` reads it), which nothing copies out meanwhile.  The difference "
@@ -414,6 +420,9 @@ def recording_section(w, data, params, counts, top):
       "pages coming back from it (it flushes their cache lines first; without "
       "that a recorded event cost about twice as much, see \"Giving pages back "
       "cold\" in docs/design-notes.md).")
+    w("- **utrace, buffer full**: the same in discard mode: once the 8 MiB are "
+      "full, every event is lost and counted, so this row is what a lost event "
+      "costs the program.")
     w("- **raw store**: no tracer; each event writes a 24-byte record `{u64 rdtsc; "
       "u64 a; u32 b; u32 pad}` into a preallocated, pre-touched per-thread array "
       f"({rec_n * 24 / 1e6:.0f} MB per thread).  This is the floor: a timestamp and "
@@ -460,10 +469,23 @@ def recording_section(w, data, params, counts, top):
         w(f"| utrace record, both threads together | 2 | {cell(u2all)} | "
           f"{rcell(ratio(med(u2all), med(raw2)))} (vs raw 2 threads) | - | "
           f"{rcell(ratio(med(u2all), med(u1)))} | | |")
+    for th, s in enumerate(ui2):
+        if s:
+            w(f"| utrace record `--idle` (recorder at SCHED_IDLE), thread {th} | 2 | "
+              f"{cell(s)} | {rcell(ratio(med(s), med(raw2)))} (vs raw 2 threads) | - | "
+              f"{rcell(ratio(med(s), med(u1)))} | "
+              f"{ui2_lost_text if th == 0 else '(same runs)'} | "
+              f"{fmt(bpe(ufiles(2, 'utrace-idle'))) if th == 0 else '(same files)'} |")
     if up1:
         w(f"| utrace, the writer alone (no recorder; own 8 MiB buffer, overwrite) | 1 | "
           f"{cell(up1)} | {rcell(ratio(med(up1), med(raw1)))} | "
           f"{rcell(ratio(med(up1), med(lt1)))} | - | (overwritten, not lost) | - |")
+    if ul1:
+        per_loop = 8 * 1024 * 1024 // 24
+        w(f"| utrace, buffer full (no recorder; own 8 MiB buffer, discard) | 1 | "
+          f"{cell(ul1)} | {rcell(ratio(med(ul1), med(raw1)))} | "
+          f"{rcell(ratio(med(ul1), med(lt1)))} | - | all but the first ~{per_loop:,} "
+          f"(the lost path) | - |")
     if lt1:
         w(f"| LTTng-UST, session to disk | 1 | {cell(lt1)} | "
           f"{rcell(ratio(med(lt1), med(raw1)))} | 1.00x | - | {lt_lost_text} | "
@@ -664,7 +686,13 @@ def recording_section(w, data, params, counts, top):
         worst = max(rs)
         w(f"- {verdict(worst <= 1.2)} 2 threads within 1.2x of 1 thread: "
           + ", ".join(f"thread {i} {x:.2f}x" for i, x in enumerate(rs))
-          + ("" if worst <= 1.2 else f" ({worst / 1.2:.2f}x over the target)"))
+          + ("" if worst <= 1.2 else f" ({worst / 1.2:.2f}x over the target)")
+          + (f"; lost: {u2_lost_text}" if u2_lost_text != "n/a" else ""))
+        ri2 = [ratio(med(s), med(u1)) for s in ui2]
+        if ri2 and all(x is not None for x in ri2):
+            w(f"  - with `utrace record --idle` (the recorder gives way to the program): "
+              + ", ".join(f"thread {i} {x:.2f}x" for i, x in enumerate(ri2))
+              + f"; lost: {ui2_lost_text}")
     else:
         w("- not measured: 2 threads within 1.2x of 1 thread")
     if uf1:

@@ -314,26 +314,28 @@ mkdir -p "$rec" "$rdata"
 : >"$rdata/read.txt"
 : >"$rdata/status.txt"
 
-rec_utrace() { # threads run
-	local t=$1 r=$2 f=$rec/utrace-$1t.dat line
+rec_utrace() { # threads run [idle]
+	local t=$1 r=$2 label=utrace${3:+-$3} f=$rec/utrace${3:+-$3}-$1t.dat line
+	local opts=()
+	[ "${3:-}" = idle ] && opts=(--idle)
 	rm -f "$f"
-	if ! "$utrace" record -o "$f" -- "$build/bench/bench-record-utrace" run "$REC_N" "$t" \
-		>"$rdata/utrace-$t.out" 2>"$rdata/utrace-$t.$r.err"; then
-		say "utrace record ($t threads) failed, see $rdata/utrace-$t.$r.err"
+	if ! "$utrace" record "${opts[@]}" -o "$f" -- "$build/bench/bench-record-utrace" run "$REC_N" "$t" \
+		>"$rdata/$label-$t.out" 2>"$rdata/$label-$t.$r.err"; then
+		say "utrace record ${opts[*]} ($t threads) failed, see $rdata/$label-$t.$r.err"
 		return 0
 	fi
-	sed "s/^REC /REC utrace $t $r /" "$rdata/utrace-$t.out" >>"$rdata/times.txt"
+	sed "s/^REC /REC $label $t $r /" "$rdata/$label-$t.out" >>"$rdata/times.txt"
 	line=$(grep -E '^utrace record: [0-9]+ events written, [0-9]+ lost,' \
-		"$rdata/utrace-$t.$r.err" | tail -n 1) || true
+		"$rdata/$label-$t.$r.err" | tail -n 1) || true
 	if [ -n "$line" ]; then
 		# FILE label threads run bytes events lost
-		echo "FILE utrace $t $r $(stat -c %s "$f") $(echo "$line" |
+		echo "FILE $label $t $r $(stat -c %s "$f") $(echo "$line" |
 			sed -E 's/^utrace record: ([0-9]+) events written, ([0-9]+) lost,.*/\1 \2/')" \
 			>>"$rdata/files.txt"
 	else
-		say "no summary line from utrace record, see $rdata/utrace-$t.$r.err"
+		say "no summary line from utrace record, see $rdata/$label-$t.$r.err"
 	fi
-	[ "$r" -eq $((REC_RUNS - 1)) ] || rm -f "$f"
+	[ "$r" -eq $((REC_RUNS - 1)) ] && [ -z "${3:-}" ] || rm -f "$f"
 }
 
 # The writer alone: the same program with the event on from UTRACE_EVENTS
@@ -346,6 +348,15 @@ rec_pool() { # run
 		"$build/bench/bench-record-utrace" run "$REC_N" 1 2>"$rdata/pool.$1.err" |
 		sed "s/^REC /REC utrace-pool 1 $1 /" >>"$rdata/times.txt" ||
 		say "bench-record-utrace without a recorder failed, see $rdata/pool.$1.err"
+}
+
+# The same with discard mode: once the 8 MiB are full every event is lost,
+# so this times the lost path (what a full buffer costs the program).
+rec_lost() { # run
+	UTRACE_EVENTS='bench:*' UTRACE_MODE=discard UTRACE_RUNTIME_DIR="$rec/run" \
+		"$build/bench/bench-record-utrace" run "$REC_N" 1 2>"$rdata/lost.$1.err" |
+		sed "s/^REC /REC utrace-lost 1 $1 /" >>"$rdata/times.txt" ||
+		say "bench-record-utrace in discard mode without a recorder failed, see $rdata/lost.$1.err"
 }
 
 rec_raw() { # threads run
@@ -413,9 +424,11 @@ say "recording: $REC_RUNS rounds of $REC_N events per thread (utrace 1 and 2 thr
 for ((r = 0; r < REC_RUNS; r++)); do
 	rec_utrace 1 "$r"
 	rec_utrace 2 "$r"
+	rec_utrace 2 "$r" idle
 	rec_raw 1 "$r"
 	rec_raw 2 "$r"
 	rec_pool "$r"
+	rec_lost "$r"
 	rec_lttng "$r"
 done
 if [ -n "$lttng_rec_ok" ]; then
