@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Making and mapping event pools (the layout is in pool.h). */
 #include <errno.h>
+#include <sched.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -67,6 +68,19 @@ static uint64_t next_pow2(uint64_t v)
 static uint64_t align_up(uint64_t v, uint64_t a)
 {
 	return (v + a - 1) & ~(a - 1);
+}
+
+void utrace__pool_give_back(struct utrace_pool *p, uint32_t idx)
+{
+	/* Cold, so the writer that takes it need not take the lines back
+	 * from this CPU. */
+	utrace__cache_evict(utrace_pool_page(p, idx), UTRACE_PAGE_SIZE);
+	__atomic_store_n(&utrace_pool_desc(p, idx)->state, UTRACE_PAGE_FREE,
+			 __ATOMIC_RELEASE);
+	/* The queue has room for every page (see below); a pop stalled a
+	 * whole lap can hold a cell for a moment. */
+	while (!utrace_queue_push(p, &p->freeq, idx))
+		sched_yield();
 }
 
 int utrace__pool_create(uint64_t bytes, uint32_t mode, struct utrace_pool **out)

@@ -272,16 +272,8 @@ static int drain(struct proc *p)
 			batch[n++] = (uint32_t)idx;
 		}
 		utrace_tf_flush_pages(&out);
-		for (i = 0; i < n; i++) {
-			/* Cold, so the writer need not take the lines back
-			 * from this CPU (utrace__cache_evict() in pool.h). */
-			utrace__cache_evict(utrace_pool_page(p->pool, batch[i]),
-					    UTRACE_PAGE_SIZE);
-			__atomic_store_n(&utrace_pool_desc(p->pool, batch[i])->state,
-					 UTRACE_PAGE_FREE, __ATOMIC_RELEASE);
-			while (!utrace_queue_push(p->pool, &p->pool->freeq, batch[i]))
-				sched_yield();
-		}
+		for (i = 0; i < n; i++)
+			utrace__pool_give_back(p->pool, batch[i]);
 		any |= n > 0;
 	} while (n == UTRACE_TF_BATCH);
 	return any;

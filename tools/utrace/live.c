@@ -309,12 +309,7 @@ static void collect_pages(struct utrace_pool *p, bool consume, struct collect *c
 			if (idx >= p->nr_pages)
 				continue;
 			copy_page(p, (uint32_t)idx, cl, true, true);
-			utrace__cache_evict(utrace_pool_page(p, (uint32_t)idx),
-					    UTRACE_PAGE_SIZE);
-			__atomic_store_n(&utrace_pool_desc(p, (uint32_t)idx)->state,
-					 UTRACE_PAGE_FREE, __ATOMIC_RELEASE);
-			while (!utrace_queue_push(p, &p->freeq, idx))
-				;
+			utrace__pool_give_back(p, (uint32_t)idx);
 		}
 	}
 	for (i = 0; i < p->nr_pages; i++) {
