@@ -344,7 +344,6 @@ static int attach(struct tbuf *t)
 	memset(t, 0, sizeof(*t));
 	t->slot = -1;
 	t->gen = gen;
-	t->retry_ts = 0;
 	t->tid = utrace__gettid();
 	if (!p)
 		return 0;
