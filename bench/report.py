@@ -649,8 +649,8 @@ def recording_section(w, data, params, counts, top):
               "faster than this machine can move them to the file: the "
               "writer thread takes one of the two cores, and the recorder "
               "(about 9 ns of CPU per event, mostly the kernel copying pages "
-              "into the page cache) shares the other with the kernel's "
-              "writeback.  Every lost event is counted, per process, and "
+              "into the page cache: measured by hand, see docs/design-notes.md) "
+              "shares the other with the kernel's writeback.  Every lost event is counted, per process, and "
               "marked where it happened in the file.")
             w("")
 
