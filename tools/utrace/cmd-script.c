@@ -86,12 +86,6 @@ struct efmt {
 	void *user;                      /* a vetter's caller's */
 };
 
-struct obuf {
-	char *p;
-	size_t len, cap;
-	bool nomem;
-};
-
 struct script {
 	const struct script_opts *o;
 	struct utrace__tf *tf;
@@ -116,7 +110,7 @@ struct script {
 
 /* --- output buffer --- */
 
-static void ob_grow(struct obuf *b, size_t n)
+void ob_grow(struct obuf *b, size_t n)
 {
 	char *p;
 	size_t c;
@@ -133,20 +127,6 @@ static void ob_grow(struct obuf *b, size_t n)
 	b->cap = c;
 }
 
-static inline void ob_reserve(struct obuf *b, size_t n)
-{
-	if (__builtin_expect(b->len + n > b->cap, 0))
-		ob_grow(b, n);
-}
-
-static inline void ob_put(struct obuf *b, const char *s, size_t n)
-{
-	ob_reserve(b, n);
-	if (b->len + n > b->cap)
-		return;
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-}
 
 static void ob_puts(struct obuf *b, const char *s)
 {

@@ -126,12 +126,6 @@ static const char lost_body[] =
 static const char common_type_line[] =
 	"field:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;";
 
-struct buf {
-	unsigned char *p;
-	size_t len, cap;
-	bool nomem;
-};
-
 /* One distinct format. */
 struct dfmt {
 	const char *system, *name, *body;
@@ -175,51 +169,26 @@ struct conv {
 
 /* --- little-endian output --- */
 
-static void b_grow(struct buf *b, size_t n)
+static void le(void *to, uint64_t v, int n)
 {
-	size_t c = b->cap ? b->cap : 4096;
-	unsigned char *p;
-
-	while (c < b->len + n)
-		c *= 2;
-	p = realloc(b->p, c);
-	if (!p) {
-		b->nomem = true;
-		return;
-	}
-	b->p = p;
-	b->cap = c;
-}
-
-static void b_put(struct buf *b, const void *s, size_t n)
-{
-	if (b->len + n > b->cap)
-		b_grow(b, n);
-	if (b->nomem)
-		return;
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-}
-
-static void le(unsigned char *p, uint64_t v, int n)
-{
+	unsigned char *p = to;
 	int i;
 
 	for (i = 0; i < n; i++)
 		p[i] = (unsigned char)(v >> (8 * i));
 }
 
-static void b_num(struct buf *b, uint64_t v, int n)
+static void b_num(struct obuf *b, uint64_t v, int n)
 {
 	unsigned char t[8];
 
 	le(t, v, n);
-	b_put(b, t, (size_t)n);
+	ob_put(b, t, (size_t)n);
 }
 
-static void b_str(struct buf *b, const char *s)
+static void b_str(struct obuf *b, const char *s)
 {
-	b_put(b, s, strlen(s) + 1);
+	ob_put(b, s, strlen(s) + 1);
 }
 
 static uint32_t desc(const char *s)
@@ -233,7 +202,7 @@ static uint32_t desc(const char *s)
 }
 
 /* A section header with its size still 0; returns where the size goes. */
-static size_t sec_begin(struct buf *b, uint16_t id, const char *description)
+static size_t sec_begin(struct obuf *b, uint16_t id, const char *description)
 {
 	size_t at;
 
@@ -245,7 +214,7 @@ static size_t sec_begin(struct buf *b, uint16_t id, const char *description)
 	return at;
 }
 
-static void sec_end(struct buf *b, size_t at)
+static void sec_end(struct obuf *b, size_t at)
 {
 	if (!b->nomem)
 		le(b->p + at, b->len - at - 8, 8);
@@ -602,7 +571,7 @@ static int pass(struct conv *cv)
 
 /* --- metadata --- */
 
-static void put_header_page(struct buf *b, uint32_t data_size)
+static void put_header_page(struct obuf *b, uint32_t data_size)
 {
 	char t[512];
 	int n;
@@ -614,13 +583,13 @@ static void put_header_page(struct buf *b, uint32_t data_size)
 		     "\tfield: char data;\toffset:16;\tsize:%u;\tsigned:1;\n", data_size);
 	b_str(b, "header_page");
 	b_num(b, (uint64_t)n, 8);
-	b_put(b, t, (size_t)n);
+	ob_put(b, t, (size_t)n);
 	b_str(b, "header_event");
 	b_num(b, sizeof(header_event) - 1, 8);
-	b_put(b, header_event, sizeof(header_event) - 1);
+	ob_put(b, header_event, sizeof(header_event) - 1);
 }
 
-static void put_formats(struct conv *cv, struct buf *b)
+static void put_formats(struct conv *cv, struct obuf *b)
 {
 	size_t i, j, nsys = 0, at = b->len;
 	char idline[64];
@@ -653,10 +622,10 @@ static void put_formats(struct conv *cv, struct buf *b)
 			nl = strlen(d->name);
 			nb = strlen(d->body);
 			b_num(b, 6 + nl + (size_t)n + nb, 8);
-			b_put(b, "name: ", 6);
-			b_put(b, d->name, nl);
-			b_put(b, idline, (size_t)n);
-			b_put(b, d->body, nb);
+			ob_put(b, "name: ", 6);
+			ob_put(b, d->name, nl);
+			ob_put(b, idline, (size_t)n);
+			ob_put(b, d->body, nb);
 			count++;
 		}
 		if (!b->nomem)
@@ -666,27 +635,27 @@ static void put_formats(struct conv *cv, struct buf *b)
 		le(b->p + at, nsys, 4);
 }
 
-static void put_cmdline(struct buf *b, uint32_t pid, const char *comm)
+static void put_cmdline(struct obuf *b, uint32_t pid, const char *comm)
 {
 	char num[16];
 	size_t k, start;
 
 	snprintf(num, sizeof(num), "%d ", (int)pid);
-	b_put(b, num, strlen(num));
+	ob_put(b, num, strlen(num));
 	start = b->len;
-	b_put(b, comm, strlen(comm));
+	ob_put(b, comm, strlen(comm));
 	/* one line each, whatever the name holds */
 	for (k = start; !b->nomem && k < b->len; k++)
-		if (b->p[k] < 0x20 || b->p[k] == 0x7f)
+		if ((unsigned char)b->p[k] < 0x20 || b->p[k] == 0x7f)
 			b->p[k] = '?';
-	b_put(b, "\n", 1);
+	ob_put(b, "\n", 1);
 }
 
 /*
  * "tid comm" lines, as the kernel's saved_cmdlines (libtraceevent keeps
  * the first name of a number).
  */
-static void put_cmdlines(struct conv *cv, struct buf *b)
+static void put_cmdlines(struct conv *cv, struct obuf *b)
 {
 	const struct utrace__tf_process *p;
 	const struct utrace__tf_thread *t;
@@ -708,7 +677,7 @@ static void put_cmdlines(struct conv *cv, struct buf *b)
  * Everything before the CPU pages, then the options that end the file.
  * 'opt' gets the options section, to go at 'options_off'.
  */
-static void build_meta(struct conv *cv, struct buf *m, struct buf *opt,
+static void build_meta(struct conv *cv, struct obuf *m, struct obuf *opt,
 		       uint64_t *data_off, uint64_t *options_off)
 {
 	uint64_t off[SEC_CMDLINES + 1] = { 0 }, buffer_off, end;
@@ -717,7 +686,7 @@ static void build_meta(struct conv *cv, struct buf *m, struct buf *opt,
 	uint32_t i;
 	int id;
 
-	b_put(m, "\x17\x08\x44tracing", 10);
+	ob_put(m, "\x17\x08\x44tracing", 10);
 	b_str(m, "7");
 	b_num(m, 0, 1);                  /* little endian */
 	b_num(m, 8, 1);                  /* long size */
@@ -728,7 +697,7 @@ static void build_meta(struct conv *cv, struct buf *m, struct buf *opt,
 
 	off[SEC_STRINGS] = m->len;
 	at = sec_begin(m, SEC_STRINGS, "strings");
-	b_put(m, strings, sizeof(strings) - 1);
+	ob_put(m, strings, sizeof(strings) - 1);
 	sec_end(m, at);
 
 	off[SEC_HEADER_INFO] = m->len;
@@ -784,7 +753,7 @@ static void build_meta(struct conv *cv, struct buf *m, struct buf *opt,
 	}
 	b_num(opt, OPT_TRACECLOCK, 2);
 	b_num(opt, sizeof(trace_clock), 4);
-	b_put(opt, trace_clock, sizeof(trace_clock));
+	ob_put(opt, trace_clock, sizeof(trace_clock));
 	b_num(opt, OPT_CPUCOUNT, 2);
 	b_num(opt, 4, 4);
 	b_num(opt, cv->nr_cpus, 4);
@@ -814,7 +783,7 @@ static void build_meta(struct conv *cv, struct buf *m, struct buf *opt,
 
 static int write_file(struct conv *cv)
 {
-	struct buf m = { 0 }, opt = { 0 };
+	struct obuf m = { 0 }, opt = { 0 };
 	uint64_t data_off, options_off;
 	uint32_t i;
 	int r = 0;

@@ -6,11 +6,37 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "../../lib/internal.h"
 #include "../../lib/tracefile/reader.h"
 
 enum out_mode { OUT_TEXT, OUT_FIELDS, OUT_JSON };
+
+/* A growing byte buffer (script's output, convert's trace.dat metadata).
+ * When memory runs out, nomem is set and what comes after is dropped. */
+struct obuf {
+	char *p;
+	size_t len, cap;
+	bool nomem;
+};
+
+void ob_grow(struct obuf *b, size_t n);
+
+static inline void ob_reserve(struct obuf *b, size_t n)
+{
+	if (__builtin_expect(b->len + n > b->cap, 0))
+		ob_grow(b, n);
+}
+
+static inline void ob_put(struct obuf *b, const void *s, size_t n)
+{
+	ob_reserve(b, n);
+	if (b->len + n > b->cap)
+		return;
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+}
 
 struct script_opts {
 	const char *input;
