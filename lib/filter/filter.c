@@ -941,6 +941,26 @@ static enum opc cpu_opc(enum filter_op op)
 	}
 }
 
+/* A number operand: from str[s] (i is past an optional sign) to the end of
+ * its letters and digits, copied into num.  The index after it, or
+ * -EINVAL when it is too long (the kernel's "Operand too long"). */
+static int scan_number(struct compiler *c, const char *str, int pos, int s, int i,
+		       char num[NUM_BUF])
+{
+	int len;
+
+	while (k_isalnum(str[i]))
+		i++;
+	len = i - s;
+	if (len >= NUM_BUF) {
+		parse_error(c, FE_OPERAND_TOO_LONG, pos + i);
+		return -EINVAL;
+	}
+	memcpy(num, str + s, (size_t)len);
+	num[len] = 0;
+	return i;
+}
+
 /* '<field>.function == <name or address>': the field holds a code
  * address; it matches anywhere inside the function (the kernel looks the
  * symbol up in kallsyms, utrace with dlsym() and dladdr1()). */
@@ -951,7 +971,6 @@ static int parse_function(struct compiler *c, const char *str, int pos, int i, i
 	const ElfW(Sym) *sym = NULL;
 	void *addr = NULL;
 	Dl_info info;
-	int len;
 
 	if (fd->size != (int)sizeof(long)) {
 		parse_error(c, FE_ILLEGAL_FIELD_OP, pos + i);
@@ -965,15 +984,9 @@ static int parse_function(struct compiler *c, const char *str, int pos, int i, i
 		char num[NUM_BUF];
 		uint64_t v;
 
-		while (k_isalnum(str[i]))
-			i++;
-		len = i - s;
-		if (len >= NUM_BUF) {
-			parse_error(c, FE_OPERAND_TOO_LONG, pos + i);
-			return -EINVAL;
-		}
-		memcpy(num, str + s, (size_t)len);
-		num[len] = 0;
+		i = scan_number(c, str, pos, s, i, num);
+		if (i < 0)
+			return i;
 		if (!parse_u64(num, &v)) {
 			parse_error(c, FE_INVALID_VALUE, pos + i);
 			return -EINVAL;
@@ -1202,15 +1215,9 @@ static int parse_pred(struct compiler *c, const char *str, int pos,
 		}
 		if (str[i] == '-')
 			i++;
-		while (k_isalnum(str[i]))
-			i++;
-		len = i - s;
-		if (len >= NUM_BUF) {
-			parse_error(c, FE_OPERAND_TOO_LONG, pos + i);
-			return -EINVAL;
-		}
-		memcpy(num, str + s, (size_t)len);
-		num[len] = 0;
+		i = scan_number(c, str, pos, s, i, num);
+		if (i < 0)
+			return i;
 		if (!(fd.is_signed ? parse_s64(num, &v) : parse_u64(num, &v))) {
 			parse_error(c, FE_ILLEGAL_INTVAL, pos + s);
 			return -EINVAL;

@@ -137,6 +137,18 @@ int mount_ctl(const struct mnode *m, struct utrace__ctl **c)
 	return 0;
 }
 
+int mount_events(const struct mnode *m, struct utrace__ctl_event **evs, size_t *nr)
+{
+	struct utrace__ctl *c;
+	int err;
+
+	if (mount_ctl(m, &c) < 0)
+		return -ENOENT;
+	err = utrace__ctl_events(c, evs, nr);
+	utrace__ctl_close(c);
+	return err < 0 ? -ENOENT : 0;
+}
+
 /*
  * kstrtoul_from_user(): at most 66 bytes are looked at, NUL-terminated;
  * an optional '+', decimal digits, one optional '\n', nothing else.

@@ -292,15 +292,10 @@ static int resolve_root(const char *name, struct mnode *cm)
 static int resolve_event(const struct mnode *pm, const char *name, struct mnode *cm)
 {
 	struct utrace__ctl_event *evs;
-	struct utrace__ctl *c;
 	size_t nr, i;
 	int err;
 
-	if (mount_ctl(pm, &c) < 0)
-		return -ENOENT;
-	err = utrace__ctl_events(c, &evs, &nr);
-	utrace__ctl_close(c);
-	if (err < 0)
+	if (mount_events(pm, &evs, &nr) < 0)
 		return -ENOENT;
 	err = -ENOENT;
 	for (i = 0; i < nr; i++) {
@@ -610,15 +605,10 @@ static int list_events(fuse_req_t req, fuse_ino_t ino, const struct mnode *m,
 		       struct dirbuf *d)
 {
 	struct utrace__ctl_event *evs;
-	struct utrace__ctl *c;
 	size_t nr, i, j;
-	int err;
+	int err = 0;
 
-	if (mount_ctl(m, &c) < 0)
-		return -ENOENT;
-	err = utrace__ctl_events(c, &evs, &nr);
-	utrace__ctl_close(c);
-	if (err < 0)
+	if (mount_events(m, &evs, &nr) < 0)
 		return -ENOENT;
 	for (i = 0; i < nr && !err; i++) {
 		if (m->kind == MK_SYS) {

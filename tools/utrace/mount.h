@@ -73,6 +73,10 @@ int mount_proc(pid_t pid, uint64_t start, uint64_t *start_out, uid_t *uid, gid_t
 /* Connect to the agent of the process a node belongs to; -ENOENT if gone. */
 int mount_ctl(const struct mnode *m, struct utrace__ctl **c);
 
+/* The events of the process a node belongs to (free them with
+ * utrace__ctl_events_free()); -ENOENT if it is gone. */
+int mount_events(const struct mnode *m, struct utrace__ctl_event **evs, size_t *nr);
+
 /* An open file: the generated text and the writer's side. */
 struct mfile {
 	struct mnode m;
