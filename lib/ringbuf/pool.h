@@ -26,6 +26,7 @@
 #ifndef UTRACE_RINGBUF_POOL_H
 #define UTRACE_RINGBUF_POOL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define UTRACE_POOL_MAGIC 0x50525455u /* "UTRP" */
@@ -272,10 +273,10 @@ int utrace__pool_map(int fd, struct utrace_pool **out) __attribute__((visibility
  */
 void utrace__cache_evict(const void *p, size_t len) __attribute__((visibility("hidden")));
 
-/* A reader (the recorder, a trace_pipe reader) gives back a full page it
- * has copied: its lines flushed (utrace__cache_evict()), marked free and
- * pushed on the free queue for the writers. */
-void utrace__pool_give_back(struct utrace_pool *p, uint32_t idx)
+/* A reader (the recorder, a trace_pipe reader) gives back 'n' full pages
+ * it has copied: their lines flushed (utrace__cache_evict()), then each
+ * marked free and pushed on the free queue for the writers. */
+void utrace__pool_give_back(struct utrace_pool *p, const uint32_t *idx, size_t n)
 	__attribute__((visibility("hidden")));
 
 #endif /* UTRACE_RINGBUF_POOL_H */

@@ -246,7 +246,7 @@ static int drain(struct proc *p)
 		uint32_t pid, tid, cpu, reserved;
 		uint64_t seq, lost_before;
 	} hdr[UTRACE_TF_BATCH];
-	int n, i, any = 0;
+	int n, any = 0;
 	uint64_t idx;
 
 	do {
@@ -272,8 +272,7 @@ static int drain(struct proc *p)
 			batch[n++] = (uint32_t)idx;
 		}
 		utrace_tf_flush_pages(&out);
-		for (i = 0; i < n; i++)
-			utrace__pool_give_back(p->pool, batch[i]);
+		utrace__pool_give_back(p->pool, batch, (size_t)n);
 		any |= n > 0;
 	} while (n == UTRACE_TF_BATCH);
 	return any;

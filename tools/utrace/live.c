@@ -304,13 +304,22 @@ static void collect_pages(struct utrace_pool *p, bool consume, struct collect *c
 	uint32_t i;
 
 	if (consume) {
-		/* Full pages leave the buffer for good. */
+		/* Full pages leave the buffer for good, given back 64 at a
+		 * time (one fence for all their cache flushes). */
+		uint32_t done[64];
+		size_t n = 0;
+
 		while (utrace_queue_pop(p, &p->fullq, &idx)) {
 			if (idx >= p->nr_pages)
 				continue;
 			copy_page(p, (uint32_t)idx, cl, true, true);
-			utrace__pool_give_back(p, (uint32_t)idx);
+			done[n++] = (uint32_t)idx;
+			if (n == 64) {
+				utrace__pool_give_back(p, done, n);
+				n = 0;
+			}
 		}
+		utrace__pool_give_back(p, done, n);
 	}
 	for (i = 0; i < p->nr_pages; i++) {
 		uint32_t st = __atomic_load_n(&utrace_pool_desc(p, i)->state, __ATOMIC_ACQUIRE);
