@@ -18,7 +18,11 @@
  *   bench-record-X run N THREADS   THREADS threads each run the loop N
  *                                  times, all started together; each times
  *                                  its own loop with clock_gettime and
- *                                  prints "REC <thread> <n> <ns>"
+ *                                  prints "REC <thread> <n> <ns> <cpu-ns>
+ *                                  <cpu>": wall time, the thread's own CPU
+ *                                  time, the CPU it ended on.  BENCH_PIN=
+ *                                  0,1 runs thread 0 on CPU 0, thread 1 on
+ *                                  CPU 1 (one number per thread)
  *   bench-record-X for SECONDS     (utrace, lttng) one thread fires the
  *                                  event at full speed for SECONDS and
  *                                  prints "FOR <events> <ns>"
@@ -36,6 +40,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,9 +166,20 @@ static void free_ctx(void *ctx, uint64_t n)
 struct worker {
 	pthread_t th;
 	int idx;
+	int pin;              /* CPU to run on, or -1 */
+	int cpu;              /* CPU it was on when its loop ended */
 	uint64_t n;
-	uint64_t ns;
+	uint64_t ns;          /* wall time of its loop */
+	uint64_t cpu_ns;      /* its own CPU time in the loop */
 };
+
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 static pthread_barrier_t start_line;
 
@@ -171,16 +187,30 @@ static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
 	void *ctx = make_ctx(w->n);
-	uint64_t t0, t1;
+	uint64_t t0, t1, c0;
+
+	if (w->pin >= 0) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(w->pin, &set);
+		if (pthread_setaffinity_np(pthread_self(), sizeof(set), &set) != 0) {
+			fprintf(stderr, "bench-record: cannot run on CPU %d\n", w->pin);
+			exit(1);
+		}
+	}
 
 	/* Spin for 0.2 s with no events, so that the timed loop does not
 	 * pay for a cold CPU (clock ramp-up, cold caches). */
 	for (t0 = now_ns(); now_ns() - t0 < 200000000u;)
 		bench_rec_loop_empty(1000000, ctx);
 	pthread_barrier_wait(&start_line);
+	c0 = thread_cpu_ns();
 	t0 = now_ns();
 	bench_rec_loop(w->n, ctx);
 	t1 = now_ns();
+	w->cpu_ns = thread_cpu_ns() - c0;
+	w->cpu = sched_getcpu();
 	w->ns = t1 - t0;
 	free_ctx(ctx, w->n);
 	return NULL;
@@ -203,9 +233,20 @@ int main(int argc, char **argv)
 
 		if (nt > 64)
 			return usage();
+		const char *pins = getenv("BENCH_PIN");
 		w = calloc(nt, sizeof(*w));
 		if (!w)
 			return 1;
+		for (uint64_t k = 0; k < nt; k++) {
+			/* BENCH_PIN=2,0: thread 0 on CPU 2, thread 1 on CPU 0, ... */
+			char *end;
+
+			w[k].pin = -1;
+			if (pins && *pins) {
+				w[k].pin = (int)strtol(pins, &end, 10);
+				pins = *end == ',' ? end + 1 : end;
+			}
+		}
 		wait_on();
 		pthread_barrier_init(&start_line, NULL, (unsigned)nt);
 		for (uint64_t k = 0; k < nt; k++) {
@@ -220,7 +261,8 @@ int main(int argc, char **argv)
 		for (uint64_t k = 0; k < nt; k++)
 			pthread_join(w[k].th, NULL);
 		for (uint64_t k = 0; k < nt; k++)
-			printf("REC %d %" PRIu64 " %" PRIu64 "\n", w[k].idx, w[k].n, w[k].ns);
+			printf("REC %d %" PRIu64 " %" PRIu64 " %" PRIu64 " %d\n", w[k].idx,
+			       w[k].n, w[k].ns, w[k].cpu_ns, w[k].cpu);
 		free(w);
 		return 0;
 	}

@@ -244,10 +244,12 @@ def read_recording(data):
     if os.path.exists(path):
         for line in open(path):
             f = line.split()
-            # REC label threads run thread n ns
-            if len(f) == 7 and f[0] == "REC":
+            # REC label threads run thread n ns [cpu-ns cpu]
+            if len(f) in (7, 9) and f[0] == "REC":
                 label, t, r, th, n, ns = f[1], int(f[2]), int(f[3]), int(f[4]), int(f[5]), int(f[6])
-                rec["times"].setdefault((label, t), []).append((r, th, ns / n))
+                cpu_ns, cpu = (int(f[7]), int(f[8])) if len(f) == 9 else (None, None)
+                rec["times"].setdefault((label, t), []).append(
+                    (r, th, ns / n, cpu_ns / n if cpu_ns is not None else None, cpu))
     path = os.path.join(rd, "files.txt")
     if os.path.exists(path):
         for line in open(path):
@@ -310,18 +312,40 @@ def recording_section(w, data, params, counts, top):
     cg_n = int(params.get("rec_cg_n", "0") or 0)
     lttng_status = rec["status"].get("lttng", "not run")
 
-    def stats(label, t, thread=None):
-        v = [x for r, th, x in rec["times"].get((label, t), [])
-             if thread is None or th == thread]
-        if not v:
+    def stats(label, t, thread=None, cpu=None, own=False):
+        # own: the thread's own CPU time per event instead of wall time
+        v = [(c if own else x) for r, th, x, c, where in rec["times"].get((label, t), [])
+             if (thread is None or th == thread) and (cpu is None or where == cpu)]
+        if not v or None in v:
             return None
         return min(v), statistics.median(v), max(v), len(v)
+
+    def cpu_of(label, t, thread):
+        # the CPU a pinned thread ran on (the same in every run), else None
+        cpus = {where for r, th, x, c, where in rec["times"].get((label, t), [])
+                if th == thread}
+        return cpus.pop() if len(cpus) == 1 else None
+
+    def vs_alone(label, thread, own=False, base=None):
+        # a thread of a 2-thread run over one thread alone (of 'base', by
+        # default the same case) on the same CPU, medians; without pinning,
+        # over all 1-thread runs
+        base = base or label
+        s = stats(label, 2, thread, own=own)
+        cpu = cpu_of(label, 2, thread)
+        one = stats(base, 1, cpu=cpu, own=own) if cpu is not None else None
+        if one is None:
+            one = stats(base, 1, own=own)
+        return ratio(med(s), med(one)) if s and one else None
 
     def cell(s):
         return f"{s[0]:.2f} / {s[1]:.2f} / {s[2]:.2f}" if s else "n/a"
 
     def ratio(a, b):
         return a / b if a is not None and b else None
+
+    def med(s):
+        return s[1] if s else None
 
     def rcell(x):
         return f"{x:.2f}x" if x is not None else "n/a"
@@ -338,10 +362,10 @@ def recording_section(w, data, params, counts, top):
     up1 = stats("utrace-pool", 1)
     ul1 = stats("utrace-lost", 1)
     u2 = [stats("utrace", 2, th) for th in (0, 1)]
-    u2all = stats("utrace", 2)
     ui2 = [stats("utrace-idle", 2, th) for th in (0, 1)]
+    up2 = [stats("utrace-pool", 2, th) for th in (0, 1)]
     lt1 = stats("lttng", 1)
-    med = lambda s: s[1] if s else None  # noqa: E731
+    pinned = cpu_of("utrace", 2, 0) is not None
 
     # utrace files: per threads, list of (run, bytes, events, lost)
     def ufiles(t, label="utrace"):
@@ -438,60 +462,89 @@ def recording_section(w, data, params, counts, top):
       "both start together at a barrier, each timed on its own.  min / median / max "
       "over the runs (and, for the all-threads row, over both threads).  The loop "
       "itself costs about 0.3 ns (the call-site table above) and is not "
-      "subtracted.")
+      "subtracted.  **own CPU**: the thread's CPU time "
+      "(`CLOCK_THREAD_CPUTIME_ID`) over the same loop, per event, median: it leaves "
+      "out the time the thread waited for a CPU while another task (the recorder) "
+      "ran on it.")
+    if pinned:
+        w("- **pinned**: in a 2-thread run thread k runs on CPU k; the 1-thread runs "
+          "alternate between CPU 0 and CPU 1 by round (`BENCH_PIN`); the recorder "
+          "and LTTng's daemons are not pinned.  On this VM one vCPU can run code "
+          "much slower than the other for hours (seen: a call loop 1.4x slower on "
+          "CPU 0 than on CPU 1, while an `rdtsc` loop ran the same on both), so "
+          "each thread is compared with one thread alone on the same CPU.")
     w("- **ratios** use the medians.  \"vs 1 thread\" is each thread's median in "
-      "the 2-thread runs over the median of the 1-thread runs of the same tracer.")
+      "the 2-thread runs over the median of the 1-thread runs of the same tracer"
+      + (" on the same CPU" if pinned else "") + ", of the wall time and of the "
+      "thread's own CPU time.")
     w("")
-    w("| case | threads | ns/event min / median / max | vs raw store | vs LTTng-UST | "
-      "vs 1 thread | events lost | bytes/event on disk |")
-    w("|---|---:|---:|---:|---:|---:|---|---:|")
+    w("| case | threads | ns/event min / median / max | own CPU ns/event | vs raw store | "
+      "vs LTTng-UST | vs 1 thread: wall / own CPU | events lost | bytes/event on disk |")
+    w("|---|---:|---:|---:|---:|---:|---:|---|---:|")
+
+    def owncell(label, t, th=None):
+        o = stats(label, t, th, own=True)
+        return f"{o[1]:.2f}" if o else "n/a"
+
+    def alone(label, th, base=None):
+        a, b = vs_alone(label, th, base=base), vs_alone(label, th, own=True, base=base)
+        return f"{rcell(a)} / {rcell(b)}"
+
     if raw1:
-        w(f"| raw per-thread store (baseline) | 1 | {cell(raw1)} | 1.00x | "
-          f"{rcell(ratio(med(raw1), med(lt1)))} | - | - (memory) | 24 (in memory) |")
-    if raw2:
-        w(f"| raw per-thread store (baseline), each thread | 2 | {cell(raw2)} | 1.00x | "
-          f"- | {rcell(ratio(med(raw2), med(raw1)))} | - (memory) | 24 (in memory) |")
+        w(f"| raw per-thread store (baseline) | 1 | {cell(raw1)} | {owncell('raw', 1)} | "
+          f"1.00x | {rcell(ratio(med(raw1), med(lt1)))} | - | - (memory) | 24 (in memory) |")
+    for th in (0, 1):
+        s2 = stats("raw", 2, th)
+        if s2:
+            w(f"| raw per-thread store (baseline), thread {th} | 2 | {cell(s2)} | "
+              f"{owncell('raw', 2, th)} | 1.00x | - | {alone('raw', th)} | - (memory) | "
+              f"24 (in memory) |")
     if u1:
-        w(f"| **utrace record** | 1 | {cell(u1)} | {rcell(ratio(med(u1), med(raw1)))} | "
+        w(f"| **utrace record** | 1 | {cell(u1)} | {owncell('utrace', 1)} | "
+          f"{rcell(ratio(med(u1), med(raw1)))} | "
           f"{rcell(ratio(med(u1), med(lt1)))} | 1.00x | {u1_lost_text} | "
           f"{fmt(u1_bpe)} |")
     else:
         w("| **utrace record** | 1 | n/a (see bench/out/data/rec/utrace-1.*.err) "
-          "| n/a | n/a | n/a | n/a | n/a |")
-    for th, s in enumerate(u2):
-        if s:
-            w(f"| **utrace record**, thread {th} | 2 | {cell(s)} | "
-              f"{rcell(ratio(med(s), med(raw2)))} (vs raw 2 threads) | - | "
-              f"{rcell(ratio(med(s), med(u1)))} | "
+          "| n/a | n/a | n/a | n/a | n/a | n/a |")
+    for th, s2 in enumerate(u2):
+        if s2:
+            w(f"| **utrace record**, thread {th} | 2 | {cell(s2)} | "
+              f"{owncell('utrace', 2, th)} | "
+              f"{rcell(ratio(med(s2), med(stats('raw', 2, th))))} (vs raw, same thread) | - | "
+              f"{alone('utrace', th)} | "
               f"{u2_lost_text if th == 0 else '(same runs)'} | "
               f"{fmt(u2_bpe) if th == 0 else '(same files)'} |")
-    if u2all:
-        w(f"| utrace record, both threads together | 2 | {cell(u2all)} | "
-          f"{rcell(ratio(med(u2all), med(raw2)))} (vs raw 2 threads) | - | "
-          f"{rcell(ratio(med(u2all), med(u1)))} | | |")
-    for th, s in enumerate(ui2):
-        if s:
+    for th, s2 in enumerate(ui2):
+        if s2:
             w(f"| utrace record `--idle` (recorder at SCHED_IDLE), thread {th} | 2 | "
-              f"{cell(s)} | {rcell(ratio(med(s), med(raw2)))} (vs raw 2 threads) | - | "
-              f"{rcell(ratio(med(s), med(u1)))} | "
+              f"{cell(s2)} | {owncell('utrace-idle', 2, th)} | "
+              f"{rcell(ratio(med(s2), med(stats('raw', 2, th))))} (vs raw, same thread) | - | "
+              f"{alone('utrace-idle', th, base='utrace')} | "
               f"{ui2_lost_text if th == 0 else '(same runs)'} | "
               f"{fmt(bpe(ufiles(2, 'utrace-idle'))) if th == 0 else '(same files)'} |")
     if up1:
         w(f"| utrace, the writer alone (no recorder; own 8 MiB buffer, overwrite) | 1 | "
-          f"{cell(up1)} | {rcell(ratio(med(up1), med(raw1)))} | "
+          f"{cell(up1)} | {owncell('utrace-pool', 1)} | {rcell(ratio(med(up1), med(raw1)))} | "
           f"{rcell(ratio(med(up1), med(lt1)))} | - | (overwritten, not lost) | - |")
+    for th, s2 in enumerate(up2):
+        if s2:
+            w(f"| utrace, the writer alone (no recorder; overwrite), thread {th} | 2 | "
+              f"{cell(s2)} | {owncell('utrace-pool', 2, th)} | "
+              f"{rcell(ratio(med(s2), med(stats('raw', 2, th))))} (vs raw, same thread) | - | "
+              f"{alone('utrace-pool', th)} | (overwritten, not lost) | - |")
     if ul1:
         per_loop = 8 * 1024 * 1024 // 24
         w(f"| utrace, buffer full (no recorder; own 8 MiB buffer, discard) | 1 | "
-          f"{cell(ul1)} | {rcell(ratio(med(ul1), med(raw1)))} | "
+          f"{cell(ul1)} | {owncell('utrace-lost', 1)} | {rcell(ratio(med(ul1), med(raw1)))} | "
           f"{rcell(ratio(med(ul1), med(lt1)))} | - | all but the first ~{per_loop:,} "
           f"(the lost path) | - |")
     if lt1:
-        w(f"| LTTng-UST, session to disk | 1 | {cell(lt1)} | "
+        w(f"| LTTng-UST, session to disk | 1 | {cell(lt1)} | {owncell('lttng', 1)} | "
           f"{rcell(ratio(med(lt1), med(raw1)))} | 1.00x | - | {lt_lost_text} | "
           f"{fmt(lt_bpe)} |")
     else:
-        w(f"| LTTng-UST, session to disk | 1 | n/a | n/a | n/a | n/a | "
+        w(f"| LTTng-UST, session to disk | 1 | n/a | n/a | n/a | n/a | n/a | "
           f"n/a ({lttng_status}) | n/a |")
     w("")
 
@@ -648,8 +701,8 @@ def recording_section(w, data, params, counts, top):
             w("utrace loses events here because the program produces events "
               "faster than this machine can move them to the file: the "
               "writer thread takes one of the two cores, and the recorder "
-              "(about 9 ns of CPU per event, mostly the kernel copying pages "
-              "into the page cache: measured by hand, see docs/design-notes.md) "
+              "(7.5 to 9 ns of CPU per written event, mostly the kernel copying "
+              "pages into the page cache: measured by hand, see docs/design-notes.md) "
               "shares the other with the kernel's writeback.  Every lost event is counted, per process, and "
               "marked where it happened in the file.")
             w("")
@@ -681,18 +734,29 @@ def recording_section(w, data, params, counts, top):
              if li is not None and ui else ""))
     else:
         w(f"- not measured: ≥ 5x faster than LTTng-UST ({lttng_status})")
-    rs = [ratio(med(s), med(u1)) for s in u2]
-    if all(x is not None for x in rs) and rs:
+    rs = [vs_alone("utrace", th) for th in (0, 1)]
+    if all(x is not None for x in rs):
         worst = max(rs)
-        w(f"- {verdict(worst <= 1.2)} 2 threads within 1.2x of 1 thread: "
-          + ", ".join(f"thread {i} {x:.2f}x" for i, x in enumerate(rs))
+        own = [vs_alone("utrace", th, own=True) for th in (0, 1)]
+        w(f"- {verdict(worst <= 1.2)} 2 threads within 1.2x of 1 thread"
+          + (" (each against one thread alone on its CPU)" if pinned else "") + ", "
+          "wall time: " + ", ".join(f"thread {i} {x:.2f}x" for i, x in enumerate(rs))
           + ("" if worst <= 1.2 else f" ({worst / 1.2:.2f}x over the target)")
           + (f"; lost: {u2_lost_text}" if u2_lost_text != "n/a" else ""))
-        ri2 = [ratio(med(s), med(u1)) for s in ui2]
-        if ri2 and all(x is not None for x in ri2):
+        if all(x is not None for x in own):
+            w("  - the threads' own CPU time per event: "
+              + ", ".join(f"thread {i} {x:.2f}x" for i, x in enumerate(own))
+              + ": what is left of the wall-time ratio is time a thread spent "
+              "waiting while the recorder ran on its CPU")
+        ri2 = [vs_alone("utrace-idle", th, base="utrace") for th in (0, 1)]
+        if all(x is not None for x in ri2):
             w(f"  - with `utrace record --idle` (the recorder gives way to the program): "
               + ", ".join(f"thread {i} {x:.2f}x" for i, x in enumerate(ri2))
               + f"; lost: {ui2_lost_text}")
+        rp2 = [vs_alone("utrace-pool", th) for th in (0, 1)]
+        if all(x is not None for x in rp2):
+            w("  - no recorder (each process's own buffer, overwrite mode): "
+              + ", ".join(f"thread {i} {x:.2f}x" for i, x in enumerate(rp2)))
     else:
         w("- not measured: 2 threads within 1.2x of 1 thread")
     if uf1:

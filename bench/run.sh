@@ -314,12 +314,24 @@ mkdir -p "$rec" "$rdata"
 : >"$rdata/read.txt"
 : >"$rdata/status.txt"
 
+# Pinned threads: thread k of a 2-thread run on CPU k, and the 1-thread
+# runs on CPU (round % 2), so that each thread of a 2-thread run can be set
+# against one thread alone on the same CPU.  On these VMs one vCPU can run
+# code 1.4x slower than the other for hours (a busy neighbour on the host),
+# and unpinned runs then measure where the scheduler put the threads.  The
+# recorder and the LTTng daemons are not pinned.
+if [ "$(nproc)" -ge 2 ]; then rec_pin2=0,1; else rec_pin2=; fi
+pin_for() { # threads run
+	if [ -z "$rec_pin2" ]; then echo; elif [ "$1" -eq 2 ]; then echo "$rec_pin2"; else echo $(($2 % 2)); fi
+}
+
 rec_utrace() { # threads run [idle]
 	local t=$1 r=$2 label=utrace${3:+-$3} f=$rec/utrace${3:+-$3}-$1t.dat line
 	local opts=()
 	[ "${3:-}" = idle ] && opts=(--idle)
 	rm -f "$f"
-	if ! "$utrace" record "${opts[@]}" -o "$f" -- "$build/bench/bench-record-utrace" run "$REC_N" "$t" \
+	if ! BENCH_PIN=$(pin_for "$t" "$r") \
+		"$utrace" record "${opts[@]}" -o "$f" -- "$build/bench/bench-record-utrace" run "$REC_N" "$t" \
 		>"$rdata/$label-$t.out" 2>"$rdata/$label-$t.$r.err"; then
 		say "utrace record ${opts[*]} ($t threads) failed, see $rdata/$label-$t.$r.err"
 		return 0
@@ -343,24 +355,24 @@ rec_utrace() { # threads run [idle]
 # takes every event and nothing copies it out meanwhile.  This separates
 # the cost of writing an event from the cost of the recorder writing the
 # file next to it (see the notes under the Recording table).
-rec_pool() { # run
-	UTRACE_EVENTS='bench:*' UTRACE_RUNTIME_DIR="$rec/run" \
-		"$build/bench/bench-record-utrace" run "$REC_N" 1 2>"$rdata/pool.$1.err" |
-		sed "s/^REC /REC utrace-pool 1 $1 /" >>"$rdata/times.txt" ||
-		say "bench-record-utrace without a recorder failed, see $rdata/pool.$1.err"
+rec_pool() { # threads run
+	BENCH_PIN=$(pin_for "$1" "$2") UTRACE_EVENTS='bench:*' UTRACE_RUNTIME_DIR="$rec/run" \
+		"$build/bench/bench-record-utrace" run "$REC_N" "$1" 2>"$rdata/pool.$1.$2.err" |
+		sed "s/^REC /REC utrace-pool $1 $2 /" >>"$rdata/times.txt" ||
+		say "bench-record-utrace without a recorder failed, see $rdata/pool.$1.$2.err"
 }
 
 # The same with discard mode: once the 8 MiB are full every event is lost,
 # so this times the lost path (what a full buffer costs the program).
 rec_lost() { # run
-	UTRACE_EVENTS='bench:*' UTRACE_MODE=discard UTRACE_RUNTIME_DIR="$rec/run" \
+	BENCH_PIN=$(pin_for 1 "$1") UTRACE_EVENTS='bench:*' UTRACE_MODE=discard UTRACE_RUNTIME_DIR="$rec/run" \
 		"$build/bench/bench-record-utrace" run "$REC_N" 1 2>"$rdata/lost.$1.err" |
 		sed "s/^REC /REC utrace-lost 1 $1 /" >>"$rdata/times.txt" ||
 		say "bench-record-utrace in discard mode without a recorder failed, see $rdata/lost.$1.err"
 }
 
 rec_raw() { # threads run
-	"$build/bench/bench-record-raw" run "$REC_N" "$1" |
+	BENCH_PIN=$(pin_for "$1" "$2") "$build/bench/bench-record-raw" run "$REC_N" "$1" |
 		sed "s/^REC /REC raw $1 $2 /" >>"$rdata/times.txt" ||
 		say "bench-record-raw ($1 threads) failed"
 }
@@ -380,7 +392,7 @@ rec_lttng() { # run
 		lttng_cleanup_rec
 		return 0
 	fi
-	if ! "$build/bench/bench-record-lttng" run "$REC_N" 1 \
+	if ! BENCH_PIN=$(pin_for 1 "$r") "$build/bench/bench-record-lttng" run "$REC_N" 1 \
 		>"$rdata/lttng.out" 2>"$rdata/lttng.$r.err"; then
 		say "bench-record-lttng failed, see $rdata/lttng.$r.err"
 		echo "lttng unavailable (the event did not switch on, see bench/out/data/rec/lttng.$r.err)" \
@@ -427,7 +439,8 @@ for ((r = 0; r < REC_RUNS; r++)); do
 	rec_utrace 2 "$r" idle
 	rec_raw 1 "$r"
 	rec_raw 2 "$r"
-	rec_pool "$r"
+	rec_pool 1 "$r"
+	rec_pool 2 "$r"
 	rec_lost "$r"
 	rec_lttng "$r"
 done
