@@ -415,7 +415,7 @@ static int info_cb(struct utrace_event *ev, void *arg)
 static void do_info(int fd)
 {
 	struct utrace_ctl_info_msg m;
-	struct utrace_pool *p = utrace__pool;
+	struct utrace_pool *p = __atomic_load_n(&utrace__pool, __ATOMIC_ACQUIRE);
 	int cfd;
 	ssize_t n;
 	uint32_t i;
@@ -708,14 +708,15 @@ static void handle(int fd, const struct utrace_ctl_req *q, const char *pl, size_
 				return;
 			}
 		}
-		pages = utrace__pool ? utrace__pool->nr_pages :
-			utrace__pool_next_size() / UTRACE_PAGE_SIZE;
+		struct utrace_pool *cur = __atomic_load_n(&utrace__pool, __ATOMIC_ACQUIRE);
+
+		pages = cur ? cur->nr_pages : utrace__pool_next_size() / UTRACE_PAGE_SIZE;
 		send_ans(fd, 0, (pages < 2 ? 2 : pages) * UTRACE_PAGE_DATA, NULL, 0, 0);
 		return;
 	}
 	case UTRACE_CTL_CLEAR_BUFFER:
-		if (utrace__pool) {
-			struct utrace_pool *p = utrace__pool;
+		if (__atomic_load_n(&utrace__pool, __ATOMIC_ACQUIRE)) {
+			struct utrace_pool *p = __atomic_load_n(&utrace__pool, __ATOMIC_ACQUIRE);
 			uint64_t ov = 0;
 			uint32_t i;
 

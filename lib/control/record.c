@@ -282,8 +282,10 @@ void utrace__record_detach(int s, uint32_t mode)
 	if (sock == s && s >= 0) {
 		close(sock);
 		sock = -1;
-		if (utrace__pool)
-			utrace__pool->mode = mode;
+		struct utrace_pool *cur = __atomic_load_n(&utrace__pool, __ATOMIC_ACQUIRE);
+
+		if (cur)
+			cur->mode = mode;
 	}
 	utrace__registry_unlock();
 }
