@@ -4,6 +4,7 @@
 # sockets of dead processes; fork.
 . "$(dirname "$0")/lib.sh"
 export UTRACE_RUNTIME_DIR="$TMP/run"
+RB="$UTRACE_BUILD/tests/rb-stress"
 pids=()
 cleanup() {
 	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
@@ -68,6 +69,21 @@ check "pipe consumes: what it printed is gone from show, ids have no gaps" bash 
 	"$0" show -p "$1" > "$2/after" && last=$(grep demo_request "$2/pipe" | tail -1 | sed -E "s/.*id=([0-9]+).*/\1/") &&
 	! grep demo_request "$2/after" | sed -E "s/.*id=([0-9]+).*/\1/" | awk -v l="$last" "\$1 <= l { found = 1 } END { exit !found }"' \
 	"$UTRACE" "$S" "$TMP"
+
+# Consuming readers at once (as several `cat trace_pipe`): each event goes
+# to one of them, none to two, none lost.  The program fires 20,000 events
+# over about a second, 10 at a time, so pages are read while being written.
+check "three pipe readers at once: every event read once, by one of them" bash -c '
+	UTRACE_EVENTS="rbstress:*" UTRACE_RUNTIME_DIR="$2/run" "$1" paced 20000 > "$2/paced.out" 2>> "$2/sample.err" & p=$!
+	for _ in $(seq 100); do [ -S "$2/run/$p.sock" ] && break; sleep 0.05; done
+	UTRACE_RUNTIME_DIR="$2/run" timeout 20 "$0" pipe -p $p > "$2/r1" 2> "$2/err" & a=$!
+	UTRACE_RUNTIME_DIR="$2/run" timeout 20 "$0" pipe -p $p > "$2/r2" 2>> "$2/err" & b=$!
+	UTRACE_RUNTIME_DIR="$2/run" timeout 20 "$0" pipe -p $p > "$2/r3" 2>> "$2/err" & c=$!
+	wait $p; wait $a; wait $b; wait $c
+	cat "$2/r1" "$2/r2" "$2/r3" | grep -o " rb_ev: seq=[0-9]*" | sort > "$2/seqs"
+	dup=$(uniq -d "$2/seqs" | wc -l); all=$(wc -l < "$2/seqs"); uniq=$(uniq "$2/seqs" | wc -l)
+	echo "read $all events ($(grep -c rb_ev "$2/r1") + $(grep -c rb_ev "$2/r2") + $(grep -c rb_ev "$2/r3")), $dup read twice, $uniq different" >> "$2/err"
+	[ "$dup" = 0 ] && [ "$uniq" = 20000 ]' "$UTRACE" "$RB" "$TMP"
 
 check "filter: accepted, applied in the process" bash -c '
 	"$0" filter -p "$1" demo_request "bytes >= 2500 && path ~ \"*api*\"" && "$0" clear -p "$1" &&

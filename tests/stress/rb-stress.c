@@ -9,6 +9,9 @@
  *   rb-stress exec EVENTS              fire, then exec itself to fire again
  *   rb-stress clock                    20 events, each between two
  *                                      CLOCK_MONOTONIC readings it prints
+ *   rb-stress paced EVENTS             (for live readers) wait 0.5 s, fire
+ *                                      EVENTS over about a second, 10 at a
+ *                                      time, then stay 1.5 s more
  *
  * It prints what it fired, "fired TID COUNT" per thread, for the checker.
  */
@@ -184,7 +187,22 @@ int main(int argc, char **argv)
 		printf("fired %u 20\n", my_tid);
 		return 0;
 	}
+	if (argc == 3 && !strcmp(argv[1], "paced")) {
+		unsigned long long n = strtoull(argv[2], NULL, 0), i;
+		struct timespec rest = { 0, 1000000000 / 1000 };   /* 1 ms */
+
+		usleep(500000);
+		my_tid = (unsigned int)syscall(SYS_gettid);
+		for (i = 0; i < n; i += 10) {
+			fire(n - i < 10 ? n - i : 10);
+			if (i % 20 == 10)
+				nanosleep(&rest, NULL);
+		}
+		printf("fired %u %llu\n", my_tid, n);
+		usleep(1500000);
+		return 0;
+	}
 	fprintf(stderr, "usage: rb-stress threads N EVENTS | crash segv|abort|kill EVENTS"
-		" | fork EVENTS | exec EVENTS | clock\n");
+		" | fork EVENTS | exec EVENTS | clock | paced EVENTS\n");
 	return 2;
 }

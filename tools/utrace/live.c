@@ -14,11 +14,19 @@
  * that a writer took back while it was being copied (its descriptor's
  * sequence number changed) is dropped from that read.
  *
+ * Consuming readers of one pool (several `utrace pipe`, the mount's
+ * trace_pipe) take turns: each holds an open file description lock on the
+ * pool's memfd while it takes pages and moves read offsets, so every event
+ * goes to one reader only, as with the kernel's trace_pipe.  The lock is
+ * the kernel's, so a reader that dies lets go of it.
+ *
  * The pages go into a trace file image in a memfd, with the process's
  * formats and two calibration points (the pool's, taken when it was made,
  * and one now), and the printer of `utrace script` prints it.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -40,6 +48,7 @@ struct lfmt {
 struct lsrc {
 	struct utrace__ctl *c;
 	struct utrace_pool *pool;
+	int lock_fd;                 /* the pool's memfd opened again, or -1 */
 	struct utrace__ctl_info info;
 	struct lfmt *fmts;
 	size_t nr_fmts;
@@ -65,6 +74,38 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/*
+ * The pool's memfd opened again through /proc: a new open file
+ * description, which an OFD lock needs (the descriptors that came from
+ * the agent all share the agent's one).  -1 if /proc is not there: the
+ * reader then goes without the lock.
+ */
+static int open_lock(int fd)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	return open(path, O_RDWR | O_CLOEXEC);
+}
+
+/* Take or give up this reader's turn at consuming a pool (blocks). */
+static void consumer_lock(struct lsrc *s, bool take)
+{
+	struct flock fl = { .l_type = take ? F_WRLCK : F_UNLCK, .l_whence = SEEK_SET,
+			    .l_start = 0, .l_len = 1 };
+
+	if (s->lock_fd < 0)
+		return;
+	while (fcntl(s->lock_fd, F_OFD_SETLKW, &fl) < 0) {
+		if (errno != EINTR) {
+			/* No OFD locks here: go on alone, as before. */
+			close(s->lock_fd);
+			s->lock_fd = -1;
+			return;
+		}
+	}
+}
+
 int live_open(struct utrace__ctl *const *ctls, size_t n, struct live **out)
 {
 	struct live *lv = calloc(1, sizeof(*lv));
@@ -76,6 +117,8 @@ int live_open(struct utrace__ctl *const *ctls, size_t n, struct live **out)
 		free(lv);
 		return -ENOMEM;
 	}
+	for (i = 0; i < n; i++)
+		lv->src[i].lock_fd = -1;
 	for (i = 0; i < n; i++) {
 		struct lsrc *s = &lv->src[i];
 		int fd;
@@ -88,6 +131,7 @@ int live_open(struct utrace__ctl *const *ctls, size_t n, struct live **out)
 		if (r < 0)
 			break;
 		r = utrace__pool_map(fd, &s->pool);
+		s->lock_fd = open_lock(fd);
 		close(fd);
 		if (r < 0)
 			break;
@@ -112,6 +156,8 @@ void live_close(struct live *lv)
 
 		if (s->pool)
 			munmap(s->pool, s->pool->size);
+		if (s->lock_fd >= 0)
+			close(s->lock_fd);
 		for (j = 0; j < s->nr_fmts; j++) {
 			free(s->fmts[j].system);
 			free(s->fmts[j].text);
@@ -305,7 +351,7 @@ static void collect_pages(struct utrace_pool *p, bool consume, struct collect *c
 
 	if (consume) {
 		/* Full pages leave the buffer for good, given back 64 at a
-		 * time (one fence for all their cache flushes). */
+		 * time (one wait for all their cache flushes). */
 		uint32_t done[64];
 		size_t n = 0;
 
@@ -463,10 +509,17 @@ long live_print(struct live *lv, unsigned int flags, FILE *out)
 			if (utrace__pool_map(pfd, &np) == 0) {
 				munmap(s->pool, s->pool->size);
 				s->pool = np;
+				if (s->lock_fd >= 0)
+					close(s->lock_fd);
+				s->lock_fd = open_lock(pfd);
 			}
 			close(pfd);
 		}
+		if (flags & LIVE_CONSUME)
+			consumer_lock(s, true);
 		collect_pages(s->pool, flags & LIVE_CONSUME, &cls[i]);
+		if (flags & LIVE_CONSUME)
+			consumer_lock(s, false);
 		events += cls[i].events;
 		written += cls[i].written + cls[i].events;
 		if (s->pool->clock == UTRACE_CLOCK_TSC) {
