@@ -85,6 +85,30 @@ check "three pipe readers at once: every event read once, by one of them" bash -
 	echo "read $all events ($(grep -c rb_ev "$2/r1") + $(grep -c rb_ev "$2/r2") + $(grep -c rb_ev "$2/r3")), $dup read twice, $uniq different" >> "$2/err"
 	[ "$dup" = 0 ] && [ "$uniq" = 20000 ]' "$UTRACE" "$RB" "$TMP"
 
+# After an overrun the kernel's trace file marks where each CPU's events
+# start, except for the first line (06-trace.txt of the kernel transcripts).
+if [ "$(nproc)" -ge 2 ]; then
+	check "show after an overrun: '##### CPU 1 buffer started ####' before CPU 1's first event" bash -c '
+		UTRACE_EVENTS="rbstress:rb_ev" UTRACE_BUFFER_SIZE=16384 UTRACE_RUNTIME_DIR="$2/run" \
+			"$1" cpus 0 2000 1 5 > "$2/cpus.out" 2>> "$2/sample.err" & p=$!
+		for _ in $(seq 100); do grep -q fired "$2/cpus.out" && break; sleep 0.05; done
+		UTRACE_RUNTIME_DIR="$2/run" "$0" show -p $p > "$2/ann" 2> "$2/err"; kill $p
+		grep -v "^#" "$2/ann" | head -1 | grep -q " \[000\] " &&
+		[ "$(grep -c "^#####" "$2/ann")" = 1 ] &&
+		grep -A1 "^#####" "$2/ann" | head -2 | sed -n 1p | grep -qx "##### CPU 1 buffer started ####" &&
+		grep -A1 "^#####" "$2/ann" | sed -n 2p | grep -q " \[001\] .*seq=2000 " &&
+		[ "$(grep -c " \[001\] " "$2/ann")" = 5 ] &&
+		grep -Eq "^# entries-in-buffer/entries-written: [0-9]+/2005 " "$2/ann"' "$UTRACE" "$RB" "$TMP"
+	check "show without an overrun: no such line" bash -c '
+		UTRACE_EVENTS="rbstress:rb_ev" UTRACE_RUNTIME_DIR="$2/run" \
+			"$1" cpus 0 20 1 5 > "$2/cpus2.out" 2>> "$2/sample.err" & p=$!
+		for _ in $(seq 100); do grep -q fired "$2/cpus2.out" && break; sleep 0.05; done
+		UTRACE_RUNTIME_DIR="$2/run" "$0" show -p $p > "$2/ann2" 2> "$2/err"; kill $p
+		[ "$(grep -c " rb_ev: " "$2/ann2")" = 25 ] && ! grep -q "^#####" "$2/ann2"' "$UTRACE" "$RB" "$TMP"
+else
+	echo "# skipping the CPU annotation checks: they need 2 CPUs"
+fi
+
 check "filter: accepted, applied in the process" bash -c '
 	"$0" filter -p "$1" demo_request "bytes >= 2500 && path ~ \"*api*\"" && "$0" clear -p "$1" &&
 	sleep 0.6 && "$0" show -p "$1" > "$2/f" &&

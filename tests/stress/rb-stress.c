@@ -9,6 +9,8 @@
  *   rb-stress exec EVENTS              fire, then exec itself to fire again
  *   rb-stress clock                    20 events, each between two
  *                                      CLOCK_MONOTONIC readings it prints
+ *   rb-stress cpus A NA B NB           NA events on CPU A, then NB on CPU
+ *                                      B; then stay 3 s (for live readers)
  *   rb-stress paced EVENTS             (for live readers) wait 0.5 s, fire
  *                                      EVENTS over about a second, 10 at a
  *                                      time, then stay 1.5 s more
@@ -16,6 +18,7 @@
  * It prints what it fired, "fired TID COUNT" per thread, for the checker.
  */
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -187,6 +190,24 @@ int main(int argc, char **argv)
 		printf("fired %u 20\n", my_tid);
 		return 0;
 	}
+	if (argc == 6 && !strcmp(argv[1], "cpus")) {
+		my_tid = (unsigned int)syscall(SYS_gettid);
+		for (int k = 0; k < 2; k++) {
+			cpu_set_t set;
+
+			CPU_ZERO(&set);
+			CPU_SET(atoi(argv[2 + 2 * k]), &set);
+			if (sched_setaffinity(0, sizeof(set), &set) < 0) {
+				perror("rb-stress: sched_setaffinity");
+				return 1;
+			}
+			fire(strtoull(argv[3 + 2 * k], NULL, 0));
+		}
+		printf("fired %u %llu\n", my_tid, strtoull(argv[3], NULL, 0) +
+		       strtoull(argv[5], NULL, 0));
+		sleep(3);
+		return 0;
+	}
 	if (argc == 3 && !strcmp(argv[1], "paced")) {
 		unsigned long long n = strtoull(argv[2], NULL, 0), i;
 		struct timespec rest = { 0, 1000000000 / 1000 };   /* 1 ms */
@@ -203,6 +224,6 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	fprintf(stderr, "usage: rb-stress threads N EVENTS | crash segv|abort|kill EVENTS"
-		" | fork EVENTS | exec EVENTS | clock | paced EVENTS\n");
+		" | fork EVENTS | exec EVENTS | clock | cpus A NA B NB | paced EVENTS\n");
 	return 2;
 }

@@ -106,6 +106,9 @@ struct script {
 	FILE *out;
 	char *capture;                   /* problem() writes here, not stderr */
 	size_t capture_len;
+	uint64_t nr_lines;               /* event lines printed */
+	unsigned char *cpu_seen;         /* annotate_cpus: one byte per CPU */
+	size_t cpu_seen_len;
 };
 
 /* --- output buffer --- */
@@ -1311,6 +1314,39 @@ static void put_lost(struct script *sc, const struct utrace__tf_item *it)
 	}
 }
 
+/*
+ * The kernel's trace file, when its buffer was overrun, marks where each
+ * CPU's events start (test_cpu_buff_start()): before the first line of
+ * each CPU but the very first line of the output.  CPUs past 65535 (a
+ * file could say anything) are not marked.
+ */
+static void annotate_cpu(struct script *sc, uint32_t cpu)
+{
+	if (cpu >= 65536)
+		return;
+	if (cpu >= sc->cpu_seen_len) {
+		size_t n = (size_t)cpu + 64;
+		unsigned char *v = realloc(sc->cpu_seen, n);
+
+		if (!v) {
+			sc->ob.nomem = true;
+			return;
+		}
+		memset(v + sc->cpu_seen_len, 0, n - sc->cpu_seen_len);
+		sc->cpu_seen = v;
+		sc->cpu_seen_len = n;
+	}
+	if (sc->cpu_seen[cpu])
+		return;
+	sc->cpu_seen[cpu] = 1;
+	if (sc->nr_lines) {
+		char line[64];
+
+		snprintf(line, sizeof(line), "##### CPU %u buffer started ####\n", cpu);
+		ob_puts(&sc->ob, line);
+	}
+}
+
 static int put_event(struct script *sc, const struct utrace__tf_item *it)
 {
 	struct utrace__tf_format *f = it->format;
@@ -1370,6 +1406,9 @@ static int put_event(struct script *sc, const struct utrace__tf_item *it)
 		ob_puts(b, "}}\n");
 		return 0;
 	}
+	if (sc->o->annotate_cpus)
+		annotate_cpu(sc, it->cpu);
+	sc->nr_lines++;
 	prefix(b, it);
 	ob_puts(b, e->name);
 	if (sc->o->mode == OUT_FIELDS) {
@@ -1481,6 +1520,7 @@ out:
 	free(sc.all);
 	free(sc.hash);
 	free(sc.scratch);
+	free(sc.cpu_seen);
 	free(sc.ob.p);
 	if (sc.tep) {
 		trace_seq_destroy(&sc.seq);

@@ -582,7 +582,11 @@ long live_print(struct live *lv, unsigned int flags, FILE *out)
 	{
 		struct stat st;
 		void *m;
-		struct script_opts o = { .input = "buffer", .mode = OUT_TEXT, .quiet = true };
+		/* The kernel marks where each CPU's events start in its trace
+		 * file when the buffer was overrun. */
+		struct script_opts o = { .input = "buffer", .mode = OUT_TEXT, .quiet = true,
+					 .annotate_cpus = (flags & LIVE_HEADER) &&
+							  written > events };
 
 		if (fstat(fd2, &st) < 0 || !st.st_size) {
 			ret = -EIO;

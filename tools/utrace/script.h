@@ -46,6 +46,10 @@ struct script_opts {
 	bool *ev_matched;
 	size_t nr_ev;
 	bool quiet;          /* no summary lines on stderr (live buffers) */
+	/* "##### CPU N buffer started ####" before the first event of each
+	 * CPU but the first line, as the kernel's trace file does when its
+	 * buffer was overrun (live buffers in overwrite mode) */
+	bool annotate_cpus;
 };
 
 /* Print the events of an open trace file; the exit status (0 or 1). */
