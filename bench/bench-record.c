@@ -26,6 +26,10 @@
  *   bench-record-X for SECONDS     (utrace, lttng) one thread fires the
  *                                  event at full speed for SECONDS and
  *                                  prints "FOR <events> <ns>"
+ *   bench-record-X calls N         no events: N calls of an empty
+ *                                  function, timed; prints "CALLS <cpu>
+ *                                  <n> <ns>" (with BENCH_PIN=K, on CPU K):
+ *                                  how fast this CPU runs plain code
  *   bench-record-X count N         a short warm-up (1000 events, in
  *                                  bench_rec_warm), the empty loop and the
  *                                  event loop N times each, for valgrind
@@ -81,6 +85,7 @@ _Static_assert(sizeof(struct raw_rec) == 24, "the raw record is 24 bytes");
 #endif
 
 BENCH_NOINLINE void bench_rec_loop_empty(uint64_t n, void *ctx);
+BENCH_NOINLINE uint64_t bench_rec_call(uint64_t x);
 BENCH_NOINLINE void bench_rec_loop(uint64_t n, void *ctx);
 BENCH_NOINLINE void bench_rec_warm(uint64_t n, void *ctx);
 
@@ -90,6 +95,13 @@ BENCH_NOINLINE void bench_rec_loop_empty(uint64_t n, void *ctx)
 	for (uint64_t i = 0; i < n; i++)
 		BENCH_BARRIER(i);
 	BENCH_BARRIER(ctx);
+}
+
+/* The 'calls' mode's function: a call and a return, nothing else. */
+BENCH_NOINLINE uint64_t bench_rec_call(uint64_t x)
+{
+	BENCH_BARRIER(x);
+	return x + 1;
 }
 
 /* The loop under test: one event per iteration. */
@@ -218,7 +230,8 @@ static void *worker_main(void *arg)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: bench-record-%s run N THREADS | count N | for SECONDS\n",
+	fprintf(stderr, "usage: bench-record-%s run N THREADS | count N | calls N | "
+		"for SECONDS\n",
 		BENCH_NAME);
 	return 2;
 }
@@ -284,6 +297,30 @@ int main(int argc, char **argv)
 		return 0;
 	}
 #endif
+	if (argc == 3 && strcmp(argv[1], "calls") == 0) {
+		uint64_t n = parse_u64("bench-record", argv[2]), x = 0, t0;
+		const char *pin = getenv("BENCH_PIN");
+
+		if (pin && *pin) {
+			cpu_set_t set;
+
+			CPU_ZERO(&set);
+			CPU_SET(atoi(pin), &set);
+			if (sched_setaffinity(0, sizeof(set), &set) < 0) {
+				perror("bench-record: sched_setaffinity");
+				return 1;
+			}
+		}
+		for (t0 = now_ns(); now_ns() - t0 < 100000000u;)
+			x = bench_rec_call(x);          /* 0.1 s to warm up */
+		t0 = now_ns();
+		for (uint64_t i = 0; i < n; i++)
+			x = bench_rec_call(x);
+		t0 = now_ns() - t0;
+		BENCH_BARRIER(x);
+		printf("CALLS %d %" PRIu64 " %" PRIu64 "\n", sched_getcpu(), n, t0);
+		return 0;
+	}
 	if (argc == 3 && strcmp(argv[1], "count") == 0) {
 		uint64_t n = parse_u64("bench-record", argv[2]);
 		void *ctx = make_ctx(n > 1000 ? n : 1000);

@@ -291,6 +291,14 @@ def read_recording(data):
         for line in open(path):
             k, _, v = line.strip().partition(" ")
             rec["status"][k] = v
+    rec["cpus"] = {}
+    path = os.path.join(rd, "cpus.txt")
+    if os.path.exists(path):
+        for line in open(path):
+            f = line.split()
+            # CALLS before|after cpu n ns
+            if len(f) == 5 and f[0] == "CALLS":
+                rec["cpus"].setdefault((f[1], int(f[2])), []).append(int(f[4]) / int(f[3]))
     for t in (1, 2):
         kv = read_kv(os.path.join(rd, f"filestats-{t}t.txt"))
         if kv:
@@ -547,6 +555,32 @@ def recording_section(w, data, params, counts, top):
         w(f"| LTTng-UST, session to disk | 1 | n/a | n/a | n/a | n/a | n/a | "
           f"n/a ({lttng_status}) | n/a |")
     w("")
+    if pinned:
+        def per_cpu(label):
+            parts = []
+            for c in (0, 1):
+                st = stats(label, 1, cpu=c)
+                if st:
+                    parts.append(f"CPU {c} {st[1]:.2f} ns ({st[3]} runs)")
+            return ", ".join(parts) if parts else "n/a"
+        w(f"One thread alone, medians by CPU: utrace record {per_cpu('utrace')}; "
+          f"raw store {per_cpu('raw')}; utrace without a recorder "
+          f"{per_cpu('utrace-pool')}.")
+        cc = rec["cpus"]
+        if cc:
+            def cpu_ns(when, c):
+                v = cc.get((when, c))
+                return f"{min(v):.2f}" if v else "n/a"
+            w("")
+            w("How fast each CPU ran plain code: a loop of 100,000,000 calls of an "
+              "empty function (`bench-record-raw calls`), pinned, min of 3, ns per "
+              "call, before / after the rounds: "
+              + ", ".join(f"CPU {c} {cpu_ns('before', c)} / {cpu_ns('after', c)}"
+                          for c in (0, 1))
+              + ".  The raw store hardly shows a slow CPU (its loop waits on "
+              "`rdtsc`, about 11 ns, the same on both); utrace's event, which "
+              "runs about 200 instructions beside its `rdtsc`, does.")
+        w("")
 
     # ------------------------------------------------ instructions
     w("### Instructions per event (callgrind)")
@@ -722,7 +756,12 @@ def recording_section(w, data, params, counts, top):
           f"{med(u1):.2f} ns vs {med(raw1):.2f} ns = {r:.2f}x"
           + ("" if r <= 1.4 else f" ({r / 1.4:.2f}x over the target)")
           + (f"; in instructions {ui:.0f} vs {ri:.0f} = {ui / ri:.1f}x"
-             if ui is not None and ri else ""))
+             if ui is not None and ri else "")
+          + ("; by CPU: " + ", ".join(
+              f"CPU {c} {ratio(med(stats('utrace', 1, cpu=c)), med(stats('raw', 1, cpu=c))):.2f}x"
+              for c in (0, 1)
+              if stats('utrace', 1, cpu=c) and stats('raw', 1, cpu=c))
+             if pinned else ""))
     else:
         w("- not measured: enabled two-field event ≤ 1.4x the raw store")
     r = ratio(med(lt1), med(u1))

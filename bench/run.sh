@@ -432,7 +432,22 @@ else
 	echo "lttng $sessiond_status" >>"$rdata/status.txt"
 fi
 
+# How fast each CPU runs plain code (empty calls), before and after the
+# rounds: on these VMs one vCPU can be much slower than the other for a
+# while, which the pinned runs above show and this puts a number on.
+cpu_check() { # before|after
+	[ -n "$rec_pin2" ] || return 0
+	for _ in 1 2 3; do
+		for c in 0 1; do
+			BENCH_PIN=$c "$build/bench/bench-record-raw" calls 100000000 |
+				sed "s/^CALLS /CALLS $1 /" >>"$rdata/cpus.txt" || true
+		done
+	done
+}
+: >"$rdata/cpus.txt"
+
 say "recording: $REC_RUNS rounds of $REC_N events per thread (utrace 1 and 2 threads, raw, LTTng)"
+cpu_check before
 for ((r = 0; r < REC_RUNS; r++)); do
 	rec_utrace 1 "$r"
 	rec_utrace 2 "$r"
@@ -444,6 +459,7 @@ for ((r = 0; r < REC_RUNS; r++)); do
 	rec_lost "$r"
 	rec_lttng "$r"
 done
+cpu_check after
 if [ -n "$lttng_rec_ok" ]; then
 	cp "$rdata/lttng-list.$((REC_RUNS - 1)).txt" "$rdata/lttng-list.txt" 2>/dev/null || true
 fi
