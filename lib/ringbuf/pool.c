@@ -83,11 +83,14 @@ void utrace__pool_give_back(struct utrace_pool *p, const uint32_t *idx, size_t n
 	for (i = 0; i < n; i++)
 		utrace__cache_evict(utrace_pool_page(p, idx[i]), UTRACE_PAGE_SIZE);
 	for (i = 0; i < n; i++) {
-		__atomic_store_n(&utrace_pool_desc(p, idx[i])->state, UTRACE_PAGE_FREE,
-				 __ATOMIC_RELEASE);
-		/* The queue has room for every page (see below); a pop
+		struct utrace_page_desc *d = utrace_pool_desc(p, idx[i]);
+		/* To the free queue of the CPU that wrote it. */
+		struct utrace_queue *q = &p->freeq[utrace_pool_q(p, d->cpu)];
+
+		__atomic_store_n(&d->state, UTRACE_PAGE_FREE, __ATOMIC_RELEASE);
+		/* Each queue has room for every page (see below); a pop
 		 * stalled a whole lap can hold a cell for a moment. */
-		while (!utrace_queue_push(p, &p->freeq, idx[i]))
+		while (!utrace_queue_push(p, q, idx[i]))
 			sched_yield();
 	}
 }
@@ -96,24 +99,27 @@ int utrace__pool_create(uint64_t bytes, uint32_t mode, struct utrace_pool **out)
 {
 	uint64_t nr = bytes / UTRACE_PAGE_SIZE;
 	uint32_t nr_pages = nr < 2 ? 2 : nr > (1u << 24) ? 1u << 24 : (uint32_t)nr;
-	uint64_t qsize, off, size, i;
+	uint64_t qsize, off, size, i, cells_off;
 	struct utrace_pool *p;
 	struct timespec ts;
+	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	uint32_t nq = ncpu < 1 ? 1 : ncpu > UTRACE_POOL_QUEUES ? UTRACE_POOL_QUEUES :
+		      (uint32_t)ncpu, q;
 	int fd, e;
 
-	/* Twice the pages: a push then never finds its cell still held by
-	 * a pop that has claimed it but not yet released it, unless that pop
-	 * stalled for a whole lap. */
+	/* Each queue can hold every page (all may end up on one CPU's), and
+	 * twice that: a push then never finds its cell still held by a pop
+	 * that has claimed it but not yet released it, unless that pop
+	 * stalled for a whole lap.  64 bytes of queue cells per page and
+	 * queue pair: 1.6% of the pages per pair, hence at most 4 pairs. */
 	qsize = next_pow2(2 * (uint64_t)nr_pages);
 	off = align_up(sizeof(*p), 64);
 	uint64_t slots_off = off;
 	off += align_up((uint64_t)UTRACE_POOL_THREADS * sizeof(struct utrace_thread_slot), 64);
 	uint64_t descs_off = off;
 	off += align_up((uint64_t)nr_pages * sizeof(struct utrace_page_desc), 64);
-	uint64_t freeq_off = off;
-	off += qsize * sizeof(struct utrace_qcell);
-	uint64_t fullq_off = off;
-	off += qsize * sizeof(struct utrace_qcell);
+	cells_off = off;
+	off += 2 * nq * qsize * sizeof(struct utrace_qcell);
 	uint64_t pages_off = align_up(off, UTRACE_PAGE_SIZE);
 	size = pages_off + (uint64_t)nr_pages * UTRACE_PAGE_SIZE;
 
@@ -146,21 +152,58 @@ int utrace__pool_create(uint64_t bytes, uint32_t mode, struct utrace_pool **out)
 	p->slots_off = slots_off;
 	p->descs_off = descs_off;
 	p->pages_off = pages_off;
-	p->freeq.cells_off = freeq_off;
-	p->freeq.mask = qsize - 1;
-	p->fullq.cells_off = fullq_off;
-	p->fullq.mask = qsize - 1;
+	p->nr_queues = nq;
+	for (q = 0; q < 2 * nq; q++) {
+		struct utrace_queue *qu = q < nq ? &p->freeq[q] : &p->fullq[q - nq];
+		struct utrace_qcell *cells;
+
+		qu->cells_off = cells_off + q * qsize * sizeof(struct utrace_qcell);
+		qu->mask = qsize - 1;
+		cells = (struct utrace_qcell *)((char *)p + qu->cells_off);
+		for (i = 0; i < qsize; i++)
+			cells[i].seq = i;
+	}
 	p->calib_tsc = utrace__clock_now();
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	p->calib_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-	for (i = 0; i < qsize; i++) {
-		((struct utrace_qcell *)((char *)p + freeq_off))[i].seq = i;
-		((struct utrace_qcell *)((char *)p + fullq_off))[i].seq = i;
-	}
+	/* The free pages dealt out to the CPUs' queues in turn. */
 	for (i = 0; i < nr_pages; i++)
-		utrace_queue_push(p, &p->freeq, i);
+		utrace_queue_push(p, &p->freeq[i % nq], i);
 	*out = p;
 	return fd;
+}
+
+bool utrace__pool_header_ok(const struct utrace_pool *hdr, uint64_t size)
+{
+	uint32_t q;
+
+	if (hdr->magic != UTRACE_POOL_MAGIC || hdr->version != UTRACE_POOL_VERSION ||
+	    hdr->page_size != UTRACE_PAGE_SIZE || hdr->size != size ||
+	    hdr->nr_pages > (1u << 24) || hdr->nr_slots > UTRACE_POOL_THREADS ||
+	    hdr->pages_off > size ||
+	    hdr->pages_off + (uint64_t)hdr->nr_pages * UTRACE_PAGE_SIZE > size ||
+	    hdr->descs_off > hdr->pages_off ||
+	    hdr->descs_off + (uint64_t)hdr->nr_pages * sizeof(struct utrace_page_desc) >
+	    hdr->pages_off ||
+	    hdr->slots_off > hdr->descs_off ||
+	    hdr->slots_off + (uint64_t)hdr->nr_slots * sizeof(struct utrace_thread_slot) >
+	    hdr->descs_off)
+		return false;
+	if (hdr->nr_queues < 1 || hdr->nr_queues > UTRACE_POOL_QUEUES)
+		return false;
+	for (q = 0; q < 2 * hdr->nr_queues; q++) {
+		const struct utrace_queue *qu = q < hdr->nr_queues ? &hdr->freeq[q] :
+			&hdr->fullq[q - hdr->nr_queues];
+		uint64_t n = qu->mask + 1;
+
+		/* a power of two that can hold every page, its cells between
+		 * the page descriptors and the pages */
+		if (!n || (n & qu->mask) || n < hdr->nr_pages || n > (1ull << 32) ||
+		    qu->cells_off < hdr->descs_off || qu->cells_off % 8 ||
+		    qu->cells_off + n * sizeof(struct utrace_qcell) > hdr->pages_off)
+			return false;
+	}
+	return true;
 }
 
 int utrace__pool_map(int fd, struct utrace_pool **out)
@@ -173,13 +216,7 @@ int utrace__pool_map(int fd, struct utrace_pool **out)
 		return -errno;
 	if ((size_t)st.st_size < sizeof(hdr) ||
 	    pread(fd, &hdr, sizeof(hdr), 0) != (ssize_t)sizeof(hdr) ||
-	    hdr.magic != UTRACE_POOL_MAGIC || hdr.version != UTRACE_POOL_VERSION ||
-	    hdr.page_size != UTRACE_PAGE_SIZE || hdr.size != (uint64_t)st.st_size ||
-	    hdr.pages_off + (uint64_t)hdr.nr_pages * UTRACE_PAGE_SIZE > hdr.size ||
-	    hdr.descs_off + (uint64_t)hdr.nr_pages * sizeof(struct utrace_page_desc) >
-	    hdr.pages_off ||
-	    hdr.slots_off + (uint64_t)hdr.nr_slots * sizeof(struct utrace_thread_slot) >
-	    hdr.descs_off)
+	    !utrace__pool_header_ok(&hdr, (uint64_t)st.st_size))
 		return -EBADMSG;
 	m = mmap(NULL, hdr.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (m == MAP_FAILED)

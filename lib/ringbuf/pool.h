@@ -10,8 +10,10 @@
  *   | thread slots [1024]     |   per thread: tid, comm, counters
  *   +-------------------------+ descs_off
  *   | page descriptors [n]    |   per page: owner, cpu, seq, state
- *   +-------------------------+ freeq_off, fullq_off
- *   | queue cells [2][qsize]  |   page numbers: free pages, full pages
+ *   +-------------------------+ cells_off of each queue
+ *   | queue cells [2][nq][qs] |   page numbers: free pages, full pages,
+ *   +-------------------------+   a pair of queues per CPU group
+ *   | (padding)               |
  *   +-------------------------+ pages_off (page aligned)
  *   | pages [n]               |   the kernel ring-buffer page layout
  *   +-------------------------+ size
@@ -19,19 +21,30 @@
  * A page goes FREE -> WRITING (a thread took it from the free queue) ->
  * FULL (the thread moved on and queued it) -> FREE (the recorder copied it
  * and gave it back).  In overwrite mode a writer that finds no free page
- * takes the oldest FULL page instead and counts its events as lost for
- * their thread.  The state word lets the recorder find every page still
- * holding data after the process died, whatever state the queues were in.
+ * takes the oldest FULL page instead and counts its events as lost.  The
+ * state word lets the recorder find every page still holding data after
+ * the process died, whatever state the queues were in.
+ *
+ * The queues come in pairs, one pair per CPU group (CPU % nr_queues, as
+ * the kernel has a ring per CPU): a thread queues a full page on its
+ * CPU's full queue and takes free pages from its CPU's free queue first,
+ * and readers give a page back to the free queue of the CPU that wrote
+ * it.  So threads on different CPUs do not pass queue cache lines back
+ * and forth at every page, and in overwrite mode a CPU takes back its own
+ * oldest page, whose lines are its own (design-notes.md, "A queue pair per
+ * CPU").  A thread that finds its CPU's queue empty tries the others.
  */
 #ifndef UTRACE_RINGBUF_POOL_H
 #define UTRACE_RINGBUF_POOL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #define UTRACE_POOL_MAGIC 0x50525455u /* "UTRP" */
-#define UTRACE_POOL_VERSION 3
+#define UTRACE_POOL_VERSION 4
 #define UTRACE_POOL_THREADS 1024
+#define UTRACE_POOL_QUEUES 4     /* queue pairs at most (CPU % nr_queues) */
 #define UTRACE_PAGE_SIZE 4096
 #define UTRACE_POOL_REPLACED 2
 #define UTRACE_PAGE_HDR 16
@@ -116,7 +129,7 @@ struct utrace_pool {
 	uint64_t lost_no_slot;   /* events of threads that found no slot */
 	uint32_t dead;           /* set by the process when tracing broke, or
 				  * UTRACE_POOL_REPLACED: a new pool took over */
-	uint32_t reserved;
+	uint32_t nr_queues;      /* queue pairs: 1 .. UTRACE_POOL_QUEUES */
 	/* A calibration point taken when the pool was made, and a second one
 	 * that the first reader of the live pool (utrace show) stores once the
 	 * pool is a few seconds old (calib2_ns last, 0 until then): every
@@ -128,9 +141,16 @@ struct utrace_pool {
 	 * events overwritten before the clear, for the trace header. */
 	uint64_t clear_ts;
 	uint64_t clear_overwritten;
-	struct utrace_queue freeq;
-	struct utrace_queue fullq;
+	struct utrace_queue freeq[UTRACE_POOL_QUEUES];
+	struct utrace_queue fullq[UTRACE_POOL_QUEUES];
 };
+
+/* The queue pair of a CPU. */
+static inline uint32_t utrace_pool_q(const struct utrace_pool *p, uint32_t cpu)
+{
+	return cpu % p->nr_queues;
+}
+
 
 static inline struct utrace_thread_slot *utrace_pool_slot(struct utrace_pool *p,
 							  uint32_t i)
@@ -208,6 +228,19 @@ static inline int utrace_queue_pop(struct utrace_pool *p, struct utrace_queue *q
 	return 1;
 }
 
+/* Pop a page number from the queues of 'qs' (freeq or fullq), CPU 'cpu's
+ * queue first, then the others in turn; 0 when all are empty. */
+static inline int utrace_queue_pop_any(struct utrace_pool *p, struct utrace_queue *qs,
+				       uint32_t cpu, uint64_t *val)
+{
+	uint32_t n = p->nr_queues, q = cpu % n, i;
+
+	for (i = 0; i < n; i++)
+		if (utrace_queue_pop(p, &qs[(q + i) % n], val))
+			return 1;
+	return 0;
+}
+
 /* Count the data events of a page's first 'commit' bytes; -1 if the bytes
  * do not parse.  Shared by the recorder and the tests. */
 static inline long utrace_page_count_events(const unsigned char *data,
@@ -254,6 +287,11 @@ static inline long utrace_page_count_events(const unsigned char *data,
 /* Make a pool of about 'bytes' of pages in a new memfd and map it; returns
  * the memfd (close-on-exec) and *out, or -errno. */
 int utrace__pool_create(uint64_t bytes, uint32_t mode, struct utrace_pool **out)
+	__attribute__((visibility("hidden")));
+
+/* Whether a pool header (of an object of 'size' bytes) is one this code
+ * reads, with every part, queues included, inside the object. */
+bool utrace__pool_header_ok(const struct utrace_pool *hdr, uint64_t size)
 	__attribute__((visibility("hidden")));
 
 /* Map the pool behind 'fd' (another process's), checking its header

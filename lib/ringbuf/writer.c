@@ -198,7 +198,8 @@ static void publish(struct tbuf *t)
 	__atomic_store_n(&t->desc->state, UTRACE_PAGE_FULL, __ATOMIC_RELEASE);
 	/* Cannot be full (see pool_create); a pop stalled a whole lap can
 	 * hold a cell for a moment. */
-	for (int i = 0; !utrace_queue_push(p, &p->fullq, t->page_idx); i++)
+	for (int i = 0; !utrace_queue_push(p, &p->fullq[utrace_pool_q(p, t->cpu)],
+					   t->page_idx); i++)
 		if (i > 100)
 			sched_yield();
 	t->page = NULL;
@@ -226,11 +227,12 @@ static int switch_page_(struct tbuf *t, uint64_t ts, uint32_t cpu)
 
 	if (t->page)
 		publish(t);
-	if (!utrace_queue_pop(p, &p->freeq, &idx)) {
+	if (!utrace_queue_pop_any(p, p->freeq, cpu, &idx)) {
 		if (p->mode != UTRACE_MODE_OVERWRITE ||
-		    !utrace_queue_pop(p, &p->fullq, &idx))
+		    !utrace_queue_pop_any(p, p->fullq, cpu, &idx))
 			return 0;
-		/* Flight recorder: take back the oldest full page. */
+		/* Flight recorder: take back the oldest full page, of this
+		 * CPU if it has one, as the kernel's per-CPU ring does. */
 		d = utrace_pool_desc(p, (uint32_t)idx);
 		__atomic_fetch_add(&utrace_pool_slot(p, d->slot)->overwritten,
 				   d->nr_events, __ATOMIC_RELAXED);

@@ -92,7 +92,7 @@ def main():
     lost_rec = {}
     seqs = {}
     stats_written = stats_lost = 0
-    last_seq_page = {}
+    pages = {}      # (pid, image, tid): [(seq, payload, clock)]
     image = {}      # a pid's PROCESS records so far: exec starts a new image
     # Formats first, each with the image it belongs to: the format doc lets
     # a FORMAT come after pages that use it.
@@ -112,11 +112,26 @@ def main():
             image[pid] = image.get(pid, 0) + 1
             proc_clock[pid] = clock
         elif t == 5:
+            # A thread's pages may come in any order (pages written on
+            # different CPUs go through different queues): the format
+            # orders them by seq, which must not repeat.
             pid, tid, cpu, _, seq, lost = struct.unpack_from("<IIIIQQ", pl)
             key = (pid, image.get(pid), tid)
-            if key in last_seq_page and seq <= last_seq_page[key]:
-                fail("thread %d: page %d after page %d" % (tid, seq, last_seq_page[key]))
-            last_seq_page[key] = seq
+            pages.setdefault(key, []).append((seq, pl, proc_clock.get(pid)))
+        elif t == 6:
+            pid, tid, count = struct.unpack_from("<IIQ", pl)
+            lost_rec[pid] = lost_rec.get(pid, 0) + count
+        elif t == 7:
+            pid, _, w, l = struct.unpack_from("<IIQQ", pl)
+            stats_written += w
+            stats_lost += l
+    for (pid, img, tid), plist in pages.items():
+        plist.sort(key=lambda x: x[0])
+        for (a, _, _), (b, _, _) in zip(plist, plist[1:]):
+            if a == b:
+                fail("thread %d: page %d twice" % (tid, a))
+        for seq, pl, clock in plist:
+            _, _, cpu, _, _, lost = struct.unpack_from("<IIIIQQ", pl)
             lost_pages[tid] = lost_pages.get(tid, 0) + lost
             prev_ts = 0
             for ts, rec in events_of_page(pl[32:32 + page_size]):
@@ -126,26 +141,19 @@ def main():
                 etype, _, _, rpid = struct.unpack_from("<HBBi", rec)
                 if rpid != tid:
                     fail("record of pid %d in a page of thread %d" % (rpid, tid))
-                name = formats.get((pid, image.get(pid), etype))
+                name = formats.get((pid, img, etype))
                 if name is None:
                     fail("event id %d of pid %d has no format" % (etype, pid))
                 in_file[tid] = in_file.get(tid, 0) + 1
                 if name in ("rb_ev", "rb_long"):
                     s, = struct.unpack_from("<Q", rec, 8)
                     kind = struct.unpack_from("<I", rec, 20)[0] if name == "rb_ev" else 0
-                    seqs.setdefault((tid, image.get(pid)), []).append((s, kind))
+                    seqs.setdefault((tid, img), []).append((s, kind))
                 if name == "rb_ev":
                     s, rt, kind = struct.unpack_from("<QII", rec, 8)
-                    event_times[s] = (proc_clock.get(pid), ts)
+                    event_times[s] = (clock, ts)
                     if rt != tid or kind > 1:
                         fail("thread %d: corrupt record %r" % (tid, rec))
-        elif t == 6:
-            pid, tid, count = struct.unpack_from("<IIQ", pl)
-            lost_rec[pid] = lost_rec.get(pid, 0) + count
-        elif t == 7:
-            pid, _, w, l = struct.unpack_from("<IIQQ", pl)
-            stats_written += w
-            stats_lost += l
     total_fired = sum(fired.values())
     total_file = sum(in_file.get(t, 0) for t in fired)
     if stats_written != sum(in_file.values()):

@@ -250,10 +250,18 @@ static int drain(struct proc *p)
 	uint64_t idx;
 
 	do {
-		for (n = 0; n < UTRACE_TF_BATCH &&
-			    utrace_queue_pop(p->pool, &p->pool->fullq, &idx); ) {
+		/* The CPUs' full queues in turn, a page of each. */
+		uint32_t q = 0, empty = 0;
+
+		for (n = 0; n < UTRACE_TF_BATCH && empty < p->pool->nr_queues;
+		     q = (q + 1) % p->pool->nr_queues) {
 			struct utrace_page_desc *d;
 
+			if (!utrace_queue_pop(p->pool, &p->pool->fullq[q], &idx)) {
+				empty++;
+				continue;
+			}
+			empty = 0;
 			if (idx >= p->pool->nr_pages)
 				continue;
 			d = utrace_pool_desc(p->pool, (uint32_t)idx);
@@ -376,8 +384,7 @@ static void hello(struct proc *p, const struct utrace_msg_hello *h, int fd)
 			finish(&procs[i]);
 	if (fstat(fd, &st) < 0 || (size_t)st.st_size < sizeof(hdr) ||
 	    pread(fd, &hdr, sizeof(hdr), 0) != (ssize_t)sizeof(hdr) ||
-	    hdr.magic != UTRACE_POOL_MAGIC || hdr.version != UTRACE_POOL_VERSION ||
-	    hdr.page_size != UTRACE_PAGE_SIZE || hdr.size != (uint64_t)st.st_size) {
+	    !utrace__pool_header_ok(&hdr, (uint64_t)st.st_size)) {
 		fprintf(stderr, "utrace record: pid %u sent a pool this recorder cannot read\n",
 			h->pid);
 		close(fd);

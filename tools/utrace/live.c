@@ -352,10 +352,16 @@ static void collect_pages(struct utrace_pool *p, bool consume, struct collect *c
 	if (consume) {
 		/* Full pages leave the buffer for good, given back 64 at a
 		 * time (one wait for all their cache flushes). */
-		uint32_t done[64];
+		uint32_t done[64], q, empty = 0;
 		size_t n = 0;
 
-		while (utrace_queue_pop(p, &p->fullq, &idx)) {
+		/* The CPUs' full queues in turn, a page of each. */
+		for (q = 0; empty < p->nr_queues; q = (q + 1) % p->nr_queues) {
+			if (!utrace_queue_pop(p, &p->fullq[q], &idx)) {
+				empty++;
+				continue;
+			}
+			empty = 0;
 			if (idx >= p->nr_pages)
 				continue;
 			copy_page(p, (uint32_t)idx, cl, true, true);
