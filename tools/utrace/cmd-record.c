@@ -893,6 +893,13 @@ loop:
 	fprintf(stderr, "utrace record: %llu events written, %llu lost, %d process%s, "
 		"%.1f MB, '%s'\n", total_written, total_lost, nr_processes,
 		nr_processes == 1 ? "" : "es", out.bytes / 1e6, o.output);
+	if (total_lost && !o.overwrite)
+		/* What to do about it, as perf's "Check IO/CPU overload!" */
+		fprintf(stderr, "utrace record: %.1f%% of the events were lost: they came faster "
+			"than the recorder%s could save them; a larger buffer (-m) takes longer "
+			"bursts, fewer events (-e, filters) lower the rate\n",
+			100.0 * (double)total_lost / (double)(total_written + total_lost),
+			o.idle ? " at idle priority" : "");
 	if (child < 0)
 		;
 	else if (child_done && WIFSIGNALED(status))
