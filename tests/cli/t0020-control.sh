@@ -85,6 +85,22 @@ check "three pipe readers at once: every event read once, by one of them" bash -
 	echo "read $all events ($(grep -c rb_ev "$2/r1") + $(grep -c rb_ev "$2/r2") + $(grep -c rb_ev "$2/r3")), $dup read twice, $uniq different" >> "$2/err"
 	[ "$dup" = 0 ] && [ "$uniq" = 20000 ]' "$UTRACE" "$RB" "$TMP"
 
+# A pipe and an attached recorder at once: the recorder writes only what
+# the pipe did not take from a page (the kernel's trace_pipe and
+# trace_pipe_raw share events the same way); together they have each
+# event once.
+check "pipe and record -p at once: every event once, in the file or the pipe" bash -c '
+	UTRACE_EVENTS="rbstress:*" UTRACE_RUNTIME_DIR="$2/run" "$1" paced 20000 > "$2/paced2.out" 2>> "$2/sample.err" & p=$!
+	for _ in $(seq 100); do [ -S "$2/run/$p.sock" ] && break; sleep 0.05; done
+	UTRACE_RUNTIME_DIR="$2/run" timeout 20 "$0" pipe -p $p > "$2/pr" 2> "$2/err" & a=$!
+	UTRACE_RUNTIME_DIR="$2/run" timeout 20 "$0" record -p $p -o "$2/pr.dat" 2>> "$2/err" & b=$!
+	wait $p; wait $a; wait $b
+	"$0" script -i "$2/pr.dat" > "$2/prs" 2>> "$2/err"
+	cat "$2/pr" "$2/prs" | grep -o " rb_ev: seq=[0-9]*" | sort > "$2/seqs2"
+	dup=$(uniq -d "$2/seqs2" | wc -l); uniq=$(uniq "$2/seqs2" | wc -l)
+	echo "pipe $(grep -c rb_ev "$2/pr"), file $(grep -c rb_ev "$2/prs"), $dup twice, $uniq different" >> "$2/err"
+	[ "$dup" = 0 ] && [ "$uniq" = 20000 ] && [ "$(grep -c rb_ev "$2/prs")" -gt 0 ]' "$UTRACE" "$RB" "$TMP"
+
 # After an overrun the kernel's trace file marks where each CPU's events
 # start, except for the first line (06-trace.txt of the kernel transcripts).
 if [ "$(nproc)" -ge 2 ]; then

@@ -35,6 +35,7 @@
 #include "../../lib/tracefile/writer.h"
 #include "../../lib/control/client.h"
 #include "cmds.h"
+#include "live.h"
 
 #define MAX_PROCS 256
 
@@ -52,6 +53,7 @@ struct proc {
 	uint32_t *tids;              /* tids announced with a THREAD record */
 	size_t nr_tids;
 	int used;
+	int lock_fd;                 /* the consumers' turn (live.h), or -1 */
 };
 
 struct record_opts {
@@ -204,13 +206,21 @@ static void announce_thread(struct proc *p, uint32_t tid, uint32_t slot)
 			 NULL, 0);
 }
 
-/* Write one page: a copy of its first 'commit' bytes. */
+/*
+ * Write one page: a copy of its first 'commit' bytes, less the events a
+ * consuming reader (utrace pipe) already took from it while it was being
+ * written (its descriptor's read offset).
+ */
 static void write_page(struct proc *p, uint32_t idx, uint64_t commit)
 {
 	struct utrace_page_desc *d = utrace_pool_desc(p->pool, idx);
 	struct utrace_page *pg = utrace_pool_page(p->pool, idx);
-	unsigned char page[UTRACE_PAGE_SIZE];
+	union {
+		unsigned char b[UTRACE_PAGE_SIZE];
+		struct utrace_page pg;
+	} page;
 	uint64_t bytes = commit & ((1ULL << 30) - 1);
+	uint64_t read = __atomic_load_n(&d->read, __ATOMIC_ACQUIRE);
 	struct {
 		uint32_t pid, tid, cpu, reserved;
 		uint64_t seq, lost_before;
@@ -219,15 +229,21 @@ static void write_page(struct proc *p, uint32_t idx, uint64_t commit)
 
 	if (bytes > UTRACE_PAGE_DATA)
 		return; /* not a page we can trust */
-	memset(page, 0, sizeof(page));
-	memcpy(page, &pg->time_stamp, 8);
-	memcpy(page + 8, &commit, 8);
-	memcpy(page + UTRACE_PAGE_HDR, pg->data, bytes);
-	n = utrace_page_count_events(page + UTRACE_PAGE_HDR, bytes);
+	memset(&page, 0, sizeof(page));
+	if (read > 0 && read <= bytes) {
+		n = live_page_cut(pg, (uint32_t)bytes, (uint32_t)read, 0, &page.pg);
+		page.pg.commit |= commit & UTRACE_RB_MISSED_EVENTS;
+		bytes = page.pg.commit & ((1ULL << 30) - 1);
+	} else {
+		memcpy(page.b, &pg->time_stamp, 8);
+		memcpy(page.b + 8, &commit, 8);
+		memcpy(page.b + UTRACE_PAGE_HDR, pg->data, bytes);
+		n = utrace_page_count_events(page.b + UTRACE_PAGE_HDR, bytes);
+	}
 	if (bytes == 0 && d->lost_before == 0)
 		return;
 	announce_thread(p, d->tid, d->slot);
-	utrace_tf_record(&out, UTRACE_TF_PAGE, &h, sizeof(h), page, sizeof(page), NULL, 0);
+	utrace_tf_record(&out, UTRACE_TF_PAGE, &h, sizeof(h), page.b, sizeof(page.b), NULL, 0);
 	if (n > 0)
 		p->written += (uint64_t)n;
 	p->lost_in_pages += d->lost_before;
@@ -249,6 +265,7 @@ static int drain(struct proc *p)
 	int n, any = 0;
 	uint64_t idx;
 
+	live_consumer_lock(&p->lock_fd, true);
 	do {
 		/* The CPUs' full queues in turn, a page of each. */
 		uint32_t q = 0, empty = 0;
@@ -265,6 +282,14 @@ static int drain(struct proc *p)
 			if (idx >= p->pool->nr_pages)
 				continue;
 			d = utrace_pool_desc(p->pool, (uint32_t)idx);
+			if (__atomic_load_n(&d->read, __ATOMIC_ACQUIRE)) {
+				/* A pipe took the start of it: the rest, copied. */
+				write_page(p, (uint32_t)idx, __atomic_load_n(
+					&utrace_pool_page(p->pool, (uint32_t)idx)->commit,
+					__ATOMIC_ACQUIRE));
+				batch[n++] = (uint32_t)idx;
+				continue;
+			}
 			announce_thread(p, d->tid, d->slot);
 			hdr[n].pid = p->pid;
 			hdr[n].tid = d->tid;
@@ -283,6 +308,7 @@ static int drain(struct proc *p)
 		utrace__pool_give_back(p->pool, batch, (size_t)n);
 		any |= n > 0;
 	} while (n == UTRACE_TF_BATCH);
+	live_consumer_lock(&p->lock_fd, false);
 	return any;
 }
 
@@ -313,6 +339,7 @@ static void drain_final(struct proc *p)
 	left = malloc(p->pool->nr_pages * sizeof(*left));
 	if (!left)
 		return;
+	live_consumer_lock(&p->lock_fd, true);
 	for (i = 0; i < p->pool->nr_pages; i++) {
 		uint32_t st = __atomic_load_n(&utrace_pool_desc(p->pool, i)->state,
 					      __ATOMIC_ACQUIRE);
@@ -329,6 +356,7 @@ static void drain_final(struct proc *p)
 			__atomic_store_n(&utrace_pool_desc(p->pool, left[i])->state,
 					 UTRACE_PAGE_FREE, __ATOMIC_RELEASE);
 	}
+	live_consumer_lock(&p->lock_fd, false);
 	free(left);
 }
 
@@ -365,9 +393,12 @@ static void finish(struct proc *p)
 	}
 	if (p->sock >= 0)
 		close(p->sock);
+	if (p->lock_fd >= 0)
+		close(p->lock_fd);
 	free(p->tids);
 	memset(p, 0, sizeof(*p));
 	p->sock = -1;
+	p->lock_fd = -1;
 }
 
 static void hello(struct proc *p, const struct utrace_msg_hello *h, int fd)
@@ -392,6 +423,11 @@ static void hello(struct proc *p, const struct utrace_msg_hello *h, int fd)
 	}
 	/* populated: no fault per page while copying at full speed */
 	m = mmap(NULL, hdr.size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
+	if (m != MAP_FAILED) {
+		if (p->lock_fd >= 0)
+			close(p->lock_fd);
+		p->lock_fd = live_lock_open(fd);
+	}
 	close(fd);
 	if (m == MAP_FAILED) {
 		fprintf(stderr, "utrace record: cannot map the pool of pid %u: %s\n",
@@ -606,6 +642,7 @@ static int add_proc(int sock)
 			memset(&procs[i], 0, sizeof(procs[i]));
 			procs[i].used = 1;
 			procs[i].sock = sock;
+			procs[i].lock_fd = -1;
 			return 0;
 		}
 	}
@@ -730,8 +767,10 @@ int cmd_record(int argc, char **argv)
 
 	events = join_events(&o);
 	snprintf(size_str, sizeof(size_str), "%llu", o.buffer_size);
-	for (i = 0; i < MAX_PROCS; i++)
+	for (i = 0; i < MAX_PROCS; i++) {
 		procs[i].sock = -1;
+		procs[i].lock_fd = -1;
+	}
 	if (o.all || o.nr_pids) {
 		int r = attach_all(&o, sock_path, events);
 

@@ -74,13 +74,7 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/*
- * The pool's memfd opened again through /proc: a new open file
- * description, which an OFD lock needs (the descriptors that came from
- * the agent all share the agent's one).  -1 if /proc is not there: the
- * reader then goes without the lock.
- */
-static int open_lock(int fd)
+int live_lock_open(int fd)
 {
 	char path[64];
 
@@ -88,19 +82,18 @@ static int open_lock(int fd)
 	return open(path, O_RDWR | O_CLOEXEC);
 }
 
-/* Take or give up this reader's turn at consuming a pool (blocks). */
-static void consumer_lock(struct lsrc *s, bool take)
+void live_consumer_lock(int *lock_fd, bool take)
 {
 	struct flock fl = { .l_type = take ? F_WRLCK : F_UNLCK, .l_whence = SEEK_SET,
 			    .l_start = 0, .l_len = 1 };
 
-	if (s->lock_fd < 0)
+	if (*lock_fd < 0)
 		return;
-	while (fcntl(s->lock_fd, F_OFD_SETLKW, &fl) < 0) {
+	while (fcntl(*lock_fd, F_OFD_SETLKW, &fl) < 0) {
 		if (errno != EINTR) {
 			/* No OFD locks here: go on alone, as before. */
-			close(s->lock_fd);
-			s->lock_fd = -1;
+			close(*lock_fd);
+			*lock_fd = -1;
 			return;
 		}
 	}
@@ -131,7 +124,7 @@ int live_open(struct utrace__ctl *const *ctls, size_t n, struct live **out)
 		if (r < 0)
 			break;
 		r = utrace__pool_map(fd, &s->pool);
-		s->lock_fd = open_lock(fd);
+		s->lock_fd = live_lock_open(fd);
 		close(fd);
 		if (r < 0)
 			break;
@@ -214,8 +207,8 @@ static int refresh_formats(struct lsrc *s)
  * least 'min_ts'; the page's time stamp becomes the running time just
  * before the first event kept.  Returns the number of events kept.
  */
-static long page_cut(const struct utrace_page *src, uint32_t commit, uint32_t from,
-		     uint64_t min_ts, struct utrace_page *dst)
+long live_page_cut(const struct utrace_page *src, uint32_t commit, uint32_t from,
+		   uint64_t min_ts, struct utrace_page *dst)
 {
 	uint64_t ts = src->time_stamp;
 	uint32_t off = 0, start = commit;
@@ -325,7 +318,7 @@ static long copy_page(struct utrace_pool *p, uint32_t idx, struct collect *cl,
 	if (commit > UTRACE_PAGE_DATA)
 		commit = UTRACE_PAGE_DATA;
 	memset(&lp->page, 0, sizeof(lp->page.time_stamp) + sizeof(lp->page.commit));
-	n = page_cut(pg, (uint32_t)commit, (uint32_t)read,
+	n = live_page_cut(pg, (uint32_t)commit, (uint32_t)read,
 		     __atomic_load_n(&p->clear_ts, __ATOMIC_ACQUIRE), &lp->page);
 	lp->tid = d->tid;
 	lp->cpu = d->cpu;
@@ -517,15 +510,15 @@ long live_print(struct live *lv, unsigned int flags, FILE *out)
 				s->pool = np;
 				if (s->lock_fd >= 0)
 					close(s->lock_fd);
-				s->lock_fd = open_lock(pfd);
+				s->lock_fd = live_lock_open(pfd);
 			}
 			close(pfd);
 		}
 		if (flags & LIVE_CONSUME)
-			consumer_lock(s, true);
+			live_consumer_lock(&s->lock_fd, true);
 		collect_pages(s->pool, flags & LIVE_CONSUME, &cls[i]);
 		if (flags & LIVE_CONSUME)
-			consumer_lock(s, false);
+			live_consumer_lock(&s->lock_fd, false);
 		events += cls[i].events;
 		written += cls[i].written + cls[i].events;
 		if (s->pool->clock == UTRACE_CLOCK_TSC) {
