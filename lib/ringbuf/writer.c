@@ -301,6 +301,8 @@ static inline __attribute__((always_inline)) void *emit(struct tbuf *t, uint64_t
 	return d;
 }
 
+static void flush_stash(struct tbuf *t);
+
 static void thread_exit(void *arg)
 {
 	struct tbuf *t = my_tbuf();
@@ -308,6 +310,14 @@ static void thread_exit(void *arg)
 	(void)arg;
 	if (t->gen != cur_gen() || !cur_pool())
 		return;
+	if (t->stash_used && t->slot >= 0 && !t->nest) {
+		/* Stashed events no commit copied (see reserve_lost()). */
+		t->nest = 1;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		flush_stash(t);
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		t->nest = 0;
+	}
 	if (t->page)
 		publish(t);
 	if (t->slot >= 0) {
@@ -468,6 +478,21 @@ static void *reserve_rare(struct tbuf *t, struct utrace_tp_reserve *r,
 }
 
 /*
+ * The event being reserved is lost: count it, and deal with what a signal
+ * handler stashed meanwhile (into the page, or counted lost too), since
+ * no commit of this event will.  Left in the stash, such an event was
+ * neither recorded nor counted when it was the thread's last.
+ */
+static void reserve_lost(struct tbuf *t)
+{
+	count_lost(t);
+	if (t->stash_used)
+		flush_stash(t);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->nest = 0;
+}
+
+/*
  * reserve, after the checks of the entry: the thread's page is ours
  * (nest is 1).  Takes a new page if needed, writes a time extend if the
  * delta needs one, and the event header.
@@ -483,18 +508,14 @@ static __attribute__((noinline)) void *reserve_page(struct utrace_tp_reserve *r,
 		/* The buffer was full a moment ago: lost, without touching
 		 * the queues, so that a full buffer costs the program less
 		 * than a recorded event. */
-		count_lost(t);
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		t->nest = 0;
+		reserve_lost(t);
 		return NULL;
 	}
 	cpu = utrace__cpu();
 	if (__builtin_expect(t->slot < 0, 0)) {
 		/* No thread slot (more threads than the pool has slots, or
 		 * attached before the pool existed): lost, counted. */
-		count_lost(t);
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		t->nest = 0;
+		reserve_lost(t);
 		return NULL;
 	}
 	if (!t->page || cpu != t->cpu ||
@@ -503,9 +524,7 @@ static __attribute__((noinline)) void *reserve_page(struct utrace_tp_reserve *r,
 			/* Look again after about a microsecond (4096 TSC
 			 * ticks, or ns): the recorder frees pages in batches. */
 			t->retry_ts = ts + 4096;
-			count_lost(t);
-			__atomic_signal_fence(__ATOMIC_SEQ_CST);
-			t->nest = 0;
+			reserve_lost(t);
 			return NULL;
 		}
 	}
