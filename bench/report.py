@@ -369,9 +369,6 @@ def recording_section(w, data, params, counts, top):
     u1 = stats("utrace", 1)
     up1 = stats("utrace-pool", 1)
     ul1 = stats("utrace-lost", 1)
-    u2 = [stats("utrace", 2, th) for th in (0, 1)]
-    ui2 = [stats("utrace-idle", 2, th) for th in (0, 1)]
-    up2 = [stats("utrace-pool", 2, th) for th in (0, 1)]
     lt1 = stats("lttng", 1)
     pinned = cpu_of("utrace", 2, 0) is not None
 
@@ -515,32 +512,28 @@ def recording_section(w, data, params, counts, top):
     else:
         w("| **utrace record** | 1 | n/a (see bench/out/data/rec/utrace-1.*.err) "
           "| n/a | n/a | n/a | n/a | n/a | n/a |")
-    for th, s2 in enumerate(u2):
-        if s2:
-            w(f"| **utrace record**, thread {th} | 2 | {cell(s2)} | "
-              f"{owncell('utrace', 2, th)} | "
+    def two_thread_rows(title, label, lost, nbytes, base=None, per_run=True):
+        # thread 0 carries the runs' loss and file size; thread 1 says
+        # "(same runs)" unless the text is not per run
+        for th in (0, 1):
+            s2 = stats(label, 2, th)
+            if not s2:
+                continue
+            w(f"| {title}, thread {th} | 2 | {cell(s2)} | {owncell(label, 2, th)} | "
               f"{rcell(ratio(med(s2), med(stats('raw', 2, th))))} (vs raw, same thread) | - | "
-              f"{alone('utrace', th)} | "
-              f"{u2_lost_text if th == 0 else '(same runs)'} | "
-              f"{fmt(u2_bpe) if th == 0 else '(same files)'} |")
-    for th, s2 in enumerate(ui2):
-        if s2:
-            w(f"| utrace record `--idle` (recorder at SCHED_IDLE), thread {th} | 2 | "
-              f"{cell(s2)} | {owncell('utrace-idle', 2, th)} | "
-              f"{rcell(ratio(med(s2), med(stats('raw', 2, th))))} (vs raw, same thread) | - | "
-              f"{alone('utrace-idle', th, base='utrace')} | "
-              f"{ui2_lost_text if th == 0 else '(same runs)'} | "
-              f"{fmt(bpe(ufiles(2, 'utrace-idle'))) if th == 0 else '(same files)'} |")
+              f"{alone(label, th, base=base)} | "
+              f"{lost if th == 0 or not per_run else '(same runs)'} | "
+              f"{nbytes if th == 0 or not per_run else '(same files)'} |")
+
+    two_thread_rows("**utrace record**", "utrace", u2_lost_text, fmt(u2_bpe))
+    two_thread_rows("utrace record `--idle` (recorder at SCHED_IDLE)", "utrace-idle",
+                    ui2_lost_text, fmt(bpe(ufiles(2, 'utrace-idle'))), base="utrace")
     if up1:
         w(f"| utrace, the writer alone (no recorder; own 8 MiB buffer, overwrite) | 1 | "
           f"{cell(up1)} | {owncell('utrace-pool', 1)} | {rcell(ratio(med(up1), med(raw1)))} | "
           f"{rcell(ratio(med(up1), med(lt1)))} | - | (overwritten, not lost) | - |")
-    for th, s2 in enumerate(up2):
-        if s2:
-            w(f"| utrace, the writer alone (no recorder; overwrite), thread {th} | 2 | "
-              f"{cell(s2)} | {owncell('utrace-pool', 2, th)} | "
-              f"{rcell(ratio(med(s2), med(stats('raw', 2, th))))} (vs raw, same thread) | - | "
-              f"{alone('utrace-pool', th)} | (overwritten, not lost) | - |")
+    two_thread_rows("utrace, the writer alone (no recorder; overwrite)", "utrace-pool",
+                    "(overwritten, not lost)", "-", per_run=False)
     if ul1:
         per_loop = 8 * 1024 * 1024 // 24
         w(f"| utrace, buffer full (no recorder; own 8 MiB buffer, discard) | 1 | "
