@@ -151,7 +151,6 @@ static inline uint32_t utrace_pool_q(const struct utrace_pool *p, uint32_t cpu)
 	return cpu % p->nr_queues;
 }
 
-
 static inline struct utrace_thread_slot *utrace_pool_slot(struct utrace_pool *p,
 							  uint32_t i)
 {
@@ -238,6 +237,24 @@ static inline int utrace_queue_pop_any(struct utrace_pool *p, struct utrace_queu
 	for (i = 0; i < n; i++)
 		if (utrace_queue_pop(p, &qs[(q + i) % n], val))
 			return 1;
+	return 0;
+}
+
+/* For readers draining the full queues: a page from the CPUs' queues in
+ * turn, starting at *q (advanced past the queue it came from), so that no
+ * CPU's pages wait behind another's; 0 when all are empty. */
+static inline int utrace_fullq_pop_next(struct utrace_pool *p, uint32_t *q, uint64_t *val)
+{
+	uint32_t n = p->nr_queues, i;
+
+	for (i = 0; i < n; i++) {
+		uint32_t k = (*q + i) % n;
+
+		if (utrace_queue_pop(p, &p->fullq[k], val)) {
+			*q = (k + 1) % n;
+			return 1;
+		}
+	}
 	return 0;
 }
 

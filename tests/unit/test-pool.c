@@ -76,6 +76,25 @@ TEST(pop_any_takes_its_own_cpu_queue_first_then_the_others)
 	munmap(p, p->size);
 }
 
+TEST(readers_drain_the_cpus_full_queues_in_turn)
+{
+	struct utrace_pool *p = make(1 << 20, UTRACE_MODE_DISCARD);
+	uint32_t q = 0, last = p->nr_queues - 1;
+	uint64_t v;
+
+	CHECK(utrace_queue_push(p, &p->fullq[0], 1));
+	CHECK(utrace_queue_push(p, &p->fullq[0], 2));
+	CHECK(utrace_queue_push(p, &p->fullq[last], 3));
+	CHECK(utrace_fullq_pop_next(p, &q, &v));
+	CHECK_INT(v, ==, 1);
+	CHECK(utrace_fullq_pop_next(p, &q, &v));
+	CHECK_INT(v, ==, last ? 3 : 2);     /* the next queue before more of q0 */
+	CHECK(utrace_fullq_pop_next(p, &q, &v));
+	CHECK_INT(v, ==, last ? 2 : 3);
+	CHECK(!utrace_fullq_pop_next(p, &q, &v));
+	munmap(p, p->size);
+}
+
 TEST(give_back_goes_to_the_free_queue_of_the_cpu_that_wrote_the_page)
 {
 	struct utrace_pool *p = make(1 << 20, UTRACE_MODE_DISCARD);

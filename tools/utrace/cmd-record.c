@@ -267,18 +267,12 @@ static int drain(struct proc *p)
 
 	live_consumer_lock(&p->lock_fd, true);
 	do {
-		/* The CPUs' full queues in turn, a page of each. */
-		uint32_t q = 0, empty = 0;
+		uint32_t q = 0;
 
-		for (n = 0; n < UTRACE_TF_BATCH && empty < p->pool->nr_queues;
-		     q = (q + 1) % p->pool->nr_queues) {
+		for (n = 0; n < UTRACE_TF_BATCH &&
+			    utrace_fullq_pop_next(p->pool, &q, &idx); ) {
 			struct utrace_page_desc *d;
 
-			if (!utrace_queue_pop(p->pool, &p->pool->fullq[q], &idx)) {
-				empty++;
-				continue;
-			}
-			empty = 0;
 			if (idx >= p->pool->nr_pages)
 				continue;
 			d = utrace_pool_desc(p->pool, (uint32_t)idx);

@@ -15,10 +15,8 @@
  * sequence number changed) is dropped from that read.
  *
  * Consuming readers of one pool (several `utrace pipe`, the mount's
- * trace_pipe) take turns: each holds an open file description lock on the
- * pool's memfd while it takes pages and moves read offsets, so every event
- * goes to one reader only, as with the kernel's trace_pipe.  The lock is
- * the kernel's, so a reader that dies lets go of it.
+ * trace_pipe, an attached recorder) take turns (live.h,
+ * live_consumer_lock()), so every event goes to one reader only.
  *
  * The pages go into a trace file image in a memfd, with the process's
  * formats and two calibration points (the pool's, taken when it was made,
@@ -319,7 +317,7 @@ static long copy_page(struct utrace_pool *p, uint32_t idx, struct collect *cl,
 		commit = UTRACE_PAGE_DATA;
 	memset(&lp->page, 0, sizeof(lp->page.time_stamp) + sizeof(lp->page.commit));
 	n = live_page_cut(pg, (uint32_t)commit, (uint32_t)read,
-		     __atomic_load_n(&p->clear_ts, __ATOMIC_ACQUIRE), &lp->page);
+			  __atomic_load_n(&p->clear_ts, __ATOMIC_ACQUIRE), &lp->page);
 	lp->tid = d->tid;
 	lp->cpu = d->cpu;
 	lp->seq = seq;
@@ -345,16 +343,10 @@ static void collect_pages(struct utrace_pool *p, bool consume, struct collect *c
 	if (consume) {
 		/* Full pages leave the buffer for good, given back 64 at a
 		 * time (one wait for all their cache flushes). */
-		uint32_t done[64], q, empty = 0;
+		uint32_t done[64], q = 0;
 		size_t n = 0;
 
-		/* The CPUs' full queues in turn, a page of each. */
-		for (q = 0; empty < p->nr_queues; q = (q + 1) % p->nr_queues) {
-			if (!utrace_queue_pop(p, &p->fullq[q], &idx)) {
-				empty++;
-				continue;
-			}
-			empty = 0;
+		while (utrace_fullq_pop_next(p, &q, &idx)) {
 			if (idx >= p->nr_pages)
 				continue;
 			copy_page(p, (uint32_t)idx, cl, true, true);
