@@ -2,6 +2,7 @@
 /* Making and mapping event pools (the layout is in pool.h). */
 #include <errno.h>
 #include <sched.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -95,6 +96,47 @@ void utrace__pool_give_back(struct utrace_pool *p, const uint32_t *idx, size_t n
 	}
 }
 
+/* The pools this process made, newest first (see struct utrace_pool_geom). */
+static struct utrace_pool_geom *geoms;
+
+struct utrace_pool_geom *utrace__pool_geom(const struct utrace_pool *p)
+{
+	struct utrace_pool_geom *g;
+
+	for (g = __atomic_load_n(&geoms, __ATOMIC_ACQUIRE); g; g = g->next)
+		if (g->pool == p)
+			return g;
+	return NULL;
+}
+
+static int geom_add(struct utrace_pool *p, uint32_t nq)
+{
+	struct utrace_pool_geom *g = calloc(1, sizeof(*g));
+	uint32_t q;
+
+	if (!g)
+		return -ENOMEM;
+	g->pool = p;
+	g->size = p->size;
+	g->nr_pages = p->nr_pages;
+	g->nr_slots = p->nr_slots;
+	g->nr_queues = nq;
+	g->mask = p->freeq[0].mask;
+	g->slots = utrace_pool_slot(p, 0);
+	g->descs = utrace_pool_desc(p, 0);
+	g->pages = (unsigned char *)utrace_pool_page(p, 0);
+	for (q = 0; q < nq; q++) {
+		g->free_cells[q] = (struct utrace_qcell *)((char *)p + p->freeq[q].cells_off);
+		g->full_cells[q] = (struct utrace_qcell *)((char *)p + p->fullq[q].cells_off);
+	}
+	/* A pool made again at the address of an unmapped one comes first. */
+	g->next = __atomic_load_n(&geoms, __ATOMIC_RELAXED);
+	while (!__atomic_compare_exchange_n(&geoms, &g->next, g, 1, __ATOMIC_RELEASE,
+					    __ATOMIC_RELAXED))
+		;
+	return 0;
+}
+
 int utrace__pool_create(uint64_t bytes, uint32_t mode, struct utrace_pool **out)
 {
 	uint64_t nr = bytes / UTRACE_PAGE_SIZE;
@@ -169,6 +211,12 @@ int utrace__pool_create(uint64_t bytes, uint32_t mode, struct utrace_pool **out)
 	/* The free pages dealt out to the CPUs' queues in turn. */
 	for (i = 0; i < nr_pages; i++)
 		utrace_queue_push(p, &p->freeq[i % nq], i);
+	e = geom_add(p, nq);
+	if (e < 0) {
+		munmap(p, size);
+		close(fd);
+		return e;
+	}
 	*out = p;
 	return fd;
 }

@@ -148,7 +148,10 @@ struct utrace_pool {
 /* The queue pair of a CPU. */
 static inline uint32_t utrace_pool_q(const struct utrace_pool *p, uint32_t cpu)
 {
-	return cpu % p->nr_queues;
+	uint32_t n = __atomic_load_n(&p->nr_queues, __ATOMIC_RELAXED);
+
+	/* (checked when the pool was mapped; the other side may change it) */
+	return n - 1 < UTRACE_POOL_QUEUES ? cpu % n : 0;
 }
 
 static inline struct utrace_thread_slot *utrace_pool_slot(struct utrace_pool *p,
@@ -169,19 +172,32 @@ static inline struct utrace_page *utrace_pool_page(struct utrace_pool *p, uint32
 				      (uint64_t)i * p->page_size);
 }
 
+/*
+ * A queue's cells and mask are passed apart from the queue, so that the
+ * traced process can use its own copies of them (struct
+ * utrace_pool_geom) rather than what is in the shared memory now, which
+ * anyone with the pool's fd can change.  The positions (head, tail) and
+ * the cells' contents are still shared: every index they give is masked,
+ * and the retry loops are bounded, so nonsense written there makes an
+ * operation fail, never go out of bounds or spin for ever.
+ */
+#define UTRACE_QUEUE_SPINS 65536
+
 /* Push a page number; 0 when the queue is full. */
-static inline int utrace_queue_push(struct utrace_pool *p, struct utrace_queue *q,
-				    uint64_t val)
+static inline int utrace_queue_push_cells(struct utrace_queue *q, struct utrace_qcell *cells,
+					  uint64_t mask, uint64_t val)
 {
-	struct utrace_qcell *cells = (struct utrace_qcell *)((char *)p + q->cells_off);
 	uint64_t pos = __atomic_load_n(&q->tail, __ATOMIC_RELAXED);
 	struct utrace_qcell *c;
+	unsigned int spins = 0;
 
 	for (;;) {
-		c = &cells[pos & q->mask];
+		c = &cells[pos & mask];
 		uint64_t seq = __atomic_load_n(&c->seq, __ATOMIC_ACQUIRE);
 		int64_t dif = (int64_t)(seq - pos);
 
+		if (++spins > UTRACE_QUEUE_SPINS)
+			return 0;
 		if (dif == 0) {
 			if (__atomic_compare_exchange_n(&q->tail, &pos, pos + 1, 1,
 							__ATOMIC_RELAXED,
@@ -199,18 +215,20 @@ static inline int utrace_queue_push(struct utrace_pool *p, struct utrace_queue *
 }
 
 /* Pop a page number; 0 when the queue is empty. */
-static inline int utrace_queue_pop(struct utrace_pool *p, struct utrace_queue *q,
-				   uint64_t *val)
+static inline int utrace_queue_pop_cells(struct utrace_queue *q, struct utrace_qcell *cells,
+					 uint64_t mask, uint64_t *val)
 {
-	struct utrace_qcell *cells = (struct utrace_qcell *)((char *)p + q->cells_off);
 	uint64_t pos = __atomic_load_n(&q->head, __ATOMIC_RELAXED);
 	struct utrace_qcell *c;
+	unsigned int spins = 0;
 
 	for (;;) {
-		c = &cells[pos & q->mask];
+		c = &cells[pos & mask];
 		uint64_t seq = __atomic_load_n(&c->seq, __ATOMIC_ACQUIRE);
 		int64_t dif = (int64_t)(seq - (pos + 1));
 
+		if (++spins > UTRACE_QUEUE_SPINS)
+			return 0;
 		if (dif == 0) {
 			if (__atomic_compare_exchange_n(&q->head, &pos, pos + 1, 1,
 							__ATOMIC_RELAXED,
@@ -223,8 +241,24 @@ static inline int utrace_queue_pop(struct utrace_pool *p, struct utrace_queue *q
 		}
 	}
 	*val = c->val;
-	__atomic_store_n(&c->seq, pos + q->mask + 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&c->seq, pos + mask + 1, __ATOMIC_RELEASE);
 	return 1;
+}
+
+/* The same, with the cells and mask the queue header gives (readers,
+ * which checked the header with utrace__pool_header_ok()). */
+static inline int utrace_queue_push(struct utrace_pool *p, struct utrace_queue *q,
+				    uint64_t val)
+{
+	return utrace_queue_push_cells(q, (struct utrace_qcell *)((char *)p + q->cells_off),
+				       q->mask, val);
+}
+
+static inline int utrace_queue_pop(struct utrace_pool *p, struct utrace_queue *q,
+				   uint64_t *val)
+{
+	return utrace_queue_pop_cells(q, (struct utrace_qcell *)((char *)p + q->cells_off),
+				      q->mask, val);
 }
 
 /* Pop a page number from the queues of 'qs' (freeq or fullq), CPU 'cpu's
@@ -232,8 +266,11 @@ static inline int utrace_queue_pop(struct utrace_pool *p, struct utrace_queue *q
 static inline int utrace_queue_pop_any(struct utrace_pool *p, struct utrace_queue *qs,
 				       uint32_t cpu, uint64_t *val)
 {
-	uint32_t n = p->nr_queues, q = cpu % n, i;
+	uint32_t n = __atomic_load_n(&p->nr_queues, __ATOMIC_RELAXED), q, i;
 
+	if (n - 1 >= UTRACE_POOL_QUEUES)
+		return 0;
+	q = cpu % n;
 	for (i = 0; i < n; i++)
 		if (utrace_queue_pop(p, &qs[(q + i) % n], val))
 			return 1;
@@ -245,8 +282,10 @@ static inline int utrace_queue_pop_any(struct utrace_pool *p, struct utrace_queu
  * CPU's pages wait behind another's; 0 when all are empty. */
 static inline int utrace_fullq_pop_next(struct utrace_pool *p, uint32_t *q, uint64_t *val)
 {
-	uint32_t n = p->nr_queues, i;
+	uint32_t n = __atomic_load_n(&p->nr_queues, __ATOMIC_RELAXED), i;
 
+	if (n - 1 >= UTRACE_POOL_QUEUES)
+		return 0;
 	for (i = 0; i < n; i++) {
 		uint32_t k = (*q + i) % n;
 
@@ -300,6 +339,31 @@ static inline long utrace_page_count_events(const unsigned char *data,
 	}
 	return off == commit ? n : -1;
 }
+
+/*
+ * The layout of a pool this process made, in its private memory: the
+ * writer takes sizes, offsets and queue masks from here, never from the
+ * shared header, so that a pool scribbled on from outside cannot send it
+ * out of bounds.  Made by utrace__pool_create() and never freed (a few
+ * hundred bytes per pool made).
+ */
+struct utrace_pool_geom {
+	struct utrace_pool *pool;
+	uint64_t size;
+	uint32_t nr_pages, nr_slots, nr_queues;
+	uint64_t mask;                   /* of every queue */
+	struct utrace_thread_slot *slots;
+	struct utrace_page_desc *descs;
+	unsigned char *pages;
+	struct utrace_qcell *free_cells[UTRACE_POOL_QUEUES];
+	struct utrace_qcell *full_cells[UTRACE_POOL_QUEUES];
+	int broken;                      /* nonsense found in the pool */
+	struct utrace_pool_geom *next;
+};
+
+/* The geometry of pool 'p' if this process made it, else NULL. */
+struct utrace_pool_geom *utrace__pool_geom(const struct utrace_pool *p)
+	__attribute__((visibility("hidden")));
 
 /* Make a pool of about 'bytes' of pages in a new memfd and map it; returns
  * the memfd (close-on-exec) and *out, or -errno. */

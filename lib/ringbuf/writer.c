@@ -29,7 +29,9 @@
  *   - the thread found no free thread slot (more than 1024 threads).
  */
 #include <errno.h>
+#include <limits.h>
 #include <linux/membarrier.h>
+#include <stddef.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <pthread.h>
@@ -57,16 +59,27 @@
 #define page_taken(d) do { } while (0)
 #endif
 
+/*
+ * The thread's state.  A signal handler may fire an event at any
+ * instruction of any path here, so every path that changes the state
+ * first sets nest (the handler's event then goes to the stash and touches
+ * nothing else), and the fields before 'gen' are never cleared while a
+ * handler may be using them: attaching to a pool resets only the rest.
+ */
 struct tbuf {
+	uint32_t nest;               /* events being written on this thread */
+	uint32_t stash_used;         /* bytes in the stash */
+	uint32_t exit_rounds;        /* calls of thread_exit() so far */
+	int32_t tid;                 /* (a stashed event's common_pid) */
+	/* From here, the thread's state in one pool (tbuf_reset()): */
 	unsigned int gen;            /* pool generation of this state */
 	int slot;                    /* thread slot, or -1 */
+	struct utrace_pool_geom *geom;   /* the pool's layout, private copy */
 	struct utrace_page *page;
 	struct utrace_page_desc *desc;
 	uint32_t page_idx;
 	uint32_t tail;               /* bytes used in page->data */
-	uint32_t nest;               /* events being written on this thread */
 	uint32_t cpu;
-	uint32_t stash_used;         /* bytes in the stash */
 	uint32_t missed;             /* UTRACE_RB_MISSED_EVENTS when the page has
 				      * lost_before > 0, else 0: the commit bits */
 	uint64_t last_ts;
@@ -75,7 +88,6 @@ struct tbuf {
 	uint64_t lost_pending;       /* lost since the current page began */
 	uint64_t retry_ts;           /* no free page: until this time, events
 				      * are lost without looking for one */
-	int32_t tid;
 	uint32_t undo_tail;          /* before the event being written, */
 	uint64_t undo_ts;            /* to take it back if its filter says no */
 	const char *comm;            /* the thread's name in its slot (filters) */
@@ -177,33 +189,100 @@ static inline void slot_add(uint64_t *c, uint64_t n)
 #endif
 }
 
+/* Forget the thread's state in its pool, keeping nest, the stash and
+ * exit_rounds: the next event attaches again if 'gen' is not the
+ * current generation; with it, events are lost (no slot), counted. */
+static void tbuf_reset(struct tbuf *t, unsigned int gen)
+{
+	memset((char *)t + offsetof(struct tbuf, gen), 0,
+	       sizeof(*t) - offsetof(struct tbuf, gen));
+	t->slot = -1;
+	t->gen = gen;
+}
+
 static void count_lost(struct tbuf *t)
 {
+	struct utrace_pool_geom *g = t->geom;
+	struct utrace_pool *p;
+
 	t->lost_pending++;
-	if (t->slot >= 0)
-		slot_add(&utrace_pool_slot(cur_pool(), (uint32_t)t->slot)->lost, 1);
-	else if (cur_pool())
-		__atomic_fetch_add(&utrace__pool->lost_no_slot, 1, __ATOMIC_RELAXED);
+	if (t->slot >= 0 && g && (uint32_t)t->slot < g->nr_slots)
+		slot_add(&g->slots[t->slot].lost, 1);
+	else if ((p = cur_pool()) != NULL)
+		__atomic_fetch_add(&p->lost_no_slot, 1, __ATOMIC_RELAXED);
+}
+
+/*
+ * Something in the shared pool is nonsense (a page number out of range, a
+ * queue that never has room): someone else wrote into it.  Stop taking
+ * pages from it, say so once, and mark it dead for the readers; the
+ * program goes on, its events lost and counted.
+ */
+static void pool_broken(struct utrace_pool_geom *g, const char *what, uint64_t v)
+{
+	int e = errno;
+
+	if (__atomic_exchange_n(&g->broken, 1, __ATOMIC_RELAXED) == 0) {
+		utrace__warn("the event pool of process %d was changed from outside "
+			     "(%s: %llu); recording stopped", (int)getpid(), what,
+			     (unsigned long long)v);
+		__atomic_store_n(&g->pool->dead, 1, __ATOMIC_RELEASE);
+	}
+	errno = e;
+}
+
+static uint64_t mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 /* Queue the current page for the recorder. */
 static void publish(struct tbuf *t)
 {
-	struct utrace_pool *p = cur_pool();
-	struct utrace_thread_slot *s = utrace_pool_slot(p, (uint32_t)t->slot);
+	struct utrace_pool_geom *g = t->geom;
+	uint32_t q = t->cpu % g->nr_queues;
+	uint64_t give_up = 0;
 
 	t->desc->nr_events = t->nr_events;
-	slot_add(&s->written, t->nr_events);
+	slot_add(&g->slots[t->slot].written, t->nr_events);
 	page_handed_over(t->desc);
 	__atomic_store_n(&t->desc->state, UTRACE_PAGE_FULL, __ATOMIC_RELEASE);
 	/* Cannot be full (see pool_create); a pop stalled a whole lap can
-	 * hold a cell for a moment. */
-	for (int i = 0; !utrace_queue_push(p, &p->fullq[utrace_pool_q(p, t->cpu)],
-					   t->page_idx); i++)
-		if (i > 100)
-			sched_yield();
+	 * hold a cell for a moment.  A second is not a moment: the page
+	 * stays FULL outside the queue, where the recorder's last scan
+	 * finds it. */
+	for (int i = 0; !utrace_queue_push_cells(&g->pool->fullq[q], g->full_cells[q],
+						 g->mask, t->page_idx); i++) {
+		if (i < 100)
+			continue;
+		if (!give_up) {
+			give_up = mono_now() + 1000000000u;
+		} else if (mono_now() > give_up) {
+			pool_broken(g, "a full queue with no room for a second", q);
+			break;
+		}
+		sched_yield();
+	}
 	t->page = NULL;
 	t->desc = NULL;
+}
+
+/* A page number from the queues 'qs' of the pool, CPU 'cpu's first. */
+static int pop_any(struct utrace_pool_geom *g, struct utrace_queue *qs,
+		   struct utrace_qcell *const *cells, uint32_t cpu, uint64_t *idx)
+{
+	uint32_t n = g->nr_queues, q = cpu % n, i;
+
+	for (i = 0; i < n; i++) {
+		uint32_t k = (q + i) % n;
+
+		if (utrace_queue_pop_cells(&qs[k], cells[k], g->mask, idx))
+			return 1;
+	}
+	return 0;
 }
 
 /* Move to a new page; 0 if there is none.  Like everything here it may
@@ -220,25 +299,43 @@ static int switch_page(struct tbuf *t, uint64_t ts, uint32_t cpu)
 
 static int switch_page_(struct tbuf *t, uint64_t ts, uint32_t cpu)
 {
-	struct utrace_pool *p = cur_pool();
+	struct utrace_pool_geom *g = t->geom;
+	struct utrace_pool *p = g->pool;
 	struct utrace_page_desc *d;
 	struct utrace_page *pg;
 	uint64_t idx;
 
 	if (t->page)
 		publish(t);
-	if (!utrace_queue_pop_any(p, p->freeq, cpu, &idx)) {
-		if (p->mode != UTRACE_MODE_OVERWRITE ||
-		    !utrace_queue_pop_any(p, p->fullq, cpu, &idx))
+	if (__atomic_load_n(&g->broken, __ATOMIC_RELAXED))
+		return 0;
+	if (!pop_any(g, p->freeq, g->free_cells, cpu, &idx)) {
+		uint32_t owner;
+
+		if (__atomic_load_n(&p->mode, __ATOMIC_RELAXED) != UTRACE_MODE_OVERWRITE ||
+		    !pop_any(g, p->fullq, g->full_cells, cpu, &idx))
 			return 0;
+		if (idx >= g->nr_pages) {
+			pool_broken(g, "page number out of range in a full queue", idx);
+			return 0;
+		}
 		/* Flight recorder: take back the oldest full page, of this
 		 * CPU if it has one, as the kernel's per-CPU ring does. */
-		d = utrace_pool_desc(p, (uint32_t)idx);
-		__atomic_fetch_add(&utrace_pool_slot(p, d->slot)->overwritten,
-				   d->nr_events, __ATOMIC_RELAXED);
+		d = &g->descs[idx];
+		owner = __atomic_load_n(&d->slot, __ATOMIC_RELAXED);
+		if (owner >= g->nr_slots) {
+			pool_broken(g, "thread slot out of range in a page", owner);
+			return 0;
+		}
+		__atomic_fetch_add(&g->slots[owner].overwritten,
+				   __atomic_load_n(&d->nr_events, __ATOMIC_RELAXED),
+				   __ATOMIC_RELAXED);
+	} else if (idx >= g->nr_pages) {
+		pool_broken(g, "page number out of range in a free queue", idx);
+		return 0;
 	}
-	d = utrace_pool_desc(p, (uint32_t)idx);
-	pg = utrace_pool_page(p, (uint32_t)idx);
+	d = &g->descs[idx];
+	pg = (struct utrace_page *)(g->pages + idx * UTRACE_PAGE_SIZE);
 	page_taken(d);
 	d->slot = (uint32_t)t->slot;
 	d->tid = (uint32_t)t->tid;
@@ -302,33 +399,66 @@ static inline __attribute__((always_inline)) void *emit(struct tbuf *t, uint64_t
 }
 
 static void flush_stash(struct tbuf *t);
+static inline __attribute__((always_inline)) void leave(struct tbuf *t);
 
+/* Take the thread's registration for the filter grace periods back. */
+static void unregister(struct tbuf *t)
+{
+	struct tbuf *self = t;
+
+	if (t->gen && t->slot >= 0 && t->slot < UTRACE_POOL_THREADS)
+		__atomic_compare_exchange_n(&thread_tbufs[t->slot], &self, NULL, 0,
+					    __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+}
+
+/*
+ * The thread exits (the destructor of exit_key).  Other keys' destructors
+ * may still fire events after ours, so ours asks to be called again until
+ * the last round glibc makes (PTHREAD_DESTRUCTOR_ITERATIONS), and only
+ * then queues the page and frees the slot.  An event fired after that
+ * (by a later destructor, or a signal handler) is lost and counted: it
+ * never takes a slot that nobody would free.
+ */
 static void thread_exit(void *arg)
 {
 	struct tbuf *t = my_tbuf();
+	struct utrace_pool_geom *g = t->geom;
+	bool current;
 
 	(void)arg;
-	if (t->gen != cur_gen() || !cur_pool())
-		return;
-	if (t->stash_used && t->slot >= 0 && !t->nest) {
-		/* Stashed events no commit copied (see reserve_lost()). */
-		t->nest = 1;
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		flush_stash(t);
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		t->nest = 0;
+	if (t->nest)
+		return;         /* (a destructor does not run inside an event) */
+	t->nest = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (++t->exit_rounds < PTHREAD_DESTRUCTOR_ITERATIONS) {
+		pthread_setspecific(exit_key, (void *)1);
+		goto out;
 	}
-	if (t->page)
-		publish(t);
+	current = t->gen == cur_gen() && g && t->slot >= 0;
 	if (t->slot >= 0) {
+		/* Under the mutex: utrace__threads_quiesce() must not look at
+		 * this thread's state once it is freed. */
 		pthread_mutex_lock(&tbufs_mutex);
-		__atomic_store_n(&thread_tbufs[t->slot], NULL, __ATOMIC_RELEASE);
+		unregister(t);
 		pthread_mutex_unlock(&tbufs_mutex);
-		__atomic_store_n(&utrace_pool_slot(cur_pool(), (uint32_t)t->slot)->state,
-				 0, __ATOMIC_RELEASE);
 	}
-	t->slot = -1;
-	t->gen = 0;
+	if (current) {
+		/* Stashed events no commit copied (see reserve_lost()). */
+		if (t->stash_used)
+			flush_stash(t);
+		if (t->page)
+			publish(t);
+		__atomic_store_n(&g->slots[t->slot].state, 0, __ATOMIC_RELEASE);
+	} else {
+		/* A pool that was replaced (its pages are dropped): what the
+		 * stash holds is lost, counted. */
+		t->slot = -1;
+		if (t->stash_used)
+			flush_stash(t);
+	}
+	tbuf_reset(t, cur_gen());
+out:
+	leave(t);
 }
 
 static void make_key(void)
@@ -336,7 +466,17 @@ static void make_key(void)
 	pthread_key_create(&exit_key, thread_exit);
 }
 
-/* First event of this thread with this pool: find a thread slot. */
+/* The key early, so that a thread's first event, which may come from a
+ * signal handler, does not make it (pthread_once is not reentrant). */
+__attribute__((constructor)) static void writer_init(void)
+{
+	pthread_once(&key_once, make_key);
+}
+
+/*
+ * First event of this thread with this pool: find a thread slot.  Called
+ * with nest set, so a signal handler's event meanwhile goes to the stash.
+ */
 static int attach(struct tbuf *t)
 {
 	/* The generation first: the pool is stored before the generation
@@ -345,22 +485,23 @@ static int attach(struct tbuf *t)
 	 * pool and never look again.) */
 	unsigned int gen = cur_gen();
 	struct utrace_pool *p = cur_pool();
+	struct utrace_pool_geom *g;
 	uint32_t i, zero;
 	int e = errno;
-	struct tbuf *self = t;
 
 	/* A registration from an earlier pool must not outlive the thread. */
-	if (t->gen && t->slot >= 0 && t->slot < UTRACE_POOL_THREADS)
-		__atomic_compare_exchange_n(&thread_tbufs[t->slot], &self, NULL, 0,
-					    __ATOMIC_RELEASE, __ATOMIC_RELAXED);
-	memset(t, 0, sizeof(*t));
-	t->slot = -1;
-	t->gen = gen;
-	t->tid = utrace__gettid();
-	if (!p)
-		return 0;
-	for (i = 0; i < p->nr_slots; i++) {
-		struct utrace_thread_slot *s = utrace_pool_slot(p, i);
+	unregister(t);
+	tbuf_reset(t, gen);
+	if (!t->tid)
+		t->tid = utrace__gettid();
+	if (!p || t->exit_rounds >= PTHREAD_DESTRUCTOR_ITERATIONS)
+		goto out;       /* no pool, or the thread is gone: lost, counted */
+	g = utrace__pool_geom(p);
+	if (!g || __atomic_load_n(&g->broken, __ATOMIC_RELAXED))
+		goto out;
+	t->geom = g;
+	for (i = 0; i < g->nr_slots; i++) {
+		struct utrace_thread_slot *s = &g->slots[i];
 
 		zero = 0;
 		if (__atomic_load_n(&s->state, __ATOMIC_RELAXED) == 0 &&
@@ -380,6 +521,7 @@ static int attach(struct tbuf *t)
 	}
 	pthread_once(&key_once, make_key);
 	pthread_setspecific(exit_key, (void *)1);
+out:
 	errno = e;
 	return t->slot >= 0;
 }
@@ -430,6 +572,12 @@ static void flush_stash(struct tbuf *t)
 		memcpy(&ts, e, 8);
 		memcpy(&size, e + 8, 4);
 		done += 16 + ((rec_bytes(size) + 7) & ~7u);
+		if (t->slot < 0 || t->gen != cur_gen()) {
+			/* No slot, or a pool that was replaced and may be
+			 * unmapped already: nowhere to copy it. */
+			count_lost(t);
+			continue;
+		}
 		if (!t->page || cpu != t->cpu ||
 		    t->tail + need_len(t, ts, size) > UTRACE_PAGE_DATA) {
 			if (t->page)
@@ -452,7 +600,38 @@ static void flush_stash(struct tbuf *t)
 				 __ATOMIC_RELEASE);
 }
 
+/* (see leave()) */
+static __attribute__((noinline)) void leave_stash(struct tbuf *t)
+{
+	while (__atomic_load_n(&t->stash_used, __ATOMIC_RELAXED)) {
+		t->nest = 1;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		flush_stash(t);
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		t->nest = 0;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	}
+}
+
+/*
+ * The thread leaves its event (nest 0).  A signal handler that stashed an
+ * event after the last flush and before the store of nest has finished by
+ * now: copy its event in (or count it lost) at once, rather than leave it
+ * for the thread's next event, which may never come.  A handler that
+ * comes after the store takes the page itself.
+ */
+static inline __attribute__((always_inline)) void leave(struct tbuf *t)
+{
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->nest = 0;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (__builtin_expect(t->stash_used != 0, 0))
+		leave_stash(t);
+}
+
 #define GO_ON ((void *)1)
+
+static void reserve_lost(struct tbuf *t);
 
 /* The unusual cases of reserve: first event of the thread, nesting, a
  * stash to empty first.  Returns a stashed record, NULL (lost, counted),
@@ -460,18 +639,18 @@ static void flush_stash(struct tbuf *t)
 static void *reserve_rare(struct tbuf *t, struct utrace_tp_reserve *r,
 			  uint32_t size)
 {
-	if (t->gen != cur_gen() && !attach(t)) {
-		count_lost(t);
-		return NULL;
-	}
-	if (t->slot < 0) {
-		count_lost(t);
-		return NULL;
-	}
+	/* Nesting first, whatever else is unusual: the interrupted event
+	 * may be half-way through attaching or switching pages. */
 	if (t->nest)
 		return stash_reserve(t, r, size);
 	t->nest = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (t->gen != cur_gen())
+		attach(t);
+	if (t->slot < 0) {
+		reserve_lost(t);
+		return NULL;
+	}
 	if (t->stash_used)
 		flush_stash(t);
 	return GO_ON;
@@ -488,8 +667,7 @@ static void reserve_lost(struct tbuf *t)
 	count_lost(t);
 	if (t->stash_used)
 		flush_stash(t);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	t->nest = 0;
+	leave(t);
 }
 
 /*
@@ -558,11 +736,12 @@ static __attribute__((noinline)) void *reserve_entry(struct utrace_tp_reserve *r
 	if (ent != GO_ON) {
 		if (!ent)
 			return NULL;    /* lost */
-		/* stashed */
+		/* stashed (perhaps in the middle of the thread's first
+		 * event, before it knows its tid) */
 		r->rec = ent;
 		uint32_t w = (uint16_t)ev->id;
 		memcpy(ent, &w, 4);
-		ent->pid = t->tid;
+		ent->pid = t->tid ? t->tid : utrace__gettid();
 		return ent;
 	}
 	return reserve_page(r, ev, t, size, utrace__clock_now());
@@ -654,7 +833,7 @@ static inline __attribute__((always_inline)) bool filter_rejects(struct utrace_t
 	struct tbuf *t = my_tbuf();
 	struct utrace__filter_ctx ctx;
 
-	if (__builtin_expect(r->rb_state != 1 ||
+	if (__builtin_expect(r->rb_state != 1 || !t->comm ||
 			     __atomic_load_n(&filter_rcu, __ATOMIC_RELAXED), 0))
 		return filter_rejects_slow(r);
 	ctx.cpu = t->cpu;
@@ -756,8 +935,7 @@ static void discard(struct utrace_tp_reserve *r)
 	}
 	if (t->stash_used != 0)
 		flush_stash(t);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	t->nest = 0;
+	leave(t);
 }
 
 /* The usual commit, with stashed events to copy in after the event. */
@@ -766,8 +944,7 @@ static __attribute__((noinline)) void commit_stash(struct tbuf *t)
 	flush_stash(t);       /* may leave no page, when none was free */
 	if (t->page)
 		__atomic_store_n(&t->page->commit, t->tail | t->missed, __ATOMIC_RELEASE);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	t->nest = 0;
+	leave(t);
 }
 
 /* A commit with something to do besides: a filter, a hook or printer,
@@ -801,8 +978,7 @@ static __attribute__((noinline)) void commit_slow(struct utrace_tp_reserve *r)
 		flush_stash(t);       /* may leave no page, when none was free */
 	if (t->page)
 		__atomic_store_n(&t->page->commit, t->tail | t->missed, __ATOMIC_RELEASE);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	t->nest = 0;
+	leave(t);
 }
 
 void utrace_tp_commit(struct utrace_tp_reserve *r)
@@ -823,15 +999,36 @@ void utrace_tp_commit(struct utrace_tp_reserve *r)
 		return;
 	}
 	__atomic_store_n(&t->page->commit, t->tail | t->missed, __ATOMIC_RELEASE);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	t->nest = 0;
+	leave(t);
 }
 
-/* In a fork child: the pages belong to the parent; forget them. */
-void utrace__rb_after_fork(void)
+/*
+ * In a fork child: the pages belong to the parent; forget them (the next
+ * event attaches to the child's pool).  Returns whether the forking
+ * thread was inside an event (fork() from a signal handler): that event
+ * goes on writing where it had reserved, in the parent's pool, so the
+ * caller must not unmap the pool but replace it with private memory.
+ * The event's commit then lands on a page of this process's own.
+ */
+bool utrace__rb_after_fork(void)
 {
-	memset(&tb, 0, sizeof(tb));
-	tb.slot = -1;
+	static struct utrace_page orphan_page;
+	struct tbuf *t = my_tbuf();
+	uint32_t nest = t->nest;
+
+	t->nest = nest + 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->stash_used = 0;      /* the parent records what it stashed */
+	t->exit_rounds = 0;
+	t->tid = utrace__gettid();
+	tbuf_reset(t, 0);
+	if (nest) {
+		t->page = &orphan_page;
+		t->tail = 0;
+	}
 	memset(thread_tbufs, 0, sizeof(thread_tbufs));
 	pthread_mutex_init(&tbufs_mutex, NULL);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->nest = nest;
+	return nest != 0;
 }

@@ -24,7 +24,7 @@ void *utrace__reserve_scratch(struct utrace_tp_reserve *r, struct utrace_event *
 	__attribute__((visibility("hidden")));
 void utrace__commit_observe(struct utrace_tp_reserve *r)
 	__attribute__((visibility("hidden")));
-void utrace__rb_after_fork(void) __attribute__((visibility("hidden")));
+bool utrace__rb_after_fork(void) __attribute__((visibility("hidden")));
 
 /* Grace periods for filter programs (writer.c). */
 bool utrace__filter_sync_init(void) __attribute__((visibility("hidden")));

@@ -14,6 +14,15 @@
  *   rb-stress paced EVENTS             (for live readers) wait 0.5 s, fire
  *                                      EVENTS over about a second, 10 at a
  *                                      time, then stay 1.5 s more
+ *   rb-stress idle EVENTS SECONDS      fire EVENTS, say so ("fired PID N"),
+ *                                      then sleep (for a recorder killed
+ *                                      while the program idles)
+ *   rb-stress churn THREADS EVENTS     THREADS short-lived threads, 4 at a
+ *                                      time, plus 3 forked children, each
+ *                                      with a timer signal armed before its
+ *                                      first event, whose handler fires
+ *                                      too; threads change CPU and fire
+ *                                      from a key destructor at exit
  *
  * It prints what it fired, "fired TID COUNT" per thread, for the checker.
  */
@@ -24,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -124,6 +134,151 @@ static int run_threads(int n, unsigned long long events)
 	return 0;
 }
 
+/*
+ * churn: the interrupting hammer of the kernel ring buffer's self-test,
+ * for the writer's unusual paths.  Each thread (and forked child) arms a
+ * timer signal of its own before its first event, so handlers fire events
+ * in the middle of its first event, of page switches, of CPU changes and
+ * of its exit; a thread's last events come from a key destructor.  Every
+ * event carries the thread's own sequence number: a number seen twice in
+ * the trace is a duplicate, whatever the reader says.
+ */
+#define CHURN_CONC 4
+
+static unsigned long long *churn_fired;
+static unsigned int *churn_tids;
+static _Thread_local long churn_idx = -1;
+static _Thread_local timer_t churn_timer;
+static pthread_key_t churn_key;
+
+static void churn_signal(int sig)
+{
+	(void)sig;
+	if (churn_idx < 0)
+		return;
+	trace_rb_ev(NEXT_SEQ(), my_tid, 1);
+	__atomic_fetch_add(&churn_fired[churn_idx], 1, __ATOMIC_RELAXED);
+}
+
+static int churn_arm(void)
+{
+	struct sigevent ev;
+	/* every 11 us, the first after 1 us: RB_TIMER_NS changes the period */
+	const char *e = getenv("RB_TIMER_NS");
+	long ns = e ? atol(e) : 11000;
+	/* The first expiry anywhere in the first 4 us, so that over many
+	 * threads it lands on every instruction of the first event. */
+	struct itimerspec it = { { 0, ns > 0 && ns < 1000000000 ? ns : 11000 },
+				 { 0, 100 + (long)(my_tid * 2654435761u % 4000) } };
+
+	memset(&ev, 0, sizeof(ev));
+	ev.sigev_notify = SIGEV_THREAD_ID;
+	ev.sigev_signo = SIGUSR2;
+	ev._sigev_un._tid = (pid_t)my_tid;
+	if (timer_create(CLOCK_MONOTONIC, &ev, &churn_timer) < 0)
+		return -1;
+	return timer_settime(churn_timer, 0, &it, NULL);
+}
+
+/* Runs after libutrace's own exit destructor has had its first call. */
+static void churn_destructor(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < 3; i++) {
+		trace_rb_ev(NEXT_SEQ(), my_tid, 0);
+		__atomic_fetch_add(&churn_fired[churn_idx], 1, __ATOMIC_RELAXED);
+	}
+	timer_delete(churn_timer);
+	churn_idx = -1;
+}
+
+static void churn_body(long idx, int cpus)
+{
+	my_tid = (unsigned int)syscall(SYS_gettid);
+	churn_tids[idx] = my_tid;
+	churn_idx = idx;
+	if (churn_arm() < 0) {
+		perror("rb-stress: timer");
+		exit(1);
+	}
+	for (unsigned long long i = 0; i < per_thread_events; i++) {
+		if (cpus > 1 && i % 500 == 250) {
+			cpu_set_t set;
+
+			CPU_ZERO(&set);
+			CPU_SET((int)((i / 500 + (unsigned long long)idx) % (unsigned)cpus), &set);
+			sched_setaffinity(0, sizeof(set), &set);
+		}
+		if (i % 100 == 99)
+			trace_rb_long(NEXT_SEQ(), "a record of the long kind, in the churn");
+		else
+			trace_rb_ev(NEXT_SEQ(), my_tid, 0);
+		__atomic_fetch_add(&churn_fired[idx], 1, __ATOMIC_RELAXED);
+	}
+}
+
+static void *churn_thread(void *arg)
+{
+	pthread_setspecific(churn_key, (void *)1);
+	churn_body((long)arg, (int)sysconf(_SC_NPROCESSORS_ONLN));
+	return NULL;
+}
+
+static int run_churn(int n, unsigned long long events)
+{
+	struct sigaction sa;
+	pthread_t th[CHURN_CONC];
+	pid_t kids[3];
+	long i;
+	int k;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = churn_signal;
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGUSR2, &sa, NULL);
+	per_thread_events = events;
+	churn_fired = mmap(NULL, (size_t)(n + 3) * sizeof(*churn_fired),
+			   PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	churn_tids = mmap(NULL, (size_t)(n + 3) * sizeof(*churn_tids),
+			  PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (churn_fired == MAP_FAILED || churn_tids == MAP_FAILED ||
+	    pthread_key_create(&churn_key, churn_destructor)) {
+		perror("rb-stress: churn");
+		return 1;
+	}
+	/* Three children, forked while threads run, each its own hammer. */
+	for (i = 0; i < n; i++) {
+		if (i >= CHURN_CONC)
+			pthread_join(th[i % CHURN_CONC], NULL);
+		if (i % (n / 3 + 1) == 0 && i / (n / 3 + 1) < 3) {
+			k = (int)(i / (n / 3 + 1));
+			kids[k] = fork();
+			if (kids[k] == 0) {
+				seq = 0;
+				churn_body(n + k, 1);
+				timer_delete(churn_timer);
+				churn_idx = -1;
+				_exit(0);
+			}
+		}
+		pthread_create(&th[i % CHURN_CONC], NULL, churn_thread, (void *)i);
+	}
+	for (i = n > CHURN_CONC ? n - CHURN_CONC : 0; i < n; i++)
+		pthread_join(th[i % CHURN_CONC], NULL);
+	for (k = 0; k < 3 && k * (n / 3 + 1) < n; k++) {
+		int st;
+
+		if (waitpid(kids[k], &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st)) {
+			fprintf(stderr, "rb-stress: child %d failed\n", (int)kids[k]);
+			return 1;
+		}
+	}
+	for (i = 0; i < n + 3; i++)
+		if (churn_tids[i])
+			printf("fired %u %llu\n", churn_tids[i], churn_fired[i]);
+	return 0;
+}
+
 static void fire(unsigned long long n)
 {
 	unsigned long long i;
@@ -139,6 +294,8 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc == 4 && !strcmp(argv[1], "threads"))
 		return run_threads(atoi(argv[2]), strtoull(argv[3], NULL, 0));
+	if (argc == 4 && !strcmp(argv[1], "churn"))
+		return run_churn(atoi(argv[2]), strtoull(argv[3], NULL, 0));
 	if (argc == 4 && !strcmp(argv[1], "crash")) {
 		unsigned long long n = strtoull(argv[3], NULL, 0);
 
@@ -208,6 +365,15 @@ int main(int argc, char **argv)
 		sleep(3);
 		return 0;
 	}
+	if (argc == 4 && !strcmp(argv[1], "idle")) {
+		unsigned long long n = strtoull(argv[2], NULL, 0);
+
+		fire(n);
+		printf("fired %u %llu\n", my_tid, n);
+		fflush(stdout);
+		sleep((unsigned int)atoi(argv[3]));
+		return 0;
+	}
 	if (argc == 3 && !strcmp(argv[1], "paced")) {
 		unsigned long long n = strtoull(argv[2], NULL, 0), i;
 		struct timespec rest = { 0, 1000000000 / 1000 };   /* 1 ms */
@@ -224,6 +390,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	fprintf(stderr, "usage: rb-stress threads N EVENTS | crash segv|abort|kill EVENTS"
-		" | fork EVENTS | exec EVENTS | clock | cpus A NA B NB | paced EVENTS\n");
+		" | fork EVENTS | exec EVENTS | clock | cpus A NA B NB | paced EVENTS"
+		" | churn THREADS EVENTS | idle EVENTS SECONDS\n");
 	return 2;
 }

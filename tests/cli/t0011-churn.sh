@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The writer under an interrupting hammer, as the kernel ring buffer's
+# self-test: thousands of short threads and three forked children, each
+# with a timer signal from before its first event whose handler fires
+# events too, threads changing CPU, events from a key destructor at exit,
+# and two busy processes beside them.  Each run must show no page and no
+# sequence number twice (tests/stress/check-trace.py reads the file on its
+# own), fired = in file + lost exactly, and `utrace script` must print
+# every event in the file.  UTRACE_CHURN_RUNS sets the number of runs.
+. "$(dirname "$0")/lib.sh"
+RB="$UTRACE_BUILD/tests/rb-stress"
+CHECK="$UTRACE_SRC/tests/stress/check-trace.py"
+runs=${UTRACE_CHURN_RUNS:-5}
+
+# CPU load: two busy processes, stopped when the test ends.
+busy=()
+for _ in 1 2; do
+	sh -c 'while :; do :; done' &
+	busy+=($!)
+done
+trap 'kill "${busy[@]}" 2> /dev/null; rm -rf "$TMP"' EXIT
+
+churn() { # churn RUN
+	local f="$TMP/churn.dat" out
+	"$UTRACE" record -o "$f" -- "$RB" churn 3000 40 > "$TMP/fired" 2> "$TMP/err" ||
+		return 1
+	out=$(python3 "$CHECK" "$f" "$TMP/fired" 2>> "$TMP/err") || return 1
+	echo "$out"
+	# "# check-trace: fired F = in file N + lost L; T threads"
+	local in_file printed
+	in_file=$(echo "$out" | sed -nE 's/.*= in file ([0-9]+) \+ lost.*/\1/p')
+	printed=$("$UTRACE" script -i "$f" 2>> "$TMP/err" | grep -c ' rb_\(ev\|long\): seq=')
+	if [ "$printed" != "$in_file" ]; then
+		echo "utrace script printed $printed events, the file holds $in_file" >> "$TMP/err"
+		return 1
+	fi
+	# the program's own word: 3003 threads and processes fired
+	[ "$(grep -c '^fired ' "$TMP/fired")" -eq 3003 ]
+}
+
+for i in $(seq "$runs"); do
+	check "churn run $i: no duplicate, fired = printed + lost" churn "$i"
+done
+done_testing
