@@ -4,7 +4,8 @@
  * library constructor) and at the latest when the first events register.
  *
  *   UTRACE_EVENTS   events on at start, set_event syntax, ',' or ' ' apart
- *   UTRACE_PRINT    "stderr" or a file path: print each event as a line
+ *   UTRACE_PRINT    "stderr", "stdout" or a file path: print each event
+ *                   as a line
  *
  * Nothing here may stop the program: a bad value gives one line on stderr
  * and the program runs on without that setting.
@@ -15,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -90,6 +92,43 @@ void utrace__init(void)
 	pthread_once(&init_once, init_once_fn);
 }
 
+/*
+ * UTRACE_PRINT names a file that may sit in a directory others can write
+ * (/tmp): a symbolic link planted there must not make the program append
+ * to another of its owner's files, a FIFO nobody reads must not block it,
+ * and a file someone else made must not receive its events.  So: no
+ * link at the end of the path, not blocking, and only a regular file of
+ * our own (or a terminal, FIFO or other character device).
+ */
+static int print_open_file(const char *path)
+{
+	struct stat st;
+	const char *why = NULL;
+	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW |
+		      O_NONBLOCK, 0644);
+
+	if (fd < 0) {
+		utrace__warn("UTRACE_PRINT: cannot open '%s': %s; events are not printed",
+			     path, errno == ELOOP ? "it is a symbolic link" :
+			     errno == ENXIO ? "a FIFO that nobody reads" : strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) < 0)
+		why = strerror(errno);
+	else if (S_ISREG(st.st_mode) && st.st_uid != geteuid())
+		why = "the file belongs to another user";
+	else if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode) && !S_ISCHR(st.st_mode))
+		why = "not a file, FIFO or terminal";
+	if (why) {
+		utrace__warn("UTRACE_PRINT: refusing '%s': %s; events are not printed",
+			     path, why);
+		close(fd);
+		return -1;
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	return fd;
+}
+
 /* Opened when the first events register, so that a process without
  * events (the utrace tool itself) leaves no file behind. */
 static void print_open_fn(void)
@@ -103,12 +142,14 @@ static void print_open_fn(void)
 		__atomic_store_n(&utrace__print_fd, 2, __ATOMIC_RELEASE);
 		return;
 	}
-	fd = open(print_dest, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		utrace__warn("UTRACE_PRINT: cannot open '%s': %s; events are not printed",
-			     print_dest, strerror(errno));
+	if (strcmp(print_dest, "stdout") == 0) {
+		utrace__print_path = "stdout";
+		__atomic_store_n(&utrace__print_fd, 1, __ATOMIC_RELEASE);
 		return;
 	}
+	fd = print_open_file(print_dest);
+	if (fd < 0)
+		return;
 	utrace__print_path = print_dest;
 	__atomic_store_n(&utrace__print_fd, fd, __ATOMIC_RELEASE);
 }

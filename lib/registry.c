@@ -17,6 +17,7 @@
  * The UTRACE_EVENTS entries are applied, in order, to each module's events
  * as it registers, so they also reach libraries opened later.
  */
+#include <stdarg.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <link.h>
@@ -155,6 +156,41 @@ static void apply_spec_locked(size_t from)
 	}
 }
 
+/*
+ * A bad UTRACE_EVENTS value of a megabyte must not print a line per
+ * entry: the first few, then how many more.
+ */
+#define WARN_MAX 5
+
+struct warn_count {
+	size_t n;
+};
+
+static struct warn_count malformed, unmatched;
+
+/* Warn unless WARN_MAX warnings of this kind were given; counts the rest. */
+__attribute__((format(printf, 2, 3)))
+static void warn_limited(struct warn_count *c, const char *fmt, ...)
+{
+	char buf[480];
+	va_list ap;
+
+	if (c->n++ >= WARN_MAX)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	utrace__warn("%s", buf);
+}
+
+/* "N more WHAT", if there were. */
+static void warn_limited_end(struct warn_count *c, const char *what)
+{
+	if (c->n > WARN_MAX)
+		utrace__warn("UTRACE_EVENTS: %zu more %s", c->n - WARN_MAX, what);
+	c->n = 0;
+}
+
 static void report_spec_locked(void)
 {
 	size_t s;
@@ -164,8 +200,9 @@ static void report_spec_locked(void)
 	spec_reported = true;
 	for (s = 0; s < nr_spec; s++)
 		if (!spec[s].bad && !spec[s].matched)
-			utrace__warn("UTRACE_EVENTS: no event matches '%s'",
+			warn_limited(&unmatched, "UTRACE_EVENTS: no event matches '%s'",
 				     spec[s].text);
+	warn_limited_end(&unmatched, "entries match no event");
 }
 
 void utrace__events_spec_report(void)
@@ -205,6 +242,7 @@ static bool bad_token(const char *t, size_t len)
 void utrace__events_spec_set(const char *value)
 {
 	const char *p = value, *sep = ", \t\n";
+	size_t cap = 0;
 
 	reg_lock();
 	while (*p) {
@@ -214,10 +252,15 @@ void utrace__events_spec_set(const char *value)
 		len = strcspn(p, sep);
 		if (!len)
 			break;
-		struct spec_entry *n = realloc(spec, (nr_spec + 1) * sizeof(*spec));
-		if (!n)
-			break;
-		spec = n;
+		if (nr_spec == cap) {
+			size_t c = cap ? 2 * cap : 8;
+			struct spec_entry *n = realloc(spec, c * sizeof(*spec));
+
+			if (!n)
+				break;
+			spec = n;
+			cap = c;
+		}
 		struct spec_entry *e = &spec[nr_spec];
 		memset(e, 0, sizeof(*e));
 		e->text = strndup(p, len);
@@ -227,10 +270,12 @@ void utrace__events_spec_set(const char *value)
 		if (bad_token(e->text, len) ||
 		    utrace__parse_set_event(e->text, len, &e->m) < 0) {
 			e->bad = true;
-			utrace__warn("UTRACE_EVENTS: malformed entry '%s'", e->text);
+			warn_limited(&malformed, "UTRACE_EVENTS: malformed entry '%.*s'",
+				     len > 200 ? 200 : (int)len, e->text);
 		}
 		p += len;
 	}
+	warn_limited_end(&malformed, "malformed entries");
 	reg_unlock();
 }
 
