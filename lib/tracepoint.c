@@ -28,8 +28,16 @@
  * _LGPL_SOURCE: the read-side lock and unlock are inlined from liburcu's
  * headers.  Built with TLS descriptors (-mtls-dialect=gnu2), the access to
  * urcu's per-thread reader is a short call, not __tls_get_addr().
+ *
+ * Not in a build with UBSan (UTRACE_URCU_CALLS, lib/meson.build): liburcu
+ * 0.13 keeps its per-thread readers in an arena whose entries are not at
+ * the 128-byte alignment their struct declares, so its inlined read side
+ * would make every sanitized program report a misaligned access (harmless
+ * on x86-64).  The calls into the uninstrumented liburcu-bp do not.
  */
+#ifndef UTRACE_URCU_CALLS
 #define _LGPL_SOURCE
+#endif
 #include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>

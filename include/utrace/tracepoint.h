@@ -55,6 +55,22 @@ extern "C" {
 #define utrace__likely(x) __builtin_expect(!!(x), 1)
 #define utrace__unlikely(x) __builtin_expect(!!(x), 0)
 
+/*
+ * Records are 4-byte aligned, as in the kernel's ring buffer, so a record
+ * struct with 8-byte fields is reached at 4-byte aligned addresses (fine
+ * on x86-64).  The generated functions that fill and print records say
+ * so, so that a program built with -fsanitize=undefined gets no alignment
+ * report from them.
+ */
+#if defined(__has_attribute)
+#if __has_attribute(no_sanitize)
+#define UTRACE__RECORD_ACCESS __attribute__((no_sanitize("alignment")))
+#endif
+#endif
+#ifndef UTRACE__RECORD_ACCESS
+#define UTRACE__RECORD_ACCESS
+#endif
+
 #ifdef __cplusplus
 #define UTRACE__STATIC_ASSERT(c, m) static_assert(c, m)
 #define UTRACE__EXTERN extern "C"

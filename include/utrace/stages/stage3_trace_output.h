@@ -51,6 +51,7 @@
 	utrace_tp_print_hex(__utrace_p, buf, buf_len, 1)
 
 #define UTRACE__OUTPUT_FN(fn, call, print)				\
+	UTRACE__RECORD_ACCESS						\
 	static void fn(struct utrace_seq *__utrace_s, const void *__utrace_rec) \
 	{								\
 		struct trace_event_raw_##call *__utrace_field =		\

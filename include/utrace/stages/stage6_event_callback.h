@@ -55,6 +55,7 @@
 
 #undef DECLARE_EVENT_CLASS
 #define DECLARE_EVENT_CLASS(call, proto, args, tstruct, assign, print)	\
+	UTRACE__RECORD_ACCESS						\
 	static void utrace_event_raw_event_##call(void *__data, proto)	\
 	{								\
 		struct trace_event_data_offsets_##call __utrace_d;	\
