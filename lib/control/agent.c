@@ -7,13 +7,26 @@
  * It starts when the first events register (a process without events, the
  * utrace tool itself, has none), unless UTRACE_CONTROL=0.  It listens on
  * "<runtime dir>/<pid>.sock": the directory is made mode 0700 and must
- * belong to the process's user, the socket is mode 0600, and every
- * connection's peer credentials are checked (same user or root).  The
- * thread blocks every signal and sleeps in poll() until a client asks
+ * belong to the process's user (rundir.c), the socket is mode 0600, and
+ * every connection's peer credentials are checked (same user or root).
+ * The thread blocks every signal and sleeps in poll() until a client asks
  * something, so a request is served at once and an idle agent costs
  * nothing.  Nothing the agent does can stop the program: when something
  * fails it says so once (if UTRACE_CONTROL was asked for) and the program
  * runs on.
+ *
+ * Clients are served concurrently by this one thread, so that none can
+ * hold up another: every connection is non-blocking and has its state in
+ * a struct conn.  The thread reads one request from a connection, builds
+ * the whole answer into the connection's queue and sends what the socket
+ * takes; the rest goes out as the client reads (POLLOUT).  A connection
+ * with an answer pending is not read from, so a client that sends and
+ * never reads holds one answer at most, and loses its connection when it
+ * has not taken any of it for SEND_TIMEOUT_MS.  Each turn of the loop
+ * serves at most one request per connection.  At most MAX_CONNS
+ * connections are open; a new one past that closes the one that has been
+ * idle longest, so a flood of connections cannot lock out the next
+ * client.  Memory is bounded by MAX_CONNS answers and one request buffer.
  *
  * What it does is what needs the process itself: switching probes on and
  * off, compiling and installing filters, making the event pool, handing
@@ -41,9 +54,14 @@
 #include "../ringbuf/writer.h"
 #include "client.h"
 #include "ctlproto.h"
+#include "rundir.h"
 
-#define MAX_CLIENTS 32
+#define MAX_CONNS 128
+#define SEND_TIMEOUT_MS 2000
+/* As the kernel's tracing error_log: the last 8 entries; the kernel takes
+ * filter writes shorter than a page, so an entry shows that much of one. */
 #define ERROR_LOG_MAX 8
+#define ERROR_LOG_CMD_MAX 4095
 
 static pthread_mutex_t agent_mutex = PTHREAD_MUTEX_INITIALIZER;
 /*
@@ -59,8 +77,26 @@ static bool agent_ready;
 static bool agent_started, agent_disabled, agent_verbose;
 static int listen_fd = -1;
 static int wake_fd[2] = { -1, -1 };
-static int clients[MAX_CLIENTS];
-static int nr_clients;
+
+/* One packet of an answer, waiting to be sent. */
+struct pkt {
+	struct pkt *next;
+	int pass;                      /* a descriptor to send with it (ours), or -1 */
+	size_t len;
+	unsigned char data[];
+};
+
+/* A client's connection. */
+struct conn {
+	int fd;
+	bool broken;                   /* could not queue an answer: drop it */
+	struct pkt *out, **out_tail;   /* the answer not sent yet */
+	uint64_t since;                /* ns: accepted, last request, or last sent */
+};
+
+static struct conn conns[MAX_CONNS];
+static int nr_conns;
+static bool refused_told;
 static char sock_path[108];
 static pid_t sock_owner;
 
@@ -80,63 +116,62 @@ static void agent_warn(const char *what)
 			     what, strerror(errno));
 }
 
-/* --- the runtime directory --- */
+/* --- answers --- */
 
-int utrace__rundir(char *buf, size_t len)
+static uint64_t mono_ns(void)
 {
-	const char *v = getenv("UTRACE_RUNTIME_DIR");
-	int n;
+	struct timespec ts;
 
-	if (v && *v)
-		n = snprintf(buf, len, "%s", v);
-	else if ((v = getenv("XDG_RUNTIME_DIR")) && *v)
-		n = snprintf(buf, len, "%s/utrace", v);
-	else
-		n = snprintf(buf, len, "/tmp/utrace-%u", (unsigned int)getuid());
-	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* Make the directory (0700) or check that it is ours and private. */
-static int rundir_make(char *dir, size_t len)
+/*
+ * Queue one answer packet (sent by conn_flush()), with a copy of
+ * descriptor 'pass' if it is not -1.  -1 when out of memory; the
+ * connection is then dropped, as a client cannot use half an answer.
+ */
+static int queue_pkt(struct conn *c, int32_t status, uint64_t value, const void *data,
+		     size_t len, uint32_t flags, int pass)
 {
-	struct stat st;
+	struct utrace_ctl_ans a = { status, flags, value };
+	struct pkt *p = malloc(sizeof(*p) + sizeof(a) + len);
 
-	if (utrace__rundir(dir, len) < 0) {
-		errno = ENAMETOOLONG;
+	if (!p) {
+		c->broken = true;
 		return -1;
 	}
-	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
-		return -1;
-	if (lstat(dir, &st) < 0)
-		return -1;
-	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 077)) {
-		errno = EPERM;  /* someone else's, or open to others: do not use */
+	p->next = NULL;
+	p->len = sizeof(a) + len;
+	p->pass = pass >= 0 ? fcntl(pass, F_DUPFD_CLOEXEC, 0) : -1;
+	memcpy(p->data, &a, sizeof(a));
+	if (len)
+		memcpy(p->data + sizeof(a), data, len);
+	if (pass >= 0 && p->pass < 0) {
+		free(p);
+		c->broken = true;
 		return -1;
 	}
+	*c->out_tail = p;
+	c->out_tail = &p->next;
 	return 0;
 }
 
-/* --- answers --- */
-
-static int send_ans(int fd, int32_t status, uint64_t value, const void *data,
+static int send_ans(struct conn *c, int32_t status, uint64_t value, const void *data,
 		    size_t len, uint32_t flags)
 {
-	struct utrace_ctl_ans a = { status, flags, value };
-	struct iovec iov[2] = { { &a, sizeof(a) }, { (void *)data, len } };
-	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = len ? 2 : 1 };
-
-	return sendmsg(fd, &mh, MSG_NOSIGNAL) < 0 ? -1 : 0;
+	return queue_pkt(c, status, value, data, len, flags, -1);
 }
 
 /* A long text in packets of at most UTRACE_CTL_MAX_PACKET. */
-static int send_text(int fd, int32_t status, const char *text, size_t len)
+static int send_text(struct conn *c, int32_t status, const char *text, size_t len)
 {
 	size_t max = UTRACE_CTL_MAX_PACKET - sizeof(struct utrace_ctl_ans), off = 0;
 
 	do {
 		size_t n = len - off > max ? max : len - off;
 
-		if (send_ans(fd, status, len, text + off, n,
+		if (send_ans(c, status, len, text + off, n,
 			     off + n < len ? UTRACE_CTL_MORE : 0) < 0)
 			return -1;
 		off += n;
@@ -144,11 +179,9 @@ static int send_text(int fd, int32_t status, const char *text, size_t len)
 	return 0;
 }
 
-static int send_fd(int fd, int32_t status, int pass)
+static int send_fd(struct conn *c, int32_t status, int pass)
 {
-	struct utrace_ctl_ans a = { status, 0, 0 };
-
-	return utrace__send_with_fd(fd, &a, sizeof(a), pass) < 0 ? -1 : 0;
+	return queue_pkt(c, status, 0, NULL, 0, 0, pass);
 }
 
 /* --- events --- */
@@ -218,19 +251,19 @@ static int list_cb(struct utrace_event *ev, void *arg)
 }
 
 /* The event list in packets that each hold whole entries. */
-static void do_events(int fd)
+static void do_events(struct conn *c)
 {
 	struct list_arg a = { .buf = malloc(4096), .cap = 4096 };
 	size_t max = UTRACE_CTL_MAX_PACKET - sizeof(struct utrace_ctl_ans), off = 0;
 
 	if (!a.buf) {
-		send_ans(fd, -ENOMEM, 0, NULL, 0, 0);
+		send_ans(c, -ENOMEM, 0, NULL, 0, 0);
 		return;
 	}
 	utrace_event_foreach(list_cb, &a);
 	if (a.fail) {
 		free(a.buf);
-		send_ans(fd, -ENOMEM, 0, NULL, 0, 0);
+		send_ans(c, -ENOMEM, 0, NULL, 0, 0);
 		return;
 	}
 	do {
@@ -244,7 +277,7 @@ static void do_events(int fd)
 				break;
 			n += sizeof(m) + m.len;
 		}
-		if (send_ans(fd, (int32_t)a.nr, a.len, a.buf + off, n,
+		if (send_ans(c, (int32_t)a.nr, a.len, a.buf + off, n,
 			     off + n < a.len ? UTRACE_CTL_MORE : 0) < 0)
 			break;
 		off += n;
@@ -252,23 +285,19 @@ static void do_events(int fd)
 	free(a.buf);
 }
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static void log_error(const char *text)
+/* Add an entry to error_log; takes 'text' (malloc()ed, may be NULL). */
+static void log_error(char *text)
 {
 	uint64_t t = mono_ns();
 	char *e;
+	int n;
 
 	if (!text)
 		return;
-	if (asprintf(&e, "[%5llu.%06llu] %s", (unsigned long long)(t / 1000000000),
-		     (unsigned long long)(t % 1000000000 / 1000), text) < 0)
+	n = asprintf(&e, "[%5llu.%06llu] %s", (unsigned long long)(t / 1000000000),
+		     (unsigned long long)(t % 1000000000 / 1000), text);
+	free(text);
+	if (n < 0)
 		return;
 	if (nr_error_log == ERROR_LOG_MAX) {
 		free(error_log[0]);
@@ -276,6 +305,24 @@ static void log_error(const char *text)
 		nr_error_log--;
 	}
 	error_log[nr_error_log++] = e;
+}
+
+/* error_log's entry for a filter that was refused, the command cut short
+ * as the kernel's would be. */
+static void log_filter_error(const char *expr, const struct utrace__filter_error *fe)
+{
+	struct utrace__filter_error e = *fe;
+	char *cut = NULL;
+
+	if (strlen(expr) > ERROR_LOG_CMD_MAX) {
+		cut = strndup(expr, ERROR_LOG_CMD_MAX);
+		if (!cut)
+			return;
+		if (e.pos > ERROR_LOG_CMD_MAX)
+			e.pos = ERROR_LOG_CMD_MAX;
+	}
+	log_error(utrace__filter_log_text(cut ? cut : expr, &e));
+	free(cut);
 }
 
 /*
@@ -331,7 +378,7 @@ static int filter_event(struct utrace_event *ev, const char *expr,
 		/* As the kernel: a failed write drops the old filter and the
 		 * file reads back the error. */
 		set_filter(ev, NULL, utrace__filter_error_text(expr, fe));
-		log_error(utrace__filter_log_text(expr, fe));
+		log_filter_error(expr, fe);
 		return r;
 	}
 	text = malloc(strlen(expr) + 2);
@@ -374,7 +421,7 @@ static int filter_sys_cb(struct utrace_event *ev, void *arg)
 			free(error_log[nr_error_log - 1]);
 			nr_error_log--;
 		}
-		log_error(utrace__filter_log_text(a->expr, &se));
+		log_filter_error(a->expr, &se);
 	}
 	return 0;
 }
@@ -412,7 +459,7 @@ static int info_cb(struct utrace_event *ev, void *arg)
 	return 0;
 }
 
-static void do_info(int fd)
+static void do_info(struct conn *c)
 {
 	struct utrace_ctl_info_msg m;
 	struct utrace_pool *p = __atomic_load_n(&utrace__pool, __ATOMIC_ACQUIRE);
@@ -461,15 +508,15 @@ static void do_info(int fd)
 		m.buffer_size = utrace__pool_next_size() / UTRACE_PAGE_SIZE * UTRACE_PAGE_SIZE;
 		m.mode = UTRACE_MODE_OVERWRITE;
 	}
-	send_ans(fd, 0, 0, &m, sizeof(m), 0);
+	send_ans(c, 0, 0, &m, sizeof(m), 0);
 }
 
-static void do_text(int fd, char *text, int err)
+static void do_text(struct conn *c, char *text, int err)
 {
 	if (!text)
-		send_ans(fd, err ? err : -ENOMEM, 0, NULL, 0, 0);
+		send_ans(c, err ? err : -ENOMEM, 0, NULL, 0, 0);
 	else
-		send_text(fd, 0, text, strlen(text));
+		send_text(c, 0, text, strlen(text));
 	free(text);
 }
 
@@ -513,7 +560,8 @@ static void recorder_gone(void)
 	rec_nr_saved = 0;
 }
 
-static void handle(int fd, const struct utrace_ctl_req *q, const char *pl, size_t plen)
+static void handle(struct conn *c, const struct utrace_ctl_req *q, const char *pl,
+		   size_t plen)
 {
 	struct utrace_event *ev;
 	struct utrace__filter_error fe;
@@ -524,17 +572,17 @@ static void handle(int fd, const struct utrace_ctl_req *q, const char *pl, size_
 
 	switch (q->op) {
 	case UTRACE_CTL_INFO:
-		do_info(fd);
+		do_info(c);
 		return;
 	case UTRACE_CTL_EVENTS:
-		do_events(fd);
+		do_events(c);
 		return;
 	case UTRACE_CTL_FORMAT:
 		utrace__registry_lock();
 		ev = find_id(q->id);
 		text = ev ? utrace_event_format(ev) : NULL;
 		utrace__registry_unlock();
-		do_text(fd, text, ev ? -ENOMEM : -ENOENT);
+		do_text(c, text, ev ? -ENOMEM : -ENOENT);
 		return;
 	case UTRACE_CTL_SET_EVENT: {
 		size_t b = 0, e = plen;
@@ -544,12 +592,12 @@ static void handle(int fd, const struct utrace_ctl_req *q, const char *pl, size_
 		while (e > b && strchr(" \t\n\r\f\v", pl[e - 1]))
 			e--;
 		if (b == e) {
-			send_ans(fd, 0, 0, NULL, 0, 0);
+			send_ans(c, 0, 0, NULL, 0, 0);
 			return;
 		}
 		s = strndup(pl + b, e - b);
 		if (!s) {
-			send_ans(fd, -ENOMEM, 0, NULL, 0, 0);
+			send_ans(c, -ENOMEM, 0, NULL, 0, 0);
 			return;
 		}
 		r = 0;
@@ -558,7 +606,7 @@ static void handle(int fd, const struct utrace_ctl_req *q, const char *pl, size_
 		if (r == 0)
 			r = utrace_set_event(s);
 		free(s);
-		send_ans(fd, r, 0, NULL, 0, 0);
+		send_ans(c, r, 0, NULL, 0, 0);
 		return;
 	}
 	case UTRACE_CTL_CLEAR_EVENTS:
@@ -566,7 +614,7 @@ static void handle(int fd, const struct utrace_ctl_req *q, const char *pl, size_
 		utrace__registry_lock();
 		utrace_event_foreach(enable_sys_cb, &sa);
 		utrace__registry_unlock();
-		send_ans(fd, sa.ret, 0, NULL, 0, 0);
+		send_ans(c, sa.ret, 0, NULL, 0, 0);
 		return;
 	case UTRACE_CTL_ENABLE:
 		r = q->arg ? utrace__pool_ensure() : 0;
@@ -577,7 +625,7 @@ static void handle(int fd, const struct utrace_ctl_req *q, const char *pl, size_
 		else if (r == 0)
 			r = utrace_event_enable(ev, q->arg != 0);
 		utrace__registry_unlock();
-		send_ans(fd, r, 0, NULL, 0, 0);
+		send_ans(c, r, 0, NULL, 0, 0);
 		return;
 	case UTRACE_CTL_ENABLE_SYSTEM:
 		s = strndup(pl, plen);
@@ -590,13 +638,13 @@ static void handle(int fd, const struct utrace_ctl_req *q, const char *pl, size_
 			r = sa.ret ? sa.ret : sa.matched ? 0 : -ENOENT;
 		}
 		free(s);
-		send_ans(fd, r, 0, NULL, 0, 0);
+		send_ans(c, r, 0, NULL, 0, 0);
 		return;
 	case UTRACE_CTL_FILTER:
 		s = strip_expr(pl, plen);
 		memset(&fm, 0, sizeof(fm));
 		if (!s) {
-			send_ans(fd, -ENOMEM, 0, NULL, 0, 0);
+			send_ans(c, -ENOMEM, 0, NULL, 0, 0);
 			return;
 		}
 		utrace__registry_lock();
@@ -610,18 +658,18 @@ static void handle(int fd, const struct utrace_ctl_req *q, const char *pl, size_
 			memcpy(fm.msg, fe.msg, sizeof(fm.msg));
 			fm.msg[sizeof(fm.msg) - 1] = 0;
 		}
-		send_ans(fd, r, 0, &fm, sizeof(fm), 0);
+		send_ans(c, r, 0, &fm, sizeof(fm), 0);
 		return;
 	case UTRACE_CTL_FILTER_SYSTEM: {
 		size_t sl = strnlen(pl, plen);
 
 		if (sl == plen) {
-			send_ans(fd, -EINVAL, 0, NULL, 0, 0);
+			send_ans(c, -EINVAL, 0, NULL, 0, 0);
 			return;
 		}
 		s = strip_expr(pl + sl + 1, plen - sl - 1);
 		if (!s) {
-			send_ans(fd, -ENOMEM, 0, NULL, 0, 0);
+			send_ans(c, -ENOMEM, 0, NULL, 0, 0);
 			return;
 		}
 		sa = (struct sys_arg){ .system = pl, .expr = s };
@@ -629,7 +677,7 @@ static void handle(int fd, const struct utrace_ctl_req *q, const char *pl, size_
 		utrace_event_foreach(filter_sys_cb, &sa);
 		utrace__registry_unlock();
 		free(s);
-		send_ans(fd, sa.matched ? 0 : -ENOENT, 0, NULL, 0, 0);
+		send_ans(c, sa.matched ? 0 : -ENOENT, 0, NULL, 0, 0);
 		return;
 	}
 	case UTRACE_CTL_FILTER_TEXT:
@@ -642,7 +690,7 @@ static void handle(int fd, const struct utrace_ctl_req *q, const char *pl, size_
 			text = strdup(st->filter_text ? st->filter_text : "none\n");
 		}
 		utrace__registry_unlock();
-		do_text(fd, text, ev ? -ENOMEM : -ENOENT);
+		do_text(c, text, ev ? -ENOMEM : -ENOENT);
 		return;
 	case UTRACE_CTL_FILTER_SYSTEM_TEXT:
 		s = strndup(pl, plen);
@@ -652,7 +700,7 @@ static void handle(int fd, const struct utrace_ctl_req *q, const char *pl, size_
 			utrace_event_foreach(count_sys_cb, &sa);
 		utrace__registry_unlock();
 		free(s);
-		do_text(fd, sa.matched ? strdup("### global filter ###\n"
+		do_text(c, sa.matched ? strdup("### global filter ###\n"
 			"# Use this to set filters for multiple events.\n"
 			"# Only events with the given fields will be affected.\n"
 			"# If no events are modified, an error message will be displayed here\n")
@@ -671,22 +719,22 @@ static void handle(int fd, const struct utrace_ctl_req *q, const char *pl, size_
 				strcat(text, error_log[i]);
 		}
 		if (text && !len) {
-			send_ans(fd, 0, 0, NULL, 0, 0);
+			send_ans(c, 0, 0, NULL, 0, 0);
 			free(text);
 			return;
 		}
-		do_text(fd, text, -ENOMEM);
+		do_text(c, text, -ENOMEM);
 		return;
 	}
 	case UTRACE_CTL_ERROR_LOG_CLEAR:
 		while (nr_error_log)
 			free(error_log[--nr_error_log]);
-		send_ans(fd, 0, 0, NULL, 0, 0);
+		send_ans(c, 0, 0, NULL, 0, 0);
 		return;
 	case UTRACE_CTL_TRACING_ON:
 		if (q->arg == 0 || q->arg == 1)
 			__atomic_store_n(&utrace__tracing_off, !q->arg, __ATOMIC_RELEASE);
-		send_ans(fd, !__atomic_load_n(&utrace__tracing_off, __ATOMIC_RELAXED), 0,
+		send_ans(c, !__atomic_load_n(&utrace__tracing_off, __ATOMIC_RELAXED), 0,
 			 NULL, 0, 0);
 		return;
 	case UTRACE_CTL_BUFFER_SIZE: {
@@ -696,7 +744,7 @@ static void handle(int fd, const struct utrace_ctl_req *q, const char *pl, size_
 
 		if (q->size) {
 			if (q->size > (1ULL << 36)) {
-				send_ans(fd, -EINVAL, 0, NULL, 0, 0);
+				send_ans(c, -EINVAL, 0, NULL, 0, 0);
 				return;
 			}
 			pages = (q->size + UTRACE_PAGE_DATA - 1) / UTRACE_PAGE_DATA;
@@ -704,14 +752,14 @@ static void handle(int fd, const struct utrace_ctl_req *q, const char *pl, size_
 				pages = 2;
 			r = rec_sock >= 0 ? -EBUSY : utrace__pool_resize(pages * UTRACE_PAGE_SIZE);
 			if (r < 0) {
-				send_ans(fd, r, 0, NULL, 0, 0);
+				send_ans(c, r, 0, NULL, 0, 0);
 				return;
 			}
 		}
 		struct utrace_pool *cur = __atomic_load_n(&utrace__pool, __ATOMIC_ACQUIRE);
 
 		pages = cur ? cur->nr_pages : utrace__pool_next_size() / UTRACE_PAGE_SIZE;
-		send_ans(fd, 0, (pages < 2 ? 2 : pages) * UTRACE_PAGE_DATA, NULL, 0, 0);
+		send_ans(c, 0, (pages < 2 ? 2 : pages) * UTRACE_PAGE_DATA, NULL, 0, 0);
 		return;
 	}
 	case UTRACE_CTL_CLEAR_BUFFER:
@@ -726,23 +774,23 @@ static void handle(int fd, const struct utrace_ctl_req *q, const char *pl, size_
 			__atomic_store_n(&p->clear_overwritten, ov, __ATOMIC_RELAXED);
 			__atomic_store_n(&p->clear_ts, utrace__clock_now(), __ATOMIC_RELEASE);
 		}
-		send_ans(fd, 0, 0, NULL, 0, 0);
+		send_ans(c, 0, 0, NULL, 0, 0);
 		return;
 	case UTRACE_CTL_POOL:
 		r = utrace__pool_ensure();
 		if (r < 0)
-			send_ans(fd, r, 0, NULL, 0, 0);
+			send_ans(c, r, 0, NULL, 0, 0);
 		else
-			send_fd(fd, 0, utrace__pool_fd);
+			send_fd(c, 0, utrace__pool_fd);
 		return;
 	case UTRACE_CTL_ATTACH:
 		if (rec_sock >= 0) {
-			send_ans(fd, -EBUSY, 0, NULL, 0, 0);
+			send_ans(c, -EBUSY, 0, NULL, 0, 0);
 			return;
 		}
 		s = strndup(pl, plen);
 		if (!s) {
-			send_ans(fd, -ENOMEM, 0, NULL, 0, 0);
+			send_ans(c, -ENOMEM, 0, NULL, 0, 0);
 			return;
 		}
 		utrace__pool_ensure();
@@ -760,61 +808,135 @@ static void handle(int fd, const struct utrace_ctl_req *q, const char *pl, size_
 			rec_saved_ids = NULL;
 			rec_nr_saved = 0;
 		}
-		send_ans(fd, r, 0, NULL, 0, 0);
+		send_ans(c, r, 0, NULL, 0, 0);
 		return;
 	default:
-		send_ans(fd, -EOPNOTSUPP, 0, NULL, 0, 0);
+		send_ans(c, -EOPNOTSUPP, 0, NULL, 0, 0);
 	}
 }
 
 /* --- the thread --- */
 
-static bool peer_allowed(int fd)
+/* Close a connection and free what it had not sent. */
+static void conn_drop(int i)
 {
-	struct ucred cr;
-	socklen_t len = sizeof(cr);
+	struct conn *c = &conns[i];
+	struct pkt *p;
 
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) < 0)
-		return false;
-	return cr.uid == 0 || cr.uid == geteuid() || cr.uid == getuid();
+	while ((p = c->out)) {
+		c->out = p->next;
+		if (p->pass >= 0)
+			close(p->pass);
+		free(p);
+	}
+	close(c->fd);
+	conns[i] = conns[--nr_conns];
+	if (i < nr_conns && !conns[i].out)
+		conns[i].out_tail = &conns[i].out;
 }
 
-static void drop_client(int i)
+/*
+ * Send what the socket takes of the queued answer, never waiting.
+ * Returns -1 when the connection is gone.
+ */
+static int conn_flush(struct conn *c)
 {
-	close(clients[i]);
-	clients[i] = clients[--nr_clients];
+	struct pkt *p;
+
+	if (c->broken)
+		return -1;
+	while ((p = c->out)) {
+		if (utrace__send_with_fd(c->fd, p->data, p->len, p->pass) < 0)
+			return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -1;
+		c->out = p->next;
+		if (!c->out)
+			c->out_tail = &c->out;
+		if (p->pass >= 0)
+			close(p->pass);
+		free(p);
+		c->since = mono_ns();
+	}
+	return 0;
 }
 
-static void serve(int i)
+/* Read and answer one request; -1 when the connection is to be closed. */
+static int conn_serve(struct conn *c)
 {
 	char buf[UTRACE_CTL_MAX_PACKET];
 	struct utrace_ctl_req q;
 	ssize_t n;
 
-	n = recv(clients[i], buf, sizeof(buf), MSG_DONTWAIT);
+	/* MSG_TRUNC: the packet's real length, to refuse one too long */
+	n = recv(c->fd, buf, sizeof(buf), MSG_DONTWAIT | MSG_TRUNC);
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
-		return;
-	if (n < (ssize_t)sizeof(q)) {
-		drop_client(i);
-		return;
-	}
+		return 0;
+	if (n < (ssize_t)sizeof(q))
+		return -1;
+	c->since = mono_ns();
 	memcpy(&q, buf, sizeof(q));
 	if (q.version != UTRACE_CTL_VERSION) {
-		send_ans(clients[i], -EPROTO, 0, NULL, 0, 0);
-		drop_client(i);
-		return;
+		send_ans(c, -EPROTO, 0, NULL, 0, 0);
+		conn_flush(c);
+		return -1;
+	}
+	if ((size_t)n > sizeof(buf)) {
+		send_ans(c, -EMSGSIZE, 0, NULL, 0, 0);
+		return conn_flush(c);
 	}
 	pthread_mutex_lock(&busy_mutex);
-	handle(clients[i], &q, buf + sizeof(q), (size_t)n - sizeof(q));
+	handle(c, &q, buf + sizeof(q), (size_t)n - sizeof(q));
 	utrace__tp_reap();
 	pthread_mutex_unlock(&busy_mutex);
+	return conn_flush(c);
+}
+
+/* The connection idle longest: the one to close for a new one. */
+static int conn_oldest(void)
+{
+	int i, old = 0;
+
+	for (i = 1; i < nr_conns; i++)
+		if (conns[i].since < conns[old].since)
+			old = i;
+	return old;
+}
+
+/* Take the connections waiting, checking who they are from. */
+static void accept_conns(void)
+{
+	int k, fd, r;
+	pid_t pid;
+	uid_t uid;
+
+	for (k = 0; k < MAX_CONNS; k++) {
+		fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		if (fd < 0)
+			return;
+		r = utrace__peer_check(fd, &pid, &uid);
+		if (r < 0) {
+			if (r == -EPERM && !refused_told)
+				utrace__warn("control: refused a connection from pid %d, "
+					     "uid %u: only uid %u or root may control this "
+					     "process", (int)pid, (unsigned int)uid,
+					     (unsigned int)geteuid());
+			refused_told |= r == -EPERM;
+			close(fd);
+			continue;
+		}
+		if (nr_conns == MAX_CONNS)
+			conn_drop(conn_oldest());
+		conns[nr_conns] = (struct conn){ .fd = fd, .since = mono_ns() };
+		conns[nr_conns].out_tail = &conns[nr_conns].out;
+		nr_conns++;
+	}
 }
 
 static void *agent_main(void *arg)
 {
-	struct pollfd pfd[MAX_CLIENTS + 3];
+	struct pollfd pfd[MAX_CONNS + 3];
 	sigset_t all;
-	int i, n;
+	int i, n, timeout;
+	uint64_t now, limit = (uint64_t)SEND_TIMEOUT_MS * 1000000;
 
 	(void)arg;
 	sigfillset(&all);
@@ -828,13 +950,30 @@ static void *agent_main(void *arg)
 	pthread_cond_signal(&ready_cond);
 	pthread_mutex_unlock(&ready_mutex);
 	for (;;) {
+		/* Clients that have not taken their answer in time lose it;
+		 * the next such deadline is poll's timeout. */
+		now = mono_ns();
+		timeout = -1;
+		for (i = nr_conns - 1; i >= 0; i--) {
+			if (!conns[i].out)
+				continue;
+			if (now - conns[i].since >= limit) {
+				conn_drop(i);
+				continue;
+			}
+			uint64_t left = (conns[i].since + limit - now) / 1000000 + 1;
+
+			if (timeout < 0 || left < (uint64_t)timeout)
+				timeout = (int)left;
+		}
 		n = 0;
 		pfd[n++] = (struct pollfd){ .fd = listen_fd, .events = POLLIN };
 		pfd[n++] = (struct pollfd){ .fd = wake_fd[0], .events = POLLIN };
 		pfd[n++] = (struct pollfd){ .fd = rec_sock, .events = 0 };
-		for (i = 0; i < nr_clients; i++)
-			pfd[n++] = (struct pollfd){ .fd = clients[i], .events = POLLIN };
-		if (poll(pfd, (nfds_t)n, -1) < 0) {
+		for (i = 0; i < nr_conns; i++)
+			pfd[n++] = (struct pollfd){ .fd = conns[i].fd,
+						    .events = conns[i].out ? POLLOUT : POLLIN };
+		if (poll(pfd, (nfds_t)n, timeout) < 0) {
 			if (errno == EINTR)
 				continue;
 			break;
@@ -846,23 +985,22 @@ static void *agent_main(void *arg)
 			recorder_gone();
 			pthread_mutex_unlock(&busy_mutex);
 		}
-		for (i = nr_clients - 1; i >= 0; i--)
-			if (pfd[3 + i].revents)
-				serve(i);
-		if (pfd[0].revents & POLLIN) {
-			int c = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC);
+		/* Backwards: conn_drop() moves the last connection to i. */
+		for (i = nr_conns - 1; i >= 0; i--) {
+			short re = pfd[3 + i].revents;
+			int r = 0;
 
-			if (c >= 0 && (nr_clients == MAX_CLIENTS || !peer_allowed(c))) {
-				close(c);
-			} else if (c >= 0) {
-				/* A client that stops reading must not hold the
-				 * agent: answers give up after 2 s. */
-				struct timeval tv = { 2, 0 };
-
-				setsockopt(c, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-				clients[nr_clients++] = c;
-			}
+			if (!re)
+				continue;
+			if (conns[i].out)
+				r = re & (POLLERR | POLLHUP) ? -1 : conn_flush(&conns[i]);
+			else
+				r = conn_serve(&conns[i]);
+			if (r < 0)
+				conn_drop(i);
 		}
+		if (pfd[0].revents & POLLIN)
+			accept_conns();
 	}
 	return NULL;
 }
@@ -882,10 +1020,11 @@ __attribute__((destructor)) static void agent_fini(void)
 bool utrace__agent_start(void)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	char dir[sizeof(sa.sun_path)];
+	char dir[sizeof(sa.sun_path)], err[256];
 	pthread_attr_t at;
 	pthread_t th;
 	const char *v;
+	int r;
 
 	pthread_mutex_lock(&agent_mutex);
 	if (agent_started || agent_disabled)
@@ -897,8 +1036,12 @@ bool utrace__agent_start(void)
 		goto out;
 	}
 	agent_verbose = v && *v;
-	if (rundir_make(dir, sizeof(dir)) < 0) {
-		agent_warn(dir);
+	r = utrace__rundir(dir, sizeof(dir), true, err, sizeof(err));
+	if (r < 0) {
+		/* Someone else's directory is worth a word even unasked:
+		 * the user will wonder why `utrace ps` misses this process. */
+		if (agent_verbose || r == -EPERM)
+			utrace__warn("control: %s; this process cannot be controlled", err);
 		goto out;
 	}
 	if ((size_t)snprintf(sock_path, sizeof(sock_path), "%s/%d.sock", dir,
@@ -908,7 +1051,7 @@ bool utrace__agent_start(void)
 		agent_warn(dir);
 		goto out;
 	}
-	listen_fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	listen_fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (listen_fd < 0 || pipe2(wake_fd, O_CLOEXEC) < 0) {
 		agent_warn("socket");
 		goto fail;
@@ -975,9 +1118,8 @@ void utrace__agent_after_fork_child(void)
 		if (wake_fd[i] >= 0)
 			close(wake_fd[i]);
 	wake_fd[0] = wake_fd[1] = -1;
-	for (i = 0; i < nr_clients; i++)
-		close(clients[i]);
-	nr_clients = 0;
+	while (nr_conns)
+		conn_drop(nr_conns - 1);
 	rec_sock = -1;      /* the parent's recorder; record.c closed it */
 	free(rec_saved_ids);
 	rec_saved_ids = NULL;

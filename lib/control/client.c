@@ -16,6 +16,7 @@
 
 #include "client.h"
 #include "ctlproto.h"
+#include "rundir.h"
 
 #define ANSWER_TIMEOUT_S 10
 
@@ -46,7 +47,12 @@ static bool pid_alive(pid_t pid)
 	return kill(pid, 0) == 0 || errno == EPERM;
 }
 
-/* Connect; -errno.  ECONNREFUSED/ENOENT: nobody listens (stale). */
+/*
+ * Connect; -errno.  ECONNREFUSED/ENOENT: nobody listens (stale); EAGAIN:
+ * its queue of connections is full (it is alive, but busy or stopped).
+ * The connect itself never waits: a process that does not accept cannot
+ * hold us.
+ */
 static int connect_path(const char *path)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -56,7 +62,7 @@ static int connect_path(const char *path)
 	if (strlen(path) >= sizeof(sa.sun_path))
 		return -ENAMETOOLONG;
 	strcpy(sa.sun_path, path);
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return -errno;
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
@@ -64,6 +70,7 @@ static int connect_path(const char *path)
 		close(fd);
 		return -e;
 	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	return fd;
@@ -137,33 +144,65 @@ static void scan_dir(const char *dir, struct plist *l)
 	closedir(d);
 }
 
-/* Directories to look in: ours, and for root everybody's. */
+/* The uid a directory name stands for ("1000" of /run/user/1000). */
+static bool name_uid(const char *s, uid_t *uid)
+{
+	char *end;
+	unsigned long v;
+
+	if (*s < '0' || *s > '9')
+		return false;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v > 0xfffffffful)
+		return false;
+	*uid = (uid_t)v;
+	return true;
+}
+
+/*
+ * Directories to look in: ours, and for root everybody's.  Each must pass
+ * the runtime directory's checks (rundir.h): a directory that someone
+ * else could have put sockets in is not looked at.  Ours, refused, is
+ * worth saying once; another user's is that user's business.
+ */
 static void scan_all(struct plist *l)
 {
-	char dir[256];
+	static bool told;
+	char dir[256], err[512];
 	DIR *d;
 	struct dirent *de;
+	uid_t uid;
+	int r;
 
-	if (utrace__rundir(dir, sizeof(dir)) == 0)
+	r = utrace__rundir(dir, sizeof(dir), false, err, sizeof(err));
+	if (r == 0)
 		scan_dir(dir, l);
+	else if (r == -EPERM && !told) {
+		fprintf(stderr, "utrace: %s\n", err);
+		told = true;
+	}
 	if (geteuid() != 0)
 		return;
 	if ((d = opendir("/run/user"))) {
 		while ((de = readdir(d))) {
-			if (de->d_name[0] == '.')
+			if (!name_uid(de->d_name, &uid))
 				continue;
-			if ((size_t)snprintf(dir, sizeof(dir), "/run/user/%.200s/utrace",
-					     de->d_name) < sizeof(dir))
+			snprintf(dir, sizeof(dir), "/run/user/%.16s", de->d_name);
+			if (utrace__rundir_check(dir, uid, NULL, 0) < 0)
+				continue;
+			snprintf(dir, sizeof(dir), "/run/user/%.16s/utrace", de->d_name);
+			if (utrace__rundir_check(dir, uid, NULL, 0) == 0)
 				scan_dir(dir, l);
 		}
 		closedir(d);
 	}
 	if ((d = opendir("/tmp"))) {
 		while ((de = readdir(d))) {
-			if (strncmp(de->d_name, "utrace-", 7))
+			if (strncmp(de->d_name, "utrace-", 7) || !name_uid(de->d_name + 7, &uid))
 				continue;
-			if ((size_t)snprintf(dir, sizeof(dir), "/tmp/%.200s", de->d_name) <
-			    sizeof(dir))
+			snprintf(dir, sizeof(dir), "/tmp/%.32s", de->d_name);
+			if (utrace__rundir_check(dir, uid, NULL, 0) == 0)
 				scan_dir(dir, l);
 		}
 		closedir(d);
@@ -274,6 +313,14 @@ void utrace__ctl_close(struct utrace__ctl *c)
 		return;
 	close(c->fd);
 	free(c);
+}
+
+void utrace__ctl_set_timeout(struct utrace__ctl *c, int ms)
+{
+	struct timeval tv = { ms / 1000, ms % 1000 * 1000 };
+
+	setsockopt(c->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(c->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 }
 
 const char *utrace__ctl_errmsg(const struct utrace__ctl *c)

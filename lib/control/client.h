@@ -6,9 +6,10 @@
  * and ctlproto.h); these functions talk to it.
  *
  * The runtime directory is $UTRACE_RUNTIME_DIR, else $XDG_RUNTIME_DIR/utrace,
- * else /tmp/utrace-<uid>.  Only the process's user and root may connect:
- * the socket is mode 0600 in a 0700 directory and the agent checks the
- * peer's credentials.
+ * else /tmp/utrace-<uid> (rundir.h: a directory that is not the user's own,
+ * 0700 and no symbolic link is refused).  Only the process's user and root
+ * may connect: the socket is mode 0600 in a 0700 directory and the agent
+ * checks the peer's credentials.
  *
  * All functions return 0 (or a count) on success and a negative errno on
  * failure; the connection's last error message (one line, no "utrace: "
@@ -24,8 +25,6 @@
 
 #define UTRACE__CTL_HIDDEN __attribute__((visibility("hidden")))
 
-/* The caller's runtime directory (not created). */
-int utrace__rundir(char *buf, size_t len) UTRACE__CTL_HIDDEN;
 
 struct utrace__ctl_proc {
 	pid_t pid;
@@ -53,6 +52,8 @@ struct utrace__ctl;
 int utrace__ctl_open(pid_t pid, struct utrace__ctl **out, char *err, size_t errlen)
 	UTRACE__CTL_HIDDEN;
 void utrace__ctl_close(struct utrace__ctl *c) UTRACE__CTL_HIDDEN;
+/* How long a request waits for its answer (default 10 s), in ms (> 0). */
+void utrace__ctl_set_timeout(struct utrace__ctl *c, int ms) UTRACE__CTL_HIDDEN;
 const char *utrace__ctl_errmsg(const struct utrace__ctl *c) UTRACE__CTL_HIDDEN;
 pid_t utrace__ctl_pid(const struct utrace__ctl *c) UTRACE__CTL_HIDDEN;
 

@@ -20,6 +20,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -27,6 +28,7 @@
 #include "../ringbuf/clock.h"
 #include "../ringbuf/writer.h"
 #include "proto.h"
+#include "rundir.h"
 
 #define DEFAULT_BUFFER_SIZE (8u << 20)
 
@@ -97,6 +99,27 @@ static int send_hello(int fd)
 	return n == (ssize_t)sizeof(h) ? 0 : -1;
 }
 
+/*
+ * Is the recorder listening at the other end of 's' our user's, or root's?
+ * The pool handed to it is this process's memory: a socket put in our
+ * place by someone else must get nothing.  Says so once.
+ */
+static int recorder_allowed(int s)
+{
+	static bool told;
+	pid_t pid = 0;
+	uid_t uid = 0;
+	int r = utrace__peer_check(s, &pid, &uid);
+
+	if (r == -EPERM && !told) {
+		utrace__warn("refused to be recorded by pid %d, uid %u: only uid %u or root "
+			     "may record this process", (int)pid, (unsigned int)uid,
+			     (unsigned int)geteuid());
+		told = true;
+	}
+	return r;
+}
+
 static void give_up(const char *what)
 {
 	utrace__warn("cannot record this process (%s: %s); it runs on untraced",
@@ -126,6 +149,11 @@ static void connect_recorder(void)
 	}
 	if (connect(sock, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
 		give_up(sock_path);
+		return;
+	}
+	if (recorder_allowed(sock) < 0) {
+		close(sock);
+		sock = -1;
 		return;
 	}
 	fd = utrace__pool_create(buffer_size, pool_mode, &p);
@@ -255,6 +283,15 @@ int utrace__record_attach(const char *path, uint32_t mode)
 		close(s);
 		return ret;
 	}
+	ret = recorder_allowed(s);
+	if (ret < 0) {
+		close(s);
+		return ret;
+	}
+	/* A recorder that stops reading cannot hold this process: a send
+	 * gives up after 2 s (the formats go out under the registry lock). */
+	setsockopt(s, SOL_SOCKET, SO_SNDTIMEO, &(struct timeval){ 2, 0 },
+		   sizeof(struct timeval));
 	utrace__registry_lock();
 	if (sock >= 0) {
 		utrace__registry_unlock();

@@ -188,7 +188,22 @@ static const struct cmd_desc ps_desc = { "ps",
 	"  ON       events switched on\n"
 	"  BUFFER   its buffer's size ('-' while it has none)\n"
 	"  USED     how much of the buffer holds events\n"
-	"  LOST     events lost (buffer full, or overwritten)\n", false };
+	"  LOST     events lost (buffer full, or overwritten)\n"
+	"\n"
+	"A process is asked for at most 1 s, and all of them for 2 s at most: one\n"
+	"that does not answer in time (stopped, or busy) is listed with '?'.\n", false };
+
+/* ps: how long one process, and all of them, may take to answer */
+#define PS_PROC_TIMEOUT_MS 1000
+#define PS_TOTAL_TIMEOUT_MS 2000
+
+static long long ms_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
 
 static void human(char *buf, size_t len, uint64_t v)
 {
@@ -216,14 +231,30 @@ int cmd_ps(int argc, char **argv)
 	utrace__ctl_list(&ps, &n);
 	printf("%7s %-16s %6s %5s %7s %5s %10s\n", "PID", "COMMAND", "EVENTS", "ON",
 	       "BUFFER", "USED", "LOST");
+	/* Bounded whatever the processes do: each gets PS_PROC_TIMEOUT_MS,
+	 * less when the total is nearly spent; once it is, the rest are
+	 * listed without asking. */
+	long long end = ms_now() + PS_TOTAL_TIMEOUT_MS;
+
 	for (i = 0; i < n; i++) {
 		struct utrace__ctl *c;
 		struct utrace__ctl_info in;
+		long long left = end - ms_now();
 		char buf[32];
 
+		if (left <= 0) {
+			printf("%7d %-16s %6s %5s %7s %5s %10s\n", (int)ps[i].pid, ps[i].comm,
+			       "?", "?", "?", "?", "?");
+			continue;
+		}
 		if (utrace__ctl_open(ps[i].pid, &c, NULL, 0) < 0)
 			continue;
-		if (utrace__ctl_info(c, &in) == 0) {
+		utrace__ctl_set_timeout(c, left < PS_PROC_TIMEOUT_MS ? (int)left :
+					PS_PROC_TIMEOUT_MS);
+		if (utrace__ctl_info(c, &in) != 0) {
+			printf("%7d %-16s %6s %5s %7s %5s %10s\n", (int)ps[i].pid, ps[i].comm,
+			       "?", "?", "?", "?", "?");
+		} else {
 			if (in.has_pool)
 				human(buf, sizeof(buf), in.buffer_size);
 			else
