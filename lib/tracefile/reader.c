@@ -215,6 +215,10 @@ struct utrace__tf {
 	struct map pids;                 /* pid -> its latest process */
 	struct map tids;                 /* process index << 32 | tid -> thread */
 
+	uint32_t flags;                  /* the header's */
+	bool has_end;                    /* an END record was read */
+	bool cut;                        /* the file was cut at cut_at */
+	uint64_t cut_at;
 	unsigned int nr_clock;           /* CLOCK records: the first, the last */
 	uint64_t tsc0, ns0, tsc1, ns1;
 
@@ -227,7 +231,7 @@ static const char *const type_names[] = {
 	[UTRACE_TF_CLOCK] = "CLOCK", [UTRACE_TF_PROCESS] = "PROCESS",
 	[UTRACE_TF_FORMAT] = "FORMAT", [UTRACE_TF_THREAD] = "THREAD",
 	[UTRACE_TF_PAGE] = "PAGE", [UTRACE_TF_LOST] = "LOST",
-	[UTRACE_TF_STATS] = "STATS",
+	[UTRACE_TF_STATS] = "STATS", [UTRACE_TF_END] = "END",
 };
 
 static char *vformat(const char *fmt, va_list ap)
@@ -822,6 +826,9 @@ static int read_record(struct utrace__tf *tf, uint64_t off, uint32_t type,
 		return rec_lost(tf, off, p);
 	case UTRACE_TF_STATS:
 		return rec_stats(tf, off, p);
+	case UTRACE_TF_END:
+		tf->has_end = true;
+		return 0;
 	default:
 		return 0;                /* unknown types are skipped */
 	}
@@ -872,6 +879,7 @@ static int read_header(struct utrace__tf *tf, uint32_t *header_size)
 		set_error(tf, "offset 24: long size %u is not supported (only 8)", v);
 		return -EBADMSG;
 	}
+	tf->flags = le32(h + 28);
 	tf->realtime_ns = le64(h + 32);
 	tf->monotonic_ns = le64(h + 40);
 	return 0;
@@ -884,6 +892,22 @@ static int cmp_page(const void *a, const void *b)
 	if (x->seq != y->seq)
 		return x->seq < y->seq ? -1 : 1;
 	return x->rec_off < y->rec_off ? -1 : x->rec_off > y->rec_off;
+}
+
+/*
+ * The file ends at 'off' before its END record: cut short by a recorder
+ * that was killed, crashed or found the disk full (the writer keeps every
+ * record before the last one whole).  Not an error: what came before is
+ * read as usual.
+ */
+static void set_cut(struct utrace__tf *tf, uint64_t off)
+{
+	tf->cut = true;
+	tf->cut_at = off;
+	free(tf->warning);
+	if (asprintf(&tf->warning, "'%s': file cut short at byte %llu (the recording "
+		     "did not end cleanly)", tf->name, (unsigned long long)off) < 0)
+		tf->warning = NULL;
 }
 
 /* After the records: calibration, page order. */
@@ -943,34 +967,29 @@ static int parse(struct utrace__tf *tf)
 		uint32_t type;
 
 		if (rest < REC_HDR) {
-			if (asprintf(&tf->warning, "'%s': file cut short at offset %llu "
-				     "(%llu bytes of a record header); reading the "
-				     "records before it", tf->name,
-				     (unsigned long long)off, (unsigned long long)rest) < 0)
-				tf->warning = NULL;
+			set_cut(tf, off);
 			break;
 		}
 		type = le32(tf->data + off);
 		size = le64(tf->data + off + 8);
 		if (size > rest - REC_HDR) {
-			if (size > MAX_RECORD) {
+			if (size > MAX_RECORD)
 				bad(tf, off, "size %llu runs past the end of the file "
 				    "(%zu bytes)", (unsigned long long)size, tf->size);
-			} else if (asprintf(&tf->warning, "'%s': file cut short: the record "
-					    "at offset %llu needs %llu bytes, %llu are "
-					    "left; reading the records before it",
-					    tf->name, (unsigned long long)off,
-					    (unsigned long long)(size + REC_HDR),
-					    (unsigned long long)rest) < 0) {
-				tf->warning = NULL;
-			}
+			else
+				set_cut(tf, off);
 			break;
 		}
 		if (read_record(tf, off, type, tf->data + off + REC_HDR, size) == -ENOMEM)
 			return -ENOMEM;
 		off += REC_HDR + size;
 		off = (off + 7) & ~7ULL;
+		if (type == UTRACE_TF_END)
+			break;           /* what may follow is not part of the file */
 	}
+	/* Every record whole, but the writer did not get to its END. */
+	if (!tf->cut && (tf->flags & UTRACE_TF_FLAG_END) && !tf->has_end)
+		set_cut(tf, off < tf->size ? off : tf->size);
 	finish(tf);
 	if (tf->nomem)
 		return -ENOMEM;
@@ -1134,6 +1153,13 @@ uint64_t utrace__tf_nr_bad(const struct utrace__tf *tf)
 const char *utrace__tf_warning(const struct utrace__tf *tf)
 {
 	return tf->warning;
+}
+
+bool utrace__tf_cut(const struct utrace__tf *tf, uint64_t *offset)
+{
+	if (tf->cut && offset)
+		*offset = tf->cut_at;
+	return tf->cut;
 }
 
 const char *utrace__tf_name(const struct utrace__tf *tf)

@@ -15,9 +15,10 @@
  * message ("'x.dat': record at offset 1234: page commit 5000 exceeds ...")
  * and the record is left out, quietly with what depends on it (the events
  * of a bad FORMAT, the records of a bad PROCESS); a record whose size runs
- * past the end of the file ends the reading there.  A file cut short (its last record
- * incomplete) is not an error: the reader keeps a warning and uses the
- * records before it.
+ * past the end of the file ends the reading there.  A file cut short (its
+ * last record incomplete, or no END record where the header promises one:
+ * the recorder was killed or the disk was full) is not an error: the
+ * reader keeps a warning and reads every whole record before the cut.
  *
  * Nothing here prints; the caller shows the messages ("utrace: " + text).
  */
@@ -109,8 +110,10 @@ void utrace__tf_close(struct utrace__tf *tf) UTRACE__TF_HIDDEN;
 const char *utrace__tf_error(const struct utrace__tf *tf) UTRACE__TF_HIDDEN;
 /* Records left out because they were bad (the first is the error). */
 uint64_t utrace__tf_nr_bad(const struct utrace__tf *tf) UTRACE__TF_HIDDEN;
-/* "'x.dat': file cut short at offset N ...", or NULL. */
+/* "'x.dat': file cut short at byte N (...)", or NULL. */
 const char *utrace__tf_warning(const struct utrace__tf *tf) UTRACE__TF_HIDDEN;
+/* Whether the file was cut short, and at which byte (*offset). */
+bool utrace__tf_cut(const struct utrace__tf *tf, uint64_t *offset) UTRACE__TF_HIDDEN;
 const char *utrace__tf_name(const struct utrace__tf *tf) UTRACE__TF_HIDDEN;
 
 uint32_t utrace__tf_page_size(const struct utrace__tf *tf) UTRACE__TF_HIDDEN;

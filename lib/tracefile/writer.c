@@ -1,47 +1,95 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Trace file writer: the header, then records appended through a large
- * stdio buffer.  The first write error is kept and reported at close, so a
- * full disk loses the tail of the file, not the recording.
+ * Trace file writer: the header, then records appended with write(2)
+ * straight to the file, in the order they are made.  There is no stdio
+ * buffer: a record is in the file when utrace_tf_record() returns, and
+ * pages (queued, then written with writev(2)) never overtake the records
+ * made before them.  So whatever ends the writer (SIGKILL, a crash, a full
+ * disk) leaves a file whose records are all complete but maybe the last,
+ * and every page has the records it needs (process, formats, clock points)
+ * before it.  A file closed cleanly ends with an END record; a reader that
+ * finds none knows the file was cut (docs/trace-file-format.md).
+ *
+ * The first write error is kept: nothing more is written after it (a
+ * later record would follow a torn one), and every call returns it.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <sys/uio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "writer.h"
 
-static void put(struct utrace_tf_writer *w, const void *p, size_t n)
+/* Write all of iov[0..n) (which it changes), or keep the error. */
+static void write_all(struct utrace_tf_writer *w, struct iovec *iov, int n)
 {
-	if (w->error || !n)
-		return;
-	if (fwrite(p, 1, n, w->f) != n)
-		w->error = errno ? errno : EIO;
-	else
-		w->bytes += n;
+	int i = 0;
+
+	while (!w->error && i < n) {
+		ssize_t k = writev(w->fd, iov + i, n - i > IOV_MAX ? IOV_MAX : n - i);
+
+		if (k < 0) {
+			if (errno != EINTR)
+				w->error = errno;
+			continue;
+		}
+		if (k == 0) {
+			w->error = EIO;
+			break;
+		}
+		w->bytes += (uint64_t)k;
+		while (i < n && (size_t)k >= iov[i].iov_len) {
+			k -= (ssize_t)iov[i].iov_len;
+			i++;
+		}
+		if (i < n) {
+			iov[i].iov_base = (char *)iov[i].iov_base + k;
+			iov[i].iov_len -= (size_t)k;
+		}
+	}
 }
 
 int utrace_tf_open(struct utrace_tf_writer *w, const char *path, uint32_t page_size)
 {
-	FILE *f = fopen(path, "wbe");
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666), r;
 
-	if (!f)
+	if (fd < 0)
 		return -errno;
-	setvbuf(f, NULL, _IOFBF, 1 << 20);
-	return utrace_tf_open_stream(w, f, path, page_size);
+	r = utrace_tf_open_fd(w, fd, path, page_size);
+	if (r < 0) {
+		close(fd);
+		w->path = NULL;
+		errno = -r;
+	}
+	return r;
 }
 
 int utrace_tf_open_stream(struct utrace_tf_writer *w, FILE *f, const char *name,
 			  uint32_t page_size)
 {
+	int r;
+
+	fflush(f);
+	r = utrace_tf_open_fd(w, fileno(f), name, page_size);
+	w->f = f;
+	return r;
+}
+
+int utrace_tf_open_fd(struct utrace_tf_writer *w, int fd, const char *name,
+		      uint32_t page_size)
+{
 	unsigned char h[UTRACE_TF_HEADER_SIZE];
+	struct iovec iov;
 	uint32_t v;
 	struct timespec rt, mono;
 
 	memset(w, 0, sizeof(*w));
 	w->path = name;
-	w->f = f;
+	w->fd = fd;
 	memset(h, 0, sizeof(h));
 	memcpy(h, UTRACE_TF_MAGIC, 8);
 	v = UTRACE_TF_VERSION;
@@ -53,13 +101,17 @@ int utrace_tf_open_stream(struct utrace_tf_writer *w, FILE *f, const char *name,
 	memcpy(h + 20, &v, 4);
 	v = sizeof(long);
 	memcpy(h + 24, &v, 4);
+	v = UTRACE_TF_FLAG_END;
+	memcpy(h + 28, &v, 4);
 	clock_gettime(CLOCK_REALTIME, &rt);
 	clock_gettime(CLOCK_MONOTONIC, &mono);
 	uint64_t t = (uint64_t)rt.tv_sec * 1000000000u + (uint64_t)rt.tv_nsec;
 	memcpy(h + 32, &t, 8);
 	t = (uint64_t)mono.tv_sec * 1000000000u + (uint64_t)mono.tv_nsec;
 	memcpy(h + 40, &t, 8);
-	put(w, h, sizeof(h));
+	iov.iov_base = h;
+	iov.iov_len = sizeof(h);
+	write_all(w, &iov, 1);
 	return w->error ? -w->error : 0;
 }
 
@@ -74,48 +126,36 @@ int utrace_tf_record(struct utrace_tf_writer *w, uint32_t type,
 	unsigned char hdr[16];
 	uint64_t size = alen + blen + clen;
 	uint32_t flags = 0;
+	struct iovec iov[5] = {
+		{ hdr, 16 }, { (void *)(uintptr_t)a, alen }, { (void *)(uintptr_t)b, blen },
+		{ (void *)(uintptr_t)c, clen }, { (void *)(uintptr_t)zeros, (8 - size % 8) % 8 },
+	};
 
 	memcpy(hdr, &type, 4);
 	memcpy(hdr + 4, &flags, 4);
 	memcpy(hdr + 8, &size, 8);
-	put(w, hdr, 16);
-	put(w, a, alen);
-	put(w, b, blen);
-	put(w, c, clen);
-	put(w, zeros, (8 - size % 8) % 8);
+	write_all(w, iov, 5);
 	return w->error ? -w->error : 0;
 }
 
 int utrace_tf_flush_pages(struct utrace_tf_writer *w)
 {
-	int i = 0;
+	uint64_t start = w->bytes, done;
+	int k;
 
-	if (!w->nr_iov || w->error) {
-		w->nr_iov = 0;
-		return w->error ? -w->error : 0;
-	}
-	if (fflush(w->f) != 0) {
-		w->error = errno;
-		return -w->error;
-	}
-	while (i < w->nr_iov) {
-		ssize_t n = writev(fileno(w->f), w->iov + i, w->nr_iov - i);
+	write_all(w, w->iov, w->nr_iov);
+	/* The records written whole (all but after an error), by their
+	 * sizes in their headers (write_all() changed the iovecs). */
+	done = w->bytes - start;
+	for (k = 0; k < w->nr_iov / 3; k++) {
+		uint64_t size;
 
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			w->error = errno;
+		memcpy(&size, w->hdrs[k] + 8, 8);
+		size = 16 + size + (8 - size % 8) % 8;
+		if (done < size)
 			break;
-		}
-		w->bytes += (uint64_t)n;
-		while (i < w->nr_iov && (size_t)n >= w->iov[i].iov_len) {
-			n -= (ssize_t)w->iov[i].iov_len;
-			i++;
-		}
-		if (i < w->nr_iov) {
-			w->iov[i].iov_base = (char *)w->iov[i].iov_base + n;
-			w->iov[i].iov_len -= (size_t)n;
-		}
+		done -= size;
+		w->pages_done++;
 	}
 	w->nr_iov = 0;
 	return w->error ? -w->error : 0;
@@ -157,17 +197,22 @@ int utrace_tf_page(struct utrace_tf_writer *w, const void *hdr, size_t hlen,
 
 int utrace_tf_close(struct utrace_tf_writer *w)
 {
-	if (!w->f)
-		return 0;
+	if (!w->path)
+		return 0;                /* closed already */
 	utrace_tf_flush_pages(w);
+	utrace_tf_record(w, UTRACE_TF_END, NULL, 0, NULL, 0, NULL, 0);
 	free(w->iov);
 	free(w->hdrs);
 	w->iov = NULL;
 	w->hdrs = NULL;
-	if (fflush(w->f) != 0 && !w->error)
+	if (w->f) {
+		if (fclose(w->f) != 0 && !w->error)
+			w->error = errno;
+	} else if (close(w->fd) != 0 && !w->error && errno != EINTR) {
 		w->error = errno;
-	if (fclose(w->f) != 0 && !w->error)
-		w->error = errno;
+	}
 	w->f = NULL;
+	w->fd = -1;
+	w->path = NULL;
 	return w->error ? -w->error : 0;
 }

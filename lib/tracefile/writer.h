@@ -19,15 +19,21 @@ enum utrace_tf_type {
 	UTRACE_TF_PAGE = 5,
 	UTRACE_TF_LOST = 6,
 	UTRACE_TF_STATS = 7,
+	UTRACE_TF_END = 8,
 };
+
+/* Header flags */
+#define UTRACE_TF_FLAG_END 1u   /* a file that ended cleanly ends with END */
 
 #define UTRACE_TF_BATCH 64
 
 struct utrace_tf_writer {
-	FILE *f;
+	int fd;
+	FILE *f;              /* utrace_tf_open_stream()'s, closed at the end */
 	const char *path;
-	uint64_t bytes;
+	uint64_t bytes;       /* written to the file */
 	int error;            /* errno of the first failure */
+	uint64_t pages_done;  /* utrace_tf_page() records written whole */
 	int nr_iov;
 	struct iovec *iov;    /* 3 per queued page record */
 	unsigned char (*hdrs)[64];
@@ -35,10 +41,16 @@ struct utrace_tf_writer {
 
 int utrace_tf_open(struct utrace_tf_writer *w, const char *path,
 		   uint32_t page_size) __attribute__((visibility("hidden")));
-/* The same on an open stream (closed by utrace_tf_close()). */
+/* The same on an open file descriptor (closed by utrace_tf_close()). */
+int utrace_tf_open_fd(struct utrace_tf_writer *w, int fd, const char *name,
+		      uint32_t page_size) __attribute__((visibility("hidden")));
+/* The same on an open stream, written through its descriptor (closed by
+ * utrace_tf_close()). */
 int utrace_tf_open_stream(struct utrace_tf_writer *w, FILE *f, const char *name,
 			  uint32_t page_size) __attribute__((visibility("hidden")));
-/* One record whose payload is the concatenation of up to three parts. */
+/* One record whose payload is the concatenation of up to three parts,
+ * written at once (after the queued pages): a record is in the file when
+ * this returns, so a recorder killed later leaves it there. */
 int utrace_tf_record(struct utrace_tf_writer *w, uint32_t type,
 		     const void *a, size_t alen, const void *b, size_t blen,
 		     const void *c, size_t clen) __attribute__((visibility("hidden")));
@@ -49,6 +61,7 @@ int utrace_tf_record(struct utrace_tf_writer *w, uint32_t type,
 int utrace_tf_page(struct utrace_tf_writer *w, const void *hdr, size_t hlen,
 		   const void *page, size_t plen) __attribute__((visibility("hidden")));
 int utrace_tf_flush_pages(struct utrace_tf_writer *w) __attribute__((visibility("hidden")));
+/* Write the END record (unless a write failed) and close. */
 int utrace_tf_close(struct utrace_tf_writer *w) __attribute__((visibility("hidden")));
 
 #endif /* UTRACE_TRACEFILE_WRITER_H */

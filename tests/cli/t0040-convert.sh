@@ -150,8 +150,9 @@ check "a missing input: one line naming it" bash -c '
 	[ ! -e "$1/x.dat" ]' "$UTRACE" "$TMP"
 
 # The corrupt-file corpus of tests/reader: convert says what the reader
-# says (its first line is script's, or convert's own refusal of a format),
-# exits 0 or 1, never crashes.
+# says (its first line is script's, or convert's own refusal of a format;
+# for a cut file script adds how many events it printed), exits 0 or 1,
+# never crashes.
 corpus() {
 	local f st bad=0
 	"$MKFILE" corrupt "$TMP/corrupt" > /dev/null || return 1
@@ -169,12 +170,17 @@ corpus() {
 			sed 's/^/#   /' "$TMP/cerr" >&2; bad=1
 		fi
 		if [ -s "$TMP/cerr" ] && ! [ "$(head -1 "$TMP/cerr")" = "$(head -1 "$TMP/serr")" ] &&
+		   ! { grep -q ': file cut short at byte' "$TMP/cerr" &&
+		       [ "$(head -1 "$TMP/serr")" = "$(head -1 "$TMP/cerr"): printed the $(
+			   sed -n 's/.*: printed the \([0-9]*\) events before it$/\1/p' "$TMP/serr"
+			) events before it" ]; } &&
 		   ! head -1 "$TMP/cerr" | grep -q "has no 'common_type' of 2 bytes at offset 0"; then
 			echo "# ${f##*/}: convert said '$(head -1 "$TMP/cerr")'," \
 			     "script '$(head -1 "$TMP/serr")'" >&2; bad=1
 		fi
 		if [ -e "$TMP/c.trace.dat" ]; then
-			( timeout 5 trace-cmd report -i "$TMP/c.trace.dat" > /dev/null 2>&1 ) 2> /dev/null
+			# (30 s: a hang is a failure, but a loaded machine is no hang)
+			( timeout 30 trace-cmd report -i "$TMP/c.trace.dat" > /dev/null 2>&1 ) 2> /dev/null
 			st=$?
 			[ "$st" -gt 123 ] && echo "${f##*/} ($st)" >> "$TMP/tc-died"
 		fi

@@ -107,6 +107,7 @@ struct script {
 	char *capture;                   /* problem() writes here, not stderr */
 	size_t capture_len;
 	uint64_t nr_lines;               /* event lines printed */
+	uint64_t nr_printed;             /* events printed, in any mode */
 	unsigned char *cpu_seen;         /* annotate_cpus: one byte per CPU */
 	size_t cpu_seen_len;
 };
@@ -1394,6 +1395,7 @@ static int put_event(struct script *sc, const struct utrace__tf_item *it)
 			(unsigned long long)it->offset, e->system, e->name, why);
 		return 0;
 	}
+	sc->nr_printed++;
 	if (sc->o->mode == OUT_JSON) {
 		ob_puts(b, "{\"name\":\"");
 		ob_json_chars(b, e->system, strlen(e->system));
@@ -1454,7 +1456,10 @@ int script_run(const struct script_opts *o, struct utrace__tf *tf, FILE *out)
 	int r = 0, status = 0;
 	size_t i;
 
-	if (utrace__tf_warning(tf) && !o->quiet)
+	/* A cut file is said once, after its events, with their count; the
+	 * status stays 0 for it (what was printed is right, as perf and
+	 * trace-cmd do with a truncated file). */
+	if (utrace__tf_warning(tf) && !o->quiet && !utrace__tf_cut(tf, NULL))
 		fprintf(stderr, "utrace: %s\n", utrace__tf_warning(tf));
 	if (utrace__tf_error(tf)) {
 		fprintf(stderr, "utrace: %s\n", utrace__tf_error(tf));
@@ -1497,6 +1502,9 @@ out:
 		fprintf(stderr, "utrace: '%s': out of memory\n", sc.name);
 		status = 1;
 	}
+	if (utrace__tf_cut(tf, NULL) && utrace__tf_warning(tf) && !o->quiet)
+		fprintf(stderr, "utrace: %s: printed the %llu events before it\n",
+			utrace__tf_warning(tf), (unsigned long long)sc.nr_printed);
 	if (sc.problems > 1)
 		fprintf(stderr, "utrace: '%s': %llu more problems: the records or events "
 			"concerned were left out\n", sc.name,
