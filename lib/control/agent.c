@@ -487,16 +487,18 @@ static void do_info(struct conn *c)
 	if (p) {
 		m.has_pool = 1;
 		m.mode = p->mode;
-		m.nr_pages = p->nr_pages;
-		m.buffer_size = (uint64_t)p->nr_pages * p->page_size;
-		for (i = 0; i < p->nr_pages; i++) {
+		/* counts from our own record of the pool: its header is
+		 * shared memory anyone with the fd can write */
+		m.nr_pages = utrace_pool_nr_pages(p);
+		m.buffer_size = (uint64_t)m.nr_pages * UTRACE_PAGE_SIZE;
+		for (i = 0; i < m.nr_pages; i++) {
 			const struct utrace_page_desc *d = utrace_pool_desc(p, i);
 			uint32_t s = __atomic_load_n(&d->state, __ATOMIC_RELAXED);
 
 			if (s != UTRACE_PAGE_FREE)
 				m.pages_used++;
 		}
-		for (i = 0; i < p->nr_slots; i++) {
+		for (i = 0; i < utrace_pool_nr_slots(p); i++) {
 			const struct utrace_thread_slot *s = utrace_pool_slot(p, i);
 
 			m.written += __atomic_load_n(&s->written, __ATOMIC_RELAXED);
@@ -768,7 +770,7 @@ static void handle(struct conn *c, const struct utrace_ctl_req *q, const char *p
 			uint64_t ov = 0;
 			uint32_t i;
 
-			for (i = 0; i < p->nr_slots; i++)
+			for (i = 0; i < utrace_pool_nr_slots(p); i++)
 				ov += __atomic_load_n(&utrace_pool_slot(p, i)->overwritten,
 						      __ATOMIC_RELAXED);
 			__atomic_store_n(&p->clear_overwritten, ov, __ATOMIC_RELAXED);

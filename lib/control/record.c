@@ -241,8 +241,8 @@ int utrace__pool_resize(uint64_t bytes)
 	if (oldfd >= 0)
 		close(oldfd);
 	/* Kept mapped (a leak) when we cannot tell that nobody writes it. */
-	if (utrace__threads_quiesce())
-		munmap(old, old->size);
+	if (utrace__threads_quiesce() && utrace__pool_geom(old))
+		munmap(old, utrace__pool_geom(old)->size);
 	return 0;
 }
 
@@ -395,14 +395,22 @@ void utrace__record_init(void)
 void utrace__record_after_fork_child(void)
 {
 	struct utrace_pool *old = utrace__pool;
+	struct utrace_pool_geom *g = old ? utrace__pool_geom(old) : NULL;
+	bool in_event = utrace__rb_after_fork();
 
-	utrace__rb_after_fork();
 	if (!old)
 		return;
 	__atomic_store_n(&utrace__pool, NULL, __ATOMIC_RELEASE);
 	__atomic_fetch_add(&utrace__pool_gen, 1, __ATOMIC_RELEASE);
-	if (old)
-		munmap(old, old->size);
+	/* The size from our own record of the pool, not from the shared
+	 * header.  fork() inside an event (from a signal handler): that
+	 * event still writes into the pool, so private memory replaces the
+	 * parent's pages there, and stays (a leak, in that rare case). */
+	if (g && in_event)
+		mmap(old, g->size, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	else if (g)
+		munmap(old, g->size);
 	if (utrace__pool_fd >= 0)
 		close(utrace__pool_fd);
 	utrace__pool_fd = -1;

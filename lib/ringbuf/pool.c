@@ -2,6 +2,7 @@
 /* Making and mapping event pools (the layout is in pool.h). */
 #include <errno.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -109,26 +110,54 @@ struct utrace_pool_geom *utrace__pool_geom(const struct utrace_pool *p)
 	return NULL;
 }
 
-static int geom_add(struct utrace_pool *p, uint32_t nq)
+/*
+ * Record the layout of pool 'p', taken from 'hdr' (the pool itself when
+ * this process made it, else the checked copy of its header): in an entry
+ * given up by utrace__pool_unmap(), else a new one.
+ */
+static int geom_add(struct utrace_pool *p, const struct utrace_pool *hdr)
 {
-	struct utrace_pool_geom *g = calloc(1, sizeof(*g));
-	uint32_t q;
+	struct utrace_pool_geom *g;
+	struct utrace_pool *none = NULL;
+	uint32_t q, nq = hdr->nr_queues;
+	bool reused = false;
 
-	if (!g)
-		return -ENOMEM;
-	g->pool = p;
-	g->size = p->size;
-	g->nr_pages = p->nr_pages;
-	g->nr_slots = p->nr_slots;
-	g->nr_queues = nq;
-	g->mask = p->freeq[0].mask;
-	g->slots = utrace_pool_slot(p, 0);
-	g->descs = utrace_pool_desc(p, 0);
-	g->pages = (unsigned char *)utrace_pool_page(p, 0);
-	for (q = 0; q < nq; q++) {
-		g->free_cells[q] = (struct utrace_qcell *)((char *)p + p->freeq[q].cells_off);
-		g->full_cells[q] = (struct utrace_qcell *)((char *)p + p->fullq[q].cells_off);
+	for (q = 1; q < 2 * nq; q++)      /* one mask for all the queues */
+		if ((q < nq ? hdr->freeq[q].mask : hdr->fullq[q - nq].mask) !=
+		    hdr->freeq[0].mask)
+			return -EBADMSG;
+	for (g = __atomic_load_n(&geoms, __ATOMIC_ACQUIRE); g; g = g->next) {
+		if (__atomic_compare_exchange_n(&g->reserved, &none, p, 0, __ATOMIC_ACQUIRE,
+						__ATOMIC_RELAXED)) {
+			reused = true;
+			break;
+		}
+		none = NULL;
 	}
+	if (!g) {
+		g = calloc(1, sizeof(*g));
+		if (!g)
+			return -ENOMEM;
+		g->reserved = p;
+	}
+	g->size = hdr->size;
+	g->nr_pages = hdr->nr_pages;
+	g->nr_slots = hdr->nr_slots;
+	g->nr_queues = nq;
+	g->mask = hdr->freeq[0].mask;
+	g->slots = (struct utrace_thread_slot *)((char *)p + hdr->slots_off);
+	g->descs = (struct utrace_page_desc *)((char *)p + hdr->descs_off);
+	g->pages = (unsigned char *)p + hdr->pages_off;
+	for (q = 0; q < nq; q++) {
+		g->free_cells[q] = (struct utrace_qcell *)((char *)p + hdr->freeq[q].cells_off);
+		g->full_cells[q] = (struct utrace_qcell *)((char *)p + hdr->fullq[q].cells_off);
+	}
+	g->broken = 0;
+	if (reused) {
+		__atomic_store_n(&g->pool, p, __ATOMIC_RELEASE);
+		return 0;
+	}
+	g->pool = p;
 	/* A pool made again at the address of an unmapped one comes first. */
 	g->next = __atomic_load_n(&geoms, __ATOMIC_RELAXED);
 	while (!__atomic_compare_exchange_n(&geoms, &g->next, g, 1, __ATOMIC_RELEASE,
@@ -208,15 +237,15 @@ int utrace__pool_create(uint64_t bytes, uint32_t mode, struct utrace_pool **out)
 	p->calib_tsc = utrace__clock_now();
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	p->calib_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-	/* The free pages dealt out to the CPUs' queues in turn. */
-	for (i = 0; i < nr_pages; i++)
-		utrace_queue_push(p, &p->freeq[i % nq], i);
-	e = geom_add(p, nq);
+	e = geom_add(p, p);
 	if (e < 0) {
 		munmap(p, size);
 		close(fd);
 		return e;
 	}
+	/* The free pages dealt out to the CPUs' queues in turn. */
+	for (i = 0; i < nr_pages; i++)
+		utrace_queue_push(p, &p->freeq[i % nq], i);
 	*out = p;
 	return fd;
 }
@@ -259,6 +288,7 @@ int utrace__pool_map(int fd, struct utrace_pool **out)
 	struct utrace_pool hdr;
 	struct stat st;
 	void *m;
+	int r;
 
 	if (fstat(fd, &st) < 0)
 		return -errno;
@@ -269,6 +299,27 @@ int utrace__pool_map(int fd, struct utrace_pool **out)
 	m = mmap(NULL, hdr.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (m == MAP_FAILED)
 		return -errno;
+	r = utrace__pool_adopt(m, &hdr);
+	if (r < 0) {
+		munmap(m, hdr.size);
+		return r;
+	}
 	*out = m;
 	return 0;
+}
+
+int utrace__pool_adopt(struct utrace_pool *p, const struct utrace_pool *hdr)
+{
+	return geom_add(p, hdr);
+}
+
+void utrace__pool_unmap(struct utrace_pool *p)
+{
+	struct utrace_pool_geom *g = utrace__pool_geom(p);
+
+	if (!g)
+		return;
+	munmap(p, g->size);
+	__atomic_store_n(&g->pool, NULL, __ATOMIC_RELEASE);
+	__atomic_store_n(&g->reserved, NULL, __ATOMIC_RELEASE);
 }

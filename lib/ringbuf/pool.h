@@ -145,31 +145,94 @@ struct utrace_pool {
 	struct utrace_queue fullq[UTRACE_POOL_QUEUES];
 };
 
+/*
+ * The layout of a pool this process made or mapped, in its private
+ * memory: the writer, and the readers' queue operations, take sizes,
+ * offsets and queue masks from here, never from the shared header, so
+ * that a pool scribbled on from outside cannot send them out of bounds.
+ * Made by utrace__pool_create() and utrace__pool_map(); entries are kept
+ * (a few hundred bytes) and reused after utrace__pool_unmap().
+ */
+struct utrace_pool_geom {
+	struct utrace_pool *pool;
+	uint64_t size;
+	uint32_t nr_pages, nr_slots, nr_queues;
+	uint64_t mask;                   /* of every queue */
+	struct utrace_thread_slot *slots;
+	struct utrace_page_desc *descs;
+	unsigned char *pages;
+	struct utrace_qcell *free_cells[UTRACE_POOL_QUEUES];
+	struct utrace_qcell *full_cells[UTRACE_POOL_QUEUES];
+	int broken;                      /* nonsense found in the pool */
+	struct utrace_pool *reserved;    /* the pool the entry is for, set
+					  * first; NULL: free for another */
+	struct utrace_pool_geom *next;
+};
+
+/* The geometry of pool 'p' (made or mapped by this process), else NULL. */
+struct utrace_pool_geom *utrace__pool_geom(const struct utrace_pool *p)
+	__attribute__((visibility("hidden")));
+
 /* The queue pair of a CPU. */
 static inline uint32_t utrace_pool_q(const struct utrace_pool *p, uint32_t cpu)
 {
-	uint32_t n = __atomic_load_n(&p->nr_queues, __ATOMIC_RELAXED);
+	const struct utrace_pool_geom *g = utrace__pool_geom(p);
+	uint32_t n = g ? g->nr_queues : 0;
 
-	/* (checked when the pool was mapped; the other side may change it) */
+	/* (not the header's: the other side may change it) */
 	return n - 1 < UTRACE_POOL_QUEUES ? cpu % n : 0;
 }
 
+/*
+ * A pool's parts.  The offsets come from the pool's geometry when this
+ * process has one for it (it made or mapped the pool), so that a header
+ * changed since cannot send a reader out of its mapping; 'i' is the
+ * caller's to check against the geometry's counts.
+ */
 static inline struct utrace_thread_slot *utrace_pool_slot(struct utrace_pool *p,
 							  uint32_t i)
 {
+	struct utrace_pool_geom *g = utrace__pool_geom(p);
+
+	if (g)
+		return g->slots + i;
 	return (struct utrace_thread_slot *)((char *)p + p->slots_off) + i;
 }
 
 static inline struct utrace_page_desc *utrace_pool_desc(struct utrace_pool *p,
 							uint32_t i)
 {
+	struct utrace_pool_geom *g = utrace__pool_geom(p);
+
+	if (g)
+		return g->descs + i;
 	return (struct utrace_page_desc *)((char *)p + p->descs_off) + i;
 }
 
 static inline struct utrace_page *utrace_pool_page(struct utrace_pool *p, uint32_t i)
 {
+	struct utrace_pool_geom *g = utrace__pool_geom(p);
+
+	if (g)
+		return (struct utrace_page *)(g->pages + (uint64_t)i * UTRACE_PAGE_SIZE);
 	return (struct utrace_page *)((char *)p + p->pages_off +
 				      (uint64_t)i * p->page_size);
+}
+
+/* The pool's page and slot counts, as made or mapped (0 without a
+ * geometry: nothing to look at). */
+static inline uint32_t utrace_pool_nr_pages(const struct utrace_pool *p)
+{
+	const struct utrace_pool_geom *g = utrace__pool_geom(p);
+
+	return g ? g->nr_pages : 0;
+}
+
+static inline uint32_t utrace_pool_nr_slots(const struct utrace_pool *p)
+{
+	const struct utrace_pool_geom *g = utrace__pool_geom(p);
+
+	return g ? g->nr_slots : 0;
 }
 
 /*
@@ -245,20 +308,48 @@ static inline int utrace_queue_pop_cells(struct utrace_queue *q, struct utrace_q
 	return 1;
 }
 
-/* The same, with the cells and mask the queue header gives (readers,
- * which checked the header with utrace__pool_header_ok()). */
+/* The same for readers: the cells and mask of the pool's geometry (the
+ * queue is found by its place in the header); 0 for a pool with none. */
+static inline int utrace__queue_cells(struct utrace_pool *p, struct utrace_queue *q,
+				      struct utrace_qcell **cells, uint64_t *mask)
+{
+	struct utrace_pool_geom *g = utrace__pool_geom(p);
+	ptrdiff_t k;
+
+	if (!g)
+		return 0;
+	*mask = g->mask;
+	k = q - p->freeq;
+	if (k >= 0 && k < (ptrdiff_t)g->nr_queues) {
+		*cells = g->free_cells[k];
+		return 1;
+	}
+	k = q - p->fullq;
+	if (k >= 0 && k < (ptrdiff_t)g->nr_queues) {
+		*cells = g->full_cells[k];
+		return 1;
+	}
+	return 0;
+}
+
 static inline int utrace_queue_push(struct utrace_pool *p, struct utrace_queue *q,
 				    uint64_t val)
 {
-	return utrace_queue_push_cells(q, (struct utrace_qcell *)((char *)p + q->cells_off),
-				       q->mask, val);
+	struct utrace_qcell *cells;
+	uint64_t mask;
+
+	return utrace__queue_cells(p, q, &cells, &mask) &&
+	       utrace_queue_push_cells(q, cells, mask, val);
 }
 
 static inline int utrace_queue_pop(struct utrace_pool *p, struct utrace_queue *q,
 				   uint64_t *val)
 {
-	return utrace_queue_pop_cells(q, (struct utrace_qcell *)((char *)p + q->cells_off),
-				      q->mask, val);
+	struct utrace_qcell *cells;
+	uint64_t mask;
+
+	return utrace__queue_cells(p, q, &cells, &mask) &&
+	       utrace_queue_pop_cells(q, cells, mask, val);
 }
 
 /* Pop a page number from the queues of 'qs' (freeq or fullq), CPU 'cpu's
@@ -266,7 +357,8 @@ static inline int utrace_queue_pop(struct utrace_pool *p, struct utrace_queue *q
 static inline int utrace_queue_pop_any(struct utrace_pool *p, struct utrace_queue *qs,
 				       uint32_t cpu, uint64_t *val)
 {
-	uint32_t n = __atomic_load_n(&p->nr_queues, __ATOMIC_RELAXED), q, i;
+	struct utrace_pool_geom *g = utrace__pool_geom(p);
+	uint32_t n = g ? g->nr_queues : 0, q, i;
 
 	if (n - 1 >= UTRACE_POOL_QUEUES)
 		return 0;
@@ -282,7 +374,8 @@ static inline int utrace_queue_pop_any(struct utrace_pool *p, struct utrace_queu
  * CPU's pages wait behind another's; 0 when all are empty. */
 static inline int utrace_fullq_pop_next(struct utrace_pool *p, uint32_t *q, uint64_t *val)
 {
-	uint32_t n = __atomic_load_n(&p->nr_queues, __ATOMIC_RELAXED), i;
+	struct utrace_pool_geom *g = utrace__pool_geom(p);
+	uint32_t n = g ? g->nr_queues : 0, i;
 
 	if (n - 1 >= UTRACE_POOL_QUEUES)
 		return 0;
@@ -340,30 +433,13 @@ static inline long utrace_page_count_events(const unsigned char *data,
 	return off == commit ? n : -1;
 }
 
-/*
- * The layout of a pool this process made, in its private memory: the
- * writer takes sizes, offsets and queue masks from here, never from the
- * shared header, so that a pool scribbled on from outside cannot send it
- * out of bounds.  Made by utrace__pool_create() and never freed (a few
- * hundred bytes per pool made).
- */
-struct utrace_pool_geom {
-	struct utrace_pool *pool;
-	uint64_t size;
-	uint32_t nr_pages, nr_slots, nr_queues;
-	uint64_t mask;                   /* of every queue */
-	struct utrace_thread_slot *slots;
-	struct utrace_page_desc *descs;
-	unsigned char *pages;
-	struct utrace_qcell *free_cells[UTRACE_POOL_QUEUES];
-	struct utrace_qcell *full_cells[UTRACE_POOL_QUEUES];
-	int broken;                      /* nonsense found in the pool */
-	struct utrace_pool_geom *next;
-};
-
-/* The geometry of pool 'p' if this process made it, else NULL. */
-struct utrace_pool_geom *utrace__pool_geom(const struct utrace_pool *p)
+/* A reader that mapped a pool itself records its geometry from the copy
+ * of the header it checked (utrace__pool_header_ok()); 0 or -errno. */
+int utrace__pool_adopt(struct utrace_pool *p, const struct utrace_pool *hdr)
 	__attribute__((visibility("hidden")));
+
+/* Unmap a pool made or mapped here, with the size it had then. */
+void utrace__pool_unmap(struct utrace_pool *p) __attribute__((visibility("hidden")));
 
 /* Make a pool of about 'bytes' of pages in a new memfd and map it; returns
  * the memfd (close-on-exec) and *out, or -errno. */

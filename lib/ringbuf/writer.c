@@ -413,12 +413,16 @@ static void unregister(struct tbuf *t)
 
 /*
  * The thread exits (the destructor of exit_key).  Other keys' destructors
- * may still fire events after ours, so ours asks to be called again until
- * the last round glibc makes (PTHREAD_DESTRUCTOR_ITERATIONS), and only
- * then queues the page and frees the slot.  An event fired after that
- * (by a later destructor, or a signal handler) is lost and counted: it
- * never takes a slot that nobody would free.
+ * may still fire events after ours, so ours asks to be called again, and
+ * only at its EXIT_ROUNDS-th call queues the page and frees the slot.  An
+ * event fired after that (by a later destructor, or a signal handler) is
+ * lost and counted: it never takes a slot that nobody would free.  Not at
+ * glibc's last round (PTHREAD_DESTRUCTOR_ITERATIONS): the sanitizers'
+ * runtimes use the same trick to be last, and tear the thread down in
+ * that round, before our call (ThreadSanitizer then faults in the mutex).
  */
+#define EXIT_ROUNDS (PTHREAD_DESTRUCTOR_ITERATIONS - 1)
+
 static void thread_exit(void *arg)
 {
 	struct tbuf *t = my_tbuf();
@@ -430,7 +434,7 @@ static void thread_exit(void *arg)
 		return;         /* (a destructor does not run inside an event) */
 	t->nest = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (++t->exit_rounds < PTHREAD_DESTRUCTOR_ITERATIONS) {
+	if (++t->exit_rounds < EXIT_ROUNDS) {
 		pthread_setspecific(exit_key, (void *)1);
 		goto out;
 	}
@@ -494,7 +498,7 @@ static int attach(struct tbuf *t)
 	tbuf_reset(t, gen);
 	if (!t->tid)
 		t->tid = utrace__gettid();
-	if (!p || t->exit_rounds >= PTHREAD_DESTRUCTOR_ITERATIONS)
+	if (!p || t->exit_rounds >= EXIT_ROUNDS)
 		goto out;       /* no pool, or the thread is gone: lost, counted */
 	g = utrace__pool_geom(p);
 	if (!g || __atomic_load_n(&g->broken, __ATOMIC_RELAXED))

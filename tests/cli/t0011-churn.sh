@@ -7,6 +7,7 @@
 # sequence number twice (tests/stress/check-trace.py reads the file on its
 # own), fired = in file + lost exactly, and `utrace script` must print
 # every event in the file.  UTRACE_CHURN_RUNS sets the number of runs.
+# Also: more threads at once than the pool has slots.
 . "$(dirname "$0")/lib.sh"
 RB="$UTRACE_BUILD/tests/rb-stress"
 CHECK="$UTRACE_SRC/tests/stress/check-trace.py"
@@ -37,6 +38,14 @@ churn() { # churn RUN
 	# the program's own word: 3003 threads and processes fired
 	[ "$(grep -c '^fired ' "$TMP/fired")" -eq 3003 ]
 }
+
+crowd() {
+	"$UTRACE" record -o "$TMP/crowd.dat" -- "$RB" crowd 1100 > "$TMP/fired" 2> "$TMP/err" &&
+	python3 "$CHECK" "$TMP/crowd.dat" "$TMP/fired" >> "$TMP/err" 2>&1 &&
+	grep -qx "utrace record: 228 events were lost because more than 1024 threads of a process had events at once (a thread keeps its slot until it exits)" "$TMP/err" &&
+	! grep -q "came faster than the recorder" "$TMP/err"
+}
+check "1,100 threads at once: 76 find no slot, and the summary says so" crowd
 
 for i in $(seq "$runs"); do
 	check "churn run $i: no duplicate, fired = printed + lost" churn "$i"

@@ -11,14 +11,19 @@
  *                                      CLOCK_MONOTONIC readings it prints
  *   rb-stress cpus A NA B NB           NA events on CPU A, then NB on CPU
  *                                      B; then stay 3 s (for live readers)
- *   rb-stress paced EVENTS             (for live readers) wait 0.5 s, fire
+ *   (RB_STAY set: cpus and paced stay until killed, not 3 s or 1.5 s)
+ *   rb-stress paced EVENTS             (for live readers) wait 0.5 s (or
+ *                                      until $RB_WAIT_FILE exists), fire
  *                                      EVENTS over about a second, 10 at a
  *                                      time, then stay 1.5 s more
- *   rb-stress idle EVENTS SECONDS      fire EVENTS, say so ("fired PID N"),
- *                                      then sleep (for a recorder killed
- *                                      while the program idles)
+ *   rb-stress idle EVENTS SECONDS      fire EVENTS, say so ("fired PID N",
+ *                                      after "span T0 T1": CLOCK_MONOTONIC
+ *                                      before and after), then sleep (for a
+ *                                      recorder killed while it idles)
+ *   rb-stress crowd THREADS            THREADS threads alive at once, 3
+ *                                      events each (past the slot limit)
  *   rb-stress churn THREADS EVENTS     THREADS short-lived threads, 4 at a
- *                                      time, plus 3 forked children, each
+ *                                      time, and 3 forked children, each
  *                                      with a timer signal armed before its
  *                                      first event, whose handler fires
  *                                      too; threads change CPU and fire
@@ -246,26 +251,28 @@ static int run_churn(int n, unsigned long long events)
 		perror("rb-stress: churn");
 		return 1;
 	}
-	/* Three children, forked while threads run, each its own hammer. */
+	/* Three children, each its own hammer, forked before the threads
+	 * start: a fork while other threads run can leave the child's
+	 * allocator locked under ASan (its allocator has no fork handlers in
+	 * GCC 12), and the child's utrace agent thread would hang in it. */
+	for (k = 0; k < 3; k++) {
+		kids[k] = fork();
+		if (kids[k] == 0) {
+			seq = 0;
+			churn_body(n + k, 1);
+			timer_delete(churn_timer);
+			churn_idx = -1;
+			_exit(0);
+		}
+	}
 	for (i = 0; i < n; i++) {
 		if (i >= CHURN_CONC)
 			pthread_join(th[i % CHURN_CONC], NULL);
-		if (i % (n / 3 + 1) == 0 && i / (n / 3 + 1) < 3) {
-			k = (int)(i / (n / 3 + 1));
-			kids[k] = fork();
-			if (kids[k] == 0) {
-				seq = 0;
-				churn_body(n + k, 1);
-				timer_delete(churn_timer);
-				churn_idx = -1;
-				_exit(0);
-			}
-		}
 		pthread_create(&th[i % CHURN_CONC], NULL, churn_thread, (void *)i);
 	}
 	for (i = n > CHURN_CONC ? n - CHURN_CONC : 0; i < n; i++)
 		pthread_join(th[i % CHURN_CONC], NULL);
-	for (k = 0; k < 3 && k * (n / 3 + 1) < n; k++) {
+	for (k = 0; k < 3; k++) {
 		int st;
 
 		if (waitpid(kids[k], &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st)) {
@@ -277,6 +284,64 @@ static int run_churn(int n, unsigned long long events)
 		if (churn_tids[i])
 			printf("fired %u %llu\n", churn_tids[i], churn_fired[i]);
 	return 0;
+}
+
+/* crowd: N threads alive at once, each firing 3 events (more threads than
+ * the pool has slots: the rest are lost, counted). */
+static pthread_barrier_t crowd_in, crowd_out;
+static unsigned long long *crowd_fired;
+static unsigned int *crowd_tids;
+
+static void *crowd_thread(void *arg)
+{
+	long idx = (long)arg;
+
+	my_tid = (unsigned int)syscall(SYS_gettid);
+	pthread_barrier_wait(&crowd_in);      /* all alive before the first event */
+	for (int i = 0; i < 3; i++)
+		trace_rb_ev(NEXT_SEQ(), my_tid, 0);
+	crowd_fired[idx] = 3;
+	crowd_tids[idx] = my_tid;
+	pthread_barrier_wait(&crowd_out);     /* none exits before all fired */
+	return NULL;
+}
+
+static int run_crowd(int n)
+{
+	pthread_t *th = calloc((size_t)n, sizeof(*th));
+	pthread_attr_t at;
+	long i;
+
+	crowd_fired = calloc((size_t)n, sizeof(*crowd_fired));
+	crowd_tids = calloc((size_t)n, sizeof(*crowd_tids));
+	if (!th || !crowd_fired || !crowd_tids)
+		return 1;
+	pthread_attr_init(&at);
+	pthread_attr_setstacksize(&at, 64 * 1024);
+	pthread_barrier_init(&crowd_in, NULL, (unsigned)n);
+	pthread_barrier_init(&crowd_out, NULL, (unsigned)n);
+	for (i = 0; i < n; i++)
+		if (pthread_create(&th[i], &at, crowd_thread, (void *)i)) {
+			perror("rb-stress: crowd");
+			return 1;
+		}
+	for (i = 0; i < n; i++)
+		pthread_join(th[i], NULL);
+	for (i = 0; i < n; i++)
+		printf("fired %u %llu\n", crowd_tids[i], crowd_fired[i]);
+	return 0;
+}
+
+/* After the events, for live readers: stay 'us' microseconds, or with
+ * RB_STAY set until killed (a test ends the program once its readers
+ * have what they need, rather than racing a fixed time). */
+static void stay(useconds_t us)
+{
+	if (getenv("RB_STAY")) {
+		for (;;)
+			pause();
+	}
+	usleep(us);
 }
 
 static void fire(unsigned long long n)
@@ -294,6 +359,8 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc == 4 && !strcmp(argv[1], "threads"))
 		return run_threads(atoi(argv[2]), strtoull(argv[3], NULL, 0));
+	if (argc == 3 && !strcmp(argv[1], "crowd"))
+		return run_crowd(atoi(argv[2]));
 	if (argc == 4 && !strcmp(argv[1], "churn"))
 		return run_churn(atoi(argv[2]), strtoull(argv[3], NULL, 0));
 	if (argc == 4 && !strcmp(argv[1], "crash")) {
@@ -362,13 +429,18 @@ int main(int argc, char **argv)
 		}
 		printf("fired %u %llu\n", my_tid, strtoull(argv[3], NULL, 0) +
 		       strtoull(argv[5], NULL, 0));
-		sleep(3);
+		stay(3000000);
 		return 0;
 	}
 	if (argc == 4 && !strcmp(argv[1], "idle")) {
 		unsigned long long n = strtoull(argv[2], NULL, 0);
+		struct timespec t0, t1;
 
+		clock_gettime(CLOCK_MONOTONIC, &t0);
 		fire(n);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		printf("span %lld %lld\n", t0.tv_sec * 1000000000LL + t0.tv_nsec,
+		       t1.tv_sec * 1000000000LL + t1.tv_nsec);
 		printf("fired %u %llu\n", my_tid, n);
 		fflush(stdout);
 		sleep((unsigned int)atoi(argv[3]));
@@ -378,7 +450,17 @@ int main(int argc, char **argv)
 		unsigned long long n = strtoull(argv[2], NULL, 0), i;
 		struct timespec rest = { 0, 1000000000 / 1000 };   /* 1 ms */
 
-		usleep(500000);
+		const char *wait = getenv("RB_WAIT_FILE");
+
+		/* RB_WAIT_FILE: start when that file exists (a test's cue),
+		 * printing "waiting" first; else after half a second. */
+		if (wait) {
+			printf("waiting\n");
+			while (access(wait, F_OK) != 0)
+				usleep(10000);
+		} else {
+			usleep(500000);
+		}
 		my_tid = (unsigned int)syscall(SYS_gettid);
 		for (i = 0; i < n; i += 10) {
 			fire(n - i < 10 ? n - i : 10);
@@ -386,11 +468,11 @@ int main(int argc, char **argv)
 				nanosleep(&rest, NULL);
 		}
 		printf("fired %u %llu\n", my_tid, n);
-		usleep(1500000);
+		stay(1500000);
 		return 0;
 	}
 	fprintf(stderr, "usage: rb-stress threads N EVENTS | crash segv|abort|kill EVENTS"
 		" | fork EVENTS | exec EVENTS | clock | cpus A NA B NB | paced EVENTS"
-		" | churn THREADS EVENTS | idle EVENTS SECONDS\n");
+		" | churn THREADS EVENTS | crowd THREADS | idle EVENTS SECONDS\n");
 	return 2;
 }

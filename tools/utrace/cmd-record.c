@@ -34,6 +34,7 @@
 #include "../../lib/ringbuf/pool.h"
 #include "../../lib/tracefile/writer.h"
 #include "../../lib/control/client.h"
+#include "../../lib/control/rundir.h"
 #include "cmds.h"
 #include "live.h"
 
@@ -50,6 +51,7 @@ struct proc {
 	struct utrace_pool *pool;
 	uint64_t written;            /* events in pages written to the file */
 	uint64_t lost_in_pages;      /* sum of lost_before of those pages */
+	uint64_t unsaved;            /* events the file had no room for */
 	uint32_t *tids;              /* tids announced with a THREAD record */
 	size_t nr_tids;
 	int used;
@@ -66,13 +68,17 @@ struct record_opts {
 	double duration;
 	pid_t *pids;             /* -p: attach to these running processes */
 	size_t nr_pids;
-	int all;                 /* -a: to every traceable process */
+	int all;                 /* -a: to every traceable process of ours */
 };
 
 static struct proc procs[MAX_PROCS];
 static struct utrace_tf_writer out;
+static bool out_failed;          /* the file could not be written: discard */
 static int tsc_used;
 static unsigned long long total_written, total_lost;
+/* Of the lost: for want of a thread slot, and in pools that stopped
+ * recording (their process found them written from outside). */
+static unsigned long long total_no_slot, total_broken;
 static int nr_processes;
 
 static const char record_usage[] =
@@ -88,7 +94,9 @@ static const char record_usage[] =
 	"already (overwrite mode) is recorded too.\n"
 	"\n"
 	"  -p, --pid PID        record this running process (may repeat)\n"
-	"  -a, --all            record every traceable process running now\n"
+	"  -a, --all            record every traceable process of yours running now\n"
+	"                       (root's own only, for root: run utrace record as\n"
+	"                       another user to record that user's processes)\n"
 	"  -e, --event EVENTS   events to switch on, in the kernel's set_event syntax\n"
 	"                       (sys:event, sys:*, *:event, !...); may repeat;\n"
 	"                       default: all (*:*)\n"
@@ -114,8 +122,24 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* One TSC/CLOCK_MONOTONIC calibration point, taken as tightly as we can. */
-static void write_clock_point(void)
+/*
+ * Calibration (docs/trace-file-format.md, Time).  A reader converts TSC
+ * ticks with the rate between the file's first and last CLOCK points, so
+ * the file must have two before its first PAGE, whatever cuts it later:
+ * the first is written when the file is made, the second 20 ms after it,
+ * before anything else (overlapping the start of the command), then
+ * others 100 ms later and every second.  A file cut at time t then
+ * converts with the rate measured over at least a tenth of t (a point's
+ * error is some 20 ns: 1.5 us a second at the start, soon far less), and
+ * exactly as an uncut one where the points are.
+ */
+#define CLOCK_SECOND_NS 20000000ull
+#define CLOCK_THIRD_NS 100000000ull
+#define CLOCK_EVERY_NS 1000000000ull
+
+/* One TSC/CLOCK_MONOTONIC calibration point, taken as tightly as we can;
+ * returns its ns. */
+static uint64_t write_clock_point(void)
 {
 	uint64_t best[2] = { 0, 0 }, best_gap = UINT64_MAX;
 	int i;
@@ -132,6 +156,33 @@ static void write_clock_point(void)
 		}
 	}
 	utrace_tf_record(&out, UTRACE_TF_CLOCK, best, sizeof(best), NULL, 0, NULL, 0);
+	return best[1];
+}
+
+/* The second point, CLOCK_SECOND_NS after the first ('first' ns). */
+static uint64_t write_second_clock_point(uint64_t first)
+{
+	struct timespec at = {
+		(time_t)((first + CLOCK_SECOND_NS) / 1000000000u),
+		(long)((first + CLOCK_SECOND_NS) % 1000000000u),
+	};
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, NULL) == EINTR)
+		;
+	return write_clock_point();
+}
+
+/* The file could not be written (a full disk): say so once; from now on
+ * pages are freed unwritten and their events counted lost. */
+static void check_output(const char *path)
+{
+	if (out_failed || !out.error)
+		return;
+	out_failed = true;
+	fprintf(stderr, "utrace record: cannot write '%s': %s; recording stopped at byte "
+		"%llu (the file up to there is readable); the command goes on, its events "
+		"from now on are counted lost\n", path, strerror(out.error),
+		(unsigned long long)out.bytes);
 }
 
 static int parse_size(const char *s, unsigned long long *v)
@@ -157,19 +208,15 @@ static int parse_size(const char *s, unsigned long long *v)
 	return 0;
 }
 
+/* The runtime directory, made if needed; NULL (said why) when refused. */
 static const char *runtime_dir(char *buf, size_t len)
 {
-	const char *d = getenv("UTRACE_RUNTIME_DIR");
+	char err[512];
 
-	if (d && *d) {
-		snprintf(buf, len, "%s", d);
-	} else if ((d = getenv("XDG_RUNTIME_DIR")) && *d) {
-		snprintf(buf, len, "%s/utrace", d);
-	} else {
-		snprintf(buf, len, "/tmp/utrace-%u", (unsigned)getuid());
-	}
-	if (mkdir(buf, 0700) < 0 && errno != EEXIST)
+	if (utrace__rundir(buf, len, true, err, sizeof(err)) < 0) {
+		fprintf(stderr, "utrace: %s\n", err);
 		return NULL;
+	}
 	return buf;
 }
 
@@ -196,7 +243,7 @@ static void announce_thread(struct proc *p, uint32_t tid, uint32_t slot)
 		fclose(f);
 		comm[strcspn(comm, "\n")] = 0;
 	}
-	if (!comm[0] && slot < p->pool->nr_slots) {
+	if (!comm[0] && slot < utrace_pool_nr_slots(p->pool)) {
 		struct utrace_thread_slot *s = utrace_pool_slot(p->pool, slot);
 
 		if (s->tid == tid)
@@ -243,7 +290,12 @@ static void write_page(struct proc *p, uint32_t idx, uint64_t commit)
 	if (bytes == 0 && d->lost_before == 0)
 		return;
 	announce_thread(p, d->tid, d->slot);
-	utrace_tf_record(&out, UTRACE_TF_PAGE, &h, sizeof(h), page.b, sizeof(page.b), NULL, 0);
+	if (out_failed ||
+	    utrace_tf_record(&out, UTRACE_TF_PAGE, &h, sizeof(h), page.b, sizeof(page.b),
+			     NULL, 0) < 0) {
+		p->unsaved += n > 0 ? (uint64_t)n : 0;
+		return;
+	}
 	if (n > 0)
 		p->written += (uint64_t)n;
 	p->lost_in_pages += d->lost_before;
@@ -253,7 +305,10 @@ static void write_page(struct proc *p, uint32_t idx, uint64_t commit)
  * Move the full pages of a live process to the file; 1 if there were any.
  * Full pages belong to the recorder until it gives them back, so they are
  * written straight from the pool (writev, 64 at a time) and then freed;
- * the writer's event count of the page is used, nothing is parsed.
+ * the writer's event count of the page is used, nothing is parsed.  Once
+ * the file cannot be written (a full disk), pages are still taken and
+ * freed, so the program goes on as before, and their events are counted
+ * lost.
  */
 static int drain(struct proc *p)
 {
@@ -262,18 +317,20 @@ static int drain(struct proc *p)
 		uint32_t pid, tid, cpu, reserved;
 		uint64_t seq, lost_before;
 	} hdr[UTRACE_TF_BATCH];
-	int n, any = 0;
+	uint64_t events[UTRACE_TF_BATCH], base;
+	int n, nq, i, any = 0;
 	uint64_t idx;
 
 	live_consumer_lock(&p->lock_fd, true);
 	do {
 		uint32_t q = 0;
 
-		for (n = 0; n < UTRACE_TF_BATCH &&
+		base = out.pages_done;
+		for (n = nq = 0; n < UTRACE_TF_BATCH &&
 			    utrace_fullq_pop_next(p->pool, &q, &idx); ) {
 			struct utrace_page_desc *d;
 
-			if (idx >= p->pool->nr_pages)
+			if (idx >= utrace_pool_nr_pages(p->pool))
 				continue;
 			d = utrace_pool_desc(p->pool, (uint32_t)idx);
 			if (__atomic_load_n(&d->read, __ATOMIC_ACQUIRE)) {
@@ -284,21 +341,36 @@ static int drain(struct proc *p)
 				batch[n++] = (uint32_t)idx;
 				continue;
 			}
+			if (out_failed) {
+				p->unsaved += d->nr_events;
+				batch[n++] = (uint32_t)idx;
+				continue;
+			}
 			announce_thread(p, d->tid, d->slot);
-			hdr[n].pid = p->pid;
-			hdr[n].tid = d->tid;
-			hdr[n].cpu = d->cpu;
-			hdr[n].reserved = 0;
-			hdr[n].seq = d->seq;
-			hdr[n].lost_before = d->lost_before;
-			p->written += d->nr_events;
-			p->lost_in_pages += d->lost_before;
-			utrace_tf_page(&out, &hdr[n], sizeof(hdr[n]),
+			hdr[nq].pid = p->pid;
+			hdr[nq].tid = d->tid;
+			hdr[nq].cpu = d->cpu;
+			hdr[nq].reserved = 0;
+			hdr[nq].seq = d->seq;
+			hdr[nq].lost_before = d->lost_before;
+			events[nq] = d->nr_events;
+			utrace_tf_page(&out, &hdr[nq], sizeof(hdr[nq]),
 				       utrace_pool_page(p->pool, (uint32_t)idx),
 				       UTRACE_PAGE_SIZE);
+			nq++;
 			batch[n++] = (uint32_t)idx;
 		}
 		utrace_tf_flush_pages(&out);
+		/* The first ones are in the file, all of them unless a write
+		 * failed (a full disk): the others' events are lost. */
+		for (i = 0; i < nq; i++) {
+			if ((uint64_t)i < out.pages_done - base) {
+				p->written += events[i];
+				p->lost_in_pages += hdr[i].lost_before;
+			} else {
+				p->unsaved += events[i];
+			}
+		}
 		utrace__pool_give_back(p->pool, batch, (size_t)n);
 		any |= n > 0;
 	} while (n == UTRACE_TF_BATCH);
@@ -330,11 +402,11 @@ static void drain_final(struct proc *p)
 	bool alive = p->pid && kill((pid_t)p->pid, 0) == 0;
 
 	drain(p);
-	left = malloc(p->pool->nr_pages * sizeof(*left));
+	left = malloc(utrace_pool_nr_pages(p->pool) * sizeof(*left));
 	if (!left)
 		return;
 	live_consumer_lock(&p->lock_fd, true);
-	for (i = 0; i < p->pool->nr_pages; i++) {
+	for (i = 0; i < utrace_pool_nr_pages(p->pool); i++) {
 		uint32_t st = __atomic_load_n(&utrace_pool_desc(p->pool, i)->state,
 					      __ATOMIC_ACQUIRE);
 
@@ -361,12 +433,13 @@ static void finish(struct proc *p)
 
 	if (p->pool) {
 		drain_final(p);
-		for (i = 0; i < p->pool->nr_slots; i++) {
+		for (i = 0; i < utrace_pool_nr_slots(p->pool); i++) {
 			struct utrace_thread_slot *s = utrace_pool_slot(p->pool, i);
 
 			lost += __atomic_load_n(&s->lost, __ATOMIC_RELAXED) +
 				__atomic_load_n(&s->overwritten, __ATOMIC_RELAXED);
 		}
+		lost += p->unsaved;
 		rest = lost > p->lost_in_pages ? lost - p->lost_in_pages : 0;
 		if (rest) {
 			struct { uint32_t pid, tid; uint64_t count; } l = { p->pid, 0, rest };
@@ -383,7 +456,14 @@ static void finish(struct proc *p)
 				(unsigned long long)lost);
 		total_written += p->written;
 		total_lost += lost;
-		munmap(p->pool, p->pool->size);
+		total_no_slot += __atomic_load_n(&p->pool->lost_no_slot, __ATOMIC_RELAXED);
+		if (__atomic_load_n(&p->pool->dead, __ATOMIC_ACQUIRE) == 1) {
+			fprintf(stderr, "utrace record: pid %u (%s) stopped recording: its event "
+				"pool was changed from outside; its events from then on are "
+				"counted lost\n", p->pid, p->comm);
+			total_broken += lost;
+		}
+		utrace__pool_unmap(p->pool);
 	}
 	if (p->sock >= 0)
 		close(p->sock);
@@ -426,6 +506,14 @@ static void hello(struct proc *p, const struct utrace_msg_hello *h, int fd)
 	if (m == MAP_FAILED) {
 		fprintf(stderr, "utrace record: cannot map the pool of pid %u: %s\n",
 			h->pid, strerror(errno));
+		return;
+	}
+	/* From here the pool's layout is our checked copy, whatever the
+	 * process writes into its header. */
+	if (utrace__pool_adopt(m, &hdr) < 0) {
+		fprintf(stderr, "utrace record: pid %u sent a pool this recorder cannot read\n",
+			h->pid);
+		munmap(m, hdr.size);
 		return;
 	}
 	p->pool = m;
@@ -629,8 +717,21 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 
 static int add_proc(int sock)
 {
+	static bool told;
+	pid_t pid = 0;
+	uid_t uid = 0;
 	int i;
 
+	/* Only our own processes (or root's) may hand us their events. */
+	if (utrace__peer_check(sock, &pid, &uid) < 0) {
+		if (!told)
+			fprintf(stderr, "utrace record: refused a connection from pid %d, "
+				"uid %u: only uid %u or root may connect\n", (int)pid,
+				(unsigned int)uid, (unsigned int)geteuid());
+		told = true;
+		close(sock);
+		return -1;
+	}
 	for (i = 0; i < MAX_PROCS; i++) {
 		if (!procs[i].used) {
 			memset(&procs[i], 0, sizeof(procs[i]));
@@ -646,6 +747,22 @@ static int add_proc(int sock)
 	return -1;
 }
 
+/*
+ * -a: is this process one of ours?  Recording takes over a process's
+ * buffer and switches its events, so -a takes only the invoking user's
+ * processes, for root too (root's listing has everybody's), and a
+ * process of another user could not reach our socket nor pass our peer
+ * check anyway.  The socket's owner and the process's must agree.
+ */
+static bool all_wants(pid_t pid, uid_t sock_uid)
+{
+	char path[32];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
+	return stat(path, &st) == 0 && st.st_uid == sock_uid && st.st_uid == geteuid();
+}
+
 /* -p/-a: ask each process's agent to connect here, then switch on. */
 static int attach_all(struct record_opts *o, const char *sock_path, const char *events)
 {
@@ -656,8 +773,11 @@ static int attach_all(struct record_opts *o, const char *sock_path, const char *
 	if (o->all) {
 		utrace__ctl_list(&ps, &nr);
 		for (i = 0; i < nr; i++) {
-			pid_t *n = realloc(o->pids, (o->nr_pids + 1) * sizeof(*n));
+			pid_t *n;
 
+			if (!all_wants(ps[i].pid, ps[i].uid))
+				continue;
+			n = realloc(o->pids, (o->nr_pids + 1) * sizeof(*n));
 			if (!n)
 				break;
 			o->pids = n;
@@ -665,7 +785,7 @@ static int attach_all(struct record_opts *o, const char *sock_path, const char *
 		}
 		free(ps);
 		if (!o->nr_pids) {
-			fprintf(stderr, "utrace record: no traceable process is running\n");
+			fprintf(stderr, "utrace record: no traceable process of yours is running\n");
 			return 1;
 		}
 	}
@@ -719,16 +839,13 @@ int cmd_record(int argc, char **argv)
 	sigset_t mask;
 	pid_t child;
 	char *events;
-	uint64_t deadline = 0, stop_deadline = 0, next_clock = 0;
+	uint64_t deadline = 0, stop_deadline = 0, next_clock = 0, first_clock;
 
 	first = parse_opts(argc, argv, &o);
 	if (first < 0)
 		return 129;
-	if (!runtime_dir(dir, sizeof(dir))) {
-		fprintf(stderr, "utrace record: cannot create the runtime directory '%s': %s\n",
-			dir, strerror(errno));
+	if (!runtime_dir(dir, sizeof(dir)))
 		return 1;
-	}
 	snprintf(sock_path, sizeof(sock_path), "%s/record-%d.sock", dir, (int)getpid());
 	if (strlen(sock_path) >= sizeof(sa.sun_path)) {
 		fprintf(stderr, "utrace record: socket path '%s' is too long\n", sock_path);
@@ -749,8 +866,7 @@ int cmd_record(int argc, char **argv)
 		unlink(sock_path);
 		return 1;
 	}
-	write_clock_point();
-	next_clock = mono_ns() + 1000000000ull;
+	first_clock = write_clock_point();
 
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGINT);
@@ -807,6 +923,8 @@ loop:
 			fprintf(stderr, "utrace record: cannot switch to idle priority (%s); "
 				"recording at normal priority\n", strerror(errno));
 	}
+	next_clock = write_second_clock_point(first_clock) + CLOCK_THIRD_NS;
+	check_output(o.output);
 	if (o.duration > 0)
 		deadline = mono_ns() + (uint64_t)(o.duration * 1e9);
 
@@ -894,12 +1012,11 @@ loop:
 			}
 			busy |= drain(&procs[i]);
 		}
-		/* Calibration points along the way: a file cut short still
-		 * has two to convert its TSC times with. */
-		if (mono_ns() >= next_clock) {
-			write_clock_point();
-			next_clock = mono_ns() + 1000000000ull;
-		}
+		/* Calibration points along the way: a file cut short
+		 * converts with the rate measured up to its last one. */
+		if (mono_ns() >= next_clock)
+			next_clock = write_clock_point() + CLOCK_EVERY_NS;
+		check_output(o.output);
 		if (deadline && !stopping && mono_ns() >= deadline) {
 			stopping = 1;
 			if (!child_done)
@@ -918,20 +1035,27 @@ loop:
 	write_clock_point();
 	close(lsock);
 	unlink(sock_path);
-	if (utrace_tf_close(&out) < 0) {
-		fprintf(stderr, "utrace record: cannot write '%s': %s; the file is incomplete\n",
-			o.output, strerror(out.error));
-		return 1;
-	}
+	if (utrace_tf_close(&out) < 0 && !out_failed)
+		fprintf(stderr, "utrace record: cannot write '%s': %s; the file is cut at "
+			"byte %llu (what comes before is readable)\n", o.output,
+			strerror(out.error), (unsigned long long)out.bytes);
 	fprintf(stderr, "utrace record: %llu events written, %llu lost, %d process%s, "
-		"%.1f MB, '%s'\n", total_written, total_lost, nr_processes,
-		nr_processes == 1 ? "" : "es", out.bytes / 1e6, o.output);
-	if (total_lost && !o.overwrite)
+		"%.1f MB, '%s'%s\n", total_written, total_lost, nr_processes,
+		nr_processes == 1 ? "" : "es", out.bytes / 1e6, o.output,
+		out.error ? " (cut short)" : "");
+	if (total_no_slot)
+		fprintf(stderr, "utrace record: %llu events were lost because more than %d "
+			"threads of a process had events at once (a thread keeps its slot "
+			"until it exits)\n", total_no_slot, UTRACE_POOL_THREADS);
+	/* What is left was lost for want of free pages. */
+	unsigned long long slow = total_lost - (total_no_slot + total_broken < total_lost ?
+						total_no_slot + total_broken : total_lost);
+	if (slow && !o.overwrite && !out.error)
 		/* What to do about it, as perf's "Check IO/CPU overload!" */
 		fprintf(stderr, "utrace record: %.1f%% of the events were lost: they came faster "
 			"than the recorder%s could save them; a larger buffer (-m) takes longer "
 			"bursts, fewer events (-e, filters) lower the rate\n",
-			100.0 * (double)total_lost / (double)(total_written + total_lost),
+			100.0 * (double)slow / (double)(total_written + total_lost),
 			o.idle ? " at idle priority" : "");
 	if (child < 0)
 		;
@@ -943,5 +1067,5 @@ loop:
 			WEXITSTATUS(status));
 	free(o.events);
 	free(o.pids);
-	return 0;
+	return out.error ? 1 : 0;
 }

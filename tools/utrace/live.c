@@ -146,7 +146,7 @@ void live_close(struct live *lv)
 		struct lsrc *s = &lv->src[i];
 
 		if (s->pool)
-			munmap(s->pool, s->pool->size);
+			utrace__pool_unmap(s->pool);
 		if (s->lock_fd >= 0)
 			close(s->lock_fd);
 		for (j = 0; j < s->nr_fmts; j++) {
@@ -347,7 +347,7 @@ static void collect_pages(struct utrace_pool *p, bool consume, struct collect *c
 		size_t n = 0;
 
 		while (utrace_fullq_pop_next(p, &q, &idx)) {
-			if (idx >= p->nr_pages)
+			if (idx >= utrace_pool_nr_pages(p))
 				continue;
 			copy_page(p, (uint32_t)idx, cl, true, true);
 			done[n++] = (uint32_t)idx;
@@ -358,7 +358,7 @@ static void collect_pages(struct utrace_pool *p, bool consume, struct collect *c
 		}
 		utrace__pool_give_back(p, done, n);
 	}
-	for (i = 0; i < p->nr_pages; i++) {
+	for (i = 0; i < utrace_pool_nr_pages(p); i++) {
 		uint32_t st = __atomic_load_n(&utrace_pool_desc(p, i)->state, __ATOMIC_ACQUIRE);
 
 		if (st == UTRACE_PAGE_WRITING || (!consume && st == UTRACE_PAGE_FULL))
@@ -367,7 +367,7 @@ static void collect_pages(struct utrace_pool *p, bool consume, struct collect *c
 	/* As the kernel's header: entries-written is what the buffer holds
 	 * plus what was overwritten since the last clear (read events are
 	 * gone from both). */
-	for (i = 0; i < p->nr_slots; i++)
+	for (i = 0; i < utrace_pool_nr_slots(p); i++)
 		cl->written += __atomic_load_n(&utrace_pool_slot(p, i)->overwritten,
 					       __ATOMIC_RELAXED);
 	idx = __atomic_load_n(&p->clear_overwritten, __ATOMIC_RELAXED);
@@ -400,7 +400,7 @@ static void put_source(struct utrace_tf_writer *w, struct lsrc *s, struct collec
 			/* The thread's name, from its slot if it still has one. */
 			const char *comm = "";
 
-			for (j = 0; j < p->nr_slots; j++) {
+			for (j = 0; j < utrace_pool_nr_slots(p); j++) {
 				struct utrace_thread_slot *sl = utrace_pool_slot(p, (uint32_t)j);
 
 				if (sl->tid == lp->tid) {
@@ -498,7 +498,7 @@ long live_print(struct live *lv, unsigned int flags, FILE *out)
 				goto out;
 			}
 			if (utrace__pool_map(pfd, &np) == 0) {
-				munmap(s->pool, s->pool->size);
+				utrace__pool_unmap(s->pool);
 				s->pool = np;
 				if (s->lock_fd >= 0)
 					close(s->lock_fd);
