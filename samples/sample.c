@@ -8,7 +8,19 @@
  *                                  demo_tick and 100 demo_request a second)
  *                                  for that long (0: until killed), to look at
  *                                  with utrace ps, show, pipe, filter, mount
+ *   ./sample --run SECONDS --log FILE
+ *                                  the same, and a line "request ID BEFORE AFTER"
+ *                                  in FILE after each demo_request: the
+ *                                  CLOCK_MONOTONIC ns just before and after it
+ *                                  fired, for the tests to wait on the program
+ *                                  and to check the event's time against
+ *
+ * In --run mode SIGUSR1 ends the run at once, as if SECONDS had passed: the
+ * program returns from main, so that the tests can make it exit normally
+ * when they choose (the handler is set before the first event fires).
  */
+#include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,7 +77,23 @@ static int show_format(const char *name)
 	return 0;
 }
 
-static int run(const char *arg)
+static volatile sig_atomic_t stop_run;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	stop_run = 1;
+}
+
+static long long mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static int run(const char *arg, const char *log_path)
 {
 	static const char *const stages[] = { "idle", "sleep", "busy" };
 	static const char *const paths[] = { "/index.html", "/api/v1/items",
@@ -73,24 +101,41 @@ static int run(const char *arg)
 	char *end;
 	double secs = strtod(arg, &end);
 	struct timespec t0, now, tick = { 0, 1000 * 1000 };
+	struct sigaction sa = { .sa_handler = on_usr1 };
 	unsigned long long n;
+	FILE *log = NULL;
 
 	if (end == arg || *end || secs < 0) {
 		fprintf(stderr, "sample: --run needs a number of seconds, not '%s'\n", arg);
 		return 2;
 	}
+	if (log_path && !(log = fopen(log_path, "w"))) {
+		fprintf(stderr, "sample: cannot open '%s': %s\n", log_path, strerror(errno));
+		return 1;
+	}
+	sigaction(SIGUSR1, &sa, NULL);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (n = 0;; n++) {
+	for (n = 0; !stop_run; n++) {
 		trace_demo_tick(n, stages[n % 3], 120 + 5 * (int)(n % 4));
-		if (n % 10 == 0)
+		if (n % 10 == 0) {
+			long long before = mono_ns(), after;
+
 			trace_demo_request((int)(n / 10), (unsigned int)(n * 37 % 5000),
 					   paths[n / 10 % 4]);
+			after = mono_ns();
+			if (log) {
+				fprintf(log, "request %llu %lld %lld\n", n / 10, before, after);
+				fflush(log);
+			}
+		}
 		nanosleep(&tick, NULL);
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		if (secs > 0 && (double)(now.tv_sec - t0.tv_sec) +
 		    (double)(now.tv_nsec - t0.tv_nsec) / 1e9 >= secs)
 			break;
 	}
+	if (log)
+		fclose(log);
 	return 0;
 }
 
@@ -104,7 +149,9 @@ int main(int argc, char **argv)
 	if (argc == 3 && !strcmp(argv[1], "--format"))
 		return show_format(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "--run"))
-		return run(argv[2]);
+		return run(argv[2], NULL);
+	if (argc == 5 && !strcmp(argv[1], "--run") && !strcmp(argv[3], "--log"))
+		return run(argv[2], argv[4]);
 
 	register_trace_foo_plain(plain_probe, &plain_sum);
 	for (i = 1; i <= 4; i++) {

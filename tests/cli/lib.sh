@@ -40,6 +40,36 @@ normalize() {
 	sed -E 's/^ *([^ ]+)-[0-9]+ +\[[0-9]{3}\] (.....) +[0-9]+\.[0-9]{6}: /\1-PID [CPU] \2 TIME: /' "$@"
 }
 
+# A check that depends on timing is made deterministic, never retried: it
+# waits for what it needs (a file, a line, a count) instead of sleeping a
+# guessed time.  wait_for CMD...: run CMD every 0.05 s until it succeeds
+# (status 0), or give up with status 1 after 30 s, a deadline far beyond
+# what a loaded machine or a sanitizer build needs.  Exported, for the
+# checks that run in 'bash -c'.
+wait_for() {
+	local end=$((SECONDS + 30))
+	until "$@"; do
+		[ "$SECONDS" -ge "$end" ] && return 1
+		sleep 0.05
+	done
+}
+# has_lines FILE N [PATTERN]: FILE has at least N lines (matching PATTERN)
+has_lines() {
+	[ -e "$1" ] && [ "$(grep -c -- "${3:-}" "$1")" -ge "$2" ]
+}
+# log_lines FILE: the number of lines of the sample's --log FILE so far
+# (each is a demo_request the program has fired)
+log_lines() {
+	if [ -e "$1" ]; then wc -l < "$1"; else echo 0; fi
+}
+# traceable PID: the agent of PID answers (its socket file appears at
+# bind(), before listen(): a client that only saw the file may be refused)
+traceable() {
+	"$UTRACE" list -p "$1" > /dev/null 2>&1
+}
+export UTRACE
+export -f wait_for has_lines log_lines traceable
+
 done_testing() {
 	echo "1..$n"
 	[ "$failed" -eq 0 ]

@@ -66,15 +66,24 @@ check "--idle: the recorder at SCHED_IDLE, the command not; fired = in file + lo
 	[ "$(tr "\n" " " < "$3/n.policy")" = "5 0 " ] &&
 	python3 "$2" "$3/n.dat" "$3/n.fired"' "$UTRACE" "$RB" "$CHECK" "$TMP"
 
+# The SIGINT goes once the command has done its events and become 'sleep
+# 30' (it was sent after a fixed second, which a loaded machine could take
+# to start the command).  The recording must then stop well before the
+# sleep would end: in under 10 s (it takes milliseconds; 10 s is room for
+# a loaded machine, not a measure of speed).
+sleeping() { # sleeping PID: PID's child has become 'sleep'
+	local c
+	c=$(pgrep -P "$1") && [ "$(cat "/proc/$c/comm" 2> /dev/null)" = sleep ]
+}
 sigint() {
 	"$UTRACE" record -o "$TMP/i.dat" -- sh -c '"$0" fork 500 > "$1"; exec sleep 30' "$RB" "$TMP/i.fired" 2> "$TMP/err" &
 	local rec=$! start end
-	sleep 1
+	wait_for sleeping $rec || { kill -INT $rec; wait $rec; return 1; }
 	start=$(date +%s%N)
 	kill -INT $rec
 	wait $rec || return 1
 	end=$(date +%s%N)
-	[ $(( (end - start) / 1000000 )) -lt 3000 ] &&
+	[ $(( (end - start) / 1000000 )) -lt 10000 ] &&
 	python3 "$CHECK" "$TMP/i.dat" "$TMP/i.fired" --expect-no-loss
 }
 check "SIGINT stops the recording cleanly and keeps the events" sigint

@@ -63,19 +63,13 @@ wr() {
 }
 export -f wr wrs
 
-# wait_for TEST...: up to 5 s
-wait_for() {
-	local i
-	for i in $(seq 1 100); do
-		"$@" && return 0
-		sleep 0.05
-	done
-	return 1
-}
-
-"$SAMPLE" --run 0 > /dev/null 2>&1 &
+# The sample logs each demo_request it fires in $LOG: the checks wait on
+# that (wait_for, lib.sh) rather than sleep a guessed time.
+LOG="$TMP/sample.log"
+"$SAMPLE" --run 0 --log "$LOG" > /dev/null 2>&1 &
 SP=$!
 pids+=("$SP")
+wait_for traceable "$SP"
 if ! "$UTRACE" mount "$MNT" 2> "$TMP/err"; then
 	skip_all "cannot mount here: $(head -n 1 "$TMP/err")"
 fi
@@ -85,8 +79,7 @@ check "mount returns once DIR is mounted (fuse.utrace)" \
 	grep -q " $MNT fuse.utrace " /proc/self/mounts
 
 check "the process appears as <pid>/ and <comm>-<pid> -> <pid>" bash -c '
-	for i in $(seq 1 100); do [ -d "$1/$2" ] && break; sleep 0.05; done
-	[ -d "$1/$2" ] && [ "$(readlink "$1/sample-$2")" = "$2" ] &&
+	wait_for test -d "$1/$2" && [ "$(readlink "$1/sample-$2")" = "$2" ] &&
 	ls "$1" | grep -qx "$2" && ls "$1" | grep -qx "sample-$2" &&
 	[ -f "$1/sample-$2/set_event" ]' _ "$MNT" "$SP"
 
@@ -253,8 +246,8 @@ cat > "$TMP/header" << 'EOF'
 #              | |         |   |||||     |         |
 EOF
 check "trace: the kernel's header, then the event lines" bash -c '
-	cd "$1" && echo > trace && echo 1 > events/demo/demo_tick/enable && sleep 0.2 &&
-	echo 0 > events/demo/demo_tick/enable && cat trace > "$2/trace" &&
+	cd "$1" && echo > trace && echo 1 > events/demo/demo_tick/enable &&
+	wait_for has_lines trace 11 " demo_tick: " && echo 0 > events/demo/demo_tick/enable && cat trace > "$2/trace" &&
 	head -12 "$2/trace" | sed -E "3s/[0-9]+/N/g" | diff -u "$2/header" - >&2 &&
 	[ "$(sed -n "13,\$p" "$2/trace" | grep -cvE "^ +sample-$3 +\[[0-9]{3}\] \.\.\.\.\. +[0-9]+\.[0-9]{6}: demo_tick: count=[0-9]+ stage=(idle|sleep|busy) prio=1[23][05]$")" = 0 ] &&
 	[ "$(sed -n "13,\$p" "$2/trace" | wc -l)" -gt 10 ]' _ "$D" "$TMP" "$SP"
@@ -265,12 +258,13 @@ check "trace: a write without O_TRUNC does nothing; echo > trace clears" bash -c
 	echo > trace && [ "$(grep -vc "^#" trace)" = 0 ] &&
 	grep -q "^# entries-in-buffer/entries-written: 0/" trace' _ "$D"
 
+# (while the program fires 10 requests, 100 ticks, with the event on)
 check "tracing_on: 0 stops recording, any non-zero number starts it" bash -c '
 	cd "$1" && [ "$(cat tracing_on)" = 1 ] && echo 0 > tracing_on && [ "$(cat tracing_on)" = 0 ] &&
-	echo > trace && echo 1 > events/demo/demo_tick/enable && sleep 0.1 &&
-	echo 0 > events/demo/demo_tick/enable && [ "$(grep -vc "^#" trace)" = 0 ] &&
+	echo > trace && echo 1 > events/demo/demo_tick/enable && c=$(log_lines "$2") &&
+	wait_for has_lines "$2" $((c + 10)) && echo 0 > events/demo/demo_tick/enable && [ "$(grep -vc "^#" trace)" = 0 ] &&
 	wr tracing_on 5 | grep -qx "write(1 bytes) = 1" && [ "$(cat tracing_on)" = 1 ] &&
-	wr tracing_on abc | grep -q EINVAL' _ "$D"
+	wr tracing_on abc | grep -q EINVAL' _ "$D" "$LOG"
 
 check "buffer_size_kb and buffer_total_size_kb read the pool's size" bash -c '
 	cd "$1" && s=$(cat buffer_size_kb) && [ "$s" -gt 0 ] &&
@@ -278,29 +272,43 @@ check "buffer_size_kb and buffer_total_size_kb read the pool's size" bash -c '
 	wr buffer_size_kb 0 | grep -q EINVAL && wr buffer_size_kb 1k | grep -q EINVAL &&
 	wr buffer_total_size_kb 100 | grep -q EINVAL' _ "$D"
 
+# blocked PID: PID sleeps (in a read of trace_pipe, for the checks below)
+blocked() {
+	case $(sed -E 's/^[0-9]+ \(.*\) (.).*/\1/' "/proc/$1/stat" 2> /dev/null) in S|D) ;; *) false ;; esac
+}
+export -f blocked
+# Another reader is blocked first, until killed (it was a 5 s timeout,
+# which a slow second reader could outlast, started after a guessed 0.3 s).
+# The second must end when its timeout kills it, not when something else
+# wakes the file up: well within 10 s (the first reader blocks for good).
 check "trace_pipe: blocks; timeout 2 cat trace_pipe exits 124 at once" bash -c '
 	cd "$1" && echo 0 > events/enable || exit 1
-	timeout 5 cat trace_pipe > /dev/null & r=$!; sleep 0.3
+	cat trace_pipe > /dev/null & r=$!; wait_for blocked $r
 	start=$(date +%s%N); timeout 2 cat trace_pipe; rc=$?
 	ms=$(( ($(date +%s%N) - start) / 1000000 )); kill $r 2> /dev/null; wait
-	echo "rc=$rc ms=$ms" >&2; [ $rc = 124 ] && [ $ms -lt 2600 ]' _ "$D"
+	echo "rc=$rc ms=$ms" >&2; [ $rc = 124 ] && [ $ms -lt 10000 ]' _ "$D"
 
+# (each access had 1 s; 30 s is room for a loaded machine, while a mount
+# stalled by the reader would stay stalled until it is killed)
 check "trace_pipe: a blocked reader does not stall the rest of the mount" bash -c '
 	cd "$1" || exit 1
-	timeout 4 cat trace_pipe > /dev/null & r=$!; sleep 0.3
-	timeout 1 cat tracing_on > /dev/null && timeout 1 ls events > /dev/null &&
-	timeout 1 cat available_events > /dev/null; rc=$?
+	cat trace_pipe > /dev/null & r=$!; wait_for blocked $r
+	timeout 30 cat tracing_on > /dev/null && timeout 30 ls events > /dev/null &&
+	timeout 30 cat available_events > /dev/null; rc=$?
 	kill $r; wait; exit $rc' _ "$D"
 
+# Read with tracing_on 0, so that trace_pipe ends once it has given all
+# (a reader that blocks on had a 1 s timeout to read everything in).
 check "trace_pipe: consumes what it prints; trace is empty after it" bash -c '
-	cd "$1" && echo > trace && echo 1 > events/demo/demo_request/enable && sleep 0.35 &&
-	echo 0 > events/demo/demo_request/enable && timeout 1 cat trace_pipe > "$2/pipe"
-	[ "$(wc -l < "$2/pipe")" -ge 2 ] && ! grep -q "^#" "$2/pipe" &&
+	cd "$1" && echo > trace && echo 1 > events/demo/demo_request/enable &&
+	wait_for has_lines trace 2 " demo_request: " && echo 0 > events/demo/demo_request/enable &&
+	echo 0 > tracing_on && timeout 30 cat trace_pipe > "$2/pipe"; rc=$?; echo 1 > tracing_on
+	[ $rc = 0 ] && [ "$(wc -l < "$2/pipe")" -ge 2 ] && ! grep -q "^#" "$2/pipe" &&
 	[ "$(grep -cv "demo_request: id=" "$2/pipe")" = 0 ] &&
 	[ "$(grep -vc "^#" trace)" = 0 ]' _ "$D" "$TMP"
 
 check "trace_pipe: a short read gives a line's start, the next read only its rest" bash -c '
-	cd "$1" && echo 1 > events/demo/demo_request/enable && sleep 0.3 &&
+	cd "$1" && echo 1 > events/demo/demo_request/enable && wait_for has_lines trace 2 " demo_request: " &&
 	echo 0 > events/demo/demo_request/enable && python3 -c "
 import os, re, sys
 fd = os.open(\"trace_pipe\", os.O_RDONLY)
@@ -310,12 +318,15 @@ ok = len(a) == 20 and b.endswith(b\"\n\") and b.count(b\"\n\") == 1 and \
      c.endswith(b\"\n\") and c.startswith(b\" \")
 sys.exit(0 if ok else 1)"' _ "$D"
 
+# The program runs until SIGUSR1 ends it normally, once the reader has
+# read 4 lines (it ran for 1 s, which a loaded machine could spend before
+# the reader started).
 check "trace_pipe ends when its process exits, and the process disappears" bash -c '
-	UTRACE_EVENTS=demo:demo_request "$2" --run 1 > /dev/null 2>&1 & p=$!
-	for i in $(seq 1 100); do [ -d "$1/$p" ] && break; sleep 0.05; done
-	[ -d "$1/$p" ] || exit 1
-	timeout 5 cat "$1/$p/trace_pipe" > "$3/exit.pipe"; rc=$?
-	wait $p
+	UTRACE_EVENTS=demo:demo_request "$2" --run 0 > /dev/null 2>&1 & p=$!
+	wait_for traceable $p && wait_for test -d "$1/$p" || { kill $p; exit 1; }
+	timeout 30 cat "$1/$p/trace_pipe" > "$3/exit.pipe" & c=$!
+	wait_for has_lines "$3/exit.pipe" 4; kill -USR1 $p
+	wait $c; rc=$?; wait $p
 	[ $rc = 0 ] && [ "$(wc -l < "$3/exit.pipe")" -gt 3 ] &&
 	[ ! -e "$1/$p" ] && [ ! -e "$1/sample-$p" ] && ! ls "$1" | grep -qx "$p"' _ "$MNT" "$SAMPLE" "$TMP"
 
@@ -331,7 +342,7 @@ check "utrace mount -u DIR unmounts; the server ends" bash -c '
 
 check "SIGTERM to utrace mount -f unmounts cleanly" bash -c '
 	"$1" mount -f "$2" & m=$!
-	for i in $(seq 1 100); do grep -q " $2 fuse" /proc/self/mounts && break; sleep 0.05; done
+	wait_for grep -q " $2 fuse" /proc/self/mounts
 	[ -d "$2/$3" ] && kill -TERM $m && wait $m && ! grep -q " $2 fuse" /proc/self/mounts' \
 	_ "$UTRACE" "$MNT" "$SP"
 

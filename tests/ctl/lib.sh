@@ -155,3 +155,9 @@ trace_events() { grep -v '^#' trace || true; }
 entries() { sed -nE 's/^# entries-in-buffer\/entries-written: ([0-9]+)\/([0-9]+) .*/\1\/\2/p' trace; }
 # fire: run the trigger
 fire() { eval "$TRIGGER" >/dev/null 2>&1 || true; }
+# wait_for CMD...: CMD every 0.05 s until it succeeds, or status 1 after 30 s: a check waits
+# for what it needs rather than sleep a guessed time, with a deadline far beyond what a loaded
+# machine needs
+wait_for() { local end=$((SECONDS + 30)); until "$@"; do [ "$SECONDS" -ge "$end" ] && return 1; sleep 0.05; done; }
+# asleep PID: the process is blocked (state S or D), e.g. in a read of trace_pipe
+asleep() { case $(sed -E 's/^[0-9]+ \(.*\) (.).*/\1/' "/proc/$1/stat" 2>/dev/null) in S|D) ;; *) false ;; esac; }

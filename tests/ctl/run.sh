@@ -73,7 +73,7 @@ run_scripts() {
 		(
 			if [ -n "$envf" ]; then set -a; . "$envf"; set +a; fi
 			[ -n "${4:-}" ] && export AVAIL=$4
-			cd "$dir" && exec timeout 60 bash "$here/$t.tc"
+			cd "$dir" && exec timeout 120 bash "$here/$t.tc"
 		) > "$tmp/$label/$t.out" 2> "$tmp/$label/$t.err"
 		echo $? > "$tmp/$label/$t.rc"
 		awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f s", b - a }' > "$tmp/$label/$t.time"

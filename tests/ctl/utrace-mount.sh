@@ -21,9 +21,12 @@ cleanup() {
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
-"$SAMPLE" --run 0 > /dev/null 2> "$tmp/sample.err" &
+# The sample logs each demo_request it fires: utrace.env's TRIGGER waits on it.
+export SAMPLE_LOG=$tmp/sample.log
+"$SAMPLE" --run 0 --log "$SAMPLE_LOG" > /dev/null 2> "$tmp/sample.err" &
 p=$!
-for _ in $(seq 100); do [ -S "$UTRACE_RUNTIME_DIR/$p.sock" ] && break; sleep 0.05; done
+# ready once its agent answers (the socket file appears before listen())
+for _ in $(seq 600); do "$U" list -p "$p" > /dev/null 2>&1 && break; sleep 0.05; done
 if ! "$U" mount "$tmp/mnt" 2> "$tmp/mount.err"; then
 	echo "SKIP: cannot mount: $(cat "$tmp/mount.err")"; exit 77
 fi
