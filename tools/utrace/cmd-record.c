@@ -30,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../../lib/internal.h"
 #include "../../lib/control/proto.h"
 #include "../../lib/ringbuf/pool.h"
 #include "../../lib/tracefile/writer.h"
@@ -80,6 +81,16 @@ static unsigned long long total_written, total_lost;
  * recording (their process found them written from outside). */
 static unsigned long long total_no_slot, total_broken;
 static int nr_processes;
+/* The -e entries of a recorded command, to say which matched no event of
+ * the processes that connected (they send the formats of all their
+ * events), and the first process, to name it. */
+static struct utrace__set_event_match *rec_ev;
+static const char **rec_ev_text;
+static bool *rec_ev_matched;
+static size_t nr_rec_ev;
+static unsigned long long nr_formats;
+static uint32_t first_pid;
+static char first_comm[17];
 
 static const char record_usage[] =
 	"usage: utrace record [-e EVENTS]... [-o FILE] [-m SIZE] [--overwrite]\n"
@@ -531,7 +542,131 @@ static void hello(struct proc *p, const struct utrace_msg_hello *h, int fd)
 	exe[256] = 0;
 	utrace_tf_record(&out, UTRACE_TF_PROCESS, &ph, sizeof(ph), p->comm,
 			 strlen(p->comm) + 1, exe, strlen(exe) + 1);
-	nr_processes++;
+	if (!nr_processes++) {
+		first_pid = p->pid;
+		memcpy(first_comm, p->comm, sizeof(first_comm));
+	}
+}
+
+/* A process has this event (its format text, "name: NAME\n..."): mark
+ * the -e entries that match it. */
+static void note_format(const char *system, const char *text, size_t len)
+{
+	char name[256];
+	const char *end;
+	size_t i, n;
+
+	nr_formats++;
+	if (len < 6 || memcmp(text, "name: ", 6))
+		return;
+	end = memchr(text + 6, '\n', len - 6);
+	n = end ? (size_t)(end - text - 6) : 0;
+	if (!n || n >= sizeof(name))
+		return;
+	memcpy(name, text + 6, n);
+	name[n] = 0;
+	for (i = 0; i < nr_rec_ev; i++)
+		if (!rec_ev_matched[i] && utrace__set_event_matches(&rec_ev[i], system, name))
+			rec_ev_matched[i] = true;
+}
+
+/* The -e entries of a command, to check them against its events. */
+static void parse_rec_events(char *copy)
+{
+	char *save = NULL, *tok;
+	size_t cap = 0;
+
+	for (tok = copy ? strtok_r(copy, ", \t", &save) : NULL; tok;
+	     tok = strtok_r(NULL, ", \t", &save)) {
+		if (nr_rec_ev == cap) {
+			size_t c = cap ? 2 * cap : 8;
+			void *a = realloc(rec_ev, c * sizeof(*rec_ev));
+
+			if (!a)
+				return;
+			rec_ev = a;
+			a = realloc(rec_ev_text, c * sizeof(*rec_ev_text));
+			if (!a)
+				return;
+			rec_ev_text = a;
+			a = realloc(rec_ev_matched, c * sizeof(*rec_ev_matched));
+			if (!a)
+				return;
+			rec_ev_matched = a;
+			cap = c;
+		}
+		/* a malformed entry: the program says so itself */
+		if (utrace__parse_set_event(tok, strlen(tok), &rec_ev[nr_rec_ev]) < 0)
+			continue;
+		rec_ev_text[nr_rec_ev] = tok;
+		rec_ev_matched[nr_rec_ev] = false;
+		nr_rec_ev++;
+	}
+}
+
+/*
+ * After the summary of a recorded command: what could explain an empty or
+ * thin recording, where the program's own warnings have scrolled away.
+ */
+static void explain_events(const char *cmd, const char *path)
+{
+	const char *base = strrchr(cmd, '/');
+	size_t i, bad = 0;
+
+	base = base ? base + 1 : cmd;
+	if (!nr_processes) {
+		fprintf(stderr, "utrace record: '%s' has no utrace events (it does not use "
+			"libutrace)\n", base);
+		return;
+	}
+	if (!nr_formats) {
+		fprintf(stderr, "utrace record: '%s' has no utrace events\n", base);
+		return;
+	}
+	for (i = 0; i < nr_rec_ev; i++) {
+		if (rec_ev_matched[i])
+			continue;
+		bad++;
+		if (nr_processes == 1)
+			fprintf(stderr, "utrace record: no event of pid %u (%s) matches '%s'\n",
+				first_pid, first_comm, rec_ev_text[i]);
+		else
+			fprintf(stderr, "utrace record: no event of the %d processes matches "
+				"'%s'\n", nr_processes, rec_ev_text[i]);
+	}
+	if (bad)
+		fprintf(stderr, "utrace record: the events %s: utrace script --list -i '%s'\n",
+			nr_processes == 1 ? "it has" : "they have", path);
+}
+
+/*
+ * On a terminal, a status line once a second while recording, rewritten
+ * in place (as perf record's): time, events, MB written, lost.
+ */
+static bool status_shown;
+
+static void show_status(uint64_t start_ns)
+{
+	unsigned long long ev = total_written, lost = total_lost;
+	double secs = (double)(mono_ns() - start_ns) / 1e9;
+	size_t i;
+
+	for (i = 0; i < MAX_PROCS; i++)
+		if (procs[i].used && procs[i].pool) {
+			ev += procs[i].written;
+			lost += procs[i].lost_in_pages + procs[i].unsaved;
+		}
+	fprintf(stderr, "\r\033[Kutrace record: %.0f s, %llu events, %.1f MB, %llu lost",
+		secs, ev, out.bytes / 1e6, lost);
+	fflush(stderr);
+	status_shown = true;
+}
+
+static void end_status(void)
+{
+	if (status_shown)
+		fputs("\r\033[K", stderr);
+	status_shown = false;
 }
 
 /* Read what a process sent; 0 when its socket closed. */
@@ -586,6 +721,7 @@ static int receive(struct proc *p)
 
 				utrace_tf_record(&out, UTRACE_TF_FORMAT, ids, sizeof(ids),
 						 sys, rest, NULL, 0);
+				note_format(sys, sys + sl + 1, rest - sl - 1);
 			}
 		}
 	}
@@ -838,8 +974,10 @@ int cmd_record(int argc, char **argv)
 	int first, lsock, sfd, status = 0, child_done = 0, stopping = 0, busy = 0, i;
 	sigset_t mask;
 	pid_t child;
-	char *events;
+	char *events, *ev_copy = NULL;
 	uint64_t deadline = 0, stop_deadline = 0, next_clock = 0, first_clock;
+	uint64_t start_ns = mono_ns(), next_status = 0;
+	bool tty = isatty(STDERR_FILENO);
 
 	first = parse_opts(argc, argv, &o);
 	if (first < 0)
@@ -908,7 +1046,8 @@ int cmd_record(int argc, char **argv)
 			strerror(errno));
 		_exit(127);
 	}
-	free(events);
+	ev_copy = events;
+	parse_rec_events(ev_copy);
 	if (child < 0) {
 		fprintf(stderr, "utrace record: cannot fork: %s\n", strerror(errno));
 		unlink(sock_path);
@@ -1016,6 +1155,11 @@ loop:
 		 * converts with the rate measured up to its last one. */
 		if (mono_ns() >= next_clock)
 			next_clock = write_clock_point() + CLOCK_EVERY_NS;
+		if (tty && mono_ns() >= next_status) {
+			if (next_status)
+				show_status(start_ns);
+			next_status = mono_ns() + 1000000000ull;
+		}
 		check_output(o.output);
 		if (deadline && !stopping && mono_ns() >= deadline) {
 			stopping = 1;
@@ -1026,6 +1170,7 @@ loop:
 		if (stopping && (child_done || mono_ns() >= stop_deadline))
 			break;
 	}
+	end_status();
 	for (i = 0; i < MAX_PROCS; i++) {
 		if (procs[i].used) {
 			receive(&procs[i]);
@@ -1057,6 +1202,9 @@ loop:
 			"bursts, fewer events (-e, filters) lower the rate\n",
 			100.0 * (double)slow / (double)(total_written + total_lost),
 			o.idle ? " at idle priority" : "");
+	if (child >= 0 && !(child_done && WIFEXITED(status) && WEXITSTATUS(status) == 127 &&
+			    !nr_processes))
+		explain_events(argv[first], o.output);
 	if (child < 0)
 		;
 	else if (child_done && WIFSIGNALED(status))
@@ -1067,5 +1215,9 @@ loop:
 			WEXITSTATUS(status));
 	free(o.events);
 	free(o.pids);
+	free(ev_copy);
+	free(rec_ev);
+	free(rec_ev_text);
+	free(rec_ev_matched);
 	return out.error ? 1 : 0;
 }

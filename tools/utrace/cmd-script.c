@@ -1478,6 +1478,24 @@ int script_run(const struct script_opts *o, struct utrace__tf *tf, FILE *out)
 			r = -ENOMEM;
 			goto out;
 		}
+	/* A name that matches nothing is a mistake (a typo, the wrong
+	 * file): said before printing anything, as the kernel refuses it. */
+	if (!o->quiet) {
+		size_t bad = 0;
+
+		for (i = 0; i < o->nr_ev; i++)
+			if (!o->ev_matched[i]) {
+				fprintf(stderr, "utrace: no event in '%s' matches '%s'\n",
+					sc.name, o->ev_text[i]);
+				bad++;
+			}
+		if (bad) {
+			fprintf(stderr, "utrace: the events in the file: utrace script --list "
+				"-i '%s'\n", sc.name);
+			status = 1;
+			goto out;
+		}
+	}
 	r = utrace__tf_iter_new(tf, &it);
 	while (r >= 0 && (r = utrace__tf_iter_next(it, &item)) > 0) {
 		if (item.kind == UTRACE__TF_LOST)
@@ -1493,10 +1511,6 @@ int script_run(const struct script_opts *o, struct utrace__tf *tf, FILE *out)
 		fprintf(stderr, "utrace: cannot write the output: %s\n", strerror(errno));
 		status = 1;
 	}
-	for (i = 0; i < o->nr_ev && !o->quiet; i++)
-		if (!o->ev_matched[i])
-			fprintf(stderr, "utrace: no event in '%s' matches '%s'\n", sc.name,
-				o->ev_text[i]);
 out:
 	if (r == -ENOMEM) {
 		fprintf(stderr, "utrace: '%s': out of memory\n", sc.name);
@@ -1659,7 +1673,7 @@ void script_vet_free(struct script_vet *v)
 /* --- the command --- */
 
 static const char usage_text[] =
-	"usage: utrace script [-i FILE] [-e EVENTS]... [--fields | --json]\n"
+	"usage: utrace script [-i FILE] [-e EVENTS]... [--fields | --json | --list]\n"
 	"\n"
 	"Print the events of a trace file in time order, one line each, as the\n"
 	"kernel's trace file shows them.\n"
@@ -1670,7 +1684,83 @@ static const char usage_text[] =
 	"                      ',' or ' ' apart; may be given more than once\n"
 	"      --fields        each event's fields as name=value, not its TP_printk text\n"
 	"      --json          one JSON object per line for each event\n"
+	"  -l, --list          list the events in the file ('system:event' lines,\n"
+	"                      each once; with -e, the selected ones) and exit\n"
 	"  -h, --help          show this text\n";
+
+/* --- utrace script --list --- */
+
+struct list_key {
+	const char *system, *name;
+	size_t index;
+};
+
+static int cmp_list_key(const void *a, const void *b)
+{
+	const struct list_key *x = a, *y = b;
+	int c = strcmp(x->system, y->system);
+
+	if (!c)
+		c = strcmp(x->name, y->name);
+	if (!c)
+		c = x->index < y->index ? -1 : x->index > y->index;
+	return c;
+}
+
+static int cmp_list_index(const void *a, const void *b)
+{
+	const struct list_key *x = a, *y = b;
+
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/*
+ * The events of a trace file, one 'system:event' line each (as the
+ * kernel's available_events), each once, in the order of the file; with
+ * -e, only the selected ones.  Returns the exit status.
+ */
+static int list_events(const struct script_opts *o, struct utrace__tf *tf)
+{
+	struct utrace__tf_format *f;
+	struct list_key *k;
+	size_t n = 0, i, j;
+	int status = 0;
+
+	if (utrace__tf_error(tf)) {
+		fprintf(stderr, "utrace: %s\n", utrace__tf_error(tf));
+		status = 1;
+	}
+	while (utrace__tf_format(tf, n))
+		n++;
+	k = calloc(n ? n : 1, sizeof(*k));
+	if (!k) {
+		fprintf(stderr, "utrace: out of memory\n");
+		return 1;
+	}
+	for (i = 0; (f = utrace__tf_format(tf, i)); i++)
+		k[i] = (struct list_key){ f->system, f->name, i };
+	qsort(k, n, sizeof(*k), cmp_list_key);
+	for (i = j = 0; i < n; i++)
+		if (!j || strcmp(k[i].system, k[j - 1].system) ||
+		    strcmp(k[i].name, k[j - 1].name))
+			k[j++] = k[i];
+	qsort(k, j, sizeof(*k), cmp_list_index);
+	for (i = 0; i < j; i++)
+		if (select_event(o, k[i].system, k[i].name))
+			printf("%s:%s\n", k[i].system, k[i].name);
+	free(k);
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "utrace: cannot write the output: %s\n", strerror(errno));
+		status = 1;
+	}
+	for (i = 0; i < o->nr_ev; i++)
+		if (!o->ev_matched[i]) {
+			fprintf(stderr, "utrace: no event in '%s' matches '%s'\n",
+				utrace__tf_name(tf), o->ev_text[i]);
+			status = 1;
+		}
+	return status;
+}
 
 /* Split one -e argument into set_event tokens. */
 static int add_events(struct script_opts *o, char *arg)
@@ -1708,17 +1798,18 @@ int cmd_script(int argc, char **argv)
 		{ "event", required_argument, NULL, 'e' },
 		{ "fields", no_argument, NULL, 'F' },
 		{ "json", no_argument, NULL, 'J' },
+		{ "list", no_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct script_opts o = { .input = "utrace.dat", .mode = OUT_TEXT };
 	char **ev_args = NULL;
 	struct utrace__tf *tf = NULL;
-	int c, status = 0, nr_fields = 0, nr_json = 0, nr_ev_args = 0;
+	int c, status = 0, nr_fields = 0, nr_json = 0, nr_ev_args = 0, list = 0;
 
 	opterr = 0;
 	optind = 0;
-	while ((c = getopt_long(argc, argv, ":i:e:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":i:e:lh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			o.input = optarg;
@@ -1743,6 +1834,9 @@ int cmd_script(int argc, char **argv)
 			nr_json = 1;
 			o.mode = OUT_JSON;
 			break;
+		case 'l':
+			list = 1;
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			goto done;
@@ -1758,8 +1852,10 @@ int cmd_script(int argc, char **argv)
 		status = usage_error("script", "unexpected argument '%s'", argv[optind]);
 		goto done;
 	}
-	if (nr_fields && nr_json) {
-		status = usage_error("script", "%s", "--fields and --json do not go together");
+	if (nr_fields + nr_json + list > 1) {
+		status = usage_error("script", "%s", nr_fields && nr_json ?
+				     "--fields and --json do not go together" :
+				     "--list does not go with --fields or --json");
 		goto done;
 	}
 	for (c = 0; c < nr_ev_args; c++) {
@@ -1789,7 +1885,7 @@ int cmd_script(int argc, char **argv)
 		goto done;
 	}
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
-	status = script_run(&o, tf, stdout);
+	status = list ? list_events(&o, tf) : script_run(&o, tf, stdout);
 done:
 	utrace__tf_close(tf);
 	for (c = 0; c < nr_ev_args; c++)
