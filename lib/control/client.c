@@ -5,7 +5,6 @@
 #include <fcntl.h>
 #include <pwd.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,19 +25,6 @@ struct utrace__ctl {
 	char msg[512];
 };
 
-static void setmsg(char *buf, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void setmsg(char *buf, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!buf || !len)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(buf, len, fmt, ap);
-	va_end(ap);
-}
 
 /* --- finding processes --- */
 
@@ -267,11 +253,11 @@ int utrace__ctl_open(pid_t pid, struct utrace__ctl **out, char *err, size_t errl
 	*out = NULL;
 	snprintf(proc, sizeof(proc), "/proc/%d", (int)pid);
 	if (pid <= 0 || stat(proc, &st) < 0) {
-		setmsg(err, errlen, "no process %d", (int)pid);
+		utrace__setmsg(err, errlen, "no process %d", (int)pid);
 		return -ESRCH;
 	}
 	if (st.st_uid != geteuid() && geteuid() != 0) {
-		setmsg(err, errlen, "process %d belongs to %s: only that user or root may "
+		utrace__setmsg(err, errlen, "process %d belongs to %s: only that user or root may "
 		       "trace it", (int)pid, user_name(st.st_uid, user, sizeof(user)));
 		return -EPERM;
 	}
@@ -286,19 +272,19 @@ int utrace__ctl_open(pid_t pid, struct utrace__ctl **out, char *err, size_t errl
 	}
 	free(l.v);
 	if (fd == -EACCES || fd == -EPERM) {
-		setmsg(err, errlen, "process %d: permission denied by its control socket",
+		utrace__setmsg(err, errlen, "process %d: permission denied by its control socket",
 		       (int)pid);
 		return -EPERM;
 	}
 	if (fd < 0) {
-		setmsg(err, errlen, "process %d is not traceable: it does not use libutrace, "
+		utrace__setmsg(err, errlen, "process %d is not traceable: it does not use libutrace, "
 		       "has no events, or runs with UTRACE_CONTROL=0", (int)pid);
 		return -ESRCH;
 	}
 	c = calloc(1, sizeof(*c));
 	if (!c) {
 		close(fd);
-		setmsg(err, errlen, "out of memory");
+		utrace__setmsg(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	c->fd = fd;
@@ -361,7 +347,7 @@ static int request(struct utrace__ctl *c, uint32_t op, uint32_t id, int32_t arg,
 	memset(a, 0, sizeof(*a));
 	a->fd = -1;
 	if (sizeof(q) + plen + plen2 > UTRACE_CTL_MAX_PACKET) {
-		setmsg(c->msg, sizeof(c->msg), "request too long");
+		utrace__setmsg(c->msg, sizeof(c->msg), "request too long");
 		return -E2BIG;
 	}
 	if (sendmsg(c->fd, &mh, MSG_NOSIGNAL) < 0)
@@ -414,9 +400,9 @@ broken:
 	free(a->data);
 	a->data = NULL;
 	if (e == EAGAIN || e == EWOULDBLOCK)
-		setmsg(c->msg, sizeof(c->msg), "process %d does not answer", (int)c->pid);
+		utrace__setmsg(c->msg, sizeof(c->msg), "process %d does not answer", (int)c->pid);
 	else
-		setmsg(c->msg, sizeof(c->msg), "lost the connection to process %d: %s",
+		utrace__setmsg(c->msg, sizeof(c->msg), "lost the connection to process %d: %s",
 		       (int)c->pid, strerror(e));
 	return -(e == EAGAIN || e == EWOULDBLOCK ? ETIMEDOUT : e ? e : EIO);
 }
@@ -653,7 +639,7 @@ int utrace__ctl_pool(struct utrace__ctl *c, int *fd)
 	free(a.data);
 	*fd = a.fd;
 	if (r >= 0 && a.fd < 0) {
-		setmsg(c->msg, sizeof(c->msg), "process %d sent no buffer", (int)c->pid);
+		utrace__setmsg(c->msg, sizeof(c->msg), "process %d sent no buffer", (int)c->pid);
 		return -EPROTO;
 	}
 	if (r < 0 && a.fd >= 0) {

@@ -24,10 +24,7 @@
 
 #include "rundir.h"
 
-static void setmsg(char *buf, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void setmsg(char *buf, size_t len, const char *fmt, ...)
+void utrace__setmsg(char *buf, size_t len, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -53,29 +50,29 @@ static int check_dir(const char *what, const char *dir, uid_t uid, char *err,
 		e = errno;
 		if ((e == ELOOP || e == ENOTDIR) && lstat(dir, &st) == 0 &&
 		    S_ISLNK(st.st_mode)) {
-			setmsg(err, errlen, "%s %s is a symbolic link: refusing it", what, dir);
+			utrace__setmsg(err, errlen, "%s %s is a symbolic link: refusing it", what, dir);
 			return -EPERM;
 		}
 		if (e == ENOTDIR) {
-			setmsg(err, errlen, "%s %s is not a directory: refusing it", what, dir);
+			utrace__setmsg(err, errlen, "%s %s is not a directory: refusing it", what, dir);
 			return -EPERM;
 		}
-		setmsg(err, errlen, "cannot open the %s %s: %s", what, dir, strerror(e));
+		utrace__setmsg(err, errlen, "cannot open the %s %s: %s", what, dir, strerror(e));
 		return -e;
 	}
 	e = fstat(fd, &st) < 0 ? errno : 0;
 	close(fd);
 	if (e) {
-		setmsg(err, errlen, "cannot open the %s %s: %s", what, dir, strerror(e));
+		utrace__setmsg(err, errlen, "cannot open the %s %s: %s", what, dir, strerror(e));
 		return -e;
 	}
 	if (st.st_uid != uid) {
-		setmsg(err, errlen, "%s %s is owned by uid %u, not %u: refusing it", what, dir,
+		utrace__setmsg(err, errlen, "%s %s is owned by uid %u, not %u: refusing it", what, dir,
 		       (unsigned int)st.st_uid, (unsigned int)uid);
 		return -EPERM;
 	}
 	if ((st.st_mode & 07777) != 0700) {
-		setmsg(err, errlen, "%s %s has mode %04o, not 0700: refusing it", what, dir,
+		utrace__setmsg(err, errlen, "%s %s has mode %04o, not 0700: refusing it", what, dir,
 		       (unsigned int)(st.st_mode & 07777));
 		return -EPERM;
 	}
@@ -111,7 +108,7 @@ int utrace__rundir(char *buf, size_t len, bool create, char *err, size_t errlen)
 	if (n < 0 || (size_t)n >= len) {
 		if (len)
 			buf[0] = 0;
-		setmsg(err, errlen, "the runtime directory's path is too long");
+		utrace__setmsg(err, errlen, "the runtime directory's path is too long");
 		return -ENAMETOOLONG;
 	}
 	if (create) {
@@ -119,20 +116,20 @@ int utrace__rundir(char *buf, size_t len, bool create, char *err, size_t errlen)
 		if (mkdir(buf, 0700) == 0) {
 			if (chmod(buf, 0700) < 0) {
 				r = errno;
-				setmsg(err, errlen, "cannot make the runtime directory %s: %s",
+				utrace__setmsg(err, errlen, "cannot make the runtime directory %s: %s",
 				       buf, strerror(r));
 				return -r;
 			}
 		} else if (errno != EEXIST) {
 			r = errno;
-			setmsg(err, errlen, "cannot make the runtime directory %s: %s", buf,
+			utrace__setmsg(err, errlen, "cannot make the runtime directory %s: %s", buf,
 			       strerror(r));
 			return -r;
 		}
 	}
 	r = check_dir("runtime directory", buf, uid, err, errlen);
 	if (r == -ENOENT && !create)
-		setmsg(err, errlen, "no runtime directory %s", buf);
+		utrace__setmsg(err, errlen, "no runtime directory %s", buf);
 	return r;
 }
 

@@ -47,4 +47,8 @@ int utrace__rundir_check(const char *dir, uid_t uid, char *err, size_t errlen)
  */
 int utrace__peer_check(int fd, pid_t *pid, uid_t *uid) UTRACE__RUNDIR_HIDDEN;
 
+/* vsnprintf into an error buffer that may be NULL or empty (nothing then). */
+void utrace__setmsg(char *buf, size_t len, const char *fmt, ...)
+	UTRACE__RUNDIR_HIDDEN __attribute__((format(printf, 3, 4)));
+
 #endif /* UTRACE_CONTROL_RUNDIR_H */
