@@ -52,6 +52,19 @@ static void *firer(void *arg)
 	return NULL;
 }
 
+/* Wait until 'n' events were fired, for up to 30 s. */
+static int fired_since(unsigned long n)
+{
+	struct timespec d = { 0, 1000 * 1000 };
+
+	for (int t = 0; t < 30000; t++) {
+		if (atomic_load(&fired) >= n)
+			return 1;
+		nanosleep(&d, NULL);
+	}
+	return 0;
+}
+
 static void *signaller(void *arg)
 {
 	struct timespec d = { 0, 200 * 1000 };
@@ -90,6 +103,13 @@ TEST(filters_replaced_while_recording)
 		pthread_create(&firers[i], NULL, firer, NULL);
 	pthread_create(&sig, NULL, signaller, NULL);
 	for (i = 0; i < 300; i++) {
+		/* Each filter is swapped while events fire: wait until the
+		 * firers have recorded some since the last swap (on a loaded
+		 * machine they may not have run yet). */
+		if (!fired_since(i * 3UL + 3)) {
+			bad++;
+			break;
+		}
 		switch (i % 4) {
 		case 0:
 			snprintf(expr, sizeof(expr), "b >= %d", i * 100);
