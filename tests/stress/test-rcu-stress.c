@@ -109,6 +109,13 @@ TEST(register_unregister_while_firing)
 		pthread_create(&r[i], NULL, registrar, NULL);
 	pthread_create(&t, NULL, toggler, NULL);
 	nanosleep(&ts, NULL);
+	/* At least 1.5 s, and until enough happened (a loaded machine may
+	 * have run the threads little by then), for at most a minute. */
+	for (i = 0; i < 600 && (atomic_load(&rounds) <= 10 || atomic_load(&fired) <= 1000); i++) {
+		struct timespec tenth = { 0, 100000000 };
+
+		nanosleep(&tenth, NULL);
+	}
 	atomic_store(&stop, 1);
 	for (i = 0; i < FIRERS; i++)
 		pthread_join(f[i], NULL);
