@@ -103,11 +103,18 @@ check "three pipe readers at once: every event read once, by one of them" bash -
 # trace_pipe_raw share events the same way); together they have each
 # event once.
 check "pipe and record -p at once: every event once, in the file or the pipe" bash -c '
-	UTRACE_EVENTS="rbstress:*" UTRACE_RUNTIME_DIR="$2/run" "$1" paced 20000 > "$2/paced2.out" 2>> "$2/sample.err" & p=$!
+	RB_WAIT_FILE="$2/go2" RB_STAY=1 UTRACE_EVENTS="rbstress:*" UTRACE_RUNTIME_DIR="$2/run" \
+		"$1" paced 20000 > "$2/paced2.out" 2>> "$2/sample.err" & p=$!
 	wait_for traceable $p
-	UTRACE_RUNTIME_DIR="$2/run" timeout 20 "$0" pipe -p $p > "$2/pr" 2> "$2/err" & a=$!
-	UTRACE_RUNTIME_DIR="$2/run" timeout 20 "$0" record -p $p -o "$2/pr.dat" 2>> "$2/err" & b=$!
-	wait $p; wait $a; wait $b
+	# the recorder first, holding the pool, then the pipe; then the
+	# program fires, and stays until it is told to end
+	UTRACE_RUNTIME_DIR="$2/run" "$0" record -p $p -o "$2/pr.dat" 2>> "$2/err" & b=$!
+	attached() { ls -l /proc/$b/fd 2> /dev/null | grep -q utrace-pool; }
+	wait_for attached
+	UTRACE_RUNTIME_DIR="$2/run" "$0" pipe -p $p > "$2/pr" 2> "$2/err" & a=$!
+	touch "$2/go2"
+	wait_for grep -q "^fired" "$2/paced2.out"
+	kill $p; wait $p; wait $a; wait $b
 	"$0" script -i "$2/pr.dat" > "$2/prs" 2>> "$2/err"
 	cat "$2/pr" "$2/prs" | grep -o " rb_ev: seq=[0-9]*" | sort > "$2/seqs2"
 	dup=$(uniq -d "$2/seqs2" | wc -l); uniq=$(uniq "$2/seqs2" | wc -l)
