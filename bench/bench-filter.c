@@ -4,7 +4,7 @@
  * recorded event, and how long does switching an event on from outside
  * take on a busy process?  Built once (see meson.build), with libutrace
  * linked statically (link_whole) so that the program can call the control
- * client (lib/control/client.h, hidden symbols) and talk to its OWN agent
+ * client (lib/reader/ctl-client.h, hidden symbols) and talk to its OWN agent
  * thread over the control socket: the same path as `utrace filter -p PID`
  * and `utrace enable`.
  *
@@ -65,8 +65,8 @@
 
 #include "bench-util.h"
 #include "bench-events.h"
-#include "control/client.h"
-#include "ringbuf/pool.h"
+#include "ctl-client.h"
+#include "pool.h"
 
 
 BENCH_NOINLINE void bench_filt_loop_empty(uint64_t n);

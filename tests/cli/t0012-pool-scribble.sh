@@ -20,7 +20,7 @@ for f in os.listdir("/proc/%d/fd" % pid):
 if fd is None:
     sys.exit("no pool in process %d" % pid)
 m = mmap.mmap(fd, 0)
-# struct utrace_pool (lib/ringbuf/pool.h): offsets of the fields used here
+# struct utrace_pool (lib/common/pool.h): offsets of the fields used here
 nr_pages, = struct.unpack_from("<I", m, 12)
 nr_slots, = struct.unpack_from("<I", m, 28)
 size, slots_off, descs_off, pages_off = struct.unpack_from("<QQQQ", m, 32)

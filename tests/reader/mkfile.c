@@ -32,7 +32,7 @@
 
 #include <utrace/utrace.h>
 
-#include "../../lib/internal.h"
+#include "internal.h"
 #include "tep-quirks.h"
 
 int utest_cond_evals, utest_assign_evals, utest_reg_ret, utest_regs, utest_unregs;

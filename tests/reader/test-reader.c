@@ -15,7 +15,7 @@
 
 #include <kbuffer.h>
 
-#include "../../lib/tracefile/reader.h"
+#include "file-reader.h"
 #include "test.h"
 
 static const char *path_of(const char *var)

@@ -9,7 +9,7 @@
 
 #include <utrace/utrace.h>
 
-#include "../../lib/internal.h"
+#include "internal.h"
 #include "test.h"
 
 static int records, last_n;

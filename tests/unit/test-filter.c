@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Event filters (lib/filter): every sched_switch expression of the kernel
+ * Event filters (lib/runtime/filter.c): every sched_switch expression of the kernel
  * transcript tests/../reference 05-filter.txt (accept or reject, errno,
  * message, caret, filter-file text and error_log text, byte for byte),
  * the other events' cases there and in 08-uprobes.txt, the semantics on
@@ -11,7 +11,7 @@
 #include <errno.h>
 #include <stdint.h>
 
-#include "../../lib/filter/filter.h"
+#include "filter.h"
 #include "test.h"
 
 /* ------------------------------------------------------------------ */

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The event pool (lib/ringbuf/pool.c): its queue pairs per CPU, giving
+ * The event pool (lib/common/pool.c): its queue pairs per CPU, giving
  * pages back, and the header check that the recorder and the live readers
  * run on a pool another process sent them (which they must not trust).
  */
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "../../lib/ringbuf/pool.h"
+#include "pool.h"
 #include "test.h"
 
 static struct utrace_pool *make(uint64_t bytes, uint32_t mode)

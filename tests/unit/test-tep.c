@@ -16,7 +16,7 @@
 #include <trace-seq.h>
 #include <utrace/utrace.h>
 
-#include "../../lib/internal.h"
+#include "internal.h"
 #include "tep-quirks.h"
 #include "test.h"
 

@@ -15,7 +15,7 @@
 
 #include <utrace/utrace.h>
 
-#include "../../lib/internal.h"
+#include "internal.h"
 #include "test.h"
 
 int utest_cond_evals, utest_assign_evals, utest_reg_ret, utest_regs, utest_unregs;

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../../lib/tracefile/reader.h"
+#include "file-reader.h"
 #include "cmds.h"
 #include "convert.h"
 

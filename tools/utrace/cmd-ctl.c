@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../lib/control/client.h"
+#include "ctl-client.h"
 #include "cmds.h"
 #include "live.h"
 

@@ -30,12 +30,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../lib/internal.h"
-#include "../../lib/control/proto.h"
-#include "../../lib/ringbuf/pool.h"
-#include "../../lib/tracefile/writer.h"
-#include "../../lib/control/client.h"
-#include "../../lib/control/rundir.h"
+#include "setevent.h"
+#include "proto.h"
+#include "pool.h"
+#include "file-writer.h"
+#include "ctl-client.h"
+#include "rundir.h"
 #include "cmds.h"
 #include "live.h"
 

@@ -46,8 +46,10 @@
 #include <event-parse.h>
 #include <trace-seq.h>
 
-#include "../../lib/internal.h"
-#include "../../lib/tracefile/reader.h"
+#include <utrace/utrace.h>
+
+#include "setevent.h"
+#include "file-reader.h"
 #include "cmds.h"
 #include "script.h"
 
@@ -1100,7 +1102,7 @@ static inline char *digits(char *end, uint64_t v)
 
 /*
  * "%16s-%-7d [%03d] ..... %5lu.%06lu: " of the comm, tid, cpu and time,
- * as lib/event.c prints it, without printf: it is a fifth of the time of
+ * as lib/runtime/event.c prints it, without printf: it is a fifth of the time of
  * a line.
  */
 static void prefix(struct obuf *b, const struct utrace__tf_item *it)

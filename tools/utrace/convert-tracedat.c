@@ -53,6 +53,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <utrace/reader.h>
 #include <utrace/utrace.h>
 
 #include "convert.h"
@@ -757,7 +758,7 @@ static void build_meta(struct conv *cv, struct obuf *m, struct obuf *opt,
 	b_num(opt, OPT_CPUCOUNT, 2);
 	b_num(opt, 4, 4);
 	b_num(opt, cv->nr_cpus, 4);
-	snprintf(version, sizeof(version), "utrace %s", utrace_version());
+	snprintf(version, sizeof(version), "utrace %s", utrace_reader_version());
 	b_num(opt, OPT_VERSION, 2);
 	b_num(opt, strlen(version) + 1, 4);
 	b_str(opt, version);

@@ -3,7 +3,7 @@
 #ifndef UTRACE_TOOL_CONVERT_H
 #define UTRACE_TOOL_CONVERT_H
 
-#include "../../lib/tracefile/reader.h"
+#include "file-reader.h"
 
 /*
  * Write what can be read of the open trace file 'tf' to 'out' as a

@@ -32,9 +32,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../lib/control/client.h"
-#include "../../lib/ringbuf/pool.h"
-#include "../../lib/tracefile/writer.h"
+#include "ctl-client.h"
+#include "pool.h"
+#include "file-writer.h"
 #include "live.h"
 #include "script.h"
 

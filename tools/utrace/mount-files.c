@@ -16,8 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../lib/control/client.h"
-#include "../../lib/ringbuf/pool.h"
+#include "ctl-client.h"
+#include "pool.h"
 #include "live.h"
 #include "mount.h"
 

@@ -47,7 +47,7 @@
 
 #include <fuse_lowlevel.h>
 
-#include "../../lib/control/client.h"
+#include "ctl-client.h"
 #include "live.h"
 #include "mount.h"
 #include "mount-fs.h"

@@ -8,8 +8,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../../lib/internal.h"
-#include "../../lib/tracefile/reader.h"
+#include <utrace/utrace.h>
+
+#include "setevent.h"
+#include "file-reader.h"
 
 enum out_mode { OUT_TEXT, OUT_FIELDS, OUT_JSON };
 

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <utrace/reader.h>
 #include <utrace/utrace.h>
 
 #include "cmds.h"
@@ -71,7 +72,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
-		printf("utrace %s\n", utrace_version());
+		printf("utrace %s\n", utrace_reader_version());
 		return 0;
 	}
 	for (c = commands; c->name; c++)

@@ -42,8 +42,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "reader.h"
-#include "writer.h"
+#include "file-reader.h"
+#include "file-writer.h"
 
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
 	       "the reader reads little-endian files on a little-endian host");

@@ -22,7 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "writer.h"
+#include "file-writer.h"
 
 /* Write all of iov[0..n) (which it changes), or keep the error. */
 static void write_all(struct utrace_tf_writer *w, struct iovec *iov, int n)

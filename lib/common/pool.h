@@ -41,6 +41,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "compiler.h"
+
 #define UTRACE_POOL_MAGIC 0x50525455u /* "UTRP" */
 #define UTRACE_POOL_VERSION 4
 #define UTRACE_POOL_THREADS 1024
@@ -171,7 +173,7 @@ struct utrace_pool_geom {
 
 /* The geometry of pool 'p' (made or mapped by this process), else NULL. */
 struct utrace_pool_geom *utrace__pool_geom(const struct utrace_pool *p)
-	__attribute__((visibility("hidden")));
+	UTRACE_HIDDEN;
 
 /* The queue pair of a CPU. */
 static inline uint32_t utrace_pool_q(const struct utrace_pool *p, uint32_t cpu)
@@ -436,24 +438,24 @@ static inline long utrace_page_count_events(const unsigned char *data,
 /* A reader that mapped a pool itself records its geometry from the copy
  * of the header it checked (utrace__pool_header_ok()); 0 or -errno. */
 int utrace__pool_adopt(struct utrace_pool *p, const struct utrace_pool *hdr)
-	__attribute__((visibility("hidden")));
+	UTRACE_HIDDEN;
 
 /* Unmap a pool made or mapped here, with the size it had then. */
-void utrace__pool_unmap(struct utrace_pool *p) __attribute__((visibility("hidden")));
+void utrace__pool_unmap(struct utrace_pool *p) UTRACE_HIDDEN;
 
 /* Make a pool of about 'bytes' of pages in a new memfd and map it; returns
  * the memfd (close-on-exec) and *out, or -errno. */
 int utrace__pool_create(uint64_t bytes, uint32_t mode, struct utrace_pool **out)
-	__attribute__((visibility("hidden")));
+	UTRACE_HIDDEN;
 
 /* Whether a pool header (of an object of 'size' bytes) is one this code
  * reads, with every part, queues included, inside the object. */
 bool utrace__pool_header_ok(const struct utrace_pool *hdr, uint64_t size)
-	__attribute__((visibility("hidden")));
+	UTRACE_HIDDEN;
 
 /* Map the pool behind 'fd' (another process's), checking its header
  * against the size of the object; -errno (-EBADMSG: not a pool). */
-int utrace__pool_map(int fd, struct utrace_pool **out) __attribute__((visibility("hidden")));
+int utrace__pool_map(int fd, struct utrace_pool **out) UTRACE_HIDDEN;
 
 /*
  * Drop the cache lines of [p, p + len) from every CPU's caches, after a
@@ -466,12 +468,12 @@ int utrace__pool_map(int fd, struct utrace_pool **out) __attribute__((visibility
  * nothing.  The flushes are ordered by the next fence or locked
  * instruction, such as the push that gives the page back.
  */
-void utrace__cache_evict(const void *p, size_t len) __attribute__((visibility("hidden")));
+void utrace__cache_evict(const void *p, size_t len) UTRACE_HIDDEN;
 
 /* A reader (the recorder, a trace_pipe reader) gives back 'n' full pages
  * it has copied: their lines flushed (utrace__cache_evict()), then each
  * marked free and pushed on the free queue for the writers. */
 void utrace__pool_give_back(struct utrace_pool *p, const uint32_t *idx, size_t n)
-	__attribute__((visibility("hidden")));
+	UTRACE_HIDDEN;
 
 #endif /* UTRACE_RINGBUF_POOL_H */

@@ -13,7 +13,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "client.h"
+#include "ctl-client.h"
 #include "ctlproto.h"
 #include "rundir.h"
 

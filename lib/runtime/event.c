@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Recording one event: reserve space, let the generated probe fill it in,
- * commit.  Until the shared-memory buffers exist (lib/ringbuf), the record
+ * commit.  Until the shared-memory buffers exist (lib/runtime/writer.c), the record
  * is built in the probe's stack frame and commit() hands it to the text
  * sink selected by UTRACE_PRINT, which writes it as one line of the
  * kernel's trace file layout:
@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #include "internal.h"
-#include "ringbuf/writer.h"
+#include "writer.h"
 
 static __thread pid_t cached_tid;
 static unsigned long dropped_too_big;

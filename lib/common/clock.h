@@ -21,13 +21,14 @@
 #include <time.h>
 #include <sys/rseq.h>
 
+#include "compiler.h"
 #include "pool.h"
 
 /* enum utrace_clock of this process */
-extern int utrace__clock_tsc __attribute__((visibility("hidden")));
+extern int utrace__clock_tsc UTRACE_HIDDEN;
 /* Where the thread's rseq cpu_id is, from the thread pointer; 0 without
  * rseq (a process-wide constant, so one load instead of glibc's two). */
-extern long utrace__rseq_cpu_off __attribute__((visibility("hidden")));
+extern long utrace__rseq_cpu_off UTRACE_HIDDEN;
 
 static inline uint64_t utrace__clock_now(void)
 {
@@ -55,6 +56,6 @@ static inline uint32_t utrace__cpu(void)
 }
 
 /* Decide the clock once, at start (a CPUID and a file read). */
-void utrace__clock_init(void);
+void utrace__clock_init(void) UTRACE_HIDDEN;
 
 #endif /* UTRACE_RINGBUF_CLOCK_H */

@@ -24,9 +24,9 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "../internal.h"
-#include "../ringbuf/clock.h"
-#include "../ringbuf/writer.h"
+#include "internal.h"
+#include "clock.h"
+#include "writer.h"
 #include "proto.h"
 #include "rundir.h"
 

@@ -15,7 +15,9 @@
  */
 #include <string.h>
 
-#include "internal.h"
+#include <utrace/utrace.h>
+
+#include "setevent.h"
 
 int utrace__parse_set_event(const char *tok, size_t len,
 			    struct utrace__set_event_match *m)

@@ -17,7 +17,7 @@
 
 #include <utrace/tracepoint.h>
 
-#define UTRACE__FILTER_HIDDEN __attribute__((visibility("hidden")))
+#include "compiler.h"
 
 struct utrace__filter;
 
@@ -48,34 +48,34 @@ struct utrace__filter_ctx {
  */
 int utrace__filter_compile(const char *expr, const struct utrace_event_field *fields,
 			   unsigned int nr, struct utrace__filter **out,
-			   struct utrace__filter_error *err) UTRACE__FILTER_HIDDEN;
+			   struct utrace__filter_error *err) UTRACE_HIDDEN;
 
 /* True when the record passes; a NULL filter passes everything.  A record
  * shorter than the fixed fields the filter reads does not pass, nor does
  * one whose __data_loc string, when a predicate reads it, lies outside it.  'ctx' may be NULL (CPU 0, comm ""). */
 bool utrace__filter_match(const struct utrace__filter *f, const void *rec,
 			  unsigned int size, const struct utrace__filter_ctx *ctx)
-	UTRACE__FILTER_HIDDEN;
+	UTRACE_HIDDEN;
 
-void utrace__filter_free(struct utrace__filter *f) UTRACE__FILTER_HIDDEN;
+void utrace__filter_free(struct utrace__filter *f) UTRACE_HIDDEN;
 
 /* Does writing 'expr' clear the filter?  "0" after stripping leading and
  * trailing whitespace: " 0" clears, "00" does not. */
-bool utrace__filter_is_clear(const char *expr) UTRACE__FILTER_HIDDEN;
+bool utrace__filter_is_clear(const char *expr) UTRACE_HIDDEN;
 
 /* The filter file's text after a failed write, with the final newline the
  * file read adds: "<expr>\n<spaces>^\nparse_error: <msg>\n\n" or
  * "<expr>\nError: (0)\n\n".  malloc'ed; NULL when out of memory. */
 char *utrace__filter_error_text(const char *expr, const struct utrace__filter_error *err)
-	UTRACE__FILTER_HIDDEN;
+	UTRACE_HIDDEN;
 
 /* The error_log entry after its "[<ts>] " prefix:
  * "event filter parse error: error: <msg>\n  Command: <expr>\n<11+pos spaces>^\n"
  * ("Error" and pos 0 for the "Error: (0)" cases).  malloc'ed. */
 char *utrace__filter_log_text(const char *expr, const struct utrace__filter_error *err)
-	UTRACE__FILTER_HIDDEN;
+	UTRACE_HIDDEN;
 
 /* Number of instructions in the program (for tests and `utrace` output). */
-unsigned int utrace__filter_nr_insns(const struct utrace__filter *f) UTRACE__FILTER_HIDDEN;
+unsigned int utrace__filter_nr_insns(const struct utrace__filter *f) UTRACE_HIDDEN;
 
 #endif /* UTRACE_FILTER_H */

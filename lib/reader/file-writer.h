@@ -4,6 +4,8 @@
 #define UTRACE_TRACEFILE_WRITER_H
 
 #include <stdint.h>
+
+#include "compiler.h"
 #include <stdio.h>
 #include <sys/uio.h>
 
@@ -40,28 +42,28 @@ struct utrace_tf_writer {
 };
 
 int utrace_tf_open(struct utrace_tf_writer *w, const char *path,
-		   uint32_t page_size) __attribute__((visibility("hidden")));
+		   uint32_t page_size) UTRACE_HIDDEN;
 /* The same on an open file descriptor (closed by utrace_tf_close()). */
 int utrace_tf_open_fd(struct utrace_tf_writer *w, int fd, const char *name,
-		      uint32_t page_size) __attribute__((visibility("hidden")));
+		      uint32_t page_size) UTRACE_HIDDEN;
 /* The same on an open stream, written through its descriptor (closed by
  * utrace_tf_close()). */
 int utrace_tf_open_stream(struct utrace_tf_writer *w, FILE *f, const char *name,
-			  uint32_t page_size) __attribute__((visibility("hidden")));
+			  uint32_t page_size) UTRACE_HIDDEN;
 /* One record whose payload is the concatenation of up to three parts,
  * written at once (after the queued pages): a record is in the file when
  * this returns, so a recorder killed later leaves it there. */
 int utrace_tf_record(struct utrace_tf_writer *w, uint32_t type,
 		     const void *a, size_t alen, const void *b, size_t blen,
-		     const void *c, size_t clen) __attribute__((visibility("hidden")));
+		     const void *c, size_t clen) UTRACE_HIDDEN;
 /* A PAGE-like record written straight from its source memory with
  * writev(2): 'hdr' then 'page' (page_size bytes).  Batched: records are
  * queued until utrace_tf_flush_pages() or the batch is full; the memory
  * must stay valid until then. */
 int utrace_tf_page(struct utrace_tf_writer *w, const void *hdr, size_t hlen,
-		   const void *page, size_t plen) __attribute__((visibility("hidden")));
-int utrace_tf_flush_pages(struct utrace_tf_writer *w) __attribute__((visibility("hidden")));
+		   const void *page, size_t plen) UTRACE_HIDDEN;
+int utrace_tf_flush_pages(struct utrace_tf_writer *w) UTRACE_HIDDEN;
 /* Write the END record (unless a write failed) and close. */
-int utrace_tf_close(struct utrace_tf_writer *w) __attribute__((visibility("hidden")));
+int utrace_tf_close(struct utrace_tf_writer *w) UTRACE_HIDDEN;
 
 #endif /* UTRACE_TRACEFILE_WRITER_H */

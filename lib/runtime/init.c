@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "internal.h"
-#include "ringbuf/clock.h"
+#include "clock.h"
 
 int utrace__print_fd = -1;
 const char *utrace__print_path = "";

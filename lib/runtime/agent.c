@@ -48,11 +48,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../filter/filter.h"
-#include "../internal.h"
-#include "../ringbuf/clock.h"
-#include "../ringbuf/writer.h"
-#include "client.h"
+#include "filter.h"
+#include "internal.h"
+#include "clock.h"
+#include "writer.h"
+#include "ctlproto.h"
 #include "ctlproto.h"
 #include "rundir.h"
 

@@ -29,7 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define UTRACE__TF_HIDDEN __attribute__((visibility("hidden")))
+#include "compiler.h"
 
 struct utrace__tf;
 struct utrace__tf_iter;
@@ -99,41 +99,41 @@ struct utrace__tf_item {
  * of the file that could be read, and utrace__tf_error() says what is
  * wrong.
  */
-int utrace__tf_open(const char *path, struct utrace__tf **tfp) UTRACE__TF_HIDDEN;
+int utrace__tf_open(const char *path, struct utrace__tf **tfp) UTRACE_HIDDEN;
 /* The same for a file already in memory (tests, fuzzing); 'name' names it
  * in messages.  The memory must outlive the handle. */
 int utrace__tf_open_mem(const void *data, size_t size, const char *name,
-			struct utrace__tf **tfp) UTRACE__TF_HIDDEN;
-void utrace__tf_close(struct utrace__tf *tf) UTRACE__TF_HIDDEN;
+			struct utrace__tf **tfp) UTRACE_HIDDEN;
+void utrace__tf_close(struct utrace__tf *tf) UTRACE_HIDDEN;
 
 /* The first problem, without a "utrace: " prefix; NULL if none. */
-const char *utrace__tf_error(const struct utrace__tf *tf) UTRACE__TF_HIDDEN;
+const char *utrace__tf_error(const struct utrace__tf *tf) UTRACE_HIDDEN;
 /* Records left out because they were bad (the first is the error). */
-uint64_t utrace__tf_nr_bad(const struct utrace__tf *tf) UTRACE__TF_HIDDEN;
+uint64_t utrace__tf_nr_bad(const struct utrace__tf *tf) UTRACE_HIDDEN;
 /* "'x.dat': file cut short at byte N (...)", or NULL. */
-const char *utrace__tf_warning(const struct utrace__tf *tf) UTRACE__TF_HIDDEN;
+const char *utrace__tf_warning(const struct utrace__tf *tf) UTRACE_HIDDEN;
 /* Whether the file was cut short, and at which byte (*offset). */
-bool utrace__tf_cut(const struct utrace__tf *tf, uint64_t *offset) UTRACE__TF_HIDDEN;
-const char *utrace__tf_name(const struct utrace__tf *tf) UTRACE__TF_HIDDEN;
+bool utrace__tf_cut(const struct utrace__tf *tf, uint64_t *offset) UTRACE_HIDDEN;
+const char *utrace__tf_name(const struct utrace__tf *tf) UTRACE_HIDDEN;
 
-uint32_t utrace__tf_page_size(const struct utrace__tf *tf) UTRACE__TF_HIDDEN;
+uint32_t utrace__tf_page_size(const struct utrace__tf *tf) UTRACE_HIDDEN;
 /* CLOCK_REALTIME and CLOCK_MONOTONIC when the recording started. */
 void utrace__tf_start_time(const struct utrace__tf *tf, uint64_t *realtime_ns,
-			   uint64_t *monotonic_ns) UTRACE__TF_HIDDEN;
+			   uint64_t *monotonic_ns) UTRACE_HIDDEN;
 /* Events in the pages that were read. */
-uint64_t utrace__tf_nr_events(const struct utrace__tf *tf) UTRACE__TF_HIDDEN;
+uint64_t utrace__tf_nr_events(const struct utrace__tf *tf) UTRACE_HIDDEN;
 
 /* Processes, threads and formats in file order; NULL past the end. */
 const struct utrace__tf_process *utrace__tf_process(const struct utrace__tf *tf,
-						    size_t i) UTRACE__TF_HIDDEN;
+						    size_t i) UTRACE_HIDDEN;
 const struct utrace__tf_thread *utrace__tf_thread(const struct utrace__tf *tf,
-						  size_t i) UTRACE__TF_HIDDEN;
+						  size_t i) UTRACE_HIDDEN;
 struct utrace__tf_format *utrace__tf_format(const struct utrace__tf *tf,
-					    size_t i) UTRACE__TF_HIDDEN;
+					    size_t i) UTRACE_HIDDEN;
 /* The format of event 'id' in process 'proc', or NULL. */
 struct utrace__tf_format *utrace__tf_find_format(const struct utrace__tf *tf,
 						 const struct utrace__tf_process *proc,
-						 uint32_t id) UTRACE__TF_HIDDEN;
+						 uint32_t id) UTRACE_HIDDEN;
 
 /*
  * The merged stream.  Events come in time order; at equal times, in the
@@ -142,14 +142,14 @@ struct utrace__tf_format *utrace__tf_find_format(const struct utrace__tf *tf,
  * marker after the last event of its thread.  utrace__tf_iter_next()
  * returns 1 with *item filled, 0 at the end, or -ENOMEM.
  */
-int utrace__tf_iter_new(struct utrace__tf *tf, struct utrace__tf_iter **itp) UTRACE__TF_HIDDEN;
-int utrace__tf_iter_next(struct utrace__tf_iter *it, struct utrace__tf_item *item) UTRACE__TF_HIDDEN;
-void utrace__tf_iter_free(struct utrace__tf_iter *it) UTRACE__TF_HIDDEN;
+int utrace__tf_iter_new(struct utrace__tf *tf, struct utrace__tf_iter **itp) UTRACE_HIDDEN;
+int utrace__tf_iter_next(struct utrace__tf_iter *it, struct utrace__tf_item *item) UTRACE_HIDDEN;
+void utrace__tf_iter_free(struct utrace__tf_iter *it) UTRACE_HIDDEN;
 
 /* ns = ns0 + (tsc - tsc0) * (ns1 - ns0) / (tsc1 - tsc0), computed without
  * overflow, truncated toward zero as in 128-bit C arithmetic and clamped
  * to 0 .. UINT64_MAX.  (tsc1 != tsc0.)  For the tests. */
 uint64_t utrace__tf_tsc_to_ns(uint64_t tsc, uint64_t tsc0, uint64_t ns0,
-			      uint64_t tsc1, uint64_t ns1) UTRACE__TF_HIDDEN;
+			      uint64_t tsc1, uint64_t ns1) UTRACE_HIDDEN;
 
 #endif /* UTRACE_TRACEFILE_READER_H */

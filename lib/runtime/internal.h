@@ -10,22 +10,8 @@
 
 #include <utrace/utrace.h>
 
-#define UTRACE_HIDDEN __attribute__((visibility("hidden")))
-
-/* Built with ThreadSanitizer: synchronisation it cannot see (urcu's grace
- * periods, pages handed over through the recorder) is described to it with
- * these (see tracepoint.c and ringbuf/writer.c). */
-#if defined(__SANITIZE_THREAD__)
-#define UTRACE_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define UTRACE_TSAN 1
-#endif
-#endif
-#ifdef UTRACE_TSAN
-void __tsan_acquire(void *addr);
-void __tsan_release(void *addr);
-#endif
+#include "compiler.h"
+#include "setevent.h"
 
 /* Registry state of one event, kept in utrace_event.priv. */
 struct utrace__event_state {
@@ -92,17 +78,6 @@ void utrace__registry_unlock(void) UTRACE_HIDDEN;
 void utrace__events_spec_set(const char *spec) UTRACE_HIDDEN;
 void utrace__events_spec_report(void) UTRACE_HIDDEN;
 
-/* setevent.c: the kernel's set_event token rules. */
-struct utrace__set_event_match {
-	const char *match, *sub, *event; /* NULL: any */
-	size_t match_len, sub_len, event_len;
-	bool set;                        /* false for a "!" token */
-};
-int utrace__parse_set_event(const char *tok, size_t len,
-			    struct utrace__set_event_match *m) UTRACE_HIDDEN;
-bool utrace__set_event_matches(const struct utrace__set_event_match *m,
-			       const char *system, const char *name) UTRACE_HIDDEN;
-
 /* format.c */
 char *utrace__format_text(const struct utrace_event *ev) UTRACE_HIDDEN;
 char *utrace__eval_replace(const char *fmt,
@@ -113,7 +88,7 @@ char *utrace__eval_replace(const char *fmt,
 /* event.c */
 pid_t utrace__gettid(void) UTRACE_HIDDEN;
 void utrace__thread_after_fork(void) UTRACE_HIDDEN;
-/* Sees every committed record (tests; the buffers of lib/ringbuf later). */
+/* Sees every committed record (tests; and the writer). */
 extern void (*utrace__record_hook)(const struct utrace_event *ev,
 				   const void *rec, unsigned int size) UTRACE_HIDDEN;
 

@@ -25,9 +25,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "filter/filter.h"
+#include "filter.h"
 #include "internal.h"
-#include "ringbuf/writer.h"
+#include "writer.h"
 
 /*
  * Re-entrant for the thread that holds it (foreach callbacks may call the

@@ -39,8 +39,8 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
-#include "../filter/filter.h"
-#include "../internal.h"
+#include "filter.h"
+#include "internal.h"
 #include "clock.h"
 #include "writer.h"
 

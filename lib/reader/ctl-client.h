@@ -23,7 +23,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define UTRACE__CTL_HIDDEN __attribute__((visibility("hidden")))
+#include "compiler.h"
 
 
 struct utrace__ctl_proc {
@@ -39,7 +39,7 @@ struct utrace__ctl_proc {
  * /tmp/utrace-<uid>) whose process is alive, in pid order.  Sockets of
  * processes that are gone are removed on the way.  *out is malloc()ed.
  */
-int utrace__ctl_list(struct utrace__ctl_proc **out, size_t *nr) UTRACE__CTL_HIDDEN;
+int utrace__ctl_list(struct utrace__ctl_proc **out, size_t *nr) UTRACE_HIDDEN;
 
 struct utrace__ctl;
 
@@ -50,12 +50,12 @@ struct utrace__ctl;
  * On failure *out is NULL and 'err' (if not NULL) holds the message.
  */
 int utrace__ctl_open(pid_t pid, struct utrace__ctl **out, char *err, size_t errlen)
-	UTRACE__CTL_HIDDEN;
-void utrace__ctl_close(struct utrace__ctl *c) UTRACE__CTL_HIDDEN;
+	UTRACE_HIDDEN;
+void utrace__ctl_close(struct utrace__ctl *c) UTRACE_HIDDEN;
 /* How long a request waits for its answer (default 10 s), in ms (> 0). */
-void utrace__ctl_set_timeout(struct utrace__ctl *c, int ms) UTRACE__CTL_HIDDEN;
-const char *utrace__ctl_errmsg(const struct utrace__ctl *c) UTRACE__CTL_HIDDEN;
-pid_t utrace__ctl_pid(const struct utrace__ctl *c) UTRACE__CTL_HIDDEN;
+void utrace__ctl_set_timeout(struct utrace__ctl *c, int ms) UTRACE_HIDDEN;
+const char *utrace__ctl_errmsg(const struct utrace__ctl *c) UTRACE_HIDDEN;
+pid_t utrace__ctl_pid(const struct utrace__ctl *c) UTRACE_HIDDEN;
 
 struct utrace__ctl_info {
 	uint32_t pid, ppid, uid;
@@ -71,7 +71,7 @@ struct utrace__ctl_info {
 	uint64_t nr_pages;
 	uint64_t written, lost;  /* events committed and lost since the pool was made */
 };
-int utrace__ctl_info(struct utrace__ctl *c, struct utrace__ctl_info *info) UTRACE__CTL_HIDDEN;
+int utrace__ctl_info(struct utrace__ctl *c, struct utrace__ctl_info *info) UTRACE_HIDDEN;
 
 struct utrace__ctl_event {
 	uint32_t id;
@@ -81,11 +81,11 @@ struct utrace__ctl_event {
 };
 /* The events in registration order (available_events order). */
 int utrace__ctl_events(struct utrace__ctl *c, struct utrace__ctl_event **evs,
-		       size_t *nr) UTRACE__CTL_HIDDEN;
-void utrace__ctl_events_free(struct utrace__ctl_event *evs, size_t nr) UTRACE__CTL_HIDDEN;
+		       size_t *nr) UTRACE_HIDDEN;
+void utrace__ctl_events_free(struct utrace__ctl_event *evs, size_t nr) UTRACE_HIDDEN;
 
 /* events/<sys>/<ev>/format; -ENOENT for an unknown id.  malloc()ed. */
-int utrace__ctl_format(struct utrace__ctl *c, uint32_t id, char **text) UTRACE__CTL_HIDDEN;
+int utrace__ctl_format(struct utrace__ctl *c, uint32_t id, char **text) UTRACE_HIDDEN;
 
 /*
  * One set_event token (the kernel's rules, "!" to disable): the number of
@@ -93,17 +93,17 @@ int utrace__ctl_format(struct utrace__ctl *c, uint32_t id, char **text) UTRACE__
  * An empty token (only whitespace) is a no-op returning 0.
  */
 int utrace__ctl_set_event(struct utrace__ctl *c, const char *tok, size_t len)
-	UTRACE__CTL_HIDDEN;
+	UTRACE_HIDDEN;
 /* Switch every event off (set_event opened with O_TRUNC). */
-int utrace__ctl_clear_events(struct utrace__ctl *c) UTRACE__CTL_HIDDEN;
+int utrace__ctl_clear_events(struct utrace__ctl *c) UTRACE_HIDDEN;
 /* One event on (1) or off (0). */
-int utrace__ctl_enable(struct utrace__ctl *c, uint32_t id, int on) UTRACE__CTL_HIDDEN;
+int utrace__ctl_enable(struct utrace__ctl *c, uint32_t id, int on) UTRACE_HIDDEN;
 /* Every event of a system ("" or NULL: every event) on or off; -ENOENT
  * when the system has no events. */
 int utrace__ctl_enable_system(struct utrace__ctl *c, const char *system, int on)
-	UTRACE__CTL_HIDDEN;
+	UTRACE_HIDDEN;
 
-/* A filter error, as the kernel reports it (see lib/filter/filter.h). */
+/* A filter error, as the kernel reports it (see lib/runtime/filter.h). */
 struct utrace__ctl_filter_error {
 	int32_t err;             /* negative errno returned by the write */
 	int32_t pos;             /* caret column */
@@ -116,40 +116,40 @@ struct utrace__ctl_filter_error {
  * the filter file read back the error, as the kernel does.
  */
 int utrace__ctl_filter(struct utrace__ctl *c, uint32_t id, const char *expr,
-		       struct utrace__ctl_filter_error *fe) UTRACE__CTL_HIDDEN;
+		       struct utrace__ctl_filter_error *fe) UTRACE_HIDDEN;
 /* A subsystem's filter: set on every event of the system; always 0 when the
  * system exists (events that cannot take it get the kernel's error),
  * -ENOENT when it does not. */
 int utrace__ctl_filter_system(struct utrace__ctl *c, const char *system,
-			      const char *expr) UTRACE__CTL_HIDDEN;
+			      const char *expr) UTRACE_HIDDEN;
 /* The bytes the filter file reads: "none\n", the expression + "\n", or the
  * error text.  For a system: with the "### global filter ###" banner. */
-int utrace__ctl_filter_text(struct utrace__ctl *c, uint32_t id, char **text) UTRACE__CTL_HIDDEN;
+int utrace__ctl_filter_text(struct utrace__ctl *c, uint32_t id, char **text) UTRACE_HIDDEN;
 int utrace__ctl_filter_system_text(struct utrace__ctl *c, const char *system,
-				   char **text) UTRACE__CTL_HIDDEN;
+				   char **text) UTRACE_HIDDEN;
 
 /* error_log: the bytes it reads (up to 8 entries), and clearing it. */
-int utrace__ctl_error_log(struct utrace__ctl *c, char **text) UTRACE__CTL_HIDDEN;
-int utrace__ctl_error_log_clear(struct utrace__ctl *c) UTRACE__CTL_HIDDEN;
+int utrace__ctl_error_log(struct utrace__ctl *c, char **text) UTRACE_HIDDEN;
+int utrace__ctl_error_log_clear(struct utrace__ctl *c) UTRACE_HIDDEN;
 
 /* tracing_on: set 0 or 1, or query with -1; returns the value now. */
-int utrace__ctl_tracing_on(struct utrace__ctl *c, int on) UTRACE__CTL_HIDDEN;
+int utrace__ctl_tracing_on(struct utrace__ctl *c, int on) UTRACE_HIDDEN;
 
 /* The buffer size as the kernel's buffer_size_kb counts it: bytes of event
  * data in whole pages (UTRACE_PAGE_DATA, 4080 bytes each, at least 2).
  * Query with 0.  Setting it replaces the process's buffer with one of that
  * size (its events are dropped); -EBUSY while a recorder reads it. */
 int utrace__ctl_buffer_size(struct utrace__ctl *c, uint64_t set, uint64_t *now)
-	UTRACE__CTL_HIDDEN;
+	UTRACE_HIDDEN;
 
 /* Empty the buffer (the trace file opened with O_TRUNC). */
-int utrace__ctl_clear_buffer(struct utrace__ctl *c) UTRACE__CTL_HIDDEN;
+int utrace__ctl_clear_buffer(struct utrace__ctl *c) UTRACE_HIDDEN;
 
 /*
  * The process's event pool: its memfd (the caller closes it), made if it
  * did not exist yet.  Map it with utrace__pool_map() (pool.h / live.h).
  */
-int utrace__ctl_pool(struct utrace__ctl *c, int *fd) UTRACE__CTL_HIDDEN;
+int utrace__ctl_pool(struct utrace__ctl *c, int *fd) UTRACE_HIDDEN;
 
 /*
  * Hand the process to the recorder listening on 'sock_path' (the
@@ -158,6 +158,6 @@ int utrace__ctl_pool(struct utrace__ctl *c, int *fd) UTRACE__CTL_HIDDEN;
  * the enabled events return to what they were at the attach.
  */
 int utrace__ctl_attach(struct utrace__ctl *c, const char *sock_path, uint32_t mode)
-	UTRACE__CTL_HIDDEN;
+	UTRACE_HIDDEN;
 
 #endif /* UTRACE_CONTROL_CLIENT_H */

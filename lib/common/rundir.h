@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#define UTRACE__RUNDIR_HIDDEN __attribute__((visibility("hidden")))
+#include "compiler.h"
 
 /*
  * utrace__rundir - find, check and optionally make the caller's runtime dir
@@ -29,7 +29,7 @@
  * (refused: someone else's, open to others, a link), or another -errno.
  */
 int utrace__rundir(char *buf, size_t len, bool create, char *err, size_t errlen)
-	UTRACE__RUNDIR_HIDDEN;
+	UTRACE_HIDDEN;
 
 /*
  * utrace__rundir_check - check a directory that should belong to 'uid'
@@ -37,7 +37,7 @@ int utrace__rundir(char *buf, size_t len, bool create, char *err, size_t errlen)
  * utrace__rundir() without making it.  0 or -errno, with the message.
  */
 int utrace__rundir_check(const char *dir, uid_t uid, char *err, size_t errlen)
-	UTRACE__RUNDIR_HIDDEN;
+	UTRACE_HIDDEN;
 
 /*
  * utrace__peer_check - may the process at the other end of unix socket
@@ -45,10 +45,10 @@ int utrace__rundir_check(const char *dir, uid_t uid, char *err, size_t errlen)
  * it had at connect() or listen()) is ours or root's.  Returns 0, or
  * -EPERM with the peer's pid and uid in *pid and *uid, or -errno.
  */
-int utrace__peer_check(int fd, pid_t *pid, uid_t *uid) UTRACE__RUNDIR_HIDDEN;
+int utrace__peer_check(int fd, pid_t *pid, uid_t *uid) UTRACE_HIDDEN;
 
 /* vsnprintf into an error buffer that may be NULL or empty (nothing then). */
 void utrace__setmsg(char *buf, size_t len, const char *fmt, ...)
-	UTRACE__RUNDIR_HIDDEN __attribute__((format(printf, 3, 4)));
+	UTRACE_HIDDEN __attribute__((format(printf, 3, 4)));
 
 #endif /* UTRACE_CONTROL_RUNDIR_H */

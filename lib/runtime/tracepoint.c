@@ -43,9 +43,9 @@
 #include <stdlib.h>
 #include <urcu-bp.h>
 
-#include "filter/filter.h"
+#include "filter.h"
 #include "internal.h"
-#include "ringbuf/writer.h"
+#include "writer.h"
 
 /* A probe array with a link in front of it, for the list of arrays that
  * wait for a grace period; readers never see the link. */
