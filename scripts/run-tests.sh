@@ -40,14 +40,15 @@ run() {
 }
 
 run "gcc" build-gcc "" ""
-# The compile tests drive gcc and clang themselves: once is enough.
+# The compile tests drive gcc and clang themselves: once is enough; so
+# are the Debian packages (suite package), built from the tree itself.
 # The kernel conformance run (suite ctl) tests the kernel: once too.
-CC=clang CXX=clang++ run "clang" build-clang "" "--no-suite compile --no-suite ctl"
+CC=clang CXX=clang++ run "clang" build-clang "" "--no-suite compile --no-suite ctl --no-suite package"
 # Records are 4-byte aligned, as in the kernel's ring buffer, so 8-byte
 # fields are stored at 4-byte aligned addresses (fine on x86-64): UBSan's
 # alignment check is left out; every other check stops the test.
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
-run "gcc, ASan+UBSan" build-asan "-Db_sanitize=address,undefined -Db_lundef=false -Dc_args=-fno-sanitize=alignment -Dcpp_args=-fno-sanitize=alignment" "--no-suite compile --no-suite ctl"
+run "gcc, ASan+UBSan" build-asan "-Db_sanitize=address,undefined -Db_lundef=false -Dc_args=-fno-sanitize=alignment -Dcpp_args=-fno-sanitize=alignment" "--no-suite compile --no-suite ctl --no-suite package"
 # A fork child of a traced process starts its own control agent thread
 # (as LTTng-UST starts its listener threads after fork); TSan refuses
 # threads started after a multi-threaded fork unless told otherwise.
