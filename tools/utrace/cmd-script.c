@@ -50,6 +50,7 @@
 
 #include "setevent.h"
 #include "file-reader.h"
+#include "problems.h"
 #include "cmds.h"
 #include "script.h"
 
@@ -103,8 +104,7 @@ struct script {
 	struct obuf ob;
 	uint64_t lost;
 	bool lost_unknown;
-	uint64_t problems;               /* described or not */
-	bool described;                  /* one problem was printed */
+	struct utrace__problems pr;      /* the first described, the others counted */
 	FILE *out;
 	char *capture;                   /* problem() writes here, not stderr */
 	size_t capture_len;
@@ -281,15 +281,9 @@ static void problem(struct script *sc, const char *fmt, ...)
 		va_end(ap);
 		return;
 	}
-	sc->problems++;
-	if (sc->described)
-		return;
-	sc->described = true;
-	fputs("utrace: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	utrace__vproblem(&sc->pr, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 /* --- event selection --- */
@@ -1464,9 +1458,9 @@ int script_run(const struct script_opts *o, struct utrace__tf *tf, FILE *out)
 	if (utrace__tf_warning(tf) && !o->quiet && !utrace__tf_cut(tf, NULL))
 		fprintf(stderr, "utrace: %s\n", utrace__tf_warning(tf));
 	if (utrace__tf_error(tf)) {
-		fprintf(stderr, "utrace: %s\n", utrace__tf_error(tf));
-		sc.described = true;
-		sc.problems = utrace__tf_nr_bad(tf) ? utrace__tf_nr_bad(tf) : 1;
+		utrace__problem(&sc.pr, "%s", utrace__tf_error(tf));
+		if (utrace__tf_nr_bad(tf) > 1)
+			utrace__problems_count(&sc.pr, utrace__tf_nr_bad(tf) - 1);
 	}
 	if (!utrace__tf_page_size(tf))
 		goto out;                /* not even a header */
@@ -1521,11 +1515,9 @@ out:
 	if (utrace__tf_cut(tf, NULL) && utrace__tf_warning(tf) && !o->quiet)
 		fprintf(stderr, "utrace: %s: printed the %llu events before it\n",
 			utrace__tf_warning(tf), (unsigned long long)sc.nr_printed);
-	if (sc.problems > 1)
-		fprintf(stderr, "utrace: '%s': %llu more problems: the records or events "
-			"concerned were left out\n", sc.name,
-			(unsigned long long)(sc.problems - 1));
-	if (sc.problems)
+	utrace__problems_end(&sc.pr, sc.name, "the records or events concerned were "
+			     "left out");
+	if (sc.pr.count)
 		status = 1;
 	if (o->quiet)
 		;
@@ -1570,7 +1562,7 @@ struct script_vet *script_vet_new(struct utrace__tf *tf)
 	v->o.mode = OUT_TEXT;
 	v->o.quiet = true;
 	v->sc = (struct script){ .o = &v->o, .tf = tf, .name = utrace__tf_name(tf),
-				 .out = NULL, .next_id = 1, .described = true };
+				 .out = NULL, .next_id = 1, .pr.quiet = true };
 	if (setup_tep(&v->sc) < 0) {
 		free(v);
 		return NULL;

@@ -57,6 +57,7 @@
 #include <utrace/utrace.h>
 
 #include "convert.h"
+#include "problems.h"
 #include "script.h"
 
 #define PAGE_HDR 16                     /* time_stamp + commit (long 8) */
@@ -160,8 +161,7 @@ struct conv {
 	uint32_t nr_cpus, cap_cpus;
 	struct dfmt **all;
 	size_t cap_fmt, nr_fmt;
-	uint64_t problems;
-	bool described;
+	struct utrace__problems pr;      /* the first described, the others counted */
 	uint64_t nr_events;
 	struct dfmt *lost_fmt;           /* utrace:lost_events, when needed */
 	int werr;                        /* errno of the first write error */
@@ -231,15 +231,9 @@ static void problem(struct conv *cv, const char *fmt, ...)
 
 	if (cv->writing)
 		return;                  /* said in pass 1 */
-	cv->problems++;
-	if (cv->described)
-		return;
-	cv->described = true;
-	fputs("utrace: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	utrace__vproblem(&cv->pr, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 /* --- formats --- */
@@ -836,9 +830,9 @@ int convert_tracedat(struct utrace__tf *tf, const char *out)
 	if (utrace__tf_warning(tf))
 		fprintf(stderr, "utrace: %s\n", utrace__tf_warning(tf));
 	if (utrace__tf_error(tf)) {
-		fprintf(stderr, "utrace: %s\n", utrace__tf_error(tf));
-		cv.described = true;
-		cv.problems = utrace__tf_nr_bad(tf) ? utrace__tf_nr_bad(tf) : 1;
+		utrace__problem(&cv.pr, "%s", utrace__tf_error(tf));
+		if (utrace__tf_nr_bad(tf) > 1)
+			utrace__problems_count(&cv.pr, utrace__tf_nr_bad(tf) - 1);
 	}
 	cv.page_size = utrace__tf_page_size(tf);
 	if (!cv.page_size)
@@ -887,11 +881,9 @@ out:
 	}
 	if (r < 0)
 		status = 1;
-	if (cv.problems > 1)
-		fprintf(stderr, "utrace: '%s': %llu more problems: the records or events "
-			"concerned were left out\n", cv.name,
-			(unsigned long long)(cv.problems - 1));
-	if (cv.problems)
+	utrace__problems_end(&cv.pr, cv.name, "the records or events concerned were "
+			     "left out");
+	if (cv.pr.count)
 		status = 1;
 	for (i = 0; i < cv.nr_fmt; i++)
 		free(cv.all[i]);
