@@ -1,18 +1,24 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libFuzzer target: any bytes as a trace file, read by the reader and
- * printed by 'utrace script' (to /dev/null) in one of its three output
- * forms, chosen by the input's size.
+ * libFuzzer target: any bytes as a trace file, read by the reader library
+ * and printed by its printer, that of 'utrace script' (to /dev/null), in
+ * one of its three output forms, chosen by the input's size.
  * It must never crash, leak or read outside the input; see README.md for
  * running it.  Built with -DFUZZ_REPLAY it is a plain program that runs
  * the same code once over each file named (or each file of each directory
  * named): the test suite replays the corpus that way with gcc and clang.
  */
 #include <dirent.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
-#include "../../tools/utrace/cmd-script.c"
+#include "file-reader.h"
+#include "formats.h"
+#include "print.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -76,21 +82,23 @@ static void quiet_child(void)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static FILE *null;
-	static const enum out_mode modes[] = { OUT_TEXT, OUT_FIELDS, OUT_JSON };
-	struct script_opts o = { .input = "fuzz.dat", .mode = modes[size % 3] };
+	static const enum utrace__out_mode modes[] = {
+		UTRACE__OUT_TEXT, UTRACE__OUT_FIELDS, UTRACE__OUT_JSON,
+	};
+	struct utrace__print_opts o = { .input = "fuzz.dat", .mode = modes[size % 3] };
 	struct utrace__tf *tf;
 
 	if (!null) {
 		null = fopen("/dev/null", "w");
-		parse_verdict_get = verdict_get;
-		parse_verdict_put = verdict_put;
+		utrace__parse_verdict_get = verdict_get;
+		utrace__parse_verdict_put = verdict_put;
 #ifdef HAVE_DEATH_CALLBACK
-		parse_child_hook = quiet_child;
+		utrace__parse_child_hook = quiet_child;
 #endif
 	}
 	utrace__tf_open_mem(data, size, "fuzz.dat", &tf);
 	if (tf)
-		script_run(&o, tf, null);
+		utrace__print_file(&o, tf, null);
 	utrace__tf_close(tf);
 	return 0;
 }

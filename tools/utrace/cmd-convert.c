@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * utrace convert: export a trace file for other tools.  Only trace.dat
- * for now (convert-tracedat.c); Perfetto and CTF will sit beside it.
+ * for now (lib/reader/export-tracedat.c); Perfetto and CTF will sit beside it.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -11,7 +11,7 @@
 
 #include "file-reader.h"
 #include "cmds.h"
-#include "convert.h"
+#include "export.h"
 
 static const char usage_text[] =
 	"usage: utrace convert [-i FILE] -o OUT [--format trace.dat]\n"
@@ -79,7 +79,7 @@ int cmd_convert(int argc, char **argv)
 		utrace__tf_close(tf);
 		return 1;
 	}
-	status = convert_tracedat(tf, output);
+	status = utrace__export_tracedat(tf, output);
 	utrace__tf_close(tf);
 	return status;
 }

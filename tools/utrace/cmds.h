@@ -18,8 +18,7 @@ int cmd_script(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_mount(int argc, char **argv);
 
-/* "utrace CMD: <fmt with arg>; see 'utrace CMD --help'" on stderr; 129.
- * (Inline: the reader's tests build cmd-script.c alone.) */
+/* "utrace CMD: <fmt with arg>; see 'utrace CMD --help'" on stderr; 129. */
 static inline int usage_error(const char *cmd, const char *fmt, const char *arg)
 	__attribute__((format(printf, 2, 0)));
 static inline int usage_error(const char *cmd, const char *fmt, const char *arg)

@@ -36,7 +36,7 @@
 #include "pool.h"
 #include "file-writer.h"
 #include "live.h"
-#include "script.h"
+#include "print.h"
 
 struct lfmt {
 	uint32_t id;
@@ -575,9 +575,10 @@ long live_print(struct live *lv, unsigned int flags, FILE *out)
 		void *m;
 		/* The kernel marks where each CPU's events start in its trace
 		 * file when the buffer was overrun. */
-		struct script_opts o = { .input = "buffer", .mode = OUT_TEXT, .quiet = true,
-					 .annotate_cpus = (flags & LIVE_HEADER) &&
-							  written > events };
+		struct utrace__print_opts o = { .input = "buffer", .mode = UTRACE__OUT_TEXT,
+						.quiet = true,
+						.annotate_cpus = (flags & LIVE_HEADER) &&
+								 written > events };
 
 		if (fstat(fd2, &st) < 0 || !st.st_size) {
 			ret = -EIO;
@@ -594,7 +595,7 @@ long live_print(struct live *lv, unsigned int flags, FILE *out)
 			ret = -ENOMEM;
 			goto out;
 		}
-		script_run(&o, tf, out);
+		utrace__print_file(&o, tf, out);
 		utrace__tf_close(tf);
 		munmap(m, (size_t)st.st_size);
 	}

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * utrace convert --format trace.dat: a utrace trace file as trace-cmd's
+ * Export to trace.dat (utrace convert --format trace.dat): a utrace trace file as trace-cmd's
  * trace.dat, version 7 without compression, so that `trace-cmd report`
  * and KernelShark read it (docs/trace-dat-export.md says why v7 and what
  * is lost on the way).
@@ -56,8 +56,10 @@
 #include <utrace/reader.h>
 #include <utrace/utrace.h>
 
-#include "convert.h"
-#include "script.h"
+#include "export.h"
+#include "formats.h"
+#include "obuf.h"
+#include "problems.h"
 
 #define PAGE_HDR 16                     /* time_stamp + commit (long 8) */
 #define TS_SHIFT 27
@@ -160,12 +162,11 @@ struct conv {
 	uint32_t nr_cpus, cap_cpus;
 	struct dfmt **all;
 	size_t cap_fmt, nr_fmt;
-	uint64_t problems;
-	bool described;
+	struct utrace__problems pr;      /* the first described, the others counted */
 	uint64_t nr_events;
 	struct dfmt *lost_fmt;           /* utrace:lost_events, when needed */
 	int werr;                        /* errno of the first write error */
-	struct script_vet *vet;          /* what utrace script would refuse */
+	struct utrace__vet *vet;          /* what utrace script would refuse */
 };
 
 /* --- little-endian output --- */
@@ -179,17 +180,17 @@ static void le(void *to, uint64_t v, int n)
 		p[i] = (unsigned char)(v >> (8 * i));
 }
 
-static void b_num(struct obuf *b, uint64_t v, int n)
+static void b_num(struct utrace__obuf *b, uint64_t v, int n)
 {
 	unsigned char t[8];
 
 	le(t, v, n);
-	ob_put(b, t, (size_t)n);
+	utrace__ob_put(b, t, (size_t)n);
 }
 
-static void b_str(struct obuf *b, const char *s)
+static void b_str(struct utrace__obuf *b, const char *s)
 {
-	ob_put(b, s, strlen(s) + 1);
+	utrace__ob_put(b, s, strlen(s) + 1);
 }
 
 static uint32_t desc(const char *s)
@@ -203,7 +204,7 @@ static uint32_t desc(const char *s)
 }
 
 /* A section header with its size still 0; returns where the size goes. */
-static size_t sec_begin(struct obuf *b, uint16_t id, const char *description)
+static size_t sec_begin(struct utrace__obuf *b, uint16_t id, const char *description)
 {
 	size_t at;
 
@@ -215,7 +216,7 @@ static size_t sec_begin(struct obuf *b, uint16_t id, const char *description)
 	return at;
 }
 
-static void sec_end(struct obuf *b, size_t at)
+static void sec_end(struct utrace__obuf *b, size_t at)
 {
 	if (!b->nomem)
 		le(b->p + at, b->len - at - 8, 8);
@@ -231,15 +232,9 @@ static void problem(struct conv *cv, const char *fmt, ...)
 
 	if (cv->writing)
 		return;                  /* said in pass 1 */
-	cv->problems++;
-	if (cv->described)
-		return;
-	cv->described = true;
-	fputs("utrace: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	utrace__vproblem(&cv->pr, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 /* --- formats --- */
@@ -265,7 +260,7 @@ static struct dfmt *dfmt_get(struct conv *cv, struct utrace__tf_format *f)
 {
 	/* The vetter tells formats apart already (system, name and text,
 	 * across processes): its slot for the format holds ours. */
-	void **slot = script_vet_user(cv->vet, f);
+	void **slot = utrace__vet_user(cv->vet, f);
 	struct dfmt *d;
 
 	if (!slot)
@@ -296,7 +291,7 @@ static struct dfmt *dfmt_get(struct conv *cv, struct utrace__tf_format *f)
 		/* A format libtraceevent cannot use (that utrace script
 		 * refuses) would make trace-cmd fail or crash: left out. */
 		char why[512];
-		int ok = script_vet_format(cv->vet, f, why, sizeof(why));
+		int ok = utrace__vet_format(cv->vet, f, why, sizeof(why));
 
 		if (ok < 0) {
 			free(d);
@@ -531,7 +526,7 @@ static int pass(struct conv *cv)
 			/* As utrace script: a record libtraceevent would read
 			 * outside of, or divide by zero on, is left out. */
 			char why[512];
-			int ok = script_vet_event(cv->vet, &item, why, sizeof(why));
+			int ok = utrace__vet_event(cv->vet, &item, why, sizeof(why));
 
 			if (ok < 0) {
 				r = -ENOMEM;
@@ -572,7 +567,7 @@ static int pass(struct conv *cv)
 
 /* --- metadata --- */
 
-static void put_header_page(struct obuf *b, uint32_t data_size)
+static void put_header_page(struct utrace__obuf *b, uint32_t data_size)
 {
 	char t[512];
 	int n;
@@ -584,13 +579,13 @@ static void put_header_page(struct obuf *b, uint32_t data_size)
 		     "\tfield: char data;\toffset:16;\tsize:%u;\tsigned:1;\n", data_size);
 	b_str(b, "header_page");
 	b_num(b, (uint64_t)n, 8);
-	ob_put(b, t, (size_t)n);
+	utrace__ob_put(b, t, (size_t)n);
 	b_str(b, "header_event");
 	b_num(b, sizeof(header_event) - 1, 8);
-	ob_put(b, header_event, sizeof(header_event) - 1);
+	utrace__ob_put(b, header_event, sizeof(header_event) - 1);
 }
 
-static void put_formats(struct conv *cv, struct obuf *b)
+static void put_formats(struct conv *cv, struct utrace__obuf *b)
 {
 	size_t i, j, nsys = 0, at = b->len;
 	char idline[64];
@@ -623,10 +618,10 @@ static void put_formats(struct conv *cv, struct obuf *b)
 			nl = strlen(d->name);
 			nb = strlen(d->body);
 			b_num(b, 6 + nl + (size_t)n + nb, 8);
-			ob_put(b, "name: ", 6);
-			ob_put(b, d->name, nl);
-			ob_put(b, idline, (size_t)n);
-			ob_put(b, d->body, nb);
+			utrace__ob_put(b, "name: ", 6);
+			utrace__ob_put(b, d->name, nl);
+			utrace__ob_put(b, idline, (size_t)n);
+			utrace__ob_put(b, d->body, nb);
 			count++;
 		}
 		if (!b->nomem)
@@ -636,27 +631,27 @@ static void put_formats(struct conv *cv, struct obuf *b)
 		le(b->p + at, nsys, 4);
 }
 
-static void put_cmdline(struct obuf *b, uint32_t pid, const char *comm)
+static void put_cmdline(struct utrace__obuf *b, uint32_t pid, const char *comm)
 {
 	char num[16];
 	size_t k, start;
 
 	snprintf(num, sizeof(num), "%d ", (int)pid);
-	ob_put(b, num, strlen(num));
+	utrace__ob_put(b, num, strlen(num));
 	start = b->len;
-	ob_put(b, comm, strlen(comm));
+	utrace__ob_put(b, comm, strlen(comm));
 	/* one line each, whatever the name holds */
 	for (k = start; !b->nomem && k < b->len; k++)
 		if ((unsigned char)b->p[k] < 0x20 || b->p[k] == 0x7f)
 			b->p[k] = '?';
-	ob_put(b, "\n", 1);
+	utrace__ob_put(b, "\n", 1);
 }
 
 /*
  * "tid comm" lines, as the kernel's saved_cmdlines (libtraceevent keeps
  * the first name of a number).
  */
-static void put_cmdlines(struct conv *cv, struct obuf *b)
+static void put_cmdlines(struct conv *cv, struct utrace__obuf *b)
 {
 	const struct utrace__tf_process *p;
 	const struct utrace__tf_thread *t;
@@ -678,7 +673,7 @@ static void put_cmdlines(struct conv *cv, struct obuf *b)
  * Everything before the CPU pages, then the options that end the file.
  * 'opt' gets the options section, to go at 'options_off'.
  */
-static void build_meta(struct conv *cv, struct obuf *m, struct obuf *opt,
+static void build_meta(struct conv *cv, struct utrace__obuf *m, struct utrace__obuf *opt,
 		       uint64_t *data_off, uint64_t *options_off)
 {
 	uint64_t off[SEC_CMDLINES + 1] = { 0 }, buffer_off, end;
@@ -687,7 +682,7 @@ static void build_meta(struct conv *cv, struct obuf *m, struct obuf *opt,
 	uint32_t i;
 	int id;
 
-	ob_put(m, "\x17\x08\x44tracing", 10);
+	utrace__ob_put(m, "\x17\x08\x44tracing", 10);
 	b_str(m, "7");
 	b_num(m, 0, 1);                  /* little endian */
 	b_num(m, 8, 1);                  /* long size */
@@ -698,7 +693,7 @@ static void build_meta(struct conv *cv, struct obuf *m, struct obuf *opt,
 
 	off[SEC_STRINGS] = m->len;
 	at = sec_begin(m, SEC_STRINGS, "strings");
-	ob_put(m, strings, sizeof(strings) - 1);
+	utrace__ob_put(m, strings, sizeof(strings) - 1);
 	sec_end(m, at);
 
 	off[SEC_HEADER_INFO] = m->len;
@@ -754,7 +749,7 @@ static void build_meta(struct conv *cv, struct obuf *m, struct obuf *opt,
 	}
 	b_num(opt, OPT_TRACECLOCK, 2);
 	b_num(opt, sizeof(trace_clock), 4);
-	ob_put(opt, trace_clock, sizeof(trace_clock));
+	utrace__ob_put(opt, trace_clock, sizeof(trace_clock));
 	b_num(opt, OPT_CPUCOUNT, 2);
 	b_num(opt, 4, 4);
 	b_num(opt, cv->nr_cpus, 4);
@@ -784,7 +779,7 @@ static void build_meta(struct conv *cv, struct obuf *m, struct obuf *opt,
 
 static int write_file(struct conv *cv)
 {
-	struct obuf m = { 0 }, opt = { 0 };
+	struct utrace__obuf m = { 0 }, opt = { 0 };
 	uint64_t data_off, options_off;
 	uint32_t i;
 	int r = 0;
@@ -825,7 +820,7 @@ out:
 	return r;
 }
 
-int convert_tracedat(struct utrace__tf *tf, const char *out)
+int utrace__export_tracedat(struct utrace__tf *tf, const char *out)
 {
 	struct conv cv = { .tf = tf, .name = utrace__tf_name(tf), .out = out, .fd = -1 };
 	struct utrace__tf_format *f;
@@ -836,15 +831,15 @@ int convert_tracedat(struct utrace__tf *tf, const char *out)
 	if (utrace__tf_warning(tf))
 		fprintf(stderr, "utrace: %s\n", utrace__tf_warning(tf));
 	if (utrace__tf_error(tf)) {
-		fprintf(stderr, "utrace: %s\n", utrace__tf_error(tf));
-		cv.described = true;
-		cv.problems = utrace__tf_nr_bad(tf) ? utrace__tf_nr_bad(tf) : 1;
+		utrace__problem(&cv.pr, "%s", utrace__tf_error(tf));
+		if (utrace__tf_nr_bad(tf) > 1)
+			utrace__problems_count(&cv.pr, utrace__tf_nr_bad(tf) - 1);
 	}
 	cv.page_size = utrace__tf_page_size(tf);
 	if (!cv.page_size)
 		return 1;                /* not even a header: said above */
 	cv.data_size = cv.page_size - PAGE_HDR;
-	cv.vet = script_vet_new(tf);
+	cv.vet = utrace__vet_new(tf);
 	if (!cv.vet) {
 		fprintf(stderr, "utrace: cannot set up libtraceevent\n");
 		return 1;
@@ -887,11 +882,9 @@ out:
 	}
 	if (r < 0)
 		status = 1;
-	if (cv.problems > 1)
-		fprintf(stderr, "utrace: '%s': %llu more problems: the records or events "
-			"concerned were left out\n", cv.name,
-			(unsigned long long)(cv.problems - 1));
-	if (cv.problems)
+	utrace__problems_end(&cv.pr, cv.name, "the records or events concerned were "
+			     "left out");
+	if (cv.pr.count)
 		status = 1;
 	for (i = 0; i < cv.nr_fmt; i++)
 		free(cv.all[i]);
@@ -899,6 +892,6 @@ out:
 		free(cv.cpu[i].page);
 	free(cv.cpu);
 	free(cv.all);
-	script_vet_free(cv.vet);
+	utrace__vet_free(cv.vet);
 	return status;
 }

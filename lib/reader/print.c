@@ -1,0 +1,566 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The printer (print.h): the events of a trace file in time order, one
+ * line each, in the layout of the kernel's trace file:
+ *
+ *             comm-tid     [cpu] .....  sec.usec: event: TP_printk text
+ *
+ * or each event's fields (--fields), or one JSON object per event (--json).
+ *
+ * The text after "event: " is what libtraceevent prints from the event's
+ * format and record (tep_print_event, TEP_PRINT_INFO), once formats.c has
+ * found the record safe to give it.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event-parse.h>
+#include <trace-seq.h>
+
+#include "print.h"
+
+struct utrace__printer {
+	const struct utrace__print_opts *o;
+	struct utrace__fmts fmts;
+	const char *name;
+	struct trace_seq seq;
+	struct utrace__obuf ob;
+	uint64_t lost;
+	bool lost_unknown;
+	FILE *out;
+	uint64_t nr_lines;               /* event lines printed */
+	uint64_t nr_printed;             /* events printed, in any mode */
+	unsigned char *cpu_seen;         /* annotate_cpus: one byte per CPU */
+	size_t cpu_seen_len;
+};
+
+static bool select_fmt(const void *arg, const char *system, const char *name)
+{
+	return utrace__print_select(arg, system, name);
+}
+
+/* Set up after sc->o (and sc->fmts.pr) are set; -ENOMEM or -EINVAL. */
+static int printer_init(struct utrace__printer *sc, struct utrace__tf *tf)
+{
+	int r = utrace__fmts_init(&sc->fmts, tf);
+
+	sc->fmts.select = select_fmt;
+	sc->fmts.select_arg = sc->o;
+	trace_seq_init(&sc->seq);
+	return r;
+}
+
+static void printer_fini(struct utrace__printer *sc)
+{
+	free(sc->cpu_seen);
+	free(sc->ob.p);
+	if (sc->seq.buffer)
+		trace_seq_destroy(&sc->seq);
+	utrace__fmts_fini(&sc->fmts);
+}
+
+bool utrace__print_select(const struct utrace__print_opts *o, const char *system,
+			 const char *name)
+{
+	bool sel = !o->nr_ev || !o->ev[0].set;
+	size_t i;
+
+	for (i = 0; i < o->nr_ev; i++)
+		if (utrace__set_event_matches(&o->ev[i], system, name)) {
+			sel = o->ev[i].set;
+			o->ev_matched[i] = true;
+		}
+	return sel;
+}
+
+const char *utrace__item_comm(const struct utrace__tf_item *it)
+{
+	if (it->thread->comm && it->thread->comm[0])
+		return it->thread->comm;
+	if (it->proc->comm && it->proc->comm[0])
+		return it->proc->comm;
+	return "<...>";
+}
+
+/* Decimal digits of v, right-aligned in t[0..n), from t + n backwards. */
+static inline char *digits(char *end, uint64_t v)
+{
+	do {
+		*--end = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	return end;
+}
+
+/*
+ * "%16s-%-7d [%03d] ..... %5lu.%06lu: " of the comm, tid, cpu and time,
+ * as lib/runtime/event.c prints it, without printf: it is a fifth of the
+ * time of a line.
+ */
+void utrace__print_prefix(struct utrace__obuf *b, const char *comm, uint32_t tid,
+			  uint32_t cpu, uint64_t time)
+{
+	size_t n = strlen(comm), k;
+	char t[24], *d, *p;
+	uint64_t sec = time / 1000000000, usec = time % 1000000000 / 1000;
+
+	utrace__ob_reserve(b, n + 96);
+	if (b->cap - b->len < n + 96)
+		return;
+	p = b->p + b->len;
+	for (k = n; k < 16; k++)
+		*p++ = ' ';
+	memcpy(p, comm, n);
+	p += n;
+	*p++ = '-';
+	d = digits(t + sizeof(t), tid);
+	k = (size_t)(t + sizeof(t) - d);
+	memcpy(p, d, k);
+	p += k;
+	for (; k < 7; k++)
+		*p++ = ' ';
+	*p++ = ' ';
+	*p++ = '[';
+	d = digits(t + sizeof(t), cpu);
+	for (k = (size_t)(t + sizeof(t) - d); k < 3; k++)
+		*--d = '0';
+	k = (size_t)(t + sizeof(t) - d);
+	memcpy(p, d, k);
+	p += k;
+	memcpy(p, "] ..... ", 8);
+	p += 8;
+	d = digits(t + sizeof(t), sec);
+	for (k = (size_t)(t + sizeof(t) - d); k < 5; k++)
+		*--d = ' ';
+	k = (size_t)(t + sizeof(t) - d);
+	memcpy(p, d, k);
+	p += k;
+	*p++ = '.';
+	d = digits(t + sizeof(t), usec);
+	for (k = (size_t)(t + sizeof(t) - d); k < 6; k++)
+		*--d = '0';
+	memcpy(p, d, 6);
+	p += 6;
+	*p++ = ':';
+	*p++ = ' ';
+	b->len = (size_t)(p - b->p);
+}
+
+/* The element type of a field: "__data_loc unsigned int[]" -> "unsigned int". */
+static void elem_type(const struct tep_format_field *f, char *t, size_t len)
+{
+	const char *s = f->type, *e;
+
+	if (!strncmp(s, "__data_loc ", 11))
+		s += 11;
+	else if (!strncmp(s, "__rel_loc ", 10))
+		s += 10;
+	if (!strncmp(s, "const ", 6))
+		s += 6;
+	e = strchr(s, '[');
+	if (!e)
+		e = s + strlen(s);
+	while (e > s && e[-1] == ' ')
+		e--;
+	if ((size_t)(e - s) >= len)
+		e = s + len - 1;
+	memcpy(t, s, (size_t)(e - s));
+	t[e - s] = 0;
+}
+
+static unsigned int elem_size(const struct tep_format_field *f, const char *t)
+{
+	static const struct { const char *t; unsigned int size; } sizes[] = {
+		{ "char", 1 }, { "signed char", 1 }, { "unsigned char", 1 }, { "u8", 1 },
+		{ "s8", 1 }, { "bool", 1 }, { "_Bool", 1 }, { "short", 2 },
+		{ "unsigned short", 2 }, { "u16", 2 }, { "s16", 2 }, { "int", 4 },
+		{ "unsigned int", 4 }, { "unsigned", 4 }, { "u32", 4 }, { "s32", 4 },
+		{ "long", 8 }, { "unsigned long", 8 }, { "long long", 8 },
+		{ "unsigned long long", 8 }, { "u64", 8 }, { "s64", 8 }, { "size_t", 8 },
+	};
+	size_t i;
+
+	if (!(f->flags & TEP_FIELD_IS_DYNAMIC) && f->elementsize)
+		return f->elementsize;
+	if (t[0] && t[strlen(t) - 1] == '*')
+		return 8;
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+		if (!strcmp(sizes[i].t, t))
+			return sizes[i].size;
+	return 1;
+}
+
+static void put_number(struct utrace__obuf *b, const unsigned char *p, unsigned int size,
+		       bool is_signed)
+{
+	uint64_t v = utrace__read_num(p, (int)size);
+
+	if (is_signed && size < 8 && (v >> (size * 8 - 1)) & 1)
+		v |= ~0ULL << (size * 8);
+	if (is_signed)
+		utrace__ob_snum(b, (int64_t)v);
+	else
+		utrace__ob_num(b, v, 0, ' ', false);
+}
+
+/* Every field after the common ones: name=value, or "name":value. */
+static void put_fields(struct utrace__obuf *b, const struct utrace__rec *r, bool json)
+{
+	struct tep_format_field *f;
+	bool first = true;
+
+	for (f = r->e->ev->format.fields; f; f = f->next) {
+		const unsigned char *p = r->d + f->offset;
+		uint32_t n = (uint32_t)f->size, i, es;
+		bool is_signed = f->flags & TEP_FIELD_IS_SIGNED;
+		char t[64];
+
+		if (json) {
+			if (!first)
+				utrace__ob_putc(b, ',');
+			utrace__ob_json_str(b, f->name, strlen(f->name));
+			utrace__ob_putc(b, ':');
+		} else {
+			utrace__ob_putc(b, ' ');
+			utrace__ob_puts(b, f->name);
+			utrace__ob_putc(b, '=');
+		}
+		first = false;
+		elem_type(f, t, sizeof(t));
+		if (f->flags & TEP_FIELD_IS_DYNAMIC) {
+			uint64_t val = utrace__read_num(p, f->size);
+			uint32_t o = (uint32_t)(val & 0xffff);
+
+			n = f->size == 2 ? r->size - o : (uint32_t)((val >> 16) & 0xffff);
+			if (f->flags & TEP_FIELD_IS_RELATIVE)
+				o += (uint32_t)(f->offset + f->size);
+			p = r->d + o;
+		} else if (!(f->flags & TEP_FIELD_IS_ARRAY) &&
+			   (n == 1 || n == 2 || n == 4 || n == 8) &&
+			   strncmp(t, "struct ", 7)) {
+			put_number(b, p, n, is_signed);
+			continue;
+		}
+		if (!strcmp(t, "char")) {
+			size_t sl = strnlen((const char *)p, n);
+
+			if (json)
+				utrace__ob_json_str(b, (const char *)p, sl);
+			else
+				utrace__ob_put(b, (const char *)p, sl);
+			continue;
+		}
+		es = elem_size(f, t);
+		if (!strncmp(t, "struct ", 7) || !(f->flags & (TEP_FIELD_IS_ARRAY |
+							      TEP_FIELD_IS_DYNAMIC))) {
+			es = 1;          /* a struct: its bytes */
+			is_signed = false;
+		}
+		utrace__ob_putc(b, json ? '[' : '{');
+		for (i = 0; i + es <= n; i += es) {
+			if (i)
+				utrace__ob_putc(b, ',');
+			put_number(b, p + i, es, is_signed);
+		}
+		utrace__ob_putc(b, json ? ']' : '}');
+	}
+}
+
+/* ,"time":..,"pid":..,"tid":..,"cpu":..,"comm":".." of a JSON line */
+static void json_common(struct utrace__obuf *b, const struct utrace__tf_item *it)
+{
+	utrace__ob_puts(b, ",\"time\":");
+	utrace__ob_num(b, it->time, 0, ' ', false);
+	utrace__ob_puts(b, ",\"pid\":");
+	utrace__ob_num(b, it->proc->pid, 0, ' ', false);
+	utrace__ob_puts(b, ",\"tid\":");
+	utrace__ob_num(b, it->thread->tid, 0, ' ', false);
+	utrace__ob_puts(b, ",\"cpu\":");
+	utrace__ob_num(b, it->cpu, 0, ' ', false);
+	utrace__ob_puts(b, ",\"comm\":");
+	utrace__ob_json_str(b, utrace__item_comm(it), strlen(utrace__item_comm(it)));
+}
+
+static void put_lost(struct utrace__printer *sc, const struct utrace__tf_item *it)
+{
+	struct utrace__obuf *b = &sc->ob;
+
+	if (it->lost)
+		sc->lost += it->lost;
+	else
+		sc->lost_unknown = true;
+	if (sc->o->mode == UTRACE__OUT_JSON) {
+		utrace__ob_puts(b, "{\"lost\":");
+		if (it->lost)
+			utrace__ob_num(b, it->lost, 0, ' ', false);
+		else
+			utrace__ob_puts(b, "null");
+		json_common(b, it);
+		utrace__ob_puts(b, "}\n");
+		return;
+	}
+	utrace__print_prefix(b, utrace__item_comm(it), it->thread->tid, it->cpu, it->time);
+	if (it->lost) {
+		utrace__ob_puts(b, "[LOST ");
+		utrace__ob_num(b, it->lost, 0, ' ', false);
+		utrace__ob_puts(b, " EVENTS]\n");
+	} else {
+		utrace__ob_puts(b, "[LOST EVENTS]\n");
+	}
+}
+
+/*
+ * The kernel's trace file, when its buffer was overrun, marks where each
+ * CPU's events start (test_cpu_buff_start()): before the first line of
+ * each CPU but the very first line of the output.  CPUs past 65535 (a
+ * file could say anything) are not marked.
+ */
+static void annotate_cpu(struct utrace__printer *sc, uint32_t cpu)
+{
+	if (cpu >= 65536)
+		return;
+	if (cpu >= sc->cpu_seen_len) {
+		size_t n = (size_t)cpu + 64;
+		unsigned char *v = realloc(sc->cpu_seen, n);
+
+		if (!v) {
+			sc->ob.nomem = true;
+			return;
+		}
+		memset(v + sc->cpu_seen_len, 0, n - sc->cpu_seen_len);
+		sc->cpu_seen = v;
+		sc->cpu_seen_len = n;
+	}
+	if (sc->cpu_seen[cpu])
+		return;
+	sc->cpu_seen[cpu] = 1;
+	if (sc->nr_lines) {
+		char line[64];
+
+		snprintf(line, sizeof(line), "##### CPU %u buffer started ####\n", cpu);
+		utrace__ob_puts(&sc->ob, line);
+	}
+}
+
+static int put_event(struct utrace__printer *sc, const struct utrace__tf_item *it)
+{
+	struct utrace__tf_format *f = it->format;
+	struct utrace__obuf *b = &sc->ob;
+	struct tep_record record;
+	char why[256];
+	struct utrace__fmt *e;
+	struct utrace__rec r;
+	int ok;
+
+	if (!f && it->format_rejected)
+		return 0;                /* the reader said why */
+	if (!f) {
+		utrace__fmts_problem(&sc->fmts, "'%s': record at offset %llu: event at "
+			"offset %llu: pid %u has no FORMAT for event id %u", sc->name,
+			(unsigned long long)it->page_offset, (unsigned long long)it->offset,
+			it->proc->pid, it->id);
+		return 0;
+	}
+	e = utrace__fmts_get(&sc->fmts, f);
+	if (!e)
+		return -ENOMEM;
+	if (!e->selected)
+		return 0;
+	if (!e->state && utrace__fmts_parse(&sc->fmts, e) < 0)
+		return -ENOMEM;
+	if (e->state < 0)
+		return 0;                /* utrace__fmts_parse() said why */
+	ok = utrace__fmts_check(&sc->fmts, e, it, sc->o->mode == UTRACE__OUT_TEXT, &r, why,
+				sizeof(why));
+	if (ok < 0)
+		return ok;
+	if (!ok) {
+		utrace__fmts_problem(&sc->fmts, "'%s': record at offset %llu: event at "
+			"offset %llu: '%s:%s': %s", sc->name, (unsigned long long)it->page_offset,
+			(unsigned long long)it->offset, e->system, e->name, why);
+		return 0;
+	}
+	sc->nr_printed++;
+	if (sc->o->mode == UTRACE__OUT_JSON) {
+		utrace__ob_puts(b, "{\"name\":\"");
+		utrace__ob_json_chars(b, e->system, strlen(e->system));
+		utrace__ob_putc(b, ':');
+		utrace__ob_json_chars(b, e->name, strlen(e->name));
+		utrace__ob_putc(b, '"');
+		json_common(b, it);
+		utrace__ob_puts(b, ",\"fields\":{");
+		put_fields(b, &r, true);
+		utrace__ob_puts(b, "}}\n");
+		return 0;
+	}
+	if (sc->o->annotate_cpus)
+		annotate_cpu(sc, it->cpu);
+	sc->nr_lines++;
+	utrace__print_prefix(b, utrace__item_comm(it), it->thread->tid, it->cpu, it->time);
+	utrace__ob_puts(b, e->name);
+	if (sc->o->mode == UTRACE__OUT_FIELDS) {
+		utrace__ob_putc(b, ':');
+		put_fields(b, &r, false);
+		utrace__ob_putc(b, '\n');
+		return 0;
+	}
+	utrace__ob_put(b, ": ", 2);
+	memset(&record, 0, sizeof(record));
+	record.data = (void *)r.d;
+	record.size = (int)it->len;
+	record.cpu = (int)it->cpu;
+	record.ts = it->time;
+	trace_seq_reset(&sc->seq);
+	tep_print_event(sc->fmts.tep, &sc->seq, &record, "%s", TEP_PRINT_INFO);
+	if (sc->seq.state != TRACE_SEQ__GOOD)
+		return -ENOMEM;
+	utrace__ob_put(b, sc->seq.buffer, sc->seq.len);
+	utrace__ob_putc(b, '\n');
+	return 0;
+}
+
+static int flush_out(struct utrace__printer *sc)
+{
+	if (sc->ob.len && fwrite(sc->ob.p, 1, sc->ob.len, sc->out) != sc->ob.len)
+		return -EIO;
+	sc->ob.len = 0;
+	return 0;
+}
+
+/*
+ * The worker: print what can be read of an open trace file, and say what
+ * was wrong with it on stderr.  Returns the exit status (0 or 1).
+ */
+int utrace__print_file(const struct utrace__print_opts *o, struct utrace__tf *tf, FILE *out)
+{
+	struct utrace__printer sc = { .o = o, .name = utrace__tf_name(tf), .out = out };
+	struct utrace__tf_format *f;
+	struct utrace__tf_iter *it = NULL;
+	struct utrace__tf_item item;
+	int r = 0, status = 0;
+	size_t i;
+
+	/* A cut file is said once, after its events, with their count; the
+	 * status stays 0 for it (what was printed is right, as perf and
+	 * trace-cmd do with a truncated file). */
+	if (utrace__tf_warning(tf) && !o->quiet && !utrace__tf_cut(tf, NULL))
+		fprintf(stderr, "utrace: %s\n", utrace__tf_warning(tf));
+	if (utrace__tf_error(tf)) {
+		utrace__problem(&sc.fmts.pr, "%s", utrace__tf_error(tf));
+		if (utrace__tf_nr_bad(tf) > 1)
+			utrace__problems_count(&sc.fmts.pr, utrace__tf_nr_bad(tf) - 1);
+	}
+	if (!utrace__tf_page_size(tf))
+		goto out;                /* not even a header */
+	if (printer_init(&sc, tf) < 0) {
+		fprintf(stderr, "utrace: cannot set up libtraceevent\n");
+		status = 1;
+		goto out;
+	}
+	for (i = 0; (f = utrace__tf_format(tf, i)); i++)
+		if (!utrace__fmts_get(&sc.fmts, f)) {
+			r = -ENOMEM;
+			goto out;
+		}
+	/* A name that matches nothing is a mistake (a typo, the wrong
+	 * file): said before printing anything, as the kernel refuses it. */
+	if (!o->quiet) {
+		size_t bad = 0;
+
+		for (i = 0; i < o->nr_ev; i++)
+			if (!o->ev_matched[i]) {
+				fprintf(stderr, "utrace: no event in '%s' matches '%s'\n",
+					sc.name, o->ev_text[i]);
+				bad++;
+			}
+		if (bad) {
+			fprintf(stderr, "utrace: the events in the file: utrace script --list "
+				"-i '%s'\n", sc.name);
+			status = 1;
+			goto out;
+		}
+	}
+	r = utrace__tf_iter_new(tf, &it);
+	while (r >= 0 && (r = utrace__tf_iter_next(it, &item)) > 0) {
+		r = utrace__printer_item(&sc, &item);
+		if (sc.ob.len >= 1 << 16 && flush_out(&sc) < 0)
+			break;
+	}
+	if (flush_out(&sc) < 0 || fflush(out) != 0 || ferror(out)) {
+		fprintf(stderr, "utrace: cannot write the output: %s\n", strerror(errno));
+		status = 1;
+	}
+out:
+	if (r == -ENOMEM) {
+		fprintf(stderr, "utrace: '%s': out of memory\n", sc.name);
+		status = 1;
+	}
+	if (utrace__tf_cut(tf, NULL) && utrace__tf_warning(tf) && !o->quiet)
+		fprintf(stderr, "utrace: %s: printed the %llu events before it\n",
+			utrace__tf_warning(tf), (unsigned long long)sc.nr_printed);
+	utrace__problems_end(&sc.fmts.pr, sc.name, "the records or events concerned were "
+			     "left out");
+	if (sc.fmts.pr.count)
+		status = 1;
+	if (o->quiet)
+		;
+	else if (sc.lost && !sc.lost_unknown)
+		fprintf(stderr, "utrace: '%s': %llu events lost (see the [LOST] lines)\n",
+			sc.name, (unsigned long long)sc.lost);
+	else if (sc.lost)
+		fprintf(stderr, "utrace: '%s': at least %llu events lost (see the [LOST] "
+			"lines)\n", sc.name, (unsigned long long)sc.lost);
+	else if (sc.lost_unknown)
+		fprintf(stderr, "utrace: '%s': events were lost (see the [LOST] lines)\n",
+			sc.name);
+	utrace__tf_iter_free(it);
+	printer_fini(&sc);
+	return status;
+}
+
+struct utrace__printer *utrace__printer_new(const struct utrace__print_opts *o,
+					    struct utrace__tf *tf)
+{
+	struct utrace__printer *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->o = o;
+	p->name = utrace__tf_name(tf);
+	if (printer_init(p, tf) < 0) {
+		utrace__printer_free(p);
+		return NULL;
+	}
+	return p;
+}
+
+int utrace__printer_item(struct utrace__printer *p, const struct utrace__tf_item *it)
+{
+	int r = 0;
+
+	if (it->kind == UTRACE__TF_LOST)
+		put_lost(p, it);
+	else
+		r = put_event(p, it);
+	return p->ob.nomem ? -ENOMEM : r;
+}
+
+struct utrace__obuf *utrace__printer_buf(struct utrace__printer *p)
+{
+	return &p->ob;
+}
+
+struct utrace__fmts *utrace__printer_fmts(struct utrace__printer *p)
+{
+	return &p->fmts;
+}
+
+void utrace__printer_free(struct utrace__printer *p)
+{
+	if (!p)
+		return;
+	printer_fini(p);
+	free(p);
+}

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The printer of `utrace script` (print.c), shared with show, pipe and
+ * mount (live buffers) and the public utrace_record_print(): each event
+ * as a line of the kernel's trace file, its fields (--fields), or one JSON
+ * object.  Internal to the reader library.
+ */
+#ifndef UTRACE_READER_PRINT_H
+#define UTRACE_READER_PRINT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "compiler.h"
+#include "file-reader.h"
+#include "formats.h"
+#include "obuf.h"
+#include "setevent.h"
+
+enum utrace__out_mode { UTRACE__OUT_TEXT, UTRACE__OUT_FIELDS, UTRACE__OUT_JSON };
+
+struct utrace__print_opts {
+	const char *input;
+	enum utrace__out_mode mode;
+	struct utrace__set_event_match *ev;
+	char **ev_text;
+	bool *ev_matched;
+	size_t nr_ev;
+	bool quiet;          /* no summary lines on stderr (live buffers) */
+	/* "##### CPU N buffer started ####" before the first event of each
+	 * CPU but the first line, as the kernel's trace file does when its
+	 * buffer was overrun (live buffers in overwrite mode) */
+	bool annotate_cpus;
+};
+
+/* Whether -e selects the event (and marks the matching -e as used). */
+bool utrace__print_select(const struct utrace__print_opts *o, const char *system,
+			  const char *name) UTRACE_HIDDEN;
+
+/*
+ * The kernel's line prefix, "%16s-%-7d [%03d] ..... %5lu.%06lu: " of the
+ * comm, tid, cpu and time (ns), the one writer of it in the tools.
+ */
+void utrace__print_prefix(struct utrace__obuf *b, const char *comm, uint32_t tid,
+			  uint32_t cpu, uint64_t time) UTRACE_HIDDEN;
+
+/* The name of the thread of an item: its THREAD name, its process's, or
+ * "<...>" as the kernel says of an unknown one. */
+const char *utrace__item_comm(const struct utrace__tf_item *it) UTRACE_HIDDEN;
+
+/* Print the events of an open trace file; the exit status (0 or 1). */
+int utrace__print_file(const struct utrace__print_opts *o, struct utrace__tf *tf,
+		       FILE *out) UTRACE_HIDDEN;
+
+/*
+ * One item at a time (the public API): utrace__printer_item() appends the
+ * item's line to the printer's buffer, or says a problem through
+ * utrace__printer_fmts(p)->pr and appends nothing.  0, or -ENOMEM.
+ */
+struct utrace__printer;
+struct utrace__printer *utrace__printer_new(const struct utrace__print_opts *o,
+					    struct utrace__tf *tf) UTRACE_HIDDEN;
+int utrace__printer_item(struct utrace__printer *p,
+			 const struct utrace__tf_item *it) UTRACE_HIDDEN;
+struct utrace__obuf *utrace__printer_buf(struct utrace__printer *p) UTRACE_HIDDEN;
+struct utrace__fmts *utrace__printer_fmts(struct utrace__printer *p) UTRACE_HIDDEN;
+void utrace__printer_free(struct utrace__printer *p) UTRACE_HIDDEN;
+
+#endif /* UTRACE_READER_PRINT_H */
