@@ -49,7 +49,10 @@
 #include <unistd.h>
 
 #include "filter.h"
+#include "agent.h"
 #include "internal.h"
+#include "record.h"
+#include "tp.h"
 #include "clock.h"
 #include "writer.h"
 #include "ctlproto.h"

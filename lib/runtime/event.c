@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "event.h"
 #include "writer.h"
 
 static __thread pid_t cached_tid;

@@ -20,6 +20,10 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "agent.h"
+#include "event.h"
+#include "record.h"
+#include "tp.h"
 #include "clock.h"
 
 int utrace__print_fd = -1;

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "record.h"
 #include "clock.h"
 #include "writer.h"
 #include "proto.h"

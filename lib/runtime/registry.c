@@ -26,7 +26,10 @@
 #include <string.h>
 
 #include "filter.h"
+#include "agent.h"
 #include "internal.h"
+#include "record.h"
+#include "tp.h"
 #include "writer.h"
 
 /*

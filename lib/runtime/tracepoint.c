@@ -45,6 +45,7 @@
 
 #include "filter.h"
 #include "internal.h"
+#include "tp.h"
 #include "writer.h"
 
 /* A probe array with a link in front of it, for the list of arrays that
