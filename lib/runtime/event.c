@@ -25,7 +25,6 @@
 
 #include "internal.h"
 #include "event.h"
-#include "writer.h"
 
 static __thread pid_t cached_tid;
 static unsigned long dropped_too_big;

@@ -43,9 +43,64 @@ void utrace__warn(const char *fmt, ...) UTRACE_HIDDEN
 	__attribute__((format(printf, 1, 2)));
 
 /* registry.c */
+
+/**
+ * struct utrace__registry_ops - what the layers above hear from the registry
+ * @event_added: an event has registered; called with the registry lock
+ *               held, in registration order (record.c sends its format)
+ * @module_added: an object's events have registered and UTRACE_EVENTS was
+ *                applied to them; called with no lock held (the agent
+ *                starts, and events switched on get a pool)
+ *
+ * The registry is below the control layer (agent.c, control.c, record.c),
+ * which calls into it: it tells them about new events through these hooks,
+ * installed by init.c, and never calls them itself.  Either may be NULL.
+ */
+struct utrace__registry_ops {
+	void (*event_added)(const struct utrace_event *ev);
+	void (*module_added)(void);
+};
+
+/**
+ * utrace__registry_set_ops - install the hooks of the layers above
+ * @ops: the hooks, which must outlive the process's use of the registry
+ */
+void utrace__registry_set_ops(const struct utrace__registry_ops *ops) UTRACE_HIDDEN;
+
+/**
+ * utrace__registry_lock - take the registry lock
+ *
+ * Re-entrant for the thread that holds it: utrace_event_foreach()
+ * callbacks may call the other registry functions.
+ */
 void utrace__registry_lock(void) UTRACE_HIDDEN;
+
+/**
+ * utrace__registry_unlock - let go of the registry lock
+ */
 void utrace__registry_unlock(void) UTRACE_HIDDEN;
+
+/**
+ * utrace__registry_any_enabled - is any registered event on?
+ *
+ * Return: true if at least one event is enabled.
+ */
+bool utrace__registry_any_enabled(void) UTRACE_HIDDEN;
+
+/**
+ * utrace__events_spec_set - take the UTRACE_EVENTS value
+ * @spec: set_event entries, ',' or white space apart
+ *
+ * Called once at start; the entries are applied, in order, to each
+ * object's events as it registers.  Malformed entries are reported.
+ */
 void utrace__events_spec_set(const char *spec) UTRACE_HIDDEN;
+
+/**
+ * utrace__events_spec_report - report UTRACE_EVENTS entries that matched nothing
+ *
+ * Once, when the main program's events have registered or at exit.
+ */
 void utrace__events_spec_report(void) UTRACE_HIDDEN;
 
 /* format.c */

@@ -46,7 +46,6 @@
 #include "filter.h"
 #include "internal.h"
 #include "tp.h"
-#include "writer.h"
 
 /* A probe array with a link in front of it, for the list of arrays that
  * wait for a grace period; readers never see the link. */
