@@ -438,9 +438,17 @@ static void accept_conns(void)
 	}
 }
 
+/* What agent_main() polls, in this order, the connections last. */
+enum agent_pollfd {
+	POLL_LISTEN,                   /* new connections */
+	POLL_WAKE,                     /* the wake pipe: stop */
+	POLL_RECORDER,                 /* an attached recorder's hang-up */
+	POLL_CONNS,                    /* conns[0] and on */
+};
+
 static void *agent_main(void *arg)
 {
-	struct pollfd pfd[MAX_CONNS + 3];
+	struct pollfd pfd[POLL_CONNS + MAX_CONNS];
 	sigset_t all;
 	int i, n, timeout, rec_fd;
 	uint64_t now, limit = (uint64_t)SEND_TIMEOUT_MS * 1000000;
@@ -486,16 +494,16 @@ static void *agent_main(void *arg)
 				continue;
 			break;
 		}
-		if (pfd[1].revents)
+		if (pfd[POLL_WAKE].revents)
 			break;
-		if (rec_fd >= 0 && (pfd[2].revents & (POLLHUP | POLLERR))) {
+		if (rec_fd >= 0 && (pfd[POLL_RECORDER].revents & (POLLHUP | POLLERR))) {
 			pthread_mutex_lock(&busy_mutex);
 			utrace__control_recorder_gone();
 			pthread_mutex_unlock(&busy_mutex);
 		}
 		/* Backwards: conn_drop() moves the last connection to i. */
 		for (i = nr_conns - 1; i >= 0; i--) {
-			short re = pfd[3 + i].revents;
+			short re = pfd[POLL_CONNS + i].revents;
 			int r = 0;
 
 			if (!re)
@@ -507,7 +515,7 @@ static void *agent_main(void *arg)
 			if (r < 0)
 				conn_drop(i);
 		}
-		if (pfd[0].revents & POLLIN)
+		if (pfd[POLL_LISTEN].revents & POLLIN)
 			accept_conns();
 	}
 	return NULL;
