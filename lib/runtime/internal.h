@@ -35,10 +35,34 @@ struct utrace__module {
 };
 
 /* init.c */
+
+/**
+ * utrace__init - read the environment and set up the library, once
+ *
+ * The library constructor calls it, and so does every entry point that
+ * may run before it (an object's event constructor): the registry's
+ * public functions.  Installs the registry hooks and the fork handlers.
+ */
 void utrace__init(void) UTRACE_HIDDEN;
+
+/**
+ * utrace__print_open - open UTRACE_PRINT's destination, once
+ *
+ * When the first events register, so that a process without events
+ * leaves no file behind.  A refused destination is said once.
+ */
 void utrace__print_open(void) UTRACE_HIDDEN;
+
+/* Where events are printed as lines (UTRACE_PRINT), or -1; and its name. */
 extern int utrace__print_fd UTRACE_HIDDEN;
 extern const char *utrace__print_path UTRACE_HIDDEN;
+
+/**
+ * utrace__warn - say something on stderr, as one line "utrace: ...\n"
+ * @fmt: printf format, without the final newline
+ *
+ * One write(2), no stdio: safe where stdio's locks may be held.
+ */
 void utrace__warn(const char *fmt, ...) UTRACE_HIDDEN
 	__attribute__((format(printf, 1, 2)));
 
@@ -104,7 +128,24 @@ void utrace__events_spec_set(const char *spec) UTRACE_HIDDEN;
 void utrace__events_spec_report(void) UTRACE_HIDDEN;
 
 /* format.c */
+
+/**
+ * utrace__format_text - an event's format file, as the kernel's
+ * @ev: a registered event (registry lock held)
+ *
+ * Return: the text, malloc()ed, or NULL when out of memory.
+ */
 char *utrace__format_text(const struct utrace_event *ev) UTRACE_HIDDEN;
+
+/**
+ * utrace__eval_replace - replace TRACE_DEFINE_ENUM names in a print format
+ * @fmt: the print format
+ * @start: the object's eval maps
+ * @stop: their end
+ * @system: the event's system: only its maps apply
+ *
+ * Return: the new format, malloc()ed, or NULL when out of memory.
+ */
 char *utrace__eval_replace(const char *fmt,
 			   const struct utrace_eval_map *const *start,
 			   const struct utrace_eval_map *const *stop,
