@@ -183,11 +183,41 @@ struct utrace_eval_map {
 };
 
 /* Runtime entry points used by the generated code (not for direct use). */
+
+/**
+ * utrace_tracepoint_probe_register - attach a probe to a tracepoint
+ * @tp: the tracepoint
+ * @fn: the probe
+ * @data: its first argument
+ *
+ * As the kernel's tracepoint_probe_register(); waits for a grace period
+ * before freeing the old probe array.
+ *
+ * Return: 0, -EEXIST, -ENOMEM, -EINVAL, or the error of a TRACE_EVENT_FN
+ * reg function.
+ */
 int utrace_tracepoint_probe_register(struct utrace_tracepoint *tp,
 				     utrace_probe_fn fn, void *data);
+
+/**
+ * utrace_tracepoint_probe_unregister - detach a probe from a tracepoint
+ * @tp: the tracepoint
+ * @fn: the probe
+ * @data: the argument it was registered with
+ *
+ * Return: 0, -ENOENT (not registered), -ENOMEM or -EINVAL.
+ */
 int utrace_tracepoint_probe_unregister(struct utrace_tracepoint *tp,
 				       utrace_probe_fn fn, void *data);
+
+/**
+ * utrace_tp_read_lock - enter a read-side section around a probe walk
+ */
 void utrace_tp_read_lock(void);
+
+/**
+ * utrace_tp_read_unlock - leave the section of utrace_tp_read_lock()
+ */
 void utrace_tp_read_unlock(void);
 #ifdef UTRACE_DISABLE
 static inline void tracepoint_synchronize_unregister(void) { }
@@ -204,14 +234,48 @@ struct utrace_tp_reserve {
 	unsigned int rb_state;   /* 0: scratch, 1: page, 2: nested (stash) */
 	unsigned int rb_len;
 };
+/**
+ * utrace_tp_reserve - reserve an event's record (the generated probe)
+ * @r: the reservation, filled in for utrace_tp_commit()
+ * @ev: the event
+ * @scratch: the probe's stack buffer, used when there is no pool
+ * @size: bytes of the record
+ *
+ * Return: where to write the record, or NULL when it is dropped (too
+ * large, buffer full, tracing_on off).
+ */
 void *utrace_tp_reserve(struct utrace_tp_reserve *r, struct utrace_event *ev,
 			void *scratch, unsigned int size);
+
+/**
+ * utrace_tp_commit - commit the record of utrace_tp_reserve()
+ * @r: the reservation
+ *
+ * Runs the event's filter first: a rejected record leaves no trace.
+ */
 void utrace_tp_commit(struct utrace_tp_reserve *r);
 
+/**
+ * utrace_tp_register_module - register an object's events (its constructor)
+ * @start: the object's "utrace_events" section
+ * @stop: its end
+ * @evals_start: its TRACE_DEFINE_ENUM entries
+ * @evals_stop: their end
+ *
+ * Counted: several constructors of one object register it once.
+ * UTRACE_EVENTS applies to the new events.
+ */
 void utrace_tp_register_module(struct utrace_event *const *start,
 			       struct utrace_event *const *stop,
 			       const struct utrace_eval_map *const *evals_start,
 			       const struct utrace_eval_map *const *evals_stop);
+/**
+ * utrace_tp_unregister_module - unregister an object's events (its destructor)
+ * @start: the section given to utrace_tp_register_module()
+ * @stop: its end
+ *
+ * At the last reference: returns once no thread is inside one of its probes.
+ */
 void utrace_tp_unregister_module(struct utrace_event *const *start,
 				 struct utrace_event *const *stop);
 

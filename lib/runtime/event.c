@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #include "internal.h"
-#include "writer.h"
+#include "event.h"
 
 static __thread pid_t cached_tid;
 static unsigned long dropped_too_big;
@@ -61,7 +61,14 @@ void *utrace__reserve_scratch(struct utrace_tp_reserve *r, struct utrace_event *
 	return ent;
 }
 
-static int print_is_pipe = -1;
+/* What UTRACE_PRINT writes to, learnt at the first line. */
+enum print_sink {
+	PRINT_SINK_UNKNOWN = -1,
+	PRINT_SINK_FILE,               /* a file or terminal: no SIGPIPE */
+	PRINT_SINK_PIPE,               /* a pipe or socket: SIGPIPE held off */
+};
+
+static enum print_sink print_sink = PRINT_SINK_UNKNOWN;
 
 /* write(2) until done; a line longer than PIPE_BUF may interleave with
  * another thread's line on a pipe, but is never cut short. */
@@ -91,13 +98,14 @@ static ssize_t write_line(int fd, const char *buf, size_t len)
 	int was_pending = 0;
 	ssize_t n;
 
-	if (print_is_pipe < 0) {
+	if (print_sink == PRINT_SINK_UNKNOWN) {
 		struct stat st;
 
-		print_is_pipe = fstat(fd, &st) == 0 &&
-			(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
+		print_sink = fstat(fd, &st) == 0 &&
+			(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)) ?
+			PRINT_SINK_PIPE : PRINT_SINK_FILE;
 	}
-	if (!print_is_pipe)
+	if (print_sink != PRINT_SINK_PIPE)
 		return write_all(fd, buf, len);
 	sigemptyset(&pipe_set);
 	sigaddset(&pipe_set, SIGPIPE);

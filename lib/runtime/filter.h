@@ -39,43 +39,88 @@ struct utrace__filter_ctx {
 	const char *comm;  /* NUL-terminated, at most 16 bytes read */
 };
 
-/*
- * Compiles 'expr' (trailing whitespace already stripped, as the kernel's
- * strstrip() does) for an event whose own fields, after the four common
- * ones, are fields[0..nr).  The common fields, CPU/cpu/common_cpu and
- * COMM/comm are known implicitly.  Returns 0 and *out, or a negative errno
- * with *err filled in and *out NULL.
+/**
+ * utrace__filter_compile - compile a filter expression for an event
+ * @expr: the expression, trailing white space already stripped (as the
+ *        kernel's strstrip() does)
+ * @fields: the event's own fields, after the four common ones
+ * @nr: how many
+ * @out: set to the program, or NULL on error
+ * @err: filled in on error
+ *
+ * The common fields, CPU/cpu/common_cpu and COMM/comm are known implicitly.
+ *
+ * Return: 0, or the negative errno of the kernel's write().
  */
 int utrace__filter_compile(const char *expr, const struct utrace_event_field *fields,
 			   unsigned int nr, struct utrace__filter **out,
 			   struct utrace__filter_error *err) UTRACE_HIDDEN;
 
-/* True when the record passes; a NULL filter passes everything.  A record
- * shorter than the fixed fields the filter reads does not pass, nor does
- * one whose __data_loc string, when a predicate reads it, lies outside it.  'ctx' may be NULL (CPU 0, comm ""). */
+/**
+ * utrace__filter_match - run a filter program on a record
+ * @f: the program; NULL passes everything
+ * @rec: the record
+ * @size: its bytes
+ * @ctx: CPU and comm of the writer; NULL for CPU 0, comm ""
+ *
+ * A record shorter than the fixed fields the filter reads does not pass,
+ * nor does one whose __data_loc string, when a predicate reads it, lies
+ * outside it.
+ *
+ * Return: true when the record passes.
+ */
 bool utrace__filter_match(const struct utrace__filter *f, const void *rec,
 			  unsigned int size, const struct utrace__filter_ctx *ctx)
 	UTRACE_HIDDEN;
 
+/**
+ * utrace__filter_free - free a program no thread can be running
+ * @f: the program, or NULL
+ */
 void utrace__filter_free(struct utrace__filter *f) UTRACE_HIDDEN;
 
-/* Does writing 'expr' clear the filter?  "0" after stripping leading and
- * trailing whitespace: " 0" clears, "00" does not. */
+/**
+ * utrace__filter_is_clear - does writing @expr clear the filter?
+ * @expr: the expression written
+ *
+ * Return: true for "0" after stripping leading and trailing white space:
+ * " 0" clears, "00" does not.
+ */
 bool utrace__filter_is_clear(const char *expr) UTRACE_HIDDEN;
 
-/* The filter file's text after a failed write, with the final newline the
- * file read adds: "<expr>\n<spaces>^\nparse_error: <msg>\n\n" or
- * "<expr>\nError: (0)\n\n".  malloc'ed; NULL when out of memory. */
+/**
+ * utrace__filter_error_text - the filter file's text after a failed write
+ * @expr: the expression written
+ * @err: its error
+ *
+ * With the final newline the file read adds:
+ * "<expr>\n<spaces>^\nparse_error: <msg>\n\n" or "<expr>\nError: (0)\n\n".
+ *
+ * Return: the text, malloc()ed; NULL when out of memory.
+ */
 char *utrace__filter_error_text(const char *expr, const struct utrace__filter_error *err)
 	UTRACE_HIDDEN;
 
-/* The error_log entry after its "[<ts>] " prefix:
+/**
+ * utrace__filter_log_text - the error_log entry of a failed write
+ * @expr: the expression written
+ * @err: its error
+ *
+ * The entry after its "[<ts>] " prefix:
  * "event filter parse error: error: <msg>\n  Command: <expr>\n<11+pos spaces>^\n"
- * ("Error" and pos 0 for the "Error: (0)" cases).  malloc'ed. */
+ * ("Error" and pos 0 for the "Error: (0)" cases).
+ *
+ * Return: the text, malloc()ed; NULL when out of memory.
+ */
 char *utrace__filter_log_text(const char *expr, const struct utrace__filter_error *err)
 	UTRACE_HIDDEN;
 
-/* Number of instructions in the program (for tests and `utrace` output). */
+/**
+ * utrace__filter_nr_insns - the size of a program (tests, `utrace` output)
+ * @f: the program
+ *
+ * Return: its number of instructions.
+ */
 unsigned int utrace__filter_nr_insns(const struct utrace__filter *f) UTRACE_HIDDEN;
 
 #endif /* UTRACE_FILTER_H */

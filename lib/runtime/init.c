@@ -20,6 +20,10 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "agent.h"
+#include "event.h"
+#include "record.h"
+#include "tp.h"
 #include "clock.h"
 
 int utrace__print_fd = -1;
@@ -71,11 +75,28 @@ static void after_fork_child(void)
 	utrace__agent_after_fork_child();
 }
 
+/* An object's events have registered: controllable from now on; and
+ * events that UTRACE_EVENTS switched on get a buffer that `utrace show`
+ * can read. */
+static void module_added(void)
+{
+	if (utrace__agent_start() && utrace__registry_any_enabled())
+		utrace__pool_ensure();
+}
+
+/* The registry tells the control layer about new events through these,
+ * rather than calling up into it. */
+static const struct utrace__registry_ops registry_ops = {
+	.event_added = utrace__record_send_format,
+	.module_added = module_added,
+};
+
 static void init_once_fn(void)
 {
 	const char *v;
 
 	pthread_atfork(before_fork, after_fork_parent, after_fork_child);
+	utrace__registry_set_ops(&registry_ops);
 
 	v = getenv("UTRACE_PRINT");
 	if (v && *v)

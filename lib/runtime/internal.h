@@ -35,61 +35,120 @@ struct utrace__module {
 };
 
 /* init.c */
+
+/**
+ * utrace__init - read the environment and set up the library, once
+ *
+ * The library constructor calls it, and so does every entry point that
+ * may run before it (an object's event constructor): the registry's
+ * public functions.  Installs the registry hooks and the fork handlers.
+ */
 void utrace__init(void) UTRACE_HIDDEN;
+
+/**
+ * utrace__print_open - open UTRACE_PRINT's destination, once
+ *
+ * When the first events register, so that a process without events
+ * leaves no file behind.  A refused destination is said once.
+ */
 void utrace__print_open(void) UTRACE_HIDDEN;
+
+/* Where events are printed as lines (UTRACE_PRINT), or -1; and its name. */
 extern int utrace__print_fd UTRACE_HIDDEN;
 extern const char *utrace__print_path UTRACE_HIDDEN;
+
+/**
+ * utrace__warn - say something on stderr, as one line "utrace: ...\n"
+ * @fmt: printf format, without the final newline
+ *
+ * One write(2), no stdio: safe where stdio's locks may be held.
+ */
 void utrace__warn(const char *fmt, ...) UTRACE_HIDDEN
 	__attribute__((format(printf, 1, 2)));
 
-/* control/record.c: the connection to `utrace record` */
-void utrace__record_init(void) UTRACE_HIDDEN;
-void utrace__record_send_format(const struct utrace_event *ev) UTRACE_HIDDEN;
-void utrace__record_after_fork_child(void) UTRACE_HIDDEN;
-
-/* control/record.c: the event pool of this process */
-extern int utrace__pool_fd UTRACE_HIDDEN;
-int utrace__pool_ensure(void) UTRACE_HIDDEN;
-uint64_t utrace__pool_next_size(void) UTRACE_HIDDEN;
-void utrace__pool_set_next_size(uint64_t bytes) UTRACE_HIDDEN;
-int utrace__pool_resize(uint64_t bytes) UTRACE_HIDDEN;
-int utrace__record_attach(const char *path, uint32_t mode) UTRACE_HIDDEN;
-ssize_t utrace__send_with_fd(int s, const void *buf, size_t len, int pass) UTRACE_HIDDEN;
-void utrace__record_detach(int sock, uint32_t mode) UTRACE_HIDDEN;
-
-/* control/agent.c */
-bool utrace__agent_start(void) UTRACE_HIDDEN;
-void utrace__agent_before_fork(void) UTRACE_HIDDEN;
-void utrace__agent_after_fork_parent(void) UTRACE_HIDDEN;
-void utrace__agent_after_fork_child(void) UTRACE_HIDDEN;
-
-/* tracepoint.c: add/remove without waiting; reap() waits and frees. */
-int utrace__tp_add(struct utrace_tracepoint *tp, utrace_probe_fn fn,
-		   void *data) UTRACE_HIDDEN;
-int utrace__tp_remove(struct utrace_tracepoint *tp, utrace_probe_fn fn,
-		      void *data) UTRACE_HIDDEN;
-void utrace__tp_reap(void) UTRACE_HIDDEN;
-void utrace__tp_before_fork(void) UTRACE_HIDDEN;
-void utrace__tp_after_fork(int child) UTRACE_HIDDEN;
-
 /* registry.c */
+
+/**
+ * struct utrace__registry_ops - what the layers above hear from the registry
+ * @event_added: an event has registered; called with the registry lock
+ *               held, in registration order (record.c sends its format)
+ * @module_added: an object's events have registered and UTRACE_EVENTS was
+ *                applied to them; called with no lock held (the agent
+ *                starts, and events switched on get a pool)
+ *
+ * The registry is below the control layer (agent.c, control.c, record.c),
+ * which calls into it: it tells them about new events through these hooks,
+ * installed by init.c, and never calls them itself.  Either may be NULL.
+ */
+struct utrace__registry_ops {
+	void (*event_added)(const struct utrace_event *ev);
+	void (*module_added)(void);
+};
+
+/**
+ * utrace__registry_set_ops - install the hooks of the layers above
+ * @ops: the hooks, which must outlive the process's use of the registry
+ */
+void utrace__registry_set_ops(const struct utrace__registry_ops *ops) UTRACE_HIDDEN;
+
+/**
+ * utrace__registry_lock - take the registry lock
+ *
+ * Re-entrant for the thread that holds it: utrace_event_foreach()
+ * callbacks may call the other registry functions.
+ */
 void utrace__registry_lock(void) UTRACE_HIDDEN;
+
+/**
+ * utrace__registry_unlock - let go of the registry lock
+ */
 void utrace__registry_unlock(void) UTRACE_HIDDEN;
+
+/**
+ * utrace__registry_any_enabled - is any registered event on?
+ *
+ * Return: true if at least one event is enabled.
+ */
+bool utrace__registry_any_enabled(void) UTRACE_HIDDEN;
+
+/**
+ * utrace__events_spec_set - take the UTRACE_EVENTS value
+ * @spec: set_event entries, ',' or white space apart
+ *
+ * Called once at start; the entries are applied, in order, to each
+ * object's events as it registers.  Malformed entries are reported.
+ */
 void utrace__events_spec_set(const char *spec) UTRACE_HIDDEN;
+
+/**
+ * utrace__events_spec_report - report UTRACE_EVENTS entries that matched nothing
+ *
+ * Once, when the main program's events have registered or at exit.
+ */
 void utrace__events_spec_report(void) UTRACE_HIDDEN;
 
 /* format.c */
+
+/**
+ * utrace__format_text - an event's format file, as the kernel's
+ * @ev: a registered event (registry lock held)
+ *
+ * Return: the text, malloc()ed, or NULL when out of memory.
+ */
 char *utrace__format_text(const struct utrace_event *ev) UTRACE_HIDDEN;
+
+/**
+ * utrace__eval_replace - replace TRACE_DEFINE_ENUM names in a print format
+ * @fmt: the print format
+ * @start: the object's eval maps
+ * @stop: their end
+ * @system: the event's system: only its maps apply
+ *
+ * Return: the new format, malloc()ed, or NULL when out of memory.
+ */
 char *utrace__eval_replace(const char *fmt,
 			   const struct utrace_eval_map *const *start,
 			   const struct utrace_eval_map *const *stop,
 			   const char *system) UTRACE_HIDDEN;
-
-/* event.c */
-pid_t utrace__gettid(void) UTRACE_HIDDEN;
-void utrace__thread_after_fork(void) UTRACE_HIDDEN;
-/* Sees every committed record (tests; and the writer). */
-extern void (*utrace__record_hook)(const struct utrace_event *ev,
-				   const void *rec, unsigned int size) UTRACE_HIDDEN;
 
 #endif /* UTRACE_INTERNAL_H */

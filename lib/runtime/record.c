@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "record.h"
 #include "clock.h"
 #include "writer.h"
 #include "proto.h"
@@ -32,8 +33,15 @@
 
 #define DEFAULT_BUFFER_SIZE (8u << 20)
 
+/* Who is at the other end of sock. */
+enum recorder_kind {
+	RECORDER_NONE,                 /* nobody: sock is -1 */
+	RECORDER_ENV,                  /* UTRACE_RECORD's, from the start */
+	RECORDER_ATTACHED,             /* `utrace record -p`, through the agent */
+};
+
 static int sock = -1;
-static int env_sock = -1;              /* sock, when UTRACE_RECORD made it */
+static enum recorder_kind recorder = RECORDER_NONE;
 static const char *sock_path;
 static size_t buffer_size = DEFAULT_BUFFER_SIZE;
 static uint32_t pool_mode = UTRACE_MODE_DISCARD;
@@ -169,7 +177,7 @@ static void connect_recorder(void)
 		return;
 	}
 	utrace__pool_fd = fd;
-	env_sock = sock;
+	recorder = RECORDER_ENV;
 	__atomic_store_n(&utrace__pool, p, __ATOMIC_RELEASE);
 	__atomic_fetch_add(&utrace__pool_gen, 1, __ATOMIC_RELEASE);
 }
@@ -299,9 +307,11 @@ int utrace__record_attach(const char *path, uint32_t mode)
 		return -EBUSY;
 	}
 	sock = s;
+	recorder = RECORDER_ATTACHED;
 	if (send_hello(utrace__pool_fd) < 0) {
 		ret = -errno;
 		sock = -1;
+		recorder = RECORDER_NONE;
 		utrace__registry_unlock();
 		close(s);
 		return ret ? ret : -EIO;
@@ -319,6 +329,7 @@ void utrace__record_detach(int s, uint32_t mode)
 	if (sock == s && s >= 0) {
 		close(sock);
 		sock = -1;
+		recorder = RECORDER_NONE;
 		struct utrace_pool *cur = __atomic_load_n(&utrace__pool, __ATOMIC_ACQUIRE);
 
 		if (cur)
@@ -415,12 +426,13 @@ void utrace__record_after_fork_child(void)
 		close(utrace__pool_fd);
 	utrace__pool_fd = -1;
 	pthread_mutex_init(&pool_mutex, NULL);
-	int recorder_was_env = sock >= 0 && sock == env_sock;
+	bool recorder_was_env = sock >= 0 && recorder == RECORDER_ENV;
+
 	if (sock >= 0)
 		close(sock);
 	sock = -1;
-	env_sock = -1;
-	if (!sock_path || recorder_was_env == 0) {
+	recorder = RECORDER_NONE;
+	if (!sock_path || !recorder_was_env) {
 		/* The parent's buffer was its own: the child gets one too. */
 		utrace__pool_ensure();
 		return;

@@ -27,6 +27,7 @@
 
 #include "filter.h"
 #include "internal.h"
+#include "tp.h"
 #include "writer.h"
 
 /*
@@ -105,7 +106,17 @@ static int id_for(const char *system, const char *name)
 	return ids[nr_ids++].id;
 }
 
-static bool any_enabled(void)
+/* The control layer's hooks (init.c installs them); NULL until then. */
+static const struct utrace__registry_ops *reg_ops;
+
+void utrace__registry_set_ops(const struct utrace__registry_ops *ops)
+{
+	reg_lock();
+	reg_ops = ops;
+	reg_unlock();
+}
+
+bool utrace__registry_any_enabled(void)
 {
 	size_t i;
 	bool on = false;
@@ -386,7 +397,8 @@ static int add_event_locked(struct utrace__module *mod, struct utrace_event *ev)
 	ev->priv = st;
 	ev->tp->builtin = ev->cls->probe;
 	events[nr_events++] = ev;
-	utrace__record_send_format(ev);
+	if (reg_ops && reg_ops->event_added)
+		reg_ops->event_added(ev);
 	return 0;
 }
 
@@ -456,6 +468,7 @@ void utrace_tp_register_module(struct utrace_event *const *start,
 	struct utrace__module *mod;
 	struct utrace_event *const *p;
 	struct utrace_event **sorted = NULL;
+	const struct utrace__registry_ops *ops;
 	size_t first;
 
 	utrace__init();
@@ -501,12 +514,11 @@ void utrace_tp_register_module(struct utrace_event *const *start,
 	if (mod->is_main)
 		report_spec_locked();
 out:
+	ops = reg_ops;
 	reg_unlock();
 	utrace__tp_reap();
-	/* Controllable from now on; and events that UTRACE_EVENTS switched
-	 * on get a buffer that `utrace show` can read. */
-	if (utrace__agent_start() && any_enabled())
-		utrace__pool_ensure();
+	if (ops && ops->module_added)
+		ops->module_added();
 }
 
 void utrace_tp_unregister_module(struct utrace_event *const *start,

@@ -45,7 +45,7 @@
 
 #include "filter.h"
 #include "internal.h"
-#include "writer.h"
+#include "tp.h"
 
 /* A probe array with a link in front of it, for the list of arrays that
  * wait for a grace period; readers never see the link. */

@@ -41,6 +41,8 @@
 
 #include "filter.h"
 #include "internal.h"
+#include "event.h"
+#include "tp.h"
 #include "clock.h"
 #include "writer.h"
 

@@ -17,24 +17,40 @@ extern unsigned int utrace__pool_gen UTRACE_HIDDEN;
 /* tracing_on written 0 through the control: events are dropped uncounted. */
 extern int utrace__tracing_off UTRACE_HIDDEN;
 
-/* event.c: the paths without a pool (UTRACE_PRINT alone), and what a
- * commit shows to the record hook and the printer. */
-void *utrace__reserve_scratch(struct utrace_tp_reserve *r, struct utrace_event *ev,
-			      void *scratch, unsigned int size)
-	UTRACE_HIDDEN;
-void utrace__commit_observe(struct utrace_tp_reserve *r)
-	UTRACE_HIDDEN;
+/**
+ * utrace__rb_after_fork - forget the parent's pages in a fork child
+ *
+ * Return: whether the forking thread was inside an event (fork() from a
+ * signal handler): the caller must then replace the parent's pool with
+ * private memory rather than unmap it.
+ */
 bool utrace__rb_after_fork(void) UTRACE_HIDDEN;
 
-/* Grace periods for filter programs (writer.c). */
-bool utrace__filter_sync_init(void) UTRACE_HIDDEN;
-bool utrace__filter_sync(void) UTRACE_HIDDEN;
-bool utrace__threads_quiesce(void) UTRACE_HIDDEN;
+/* Grace periods for filter programs. */
 
-/* tracepoint.c: run the event's filter under the RCU read lock. */
-struct utrace__filter_ctx;
-bool utrace__filter_run(const struct utrace_event *ev, const void *rec,
-			unsigned int size, const struct utrace__filter_ctx *ctx)
-	UTRACE_HIDDEN;
+/**
+ * utrace__filter_sync_init - use membarrier() for filter grace periods
+ *
+ * Called once by the agent thread (it may sleep).
+ *
+ * Return: whether the lock-free filter path is on.
+ */
+bool utrace__filter_sync_init(void) UTRACE_HIDDEN;
+
+/**
+ * utrace__filter_sync - wait until no thread runs a replaced filter program
+ *
+ * Return: false if a thread stayed inside one event for more than about a
+ * second: the caller must then not free the old program.
+ */
+bool utrace__filter_sync(void) UTRACE_HIDDEN;
+
+/**
+ * utrace__threads_quiesce - wait until the threads inside an event leave it
+ *
+ * Return: false when it cannot tell (no membarrier, TSan) or a thread
+ * stayed inside one event too long.
+ */
+bool utrace__threads_quiesce(void) UTRACE_HIDDEN;
 
 #endif /* UTRACE_RINGBUF_WRITER_H */

@@ -33,6 +33,7 @@
 #include <utrace/utrace.h>
 
 #include "internal.h"
+#include "event.h"
 #include "tep-quirks.h"
 
 int utest_cond_evals, utest_assign_evals, utest_reg_ret, utest_regs, utest_unregs;

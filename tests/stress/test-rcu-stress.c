@@ -16,6 +16,7 @@
 #include <utrace/utrace.h>
 
 #include "internal.h"
+#include "event.h"
 #include "test.h"
 
 int utest_cond_evals, utest_assign_evals, utest_reg_ret, utest_regs, utest_unregs;

@@ -10,6 +10,7 @@
 #include <utrace/utrace.h>
 
 #include "internal.h"
+#include "event.h"
 #include "test.h"
 
 static int records, last_n;

@@ -17,6 +17,7 @@
 #include <utrace/utrace.h>
 
 #include "internal.h"
+#include "event.h"
 #include "tep-quirks.h"
 #include "test.h"
 

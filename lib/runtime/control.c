@@ -1,0 +1,835 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The rules of the control: what each request of a client (utrace CLI,
+ * FUSE mount) does to this process.  agent.c is the transport: it reads a
+ * request, calls one function here and sends what it returns.  Like the
+ * kernel's tracefs file operations calling apply_event_filter(), or
+ * LTTng-UST's lttng-ust-comm.c (transport) calling lttng-ust-abi.c
+ * (commands).
+ *
+ * Here: switching events on and off, compiling and installing filters
+ * and their error_log entries, tracing_on, the buffer's size and
+ * clearing, and the attached recorder (`utrace record -p`) with the
+ * events to put back when it goes.  All of it runs on the agent thread,
+ * one request at a time (agent.c's busy_mutex), so the state below needs
+ * no lock of its own; the registry's is taken where events are walked.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "control.h"
+#include "filter.h"
+#include "internal.h"
+#include "record.h"
+#include "writer.h"
+
+/* As the kernel's tracing error_log: the last 8 entries; the kernel takes
+ * filter writes shorter than a page, so an entry shows that much of one. */
+#define ERROR_LOG_MAX 8
+#define ERROR_LOG_CMD_MAX 4095
+
+/* As the kernel's buffer_size_kb: at most 64 GiB, at least 2 pages. */
+#define BUFFER_SIZE_MAX (1ULL << 36)
+#define BUFFER_PAGES_MIN 2
+
+/* An attached `utrace record -p`: its socket, and what to restore. */
+static int rec_sock = -1;
+static uint32_t rec_old_mode;
+static int *rec_saved_ids;             /* events that were on at the attach */
+static size_t rec_nr_saved;
+
+static char *error_log[ERROR_LOG_MAX];
+static unsigned int nr_error_log;
+
+/* --- events --- */
+
+struct find_arg {
+	uint32_t id;
+	struct utrace_event *ev;
+};
+
+static int find_cb(struct utrace_event *ev, void *arg)
+{
+	struct find_arg *a = arg;
+
+	if ((uint32_t)ev->id != a->id)
+		return 0;
+	a->ev = ev;
+	return 1;
+}
+
+/* Registry lock held. */
+static struct utrace_event *find_id(uint32_t id)
+{
+	struct find_arg a = { id, NULL };
+
+	utrace_event_foreach(find_cb, &a);
+	return a.ev;
+}
+
+struct list_arg {
+	char *buf;
+	size_t len, cap;
+	uint32_t nr, nr_on;
+	bool fail;
+};
+
+static int list_cb(struct utrace_event *ev, void *arg)
+{
+	struct list_arg *a = arg;
+	const struct utrace__event_state *st = ev->priv;
+	size_t sl = strlen(ev->cls->system) + 1, nl = strlen(ev->name) + 1;
+	struct utrace_ctl_event_msg m = { (uint32_t)ev->id, st->enabled,
+					  st->filter != NULL, (uint16_t)(sl + nl) };
+	size_t need = sizeof(m) + sl + nl;
+
+	a->nr++;
+	a->nr_on += st->enabled;
+	if (!a->buf)
+		return 0;
+	if (sl + nl > 0xffff)
+		return 0;
+	if (a->len + need > a->cap) {
+		size_t cap = a->cap * 2 + need;
+		char *b = realloc(a->buf, cap);
+
+		if (!b) {
+			a->fail = true;
+			return 1;
+		}
+		a->buf = b;
+		a->cap = cap;
+	}
+	memcpy(a->buf + a->len, &m, sizeof(m));
+	memcpy(a->buf + a->len + sizeof(m), ev->cls->system, sl);
+	memcpy(a->buf + a->len + sizeof(m) + sl, ev->name, nl);
+	a->len += need;
+	return 0;
+}
+
+/**
+ * utrace__control_event_list - the list of events (UTRACE_CTL_EVENTS)
+ * @buf: set to the entries, struct utrace_ctl_event_msg then
+ *       "system\0name\0" each, in registration order; malloc()ed
+ * @len: set to the bytes of @buf
+ * @nr: set to the number of events
+ *
+ * Return: 0, or -ENOMEM (then @buf is NULL).
+ */
+int utrace__control_event_list(char **buf, size_t *len, uint32_t *nr)
+{
+	struct list_arg a = { .buf = malloc(4096), .cap = 4096 };
+
+	*buf = NULL;
+	if (!a.buf)
+		return -ENOMEM;
+	utrace_event_foreach(list_cb, &a);
+	if (a.fail) {
+		free(a.buf);
+		return -ENOMEM;
+	}
+	*buf = a.buf;
+	*len = a.len;
+	*nr = a.nr;
+	return 0;
+}
+
+/**
+ * utrace__control_format - an event's format file (UTRACE_CTL_FORMAT)
+ * @id: the event's id
+ * @text: set to the text, malloc()ed, when 0 is returned
+ *
+ * Return: 0, -ENOENT (no such event) or -ENOMEM.
+ */
+int utrace__control_format(uint32_t id, char **text)
+{
+	struct utrace_event *ev;
+
+	utrace__registry_lock();
+	ev = find_id(id);
+	*text = ev ? utrace_event_format(ev) : NULL;
+	utrace__registry_unlock();
+	return *text ? 0 : ev ? -ENOMEM : -ENOENT;
+}
+
+/**
+ * utrace__control_set_event - a line written to set_event (UTRACE_CTL_SET_EVENT)
+ * @line: the line, not NUL-terminated; white space around it is ignored
+ * @len: its bytes
+ *
+ * A line that enables events makes the pool first, so that they record.
+ *
+ * Return: the number of events changed (0 for an empty line), or a
+ * negative code (-EINVAL: matched nothing or malformed).
+ */
+int utrace__control_set_event(const char *line, size_t len)
+{
+	size_t b = 0, e = len;
+	char *s;
+	int r = 0;
+
+	while (b < e && strchr(" \t\n\r\f\v", line[b]))
+		b++;
+	while (e > b && strchr(" \t\n\r\f\v", line[e - 1]))
+		e--;
+	if (b == e)
+		return 0;
+	s = strndup(line + b, e - b);
+	if (!s)
+		return -ENOMEM;
+	if (s[0] != '!')
+		r = utrace__pool_ensure();
+	if (r == 0)
+		r = utrace_set_event(s);
+	free(s);
+	return r;
+}
+
+struct sys_arg {
+	const char *system;          /* NULL or "": every system */
+	const char *expr;
+	int on;                      /* enable_system: 0/1 */
+	int matched;
+	int ret;
+};
+
+static int enable_sys_cb(struct utrace_event *ev, void *arg)
+{
+	struct sys_arg *a = arg;
+	int r;
+
+	if (a->system && *a->system && strcmp(ev->cls->system, a->system))
+		return 0;
+	a->matched++;
+	r = utrace_event_enable(ev, a->on);
+	if (r < 0)
+		a->ret = r;
+	return 0;
+}
+
+/**
+ * utrace__control_clear_events - switch every event off (UTRACE_CTL_CLEAR_EVENTS)
+ *
+ * Return: 0, or the last error of an event that could not be switched off.
+ */
+int utrace__control_clear_events(void)
+{
+	struct sys_arg sa = { .system = NULL, .on = 0 };
+
+	utrace__registry_lock();
+	utrace_event_foreach(enable_sys_cb, &sa);
+	utrace__registry_unlock();
+	return sa.ret;
+}
+
+/**
+ * utrace__control_enable - switch one event on or off (UTRACE_CTL_ENABLE)
+ * @id: the event's id
+ * @on: on (the pool is made first) or off
+ *
+ * Return: 0, -ENOENT (no such event) or a negative code.
+ */
+int utrace__control_enable(uint32_t id, bool on)
+{
+	struct utrace_event *ev;
+	int r = on ? utrace__pool_ensure() : 0;
+
+	utrace__registry_lock();
+	ev = find_id(id);
+	if (!ev)
+		r = -ENOENT;
+	else if (r == 0)
+		r = utrace_event_enable(ev, on);
+	utrace__registry_unlock();
+	return r;
+}
+
+/**
+ * utrace__control_enable_system - switch a subsystem's events (UTRACE_CTL_ENABLE_SYSTEM)
+ * @system: the subsystem, not NUL-terminated; "" for every event
+ * @len: its bytes
+ * @on: on (the pool is made first) or off
+ *
+ * Return: 0, -ENOENT (no event in it), or the last error of an event.
+ */
+int utrace__control_enable_system(const char *system, size_t len, bool on)
+{
+	char *s = strndup(system, len);
+	int r = on && s ? utrace__pool_ensure() : s ? 0 : -ENOMEM;
+
+	if (r == 0) {
+		struct sys_arg sa = { .system = s, .on = on };
+
+		utrace__registry_lock();
+		utrace_event_foreach(enable_sys_cb, &sa);
+		utrace__registry_unlock();
+		r = sa.ret ? sa.ret : sa.matched ? 0 : -ENOENT;
+	}
+	free(s);
+	return r;
+}
+
+/* --- filters and error_log --- */
+
+/* Add an entry to error_log; takes 'text' (malloc()ed, may be NULL). */
+static void log_error(char *text)
+{
+	struct timespec ts;
+	char *e;
+	int n;
+
+	if (!text)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	n = asprintf(&e, "[%5llu.%06llu] %s", (unsigned long long)ts.tv_sec,
+		     (unsigned long long)(ts.tv_nsec / 1000), text);
+	free(text);
+	if (n < 0)
+		return;
+	if (nr_error_log == ERROR_LOG_MAX) {
+		free(error_log[0]);
+		memmove(error_log, error_log + 1, (ERROR_LOG_MAX - 1) * sizeof(*error_log));
+		nr_error_log--;
+	}
+	error_log[nr_error_log++] = e;
+}
+
+/* error_log's entry for a filter that was refused, the command cut short
+ * as the kernel's would be. */
+static void log_filter_error(const char *expr, const struct utrace__filter_error *fe)
+{
+	struct utrace__filter_error e = *fe;
+	char *cut = NULL;
+
+	if (strlen(expr) > ERROR_LOG_CMD_MAX) {
+		cut = strndup(expr, ERROR_LOG_CMD_MAX);
+		if (!cut)
+			return;
+		if (e.pos > ERROR_LOG_CMD_MAX)
+			e.pos = ERROR_LOG_CMD_MAX;
+	}
+	log_error(utrace__filter_log_text(cut ? cut : expr, &e));
+	free(cut);
+}
+
+/*
+ * Install (or remove, f NULL) an event's filter and its readback text.
+ * The writer reads ev->filter under the RCU read lock; the old program is
+ * freed after a grace period.  Registry lock held.
+ */
+static void set_filter(struct utrace_event *ev, struct utrace__filter *f, char *text)
+{
+	struct utrace__event_state *st = ev->priv;
+	struct utrace__filter *old = st->filter;
+
+	st->filter = f;
+	__atomic_store_n(&ev->filter, (void *)f, __ATOMIC_RELEASE);
+	free(st->filter_text);
+	st->filter_text = text;
+	/* Freed once no thread can be running it; kept (a small leak) if a
+	 * thread has stayed inside one event too long to wait for. */
+	if (old && utrace__filter_sync())
+		utrace__filter_free(old);
+}
+
+/* The expression as the kernel's strstrip() leaves it (trailing white
+ * space); malloc()ed. */
+static char *strip_expr(const char *in, size_t len)
+{
+	char *s = strndup(in, len);
+	size_t n;
+
+	if (!s)
+		return NULL;
+	n = strlen(s);
+	while (n && (s[n - 1] == '\n' || s[n - 1] == ' ' || s[n - 1] == '\t' ||
+		     s[n - 1] == '\r'))
+		s[--n] = 0;
+	return s;
+}
+
+/* One event's filter; returns 0 or the kernel's -errno.  Registry lock held. */
+static int filter_event(struct utrace_event *ev, const char *expr,
+			struct utrace__filter_error *fe)
+{
+	const struct utrace__event_state *st = ev->priv;
+	struct utrace__filter *f = NULL;
+	char *text;
+	int r;
+
+	memset(fe, 0, sizeof(*fe));
+	if (utrace__filter_is_clear(expr)) {
+		set_filter(ev, NULL, NULL);
+		return 0;
+	}
+	r = utrace__filter_compile(expr, st->fields, st->nr_fields, &f, fe);
+	if (r < 0) {
+		/* As the kernel: a failed write drops the old filter and the
+		 * file reads back the error. */
+		set_filter(ev, NULL, utrace__filter_error_text(expr, fe));
+		log_filter_error(expr, fe);
+		return r;
+	}
+	text = malloc(strlen(expr) + 2);
+	if (!text) {
+		utrace__filter_free(f);
+		return -ENOMEM;
+	}
+	sprintf(text, "%s\n", expr);
+	set_filter(ev, f, text);
+	return 0;
+}
+
+/**
+ * utrace__control_filter - write an event's filter file (UTRACE_CTL_FILTER)
+ * @id: the event's id
+ * @expr: the expression, not NUL-terminated; "0" clears the filter
+ * @len: its bytes
+ * @fe: set to the kernel's error of an expression that did not compile;
+ *      all zero otherwise
+ *
+ * As the kernel, a refused expression drops the old filter, the file
+ * reads back the error and error_log has an entry.
+ *
+ * Return: 0, -ENOENT (no such event), or the kernel's -errno of the write.
+ */
+int utrace__control_filter(uint32_t id, const char *expr, size_t len,
+			   struct utrace__filter_error *fe)
+{
+	struct utrace_event *ev;
+	char *s = strip_expr(expr, len);
+	int r;
+
+	memset(fe, 0, sizeof(*fe));
+	if (!s)
+		return -ENOMEM;
+	utrace__registry_lock();
+	ev = find_id(id);
+	r = ev ? filter_event(ev, s, fe) : -ENOENT;
+	utrace__registry_unlock();
+	free(s);
+	return r;
+}
+
+static int filter_sys_cb(struct utrace_event *ev, void *arg)
+{
+	struct sys_arg *a = arg;
+	struct utrace__filter_error fe;
+
+	if (strcmp(ev->cls->system, a->system))
+		return 0;
+	a->matched++;
+	if (filter_event(ev, a->expr, &fe) < 0 && !utrace__filter_is_clear(a->expr)) {
+		/* The kernel's subsystem rule: an event that cannot take the
+		 * filter stays unfiltered and says so, with the caret at 0. */
+		struct utrace__event_state *st = ev->priv;
+		struct utrace__filter_error se = { -EINVAL, 0, "" };
+
+		snprintf(se.msg, sizeof(se.msg), "%s", UTRACE__FILTER_MSG_BAD_SUBSYS);
+		free(st->filter_text);
+		st->filter_text = utrace__filter_error_text(a->expr, &se);
+		/* filter_event logged the event's own error: replace it */
+		if (nr_error_log) {
+			free(error_log[nr_error_log - 1]);
+			nr_error_log--;
+		}
+		log_filter_error(a->expr, &se);
+	}
+	return 0;
+}
+
+/**
+ * utrace__control_filter_system - write a subsystem's filter file (UTRACE_CTL_FILTER_SYSTEM)
+ * @payload: "system\0expr", the expression not NUL-terminated
+ * @len: bytes of @payload
+ *
+ * The kernel's subsystem rule: each event that cannot take the expression
+ * stays unfiltered and reads back (and logs) UTRACE__FILTER_MSG_BAD_SUBSYS.
+ *
+ * Return: 0, -ENOENT (no event in the subsystem), -EINVAL (no NUL after
+ * the system) or -ENOMEM.
+ */
+int utrace__control_filter_system(const char *payload, size_t len)
+{
+	size_t sl = strnlen(payload, len);
+	struct sys_arg sa;
+	char *s;
+
+	if (sl == len)
+		return -EINVAL;
+	s = strip_expr(payload + sl + 1, len - sl - 1);
+	if (!s)
+		return -ENOMEM;
+	sa = (struct sys_arg){ .system = payload, .expr = s };
+	utrace__registry_lock();
+	utrace_event_foreach(filter_sys_cb, &sa);
+	utrace__registry_unlock();
+	free(s);
+	return sa.matched ? 0 : -ENOENT;
+}
+
+/**
+ * utrace__control_filter_text - read an event's filter file (UTRACE_CTL_FILTER_TEXT)
+ * @id: the event's id
+ * @text: set to the text ("none\n" without a filter), malloc()ed
+ *
+ * Return: 0, -ENOENT (no such event) or -ENOMEM.
+ */
+int utrace__control_filter_text(uint32_t id, char **text)
+{
+	struct utrace_event *ev;
+
+	utrace__registry_lock();
+	ev = find_id(id);
+	*text = NULL;
+	if (ev) {
+		const struct utrace__event_state *st = ev->priv;
+
+		*text = strdup(st->filter_text ? st->filter_text : "none\n");
+	}
+	utrace__registry_unlock();
+	return *text ? 0 : ev ? -ENOMEM : -ENOENT;
+}
+
+static int count_sys_cb(struct utrace_event *ev, void *arg)
+{
+	struct sys_arg *a = arg;
+
+	if (!strcmp(ev->cls->system, a->system))
+		a->matched++;
+	return 0;
+}
+
+/**
+ * utrace__control_filter_system_text - read a subsystem's filter file
+ * @system: the subsystem, not NUL-terminated
+ * @len: its bytes
+ * @text: set to the kernel's text of that file, malloc()ed
+ *
+ * UTRACE_CTL_FILTER_SYSTEM_TEXT.
+ *
+ * Return: 0, -ENOENT (no event in the subsystem) or -ENOMEM.
+ */
+int utrace__control_filter_system_text(const char *system, size_t len, char **text)
+{
+	char *s = strndup(system, len);
+	struct sys_arg sa = { .system = s ? s : "" };
+
+	utrace__registry_lock();
+	if (s)
+		utrace_event_foreach(count_sys_cb, &sa);
+	utrace__registry_unlock();
+	free(s);
+	*text = NULL;
+	if (!sa.matched)
+		return -ENOENT;
+	*text = strdup("### global filter ###\n"
+		       "# Use this to set filters for multiple events.\n"
+		       "# Only events with the given fields will be affected.\n"
+		       "# If no events are modified, an error message will be displayed here\n");
+	return *text ? 0 : -ENOMEM;
+}
+
+/**
+ * utrace__control_error_log - read error_log (UTRACE_CTL_ERROR_LOG)
+ * @text: set to its entries, oldest first ("" when empty), malloc()ed
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int utrace__control_error_log(char **text)
+{
+	size_t len = 0;
+	unsigned int i;
+
+	for (i = 0; i < nr_error_log; i++)
+		len += strlen(error_log[i]);
+	*text = malloc(len + 1);
+	if (!*text)
+		return -ENOMEM;
+	(*text)[0] = 0;
+	for (i = 0; i < nr_error_log; i++)
+		strcat(*text, error_log[i]);
+	return 0;
+}
+
+/**
+ * utrace__control_error_log_clear - empty error_log (UTRACE_CTL_ERROR_LOG_CLEAR)
+ */
+void utrace__control_error_log_clear(void)
+{
+	while (nr_error_log)
+		free(error_log[--nr_error_log]);
+}
+
+/* --- the buffer --- */
+
+static int info_cb(struct utrace_event *ev, void *arg)
+{
+	struct utrace_ctl_info_msg *m = arg;
+	const struct utrace__event_state *st = ev->priv;
+
+	m->nr_events++;
+	m->nr_enabled += st->enabled;
+	return 0;
+}
+
+/**
+ * utrace__control_info - what `utrace ps` shows of this process (UTRACE_CTL_INFO)
+ * @m: filled in: ids, names, events, and the pool's size and counts
+ *
+ * The counts come from our own record of the pool, not from its header,
+ * shared memory that anyone with the descriptor can write.
+ *
+ * Return: 0.
+ */
+int utrace__control_info(struct utrace_ctl_info_msg *m)
+{
+	struct utrace_pool *p = __atomic_load_n(&utrace__pool, __ATOMIC_ACQUIRE);
+	int cfd;
+	ssize_t n;
+	uint32_t i;
+
+	memset(m, 0, sizeof(*m));
+	m->pid = (uint32_t)getpid();
+	m->ppid = (uint32_t)getppid();
+	m->uid = (uint32_t)getuid();
+	cfd = open("/proc/self/comm", O_RDONLY | O_CLOEXEC);
+	if (cfd >= 0) {
+		n = read(cfd, m->comm, sizeof(m->comm) - 1);
+		close(cfd);
+		while (n > 0 && (m->comm[n - 1] == '\n' || !m->comm[n - 1]))
+			m->comm[--n] = 0;
+	}
+	n = readlink("/proc/self/exe", m->exe, sizeof(m->exe) - 1);
+	if (n < 0)
+		m->exe[0] = 0;
+	utrace_event_foreach(info_cb, m);
+	m->tracing_on = !__atomic_load_n(&utrace__tracing_off, __ATOMIC_RELAXED);
+	m->recorder = rec_sock >= 0;
+	if (p) {
+		m->has_pool = 1;
+		m->mode = p->mode;
+		m->nr_pages = utrace_pool_nr_pages(p);
+		m->buffer_size = (uint64_t)m->nr_pages * UTRACE_PAGE_SIZE;
+		for (i = 0; i < m->nr_pages; i++) {
+			const struct utrace_page_desc *d = utrace_pool_desc(p, i);
+			uint32_t s = __atomic_load_n(&d->state, __ATOMIC_RELAXED);
+
+			if (s != UTRACE_PAGE_FREE)
+				m->pages_used++;
+		}
+		for (i = 0; i < utrace_pool_nr_slots(p); i++) {
+			const struct utrace_thread_slot *s = utrace_pool_slot(p, i);
+
+			m->written += __atomic_load_n(&s->written, __ATOMIC_RELAXED);
+			m->lost += __atomic_load_n(&s->lost, __ATOMIC_RELAXED) +
+				   __atomic_load_n(&s->overwritten, __ATOMIC_RELAXED);
+		}
+		m->lost += __atomic_load_n(&p->lost_no_slot, __ATOMIC_RELAXED);
+	} else {
+		m->buffer_size = utrace__pool_next_size() / UTRACE_PAGE_SIZE * UTRACE_PAGE_SIZE;
+		m->mode = UTRACE_MODE_OVERWRITE;
+	}
+	return 0;
+}
+
+/**
+ * utrace__control_tracing_on - read or write tracing_on (UTRACE_CTL_TRACING_ON)
+ * @on: 1 or 0 to write; anything else only reads
+ *
+ * Off, the writer drops events without counting them.
+ *
+ * Return: 1 when tracing is on, 0 when off.
+ */
+int utrace__control_tracing_on(int32_t on)
+{
+	if (on == 0 || on == 1)
+		__atomic_store_n(&utrace__tracing_off, !on, __ATOMIC_RELEASE);
+	return !__atomic_load_n(&utrace__tracing_off, __ATOMIC_RELAXED);
+}
+
+/**
+ * utrace__control_buffer_size - read or write buffer_size_kb (UTRACE_CTL_BUFFER_SIZE)
+ * @bytes: the bytes of event data asked for, or 0 to only read
+ * @size: set to the bytes of event data the buffer holds, after the write
+ *
+ * As the kernel's: whole pages of UTRACE_PAGE_DATA bytes, at least 2
+ * pages.  A buffer that exists is replaced (its events dropped).
+ *
+ * Return: 0, -EINVAL (more than 64 GiB), -EBUSY (a recorder is attached)
+ * or -errno.
+ */
+int utrace__control_buffer_size(uint64_t bytes, uint64_t *size)
+{
+	struct utrace_pool *cur;
+	uint64_t pages;
+	int r;
+
+	if (bytes) {
+		if (bytes > BUFFER_SIZE_MAX)
+			return -EINVAL;
+		pages = (bytes + UTRACE_PAGE_DATA - 1) / UTRACE_PAGE_DATA;
+		if (pages < BUFFER_PAGES_MIN)
+			pages = BUFFER_PAGES_MIN;
+		r = rec_sock >= 0 ? -EBUSY : utrace__pool_resize(pages * UTRACE_PAGE_SIZE);
+		if (r < 0)
+			return r;
+	}
+	cur = __atomic_load_n(&utrace__pool, __ATOMIC_ACQUIRE);
+	pages = cur ? cur->nr_pages : utrace__pool_next_size() / UTRACE_PAGE_SIZE;
+	*size = (pages < BUFFER_PAGES_MIN ? BUFFER_PAGES_MIN : pages) * UTRACE_PAGE_DATA;
+	return 0;
+}
+
+/**
+ * utrace__control_clear_buffer - forget the events recorded so far (UTRACE_CTL_CLEAR_BUFFER)
+ *
+ * The agent cannot touch a page another thread is writing: it stores a
+ * time before which readers skip events, and the overwritten count then.
+ */
+void utrace__control_clear_buffer(void)
+{
+	struct utrace_pool *p = __atomic_load_n(&utrace__pool, __ATOMIC_ACQUIRE);
+	uint64_t ov = 0;
+	uint32_t i;
+
+	if (!p)
+		return;
+	for (i = 0; i < utrace_pool_nr_slots(p); i++)
+		ov += __atomic_load_n(&utrace_pool_slot(p, i)->overwritten, __ATOMIC_RELAXED);
+	__atomic_store_n(&p->clear_overwritten, ov, __ATOMIC_RELAXED);
+	__atomic_store_n(&p->clear_ts, utrace__clock_now(), __ATOMIC_RELEASE);
+}
+
+/**
+ * utrace__control_pool_fd - the pool's memfd for a reader (UTRACE_CTL_POOL)
+ *
+ * The pool is made if there was none.
+ *
+ * Return: the descriptor (ours: the caller sends a copy), or -errno.
+ */
+int utrace__control_pool_fd(void)
+{
+	int r = utrace__pool_ensure();
+
+	return r < 0 ? r : utrace__pool_fd;
+}
+
+/* --- the attached recorder --- */
+
+static void forget_saved(void)
+{
+	free(rec_saved_ids);
+	rec_saved_ids = NULL;
+	rec_nr_saved = 0;
+}
+
+static int save_cb(struct utrace_event *ev, void *arg)
+{
+	(void)arg;
+	if (((struct utrace__event_state *)ev->priv)->enabled) {
+		int *n = realloc(rec_saved_ids, (rec_nr_saved + 1) * sizeof(*n));
+
+		if (!n)
+			return 1;
+		rec_saved_ids = n;
+		rec_saved_ids[rec_nr_saved++] = ev->id;
+	}
+	return 0;
+}
+
+static int restore_cb(struct utrace_event *ev, void *arg)
+{
+	size_t i;
+	int on = 0;
+
+	(void)arg;
+	for (i = 0; i < rec_nr_saved; i++)
+		if (rec_saved_ids[i] == ev->id)
+			on = 1;
+	utrace_event_enable(ev, on);
+	return 0;
+}
+
+/**
+ * utrace__control_attach - attach `utrace record -p` (UTRACE_CTL_ATTACH)
+ * @path: the recorder's socket, not NUL-terminated
+ * @len: its bytes
+ * @mode: the pool mode while it records
+ *
+ * Keeps which events are on and the pool's mode, to put them back when
+ * the recorder goes (utrace__control_recorder_gone()).
+ *
+ * Return: 0, -EBUSY (a recorder is attached) or -errno.
+ */
+int utrace__control_attach(const char *path, size_t len, uint32_t mode)
+{
+	char *s;
+	int r;
+
+	if (rec_sock >= 0)
+		return -EBUSY;
+	s = strndup(path, len);
+	if (!s)
+		return -ENOMEM;
+	utrace__pool_ensure();
+	rec_old_mode = utrace__pool ? utrace__pool->mode : UTRACE_MODE_OVERWRITE;
+	utrace__registry_lock();
+	utrace_event_foreach(save_cb, NULL);
+	utrace__registry_unlock();
+	r = utrace__record_attach(s, mode);
+	free(s);
+	if (r < 0) {
+		forget_saved();
+		return r;
+	}
+	rec_sock = r;
+	return 0;
+}
+
+/**
+ * utrace__control_recorder_fd - the attached recorder's socket
+ *
+ * The agent polls it to learn when the recorder goes.
+ *
+ * Return: the socket, or -1 when no recorder is attached.
+ */
+int utrace__control_recorder_fd(void)
+{
+	return rec_sock;
+}
+
+/**
+ * utrace__control_recorder_gone - the attached recorder went away
+ *
+ * Even killed: events and the pool's mode go back to what they were at
+ * the attach.
+ */
+void utrace__control_recorder_gone(void)
+{
+	utrace__record_detach(rec_sock, rec_old_mode);
+	rec_sock = -1;
+	utrace__registry_lock();
+	utrace_event_foreach(restore_cb, NULL);
+	utrace__registry_unlock();
+	forget_saved();
+}
+
+/**
+ * utrace__control_after_fork_child - forget the parent's control state
+ *
+ * The parent's recorder is not the child's (record.c closed its socket),
+ * and error_log starts empty.
+ */
+void utrace__control_after_fork_child(void)
+{
+	rec_sock = -1;
+	forget_saved();
+	utrace__control_error_log_clear();
+}

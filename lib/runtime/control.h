@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * control.c: what the control requests do to the process (the rules),
+ * apart from how they arrive and are answered (agent.c, the transport).
+ * As the kernel's tracefs file operations call into the event and filter
+ * code, the agent decodes a request and calls one function here.
+ *
+ * Every function runs on the agent thread, one request at a time, with no
+ * lock held by the caller.  Texts returned are malloc()ed and the caller's.
+ */
+#ifndef UTRACE_RUNTIME_CONTROL_H
+#define UTRACE_RUNTIME_CONTROL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "compiler.h"
+#include "ctlproto.h"
+
+struct utrace__filter_error;
+
+int utrace__control_info(struct utrace_ctl_info_msg *m) UTRACE_HIDDEN;
+int utrace__control_event_list(char **buf, size_t *len, uint32_t *nr) UTRACE_HIDDEN;
+int utrace__control_format(uint32_t id, char **text) UTRACE_HIDDEN;
+int utrace__control_set_event(const char *line, size_t len) UTRACE_HIDDEN;
+int utrace__control_clear_events(void) UTRACE_HIDDEN;
+int utrace__control_enable(uint32_t id, bool on) UTRACE_HIDDEN;
+int utrace__control_enable_system(const char *system, size_t len, bool on) UTRACE_HIDDEN;
+int utrace__control_filter(uint32_t id, const char *expr, size_t len,
+			   struct utrace__filter_error *fe) UTRACE_HIDDEN;
+int utrace__control_filter_system(const char *payload, size_t len) UTRACE_HIDDEN;
+int utrace__control_filter_text(uint32_t id, char **text) UTRACE_HIDDEN;
+int utrace__control_filter_system_text(const char *system, size_t len,
+				       char **text) UTRACE_HIDDEN;
+int utrace__control_error_log(char **text) UTRACE_HIDDEN;
+void utrace__control_error_log_clear(void) UTRACE_HIDDEN;
+int utrace__control_tracing_on(int32_t on) UTRACE_HIDDEN;
+int utrace__control_buffer_size(uint64_t bytes, uint64_t *size) UTRACE_HIDDEN;
+void utrace__control_clear_buffer(void) UTRACE_HIDDEN;
+int utrace__control_pool_fd(void) UTRACE_HIDDEN;
+int utrace__control_attach(const char *path, size_t len, uint32_t mode) UTRACE_HIDDEN;
+int utrace__control_recorder_fd(void) UTRACE_HIDDEN;
+void utrace__control_recorder_gone(void) UTRACE_HIDDEN;
+void utrace__control_after_fork_child(void) UTRACE_HIDDEN;
+
+#endif /* UTRACE_RUNTIME_CONTROL_H */

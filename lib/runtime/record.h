@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * record.c's entry points: the connection to `utrace record` and the
+ * event pool of this process.
+ */
+#ifndef UTRACE_RUNTIME_RECORD_H
+#define UTRACE_RUNTIME_RECORD_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <utrace/tracepoint.h>
+
+#include "compiler.h"
+
+/* The memfd of utrace__pool, or -1. */
+extern int utrace__pool_fd UTRACE_HIDDEN;
+
+/**
+ * utrace__record_init - read UTRACE_BUFFER_SIZE, UTRACE_MODE, UTRACE_RECORD
+ *
+ * Called once at start; connects to the recorder UTRACE_RECORD names and
+ * hands it a new pool.  A failure is said once and the program runs on.
+ */
+void utrace__record_init(void) UTRACE_HIDDEN;
+
+/**
+ * utrace__record_send_format - send an event's format to the recorder
+ * @ev: the event, just registered
+ *
+ * Nothing when no recorder is connected.  Registry lock held: formats go
+ * out in registration order.
+ */
+void utrace__record_send_format(const struct utrace_event *ev) UTRACE_HIDDEN;
+
+/**
+ * utrace__record_after_fork_child - a fork child records into a pool of its own
+ *
+ * Connects to the recorder of UTRACE_RECORD again, or makes a buffer of
+ * its own when the parent's was.
+ */
+void utrace__record_after_fork_child(void) UTRACE_HIDDEN;
+
+/**
+ * utrace__pool_ensure - make this process's pool if it has none
+ *
+ * In overwrite mode unless UTRACE_MODE says otherwise, as the kernel's
+ * trace buffer.
+ *
+ * Return: 0 or -errno.
+ */
+int utrace__pool_ensure(void) UTRACE_HIDDEN;
+
+/**
+ * utrace__pool_next_size - the size in bytes of the next pool made
+ *
+ * Return: the bytes asked for (UTRACE_BUFFER_SIZE or buffer_size_kb).
+ */
+uint64_t utrace__pool_next_size(void) UTRACE_HIDDEN;
+
+/**
+ * utrace__pool_set_next_size - set the size of the next pool
+ * @bytes: its size in bytes (a pool that exists keeps its size)
+ */
+void utrace__pool_set_next_size(uint64_t bytes) UTRACE_HIDDEN;
+
+/**
+ * utrace__pool_resize - replace the pool with one of another size
+ * @bytes: the new size
+ *
+ * The events of the old pool are dropped; it is unmapped once no thread
+ * can still write into it.
+ *
+ * Return: 0, -EBUSY while a recorder reads the pool, or -errno.
+ */
+int utrace__pool_resize(uint64_t bytes) UTRACE_HIDDEN;
+
+/**
+ * utrace__record_attach - hand the pool to an attaching `utrace record -p`
+ * @path: the recorder's socket
+ * @mode: the pool mode while it records (enum utrace_pool_mode)
+ *
+ * Sends HELLO with the pool (made now if there was none) and every format.
+ *
+ * Return: the connected socket, or -errno (-EBUSY: a recorder is there).
+ */
+int utrace__record_attach(const char *path, uint32_t mode) UTRACE_HIDDEN;
+
+/**
+ * utrace__record_detach - stop sending to an attached recorder
+ * @sock: its socket, from utrace__record_attach(); closed
+ * @mode: the pool mode to go back to
+ */
+void utrace__record_detach(int sock, uint32_t mode) UTRACE_HIDDEN;
+
+/**
+ * utrace__send_with_fd - send one packet, with a descriptor if asked
+ * @s: the socket
+ * @buf: the packet
+ * @len: its bytes
+ * @pass: a descriptor to pass (SCM_RIGHTS), or -1
+ *
+ * Retries on EINTR.
+ *
+ * Return: the bytes sent, or -1 with errno.
+ */
+ssize_t utrace__send_with_fd(int s, const void *buf, size_t len, int pass) UTRACE_HIDDEN;
+
+#endif /* UTRACE_RUNTIME_RECORD_H */
