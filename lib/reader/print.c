@@ -20,6 +20,7 @@
 #include <trace-seq.h>
 
 #include "print.h"
+#include "traceline.h"
 
 struct utrace__printer {
 	const struct utrace__print_opts *o;
@@ -84,68 +85,17 @@ const char *utrace__item_comm(const struct utrace__tf_item *it)
 	return "<...>";
 }
 
-/* Decimal digits of v, right-aligned in t[0..n), from t + n backwards. */
-static inline char *digits(char *end, uint64_t v)
-{
-	do {
-		*--end = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	return end;
-}
-
-/*
- * "%16s-%-7d [%03d] ..... %5lu.%06lu: " of the comm, tid, cpu and time,
- * as lib/runtime/event.c prints it, without printf: it is a fifth of the
- * time of a line.
- */
+/* "%16s-%-7d [%03d] ..... %5lu.%06lu: " of the comm, tid, cpu and time:
+ * the one prefix of the runtime's UTRACE_PRINT too (common/traceline.c). */
 void utrace__print_prefix(struct utrace__obuf *b, const char *comm, uint32_t tid,
 			  uint32_t cpu, uint64_t time)
 {
-	size_t n = strlen(comm), k;
-	char t[24], *d, *p;
-	uint64_t sec = time / 1000000000, usec = time % 1000000000 / 1000;
+	size_t n = strlen(comm);
 
-	utrace__ob_reserve(b, n + 96);
-	if (b->cap - b->len < n + 96)
+	utrace__ob_reserve(b, n + UTRACE_TRACE_PREFIX_ROOM);
+	if (b->cap - b->len < n + UTRACE_TRACE_PREFIX_ROOM)
 		return;
-	p = b->p + b->len;
-	for (k = n; k < 16; k++)
-		*p++ = ' ';
-	memcpy(p, comm, n);
-	p += n;
-	*p++ = '-';
-	d = digits(t + sizeof(t), tid);
-	k = (size_t)(t + sizeof(t) - d);
-	memcpy(p, d, k);
-	p += k;
-	for (; k < 7; k++)
-		*p++ = ' ';
-	*p++ = ' ';
-	*p++ = '[';
-	d = digits(t + sizeof(t), cpu);
-	for (k = (size_t)(t + sizeof(t) - d); k < 3; k++)
-		*--d = '0';
-	k = (size_t)(t + sizeof(t) - d);
-	memcpy(p, d, k);
-	p += k;
-	memcpy(p, "] ..... ", 8);
-	p += 8;
-	d = digits(t + sizeof(t), sec);
-	for (k = (size_t)(t + sizeof(t) - d); k < 5; k++)
-		*--d = ' ';
-	k = (size_t)(t + sizeof(t) - d);
-	memcpy(p, d, k);
-	p += k;
-	*p++ = '.';
-	d = digits(t + sizeof(t), usec);
-	for (k = (size_t)(t + sizeof(t) - d); k < 6; k++)
-		*--d = '0';
-	memcpy(p, d, 6);
-	p += 6;
-	*p++ = ':';
-	*p++ = ' ';
-	b->len = (size_t)(p - b->p);
+	b->len += utrace__trace_prefix(b->p + b->len, comm, n, tid, cpu, time);
 }
 
 /* The element type of a field: "__data_loc unsigned int[]" -> "unsigned int". */

@@ -25,6 +25,7 @@
 
 #include "internal.h"
 #include "event.h"
+#include "traceline.h"
 
 static __thread pid_t cached_tid;
 static unsigned long dropped_too_big;
@@ -137,9 +138,12 @@ static void print_record(const struct utrace_event *ev, const void *rec)
 		strcpy(comm, "<...>");
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	utrace_seq_init(&s, line, sizeof(line) - 1);
-	utrace_seq_printf(&s, "%16s-%-7d [%03d] ..... %5lu.%06lu: %s: ", comm,
-			  ent->pid, cpu < 0 ? 0 : cpu, (unsigned long)ts.tv_sec,
-			  (unsigned long)ts.tv_nsec / 1000, ev->name);
+	s.len = (unsigned int)utrace__trace_prefix(line, comm, strlen(comm),
+						   (uint32_t)ent->pid,
+						   cpu < 0 ? 0 : (uint32_t)cpu,
+						   (uint64_t)ts.tv_sec * 1000000000 +
+						   (uint64_t)ts.tv_nsec);
+	utrace_seq_printf(&s, "%s: ", ev->name);
 	ev->output(&s, rec);
 	line[s.len++] = '\n';
 	n = write_line(__atomic_load_n(&utrace__print_fd, __ATOMIC_ACQUIRE), line,
