@@ -22,6 +22,9 @@ struct utrace__problems {
 	bool quiet;             /* describe none on stderr */
 	char *keep;             /* when set: the latest message, kept here */
 	size_t keep_len;
+	/* when set: says a described problem instead of stderr's "utrace: "
+	 * line (the runtime's utrace__warn(), which uses no stdio) */
+	void (*say)(const char *msg);
 };
 
 /*
@@ -36,6 +39,9 @@ void utrace__vproblem(struct utrace__problems *p, const char *fmt, va_list ap)
 
 /* Count n problems without describing them (one was described already). */
 void utrace__problems_count(struct utrace__problems *p, uint64_t n) UTRACE_HIDDEN;
+
+/* The problems counted and not described. */
+uint64_t utrace__problems_more(const struct utrace__problems *p) UTRACE_HIDDEN;
 
 /*
  * utrace__problems_end - "utrace: '<file>': N more problems: <consequence>"

@@ -27,6 +27,7 @@
 
 #include "filter.h"
 #include "internal.h"
+#include "problems.h"
 #include "tp.h"
 #include "writer.h"
 
@@ -173,33 +174,23 @@ static void apply_spec_locked(size_t from)
  */
 #define WARN_MAX 5
 
-struct warn_count {
-	size_t n;
-};
-
-static struct warn_count malformed, unmatched;
-
-/* Warn unless WARN_MAX warnings of this kind were given; counts the rest. */
-__attribute__((format(printf, 2, 3)))
-static void warn_limited(struct warn_count *c, const char *fmt, ...)
+static void warn_say(const char *msg)
 {
-	char buf[480];
-	va_list ap;
-
-	if (c->n++ >= WARN_MAX)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	utrace__warn("%s", buf);
+	utrace__warn("%s", msg);
 }
 
-/* "N more WHAT", if there were. */
-static void warn_limited_end(struct warn_count *c, const char *what)
+static struct utrace__problems malformed = { .max = WARN_MAX, .say = warn_say };
+static struct utrace__problems unmatched = { .max = WARN_MAX, .say = warn_say };
+
+/* "N more WHAT", if there were; then the count starts again. */
+static void warn_limited_end(struct utrace__problems *c, const char *what)
 {
-	if (c->n > WARN_MAX)
-		utrace__warn("UTRACE_EVENTS: %zu more %s", c->n - WARN_MAX, what);
-	c->n = 0;
+	uint64_t more = utrace__problems_more(c);
+
+	if (more)
+		utrace__warn("UTRACE_EVENTS: %llu more %s", (unsigned long long)more, what);
+	c->count = 0;
+	c->shown = 0;
 }
 
 static void report_spec_locked(void)
@@ -211,7 +202,7 @@ static void report_spec_locked(void)
 	spec_reported = true;
 	for (s = 0; s < nr_spec; s++)
 		if (!spec[s].bad && !spec[s].matched)
-			warn_limited(&unmatched, "UTRACE_EVENTS: no event matches '%s'",
+			utrace__problem(&unmatched, "UTRACE_EVENTS: no event matches '%s'",
 				     spec[s].text);
 	warn_limited_end(&unmatched, "entries match no event");
 }
@@ -281,7 +272,7 @@ void utrace__events_spec_set(const char *value)
 		if (bad_token(e->text, len) ||
 		    utrace__parse_set_event(e->text, len, &e->m) < 0) {
 			e->bad = true;
-			warn_limited(&malformed, "UTRACE_EVENTS: malformed entry '%.*s'",
+			utrace__problem(&malformed, "UTRACE_EVENTS: malformed entry '%.*s'",
 				     len > 200 ? 200 : (int)len, e->text);
 		}
 		p += len;
