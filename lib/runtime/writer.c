@@ -231,14 +231,6 @@ static void pool_broken(struct utrace_pool_geom *g, const char *what, uint64_t v
 	errno = e;
 }
 
-static uint64_t mono_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* Queue the current page for the recorder. */
 static void publish(struct tbuf *t)
 {
@@ -259,8 +251,8 @@ static void publish(struct tbuf *t)
 		if (i < 100)
 			continue;
 		if (!give_up) {
-			give_up = mono_now() + 1000000000u;
-		} else if (mono_now() > give_up) {
+			give_up = utrace__mono_ns() + 1000000000u;
+		} else if (utrace__mono_ns() > give_up) {
 			pool_broken(g, "a full queue with no room for a second", q);
 			break;
 		}

@@ -32,6 +32,7 @@
 
 #include "setevent.h"
 #include "proto.h"
+#include "clock.h"
 #include "pool.h"
 #include "file-writer.h"
 #include "ctl-client.h"
@@ -125,14 +126,6 @@ static const char record_usage[] =
 	"\n"
 	"Ctrl-C (SIGINT) or SIGTERM stops the recording cleanly.\n";
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /*
  * Calibration (docs/trace-file-format.md, Time).  A reader converts TSC
  * ticks with the rate between the file's first and last CLOCK points, so
@@ -156,9 +149,9 @@ static uint64_t write_clock_point(void)
 	int i;
 
 	for (i = 0; i < 16; i++) {
-		uint64_t a = mono_ns();
+		uint64_t a = utrace__mono_ns();
 		uint64_t t = __builtin_ia32_rdtsc();
-		uint64_t b = mono_ns();
+		uint64_t b = utrace__mono_ns();
 
 		if (b - a < best_gap) {
 			best_gap = b - a;
@@ -648,7 +641,7 @@ static bool status_shown;
 static void show_status(uint64_t start_ns)
 {
 	unsigned long long ev = total_written, lost = total_lost;
-	double secs = (double)(mono_ns() - start_ns) / 1e9;
+	double secs = (double)(utrace__mono_ns() - start_ns) / 1e9;
 	size_t i;
 
 	for (i = 0; i < MAX_PROCS; i++)
@@ -976,7 +969,7 @@ int cmd_record(int argc, char **argv)
 	pid_t child;
 	char *events, *ev_copy = NULL;
 	uint64_t deadline = 0, stop_deadline = 0, next_clock = 0, first_clock;
-	uint64_t start_ns = mono_ns(), next_status = 0;
+	uint64_t start_ns = utrace__mono_ns(), next_status = 0;
 	bool tty = isatty(STDERR_FILENO);
 
 	first = parse_opts(argc, argv, &o);
@@ -1065,7 +1058,7 @@ loop:
 	next_clock = write_second_clock_point(first_clock) + CLOCK_THIRD_NS;
 	check_output(o.output);
 	if (o.duration > 0)
-		deadline = mono_ns() + (uint64_t)(o.duration * 1e9);
+		deadline = utrace__mono_ns() + (uint64_t)(o.duration * 1e9);
 
 	for (;;) {
 		struct pollfd pfd[MAX_PROCS + 2];
@@ -1129,7 +1122,7 @@ loop:
 						stopping = 1;
 						if (!child_done)
 							kill(child, SIGTERM);
-						stop_deadline = mono_ns() + 2000000000ull;
+						stop_deadline = utrace__mono_ns() + 2000000000ull;
 					}
 				}
 			} else if (map[i] >= 0 && pfd[i].revents) {
@@ -1153,21 +1146,21 @@ loop:
 		}
 		/* Calibration points along the way: a file cut short
 		 * converts with the rate measured up to its last one. */
-		if (mono_ns() >= next_clock)
+		if (utrace__mono_ns() >= next_clock)
 			next_clock = write_clock_point() + CLOCK_EVERY_NS;
-		if (tty && mono_ns() >= next_status) {
+		if (tty && utrace__mono_ns() >= next_status) {
 			if (next_status)
 				show_status(start_ns);
-			next_status = mono_ns() + 1000000000ull;
+			next_status = utrace__mono_ns() + 1000000000ull;
 		}
 		check_output(o.output);
-		if (deadline && !stopping && mono_ns() >= deadline) {
+		if (deadline && !stopping && utrace__mono_ns() >= deadline) {
 			stopping = 1;
 			if (!child_done)
 				kill(child, SIGTERM);
-			stop_deadline = mono_ns() + 2000000000ull;
+			stop_deadline = utrace__mono_ns() + 2000000000ull;
 		}
-		if (stopping && (child_done || mono_ns() >= stop_deadline))
+		if (stopping && (child_done || utrace__mono_ns() >= stop_deadline))
 			break;
 	}
 	end_status();

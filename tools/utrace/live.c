@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "ctl-client.h"
+#include "clock.h"
 #include "pool.h"
 #include "file-writer.h"
 #include "live.h"
@@ -63,14 +64,6 @@ struct lpage {
 	uint64_t seq;
 	struct utrace_page page;
 };
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 int live_lock_open(int fd)
 {
@@ -457,11 +450,11 @@ static void second_point(struct utrace_pool *p)
 
 	if (__atomic_load_n(&p->calib2_tsc, __ATOMIC_ACQUIRE))
 		return;
-	ns = mono_ns();
+	ns = utrace__mono_ns();
 	if (ns < p->calib_ns + 2000000000ull)
 		return;
 	tsc = __builtin_ia32_rdtsc();
-	ns = mono_ns() / 2 + ns / 2;   /* the middle of the rdtsc */
+	ns = utrace__mono_ns() / 2 + ns / 2;   /* the middle of the rdtsc */
 	if (__atomic_compare_exchange_n(&p->calib2_tsc, &zero, tsc, 0, __ATOMIC_ACQ_REL,
 					__ATOMIC_RELAXED))
 		__atomic_store_n(&p->calib2_ns, ns, __ATOMIC_RELEASE);
@@ -552,7 +545,7 @@ long live_print(struct live *lv, unsigned int flags, FILE *out)
 			pt[0] = tsc1;
 			pt[1] = ns1;
 		} else {
-			uint64_t now = mono_ns();
+			uint64_t now = utrace__mono_ns();
 
 			if (now < ns0 + 20000000) {
 				struct timespec d = { 0, (long)(ns0 + 20000000 - now) };
@@ -560,7 +553,7 @@ long live_print(struct live *lv, unsigned int flags, FILE *out)
 				nanosleep(&d, NULL);
 			}
 			pt[0] = __builtin_ia32_rdtsc();
-			pt[1] = mono_ns();
+			pt[1] = utrace__mono_ns();
 		}
 		utrace_tf_record(&w, UTRACE_TF_CLOCK, pt, sizeof(pt), NULL, 0, NULL, 0);
 	}
