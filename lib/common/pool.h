@@ -42,22 +42,13 @@
 #include <stdint.h>
 
 #include "compiler.h"
+#include "page.h"
 
 #define UTRACE_POOL_MAGIC 0x50525455u /* "UTRP" */
 #define UTRACE_POOL_VERSION 4
 #define UTRACE_POOL_THREADS 1024
 #define UTRACE_POOL_QUEUES 4     /* queue pairs at most (CPU % nr_queues) */
-#define UTRACE_PAGE_SIZE 4096
 #define UTRACE_POOL_REPLACED 2
-#define UTRACE_PAGE_HDR 16
-#define UTRACE_PAGE_DATA (UTRACE_PAGE_SIZE - UTRACE_PAGE_HDR)
-
-/* Kernel ring buffer event encoding. */
-#define UTRACE_RB_TYPE_PADDING 29
-#define UTRACE_RB_TYPE_TIME_EXTEND 30
-#define UTRACE_RB_MAX_SMALL 112       /* 28 * 4: larger records use type_len 0 */
-#define UTRACE_RB_DELTA_BITS 27
-#define UTRACE_RB_MISSED_EVENTS (1ULL << 31)
 
 enum utrace_clock {
 	UTRACE_CLOCK_MONO = 0,   /* CLOCK_MONOTONIC ns */
@@ -87,12 +78,6 @@ struct utrace_queue {
 struct utrace_qcell {
 	uint64_t seq;
 	uint64_t val;
-};
-
-struct utrace_page {
-	uint64_t time_stamp;
-	uint64_t commit;
-	unsigned char data[UTRACE_PAGE_DATA];
 };
 
 struct utrace_page_desc {
@@ -390,49 +375,6 @@ static inline int utrace_fullq_pop_next(struct utrace_pool *p, uint32_t *q, uint
 		}
 	}
 	return 0;
-}
-
-/* Count the data events of a page's first 'commit' bytes; -1 if the bytes
- * do not parse.  Shared by the recorder and the tests. */
-static inline long utrace_page_count_events(const unsigned char *data,
-					    uint64_t commit)
-{
-	uint64_t off = 0;
-	long n = 0;
-
-	while (off + 4 <= commit) {
-		uint32_t w, len;
-
-		__builtin_memcpy(&w, data + off, 4);
-		switch (w & 31) {
-		case 0:
-			if (off + 8 > commit)
-				return -1;
-			__builtin_memcpy(&len, data + off + 4, 4);
-			if (len < 4)
-				return -1;
-			off += 4 + ((len + 3) & ~3u);
-			n++;
-			break;
-		case UTRACE_RB_TYPE_PADDING:
-			if (!(w >> 5))
-				return n;
-			if (off + 8 > commit)
-				return -1;
-			__builtin_memcpy(&len, data + off + 4, 4);
-			off += 4 + len;
-			break;
-		case UTRACE_RB_TYPE_TIME_EXTEND:
-		case 31:
-			off += 8;
-			break;
-		default:
-			off += 4 + (w & 31) * 4;
-			n++;
-			break;
-		}
-	}
-	return off == commit ? n : -1;
 }
 
 /* A reader that mapped a pool itself records its geometry from the copy

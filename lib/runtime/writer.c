@@ -162,9 +162,7 @@ static inline __attribute__((always_inline)) uint32_t need_len(const struct tbuf
 
 static inline __attribute__((always_inline)) uint32_t event_len(uint32_t size)
 {
-	uint32_t r = rec_bytes(size);
-
-	return r <= UTRACE_RB_MAX_SMALL ? 4 + r : 8 + r;
+	return utrace_rb_event_size(rec_bytes(size));
 }
 
 static inline __attribute__((always_inline)) uint32_t need_len(const struct tbuf *t,
@@ -358,33 +356,17 @@ static inline __attribute__((always_inline)) void *emit(struct tbuf *t, uint64_t
 {
 	unsigned char *d = t->page->data + t->tail;
 	uint64_t delta = ts > t->last_ts ? ts - t->last_ts : 0;
-	uint32_t r = rec_bytes(size), w;
+	uint32_t r = rec_bytes(size), h;
 
 	if (delta >> UTRACE_RB_DELTA_BITS) {
-		uint32_t hi = (uint32_t)(delta >> UTRACE_RB_DELTA_BITS);
-
-		w = UTRACE_RB_TYPE_TIME_EXTEND |
-		    (uint32_t)(delta & ((1u << UTRACE_RB_DELTA_BITS) - 1)) << 5;
-		memcpy(d, &w, 4);
-		memcpy(d + 4, &hi, 4);
+		utrace_rb_put_time_extend(d, delta);
 		d += 8;
 		t->tail += 8;
 		delta = 0;
 	}
-	if (r <= UTRACE_RB_MAX_SMALL) {
-		w = (r / 4) | (uint32_t)delta << 5;
-		memcpy(d, &w, 4);
-		t->tail += 4 + r;
-		d += 4;
-	} else {
-		uint32_t len = r + 4;
-
-		w = (uint32_t)delta << 5;
-		memcpy(d, &w, 4);
-		memcpy(d + 4, &len, 4);
-		t->tail += 8 + r;
-		d += 8;
-	}
+	h = utrace_rb_put_data_hdr(d, r, (uint32_t)delta);
+	t->tail += h + r;
+	d += h;
 	if (ts > t->last_ts)
 		t->last_ts = ts;
 	return d;
@@ -787,7 +769,7 @@ void *utrace_tp_reserve(struct utrace_tp_reserve *r, struct utrace_event *ev,
 	t->undo_tail = t->tail;
 	t->undo_ts = t->last_ts;
 	d = t->page->data + t->tail;
-	w = (rb / 4) | (uint32_t)delta << 5;
+	w = utrace_rb_word(rb / 4, (uint32_t)delta);
 	memcpy(d, &w, 4);
 	t->tail += 4 + rb;
 	t->last_ts = ts;
@@ -918,14 +900,7 @@ static void discard(struct utrace_tp_reserve *r)
 		 * extend where the event was (it took at least 12 bytes), so
 		 * that a run of rejected events does not make every next
 		 * event need one. */
-		uint64_t delta = t->last_ts - t->undo_ts;
-		uint32_t w = UTRACE_RB_TYPE_TIME_EXTEND |
-			     (uint32_t)(delta & ((1u << UTRACE_RB_DELTA_BITS) - 1)) << 5;
-		uint32_t hi = (uint32_t)(delta >> UTRACE_RB_DELTA_BITS);
-		unsigned char *d = t->page->data + t->tail;
-
-		memcpy(d, &w, 4);
-		memcpy(d + 4, &hi, 4);
+		utrace_rb_put_time_extend(t->page->data + t->tail, t->last_ts - t->undo_ts);
 		t->tail += 8;
 		__atomic_store_n(&t->page->commit, t->tail | t->missed, __ATOMIC_RELEASE);
 	}

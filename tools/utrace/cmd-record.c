@@ -270,7 +270,7 @@ static void write_page(struct proc *p, uint32_t idx, uint64_t commit)
 		unsigned char b[UTRACE_PAGE_SIZE];
 		struct utrace_page pg;
 	} page;
-	uint64_t bytes = commit & ((1ULL << 30) - 1);
+	uint64_t bytes = commit & UTRACE_RB_COMMIT_MASK;
 	uint64_t read = __atomic_load_n(&d->read, __ATOMIC_ACQUIRE);
 	struct {
 		uint32_t pid, tid, cpu, reserved;
@@ -282,14 +282,14 @@ static void write_page(struct proc *p, uint32_t idx, uint64_t commit)
 		return; /* not a page we can trust */
 	memset(&page, 0, sizeof(page));
 	if (read > 0 && read <= bytes) {
-		n = live_page_cut(pg, (uint32_t)bytes, (uint32_t)read, 0, &page.pg);
+		n = utrace__rb_page_cut(pg, (uint32_t)bytes, (uint32_t)read, 0, &page.pg);
 		page.pg.commit |= commit & UTRACE_RB_MISSED_EVENTS;
-		bytes = page.pg.commit & ((1ULL << 30) - 1);
+		bytes = page.pg.commit & UTRACE_RB_COMMIT_MASK;
 	} else {
 		memcpy(page.b, &pg->time_stamp, 8);
 		memcpy(page.b + 8, &commit, 8);
 		memcpy(page.b + UTRACE_PAGE_HDR, pg->data, bytes);
-		n = utrace_page_count_events(page.b + UTRACE_PAGE_HDR, bytes);
+		n = utrace__rb_count_events(&page.pg, UTRACE_PAGE_DATA);
 	}
 	if (bytes == 0 && d->lost_before == 0)
 		return;

@@ -193,75 +193,6 @@ static int refresh_formats(struct lsrc *s)
 	return r < 0 ? r : 0;
 }
 
-/*
- * Copy into 'dst' the events of 'src' from byte 'from' on whose time is at
- * least 'min_ts'; the page's time stamp becomes the running time just
- * before the first event kept.  Returns the number of events kept.
- */
-long live_page_cut(const struct utrace_page *src, uint32_t commit, uint32_t from,
-		   uint64_t min_ts, struct utrace_page *dst)
-{
-	uint64_t ts = src->time_stamp;
-	uint32_t off = 0, start = commit;
-	long n = 0;
-
-	while (off + 4 <= commit) {
-		uint32_t w, len, delta;
-
-		memcpy(&w, src->data + off, 4);
-		delta = w >> 5;
-		switch (w & 31) {
-		case UTRACE_RB_TYPE_PADDING:
-			if (!delta)
-				goto end;
-			if (off + 8 > commit)
-				goto end;
-			memcpy(&len, src->data + off + 4, 4);
-			off += 4 + len;
-			continue;
-		case UTRACE_RB_TYPE_TIME_EXTEND:
-			if (off + 8 > commit)
-				goto end;
-			memcpy(&len, src->data + off + 4, 4);
-			if (start == commit)
-				ts += ((uint64_t)len << UTRACE_RB_DELTA_BITS) + delta;
-			off += 8;
-			continue;
-		case 31:
-			off += 8;
-			continue;
-		case 0:
-			if (off + 8 > commit)
-				goto end;
-			memcpy(&len, src->data + off + 4, 4);
-			if (len < 4)
-				goto end;
-			len = 8 + ((len - 4 + 3) & ~3u);
-			break;
-		default:
-			len = 4 + (w & 31) * 4;
-			break;
-		}
-		if (off + len > commit)
-			break;
-		if (start == commit && off >= from && ts + delta >= min_ts) {
-			start = off;
-			dst->time_stamp = ts;
-		}
-		if (start == commit)
-			ts += delta;
-		else
-			n++;
-		off += len;
-	}
-end:
-	if (start >= commit || off <= start)
-		return 0;
-	memcpy(dst->data, src->data + start, off - start);
-	dst->commit = off - start;
-	return n;
-}
-
 static int cmp_lpage(const void *a, const void *b)
 {
 	const struct lpage *x = a, *y = b;
@@ -309,7 +240,7 @@ static long copy_page(struct utrace_pool *p, uint32_t idx, struct collect *cl,
 	if (commit > UTRACE_PAGE_DATA)
 		commit = UTRACE_PAGE_DATA;
 	memset(&lp->page, 0, sizeof(lp->page.time_stamp) + sizeof(lp->page.commit));
-	n = live_page_cut(pg, (uint32_t)commit, (uint32_t)read,
+	n = utrace__rb_page_cut(pg, (uint32_t)commit, (uint32_t)read,
 			  __atomic_load_n(&p->clear_ts, __ATOMIC_ACQUIRE), &lp->page);
 	lp->tid = d->tid;
 	lp->cpu = d->cpu;

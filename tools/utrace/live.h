@@ -50,14 +50,4 @@ int live_clear(struct live *lv);
 int live_lock_open(int pool_fd);
 void live_consumer_lock(int *lock_fd, bool take);
 
-struct utrace_page;
-
-/*
- * The events of page 'src' from byte 'from' of its data (up to 'commit'
- * bytes), leaving out those older than 'min_ts', as a page of their own
- * in 'dst' (its time stamp that of its first event).  Returns how many.
- */
-long live_page_cut(const struct utrace_page *src, uint32_t commit, uint32_t from,
-		   uint64_t min_ts, struct utrace_page *dst);
-
 #endif /* UTRACE_TOOL_LIVE_H */
