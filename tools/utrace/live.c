@@ -227,31 +227,28 @@ static long copy_page(struct utrace_pool *p, uint32_t idx, struct collect *cl,
 		      bool consume, bool popped)
 {
 	struct utrace_page_desc *d = utrace_pool_desc(p, idx);
-	struct utrace_page *pg = utrace_pool_page(p, idx);
-	uint64_t seq = __atomic_load_n(&d->seq, __ATOMIC_ACQUIRE);
-	uint64_t read = __atomic_load_n(&d->read, __ATOMIC_ACQUIRE);
-	uint64_t commit = __atomic_load_n(&pg->commit, __ATOMIC_ACQUIRE) &
-			  ~(uint64_t)UTRACE_RB_MISSED_EVENTS;
+	struct utrace_pool_peek pk;
 	struct lpage *lp = add_page(cl);
+	uint64_t commit;
 	long n;
 
 	if (!lp)
 		return -1;
+	utrace__pool_peek(p, idx, &pk);
+	commit = pk.commit & ~(uint64_t)UTRACE_RB_MISSED_EVENTS;
 	if (commit > UTRACE_PAGE_DATA)
 		commit = UTRACE_PAGE_DATA;
 	memset(&lp->page, 0, sizeof(lp->page.time_stamp) + sizeof(lp->page.commit));
-	n = utrace__rb_page_cut(pg, (uint32_t)commit, (uint32_t)read,
-			  __atomic_load_n(&p->clear_ts, __ATOMIC_ACQUIRE), &lp->page);
+	n = utrace__rb_page_cut(utrace_pool_page(p, idx), (uint32_t)commit, (uint32_t)pk.read,
+				utrace__pool_clear_ts(p), &lp->page);
 	lp->tid = d->tid;
 	lp->cpu = d->cpu;
-	lp->seq = seq;
+	lp->seq = pk.seq;
 	/* Taken back by a writer while we copied (overwrite mode)? */
-	if (!popped && (__atomic_load_n(&d->seq, __ATOMIC_ACQUIRE) != seq ||
-			__atomic_load_n(&d->state, __ATOMIC_ACQUIRE) == UTRACE_PAGE_FREE))
+	if (!popped && utrace__pool_page_reused(p, idx, pk.seq))
 		return -1;
 	if (consume && !popped)
-		__atomic_compare_exchange_n(&d->read, &read, commit, 0, __ATOMIC_RELEASE,
-					    __ATOMIC_RELAXED);
+		utrace__pool_consumed(p, idx, pk.read, commit);
 	if (n > 0) {
 		cl->n++;
 		cl->events += (uint64_t)n;
@@ -259,43 +256,30 @@ static long copy_page(struct utrace_pool *p, uint32_t idx, struct collect *cl,
 	return n;
 }
 
+/* Full pages leave the buffer for good (utrace pipe). */
+static void copy_full_page(void *arg, struct utrace_pool *p, uint32_t idx)
+{
+	copy_page(p, idx, arg, true, true);
+}
+
 static void collect_pages(struct utrace_pool *p, bool consume, struct collect *cl)
 {
-	uint64_t idx;
-	uint32_t i;
+	static const struct utrace_pool_drain_ops take = { .page = copy_full_page };
+	uint32_t *pages, n, i;
 
-	if (consume) {
-		/* Full pages leave the buffer for good, given back 64 at a
-		 * time (one wait for all their cache flushes). */
-		uint32_t done[64], q = 0;
-		size_t n = 0;
-
-		while (utrace_fullq_pop_next(p, &q, &idx)) {
-			if (idx >= utrace_pool_nr_pages(p))
-				continue;
-			copy_page(p, (uint32_t)idx, cl, true, true);
-			done[n++] = (uint32_t)idx;
-			if (n == 64) {
-				utrace__pool_give_back(p, done, n);
-				n = 0;
-			}
-		}
-		utrace__pool_give_back(p, done, n);
-	}
-	for (i = 0; i < utrace_pool_nr_pages(p); i++) {
-		uint32_t st = __atomic_load_n(&utrace_pool_desc(p, i)->state, __ATOMIC_ACQUIRE);
-
-		if (st == UTRACE_PAGE_WRITING || (!consume && st == UTRACE_PAGE_FULL))
-			copy_page(p, i, cl, consume, false);
+	if (consume)
+		utrace__pool_drain(p, &take, cl);
+	pages = malloc((utrace_pool_nr_pages(p) + 1) * sizeof(*pages));
+	if (pages) {
+		n = utrace__pool_scan(p, !consume, pages);
+		for (i = 0; i < n; i++)
+			copy_page(p, pages[i], cl, consume, false);
+		free(pages);
 	}
 	/* As the kernel's header: entries-written is what the buffer holds
 	 * plus what was overwritten since the last clear (read events are
 	 * gone from both). */
-	for (i = 0; i < utrace_pool_nr_slots(p); i++)
-		cl->written += __atomic_load_n(&utrace_pool_slot(p, i)->overwritten,
-					       __ATOMIC_RELAXED);
-	idx = __atomic_load_n(&p->clear_overwritten, __ATOMIC_RELAXED);
-	cl->written = cl->written > idx ? cl->written - idx : 0;
+	cl->written = utrace__pool_overwritten_since_clear(p);
 }
 
 /* Write one process into the image. */
@@ -369,28 +353,6 @@ static void header(FILE *out, uint64_t in_buffer, uint64_t written)
 		cpus > 0 ? cpus : 1);
 }
 
-/*
- * Give the pool its second calibration point once it is 2 s old, so that
- * every reader from then on converts times the same way (the same event
- * shows the same time in every read).  The first reader to get here stores
- * it; calib2_ns goes last and says the point is whole.
- */
-static void second_point(struct utrace_pool *p)
-{
-	uint64_t zero = 0, tsc, ns;
-
-	if (__atomic_load_n(&p->calib2_tsc, __ATOMIC_ACQUIRE))
-		return;
-	ns = utrace__mono_ns();
-	if (ns < p->calib_ns + 2000000000ull)
-		return;
-	tsc = __builtin_ia32_rdtsc();
-	ns = utrace__mono_ns() / 2 + ns / 2;   /* the middle of the rdtsc */
-	if (__atomic_compare_exchange_n(&p->calib2_tsc, &zero, tsc, 0, __ATOMIC_ACQ_REL,
-					__ATOMIC_RELAXED))
-		__atomic_store_n(&p->calib2_ns, ns, __ATOMIC_RELEASE);
-}
-
 long live_print(struct live *lv, unsigned int flags, FILE *out)
 {
 	struct collect *cls = calloc(lv->n ? lv->n : 1, sizeof(*cls));
@@ -412,7 +374,7 @@ long live_print(struct live *lv, unsigned int flags, FILE *out)
 			ret = -EIO;
 			goto out;
 		}
-		if (__atomic_load_n(&s->pool->dead, __ATOMIC_ACQUIRE) == UTRACE_POOL_REPLACED) {
+		if (utrace__pool_dead(s->pool) == UTRACE_POOL_REPLACED) {
 			/* buffer_size_kb was written: read the new pool. */
 			struct utrace_pool *np;
 			int pfd;
@@ -438,14 +400,16 @@ long live_print(struct live *lv, unsigned int flags, FILE *out)
 		events += cls[i].events;
 		written += cls[i].written + cls[i].events;
 		if (s->pool->clock == UTRACE_CLOCK_TSC) {
+			uint64_t t2, n2;
+
 			tsc = true;
-			second_point(s->pool);
+			utrace__pool_second_point(s->pool, &t2, &n2);
 			/* The oldest pool's points are the widest baseline. */
 			if (!tsc0 || s->pool->calib_ns < ns0) {
 				tsc0 = s->pool->calib_tsc;
 				ns0 = s->pool->calib_ns;
-				ns1 = __atomic_load_n(&s->pool->calib2_ns, __ATOMIC_ACQUIRE);
-				tsc1 = ns1 ? s->pool->calib2_tsc : 0;
+				ns1 = n2;
+				tsc1 = t2;
 			}
 		}
 	}
