@@ -39,6 +39,7 @@
 #include "rundir.h"
 #include "cmds.h"
 #include "live.h"
+#include "live-pool.h"
 
 #define MAX_PROCS 256
 
@@ -57,7 +58,7 @@ struct proc {
 	uint32_t *tids;              /* tids announced with a THREAD record */
 	size_t nr_tids;
 	int used;
-	int lock_fd;                 /* the consumers' turn (live.h), or -1 */
+	int lock_fd;                 /* the consumers' turn (live-pool.h), or -1 */
 };
 
 struct record_opts {
@@ -392,9 +393,9 @@ static int drain(struct proc *p)
 	struct drain_batch b = { .p = p, .base = out.pages_done };
 	size_t n;
 
-	live_consumer_lock(&p->lock_fd, true);
+	utrace__live_consumer_lock(&p->lock_fd, true);
 	n = utrace__pool_drain(p->pool, &ops, &b);
-	live_consumer_lock(&p->lock_fd, false);
+	utrace__live_consumer_lock(&p->lock_fd, false);
 	return n > 0;
 }
 
@@ -425,7 +426,7 @@ static void drain_final(struct proc *p)
 	left = malloc(utrace_pool_nr_pages(p->pool) * sizeof(*left));
 	if (!left)
 		return;
-	live_consumer_lock(&p->lock_fd, true);
+	utrace__live_consumer_lock(&p->lock_fd, true);
 	n = utrace__pool_scan(p->pool, !alive, left);
 	qsort_r(left, n, sizeof(*left), cmp_desc, p->pool);
 	for (i = 0; i < n; i++) {
@@ -433,7 +434,7 @@ static void drain_final(struct proc *p)
 		if (!alive)
 			utrace__pool_drop(p->pool, left[i]);
 	}
-	live_consumer_lock(&p->lock_fd, false);
+	utrace__live_consumer_lock(&p->lock_fd, false);
 	free(left);
 }
 
@@ -505,7 +506,7 @@ static void hello(struct proc *p, const struct utrace_msg_hello *h, int fd)
 	if (m != MAP_FAILED) {
 		if (p->lock_fd >= 0)
 			close(p->lock_fd);
-		p->lock_fd = live_lock_open(fd);
+		p->lock_fd = utrace__live_lock_open(fd);
 	}
 	close(fd);
 	if (m == MAP_FAILED) {

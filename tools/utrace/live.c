@@ -2,21 +2,10 @@
 /*
  * Reading the buffers of running processes (live.h).
  *
- * A process's pool is shared memory: its pages are read in place.
- *   show (trace):      every page holding events (FULL, or being WRITTEN
- *                      up to its commit word), nothing changed;
- *   pipe (trace_pipe): full pages are taken from the full queue and given
- *                      back to the free queue; pages still being written
- *                      are read up to their commit word and the read
- *                      offset is kept in the page's descriptor, so the
- *                      next read starts after it.
- * Events older than the pool's clear_ts (a "clear") are left out.  A page
- * that a writer took back while it was being copied (its descriptor's
- * sequence number changed) is dropped from that read.
- *
- * Consuming readers of one pool (several `utrace pipe`, the mount's
- * trace_pipe, an attached recorder) take turns (live.h,
- * live_consumer_lock()), so every event goes to one reader only.
+ * A process's pool is shared memory: its pages are read in place and
+ * copied out (lib/reader/live-pool.c: what show and pipe take, and the
+ * consumers' turn, utrace__live_consumer_lock(), so that every event goes
+ * to one consuming reader only).
  *
  * The pages go into a trace file image in a memfd, with the process's
  * formats and two calibration points (the pool's, taken when it was made,
@@ -37,6 +26,7 @@
 #include "pool.h"
 #include "file-writer.h"
 #include "live.h"
+#include "live-pool.h"
 #include "script.h"
 
 struct lfmt {
@@ -57,38 +47,6 @@ struct live {
 	struct lsrc *src;
 	size_t n;
 };
-
-/* A copied page, ready for the image. */
-struct lpage {
-	uint32_t tid, cpu;
-	uint64_t seq;
-	struct utrace_page page;
-};
-
-int live_lock_open(int fd)
-{
-	char path[64];
-
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	return open(path, O_RDWR | O_CLOEXEC);
-}
-
-void live_consumer_lock(int *lock_fd, bool take)
-{
-	struct flock fl = { .l_type = take ? F_WRLCK : F_UNLCK, .l_whence = SEEK_SET,
-			    .l_start = 0, .l_len = 1 };
-
-	if (*lock_fd < 0)
-		return;
-	while (fcntl(*lock_fd, F_OFD_SETLKW, &fl) < 0) {
-		if (errno != EINTR) {
-			/* No OFD locks here: go on alone, as before. */
-			close(*lock_fd);
-			*lock_fd = -1;
-			return;
-		}
-	}
-}
 
 int live_open(struct utrace__ctl *const *ctls, size_t n, struct live **out)
 {
@@ -115,7 +73,7 @@ int live_open(struct utrace__ctl *const *ctls, size_t n, struct live **out)
 		if (r < 0)
 			break;
 		r = utrace__pool_map(fd, &s->pool);
-		s->lock_fd = live_lock_open(fd);
+		s->lock_fd = utrace__live_lock_open(fd);
 		close(fd);
 		if (r < 0)
 			break;
@@ -193,97 +151,8 @@ static int refresh_formats(struct lsrc *s)
 	return r < 0 ? r : 0;
 }
 
-static int cmp_lpage(const void *a, const void *b)
-{
-	const struct lpage *x = a, *y = b;
-
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
-	return (x->seq > y->seq) - (x->seq < y->seq);
-}
-
-struct collect {
-	struct lpage *v;
-	size_t n, cap;
-	uint64_t events, written;
-};
-
-static struct lpage *add_page(struct collect *cl)
-{
-	if (cl->n == cl->cap) {
-		size_t cap = cl->cap ? cl->cap * 2 : 64;
-		void *v = realloc(cl->v, cap * sizeof(*cl->v));
-
-		if (!v)
-			return NULL;
-		cl->v = v;
-		cl->cap = cap;
-	}
-	return &cl->v[cl->n];
-}
-
-/* Copy one page's unread events; returns the events or -1 (torn). */
-static long copy_page(struct utrace_pool *p, uint32_t idx, struct collect *cl,
-		      bool consume, bool popped)
-{
-	struct utrace_page_desc *d = utrace_pool_desc(p, idx);
-	struct utrace_pool_peek pk;
-	struct lpage *lp = add_page(cl);
-	uint64_t commit;
-	long n;
-
-	if (!lp)
-		return -1;
-	utrace__pool_peek(p, idx, &pk);
-	commit = pk.commit & ~(uint64_t)UTRACE_RB_MISSED_EVENTS;
-	if (commit > UTRACE_PAGE_DATA)
-		commit = UTRACE_PAGE_DATA;
-	memset(&lp->page, 0, sizeof(lp->page.time_stamp) + sizeof(lp->page.commit));
-	n = utrace__rb_page_cut(utrace_pool_page(p, idx), (uint32_t)commit, (uint32_t)pk.read,
-				utrace__pool_clear_ts(p), &lp->page);
-	lp->tid = d->tid;
-	lp->cpu = d->cpu;
-	lp->seq = pk.seq;
-	/* Taken back by a writer while we copied (overwrite mode)? */
-	if (!popped && utrace__pool_page_reused(p, idx, pk.seq))
-		return -1;
-	if (consume && !popped)
-		utrace__pool_consumed(p, idx, pk.read, commit);
-	if (n > 0) {
-		cl->n++;
-		cl->events += (uint64_t)n;
-	}
-	return n;
-}
-
-/* Full pages leave the buffer for good (utrace pipe). */
-static void copy_full_page(void *arg, struct utrace_pool *p, uint32_t idx)
-{
-	copy_page(p, idx, arg, true, true);
-}
-
-static void collect_pages(struct utrace_pool *p, bool consume, struct collect *cl)
-{
-	static const struct utrace_pool_drain_ops take = { .page = copy_full_page };
-	uint32_t *pages, n, i;
-
-	if (consume)
-		utrace__pool_drain(p, &take, cl);
-	pages = malloc((utrace_pool_nr_pages(p) + 1) * sizeof(*pages));
-	if (pages) {
-		n = utrace__pool_scan(p, !consume, pages);
-		for (i = 0; i < n; i++)
-			copy_page(p, pages[i], cl, consume, false);
-		free(pages);
-	}
-	/* As the kernel's header: entries-written is what the buffer holds
-	 * plus what was overwritten since the last clear (read events are
-	 * gone from both). */
-	cl->written = utrace__pool_overwritten_since_clear(p);
-}
-
 /* Write one process into the image. */
-static void put_source(struct utrace_tf_writer *w, struct lsrc *s, struct collect *cl)
+static void put_source(struct utrace_tf_writer *w, struct lsrc *s, struct utrace__live_pages *cl)
 {
 	struct utrace_pool *p = s->pool;
 	size_t i, j;
@@ -300,9 +169,9 @@ static void put_source(struct utrace_tf_writer *w, struct lsrc *s, struct collec
 				 strlen(s->fmts[i].system) + 1, s->fmts[i].text,
 				 strlen(s->fmts[i].text) + 1);
 	}
-	qsort(cl->v, cl->n, sizeof(*cl->v), cmp_lpage);
+	utrace__live_sort(cl);
 	for (i = 0; i < cl->n; i++) {
-		struct lpage *lp = &cl->v[i];
+		struct utrace__live_page *lp = &cl->v[i];
 
 		if (i == 0 || cl->v[i - 1].tid != lp->tid) {
 			/* The thread's name, from its slot if it still has one. */
@@ -355,7 +224,7 @@ static void header(FILE *out, uint64_t in_buffer, uint64_t written)
 
 long live_print(struct live *lv, unsigned int flags, FILE *out)
 {
-	struct collect *cls = calloc(lv->n ? lv->n : 1, sizeof(*cls));
+	struct utrace__live_pages *cls = calloc(lv->n ? lv->n : 1, sizeof(*cls));
 	struct utrace_tf_writer w;
 	struct utrace__tf *tf = NULL;
 	uint64_t events = 0, written = 0, tsc0 = 0, ns0 = 0, tsc1 = 0, ns1 = 0;
@@ -388,15 +257,15 @@ long live_print(struct live *lv, unsigned int flags, FILE *out)
 				s->pool = np;
 				if (s->lock_fd >= 0)
 					close(s->lock_fd);
-				s->lock_fd = live_lock_open(pfd);
+				s->lock_fd = utrace__live_lock_open(pfd);
 			}
 			close(pfd);
 		}
 		if (flags & LIVE_CONSUME)
-			live_consumer_lock(&s->lock_fd, true);
-		collect_pages(s->pool, flags & LIVE_CONSUME, &cls[i]);
+			utrace__live_consumer_lock(&s->lock_fd, true);
+		utrace__live_collect(s->pool, flags & LIVE_CONSUME, &cls[i]);
 		if (flags & LIVE_CONSUME)
-			live_consumer_lock(&s->lock_fd, false);
+			utrace__live_consumer_lock(&s->lock_fd, false);
 		events += cls[i].events;
 		written += cls[i].written + cls[i].events;
 		if (s->pool->clock == UTRACE_CLOCK_TSC) {
