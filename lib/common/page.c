@@ -5,22 +5,6 @@
 
 #include "page.h"
 
-static inline uint32_t rd32(const unsigned char *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return v;
-}
-
-static inline uint64_t rd64(const unsigned char *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return v;
-}
-
 void utrace__rb_init(struct utrace_rb_cursor *c, const unsigned char *data,
 		     uint32_t commit, uint64_t ts, uint64_t base)
 {
@@ -35,10 +19,14 @@ uint64_t utrace__rb_load(struct utrace_rb_cursor *c, const void *page, uint32_t 
 			 uint64_t base)
 {
 	const unsigned char *p = page;
-	uint64_t word = rd64(p + 8), commit = word & UTRACE_RB_COMMIT_MASK;
+	uint64_t ts, word, commit;
 
+	/* (memcpy: a page in a trace file has no alignment) */
+	memcpy(&ts, p, 8);
+	memcpy(&word, p + 8, 8);
+	commit = word & UTRACE_RB_COMMIT_MASK;
 	utrace__rb_init(c, p + UTRACE_PAGE_HDR, commit > max_data ? max_data : (uint32_t)commit,
-			rd64(p), base);
+			ts, base);
 	return word;
 }
 
@@ -57,7 +45,7 @@ int utrace__rb_next(struct utrace_rb_cursor *c, char *why, size_t whylen)
 					 "the page commit (%u bytes left)", ev, left);
 			return UTRACE_RB_BAD;
 		}
-		w = rd32(c->data + pos);
+		memcpy(&w, c->data + pos, 4);
 		tl = w & UTRACE_RB_TYPE_MASK;
 		delta = w >> UTRACE_RB_TYPE_BITS;
 		if (tl >= 1 && tl <= UTRACE_RB_TYPE_DATA_MAX) {
@@ -76,7 +64,7 @@ int utrace__rb_next(struct utrace_rb_cursor *c, char *why, size_t whylen)
 					 "bytes, the page commit leaves %u", ev, tl, left);
 			return UTRACE_RB_BAD;
 		}
-		x = rd32(c->data + pos + 4);
+		memcpy(&x, c->data + pos + 4, 4);
 		switch (tl) {
 		case UTRACE_RB_TYPE_DATA_LONG:
 			if (x < 4) {
