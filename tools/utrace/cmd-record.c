@@ -259,9 +259,9 @@ static void announce_thread(struct proc *p, uint32_t tid, uint32_t slot)
 }
 
 /*
- * Write one page: a copy of its first 'commit' bytes, less the events a
- * consuming reader (utrace pipe) already took from it while it was being
- * written (its descriptor's read offset).
+ * Write one page: a copy of what is committed in it (utrace__pool_peek()),
+ * less the events a consuming reader (utrace pipe) already took from it
+ * while it was being written (its descriptor's read offset).
  */
 static void write_page(struct proc *p, uint32_t idx)
 {
