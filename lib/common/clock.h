@@ -39,6 +39,20 @@ static inline uint64_t utrace__clock_now(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/**
+ * utrace__mono_ns() - CLOCK_MONOTONIC now, in nanoseconds.
+ *
+ * The clock of calibration points, timeouts and deadlines everywhere
+ * (runtime, reader, tools); through the vDSO, so no system call.
+ */
+static inline uint64_t utrace__mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 static inline uint32_t utrace__cpu(void)
 {
 	long off = utrace__rseq_cpu_off;

@@ -323,3 +323,136 @@ void utrace__pool_unmap(struct utrace_pool *p)
 	__atomic_store_n(&g->pool, NULL, __ATOMIC_RELEASE);
 	__atomic_store_n(&g->reserved, NULL, __ATOMIC_RELEASE);
 }
+
+/* ------------------------------------------------------- the consumer side */
+
+bool utrace__pool_take_full(struct utrace_pool *p, uint32_t *q, uint32_t *idx)
+{
+	uint64_t v;
+
+	while (utrace_fullq_pop_next(p, q, &v)) {
+		if (v < utrace_pool_nr_pages(p)) {
+			*idx = (uint32_t)v;
+			return true;
+		}
+	}
+	return false;
+}
+
+size_t utrace__pool_drain(struct utrace_pool *p, const struct utrace_pool_drain_ops *ops,
+			  void *arg)
+{
+	uint32_t batch[UTRACE_POOL_DRAIN_BATCH], q = 0;
+	size_t n, total = 0;
+
+	do {
+		for (n = 0; n < UTRACE_POOL_DRAIN_BATCH &&
+			    utrace__pool_take_full(p, &q, &batch[n]); n++)
+			ops->page(arg, p, batch[n]);
+		if (ops->batch_end)
+			ops->batch_end(arg, p);
+		utrace__pool_give_back(p, batch, n);
+		total += n;
+	} while (n == UTRACE_POOL_DRAIN_BATCH);
+	return total;
+}
+
+uint32_t utrace__pool_scan(struct utrace_pool *p, bool full_too, uint32_t *out)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < utrace_pool_nr_pages(p); i++) {
+		uint32_t st = __atomic_load_n(&utrace_pool_desc(p, i)->state, __ATOMIC_ACQUIRE);
+
+		if (st == UTRACE_PAGE_WRITING || (full_too && st == UTRACE_PAGE_FULL))
+			out[n++] = i;
+	}
+	return n;
+}
+
+void utrace__pool_peek(struct utrace_pool *p, uint32_t idx, struct utrace_pool_peek *pk)
+{
+	struct utrace_page_desc *d = utrace_pool_desc(p, idx);
+
+	pk->seq = __atomic_load_n(&d->seq, __ATOMIC_ACQUIRE);
+	pk->read = __atomic_load_n(&d->read, __ATOMIC_ACQUIRE);
+	pk->commit = __atomic_load_n(&utrace_pool_page(p, idx)->commit, __ATOMIC_ACQUIRE);
+}
+
+bool utrace__pool_page_reused(struct utrace_pool *p, uint32_t idx, uint64_t seq)
+{
+	struct utrace_page_desc *d = utrace_pool_desc(p, idx);
+
+	return __atomic_load_n(&d->seq, __ATOMIC_ACQUIRE) != seq ||
+	       __atomic_load_n(&d->state, __ATOMIC_ACQUIRE) == UTRACE_PAGE_FREE;
+}
+
+void utrace__pool_consumed(struct utrace_pool *p, uint32_t idx, uint64_t read, uint64_t to)
+{
+	__atomic_compare_exchange_n(&utrace_pool_desc(p, idx)->read, &read, to, 0,
+				    __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+}
+
+void utrace__pool_drop(struct utrace_pool *p, uint32_t idx)
+{
+	__atomic_store_n(&utrace_pool_desc(p, idx)->state, UTRACE_PAGE_FREE, __ATOMIC_RELEASE);
+}
+
+uint32_t utrace__pool_dead(const struct utrace_pool *p)
+{
+	return __atomic_load_n(&p->dead, __ATOMIC_ACQUIRE);
+}
+
+uint64_t utrace__pool_clear_ts(const struct utrace_pool *p)
+{
+	return __atomic_load_n(&p->clear_ts, __ATOMIC_ACQUIRE);
+}
+
+uint64_t utrace__pool_lost_no_slot(const struct utrace_pool *p)
+{
+	return __atomic_load_n(&p->lost_no_slot, __ATOMIC_RELAXED);
+}
+
+uint64_t utrace__pool_lost_in_slots(struct utrace_pool *p)
+{
+	uint64_t n = 0;
+	uint32_t i;
+
+	for (i = 0; i < utrace_pool_nr_slots(p); i++) {
+		struct utrace_thread_slot *s = utrace_pool_slot(p, i);
+
+		n += __atomic_load_n(&s->lost, __ATOMIC_RELAXED) +
+		     __atomic_load_n(&s->overwritten, __ATOMIC_RELAXED);
+	}
+	return n;
+}
+
+uint64_t utrace__pool_overwritten_since_clear(struct utrace_pool *p)
+{
+	uint64_t n = 0, before;
+	uint32_t i;
+
+	for (i = 0; i < utrace_pool_nr_slots(p); i++)
+		n += __atomic_load_n(&utrace_pool_slot(p, i)->overwritten, __ATOMIC_RELAXED);
+	before = __atomic_load_n(&p->clear_overwritten, __ATOMIC_RELAXED);
+	return n > before ? n - before : 0;
+}
+
+bool utrace__pool_second_point(struct utrace_pool *p, uint64_t *tsc, uint64_t *ns)
+{
+	uint64_t zero = 0, t, n;
+
+	if (!__atomic_load_n(&p->calib2_tsc, __ATOMIC_ACQUIRE)) {
+		n = utrace__mono_ns();
+		if (n >= p->calib_ns + 2000000000ull) {
+			t = __builtin_ia32_rdtsc();
+			n = utrace__mono_ns() / 2 + n / 2;   /* the middle of the rdtsc */
+			if (__atomic_compare_exchange_n(&p->calib2_tsc, &zero, t, 0,
+							__ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+				__atomic_store_n(&p->calib2_ns, n, __ATOMIC_RELEASE);
+		}
+	}
+	*ns = __atomic_load_n(&p->calib2_ns, __ATOMIC_ACQUIRE);
+	*tsc = *ns ? p->calib2_tsc : 0;
+	return *ns != 0;
+}

@@ -42,22 +42,12 @@
 #include <stdint.h>
 
 #include "compiler.h"
+#include "page.h"
 
 #define UTRACE_POOL_MAGIC 0x50525455u /* "UTRP" */
 #define UTRACE_POOL_VERSION 4
 #define UTRACE_POOL_THREADS 1024
 #define UTRACE_POOL_QUEUES 4     /* queue pairs at most (CPU % nr_queues) */
-#define UTRACE_PAGE_SIZE 4096
-#define UTRACE_POOL_REPLACED 2
-#define UTRACE_PAGE_HDR 16
-#define UTRACE_PAGE_DATA (UTRACE_PAGE_SIZE - UTRACE_PAGE_HDR)
-
-/* Kernel ring buffer event encoding. */
-#define UTRACE_RB_TYPE_PADDING 29
-#define UTRACE_RB_TYPE_TIME_EXTEND 30
-#define UTRACE_RB_MAX_SMALL 112       /* 28 * 4: larger records use type_len 0 */
-#define UTRACE_RB_DELTA_BITS 27
-#define UTRACE_RB_MISSED_EVENTS (1ULL << 31)
 
 enum utrace_clock {
 	UTRACE_CLOCK_MONO = 0,   /* CLOCK_MONOTONIC ns */
@@ -68,6 +58,19 @@ enum utrace_page_state {
 	UTRACE_PAGE_FREE = 0,
 	UTRACE_PAGE_WRITING = 1,
 	UTRACE_PAGE_FULL = 2,
+};
+
+/* Slot states (struct utrace_thread_slot.state). */
+enum utrace_slot_state {
+	UTRACE_SLOT_FREE = 0,
+	UTRACE_SLOT_USED = 1,    /* a thread of the process has it */
+};
+
+/* What became of a pool (struct utrace_pool.dead). */
+enum utrace_pool_dead {
+	UTRACE_POOL_ALIVE = 0,
+	UTRACE_POOL_BROKEN = 1,    /* written from outside: recording stopped */
+	UTRACE_POOL_REPLACED = 2,  /* a new pool took over (buffer_size_kb) */
 };
 
 enum utrace_pool_mode {
@@ -89,12 +92,6 @@ struct utrace_qcell {
 	uint64_t val;
 };
 
-struct utrace_page {
-	uint64_t time_stamp;
-	uint64_t commit;
-	unsigned char data[UTRACE_PAGE_DATA];
-};
-
 struct utrace_page_desc {
 	uint32_t state;          /* enum utrace_page_state */
 	uint32_t slot;           /* thread slot of the writer */
@@ -108,7 +105,7 @@ struct utrace_page_desc {
 } __attribute__((aligned(64)));  /* one cache line each: no false sharing */
 
 struct utrace_thread_slot {
-	uint32_t state;          /* 0 free, 1 in use */
+	uint32_t state;          /* enum utrace_slot_state */
 	uint32_t tid;
 	char comm[16];
 	/* Counters of every thread that used the slot, never reset: */
@@ -129,8 +126,7 @@ struct utrace_pool {
 	uint64_t size;
 	uint64_t slots_off, descs_off, pages_off;
 	uint64_t lost_no_slot;   /* events of threads that found no slot */
-	uint32_t dead;           /* set by the process when tracing broke, or
-				  * UTRACE_POOL_REPLACED: a new pool took over */
+	uint32_t dead;           /* enum utrace_pool_dead, set by the process */
 	uint32_t nr_queues;      /* queue pairs: 1 .. UTRACE_POOL_QUEUES */
 	/* A calibration point taken when the pool was made, and a second one
 	 * that the first reader of the live pool (utrace show) stores once the
@@ -392,49 +388,6 @@ static inline int utrace_fullq_pop_next(struct utrace_pool *p, uint32_t *q, uint
 	return 0;
 }
 
-/* Count the data events of a page's first 'commit' bytes; -1 if the bytes
- * do not parse.  Shared by the recorder and the tests. */
-static inline long utrace_page_count_events(const unsigned char *data,
-					    uint64_t commit)
-{
-	uint64_t off = 0;
-	long n = 0;
-
-	while (off + 4 <= commit) {
-		uint32_t w, len;
-
-		__builtin_memcpy(&w, data + off, 4);
-		switch (w & 31) {
-		case 0:
-			if (off + 8 > commit)
-				return -1;
-			__builtin_memcpy(&len, data + off + 4, 4);
-			if (len < 4)
-				return -1;
-			off += 4 + ((len + 3) & ~3u);
-			n++;
-			break;
-		case UTRACE_RB_TYPE_PADDING:
-			if (!(w >> 5))
-				return n;
-			if (off + 8 > commit)
-				return -1;
-			__builtin_memcpy(&len, data + off + 4, 4);
-			off += 4 + len;
-			break;
-		case UTRACE_RB_TYPE_TIME_EXTEND:
-		case 31:
-			off += 8;
-			break;
-		default:
-			off += 4 + (w & 31) * 4;
-			n++;
-			break;
-		}
-	}
-	return off == commit ? n : -1;
-}
-
 /* A reader that mapped a pool itself records its geometry from the copy
  * of the header it checked (utrace__pool_header_ok()); 0 or -errno. */
 int utrace__pool_adopt(struct utrace_pool *p, const struct utrace_pool *hdr)
@@ -474,6 +427,190 @@ void utrace__cache_evict(const void *p, size_t len) UTRACE_HIDDEN;
  * it has copied: their lines flushed (utrace__cache_evict()), then each
  * marked free and pushed on the free queue for the writers. */
 void utrace__pool_give_back(struct utrace_pool *p, const uint32_t *idx, size_t n)
+	UTRACE_HIDDEN;
+
+/*
+ * The consumer side: what readers in other processes (the recorder, the
+ * live readers of utrace show/pipe and the mount) do with a pool they
+ * mapped.  Every access to the shared memory from a reader goes through
+ * these, so that the orderings the writer relies on are in one place.
+ * Page numbers passed in must be below utrace_pool_nr_pages().
+ */
+
+/**
+ * utrace__pool_take_full() - take a full page from the full queues
+ * @p: the pool
+ * @q: the queue to look at first, advanced past the one the page came
+ *     from (0 to start), so that no CPU's pages wait behind another's
+ * @idx: the page number
+ *
+ * The page is the caller's until it gives it back
+ * (utrace__pool_give_back()).  Page numbers out of range (the queue was
+ * written from outside) are skipped.
+ *
+ * Return: true with a page, false when every full queue is empty.
+ */
+bool utrace__pool_take_full(struct utrace_pool *p, uint32_t *q, uint32_t *idx)
+	UTRACE_HIDDEN;
+
+/* The most pages utrace__pool_drain() takes before giving them back. */
+#define UTRACE_POOL_DRAIN_BATCH 64
+
+/*
+ * What utrace__pool_drain() does with the pages: page() for each page
+ * taken (it is the caller's until the batch ends), then batch_end() (may
+ * be NULL) once a batch is taken, before its pages are given back.
+ */
+struct utrace_pool_drain_ops {
+	void (*page)(void *arg, struct utrace_pool *p, uint32_t idx);
+	void (*batch_end)(void *arg, struct utrace_pool *p);
+};
+
+/**
+ * utrace__pool_drain() - take every full page, hand it over, give it back
+ * @p: the pool
+ * @ops: what to do with each page and each batch
+ * @arg: their argument
+ *
+ * Pages are taken from the CPUs' full queues in turn, in batches of
+ * UTRACE_POOL_DRAIN_BATCH, and each batch given back at once (one wait
+ * for all its cache flushes), until the queues are empty.
+ *
+ * Return: the pages taken.
+ */
+size_t utrace__pool_drain(struct utrace_pool *p, const struct utrace_pool_drain_ops *ops,
+			  void *arg) UTRACE_HIDDEN;
+
+/**
+ * utrace__pool_scan() - the pages still holding data
+ * @p: the pool
+ * @full_too: FULL pages as well as WRITING ones (the process died, or a
+ *            reader that leaves the pages where they are)
+ * @out: the page numbers, room for utrace_pool_nr_pages()
+ *
+ * For a look at the pages outside the queues: those threads are writing
+ * (up to their commit word), and after a process died, full pages the
+ * queue never got.
+ *
+ * Return: how many were put in @out.
+ */
+uint32_t utrace__pool_scan(struct utrace_pool *p, bool full_too, uint32_t *out)
+	UTRACE_HIDDEN;
+
+/* What a reader reads of a page's descriptor and header before it copies
+ * the page (utrace__pool_peek()). */
+struct utrace_pool_peek {
+	uint64_t seq;            /* the writer's page number: changes when
+				  * a writer takes the page again */
+	uint64_t read;           /* bytes a consuming reader took already */
+	uint64_t commit;         /* the commit word, flags included */
+};
+
+/**
+ * utrace__pool_peek() - what is committed in a page, and what was read
+ * @p: the pool
+ * @idx: the page
+ * @pk: its sequence number, read offset and commit word, in that order:
+ *      the commit, read last, is at least the read offset, and a page
+ *      taken again after the sequence number was read is caught by
+ *      utrace__pool_page_reused()
+ *
+ * For a page being written (WRITING) the commit word is the part that
+ * the writer has published: whole events only.
+ */
+void utrace__pool_peek(struct utrace_pool *p, uint32_t idx, struct utrace_pool_peek *pk)
+	UTRACE_HIDDEN;
+
+/**
+ * utrace__pool_page_reused() - whether a page was taken back since a peek
+ * @p: the pool
+ * @idx: the page
+ * @seq: its sequence number at utrace__pool_peek()
+ *
+ * A page being written, copied in place, may meanwhile be given back and
+ * taken by a writer again (overwrite mode): the copy is then torn.
+ *
+ * Return: true when the page is another one now (or free).
+ */
+bool utrace__pool_page_reused(struct utrace_pool *p, uint32_t idx, uint64_t seq)
+	UTRACE_HIDDEN;
+
+/**
+ * utrace__pool_consumed() - move a page's read offset past what was read
+ * @p: the pool
+ * @idx: the page (one being written)
+ * @read: the offset at utrace__pool_peek()
+ * @to: the new offset
+ *
+ * Only if no other reader moved it meanwhile; the writer sets it back to
+ * 0 when it takes the page again.
+ */
+void utrace__pool_consumed(struct utrace_pool *p, uint32_t idx, uint64_t read, uint64_t to)
+	UTRACE_HIDDEN;
+
+/**
+ * utrace__pool_drop() - free a page of a process that is gone
+ * @p: the pool
+ * @idx: the page, copied by the caller
+ *
+ * Marked FREE, not queued: nobody will take it again, but a second look
+ * (an exec'd image's pool is the same) must not copy it twice.
+ */
+void utrace__pool_drop(struct utrace_pool *p, uint32_t idx) UTRACE_HIDDEN;
+
+/**
+ * utrace__pool_dead() - what became of the pool
+ * @p: the pool
+ *
+ * Return: enum utrace_pool_dead.
+ */
+uint32_t utrace__pool_dead(const struct utrace_pool *p) UTRACE_HIDDEN;
+
+/**
+ * utrace__pool_clear_ts() - the time of the last clear
+ * @p: the pool
+ *
+ * Return: the pool's time (its clock) before which events were cleared.
+ */
+uint64_t utrace__pool_clear_ts(const struct utrace_pool *p) UTRACE_HIDDEN;
+
+/**
+ * utrace__pool_lost_no_slot() - events of threads that found no slot
+ * @p: the pool
+ */
+uint64_t utrace__pool_lost_no_slot(const struct utrace_pool *p) UTRACE_HIDDEN;
+
+/**
+ * utrace__pool_lost_in_slots() - events the threads lost or had overwritten
+ * @p: the pool
+ *
+ * The sum of every slot's lost and overwritten counters (a slot keeps the
+ * counts of every thread that used it).
+ */
+uint64_t utrace__pool_lost_in_slots(struct utrace_pool *p) UTRACE_HIDDEN;
+
+/**
+ * utrace__pool_overwritten_since_clear() - events overwritten since a clear
+ * @p: the pool
+ *
+ * The kernel's entries-written counts what the buffer holds plus what was
+ * overwritten since the last clear.
+ */
+uint64_t utrace__pool_overwritten_since_clear(struct utrace_pool *p) UTRACE_HIDDEN;
+
+/**
+ * utrace__pool_second_point() - the pool's second calibration point
+ * @p: the pool (its clock the TSC)
+ * @tsc: its TSC
+ * @ns: its CLOCK_MONOTONIC ns
+ *
+ * The first reader to look once the pool is 2 s old stores it (calib2_ns
+ * last: the point is whole when that is set), so that every reader from
+ * then on converts times the same way.
+ *
+ * Return: true with the point, false while the pool has none.
+ */
+bool utrace__pool_second_point(struct utrace_pool *p, uint64_t *tsc, uint64_t *ns)
 	UTRACE_HIDDEN;
 
 #endif /* UTRACE_RINGBUF_POOL_H */

@@ -59,16 +59,9 @@
 #include "export.h"
 #include "formats.h"
 #include "obuf.h"
+#include "page.h"
 #include "problems.h"
 
-#define PAGE_HDR 16                     /* time_stamp + commit (long 8) */
-#define TS_SHIFT 27
-#define TS_DELTA_MAX ((1ULL << TS_SHIFT) - 1)
-#define TS_EXTEND_MAX ((1ULL << (TS_SHIFT + 32)) - 1)
-#define TYPE_LEN_MAX 28                 /* longer records: type_len 0 */
-#define RB_TIME_EXTEND 30
-#define RB_MISSED_EVENTS (1ULL << 31)
-#define RB_MISSED_STORED (1ULL << 30)
 #define MAX_CPUS 8192                   /* the kernel's NR_CPUS limit */
 #define MAX_ID 0xffff                   /* common_type is an unsigned short */
 
@@ -329,29 +322,21 @@ static int write_at(struct conv *cv, const void *p, size_t n, uint64_t off)
 	return 0;
 }
 
-/* Bytes an event of 'len' record bytes takes (no time extend). */
-static uint32_t event_size(uint32_t len)
-{
-	uint32_t a = (len + 3) & ~3u;
-
-	return a <= TYPE_LEN_MAX * 4 ? 4 + a : 8 + a;
-}
-
 static int close_page(struct conv *cv, struct cpu_out *c)
 {
 	uint64_t commit = c->used;
 	int r = 0;
 
 	if (c->page_missed) {
-		commit |= RB_MISSED_EVENTS;
+		commit |= UTRACE_RB_MISSED_EVENTS;
 		if (c->page_lost && c->reserve)
-			commit |= RB_MISSED_STORED;
+			commit |= UTRACE_RB_MISSED_STORED;
 	}
 	if (cv->writing) {
 		le(c->page, c->page_ts, 8);
 		le(c->page + 8, commit, 8);
-		if (commit & RB_MISSED_STORED)
-			le(c->page + PAGE_HDR + c->used, c->page_lost, 8);
+		if (commit & UTRACE_RB_MISSED_STORED)
+			le(c->page + UTRACE_PAGE_HDR + c->used, c->page_lost, 8);
 		r = write_at(cv, c->page, cv->page_size,
 			     c->file_off + c->nr_pages * cv->page_size);
 	}
@@ -383,7 +368,7 @@ static int open_page(struct conv *cv, struct cpu_out *c, uint64_t t, uint32_t ne
 static int put_event(struct conv *cv, struct cpu_out *c, uint64_t t,
 		     const unsigned char *rec, uint32_t len, uint16_t id)
 {
-	uint32_t need = event_size(len), a = (len + 3) & ~3u;
+	uint32_t need = utrace_rb_event_size(len), a = (len + 3) & ~3u;
 	uint64_t delta = 0;
 	unsigned char *p;
 
@@ -391,31 +376,23 @@ static int put_event(struct conv *cv, struct cpu_out *c, uint64_t t,
 		t = c->last_ts;          /* never back in time on a CPU */
 	if (c->open)
 		delta = t - c->last_ts;
-	if (!c->open || c->lost_pending || delta > TS_EXTEND_MAX ||
-	    c->used + need + (delta > TS_DELTA_MAX ? 8 : 0) + c->reserve > cv->data_size) {
+	if (!c->open || c->lost_pending || delta > UTRACE_RB_EXTEND_MAX ||
+	    c->used + need + (delta > UTRACE_RB_DELTA_MAX ? 8 : 0) + c->reserve > cv->data_size) {
 		if (open_page(cv, c, t, need) < 0)
 			return -1;
 		delta = 0;
 	}
-	p = cv->writing ? c->page + PAGE_HDR + c->used : NULL;
-	if (delta > TS_DELTA_MAX) {
+	p = cv->writing ? c->page + UTRACE_PAGE_HDR + c->used : NULL;
+	if (delta > UTRACE_RB_DELTA_MAX) {
 		if (p) {
-			le(p, RB_TIME_EXTEND | (delta & TS_DELTA_MAX) << 5, 4);
-			le(p + 4, delta >> TS_SHIFT, 4);
+			utrace_rb_put_time_extend(p, delta);
 			p += 8;
 		}
 		c->used += 8;
 		delta = 0;
 	}
 	if (p) {
-		if (a <= TYPE_LEN_MAX * 4) {
-			le(p, a / 4 | delta << 5, 4);
-			p += 4;
-		} else {
-			le(p, delta << 5, 4);
-			le(p + 4, (uint64_t)len + 4, 4);
-			p += 8;
-		}
+		p += utrace_rb_put_data_hdr(p, len, (uint32_t)delta);
 		memcpy(p, rec, len);
 		memset(p + len, 0, a - len);
 		le(p, id, 2);            /* common_type */
@@ -540,7 +517,7 @@ static int pass(struct conv *cv)
 				continue;
 			}
 		}
-		if (event_size(item.len) > cv->data_size) {
+		if (utrace_rb_event_size(item.len) > cv->data_size) {
 			problem(cv, "'%s': record at offset %llu: event at offset %llu: "
 				"record of %u bytes does not fit a trace.dat page", cv->name,
 				(unsigned long long)item.page_offset,
@@ -838,7 +815,7 @@ int utrace__export_tracedat(struct utrace__tf *tf, const char *out)
 	cv.page_size = utrace__tf_page_size(tf);
 	if (!cv.page_size)
 		return 1;                /* not even a header: said above */
-	cv.data_size = cv.page_size - PAGE_HDR;
+	cv.data_size = cv.page_size - UTRACE_PAGE_HDR;
 	cv.vet = utrace__vet_new(tf);
 	if (!cv.vet) {
 		fprintf(stderr, "utrace: cannot set up libtraceevent\n");

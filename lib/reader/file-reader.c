@@ -44,6 +44,7 @@
 
 #include "file-reader.h"
 #include "file-writer.h"
+#include "page.h"
 
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
 	       "the reader reads little-endian files on a little-endian host");
@@ -51,15 +52,8 @@ _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
 #define HEADER_MIN 64
 #define REC_HDR 16
 #define PAGE_META 32                     /* pid tid cpu reserved seq lost_before */
-#define PAGE_HDR 16                      /* time_stamp, commit */
 #define MAX_RECORD (64ULL << 20)         /* a bigger size is corruption, not a cut */
-#define COMMIT_MASK ((1ULL << 30) - 1)
-#define MISSED_EVENTS (1ULL << 31)
-#define TS_SHIFT 27
-#define TS_MSB (0xf8ULL << 56)
 #define COMMON_SIZE 8                    /* common_type .. common_pid */
-#define RB_PADDING 29                    /* event types (type_len) */
-#define RB_TIME_EXTEND 30
 
 static inline uint16_t le16(const unsigned char *p)
 {
@@ -291,131 +285,37 @@ static int nomem(struct utrace__tf *tf)
 }
 
 /*
- * Walking a page's events.  'base' is the file offset of the page's event
- * data, for messages only.
+ * Walking a page's events: the page codec's cursor (page.h), and the
+ * record at least as long as the common fields.
  */
-struct cursor {
-	const unsigned char *d;          /* event data: the page + 16 */
-	uint32_t commit, pos;
-	uint64_t ts;                     /* running time, clock units */
-	uint64_t base;
-};
-
-enum { PG_END = 0, PG_EVENT = 1, PG_BAD = -1 };
-
-/*
- * The next data event: PG_EVENT with the record, PG_END, or PG_BAD with
- * 'why' (may be NULL) saying what is wrong.  Padding with time_delta 0
- * ends the page (the kernel's "rest of the page"); padding otherwise
- * takes 4 + its length word and, as in the kernel, no time.
- */
-static int pg_next(struct cursor *c, const unsigned char **rec, uint32_t *len,
+static int pg_next(struct utrace_rb_cursor *c, const unsigned char **rec, uint32_t *len,
 		   uint32_t *at, char *why, size_t whylen)
 {
-	for (;;) {
-		uint32_t pos = c->pos, left = c->commit - pos, w, tl, delta, x;
-		unsigned long long ev = (unsigned long long)(c->base + pos);
-		uint64_t size;
+	int r = utrace__rb_next(c, why, whylen);
 
-		if (!left)
-			return PG_END;
-		if (left < 4) {
-			if (why)
-				snprintf(why, whylen, "event at offset %llu: header cut by "
-					 "the page commit (%u bytes left)", ev, left);
-			return PG_BAD;
-		}
-		w = le32(c->d + pos);
-		tl = w & 31;
-		delta = w >> 5;
-		if (tl >= 1 && tl <= 28) {
-			size = 4 + tl * 4;
-			x = tl * 4;
-			if (size > left)
-				goto past_commit;
-			c->pos = pos + (uint32_t)size;
-			c->ts += delta;
-			*rec = c->d + pos + 4;
-			goto data;
-		}
-		if (tl == RB_PADDING && !delta) {
-			c->pos = c->commit;
-			return PG_END;
-		}
-		if (left < 8) {
-			if (why)
-				snprintf(why, whylen, "event at offset %llu: type %u needs 8 "
-					 "bytes, the page commit leaves %u", ev, tl, left);
-			return PG_BAD;
-		}
-		x = le32(c->d + pos + 4);
-		switch (tl) {
-		case 0:
-			if (x < 4) {
-				if (why)
-					snprintf(why, whylen, "event at offset %llu: length "
-						 "word %u is below 4", ev, x);
-				return PG_BAD;
-			}
-			x -= 4;
-			size = 8 + (((uint64_t)x + 3) & ~3ULL);
-			if (size > left)
-				goto past_commit;
-			c->pos = pos + (uint32_t)size;
-			c->ts += delta;
-			*rec = c->d + pos + 8;
-			goto data;
-		case RB_PADDING:
-			if (x < 4 || x % 4 || (uint64_t)x + 4 > left) {
-				if (why)
-					snprintf(why, whylen, "padding at offset %llu: length "
-						 "%u is not a multiple of 4 from 4 to the page "
-						 "commit (%u bytes left)", ev, x, left - 4);
-				return PG_BAD;
-			}
-			c->pos = pos + 4 + x;
-			continue;
-		case RB_TIME_EXTEND:
-			c->ts += ((uint64_t)x << TS_SHIFT) + delta;
-			c->pos = pos + 8;
-			continue;
-		default:                 /* 31: absolute time stamp */
-			c->ts = ((uint64_t)x << TS_SHIFT | delta) | (c->ts & TS_MSB);
-			c->pos = pos + 8;
-			continue;
-		}
-past_commit:
+	if (r != UTRACE_RB_EVENT)
+		return r;
+	if (c->len < COMMON_SIZE) {
 		if (why)
-			snprintf(why, whylen, "event at offset %llu: length %llu runs past "
-				 "the page commit (%u bytes left)", ev,
-				 (unsigned long long)size, left);
-		return PG_BAD;
-data:
-		if (x < COMMON_SIZE) {
-			if (why)
-				snprintf(why, whylen, "event at offset %llu: record of %u "
-					 "bytes is shorter than the common fields (8 bytes)",
-					 ev, x);
-			return PG_BAD;
-		}
-		*len = x;
-		*at = pos;
-		return PG_EVENT;
+			snprintf(why, whylen, "event at offset %llu: record of %u "
+				 "bytes is shorter than the common fields (8 bytes)",
+				 (unsigned long long)(c->base + c->at), c->len);
+		return UTRACE_RB_BAD;
 	}
+	*rec = c->rec;
+	*len = c->len;
+	*at = c->at;
+	return UTRACE_RB_EVENT;
 }
 
 /* Set up a cursor on the page of a PAGE record at file offset 'rec_off'. */
-static void pg_load(const struct utrace__tf *tf, uint64_t rec_off, struct cursor *c,
+static void pg_load(const struct utrace__tf *tf, uint64_t rec_off, struct utrace_rb_cursor *c,
 		    uint64_t *commit_word)
 {
-	const unsigned char *page = tf->data + rec_off + REC_HDR + PAGE_META;
+	uint64_t page = rec_off + REC_HDR + PAGE_META;
 
-	*commit_word = le64(page + 8);
-	c->d = page + PAGE_HDR;
-	c->commit = (uint32_t)(*commit_word & COMMIT_MASK);
-	c->pos = 0;
-	c->ts = le64(page);
-	c->base = rec_off + REC_HDR + PAGE_META + PAGE_HDR;
+	*commit_word = utrace__rb_load(c, tf->data + page, tf->page_size - UTRACE_PAGE_HDR,
+				       page + UTRACE_PAGE_HDR);
 }
 
 uint64_t utrace__tf_tsc_to_ns(uint64_t tsc, uint64_t tsc0, uint64_t ns0,
@@ -705,22 +605,22 @@ static int rec_thread(struct utrace__tf *tf, uint64_t off, const unsigned char *
 static int check_page(struct utrace__tf *tf, uint64_t off, uint64_t *nr)
 {
 	const unsigned char *page = tf->data + off + REC_HDR + PAGE_META;
-	uint64_t word = le64(page + 8), commit = word & COMMIT_MASK;
+	uint64_t word = le64(page + 8), commit = word & UTRACE_RB_COMMIT_MASK;
 	const unsigned char *rec;
-	struct cursor c;
+	struct utrace_rb_cursor c;
 	uint32_t len, at;
 	char why[200];
 	int r;
 
 	*nr = 0;
-	if (commit > tf->page_size - PAGE_HDR)
+	if (commit > tf->page_size - UTRACE_PAGE_HDR)
 		return bad(tf, off, "page commit %llu exceeds the page's %u data bytes "
 			   "(page size %u)", (unsigned long long)commit,
-			   tf->page_size - PAGE_HDR, tf->page_size);
+			   tf->page_size - UTRACE_PAGE_HDR, tf->page_size);
 	pg_load(tf, off, &c, &word);
-	while ((r = pg_next(&c, &rec, &len, &at, why, sizeof(why))) == PG_EVENT)
+	while ((r = pg_next(&c, &rec, &len, &at, why, sizeof(why))) == UTRACE_RB_EVENT)
 		(*nr)++;
-	if (r == PG_BAD)
+	if (r == UTRACE_RB_BAD)
 		return bad(tf, off, "%s", why);
 	return 0;
 }
@@ -1213,7 +1113,7 @@ struct utrace__tf_format *utrace__tf_find_format(const struct utrace__tf *tf,
 struct stream {
 	struct thread *t;
 	size_t next_page;
-	struct cursor c;
+	struct utrace_rb_cursor c;
 	bool in_page, final_lost_done, any;
 	uint64_t page_off;
 	uint32_t cpu;
@@ -1241,7 +1141,7 @@ static void advance(const struct utrace__tf *tf, struct stream *s)
 
 	for (;;) {
 		if (s->in_page) {
-			if (pg_next(&s->c, &s->rec, &s->len, &s->at, NULL, 0) == PG_EVENT) {
+			if (pg_next(&s->c, &s->rec, &s->len, &s->at, NULL, 0) == UTRACE_RB_EVENT) {
 				s->kind = UTRACE__TF_EVENT;
 				s->key = to_ns(tf, p, s->c.ts);
 				return;
@@ -1256,8 +1156,8 @@ static void advance(const struct utrace__tf *tf, struct stream *s)
 			s->in_page = true;
 			s->cpu = ref->cpu;
 			s->page_off = ref->rec_off;
-			if (ref->lost_before || (word & MISSED_EVENTS)) {
-				struct cursor peek = s->c;
+			if (ref->lost_before || (word & UTRACE_RB_MISSED_EVENTS)) {
+				struct utrace_rb_cursor peek = s->c;
 				const unsigned char *rec;
 				uint32_t len, at;
 

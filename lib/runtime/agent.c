@@ -51,6 +51,7 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "clock.h"
 #include "control.h"
 #include "ctlproto.h"
 #include "filter.h"
@@ -108,14 +109,6 @@ static void agent_warn(const char *what)
 }
 
 /* --- answers --- */
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /*
  * Queue one answer packet (sent by conn_flush()), with a copy of
@@ -361,7 +354,7 @@ static int conn_flush(struct conn *c)
 		if (p->pass >= 0)
 			close(p->pass);
 		free(p);
-		c->since = mono_ns();
+		c->since = utrace__mono_ns();
 	}
 	return 0;
 }
@@ -379,7 +372,7 @@ static int conn_serve(struct conn *c)
 		return 0;
 	if (n < (ssize_t)sizeof(q))
 		return -1;
-	c->since = mono_ns();
+	c->since = utrace__mono_ns();
 	memcpy(&q, buf, sizeof(q));
 	if (q.version != UTRACE_CTL_VERSION) {
 		send_ans(c, -EPROTO, 0, NULL, 0, 0);
@@ -432,7 +425,7 @@ static void accept_conns(void)
 		}
 		if (nr_conns == MAX_CONNS)
 			conn_drop(conn_oldest());
-		conns[nr_conns] = (struct conn){ .fd = fd, .since = mono_ns() };
+		conns[nr_conns] = (struct conn){ .fd = fd, .since = utrace__mono_ns() };
 		conns[nr_conns].out_tail = &conns[nr_conns].out;
 		nr_conns++;
 	}
@@ -467,7 +460,7 @@ static void *agent_main(void *arg)
 	for (;;) {
 		/* Clients that have not taken their answer in time lose it;
 		 * the next such deadline is poll's timeout. */
-		now = mono_ns();
+		now = utrace__mono_ns();
 		timeout = -1;
 		for (i = nr_conns - 1; i >= 0; i--) {
 			if (!conns[i].out)

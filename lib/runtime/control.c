@@ -280,15 +280,14 @@ int utrace__control_enable_system(const char *system, size_t len, bool on)
 /* Add an entry to error_log; takes 'text' (malloc()ed, may be NULL). */
 static void log_error(char *text)
 {
-	struct timespec ts;
+	uint64_t t = utrace__mono_ns();
 	char *e;
 	int n;
 
 	if (!text)
 		return;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	n = asprintf(&e, "[%5llu.%06llu] %s", (unsigned long long)ts.tv_sec,
-		     (unsigned long long)(ts.tv_nsec / 1000), text);
+	n = asprintf(&e, "[%5llu.%06llu] %s", (unsigned long long)(t / 1000000000),
+		     (unsigned long long)(t % 1000000000 / 1000), text);
 	free(text);
 	if (n < 0)
 		return;

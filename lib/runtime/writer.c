@@ -49,6 +49,17 @@
 #define STASH_SIZE 2048
 
 /*
+ * Where a reserved event is being written (struct utrace_tp_reserve's
+ * rb_state), as the kernel's RB_CTX_* say at which level: set by the
+ * reserve, read by the commit and the filter.
+ */
+enum rb_state {
+	RB_STATE_SCRATCH = 0,    /* no page: the caller's scratch buffer */
+	RB_STATE_PAGE = 1,       /* in the thread's page, at its tail */
+	RB_STATE_STASH = 2,      /* nested: in the thread's stash */
+};
+
+/*
  * A page goes from one thread to another through the recorder, a process
  * ThreadSanitizer cannot see: tell it that publishing a page happens
  * before the next thread that takes the page writes into it.
@@ -164,9 +175,7 @@ static inline __attribute__((always_inline)) uint32_t need_len(const struct tbuf
 
 static inline __attribute__((always_inline)) uint32_t event_len(uint32_t size)
 {
-	uint32_t r = rec_bytes(size);
-
-	return r <= UTRACE_RB_MAX_SMALL ? 4 + r : 8 + r;
+	return utrace_rb_event_size(rec_bytes(size));
 }
 
 static inline __attribute__((always_inline)) uint32_t need_len(const struct tbuf *t,
@@ -228,17 +237,9 @@ static void pool_broken(struct utrace_pool_geom *g, const char *what, uint64_t v
 		utrace__warn("the event pool of process %d was changed from outside "
 			     "(%s: %llu); recording stopped", (int)getpid(), what,
 			     (unsigned long long)v);
-		__atomic_store_n(&g->pool->dead, 1, __ATOMIC_RELEASE);
+		__atomic_store_n(&g->pool->dead, UTRACE_POOL_BROKEN, __ATOMIC_RELEASE);
 	}
 	errno = e;
-}
-
-static uint64_t mono_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 /* Queue the current page for the recorder. */
@@ -261,8 +262,8 @@ static void publish(struct tbuf *t)
 		if (i < 100)
 			continue;
 		if (!give_up) {
-			give_up = mono_now() + 1000000000u;
-		} else if (mono_now() > give_up) {
+			give_up = utrace__mono_ns() + 1000000000u;
+		} else if (utrace__mono_ns() > give_up) {
 			pool_broken(g, "a full queue with no room for a second", q);
 			break;
 		}
@@ -368,33 +369,17 @@ static inline __attribute__((always_inline)) void *emit(struct tbuf *t, uint64_t
 {
 	unsigned char *d = t->page->data + t->tail;
 	uint64_t delta = ts > t->last_ts ? ts - t->last_ts : 0;
-	uint32_t r = rec_bytes(size), w;
+	uint32_t r = rec_bytes(size), h;
 
 	if (delta >> UTRACE_RB_DELTA_BITS) {
-		uint32_t hi = (uint32_t)(delta >> UTRACE_RB_DELTA_BITS);
-
-		w = UTRACE_RB_TYPE_TIME_EXTEND |
-		    (uint32_t)(delta & ((1u << UTRACE_RB_DELTA_BITS) - 1)) << 5;
-		memcpy(d, &w, 4);
-		memcpy(d + 4, &hi, 4);
+		utrace_rb_put_time_extend(d, delta);
 		d += 8;
 		t->tail += 8;
 		delta = 0;
 	}
-	if (r <= UTRACE_RB_MAX_SMALL) {
-		w = (r / 4) | (uint32_t)delta << 5;
-		memcpy(d, &w, 4);
-		t->tail += 4 + r;
-		d += 4;
-	} else {
-		uint32_t len = r + 4;
-
-		w = (uint32_t)delta << 5;
-		memcpy(d, &w, 4);
-		memcpy(d + 4, &len, 4);
-		t->tail += 8 + r;
-		d += 8;
-	}
+	h = utrace_rb_put_data_hdr(d, r, (uint32_t)delta);
+	t->tail += h + r;
+	d += h;
 	if (ts > t->last_ts)
 		t->last_ts = ts;
 	return d;
@@ -454,7 +439,7 @@ static void thread_exit(void *arg)
 			flush_stash(t);
 		if (t->page)
 			publish(t);
-		__atomic_store_n(&g->slots[t->slot].state, 0, __ATOMIC_RELEASE);
+		__atomic_store_n(&g->slots[t->slot].state, UTRACE_SLOT_FREE, __ATOMIC_RELEASE);
 	} else {
 		/* A pool that was replaced (its pages are dropped): what the
 		 * stash holds is lost, counted. */
@@ -492,7 +477,7 @@ static int attach(struct tbuf *t)
 	unsigned int gen = cur_gen();
 	struct utrace_pool *p = cur_pool();
 	struct utrace_pool_geom *g;
-	uint32_t i, zero;
+	uint32_t i, free_slot;
 	int e = errno;
 
 	/* A registration from an earlier pool must not outlive the thread. */
@@ -509,9 +494,9 @@ static int attach(struct tbuf *t)
 	for (i = 0; i < g->nr_slots; i++) {
 		struct utrace_thread_slot *s = &g->slots[i];
 
-		zero = 0;
-		if (__atomic_load_n(&s->state, __ATOMIC_RELAXED) == 0 &&
-		    __atomic_compare_exchange_n(&s->state, &zero, 1, 0,
+		free_slot = UTRACE_SLOT_FREE;
+		if (__atomic_load_n(&s->state, __ATOMIC_RELAXED) == UTRACE_SLOT_FREE &&
+		    __atomic_compare_exchange_n(&s->state, &free_slot, UTRACE_SLOT_USED, 0,
 						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
 			/* The counters are not reset: a slot used by a thread
 			 * that has exited keeps what that thread lost, and the
@@ -549,7 +534,7 @@ static void *stash_reserve(struct tbuf *t, struct utrace_tp_reserve *r,
 	e = stash + t->stash_used;
 	memcpy(e, &ts, 8);
 	memcpy(e + 8, &size, 4);
-	r->rb_state = 2;
+	r->rb_state = RB_STATE_STASH;
 	r->rb_len = need;
 	return e + 16;
 }
@@ -712,7 +697,7 @@ static __attribute__((noinline)) void *reserve_page(struct utrace_tp_reserve *r,
 			return NULL;
 		}
 	}
-	r->rb_state = 1;
+	r->rb_state = RB_STATE_PAGE;
 	t->undo_tail = t->tail;
 	t->undo_ts = t->last_ts;
 	ent = emit(t, ts, size);
@@ -772,7 +757,7 @@ void *utrace_tp_reserve(struct utrace_tp_reserve *r, struct utrace_event *ev,
 
 	r->event = ev;
 	r->size = size;
-	r->rb_state = 0;
+	r->rb_state = RB_STATE_SCRATCH;
 	if (__builtin_expect(!cur_pool() || __atomic_load_n(&utrace__tracing_off, __ATOMIC_RELAXED) ||
 			     size > UTRACE_RB_MAX_SMALL, 0))
 		return reserve_entry(r, ev, scratch, size);
@@ -793,11 +778,11 @@ void *utrace_tp_reserve(struct utrace_tp_reserve *r, struct utrace_event *ev,
 			     (delta >> UTRACE_RB_DELTA_BITS) != 0 ||
 			     t->tail + 4 + rb > UTRACE_PAGE_DATA || rb == 0, 0))
 		return reserve_page(r, ev, t, size, ts);
-	r->rb_state = 1;
+	r->rb_state = RB_STATE_PAGE;
 	t->undo_tail = t->tail;
 	t->undo_ts = t->last_ts;
 	d = t->page->data + t->tail;
-	w = (rb / 4) | (uint32_t)delta << 5;
+	w = utrace_rb_word(rb / 4, (uint32_t)delta);
 	memcpy(d, &w, 4);
 	t->tail += 4 + rb;
 	t->last_ts = ts;
@@ -819,8 +804,8 @@ static __attribute__((noinline)) bool filter_rejects_slow(struct utrace_tp_reser
 	int e = errno;
 	bool pass;
 
-	ctx.cpu = r->rb_state == 1 ? t->cpu : utrace__cpu();
-	if (r->rb_state != 0 && t->comm) {
+	ctx.cpu = r->rb_state == RB_STATE_PAGE ? t->cpu : utrace__cpu();
+	if (r->rb_state != RB_STATE_SCRATCH && t->comm) {
 		ctx.comm = t->comm;
 	} else {
 		memset(comm, 0, sizeof(comm));
@@ -839,7 +824,7 @@ static inline __attribute__((always_inline)) bool filter_rejects(struct utrace_t
 	struct tbuf *t = my_tbuf();
 	struct utrace__filter_ctx ctx;
 
-	if (__builtin_expect(r->rb_state != 1 || !t->comm ||
+	if (__builtin_expect(r->rb_state != RB_STATE_PAGE || !t->comm ||
 			     __atomic_load_n(&filter_rcu, __ATOMIC_RELAXED), 0))
 		return filter_rejects_slow(r);
 	ctx.cpu = t->cpu;
@@ -913,12 +898,12 @@ static void discard(struct utrace_tp_reserve *r)
 {
 	struct tbuf *t = my_tbuf();
 
-	if (r->rb_state == 2) {
+	if (r->rb_state == RB_STATE_STASH) {
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		t->nest--;
 		return;
 	}
-	if (r->rb_state != 1)
+	if (r->rb_state != RB_STATE_PAGE)
 		return;
 	t->tail = t->undo_tail;
 	if (t->last_ts - t->undo_ts < (1ULL << (UTRACE_RB_DELTA_BITS - 1))) {
@@ -928,14 +913,7 @@ static void discard(struct utrace_tp_reserve *r)
 		 * extend where the event was (it took at least 12 bytes), so
 		 * that a run of rejected events does not make every next
 		 * event need one. */
-		uint64_t delta = t->last_ts - t->undo_ts;
-		uint32_t w = UTRACE_RB_TYPE_TIME_EXTEND |
-			     (uint32_t)(delta & ((1u << UTRACE_RB_DELTA_BITS) - 1)) << 5;
-		uint32_t hi = (uint32_t)(delta >> UTRACE_RB_DELTA_BITS);
-		unsigned char *d = t->page->data + t->tail;
-
-		memcpy(d, &w, 4);
-		memcpy(d + 4, &hi, 4);
+		utrace_rb_put_time_extend(t->page->data + t->tail, t->last_ts - t->undo_ts);
 		t->tail += 8;
 		__atomic_store_n(&t->page->commit, t->tail | t->missed, __ATOMIC_RELEASE);
 	}
@@ -968,8 +946,8 @@ static __attribute__((noinline)) void commit_slow(struct utrace_tp_reserve *r)
 	}
 	if (utrace__record_hook != NULL || utrace__print_fd >= 0)
 		utrace__commit_observe(r);
-	if (r->rb_state != 1) {
-		if (r->rb_state == 2) {
+	if (r->rb_state != RB_STATE_PAGE) {
+		if (r->rb_state == RB_STATE_STASH) {
 			/* A stashed event: make it visible to the flush. */
 			t = my_tbuf();
 			__atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -993,11 +971,11 @@ void utrace_tp_commit(struct utrace_tp_reserve *r)
 
 	if (__builtin_expect(__atomic_load_n(&r->event->filter, __ATOMIC_RELAXED) != NULL ||
 			     utrace__record_hook != NULL || utrace__print_fd >= 0 ||
-			     r->rb_state != 1, 0)) {
+			     r->rb_state != RB_STATE_PAGE, 0)) {
 		commit_slow(r);
 		return;
 	}
-	/* The event is whole in the page (rb_state 1): publish it. */
+	/* The event is whole in the page (RB_STATE_PAGE): publish it. */
 	t = my_tbuf();
 	t->nr_events++;
 	if (__builtin_expect(t->stash_used != 0, 0)) {

@@ -118,6 +118,149 @@ TEST(give_back_goes_to_the_free_queue_of_the_cpu_that_wrote_the_page)
 	munmap(p, p->size);
 }
 
+/* Empty every free queue: the test hands pages around itself. */
+static void take_all_free(struct utrace_pool *p)
+{
+	uint32_t q;
+	uint64_t v;
+
+	for (q = 0; q < p->nr_queues; q++)
+		while (utrace_queue_pop(p, &p->freeq[q], &v))
+			;
+}
+
+TEST(take_full_skips_page_numbers_out_of_range)
+{
+	struct utrace_pool *p = make(1 << 20, UTRACE_MODE_DISCARD);
+	uint32_t q = 0, idx;
+
+	CHECK(utrace_queue_push(p, &p->fullq[0], p->nr_pages));    /* nonsense */
+	CHECK(utrace_queue_push(p, &p->fullq[0], 5));
+	CHECK(utrace__pool_take_full(p, &q, &idx));
+	CHECK_INT(idx, ==, 5);
+	CHECK(!utrace__pool_take_full(p, &q, &idx));
+	munmap(p, p->size);
+}
+
+struct drained {
+	uint32_t pages, batches, seen[300];
+};
+
+static void drained_page(void *arg, struct utrace_pool *p, uint32_t idx)
+{
+	struct drained *d = arg;
+
+	CHECK_INT(utrace_pool_desc(p, idx)->state, ==, UTRACE_PAGE_FULL);
+	d->seen[d->pages++] = idx;
+}
+
+static void drained_batch(void *arg, struct utrace_pool *p)
+{
+	(void)p;
+	((struct drained *)arg)->batches++;
+}
+
+TEST(drain_hands_over_every_full_page_in_batches_and_gives_them_back)
+{
+	static const struct utrace_pool_drain_ops ops = {
+		.page = drained_page, .batch_end = drained_batch,
+	};
+	struct utrace_pool *p = make(1 << 20, UTRACE_MODE_DISCARD);
+	struct drained d = { 0 };
+	uint32_t i, n = UTRACE_POOL_DRAIN_BATCH + 3, free_pages = 0, q;
+	uint64_t v;
+
+	take_all_free(p);
+	for (i = 0; i < n; i++) {
+		utrace_pool_desc(p, i)->state = UTRACE_PAGE_FULL;
+		utrace_pool_desc(p, i)->cpu = i;
+		CHECK(utrace_queue_push(p, &p->fullq[i % p->nr_queues], i));
+	}
+	CHECK_INT(utrace__pool_drain(p, &ops, &d), ==, n);
+	CHECK_INT(d.pages, ==, n);
+	CHECK_INT(d.batches, ==, 2);
+	for (i = 0; i < n; i++)
+		CHECK_INT(utrace_pool_desc(p, i)->state, ==, UTRACE_PAGE_FREE);
+	for (q = 0; q < p->nr_queues; q++)
+		while (utrace_queue_pop(p, &p->freeq[q], &v))
+			free_pages++;
+	CHECK_INT(free_pages, ==, n);
+	/* nothing left: one empty batch */
+	CHECK_INT(utrace__pool_drain(p, &ops, &d), ==, 0);
+	CHECK_INT(d.batches, ==, 3);
+	munmap(p, p->size);
+}
+
+TEST(scan_finds_the_pages_being_written_and_the_full_ones_if_asked)
+{
+	struct utrace_pool *p = make(1 << 20, UTRACE_MODE_DISCARD);
+	uint32_t out[256], n;
+
+	utrace_pool_desc(p, 2)->state = UTRACE_PAGE_WRITING;
+	utrace_pool_desc(p, 7)->state = UTRACE_PAGE_FULL;
+	utrace_pool_desc(p, 9)->state = UTRACE_PAGE_WRITING;
+	n = utrace__pool_scan(p, false, out);
+	CHECK_INT(n, ==, 2);
+	CHECK_INT(out[0], ==, 2);
+	CHECK_INT(out[1], ==, 9);
+	n = utrace__pool_scan(p, true, out);
+	CHECK_INT(n, ==, 3);
+	CHECK_INT(out[1], ==, 7);
+	utrace__pool_drop(p, 7);
+	CHECK_INT(utrace_pool_desc(p, 7)->state, ==, UTRACE_PAGE_FREE);
+	CHECK_INT(utrace__pool_scan(p, true, out), ==, 2);
+	munmap(p, p->size);
+}
+
+TEST(a_reader_peeks_at_a_page_being_written_and_moves_its_read_offset)
+{
+	struct utrace_pool *p = make(1 << 20, UTRACE_MODE_OVERWRITE);
+	struct utrace_page_desc *d = utrace_pool_desc(p, 4);
+	struct utrace_pool_peek pk;
+
+	d->state = UTRACE_PAGE_WRITING;
+	d->seq = 12;
+	d->read = 8;
+	utrace_pool_page(p, 4)->commit = 40 | UTRACE_RB_MISSED_EVENTS;
+	utrace__pool_peek(p, 4, &pk);
+	CHECK_INT(pk.seq, ==, 12);
+	CHECK_INT(pk.read, ==, 8);
+	CHECK_INT(pk.commit, ==, 40 | UTRACE_RB_MISSED_EVENTS);
+	CHECK(!utrace__pool_page_reused(p, 4, 12));
+	utrace__pool_consumed(p, 4, pk.read, 40);
+	CHECK_INT(d->read, ==, 40);
+	/* another reader moved it first: left alone */
+	utrace__pool_consumed(p, 4, 8, 16);
+	CHECK_INT(d->read, ==, 40);
+	/* a writer took the page again, or it was given back */
+	d->seq = 13;
+	CHECK(utrace__pool_page_reused(p, 4, 12));
+	d->seq = 12;
+	d->state = UTRACE_PAGE_FREE;
+	CHECK(utrace__pool_page_reused(p, 4, 12));
+	munmap(p, p->size);
+}
+
+TEST(the_counters_add_up_every_slot)
+{
+	struct utrace_pool *p = make(1 << 20, UTRACE_MODE_OVERWRITE);
+
+	utrace_pool_slot(p, 0)->lost = 3;
+	utrace_pool_slot(p, 5)->overwritten = 10;
+	utrace_pool_slot(p, 9)->overwritten = 4;
+	p->lost_no_slot = 2;
+	p->clear_overwritten = 6;
+	p->clear_ts = 99;
+	CHECK_INT(utrace__pool_lost_in_slots(p), ==, 17);
+	CHECK_INT(utrace__pool_lost_no_slot(p), ==, 2);
+	CHECK_INT(utrace__pool_overwritten_since_clear(p), ==, 8);
+	CHECK_INT(utrace__pool_clear_ts(p), ==, 99);
+	p->clear_overwritten = 20;
+	CHECK_INT(utrace__pool_overwritten_since_clear(p), ==, 0);
+	CHECK_INT(utrace__pool_dead(p), ==, UTRACE_POOL_ALIVE);
+	munmap(p, p->size);
+}
+
 /* Each damaged header must be refused, not read. */
 TEST(the_header_check_refuses_damaged_pools)
 {

@@ -32,12 +32,14 @@
 
 #include "setevent.h"
 #include "proto.h"
+#include "clock.h"
 #include "pool.h"
 #include "file-writer.h"
 #include "ctl-client.h"
 #include "rundir.h"
 #include "cmds.h"
 #include "live.h"
+#include "live-pool.h"
 
 #define MAX_PROCS 256
 
@@ -56,7 +58,7 @@ struct proc {
 	uint32_t *tids;              /* tids announced with a THREAD record */
 	size_t nr_tids;
 	int used;
-	int lock_fd;                 /* the consumers' turn (live.h), or -1 */
+	int lock_fd;                 /* the consumers' turn (live-pool.h), or -1 */
 };
 
 struct record_opts {
@@ -125,14 +127,6 @@ static const char record_usage[] =
 	"\n"
 	"Ctrl-C (SIGINT) or SIGTERM stops the recording cleanly.\n";
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /*
  * Calibration (docs/trace-file-format.md, Time).  A reader converts TSC
  * ticks with the rate between the file's first and last CLOCK points, so
@@ -156,9 +150,9 @@ static uint64_t write_clock_point(void)
 	int i;
 
 	for (i = 0; i < 16; i++) {
-		uint64_t a = mono_ns();
+		uint64_t a = utrace__mono_ns();
 		uint64_t t = __builtin_ia32_rdtsc();
-		uint64_t b = mono_ns();
+		uint64_t b = utrace__mono_ns();
 
 		if (b - a < best_gap) {
 			best_gap = b - a;
@@ -265,11 +259,11 @@ static void announce_thread(struct proc *p, uint32_t tid, uint32_t slot)
 }
 
 /*
- * Write one page: a copy of its first 'commit' bytes, less the events a
- * consuming reader (utrace pipe) already took from it while it was being
- * written (its descriptor's read offset).
+ * Write one page: a copy of what is committed in it (utrace__pool_peek()),
+ * less the events a consuming reader (utrace pipe) already took from it
+ * while it was being written (its descriptor's read offset).
  */
-static void write_page(struct proc *p, uint32_t idx, uint64_t commit)
+static void write_page(struct proc *p, uint32_t idx)
 {
 	struct utrace_page_desc *d = utrace_pool_desc(p->pool, idx);
 	struct utrace_page *pg = utrace_pool_page(p->pool, idx);
@@ -277,26 +271,30 @@ static void write_page(struct proc *p, uint32_t idx, uint64_t commit)
 		unsigned char b[UTRACE_PAGE_SIZE];
 		struct utrace_page pg;
 	} page;
-	uint64_t bytes = commit & ((1ULL << 30) - 1);
-	uint64_t read = __atomic_load_n(&d->read, __ATOMIC_ACQUIRE);
+	struct utrace_pool_peek pk;
+	uint64_t commit, bytes, read;
 	struct {
 		uint32_t pid, tid, cpu, reserved;
 		uint64_t seq, lost_before;
 	} h = { p->pid, d->tid, d->cpu, 0, d->seq, d->lost_before };
 	long n;
 
+	utrace__pool_peek(p->pool, idx, &pk);
+	commit = pk.commit;
+	bytes = commit & UTRACE_RB_COMMIT_MASK;
+	read = pk.read;
 	if (bytes > UTRACE_PAGE_DATA)
 		return; /* not a page we can trust */
 	memset(&page, 0, sizeof(page));
 	if (read > 0 && read <= bytes) {
-		n = live_page_cut(pg, (uint32_t)bytes, (uint32_t)read, 0, &page.pg);
+		n = utrace__rb_page_cut(pg, (uint32_t)bytes, (uint32_t)read, 0, &page.pg);
 		page.pg.commit |= commit & UTRACE_RB_MISSED_EVENTS;
-		bytes = page.pg.commit & ((1ULL << 30) - 1);
+		bytes = page.pg.commit & UTRACE_RB_COMMIT_MASK;
 	} else {
 		memcpy(page.b, &pg->time_stamp, 8);
 		memcpy(page.b + 8, &commit, 8);
 		memcpy(page.b + UTRACE_PAGE_HDR, pg->data, bytes);
-		n = utrace_page_count_events(page.b + UTRACE_PAGE_HDR, bytes);
+		n = utrace__rb_count_events(&page.pg, UTRACE_PAGE_DATA);
 	}
 	if (bytes == 0 && d->lost_before == 0)
 		return;
@@ -315,78 +313,90 @@ static void write_page(struct proc *p, uint32_t idx, uint64_t commit)
 /*
  * Move the full pages of a live process to the file; 1 if there were any.
  * Full pages belong to the recorder until it gives them back, so they are
- * written straight from the pool (writev, 64 at a time) and then freed;
- * the writer's event count of the page is used, nothing is parsed.  Once
- * the file cannot be written (a full disk), pages are still taken and
- * freed, so the program goes on as before, and their events are counted
- * lost.
+ * written straight from the pool (writev, a batch at a time) and then
+ * freed; the writer's event count of the page is used, nothing is parsed.
+ * Once the file cannot be written (a full disk), pages are still taken
+ * and freed, so the program goes on as before, and their events are
+ * counted lost.
  */
-static int drain(struct proc *p)
-{
-	uint32_t batch[UTRACE_TF_BATCH];
+struct drain_batch {
+	struct proc *p;
 	struct {
 		uint32_t pid, tid, cpu, reserved;
 		uint64_t seq, lost_before;
-	} hdr[UTRACE_TF_BATCH];
-	uint64_t events[UTRACE_TF_BATCH], base;
-	int n, nq, i, any = 0;
-	uint64_t idx;
+	} hdr[UTRACE_POOL_DRAIN_BATCH];
+	uint64_t events[UTRACE_POOL_DRAIN_BATCH], base;
+	int nq;
+};
 
-	live_consumer_lock(&p->lock_fd, true);
-	do {
-		uint32_t q = 0;
+_Static_assert(UTRACE_POOL_DRAIN_BATCH <= UTRACE_TF_BATCH,
+	       "a drained batch fits in the file writer's batch");
 
-		base = out.pages_done;
-		for (n = nq = 0; n < UTRACE_TF_BATCH &&
-			    utrace_fullq_pop_next(p->pool, &q, &idx); ) {
-			struct utrace_page_desc *d;
+static void drain_page(void *arg, struct utrace_pool *pool, uint32_t idx)
+{
+	struct drain_batch *b = arg;
+	struct proc *p = b->p;
+	struct utrace_page_desc *d = utrace_pool_desc(pool, idx);
+	struct utrace_pool_peek pk;
+	int nq = b->nq;
 
-			if (idx >= utrace_pool_nr_pages(p->pool))
-				continue;
-			d = utrace_pool_desc(p->pool, (uint32_t)idx);
-			if (__atomic_load_n(&d->read, __ATOMIC_ACQUIRE)) {
-				/* A pipe took the start of it: the rest, copied. */
-				write_page(p, (uint32_t)idx, __atomic_load_n(
-					&utrace_pool_page(p->pool, (uint32_t)idx)->commit,
-					__ATOMIC_ACQUIRE));
-				batch[n++] = (uint32_t)idx;
-				continue;
-			}
-			if (out_failed) {
-				p->unsaved += d->nr_events;
-				batch[n++] = (uint32_t)idx;
-				continue;
-			}
-			announce_thread(p, d->tid, d->slot);
-			hdr[nq].pid = p->pid;
-			hdr[nq].tid = d->tid;
-			hdr[nq].cpu = d->cpu;
-			hdr[nq].reserved = 0;
-			hdr[nq].seq = d->seq;
-			hdr[nq].lost_before = d->lost_before;
-			events[nq] = d->nr_events;
-			utrace_tf_page(&out, &hdr[nq], sizeof(hdr[nq]),
-				       utrace_pool_page(p->pool, (uint32_t)idx),
-				       UTRACE_PAGE_SIZE);
-			nq++;
-			batch[n++] = (uint32_t)idx;
+	utrace__pool_peek(pool, idx, &pk);
+	if (pk.read) {
+		/* A pipe took the start of it: the rest, copied. */
+		write_page(p, idx);
+		return;
+	}
+	if (out_failed) {
+		p->unsaved += d->nr_events;
+		return;
+	}
+	announce_thread(p, d->tid, d->slot);
+	b->hdr[nq].pid = p->pid;
+	b->hdr[nq].tid = d->tid;
+	b->hdr[nq].cpu = d->cpu;
+	b->hdr[nq].reserved = 0;
+	b->hdr[nq].seq = d->seq;
+	b->hdr[nq].lost_before = d->lost_before;
+	b->events[nq] = d->nr_events;
+	utrace_tf_page(&out, &b->hdr[nq], sizeof(b->hdr[nq]), utrace_pool_page(pool, idx),
+		       UTRACE_PAGE_SIZE);
+	b->nq++;
+}
+
+static void drain_batch_end(void *arg, struct utrace_pool *pool)
+{
+	struct drain_batch *b = arg;
+	struct proc *p = b->p;
+	int i;
+
+	(void)pool;
+	utrace_tf_flush_pages(&out);
+	/* The first ones are in the file, all of them unless a write
+	 * failed (a full disk): the others' events are lost. */
+	for (i = 0; i < b->nq; i++) {
+		if ((uint64_t)i < out.pages_done - b->base) {
+			p->written += b->events[i];
+			p->lost_in_pages += b->hdr[i].lost_before;
+		} else {
+			p->unsaved += b->events[i];
 		}
-		utrace_tf_flush_pages(&out);
-		/* The first ones are in the file, all of them unless a write
-		 * failed (a full disk): the others' events are lost. */
-		for (i = 0; i < nq; i++) {
-			if ((uint64_t)i < out.pages_done - base) {
-				p->written += events[i];
-				p->lost_in_pages += hdr[i].lost_before;
-			} else {
-				p->unsaved += events[i];
-			}
-		}
-		utrace__pool_give_back(p->pool, batch, (size_t)n);
-		any |= n > 0;
-	} while (n == UTRACE_TF_BATCH);
-	live_consumer_lock(&p->lock_fd, false);
-	return any;
+	}
+	b->nq = 0;
+	b->base = out.pages_done;
+}
+
+static int drain(struct proc *p)
+{
+	static const struct utrace_pool_drain_ops ops = {
+		.page = drain_page, .batch_end = drain_batch_end,
+	};
+	struct drain_batch b = { .p = p, .base = out.pages_done };
+	size_t n;
+
+	utrace__live_consumer_lock(&p->lock_fd, true);
+	n = utrace__pool_drain(p->pool, &ops, &b);
+	utrace__live_consumer_lock(&p->lock_fd, false);
+	return n > 0;
 }
 
 static int cmp_desc(const void *a, const void *b, void *arg)
@@ -416,40 +426,25 @@ static void drain_final(struct proc *p)
 	left = malloc(utrace_pool_nr_pages(p->pool) * sizeof(*left));
 	if (!left)
 		return;
-	live_consumer_lock(&p->lock_fd, true);
-	for (i = 0; i < utrace_pool_nr_pages(p->pool); i++) {
-		uint32_t st = __atomic_load_n(&utrace_pool_desc(p->pool, i)->state,
-					      __ATOMIC_ACQUIRE);
-
-		if (st == UTRACE_PAGE_WRITING || (st == UTRACE_PAGE_FULL && !alive))
-			left[n++] = i;
-	}
+	utrace__live_consumer_lock(&p->lock_fd, true);
+	n = utrace__pool_scan(p->pool, !alive, left);
 	qsort_r(left, n, sizeof(*left), cmp_desc, p->pool);
 	for (i = 0; i < n; i++) {
-		write_page(p, left[i],
-			   __atomic_load_n(&utrace_pool_page(p->pool, left[i])->commit,
-					   __ATOMIC_ACQUIRE));
+		write_page(p, left[i]);
 		if (!alive)
-			__atomic_store_n(&utrace_pool_desc(p->pool, left[i])->state,
-					 UTRACE_PAGE_FREE, __ATOMIC_RELEASE);
+			utrace__pool_drop(p->pool, left[i]);
 	}
-	live_consumer_lock(&p->lock_fd, false);
+	utrace__live_consumer_lock(&p->lock_fd, false);
 	free(left);
 }
 
 static void finish(struct proc *p)
 {
-	uint64_t lost = p->pool ? p->pool->lost_no_slot : 0, rest;
-	uint32_t i;
+	uint64_t lost = p->pool ? utrace__pool_lost_no_slot(p->pool) : 0, rest;
 
 	if (p->pool) {
 		drain_final(p);
-		for (i = 0; i < utrace_pool_nr_slots(p->pool); i++) {
-			struct utrace_thread_slot *s = utrace_pool_slot(p->pool, i);
-
-			lost += __atomic_load_n(&s->lost, __ATOMIC_RELAXED) +
-				__atomic_load_n(&s->overwritten, __ATOMIC_RELAXED);
-		}
+		lost += utrace__pool_lost_in_slots(p->pool);
 		lost += p->unsaved;
 		rest = lost > p->lost_in_pages ? lost - p->lost_in_pages : 0;
 		if (rest) {
@@ -467,8 +462,8 @@ static void finish(struct proc *p)
 				(unsigned long long)lost);
 		total_written += p->written;
 		total_lost += lost;
-		total_no_slot += __atomic_load_n(&p->pool->lost_no_slot, __ATOMIC_RELAXED);
-		if (__atomic_load_n(&p->pool->dead, __ATOMIC_ACQUIRE) == 1) {
+		total_no_slot += utrace__pool_lost_no_slot(p->pool);
+		if (utrace__pool_dead(p->pool) == UTRACE_POOL_BROKEN) {
 			fprintf(stderr, "utrace record: pid %u (%s) stopped recording: its event "
 				"pool was changed from outside; its events from then on are "
 				"counted lost\n", p->pid, p->comm);
@@ -511,7 +506,7 @@ static void hello(struct proc *p, const struct utrace_msg_hello *h, int fd)
 	if (m != MAP_FAILED) {
 		if (p->lock_fd >= 0)
 			close(p->lock_fd);
-		p->lock_fd = live_lock_open(fd);
+		p->lock_fd = utrace__live_lock_open(fd);
 	}
 	close(fd);
 	if (m == MAP_FAILED) {
@@ -648,7 +643,7 @@ static bool status_shown;
 static void show_status(uint64_t start_ns)
 {
 	unsigned long long ev = total_written, lost = total_lost;
-	double secs = (double)(mono_ns() - start_ns) / 1e9;
+	double secs = (double)(utrace__mono_ns() - start_ns) / 1e9;
 	size_t i;
 
 	for (i = 0; i < MAX_PROCS; i++)
@@ -976,7 +971,7 @@ int cmd_record(int argc, char **argv)
 	pid_t child;
 	char *events, *ev_copy = NULL;
 	uint64_t deadline = 0, stop_deadline = 0, next_clock = 0, first_clock;
-	uint64_t start_ns = mono_ns(), next_status = 0;
+	uint64_t start_ns = utrace__mono_ns(), next_status = 0;
 	bool tty = isatty(STDERR_FILENO);
 
 	first = parse_opts(argc, argv, &o);
@@ -1065,7 +1060,7 @@ loop:
 	next_clock = write_second_clock_point(first_clock) + CLOCK_THIRD_NS;
 	check_output(o.output);
 	if (o.duration > 0)
-		deadline = mono_ns() + (uint64_t)(o.duration * 1e9);
+		deadline = utrace__mono_ns() + (uint64_t)(o.duration * 1e9);
 
 	for (;;) {
 		struct pollfd pfd[MAX_PROCS + 2];
@@ -1129,7 +1124,7 @@ loop:
 						stopping = 1;
 						if (!child_done)
 							kill(child, SIGTERM);
-						stop_deadline = mono_ns() + 2000000000ull;
+						stop_deadline = utrace__mono_ns() + 2000000000ull;
 					}
 				}
 			} else if (map[i] >= 0 && pfd[i].revents) {
@@ -1153,21 +1148,21 @@ loop:
 		}
 		/* Calibration points along the way: a file cut short
 		 * converts with the rate measured up to its last one. */
-		if (mono_ns() >= next_clock)
+		if (utrace__mono_ns() >= next_clock)
 			next_clock = write_clock_point() + CLOCK_EVERY_NS;
-		if (tty && mono_ns() >= next_status) {
+		if (tty && utrace__mono_ns() >= next_status) {
 			if (next_status)
 				show_status(start_ns);
-			next_status = mono_ns() + 1000000000ull;
+			next_status = utrace__mono_ns() + 1000000000ull;
 		}
 		check_output(o.output);
-		if (deadline && !stopping && mono_ns() >= deadline) {
+		if (deadline && !stopping && utrace__mono_ns() >= deadline) {
 			stopping = 1;
 			if (!child_done)
 				kill(child, SIGTERM);
-			stop_deadline = mono_ns() + 2000000000ull;
+			stop_deadline = utrace__mono_ns() + 2000000000ull;
 		}
-		if (stopping && (child_done || mono_ns() >= stop_deadline))
+		if (stopping && (child_done || utrace__mono_ns() >= stop_deadline))
 			break;
 	}
 	end_status();

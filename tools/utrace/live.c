@@ -2,21 +2,10 @@
 /*
  * Reading the buffers of running processes (live.h).
  *
- * A process's pool is shared memory: its pages are read in place.
- *   show (trace):      every page holding events (FULL, or being WRITTEN
- *                      up to its commit word), nothing changed;
- *   pipe (trace_pipe): full pages are taken from the full queue and given
- *                      back to the free queue; pages still being written
- *                      are read up to their commit word and the read
- *                      offset is kept in the page's descriptor, so the
- *                      next read starts after it.
- * Events older than the pool's clear_ts (a "clear") are left out.  A page
- * that a writer took back while it was being copied (its descriptor's
- * sequence number changed) is dropped from that read.
- *
- * Consuming readers of one pool (several `utrace pipe`, the mount's
- * trace_pipe, an attached recorder) take turns (live.h,
- * live_consumer_lock()), so every event goes to one reader only.
+ * A process's pool is shared memory: its pages are read in place and
+ * copied out (lib/reader/live-pool.c: what show and pipe take, and the
+ * consumers' turn, utrace__live_consumer_lock(), so that every event goes
+ * to one consuming reader only).
  *
  * The pages go into a trace file image in a memfd, with the process's
  * formats and two calibration points (the pool's, taken when it was made,
@@ -33,9 +22,11 @@
 #include <unistd.h>
 
 #include "ctl-client.h"
+#include "clock.h"
 #include "pool.h"
 #include "file-writer.h"
 #include "live.h"
+#include "live-pool.h"
 #include "print.h"
 
 struct lfmt {
@@ -56,46 +47,6 @@ struct live {
 	struct lsrc *src;
 	size_t n;
 };
-
-/* A copied page, ready for the image. */
-struct lpage {
-	uint32_t tid, cpu;
-	uint64_t seq;
-	struct utrace_page page;
-};
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-int live_lock_open(int fd)
-{
-	char path[64];
-
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	return open(path, O_RDWR | O_CLOEXEC);
-}
-
-void live_consumer_lock(int *lock_fd, bool take)
-{
-	struct flock fl = { .l_type = take ? F_WRLCK : F_UNLCK, .l_whence = SEEK_SET,
-			    .l_start = 0, .l_len = 1 };
-
-	if (*lock_fd < 0)
-		return;
-	while (fcntl(*lock_fd, F_OFD_SETLKW, &fl) < 0) {
-		if (errno != EINTR) {
-			/* No OFD locks here: go on alone, as before. */
-			close(*lock_fd);
-			*lock_fd = -1;
-			return;
-		}
-	}
-}
 
 int live_open(struct utrace__ctl *const *ctls, size_t n, struct live **out)
 {
@@ -122,7 +73,7 @@ int live_open(struct utrace__ctl *const *ctls, size_t n, struct live **out)
 		if (r < 0)
 			break;
 		r = utrace__pool_map(fd, &s->pool);
-		s->lock_fd = live_lock_open(fd);
+		s->lock_fd = utrace__live_lock_open(fd);
 		close(fd);
 		if (r < 0)
 			break;
@@ -200,182 +151,8 @@ static int refresh_formats(struct lsrc *s)
 	return r < 0 ? r : 0;
 }
 
-/*
- * Copy into 'dst' the events of 'src' from byte 'from' on whose time is at
- * least 'min_ts'; the page's time stamp becomes the running time just
- * before the first event kept.  Returns the number of events kept.
- */
-long live_page_cut(const struct utrace_page *src, uint32_t commit, uint32_t from,
-		   uint64_t min_ts, struct utrace_page *dst)
-{
-	uint64_t ts = src->time_stamp;
-	uint32_t off = 0, start = commit;
-	long n = 0;
-
-	while (off + 4 <= commit) {
-		uint32_t w, len, delta;
-
-		memcpy(&w, src->data + off, 4);
-		delta = w >> 5;
-		switch (w & 31) {
-		case UTRACE_RB_TYPE_PADDING:
-			if (!delta)
-				goto end;
-			if (off + 8 > commit)
-				goto end;
-			memcpy(&len, src->data + off + 4, 4);
-			off += 4 + len;
-			continue;
-		case UTRACE_RB_TYPE_TIME_EXTEND:
-			if (off + 8 > commit)
-				goto end;
-			memcpy(&len, src->data + off + 4, 4);
-			if (start == commit)
-				ts += ((uint64_t)len << UTRACE_RB_DELTA_BITS) + delta;
-			off += 8;
-			continue;
-		case 31:
-			off += 8;
-			continue;
-		case 0:
-			if (off + 8 > commit)
-				goto end;
-			memcpy(&len, src->data + off + 4, 4);
-			if (len < 4)
-				goto end;
-			len = 8 + ((len - 4 + 3) & ~3u);
-			break;
-		default:
-			len = 4 + (w & 31) * 4;
-			break;
-		}
-		if (off + len > commit)
-			break;
-		if (start == commit && off >= from && ts + delta >= min_ts) {
-			start = off;
-			dst->time_stamp = ts;
-		}
-		if (start == commit)
-			ts += delta;
-		else
-			n++;
-		off += len;
-	}
-end:
-	if (start >= commit || off <= start)
-		return 0;
-	memcpy(dst->data, src->data + start, off - start);
-	dst->commit = off - start;
-	return n;
-}
-
-static int cmp_lpage(const void *a, const void *b)
-{
-	const struct lpage *x = a, *y = b;
-
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
-	return (x->seq > y->seq) - (x->seq < y->seq);
-}
-
-struct collect {
-	struct lpage *v;
-	size_t n, cap;
-	uint64_t events, written;
-};
-
-static struct lpage *add_page(struct collect *cl)
-{
-	if (cl->n == cl->cap) {
-		size_t cap = cl->cap ? cl->cap * 2 : 64;
-		void *v = realloc(cl->v, cap * sizeof(*cl->v));
-
-		if (!v)
-			return NULL;
-		cl->v = v;
-		cl->cap = cap;
-	}
-	return &cl->v[cl->n];
-}
-
-/* Copy one page's unread events; returns the events or -1 (torn). */
-static long copy_page(struct utrace_pool *p, uint32_t idx, struct collect *cl,
-		      bool consume, bool popped)
-{
-	struct utrace_page_desc *d = utrace_pool_desc(p, idx);
-	struct utrace_page *pg = utrace_pool_page(p, idx);
-	uint64_t seq = __atomic_load_n(&d->seq, __ATOMIC_ACQUIRE);
-	uint64_t read = __atomic_load_n(&d->read, __ATOMIC_ACQUIRE);
-	uint64_t commit = __atomic_load_n(&pg->commit, __ATOMIC_ACQUIRE) &
-			  ~(uint64_t)UTRACE_RB_MISSED_EVENTS;
-	struct lpage *lp = add_page(cl);
-	long n;
-
-	if (!lp)
-		return -1;
-	if (commit > UTRACE_PAGE_DATA)
-		commit = UTRACE_PAGE_DATA;
-	memset(&lp->page, 0, sizeof(lp->page.time_stamp) + sizeof(lp->page.commit));
-	n = live_page_cut(pg, (uint32_t)commit, (uint32_t)read,
-			  __atomic_load_n(&p->clear_ts, __ATOMIC_ACQUIRE), &lp->page);
-	lp->tid = d->tid;
-	lp->cpu = d->cpu;
-	lp->seq = seq;
-	/* Taken back by a writer while we copied (overwrite mode)? */
-	if (!popped && (__atomic_load_n(&d->seq, __ATOMIC_ACQUIRE) != seq ||
-			__atomic_load_n(&d->state, __ATOMIC_ACQUIRE) == UTRACE_PAGE_FREE))
-		return -1;
-	if (consume && !popped)
-		__atomic_compare_exchange_n(&d->read, &read, commit, 0, __ATOMIC_RELEASE,
-					    __ATOMIC_RELAXED);
-	if (n > 0) {
-		cl->n++;
-		cl->events += (uint64_t)n;
-	}
-	return n;
-}
-
-static void collect_pages(struct utrace_pool *p, bool consume, struct collect *cl)
-{
-	uint64_t idx;
-	uint32_t i;
-
-	if (consume) {
-		/* Full pages leave the buffer for good, given back 64 at a
-		 * time (one wait for all their cache flushes). */
-		uint32_t done[64], q = 0;
-		size_t n = 0;
-
-		while (utrace_fullq_pop_next(p, &q, &idx)) {
-			if (idx >= utrace_pool_nr_pages(p))
-				continue;
-			copy_page(p, (uint32_t)idx, cl, true, true);
-			done[n++] = (uint32_t)idx;
-			if (n == 64) {
-				utrace__pool_give_back(p, done, n);
-				n = 0;
-			}
-		}
-		utrace__pool_give_back(p, done, n);
-	}
-	for (i = 0; i < utrace_pool_nr_pages(p); i++) {
-		uint32_t st = __atomic_load_n(&utrace_pool_desc(p, i)->state, __ATOMIC_ACQUIRE);
-
-		if (st == UTRACE_PAGE_WRITING || (!consume && st == UTRACE_PAGE_FULL))
-			copy_page(p, i, cl, consume, false);
-	}
-	/* As the kernel's header: entries-written is what the buffer holds
-	 * plus what was overwritten since the last clear (read events are
-	 * gone from both). */
-	for (i = 0; i < utrace_pool_nr_slots(p); i++)
-		cl->written += __atomic_load_n(&utrace_pool_slot(p, i)->overwritten,
-					       __ATOMIC_RELAXED);
-	idx = __atomic_load_n(&p->clear_overwritten, __ATOMIC_RELAXED);
-	cl->written = cl->written > idx ? cl->written - idx : 0;
-}
-
 /* Write one process into the image. */
-static void put_source(struct utrace_tf_writer *w, struct lsrc *s, struct collect *cl)
+static void put_source(struct utrace_tf_writer *w, struct lsrc *s, struct utrace__live_pages *cl)
 {
 	struct utrace_pool *p = s->pool;
 	size_t i, j;
@@ -392,9 +169,9 @@ static void put_source(struct utrace_tf_writer *w, struct lsrc *s, struct collec
 				 strlen(s->fmts[i].system) + 1, s->fmts[i].text,
 				 strlen(s->fmts[i].text) + 1);
 	}
-	qsort(cl->v, cl->n, sizeof(*cl->v), cmp_lpage);
+	utrace__live_sort(cl);
 	for (i = 0; i < cl->n; i++) {
-		struct lpage *lp = &cl->v[i];
+		struct utrace__live_page *lp = &cl->v[i];
 
 		if (i == 0 || cl->v[i - 1].tid != lp->tid) {
 			/* The thread's name, from its slot if it still has one. */
@@ -445,31 +222,9 @@ static void header(FILE *out, uint64_t in_buffer, uint64_t written)
 		cpus > 0 ? cpus : 1);
 }
 
-/*
- * Give the pool its second calibration point once it is 2 s old, so that
- * every reader from then on converts times the same way (the same event
- * shows the same time in every read).  The first reader to get here stores
- * it; calib2_ns goes last and says the point is whole.
- */
-static void second_point(struct utrace_pool *p)
-{
-	uint64_t zero = 0, tsc, ns;
-
-	if (__atomic_load_n(&p->calib2_tsc, __ATOMIC_ACQUIRE))
-		return;
-	ns = mono_ns();
-	if (ns < p->calib_ns + 2000000000ull)
-		return;
-	tsc = __builtin_ia32_rdtsc();
-	ns = mono_ns() / 2 + ns / 2;   /* the middle of the rdtsc */
-	if (__atomic_compare_exchange_n(&p->calib2_tsc, &zero, tsc, 0, __ATOMIC_ACQ_REL,
-					__ATOMIC_RELAXED))
-		__atomic_store_n(&p->calib2_ns, ns, __ATOMIC_RELEASE);
-}
-
 long live_print(struct live *lv, unsigned int flags, FILE *out)
 {
-	struct collect *cls = calloc(lv->n ? lv->n : 1, sizeof(*cls));
+	struct utrace__live_pages *cls = calloc(lv->n ? lv->n : 1, sizeof(*cls));
 	struct utrace_tf_writer w;
 	struct utrace__tf *tf = NULL;
 	uint64_t events = 0, written = 0, tsc0 = 0, ns0 = 0, tsc1 = 0, ns1 = 0;
@@ -488,7 +243,7 @@ long live_print(struct live *lv, unsigned int flags, FILE *out)
 			ret = -EIO;
 			goto out;
 		}
-		if (__atomic_load_n(&s->pool->dead, __ATOMIC_ACQUIRE) == UTRACE_POOL_REPLACED) {
+		if (utrace__pool_dead(s->pool) == UTRACE_POOL_REPLACED) {
 			/* buffer_size_kb was written: read the new pool. */
 			struct utrace_pool *np;
 			int pfd;
@@ -502,26 +257,28 @@ long live_print(struct live *lv, unsigned int flags, FILE *out)
 				s->pool = np;
 				if (s->lock_fd >= 0)
 					close(s->lock_fd);
-				s->lock_fd = live_lock_open(pfd);
+				s->lock_fd = utrace__live_lock_open(pfd);
 			}
 			close(pfd);
 		}
 		if (flags & LIVE_CONSUME)
-			live_consumer_lock(&s->lock_fd, true);
-		collect_pages(s->pool, flags & LIVE_CONSUME, &cls[i]);
+			utrace__live_consumer_lock(&s->lock_fd, true);
+		utrace__live_collect(s->pool, flags & LIVE_CONSUME, &cls[i]);
 		if (flags & LIVE_CONSUME)
-			live_consumer_lock(&s->lock_fd, false);
+			utrace__live_consumer_lock(&s->lock_fd, false);
 		events += cls[i].events;
 		written += cls[i].written + cls[i].events;
 		if (s->pool->clock == UTRACE_CLOCK_TSC) {
+			uint64_t t2, n2;
+
 			tsc = true;
-			second_point(s->pool);
+			utrace__pool_second_point(s->pool, &t2, &n2);
 			/* The oldest pool's points are the widest baseline. */
 			if (!tsc0 || s->pool->calib_ns < ns0) {
 				tsc0 = s->pool->calib_tsc;
 				ns0 = s->pool->calib_ns;
-				ns1 = __atomic_load_n(&s->pool->calib2_ns, __ATOMIC_ACQUIRE);
-				tsc1 = ns1 ? s->pool->calib2_tsc : 0;
+				ns1 = n2;
+				tsc1 = t2;
 			}
 		}
 	}
@@ -552,7 +309,7 @@ long live_print(struct live *lv, unsigned int flags, FILE *out)
 			pt[0] = tsc1;
 			pt[1] = ns1;
 		} else {
-			uint64_t now = mono_ns();
+			uint64_t now = utrace__mono_ns();
 
 			if (now < ns0 + 20000000) {
 				struct timespec d = { 0, (long)(ns0 + 20000000 - now) };
@@ -560,7 +317,7 @@ long live_print(struct live *lv, unsigned int flags, FILE *out)
 				nanosleep(&d, NULL);
 			}
 			pt[0] = __builtin_ia32_rdtsc();
-			pt[1] = mono_ns();
+			pt[1] = utrace__mono_ns();
 		}
 		utrace_tf_record(&w, UTRACE_TF_CLOCK, pt, sizeof(pt), NULL, 0, NULL, 0);
 	}

@@ -35,29 +35,4 @@ long live_print(struct live *lv, unsigned int flags, FILE *out);
 /* Empty the buffers (the trace file opened with O_TRUNC). */
 int live_clear(struct live *lv);
 
-/*
- * Consuming readers of a pool (utrace pipe, the mount's trace_pipe, the
- * recorder) take turns: each holds an open file description lock on the
- * pool's memfd while it takes pages and moves read offsets, so every event
- * goes to one of them, as with the kernel's trace_pipe.  The memfd must be
- * opened again for that (a new open file description: the descriptors
- * that came from the agent all share the agent's one): live_lock_open()
- * does it through /proc, -1 if it cannot, and the reader then goes
- * without the lock.  live_consumer_lock() takes (blocking) or gives up the
- * turn; on a file system without OFD locks it closes the descriptor and
- * sets it to -1.  The kernel lets go of the lock of a reader that dies.
- */
-int live_lock_open(int pool_fd);
-void live_consumer_lock(int *lock_fd, bool take);
-
-struct utrace_page;
-
-/*
- * The events of page 'src' from byte 'from' of its data (up to 'commit'
- * bytes), leaving out those older than 'min_ts', as a page of their own
- * in 'dst' (its time stamp that of its first event).  Returns how many.
- */
-long live_page_cut(const struct utrace_page *src, uint32_t commit, uint32_t from,
-		   uint64_t min_ts, struct utrace_page *dst);
-
 #endif /* UTRACE_TOOL_LIVE_H */
