@@ -427,6 +427,35 @@ uint64_t utrace__pool_lost_in_slots(struct utrace_pool *p)
 	return n;
 }
 
+void utrace__pool_usage(struct utrace_pool *p, uint64_t *pages_used, uint64_t *written,
+			uint64_t *lost)
+{
+	uint64_t used = 0;
+	uint32_t i;
+	uint64_t w = 0;
+
+	for (i = 0; i < utrace_pool_nr_pages(p); i++)
+		if (__atomic_load_n(&utrace_pool_desc(p, i)->state, __ATOMIC_RELAXED) !=
+		    UTRACE_PAGE_FREE)
+			used++;
+	for (i = 0; i < utrace_pool_nr_slots(p); i++)
+		w += __atomic_load_n(&utrace_pool_slot(p, i)->written, __ATOMIC_RELAXED);
+	*pages_used = used;
+	*written = w;
+	*lost = utrace__pool_lost_in_slots(p) + utrace__pool_lost_no_slot(p);
+}
+
+void utrace__pool_mark_clear(struct utrace_pool *p, uint64_t now)
+{
+	uint64_t ov = 0;
+	uint32_t i;
+
+	for (i = 0; i < utrace_pool_nr_slots(p); i++)
+		ov += __atomic_load_n(&utrace_pool_slot(p, i)->overwritten, __ATOMIC_RELAXED);
+	__atomic_store_n(&p->clear_overwritten, ov, __ATOMIC_RELAXED);
+	__atomic_store_n(&p->clear_ts, now, __ATOMIC_RELEASE);
+}
+
 uint64_t utrace__pool_overwritten_since_clear(struct utrace_pool *p)
 {
 	uint64_t n = 0, before;

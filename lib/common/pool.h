@@ -599,6 +599,30 @@ uint64_t utrace__pool_lost_in_slots(struct utrace_pool *p) UTRACE_HIDDEN;
 uint64_t utrace__pool_overwritten_since_clear(struct utrace_pool *p) UTRACE_HIDDEN;
 
 /**
+ * utrace__pool_usage() - what the pool holds and its threads wrote
+ * @p: the pool
+ * @pages_used: pages not free (being written, full, or being read)
+ * @written: events written, all slots
+ * @lost: events lost or overwritten, all slots, plus those of threads
+ *        that found no slot
+ *
+ * Relaxed reads of counters that keep moving: a snapshot for `utrace ps`.
+ */
+void utrace__pool_usage(struct utrace_pool *p, uint64_t *pages_used, uint64_t *written,
+			uint64_t *lost) UTRACE_HIDDEN;
+
+/**
+ * utrace__pool_mark_clear() - readers skip the events written before now
+ * @p: the pool
+ * @now: the pool's clock now
+ *
+ * The buffer's "clear": nobody may touch a page a thread is writing, so
+ * the pool keeps a time before which readers skip events, and the
+ * overwritten count at that time (utrace__pool_overwritten_since_clear()).
+ */
+void utrace__pool_mark_clear(struct utrace_pool *p, uint64_t now) UTRACE_HIDDEN;
+
+/**
  * utrace__pool_second_point() - the pool's second calibration point
  * @p: the pool (its clock the TSC)
  * @tsc: its TSC

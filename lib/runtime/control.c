@@ -592,7 +592,6 @@ int utrace__control_info(struct utrace_ctl_info_msg *m)
 	struct utrace_pool *p = __atomic_load_n(&utrace__pool, __ATOMIC_ACQUIRE);
 	int cfd;
 	ssize_t n;
-	uint32_t i;
 
 	memset(m, 0, sizeof(*m));
 	m->pid = (uint32_t)getpid();
@@ -616,21 +615,7 @@ int utrace__control_info(struct utrace_ctl_info_msg *m)
 		m->mode = p->mode;
 		m->nr_pages = utrace_pool_nr_pages(p);
 		m->buffer_size = (uint64_t)m->nr_pages * UTRACE_PAGE_SIZE;
-		for (i = 0; i < m->nr_pages; i++) {
-			const struct utrace_page_desc *d = utrace_pool_desc(p, i);
-			uint32_t s = __atomic_load_n(&d->state, __ATOMIC_RELAXED);
-
-			if (s != UTRACE_PAGE_FREE)
-				m->pages_used++;
-		}
-		for (i = 0; i < utrace_pool_nr_slots(p); i++) {
-			const struct utrace_thread_slot *s = utrace_pool_slot(p, i);
-
-			m->written += __atomic_load_n(&s->written, __ATOMIC_RELAXED);
-			m->lost += __atomic_load_n(&s->lost, __ATOMIC_RELAXED) +
-				   __atomic_load_n(&s->overwritten, __ATOMIC_RELAXED);
-		}
-		m->lost += __atomic_load_n(&p->lost_no_slot, __ATOMIC_RELAXED);
+		utrace__pool_usage(p, &m->pages_used, &m->written, &m->lost);
 	} else {
 		m->buffer_size = utrace__pool_next_size() / UTRACE_PAGE_SIZE * UTRACE_PAGE_SIZE;
 		m->mode = UTRACE_MODE_OVERWRITE;
@@ -695,15 +680,9 @@ int utrace__control_buffer_size(uint64_t bytes, uint64_t *size)
 void utrace__control_clear_buffer(void)
 {
 	struct utrace_pool *p = __atomic_load_n(&utrace__pool, __ATOMIC_ACQUIRE);
-	uint64_t ov = 0;
-	uint32_t i;
 
-	if (!p)
-		return;
-	for (i = 0; i < utrace_pool_nr_slots(p); i++)
-		ov += __atomic_load_n(&utrace_pool_slot(p, i)->overwritten, __ATOMIC_RELAXED);
-	__atomic_store_n(&p->clear_overwritten, ov, __ATOMIC_RELAXED);
-	__atomic_store_n(&p->clear_ts, utrace__clock_now(), __ATOMIC_RELEASE);
+	if (p)
+		utrace__pool_mark_clear(p, utrace__clock_now());
 }
 
 /**
