@@ -69,7 +69,7 @@ static struct utrace_event *find_id(uint32_t id)
 {
 	struct find_arg a = { id, NULL };
 
-	utrace_event_foreach(find_cb, &a);
+	utrace__registry_foreach(find_cb, &a);
 	return a.ev;
 }
 
@@ -129,7 +129,7 @@ int utrace__control_event_list(char **buf, size_t *len, uint32_t *nr)
 	*buf = NULL;
 	if (!a.buf)
 		return -ENOMEM;
-	utrace_event_foreach(list_cb, &a);
+	utrace__registry_foreach(list_cb, &a);
 	if (a.fail) {
 		free(a.buf);
 		return -ENOMEM;
@@ -186,7 +186,7 @@ int utrace__control_set_event(const char *line, size_t len)
 	if (s[0] != '!')
 		r = utrace__pool_ensure();
 	if (r == 0)
-		r = utrace_set_event(s);
+		r = utrace__registry_set_event(s);
 	free(s);
 	return r;
 }
@@ -223,7 +223,7 @@ int utrace__control_clear_events(void)
 	struct sys_arg sa = { .system = NULL, .on = 0 };
 
 	utrace__registry_lock();
-	utrace_event_foreach(enable_sys_cb, &sa);
+	utrace__registry_foreach(enable_sys_cb, &sa);
 	utrace__registry_unlock();
 	return sa.ret;
 }
@@ -267,7 +267,7 @@ int utrace__control_enable_system(const char *system, size_t len, bool on)
 		struct sys_arg sa = { .system = s, .on = on };
 
 		utrace__registry_lock();
-		utrace_event_foreach(enable_sys_cb, &sa);
+		utrace__registry_foreach(enable_sys_cb, &sa);
 		utrace__registry_unlock();
 		r = sa.ret ? sa.ret : sa.matched ? 0 : -ENOENT;
 	}
@@ -467,7 +467,7 @@ int utrace__control_filter_system(const char *payload, size_t len)
 		return -ENOMEM;
 	sa = (struct sys_arg){ .system = payload, .expr = s };
 	utrace__registry_lock();
-	utrace_event_foreach(filter_sys_cb, &sa);
+	utrace__registry_foreach(filter_sys_cb, &sa);
 	utrace__registry_unlock();
 	free(s);
 	return sa.matched ? 0 : -ENOENT;
@@ -522,7 +522,7 @@ int utrace__control_filter_system_text(const char *system, size_t len, char **te
 
 	utrace__registry_lock();
 	if (s)
-		utrace_event_foreach(count_sys_cb, &sa);
+		utrace__registry_foreach(count_sys_cb, &sa);
 	utrace__registry_unlock();
 	free(s);
 	*text = NULL;
@@ -607,7 +607,7 @@ int utrace__control_info(struct utrace_ctl_info_msg *m)
 	n = readlink("/proc/self/exe", m->exe, sizeof(m->exe) - 1);
 	if (n < 0)
 		m->exe[0] = 0;
-	utrace_event_foreach(info_cb, m);
+	utrace__registry_foreach(info_cb, m);
 	m->tracing_on = !__atomic_load_n(&utrace__tracing_off, __ATOMIC_RELAXED);
 	m->recorder = rec_sock >= 0;
 	if (p) {
@@ -759,7 +759,7 @@ int utrace__control_attach(const char *path, size_t len, uint32_t mode)
 	utrace__pool_ensure();
 	rec_old_mode = utrace__pool ? utrace__pool->mode : UTRACE_MODE_OVERWRITE;
 	utrace__registry_lock();
-	utrace_event_foreach(save_cb, NULL);
+	utrace__registry_foreach(save_cb, NULL);
 	utrace__registry_unlock();
 	r = utrace__record_attach(s, mode);
 	free(s);
@@ -794,7 +794,7 @@ void utrace__control_recorder_gone(void)
 	utrace__record_detach(rec_sock, rec_old_mode);
 	rec_sock = -1;
 	utrace__registry_lock();
-	utrace_event_foreach(restore_cb, NULL);
+	utrace__registry_foreach(restore_cb, NULL);
 	utrace__registry_unlock();
 	forget_saved();
 }

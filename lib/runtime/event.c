@@ -124,6 +124,84 @@ static ssize_t write_line(int fd, const char *buf, size_t len)
 	return n;
 }
 
+int utrace__print_fd = -1;
+const char *utrace__print_path = "";
+
+static pthread_once_t print_once = PTHREAD_ONCE_INIT;
+static char *print_dest;
+
+void utrace__print_set_dest(const char *dest)
+{
+	print_dest = strdup(dest);
+}
+
+/*
+ * UTRACE_PRINT names a file that may sit in a directory others can write
+ * (/tmp): a symbolic link planted there must not make the program append
+ * to another of its owner's files, a FIFO nobody reads must not block it,
+ * and a file someone else made must not receive its events.  So: no
+ * link at the end of the path, not blocking, and only a regular file of
+ * our own (or a terminal, FIFO or other character device).
+ */
+static int print_open_file(const char *path)
+{
+	struct stat st;
+	const char *why = NULL;
+	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW |
+		      O_NONBLOCK, 0644);
+
+	if (fd < 0) {
+		utrace__warn("UTRACE_PRINT: cannot open '%s': %s; events are not printed",
+			     path, errno == ELOOP ? "it is a symbolic link" :
+			     errno == ENXIO ? "a FIFO that nobody reads" : strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) < 0)
+		why = strerror(errno);
+	else if (S_ISREG(st.st_mode) && st.st_uid != geteuid())
+		why = "the file belongs to another user";
+	else if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode) && !S_ISCHR(st.st_mode))
+		why = "not a file, FIFO or terminal";
+	if (why) {
+		utrace__warn("UTRACE_PRINT: refusing '%s': %s; events are not printed",
+			     path, why);
+		close(fd);
+		return -1;
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	return fd;
+}
+
+/* Opened when the first events register, so that a process without
+ * events (the utrace tool itself) leaves no file behind. */
+static void print_open_fn(void)
+{
+	int fd;
+
+	if (!print_dest)
+		return;
+	if (strcmp(print_dest, "stderr") == 0) {
+		utrace__print_path = "stderr";
+		__atomic_store_n(&utrace__print_fd, 2, __ATOMIC_RELEASE);
+		return;
+	}
+	if (strcmp(print_dest, "stdout") == 0) {
+		utrace__print_path = "stdout";
+		__atomic_store_n(&utrace__print_fd, 1, __ATOMIC_RELEASE);
+		return;
+	}
+	fd = print_open_file(print_dest);
+	if (fd < 0)
+		return;
+	utrace__print_path = print_dest;
+	__atomic_store_n(&utrace__print_fd, fd, __ATOMIC_RELEASE);
+}
+
+void utrace__print_open(void)
+{
+	pthread_once(&print_once, print_open_fn);
+}
+
 static void print_record(const struct utrace_event *ev, const void *rec)
 {
 	char line[4096];

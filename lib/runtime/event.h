@@ -58,4 +58,22 @@ void *utrace__reserve_scratch(struct utrace_tp_reserve *r, struct utrace_event *
 void utrace__commit_observe(struct utrace_tp_reserve *r)
 	UTRACE_HIDDEN;
 
+/**
+ * utrace__print_set_dest - where UTRACE_PRINT said to print events
+ * @dest: "stderr", "stdout" or a file's path (copied); read at start-up
+ */
+void utrace__print_set_dest(const char *dest) UTRACE_HIDDEN;
+
+/**
+ * utrace__print_open - open UTRACE_PRINT's destination, once
+ *
+ * When the first events register, so that a process without events
+ * leaves no file behind.  A refused destination is said once.
+ */
+void utrace__print_open(void) UTRACE_HIDDEN;
+
+/* Where events are printed as lines (UTRACE_PRINT), or -1; and its name. */
+extern int utrace__print_fd UTRACE_HIDDEN;
+extern const char *utrace__print_path UTRACE_HIDDEN;
+
 #endif /* UTRACE_RUNTIME_EVENT_H */

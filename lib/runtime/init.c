@@ -26,31 +26,7 @@
 #include "tp.h"
 #include "clock.h"
 
-int utrace__print_fd = -1;
-const char *utrace__print_path = "";
-
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
-static pthread_once_t print_once = PTHREAD_ONCE_INIT;
-static char *print_dest;
-
-void utrace__warn(const char *fmt, ...)
-{
-	char buf[512];
-	va_list ap;
-	int n;
-
-	memcpy(buf, "utrace: ", 8);
-	va_start(ap, fmt);
-	n = vsnprintf(buf + 8, sizeof(buf) - 9, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	n += 8;
-	if (n > (int)sizeof(buf) - 2)
-		n = (int)sizeof(buf) - 2;
-	buf[n++] = '\n';
-	(void)!write(2, buf, (size_t)n);
-}
 
 static void before_fork(void)
 {
@@ -100,7 +76,7 @@ static void init_once_fn(void)
 
 	v = getenv("UTRACE_PRINT");
 	if (v && *v)
-		print_dest = strdup(v);
+		utrace__print_set_dest(v);
 	v = getenv("UTRACE_EVENTS");
 	if (v && *v)
 		utrace__events_spec_set(v);
@@ -114,70 +90,34 @@ void utrace__init(void)
 }
 
 /*
- * UTRACE_PRINT names a file that may sit in a directory others can write
- * (/tmp): a symbolic link planted there must not make the program append
- * to another of its owner's files, a FIFO nobody reads must not block it,
- * and a file someone else made must not receive its events.  So: no
- * link at the end of the path, not blocking, and only a regular file of
- * our own (or a terminal, FIFO or other character device).
+ * The public entry points that an object's event constructor may reach
+ * before the library's own constructor has run (a static libutrace):
+ * each starts the library first, then calls down into the registry.
  */
-static int print_open_file(const char *path)
+void utrace_tp_register_module(struct utrace_event *const *start,
+			       struct utrace_event *const *stop,
+			       const struct utrace_eval_map *const *evals_start,
+			       const struct utrace_eval_map *const *evals_stop)
 {
-	struct stat st;
-	const char *why = NULL;
-	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW |
-		      O_NONBLOCK, 0644);
-
-	if (fd < 0) {
-		utrace__warn("UTRACE_PRINT: cannot open '%s': %s; events are not printed",
-			     path, errno == ELOOP ? "it is a symbolic link" :
-			     errno == ENXIO ? "a FIFO that nobody reads" : strerror(errno));
-		return -1;
-	}
-	if (fstat(fd, &st) < 0)
-		why = strerror(errno);
-	else if (S_ISREG(st.st_mode) && st.st_uid != geteuid())
-		why = "the file belongs to another user";
-	else if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode) && !S_ISCHR(st.st_mode))
-		why = "not a file, FIFO or terminal";
-	if (why) {
-		utrace__warn("UTRACE_PRINT: refusing '%s': %s; events are not printed",
-			     path, why);
-		close(fd);
-		return -1;
-	}
-	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-	return fd;
+	utrace__init();
+	if (!start || start >= stop)
+		return;
+	utrace__print_open();
+	utrace__registry_add_module(start, stop, evals_start, evals_stop);
 }
 
-/* Opened when the first events register, so that a process without
- * events (the utrace tool itself) leaves no file behind. */
-static void print_open_fn(void)
+int utrace_event_foreach(int (*fn)(struct utrace_event *ev, void *arg), void *arg)
 {
-	int fd;
-
-	if (!print_dest)
-		return;
-	if (strcmp(print_dest, "stderr") == 0) {
-		utrace__print_path = "stderr";
-		__atomic_store_n(&utrace__print_fd, 2, __ATOMIC_RELEASE);
-		return;
-	}
-	if (strcmp(print_dest, "stdout") == 0) {
-		utrace__print_path = "stdout";
-		__atomic_store_n(&utrace__print_fd, 1, __ATOMIC_RELEASE);
-		return;
-	}
-	fd = print_open_file(print_dest);
-	if (fd < 0)
-		return;
-	utrace__print_path = print_dest;
-	__atomic_store_n(&utrace__print_fd, fd, __ATOMIC_RELEASE);
+	utrace__init();
+	return utrace__registry_foreach(fn, arg);
 }
 
-void utrace__print_open(void)
+int utrace_set_event(const char *token)
 {
-	pthread_once(&print_once, print_open_fn);
+	if (!token)
+		return -EINVAL;
+	utrace__init();
+	return utrace__registry_set_event(token);
 }
 
 __attribute__((constructor)) static void utrace_ctor(void)

@@ -11,6 +11,7 @@
 #include <utrace/utrace.h>
 
 #include "compiler.h"
+#include "log.h"
 #include "setevent.h"
 
 /* Registry state of one event, kept in utrace_event.priv. */
@@ -39,32 +40,13 @@ struct utrace__module {
 /**
  * utrace__init - read the environment and set up the library, once
  *
- * The library constructor calls it, and so does every entry point that
- * may run before it (an object's event constructor): the registry's
- * public functions.  Installs the registry hooks and the fork handlers.
+ * The library constructor calls it, and so do the public entry points
+ * that may run before it (an object's event constructor), which are
+ * defined in init.c for that reason and then call down into the
+ * registry.  Installs the registry hooks and the fork handlers.
  */
 void utrace__init(void) UTRACE_HIDDEN;
 
-/**
- * utrace__print_open - open UTRACE_PRINT's destination, once
- *
- * When the first events register, so that a process without events
- * leaves no file behind.  A refused destination is said once.
- */
-void utrace__print_open(void) UTRACE_HIDDEN;
-
-/* Where events are printed as lines (UTRACE_PRINT), or -1; and its name. */
-extern int utrace__print_fd UTRACE_HIDDEN;
-extern const char *utrace__print_path UTRACE_HIDDEN;
-
-/**
- * utrace__warn - say something on stderr, as one line "utrace: ...\n"
- * @fmt: printf format, without the final newline
- *
- * One write(2), no stdio: safe where stdio's locks may be held.
- */
-void utrace__warn(const char *fmt, ...) UTRACE_HIDDEN
-	__attribute__((format(printf, 1, 2)));
 
 /* registry.c */
 
@@ -103,6 +85,37 @@ void utrace__registry_lock(void) UTRACE_HIDDEN;
  * utrace__registry_unlock - let go of the registry lock
  */
 void utrace__registry_unlock(void) UTRACE_HIDDEN;
+
+/**
+ * utrace__registry_add_module - register an object's events
+ * @start, @stop:             its "utrace_events" section
+ * @evals_start, @evals_stop: its TRACE_DEFINE_ENUM section
+ *
+ * What utrace_tp_register_module() does once the library has started:
+ * ids, formats, UTRACE_EVENTS, then the module_added hook.
+ */
+void utrace__registry_add_module(struct utrace_event *const *start,
+				 struct utrace_event *const *stop,
+				 const struct utrace_eval_map *const *evals_start,
+				 const struct utrace_eval_map *const *evals_stop) UTRACE_HIDDEN;
+
+/**
+ * utrace__registry_foreach - utrace_event_foreach() for the layers above
+ * @fn:  called for each event, in registration order, registry lock held
+ * @arg: passed to @fn
+ *
+ * Return: the first non-zero return of @fn, or 0.
+ */
+int utrace__registry_foreach(int (*fn)(struct utrace_event *ev, void *arg),
+			     void *arg) UTRACE_HIDDEN;
+
+/**
+ * utrace__registry_set_event - utrace_set_event() for the layers above
+ * @token: one set_event token
+ *
+ * Return: the number of events it matched, or a negative code.
+ */
+int utrace__registry_set_event(const char *token) UTRACE_HIDDEN;
 
 /**
  * utrace__registry_any_enabled - is any registered event on?

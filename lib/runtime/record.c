@@ -317,7 +317,7 @@ int utrace__record_attach(const char *path, uint32_t mode)
 		return ret ? ret : -EIO;
 	}
 	utrace__pool->mode = mode;
-	utrace_event_foreach(send_format_cb, NULL);
+	utrace__registry_foreach(send_format_cb, NULL);
 	utrace__registry_unlock();
 	return s;
 }
@@ -439,5 +439,5 @@ void utrace__record_after_fork_child(void)
 	}
 	connect_recorder();
 	if (sock >= 0)
-		utrace_event_foreach(send_format_cb, NULL);
+		utrace__registry_foreach(send_format_cb, NULL);
 }

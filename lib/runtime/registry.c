@@ -5,7 +5,9 @@
  * Every object (executable or shared library) with events has a section
  * "utrace_events" of pointers to its struct utrace_event; the constructor
  * that define_trace.h adds to the object hands the section to
- * utrace_tp_register_module(), and its destructor (at exit or dlclose)
+ * utrace_tp_register_module() (init.c, which starts the library first if
+ * it has not started yet, and then calls utrace__registry_add_module()
+ * here), and its destructor (at exit or dlclose)
  * takes it back.  Several CREATE_TRACE_POINTS files in one object give
  * several constructors for one section: a module is counted, not doubled.
  *
@@ -451,7 +453,7 @@ static struct utrace_event **sorted_events(struct utrace_event *const *start,
 	return v;
 }
 
-void utrace_tp_register_module(struct utrace_event *const *start,
+void utrace__registry_add_module(struct utrace_event *const *start,
 			       struct utrace_event *const *stop,
 			       const struct utrace_eval_map *const *evals_start,
 			       const struct utrace_eval_map *const *evals_stop)
@@ -462,10 +464,8 @@ void utrace_tp_register_module(struct utrace_event *const *start,
 	const struct utrace__registry_ops *ops;
 	size_t first;
 
-	utrace__init();
 	if (!start || start >= stop)
 		return;
-	utrace__print_open();
 	reg_lock();
 	for (mod = modules; mod; mod = mod->next) {
 		if (mod->start == (struct utrace_event **)start) {
@@ -571,12 +571,11 @@ out:
 	free(dead);
 }
 
-int utrace_event_foreach(int (*fn)(struct utrace_event *ev, void *arg), void *arg)
+int utrace__registry_foreach(int (*fn)(struct utrace_event *ev, void *arg), void *arg)
 {
 	size_t i;
 	int ret = 0;
 
-	utrace__init();
 	reg_lock();
 	for (i = 0; i < nr_events && !ret; i++)
 		ret = fn(events[i], arg);
@@ -664,7 +663,7 @@ int utrace_event_is_enabled(const struct utrace_event *ev)
 	return st && st->enabled;
 }
 
-int utrace_set_event(const char *token)
+int utrace__registry_set_event(const char *token)
 {
 	struct utrace__set_event_match m;
 	size_t i;
@@ -672,7 +671,6 @@ int utrace_set_event(const char *token)
 
 	if (!token)
 		return -EINVAL;
-	utrace__init();
 	if (utrace__parse_set_event(token, strlen(token), &m) < 0)
 		return -EINVAL;
 	reg_lock();

@@ -81,52 +81,6 @@ unsigned int mount_mode(enum mkind k)
 	}
 }
 
-int mount_proc(pid_t pid, uint64_t start, uint64_t *start_out, uid_t *uid, gid_t *gid,
-	       struct timespec *when)
-{
-	char path[64], buf[1024], *p;
-	unsigned long long st = 0;
-	struct stat sb;
-	ssize_t n;
-	int fd, i;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -ENOENT;
-	n = read(fd, buf, sizeof(buf) - 1);
-	if (n <= 0 || fstat(fd, &sb) < 0) {
-		close(fd);
-		return -ENOENT;
-	}
-	close(fd);
-	buf[n] = '\0';
-	/* "pid (comm) S ppid ...": comm may hold anything, so from the last ')' */
-	p = strrchr(buf, ')');
-	if (!p || p[1] != ' ' || p[2] == 'Z' || p[2] == 'X')
-		return -ENOENT;
-	p += 2;
-	/* field 3 is the state; starttime is field 22 */
-	for (i = 3; i < 22 && p; i++) {
-		p = strchr(p, ' ');
-		if (p)
-			p++;
-	}
-	if (p)
-		st = strtoull(p, NULL, 10);
-	if (start && st != start)
-		return -ENOENT;
-	if (start_out)
-		*start_out = st;
-	if (uid)
-		*uid = sb.st_uid;
-	if (gid)
-		*gid = sb.st_gid;
-	if (when)
-		*when = sb.st_ctim;
-	return 0;
-}
-
 int mount_ctl(const struct mnode *m, struct utrace__ctl **c)
 {
 	*c = NULL;

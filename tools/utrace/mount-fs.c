@@ -731,91 +731,6 @@ static bool poller_running;
  * one still holds h->lock.  So every reply from a handle is made under its
  * lock, and the release takes the lock once before freeing.
  */
-/*
- * A trace_pipe descriptor takes from the buffer all it holds, but the
- * kernel's consumes only what read() returned: closed with text left, it
- * loses just the rest of a line begun by a short read.  So the whole lines
- * a closing descriptor did not return are kept here, per process, and the
- * next trace_pipe reader of that process gets them first.
- */
-struct stash {
-	struct stash *next;
-	pid_t pid;
-	uint64_t start;
-	char *buf;
-	size_t len;
-};
-
-static pthread_mutex_t stash_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct stash *stashes;
-
-static struct stash **stash_find(pid_t pid, uint64_t start)
-{
-	struct stash **pp;
-
-	for (pp = &stashes; *pp; pp = &(*pp)->next)
-		if ((*pp)->pid == pid && (*pp)->start == start)
-			break;
-	return pp;
-}
-
-static void stash_put(pid_t pid, uint64_t start, const char *text, size_t len)
-{
-	struct stash **pp, *st;
-	char *buf;
-
-	pthread_mutex_lock(&stash_lock);
-	/* forget the processes that are gone */
-	for (pp = &stashes; (st = *pp);) {
-		if (mount_proc(st->pid, st->start, NULL, NULL, NULL, NULL) < 0) {
-			*pp = st->next;
-			free(st->buf);
-			free(st);
-		} else {
-			pp = &st->next;
-		}
-	}
-	pp = stash_find(pid, start);
-	st = *pp ? *pp : calloc(1, sizeof(*st));
-	buf = st ? realloc(st->buf, st->len + len) : NULL;
-	if (buf) {
-		memcpy(buf + st->len, text, len);
-		st->buf = buf;
-		st->len += len;
-		st->pid = pid;
-		st->start = start;
-		*pp = st;
-	} else if (st && !*pp) {
-		free(st);
-	}
-	pthread_mutex_unlock(&stash_lock);
-}
-
-/* The kept text of a process (malloc()ed), or NULL. */
-static char *stash_take(pid_t pid, uint64_t start, size_t *len)
-{
-	struct stash **pp, *st;
-	char *buf = NULL;
-
-	pthread_mutex_lock(&stash_lock);
-	pp = stash_find(pid, start);
-	if ((st = *pp)) {
-		*pp = st->next;
-		buf = st->buf;
-		*len = st->len;
-		free(st);
-	}
-	pthread_mutex_unlock(&stash_lock);
-	return buf;
-}
-
-void mount_pipe_clear(pid_t pid, uint64_t start)
-{
-	size_t len;
-
-	free(stash_take(pid, start, &len));
-}
-
 static void handle_free(struct handle *h)
 {
 	pthread_mutex_lock(&h->lock);
@@ -826,7 +741,7 @@ static void handle_free(struct handle *h)
 		/* the rest of a line begun by a short read is lost */
 		p->off += p->partial < p->len - p->off ? p->partial : p->len - p->off;
 		if (p->off < p->len)
-			stash_put(h->f.m.pid, h->f.m.start, p->buf + p->off, p->len - p->off);
+			mount_stash_put(h->f.m.pid, h->f.m.start, p->buf + p->off, p->len - p->off);
 		if (h->p->ph)
 			fuse_pollhandle_destroy(h->p->ph);
 		if (h->p->lv)
@@ -861,7 +776,7 @@ static int pipe_open(struct handle *h)
 static int pipe_fill(struct handle *h)
 {
 	struct pipe *p = h->p;
-	char *buf = stash_take(h->f.m.pid, h->f.m.start, &p->len);
+	char *buf = mount_stash_take(h->f.m.pid, h->f.m.start, &p->len);
 	size_t len = 0;
 	FILE *mem;
 	long n;

@@ -64,7 +64,7 @@ const struct mentry *mount_fixed_entries(enum mkind dir);
 unsigned int mount_mode(enum mkind k);
 
 /*
- * The process 'pid': 0 when it is alive (not a zombie) and, if 'start'
+ * mount-procs.c: the process 'pid': 0 when it is alive (not a zombie) and, if 'start'
  * is not 0, started at 'start'; -ENOENT otherwise.  Fills what is not NULL.
  */
 int mount_proc(pid_t pid, uint64_t start, uint64_t *start_out, uid_t *uid, gid_t *gid,
@@ -95,6 +95,11 @@ int mount_file_truncate(const struct mnode *m);
 /* A write: the bytes consumed or -errno, as the kernel's file would. */
 long mount_file_write(struct mfile *f, const char *buf, size_t len);
 
+/* mount-procs.c: the whole lines a closing trace_pipe did not return,
+ * per process, for its next reader. */
+void mount_stash_put(pid_t pid, uint64_t start, const char *text, size_t len);
+/* Take them (malloc()ed, *len bytes), or NULL. */
+char *mount_stash_take(pid_t pid, uint64_t start, size_t *len);
 /* Drop the trace_pipe text kept for a process (its trace was cleared). */
 void mount_pipe_clear(pid_t pid, uint64_t start);
 

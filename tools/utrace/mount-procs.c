@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the mount knows of each traced process apart from its files
+ * (mount.h): whether it is still the process it was (pid and start time),
+ * and the trace_pipe text kept between readers, which the FUSE side
+ * (mount-fs.c) keeps and takes and the files (mount-files.c) drop when a
+ * trace is cleared.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ctl-client.h"
+#include "mount.h"
+
+int mount_proc(pid_t pid, uint64_t start, uint64_t *start_out, uid_t *uid, gid_t *gid,
+	       struct timespec *when)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long st = 0;
+	struct stat sb;
+	ssize_t n;
+	int fd, i;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -ENOENT;
+	n = read(fd, buf, sizeof(buf) - 1);
+	if (n <= 0 || fstat(fd, &sb) < 0) {
+		close(fd);
+		return -ENOENT;
+	}
+	close(fd);
+	buf[n] = '\0';
+	/* "pid (comm) S ppid ...": comm may hold anything, so from the last ')' */
+	p = strrchr(buf, ')');
+	if (!p || p[1] != ' ' || p[2] == 'Z' || p[2] == 'X')
+		return -ENOENT;
+	p += 2;
+	/* field 3 is the state; starttime is field 22 */
+	for (i = 3; i < 22 && p; i++) {
+		p = strchr(p, ' ');
+		if (p)
+			p++;
+	}
+	if (p)
+		st = strtoull(p, NULL, 10);
+	if (start && st != start)
+		return -ENOENT;
+	if (start_out)
+		*start_out = st;
+	if (uid)
+		*uid = sb.st_uid;
+	if (gid)
+		*gid = sb.st_gid;
+	if (when)
+		*when = sb.st_ctim;
+	return 0;
+}
+
+/*
+ * A trace_pipe descriptor takes from the buffer all it holds, but the
+ * kernel's consumes only what read() returned: closed with text left, it
+ * loses just the rest of a line begun by a short read.  So the whole lines
+ * a closing descriptor did not return are kept here, per process, and the
+ * next trace_pipe reader of that process gets them first.
+ */
+struct stash {
+	struct stash *next;
+	pid_t pid;
+	uint64_t start;
+	char *buf;
+	size_t len;
+};
+
+static pthread_mutex_t stash_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct stash *stashes;
+
+static struct stash **stash_find(pid_t pid, uint64_t start)
+{
+	struct stash **pp;
+
+	for (pp = &stashes; *pp; pp = &(*pp)->next)
+		if ((*pp)->pid == pid && (*pp)->start == start)
+			break;
+	return pp;
+}
+
+void mount_stash_put(pid_t pid, uint64_t start, const char *text, size_t len)
+{
+	struct stash **pp, *st;
+	char *buf;
+
+	pthread_mutex_lock(&stash_lock);
+	/* forget the processes that are gone */
+	for (pp = &stashes; (st = *pp);) {
+		if (mount_proc(st->pid, st->start, NULL, NULL, NULL, NULL) < 0) {
+			*pp = st->next;
+			free(st->buf);
+			free(st);
+		} else {
+			pp = &st->next;
+		}
+	}
+	pp = stash_find(pid, start);
+	st = *pp ? *pp : calloc(1, sizeof(*st));
+	buf = st ? realloc(st->buf, st->len + len) : NULL;
+	if (buf) {
+		memcpy(buf + st->len, text, len);
+		st->buf = buf;
+		st->len += len;
+		st->pid = pid;
+		st->start = start;
+		*pp = st;
+	} else if (st && !*pp) {
+		free(st);
+	}
+	pthread_mutex_unlock(&stash_lock);
+}
+
+/* The kept text of a process (malloc()ed), or NULL. */
+char *mount_stash_take(pid_t pid, uint64_t start, size_t *len)
+{
+	struct stash **pp, *st;
+	char *buf = NULL;
+
+	pthread_mutex_lock(&stash_lock);
+	pp = stash_find(pid, start);
+	if ((st = *pp)) {
+		*pp = st->next;
+		buf = st->buf;
+		*len = st->len;
+		free(st);
+	}
+	pthread_mutex_unlock(&stash_lock);
+	return buf;
+}
+
+void mount_pipe_clear(pid_t pid, uint64_t start)
+{
+	size_t len;
+
+	free(mount_stash_take(pid, start, &len));
+}
+
