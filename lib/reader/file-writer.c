@@ -2,7 +2,7 @@
 /*
  * Trace file writer: the header, then records appended with write(2)
  * straight to the file, in the order they are made.  There is no stdio
- * buffer: a record is in the file when utrace_tf_record() returns, and
+ * buffer: a record is in the file when utrace__tfw_record() returns, and
  * pages (queued, then written with writev(2)) never overtake the records
  * made before them.  So whatever ends the writer (SIGKILL, a crash, a full
  * disk) leaves a file whose records are all complete but maybe the last,
@@ -25,7 +25,7 @@
 #include "file-writer.h"
 
 /* Write all of iov[0..n) (which it changes), or keep the error. */
-static void write_all(struct utrace_tf_writer *w, struct iovec *iov, int n)
+static void write_all(struct utrace__tfw *w, struct iovec *iov, int n)
 {
 	int i = 0;
 
@@ -53,13 +53,13 @@ static void write_all(struct utrace_tf_writer *w, struct iovec *iov, int n)
 	}
 }
 
-int utrace_tf_open(struct utrace_tf_writer *w, const char *path, uint32_t page_size)
+int utrace__tfw_open(struct utrace__tfw *w, const char *path, uint32_t page_size)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666), r;
 
 	if (fd < 0)
 		return -errno;
-	r = utrace_tf_open_fd(w, fd, path, page_size);
+	r = utrace__tfw_open_fd(w, fd, path, page_size);
 	if (r < 0) {
 		close(fd);
 		w->path = NULL;
@@ -68,18 +68,18 @@ int utrace_tf_open(struct utrace_tf_writer *w, const char *path, uint32_t page_s
 	return r;
 }
 
-int utrace_tf_open_stream(struct utrace_tf_writer *w, FILE *f, const char *name,
+int utrace__tfw_open_stream(struct utrace__tfw *w, FILE *f, const char *name,
 			  uint32_t page_size)
 {
 	int r;
 
 	fflush(f);
-	r = utrace_tf_open_fd(w, fileno(f), name, page_size);
+	r = utrace__tfw_open_fd(w, fileno(f), name, page_size);
 	w->f = f;
 	return r;
 }
 
-int utrace_tf_open_fd(struct utrace_tf_writer *w, int fd, const char *name,
+int utrace__tfw_open_fd(struct utrace__tfw *w, int fd, const char *name,
 		      uint32_t page_size)
 {
 	unsigned char h[UTRACE_TF_HEADER_SIZE];
@@ -115,13 +115,13 @@ int utrace_tf_open_fd(struct utrace_tf_writer *w, int fd, const char *name,
 	return w->error ? -w->error : 0;
 }
 
-int utrace_tf_record(struct utrace_tf_writer *w, uint32_t type,
+int utrace__tfw_record(struct utrace__tfw *w, uint32_t type,
 		     const void *a, size_t alen, const void *b, size_t blen,
 		     const void *c, size_t clen)
 {
 	/* Keep the file in order: queued pages go first. */
 	if (w->nr_iov)
-		utrace_tf_flush_pages(w);
+		utrace__tfw_flush_pages(w);
 	static const unsigned char zeros[8];
 	unsigned char hdr[16];
 	uint64_t size = alen + blen + clen;
@@ -138,7 +138,7 @@ int utrace_tf_record(struct utrace_tf_writer *w, uint32_t type,
 	return w->error ? -w->error : 0;
 }
 
-int utrace_tf_flush_pages(struct utrace_tf_writer *w)
+int utrace__tfw_flush_pages(struct utrace__tfw *w)
 {
 	uint64_t start = w->bytes, done;
 	int k;
@@ -161,7 +161,7 @@ int utrace_tf_flush_pages(struct utrace_tf_writer *w)
 	return w->error ? -w->error : 0;
 }
 
-int utrace_tf_page(struct utrace_tf_writer *w, const void *hdr, size_t hlen,
+int utrace__tfw_page(struct utrace__tfw *w, const void *hdr, size_t hlen,
 		   const void *page, size_t plen)
 {
 	static const unsigned char zeros[8];
@@ -191,16 +191,16 @@ int utrace_tf_page(struct utrace_tf_writer *w, const void *hdr, size_t hlen,
 	w->iov[w->nr_iov].iov_base = (void *)(uintptr_t)zeros;
 	w->iov[w->nr_iov++].iov_len = (8 - size % 8) % 8;
 	if (w->nr_iov / 3 == UTRACE_TF_BATCH)
-		return utrace_tf_flush_pages(w);
+		return utrace__tfw_flush_pages(w);
 	return 0;
 }
 
-int utrace_tf_close(struct utrace_tf_writer *w)
+int utrace__tfw_close(struct utrace__tfw *w)
 {
 	if (!w->path)
 		return 0;                /* closed already */
-	utrace_tf_flush_pages(w);
-	utrace_tf_record(w, UTRACE_TF_END, NULL, 0, NULL, 0, NULL, 0);
+	utrace__tfw_flush_pages(w);
+	utrace__tfw_record(w, UTRACE_TF_END, NULL, 0, NULL, 0, NULL, 0);
 	free(w->iov);
 	free(w->hdrs);
 	w->iov = NULL;

@@ -13,7 +13,7 @@
 #define UTRACE_TF_VERSION 1
 #define UTRACE_TF_HEADER_SIZE 64
 
-enum utrace_tf_type {
+enum utrace__tf_type {
 	UTRACE_TF_CLOCK = 1,
 	UTRACE_TF_PROCESS = 2,
 	UTRACE_TF_FORMAT = 3,
@@ -29,41 +29,41 @@ enum utrace_tf_type {
 
 #define UTRACE_TF_BATCH 64
 
-struct utrace_tf_writer {
+struct utrace__tfw {
 	int fd;
-	FILE *f;              /* utrace_tf_open_stream()'s, closed at the end */
+	FILE *f;              /* utrace__tfw_open_stream()'s, closed at the end */
 	const char *path;
 	uint64_t bytes;       /* written to the file */
 	int error;            /* errno of the first failure */
-	uint64_t pages_done;  /* utrace_tf_page() records written whole */
+	uint64_t pages_done;  /* utrace__tfw_page() records written whole */
 	int nr_iov;
 	struct iovec *iov;    /* 3 per queued page record */
 	unsigned char (*hdrs)[64];
 };
 
-int utrace_tf_open(struct utrace_tf_writer *w, const char *path,
+int utrace__tfw_open(struct utrace__tfw *w, const char *path,
 		   uint32_t page_size) UTRACE_HIDDEN;
-/* The same on an open file descriptor (closed by utrace_tf_close()). */
-int utrace_tf_open_fd(struct utrace_tf_writer *w, int fd, const char *name,
+/* The same on an open file descriptor (closed by utrace__tfw_close()). */
+int utrace__tfw_open_fd(struct utrace__tfw *w, int fd, const char *name,
 		      uint32_t page_size) UTRACE_HIDDEN;
 /* The same on an open stream, written through its descriptor (closed by
- * utrace_tf_close()). */
-int utrace_tf_open_stream(struct utrace_tf_writer *w, FILE *f, const char *name,
+ * utrace__tfw_close()). */
+int utrace__tfw_open_stream(struct utrace__tfw *w, FILE *f, const char *name,
 			  uint32_t page_size) UTRACE_HIDDEN;
 /* One record whose payload is the concatenation of up to three parts,
  * written at once (after the queued pages): a record is in the file when
  * this returns, so a recorder killed later leaves it there. */
-int utrace_tf_record(struct utrace_tf_writer *w, uint32_t type,
+int utrace__tfw_record(struct utrace__tfw *w, uint32_t type,
 		     const void *a, size_t alen, const void *b, size_t blen,
 		     const void *c, size_t clen) UTRACE_HIDDEN;
 /* A PAGE-like record written straight from its source memory with
  * writev(2): 'hdr' then 'page' (page_size bytes).  Batched: records are
- * queued until utrace_tf_flush_pages() or the batch is full; the memory
+ * queued until utrace__tfw_flush_pages() or the batch is full; the memory
  * must stay valid until then. */
-int utrace_tf_page(struct utrace_tf_writer *w, const void *hdr, size_t hlen,
+int utrace__tfw_page(struct utrace__tfw *w, const void *hdr, size_t hlen,
 		   const void *page, size_t plen) UTRACE_HIDDEN;
-int utrace_tf_flush_pages(struct utrace_tf_writer *w) UTRACE_HIDDEN;
+int utrace__tfw_flush_pages(struct utrace__tfw *w) UTRACE_HIDDEN;
 /* Write the END record (unless a write failed) and close. */
-int utrace_tf_close(struct utrace_tf_writer *w) UTRACE_HIDDEN;
+int utrace__tfw_close(struct utrace__tfw *w) UTRACE_HIDDEN;
 
 #endif /* UTRACE_TRACEFILE_WRITER_H */

@@ -75,7 +75,7 @@ struct record_opts {
 };
 
 static struct proc procs[MAX_PROCS];
-static struct utrace_tf_writer out;
+static struct utrace__tfw out;
 static bool out_failed;          /* the file could not be written: discard */
 static int tsc_used;
 static unsigned long long total_written, total_lost;
@@ -160,7 +160,7 @@ static uint64_t write_clock_point(void)
 			best[1] = a + (b - a) / 2;
 		}
 	}
-	utrace_tf_record(&out, UTRACE_TF_CLOCK, best, sizeof(best), NULL, 0, NULL, 0);
+	utrace__tfw_record(&out, UTRACE_TF_CLOCK, best, sizeof(best), NULL, 0, NULL, 0);
 	return best[1];
 }
 
@@ -254,7 +254,7 @@ static void announce_thread(struct proc *p, uint32_t tid, uint32_t slot)
 		if (s->tid == tid)
 			memcpy(comm, s->comm, 15);
 	}
-	utrace_tf_record(&out, UTRACE_TF_THREAD, ids, sizeof(ids), comm, strlen(comm) + 1,
+	utrace__tfw_record(&out, UTRACE_TF_THREAD, ids, sizeof(ids), comm, strlen(comm) + 1,
 			 NULL, 0);
 }
 
@@ -300,7 +300,7 @@ static void write_page(struct proc *p, uint32_t idx)
 		return;
 	announce_thread(p, d->tid, d->slot);
 	if (out_failed ||
-	    utrace_tf_record(&out, UTRACE_TF_PAGE, &h, sizeof(h), page.b, sizeof(page.b),
+	    utrace__tfw_record(&out, UTRACE_TF_PAGE, &h, sizeof(h), page.b, sizeof(page.b),
 			     NULL, 0) < 0) {
 		p->unsaved += n > 0 ? (uint64_t)n : 0;
 		return;
@@ -358,7 +358,7 @@ static void drain_page(void *arg, struct utrace_pool *pool, uint32_t idx)
 	b->hdr[nq].seq = d->seq;
 	b->hdr[nq].lost_before = d->lost_before;
 	b->events[nq] = d->nr_events;
-	utrace_tf_page(&out, &b->hdr[nq], sizeof(b->hdr[nq]), utrace_pool_page(pool, idx),
+	utrace__tfw_page(&out, &b->hdr[nq], sizeof(b->hdr[nq]), utrace_pool_page(pool, idx),
 		       UTRACE_PAGE_SIZE);
 	b->nq++;
 }
@@ -370,7 +370,7 @@ static void drain_batch_end(void *arg, struct utrace_pool *pool)
 	int i;
 
 	(void)pool;
-	utrace_tf_flush_pages(&out);
+	utrace__tfw_flush_pages(&out);
 	/* The first ones are in the file, all of them unless a write
 	 * failed (a full disk): the others' events are lost. */
 	for (i = 0; i < b->nq; i++) {
@@ -450,12 +450,12 @@ static void finish(struct proc *p)
 		if (rest) {
 			struct { uint32_t pid, tid; uint64_t count; } l = { p->pid, 0, rest };
 
-			utrace_tf_record(&out, UTRACE_TF_LOST, &l, sizeof(l), NULL, 0, NULL, 0);
+			utrace__tfw_record(&out, UTRACE_TF_LOST, &l, sizeof(l), NULL, 0, NULL, 0);
 		}
 		struct { uint32_t pid, reserved; uint64_t written, lost; } s = {
 			p->pid, 0, p->written, lost
 		};
-		utrace_tf_record(&out, UTRACE_TF_STATS, &s, sizeof(s), NULL, 0, NULL, 0);
+		utrace__tfw_record(&out, UTRACE_TF_STATS, &s, sizeof(s), NULL, 0, NULL, 0);
 		if (lost || p->written)
 			fprintf(stderr, "utrace record: pid %u (%s): %llu events, %llu lost\n",
 				p->pid, p->comm, (unsigned long long)p->written,
@@ -535,7 +535,7 @@ static void hello(struct proc *p, const struct utrace_msg_hello *h, int fd)
 	char exe[257];
 	memcpy(exe, h->exe, 256);
 	exe[256] = 0;
-	utrace_tf_record(&out, UTRACE_TF_PROCESS, &ph, sizeof(ph), p->comm,
+	utrace__tfw_record(&out, UTRACE_TF_PROCESS, &ph, sizeof(ph), p->comm,
 			 strlen(p->comm) + 1, exe, strlen(exe) + 1);
 	if (!nr_processes++) {
 		first_pid = p->pid;
@@ -714,7 +714,7 @@ static int receive(struct proc *p)
 			if (sl + 1 < rest && memchr(sys + sl + 1, 0, rest - sl - 1)) {
 				uint32_t ids[2] = { p->pid, buf->f.id };
 
-				utrace_tf_record(&out, UTRACE_TF_FORMAT, ids, sizeof(ids),
+				utrace__tfw_record(&out, UTRACE_TF_FORMAT, ids, sizeof(ids),
 						 sys, rest, NULL, 0);
 				note_format(sys, sys + sl + 1, rest - sl - 1);
 			}
@@ -993,7 +993,7 @@ int cmd_record(int argc, char **argv)
 			strerror(errno));
 		return 1;
 	}
-	if (utrace_tf_open(&out, o.output, UTRACE_PAGE_SIZE) < 0) {
+	if (utrace__tfw_open(&out, o.output, UTRACE_PAGE_SIZE) < 0) {
 		fprintf(stderr, "utrace record: cannot create '%s': %s\n", o.output,
 			strerror(errno));
 		unlink(sock_path);
@@ -1021,7 +1021,7 @@ int cmd_record(int argc, char **argv)
 		if (r) {
 			close(lsock);
 			unlink(sock_path);
-			utrace_tf_close(&out);
+			utrace__tfw_close(&out);
 			unlink(o.output);
 			return r;
 		}
@@ -1175,7 +1175,7 @@ loop:
 	write_clock_point();
 	close(lsock);
 	unlink(sock_path);
-	if (utrace_tf_close(&out) < 0 && !out_failed)
+	if (utrace__tfw_close(&out) < 0 && !out_failed)
 		fprintf(stderr, "utrace record: cannot write '%s': %s; the file is cut at "
 			"byte %llu (what comes before is readable)\n", o.output,
 			strerror(out.error), (unsigned long long)out.bytes);

@@ -152,7 +152,7 @@ static int refresh_formats(struct lsrc *s)
 }
 
 /* Write one process into the image. */
-static void put_source(struct utrace_tf_writer *w, struct lsrc *s, struct utrace__live_pages *cl)
+static void put_source(struct utrace__tfw *w, struct lsrc *s, struct utrace__live_pages *cl)
 {
 	struct utrace_pool *p = s->pool;
 	size_t i, j;
@@ -160,12 +160,12 @@ static void put_source(struct utrace_tf_writer *w, struct lsrc *s, struct utrace
 	struct { uint32_t pid, ppid, clock, reserved; } ph = {
 		s->info.pid, s->info.ppid, p->clock, 0
 	};
-	utrace_tf_record(w, UTRACE_TF_PROCESS, &ph, sizeof(ph), s->info.comm,
+	utrace__tfw_record(w, UTRACE_TF_PROCESS, &ph, sizeof(ph), s->info.comm,
 			 strlen(s->info.comm) + 1, s->info.exe, strlen(s->info.exe) + 1);
 	for (i = 0; i < s->nr_fmts; i++) {
 		uint32_t fh[2] = { s->info.pid, s->fmts[i].id };
 
-		utrace_tf_record(w, UTRACE_TF_FORMAT, fh, sizeof(fh), s->fmts[i].system,
+		utrace__tfw_record(w, UTRACE_TF_FORMAT, fh, sizeof(fh), s->fmts[i].system,
 				 strlen(s->fmts[i].system) + 1, s->fmts[i].text,
 				 strlen(s->fmts[i].text) + 1);
 	}
@@ -190,13 +190,13 @@ static void put_source(struct utrace_tf_writer *w, struct lsrc *s, struct utrace
 
 			memcpy(name, comm, 16);
 			name[16] = 0;
-			utrace_tf_record(w, UTRACE_TF_THREAD, th, sizeof(th), name,
+			utrace__tfw_record(w, UTRACE_TF_THREAD, th, sizeof(th), name,
 					 strlen(name) + 1, NULL, 0);
 		}
 		struct { uint32_t pid, tid, cpu, reserved; uint64_t seq, lost; } hdr = {
 			s->info.pid, lp->tid, lp->cpu, 0, lp->seq, 0
 		};
-		utrace_tf_record(w, UTRACE_TF_PAGE, &hdr, sizeof(hdr), &lp->page,
+		utrace__tfw_record(w, UTRACE_TF_PAGE, &hdr, sizeof(hdr), &lp->page,
 				 sizeof(lp->page), NULL, 0);
 	}
 }
@@ -225,7 +225,7 @@ static void header(FILE *out, uint64_t in_buffer, uint64_t written)
 long live_print(struct live *lv, unsigned int flags, FILE *out)
 {
 	struct utrace__live_pages *cls = calloc(lv->n ? lv->n : 1, sizeof(*cls));
-	struct utrace_tf_writer w;
+	struct utrace__tfw w;
 	struct utrace__tf *tf = NULL;
 	uint64_t events = 0, written = 0, tsc0 = 0, ns0 = 0, tsc1 = 0, ns1 = 0;
 	bool tsc = false;
@@ -295,7 +295,7 @@ long live_print(struct live *lv, unsigned int flags, FILE *out)
 		goto out;
 	}
 	fd = -1;
-	utrace_tf_open_stream(&w, f, "buffer", UTRACE_PAGE_SIZE);
+	utrace__tfw_open_stream(&w, f, "buffer", UTRACE_PAGE_SIZE);
 	if (tsc) {
 		/* The TSC rate from the pool's two points; until the pool has
 		 * its second one, from a point taken now, at least 20 ms after
@@ -304,7 +304,7 @@ long live_print(struct live *lv, unsigned int flags, FILE *out)
 
 		pt[0] = tsc0;
 		pt[1] = ns0;
-		utrace_tf_record(&w, UTRACE_TF_CLOCK, pt, sizeof(pt), NULL, 0, NULL, 0);
+		utrace__tfw_record(&w, UTRACE_TF_CLOCK, pt, sizeof(pt), NULL, 0, NULL, 0);
 		if (tsc1) {
 			pt[0] = tsc1;
 			pt[1] = ns1;
@@ -319,11 +319,11 @@ long live_print(struct live *lv, unsigned int flags, FILE *out)
 			pt[0] = __builtin_ia32_rdtsc();
 			pt[1] = utrace__mono_ns();
 		}
-		utrace_tf_record(&w, UTRACE_TF_CLOCK, pt, sizeof(pt), NULL, 0, NULL, 0);
+		utrace__tfw_record(&w, UTRACE_TF_CLOCK, pt, sizeof(pt), NULL, 0, NULL, 0);
 	}
 	for (i = 0; i < lv->n; i++)
 		put_source(&w, &lv->src[i], &cls[i]);
-	if (utrace_tf_close(&w) < 0) {
+	if (utrace__tfw_close(&w) < 0) {
 		ret = -EIO;
 		goto out;
 	}
