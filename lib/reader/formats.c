@@ -39,6 +39,7 @@
 #include <event-parse.h>
 
 #include "formats.h"
+#include "hash.h"
 
 #define MAX_DEPTH 64             /* of a print fmt's argument tree */
 #define MAX_FIELD_END (1 << 20)
@@ -69,13 +70,6 @@ void utrace__fmts_problem(struct utrace__fmts *sc, const char *fmt, ...)
 	va_end(ap);
 }
 
-static uint64_t fnv(uint64_t h, const char *s)
-{
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
-	return (h ^ 0xff) * 0x100000001b3ULL;
-}
-
 struct utrace__fmt *utrace__fmts_get(struct utrace__fmts *sc, struct utrace__tf_format *f)
 {
 	struct utrace__fmt *e;
@@ -84,7 +78,8 @@ struct utrace__fmt *utrace__fmts_get(struct utrace__fmts *sc, struct utrace__tf_
 
 	if (f->priv)
 		return f->priv;
-	h = fnv(fnv(fnv(0xcbf29ce484222325ULL, f->system), f->name), f->body);
+	h = utrace__hash_str(utrace__hash_str(utrace__hash_str(UTRACE_HASH_INIT, f->system),
+						 f->name), f->body);
 	if (sc->nr * 2 >= sc->hcap) {
 		size_t cap = sc->hcap ? sc->hcap * 2 : 256;
 		struct utrace__fmt **na = realloc(sc->all, cap / 2 * sizeof(*na));

@@ -48,6 +48,7 @@
 #include <fuse_lowlevel.h>
 
 #include "ctl-client.h"
+#include "hash.h"
 #include "live.h"
 #include "mount.h"
 #include "mount-fs.h"
@@ -79,11 +80,7 @@ static struct {
 
 static size_t hash_name(fuse_ino_t parent, const char *name)
 {
-	uint64_t h = 1469598103934665603ull ^ parent;
-
-	for (; *name; name++)
-		h = (h ^ (unsigned char)*name) * 1099511628211ull;
-	return (size_t)(h % NHASH);
+	return (size_t)(utrace__hash_str(UTRACE_HASH_INIT ^ parent, name) % NHASH);
 }
 
 static void mnode_free(struct mnode *m)
