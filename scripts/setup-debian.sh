@@ -10,7 +10,7 @@ pkgs=(
 	dpkg-dev debhelper fakeroot lintian
 )
 if [ "${1:-}" = --bench ]; then
-	pkgs+=(valgrind liblttng-ust-dev lttng-tools binutils)
+	pkgs+=(valgrind liblttng-ust-dev lttng-tools binutils babeltrace2)
 fi
 
 missing=()

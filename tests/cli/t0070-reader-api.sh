@@ -37,4 +37,18 @@ exports() {
 	! grep -vE '^utrace_(reader|record)_' "$TMP/syms"
 }
 check "the shared library exports only utrace_reader_* and utrace_record_*" exports
+
+# What traced programs load carries no consumer code: no trace file reader
+# or writer, no control client, no page decoder, no pool draining (issue
+# 11), not even as hidden symbols.
+runtime_only() {
+	local so="$UTRACE_BUILD/lib/libutrace.so"
+	command -v nm > /dev/null || return 0
+	nm --defined-only "$so" | awk '{ print $3 }' > "$TMP/syms" &&
+	grep -q '^utrace_tp_reserve$' "$TMP/syms" &&
+	! grep -E -e '^utrace__(tf|tfw|ctl|live|fmts|printer|vet|export)_|^utrace__print_(file|prefix)$' \
+		-e '^utrace__rb_(init|load|next|count_events|page_cut)$|^utrace__pool_(drain|take_full|scan|peek|consumed)$|^utrace_reader_' \
+		"$TMP/syms" > "$TMP/err"
+}
+check "libutrace.so holds no reader, client or consumer code" runtime_only
 done_testing
