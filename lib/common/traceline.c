@@ -29,6 +29,8 @@ size_t utrace__trace_prefix(char *p, const char *comm, size_t comm_len,
 			    uint32_t tid, uint32_t cpu, uint64_t time_ns)
 {
 	char t[24], *e = t + sizeof(t), *d, *start = p;
+	/* rounded to the microsecond, as the kernel's ns2usecs() does */
+	uint64_t usecs = time_ns / 1000 + (time_ns % 1000 >= 500);
 	size_t k;
 
 	for (k = comm_len; k < 16; k++)
@@ -43,10 +45,10 @@ size_t utrace__trace_prefix(char *p, const char *comm, size_t comm_len,
 	d = digits(e, cpu, 3, '0');
 	p = put(p, d, (size_t)(e - d));
 	p = put(p, "] ..... ", 8);
-	d = digits(e, time_ns / 1000000000, 5, ' ');
+	d = digits(e, usecs / 1000000, 5, ' ');
 	p = put(p, d, (size_t)(e - d));
 	*p++ = '.';
-	d = digits(e, time_ns % 1000000000 / 1000, 6, '0');
+	d = digits(e, usecs % 1000000, 6, '0');
 	p = put(p, d, 6);
 	p = put(p, ": ", 2);
 	return (size_t)(p - start);

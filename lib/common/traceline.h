@@ -21,7 +21,8 @@
  * @comm:     the thread's name (@comm_len bytes, no NUL needed)
  * @tid:      the thread's id
  * @cpu:      the CPU the event was written on
- * @time_ns:  the event's time, nanoseconds
+ * @time_ns:  the event's time, nanoseconds, printed rounded to the
+ *            microsecond as the kernel's trace does (ns2usecs())
  *
  * Without printf (a fifth of the time of a printed line) and without
  * locks or allocation, so that the runtime's print path may use it.

@@ -65,7 +65,7 @@ for line in open(report, errors='replace'):
         markers += 1
         continue
     text = rest[max(0, 20 - len(name)):]   # trace-cmd pads the name to 20
-    r_cpu[cpu].append((comm, int(tid), ns // 1000, name, text))
+    r_cpu[cpu].append((comm, int(tid), (ns + 500) // 1000, name, text))   # rounded, as the kernel prints
     n_r += 1
 if n_s != n_r:
     fail('utrace script: %d events, trace-cmd report: %d' % (n_s, n_r))

@@ -631,8 +631,10 @@ static void mk_sample(const char *path, const char *expected)
 		utrace_event_print(c->ev, c->rec, text, sizeof(text));
 		if (TEP_VERSION < 10804)
 			tep_quirk_old_array(text);
+		/* microseconds rounded, as the kernel's ns2usecs() */
 		fprintf(ex, "%16s-%-7d [%03d] ..... %5lu.%06lu: %s: %s\n", "sample", 4242, 2,
-			(unsigned long)(ts / 1000000000), (unsigned long)(ts % 1000000000 / 1000),
+			(unsigned long)((ts + 500) / 1000 / 1000000),
+			(unsigned long)((ts + 500) / 1000 % 1000000),
 			utrace_event_name(c->ev), text);
 	}
 	page_write(&b, &pg, 0);

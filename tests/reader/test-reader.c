@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 
@@ -17,6 +18,7 @@
 
 #include "file-reader.h"
 #include "test.h"
+#include "traceline.h"
 
 static const char *path_of(const char *var)
 {
@@ -69,6 +71,28 @@ TEST(tsc_conversion)
 			CHECK(utrace__tf_tsc_to_ns(t, tsc0, ns0, tsc1, ns1) == (uint64_t)want);
 		}
 	}
+}
+
+/* The one trace-line prefix: the kernel's layout and its ns2usecs()
+ * rounding, the carry into the seconds included. */
+static void prefix_is(const char *comm, uint32_t tid, uint32_t cpu, uint64_t ns,
+		      const char *want)
+{
+	char buf[128];
+	size_t n = utrace__trace_prefix(buf, comm, strlen(comm), tid, cpu, ns);
+
+	buf[n] = 0;
+	CHECK_STR(buf, want);
+}
+
+TEST(trace_line_prefix)
+{
+	prefix_is("app", 1000, 1, 5000100499ULL, "             app-1000    [001] .....     5.000100: ");
+	prefix_is("app", 1000, 1, 5000100500ULL, "             app-1000    [001] .....     5.000101: ");
+	prefix_is("app", 1000, 1, 5999999500ULL, "             app-1000    [001] .....     6.000000: ");
+	prefix_is("0123456789abcdef", 4194304, 127, 123456789012345678ULL,
+		  "0123456789abcdef-4194304 [127] ..... 123456789.012346: ");
+	prefix_is("x", 0, 0, 0, "               x-0       [000] .....     0.000000: ");
 }
 
 TEST(basic_file_contents)
