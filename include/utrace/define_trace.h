@@ -127,6 +127,12 @@ __attribute__((destructor)) static void utrace__module_dtor(void)
 #undef DECLARE_EVENT_CLASS
 #undef TRACE_DEFINE_ENUM
 #undef TRACE_DEFINE_SIZEOF
+#undef TRACE_EVENT_FLAGS
+#undef TRACE_EVENT_PERF_PERM
+#undef DECLARE_EVENT_NOP
+#undef TRACE_EVENT_NOP
+#undef DECLARE_EVENT_CLASS_NOP
+#undef DEFINE_EVENT_NOP
 #undef TP_STRUCT__entry
 #undef TP_fast_assign
 #undef TP_printk

@@ -134,6 +134,9 @@ enum utrace_field_kind {
 	UTRACE_FIELD_ARRAY,   /* __array: "<type> name[len]" */
 	UTRACE_FIELD_DYNAMIC, /* __dynamic_array, __bitmask: "__data_loc <type>[] name" */
 	UTRACE_FIELD_STRING,  /* __string, __string_len, __vstring */
+	UTRACE_FIELD_CPUMASK, /* __cpumask: "__data_loc cpumask_t name" */
+	UTRACE_FIELD_REL,     /* __rel_*: "__rel_loc <type>[] name" */
+	UTRACE_FIELD_REL_CPUMASK, /* __rel_cpumask: "__rel_loc cpumask_t name" */
 };
 
 /* Printing helpers' tables: { value, "name" } pairs, NULL-terminated. */
@@ -294,6 +297,11 @@ const char *utrace_tp_print_hex(struct utrace_seq *p, const void *buf,
 				int len, int concatenate);
 const char *utrace_tp_print_bitmask(struct utrace_seq *p, const void *buf,
 				    unsigned int len);
+const char *utrace_tp_print_hex_dump(struct utrace_seq *p,
+				     const char *prefix_str, int prefix_type,
+				     int rowsize, int groupsize,
+				     const void *buf, size_t len, int ascii);
+char *utrace_tp_seq_acquire(struct utrace_seq *p, unsigned int len);
 
 size_t utrace_tp_vstr_len(const char *fmt, va_list *ap);
 void utrace_tp_copy_vstr(char *dst, unsigned int cap, const char *fmt,
@@ -348,6 +356,40 @@ static inline void utrace__copy_str_len(char *dst, unsigned int cap,
 
 /* Argument-count selection for __assign_str(dst) / __assign_str(dst, src). */
 #define utrace__arg3(a, b, c, ...) c
+
+/* Copy at most the slot's length (__sockaddr, __rel_sockaddr). */
+static inline void utrace__copy_mem(void *dst, unsigned int cap,
+				    const void *src, size_t len)
+{
+	memcpy(dst, src, len < cap ? len : cap);
+}
+
+/* __print_hex_dump() prefix types, as the kernel's DUMP_PREFIX_*. */
+enum {
+	UTRACE_DUMP_PREFIX_NONE,
+	UTRACE_DUMP_PREFIX_ADDRESS,
+	UTRACE_DUMP_PREFIX_OFFSET
+};
+
+/*
+ * Kernel macros that are not part of the staged DSL.  There is no perf
+ * here: __perf_count() and __perf_task() are their argument, as in the
+ * kernel's non-perf stages.  Every tracepoint is already a global symbol:
+ * EXPORT_TRACEPOINT_SYMBOL(_GPL) only declares it (and takes the ';').
+ */
+#ifndef __perf_count
+#define __perf_count(c) (c)
+#endif
+#ifndef __perf_task
+#define __perf_task(t) (t)
+#endif
+#ifndef EXPORT_TRACEPOINT_SYMBOL
+#define EXPORT_TRACEPOINT_SYMBOL(name)					\
+	UTRACE__EXTERN struct utrace_tracepoint __tracepoint_##name
+#endif
+#ifndef EXPORT_TRACEPOINT_SYMBOL_GPL
+#define EXPORT_TRACEPOINT_SYMBOL_GPL(name) EXPORT_TRACEPOINT_SYMBOL(name)
+#endif
 
 #ifdef __cplusplus
 }
@@ -451,5 +493,21 @@ static inline void utrace__copy_str_len(char *dst, unsigned int cap,
 	DECLARE_TRACE_CONDITION(name, PARAMS(proto), PARAMS(args), PARAMS(cond))
 #define TRACE_DEFINE_ENUM(a)
 #define TRACE_DEFINE_SIZEOF(a)
+#define TRACE_EVENT_FLAGS(event, flag)
+#define TRACE_EVENT_PERF_PERM(event, ...)
+
+/* Events compiled out by their header: trace_<ev>() does nothing and
+ * trace_<ev>_enabled() is false; there is no event, no register_*. */
+#define DECLARE_EVENT_NOP(name, proto, args)				\
+	_Pragma("GCC diagnostic push")					\
+	_Pragma("GCC diagnostic ignored \"-Wunused-parameter\"")	\
+	static inline void trace_##name(proto) { }			\
+	static inline bool trace_##name##_enabled(void) { return false; } \
+	_Pragma("GCC diagnostic pop")
+#define TRACE_EVENT_NOP(name, proto, args, struct, assign, print)	\
+	DECLARE_EVENT_NOP(name, PARAMS(proto), PARAMS(args))
+#define DECLARE_EVENT_CLASS_NOP(name, proto, args, tstruct, assign, print)
+#define DEFINE_EVENT_NOP(template, name, proto, args)			\
+	DECLARE_EVENT_NOP(name, PARAMS(proto), PARAMS(args))
 
 #endif /* TRACE_EVENT */

@@ -197,6 +197,107 @@ const char *utrace_tp_print_bitmask(struct utrace_seq *p, const void *buf,
 	return seq_finish(p, start);
 }
 
+/* One row of the kernel's hex_dump_to_buffer(): groups of 1, 2, 4 or 8
+ * bytes (host order), then, with ascii, the bytes as text from the column
+ * a full row's hex would end at. */
+static void hex_dump_row(struct utrace_seq *p, const unsigned char *ptr,
+			 size_t len, int rowsize, int groupsize, int ascii)
+{
+	unsigned int line = p->len;
+	int ascii_column;
+	size_t j;
+
+	if ((len % (size_t)groupsize) != 0)
+		groupsize = 1;
+	ascii_column = rowsize * 2 + rowsize / groupsize + 1;
+	for (j = 0; j < len; j += (size_t)groupsize) {
+		const char *sep = j ? " " : "";
+
+		switch (groupsize) {
+		case 8: {
+			unsigned long long v;
+			memcpy(&v, ptr + j, 8);
+			utrace_seq_printf(p, "%s%16.16llx", sep, v);
+			break;
+		}
+		case 4: {
+			uint32_t v;
+			memcpy(&v, ptr + j, 4);
+			utrace_seq_printf(p, "%s%8.8x", sep, (unsigned int)v);
+			break;
+		}
+		case 2: {
+			uint16_t v;
+			memcpy(&v, ptr + j, 2);
+			utrace_seq_printf(p, "%s%4.4x", sep, (unsigned int)v);
+			break;
+		}
+		default:
+			utrace_seq_printf(p, "%s%02x", sep, ptr[j]);
+			break;
+		}
+	}
+	if (!ascii)
+		return;
+	while (!p->full && p->len - line < (unsigned int)ascii_column)
+		seq_puts(p, " ");
+	for (j = 0; j < len; j++) {
+		unsigned char ch = ptr[j];
+
+		utrace_seq_printf(p, "%c", ch >= 0x20 && ch < 0x7f ? ch : '.');
+	}
+}
+
+/* The kernel's trace_print_hex_dump_seq(): a newline, then one line per
+ * row of rowsize (16 or 32) bytes, each after prefix_str and, for
+ * DUMP_PREFIX_OFFSET, the row's offset ("%.8x: ") or, for
+ * DUMP_PREFIX_ADDRESS, its address ("%p: "). */
+const char *utrace_tp_print_hex_dump(struct utrace_seq *p,
+				     const char *prefix_str, int prefix_type,
+				     int rowsize, int groupsize,
+				     const void *buf, size_t len, int ascii)
+{
+	const unsigned char *ptr = buf;
+	unsigned int start = p->len;
+	size_t i;
+
+	if (rowsize != 16 && rowsize != 32)
+		rowsize = 16;
+	if (groupsize != 1 && groupsize != 2 && groupsize != 4 && groupsize != 8)
+		groupsize = 1;
+	if (!prefix_str)
+		prefix_str = "";
+	seq_puts(p, "\n");
+	for (i = 0; i < len; i += (size_t)rowsize) {
+		size_t n = len - i < (size_t)rowsize ? len - i : (size_t)rowsize;
+
+		if (prefix_type == UTRACE_DUMP_PREFIX_ADDRESS)
+			utrace_seq_printf(p, "%s%p: ", prefix_str,
+					  (const void *)(ptr + i));
+		else if (prefix_type == UTRACE_DUMP_PREFIX_OFFSET)
+			utrace_seq_printf(p, "%s%.8x: ", prefix_str,
+					  (unsigned int)i);
+		else
+			seq_puts(p, prefix_str);
+		hex_dump_row(p, ptr + i, n, rowsize, groupsize, ascii);
+		seq_puts(p, "\n");
+	}
+	return seq_finish(p, start);
+}
+
+/* The kernel's trace_seq_acquire() (__get_buf()): len bytes of the
+ * scratch buffer for TP_printk's own use.  Where the kernel warns and
+ * hands out the buffer's end anyway, this returns NULL. */
+char *utrace_tp_seq_acquire(struct utrace_seq *p, unsigned int len)
+{
+	char *ret = p->buf + p->len;
+
+	if (p->full || len > p->size - p->len)
+		return NULL;
+	p->len += len;
+	return ret;
+}
+
 size_t utrace_tp_vstr_len(const char *fmt, va_list *ap)
 {
 	va_list cp;

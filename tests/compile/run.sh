@@ -29,6 +29,12 @@
 #   kernel/...   two kernel-style headers (include/trace/events/utc_*.h,
 #                plain TRACE_SYSTEM, default TRACE_INCLUDE_PATH) in one
 #                CREATE_TRACE_POINTS file; run; print = kernel-print.expected.
+#   all/...      include/trace/events/utc_all.h: every macro the kernel's
+#                include/trace/stages/ knows (utrace's own header; the
+#                kernel's GPL-2.0 sample is not copied), kernel-only types
+#                (cpumask_t, struct sockaddr) from the program (all_main.c);
+#                run; print = all-print.expected, written from the kernel's
+#                printing rules (%*pb, __print_array, hex_dump_to_buffer).
 #   disabled/... caller.c (and ctp.c) with -DUTRACE_DISABLE: link without
 #                libutrace or urcu, register_* answer -ENOSYS, and nm shows
 #                no __tracepoint_ / __traceiter_ symbol.
@@ -207,6 +213,15 @@ case_kernel() {
 	check_print "$T/kernel-print.expected"
 }
 
+# all <cc> <std>
+case_all() {
+	local cc=$1 std=$2
+	compile "$cc" "$std" all_main.o "$T/all_main.c" -O2 "${WARN[@]}" || return 1
+	run "$cc" all_main.o "$LIBA" "${URCU_LIBS[@]}" -o prog || return 1
+	run_prog ./prog || return 1
+	check_print "$T/all-print.expected"
+}
+
 # disabled <cc> <std> <opt> [whole]: no libutrace, no urcu on the link line.
 case_disabled() {
 	local cc=$1 std=$2 opt=$3 whole=${4:-} objs=(caller.o)
@@ -356,6 +371,12 @@ for cfg in $C_CONFIGS $CXX_CONFIGS; do
 	cc=${cfg%%:*} std=${cfg#*:}
 	add "kernel/$cc -std=$std: two trace/events headers in one CREATE_TRACE_POINTS TU, run" \
 		case_kernel "$cc" "$std" -O2
+done
+
+for cfg in $C_CONFIGS $CXX_CONFIGS; do
+	cc=${cfg%%:*} std=${cfg#*:}
+	add "all/$cc -std=$std: every field kind and helper of the kernel's stages, run" \
+		case_all "$cc" "$std"
 done
 
 for cfg in $C_CONFIGS $CXX_CONFIGS; do

@@ -19,6 +19,12 @@
 #undef DEFINE_TRACE_FN
 #undef TRACE_DEFINE_ENUM
 #undef TRACE_DEFINE_SIZEOF
+#undef TRACE_EVENT_FLAGS
+#undef TRACE_EVENT_PERF_PERM
+#undef DECLARE_EVENT_NOP
+#undef TRACE_EVENT_NOP
+#undef DECLARE_EVENT_CLASS_NOP
+#undef DEFINE_EVENT_NOP
 
 #undef TP_STRUCT__entry
 #undef TP_fast_assign
@@ -32,6 +38,16 @@
 #undef __string_len
 #undef __vstring
 #undef __bitmask
+#undef __cpumask
+#undef __sockaddr
+#undef __field_ext
+#undef __field_struct_ext
+#undef __rel_dynamic_array
+#undef __rel_string
+#undef __rel_string_len
+#undef __rel_bitmask
+#undef __rel_cpumask
+#undef __rel_sockaddr
 
 #undef __entry
 #undef __assign_str
@@ -49,6 +65,29 @@
 #undef __print_array
 #undef __print_hex
 #undef __print_hex_str
+#undef __assign_cpumask
+#undef __assign_sockaddr
+#undef __assign_rel_str
+#undef __assign_rel_str_len
+#undef __assign_rel_bitmask
+#undef __assign_rel_cpumask
+#undef __assign_rel_sockaddr
+#undef __get_cpumask
+#undef __get_sockaddr
+#undef __get_rel_dynamic_array
+#undef __get_rel_dynamic_array_len
+#undef __get_rel_str
+#undef __get_rel_bitmask
+#undef __get_rel_cpumask
+#undef __get_rel_sockaddr
+#undef __print_dynamic_array
+#undef __print_hex_dump
+#undef __print_ns_to_secs
+#undef __print_ns_without_secs
+#undef __get_buf
+#undef __event_in_hardirq
+#undef __event_in_softirq
+#undef __event_in_irq
 
 /* Defaults shared by most stages: a stage that needs another meaning
  * undefines and redefines. */
@@ -77,6 +116,21 @@
 #define DECLARE_TRACE_CONDITION(name, proto, args, cond)
 #define TRACE_DEFINE_ENUM(a)
 #define TRACE_DEFINE_SIZEOF(a)
+/* No perf, no event flags here; the _NOP events define nothing. */
+#define TRACE_EVENT_FLAGS(event, flag)
+#define TRACE_EVENT_PERF_PERM(event, ...)
+#define DECLARE_EVENT_NOP(name, proto, args)
+#define TRACE_EVENT_NOP(name, proto, args, tstruct, assign, print)
+#define DECLARE_EVENT_CLASS_NOP(name, proto, args, tstruct, assign, print)
+#define DEFINE_EVENT_NOP(template, name, proto, args)
+
+/* Field kinds that are others under another name in every stage (the
+ * filter type of the _ext forms means nothing here).  Stage 4 spells
+ * __sockaddr's element type u8, as the kernel's format files do. */
+#define __field_ext(type, item, filter_type) __field(type, item)
+#define __field_struct_ext(type, item, filter_type) __field_struct(type, item)
+#define __sockaddr(field, len) __dynamic_array(unsigned char, field, len)
+#define __rel_sockaddr(field, len) __rel_dynamic_array(unsigned char, field, len)
 
 #define TP_STRUCT__entry(...) __VA_ARGS__
 #define TP_fast_assign(...) __VA_ARGS__

@@ -7,6 +7,7 @@
  *           <type> <item>;                     __field, __field_struct
  *           <type> <item>[<len>];              __array
  *           uint32_t __data_loc_<item>;        __dynamic_array, __string...
+ *           uint32_t __rel_loc_<item>;         __rel_dynamic_array, __rel_string...
  *           char __data[];                     variable data follows
  *   };
  *
@@ -22,6 +23,12 @@
 #define __string_len(item, src, len) __dynamic_array(char, item, -1)
 #define __vstring(item, fmt, ap) __dynamic_array(char, item, -1)
 #define __bitmask(item, nr_bits) __dynamic_array(char, item, -1)
+#define __cpumask(item) __dynamic_array(char, item, -1)
+#define __rel_dynamic_array(type, item, len) uint32_t __rel_loc_##item;
+#define __rel_string(item, src) __rel_dynamic_array(char, item, -1)
+#define __rel_string_len(item, src, len) __rel_dynamic_array(char, item, -1)
+#define __rel_bitmask(item, nr_bits) __rel_dynamic_array(char, item, -1)
+#define __rel_cpumask(item) __rel_dynamic_array(char, item, -1)
 
 #undef DECLARE_EVENT_CLASS
 #define DECLARE_EVENT_CLASS(call, proto, args, tstruct, assign, print)	\

@@ -4,6 +4,7 @@
  *
  *   struct trace_event_data_offsets_<call> {
  *           uint32_t <item>;                   __data_loc word: len << 16 | offset
+ *                                              (__rel_loc: offset from the word's end)
  *           const char *<item>_ptr_;           __string source, for __assign_str(dst)
  *   };
  */
@@ -17,6 +18,12 @@
 #define __string_len(item, src, len) uint32_t item; const char *item##_ptr_;
 #define __vstring(item, fmt, ap) uint32_t item;
 #define __bitmask(item, nr_bits) uint32_t item;
+#define __cpumask(item) uint32_t item;
+#define __rel_dynamic_array(type, item, len) uint32_t item;
+#define __rel_string(item, src) uint32_t item; const char *item##_ptr_;
+#define __rel_string_len(item, src, len) uint32_t item; const char *item##_ptr_;
+#define __rel_bitmask(item, nr_bits) uint32_t item;
+#define __rel_cpumask(item) uint32_t item;
 
 #undef DECLARE_EVENT_CLASS
 #define DECLARE_EVENT_CLASS(call, proto, args, tstruct, assign, print)	\

@@ -26,6 +26,22 @@
 #define __get_bitmask(field)						\
 	utrace_tp_print_bitmask(__utrace_p, __get_dynamic_array(field),	\
 				__get_dynamic_array_len(field))
+#define __get_cpumask(field) __get_bitmask(field)
+#define __get_sockaddr(field) ((struct sockaddr *)__get_dynamic_array(field))
+/* A __rel_loc word counts its offset from its own end. */
+#define __get_rel_dynamic_array(field)					\
+	((void *)((char *)__entry +					\
+		  offsetof(__typeof__(*__entry), __rel_loc_##field) +	\
+		  sizeof(uint32_t) + (__entry->__rel_loc_##field & 0xffff)))
+#define __get_rel_dynamic_array_len(field)				\
+	((__entry->__rel_loc_##field >> 16) & 0xffff)
+#define __get_rel_str(field) ((char *)__get_rel_dynamic_array(field))
+#define __get_rel_bitmask(field)					\
+	utrace_tp_print_bitmask(__utrace_p, __get_rel_dynamic_array(field), \
+				__get_rel_dynamic_array_len(field))
+#define __get_rel_cpumask(field) __get_rel_bitmask(field)
+#define __get_rel_sockaddr(field)					\
+	((struct sockaddr *)__get_rel_dynamic_array(field))
 #define __print_flags(flag, delim, ...)					\
 	__extension__({							\
 		static const struct utrace_print_flag __utrace_tab[] =	\
@@ -49,6 +65,22 @@
 	utrace_tp_print_hex(__utrace_p, buf, buf_len, 0)
 #define __print_hex_str(buf, buf_len)					\
 	utrace_tp_print_hex(__utrace_p, buf, buf_len, 1)
+#define __print_dynamic_array(array, el_size)				\
+	__print_array(__get_dynamic_array(array),			\
+		      (int)(__get_dynamic_array_len(array) / (el_size)), (el_size))
+#define __print_hex_dump(prefix_str, prefix_type, rowsize, groupsize,	\
+			 buf, len, ascii)				\
+	utrace_tp_print_hex_dump(__utrace_p, prefix_str, prefix_type,	\
+				 rowsize, groupsize, buf, len, ascii)
+#define __print_ns_to_secs(value)					\
+	((unsigned long long)(value) / 1000000000ULL)
+#define __print_ns_without_secs(value)					\
+	((unsigned int)((unsigned long long)(value) % 1000000000ULL))
+#define __get_buf(len) utrace_tp_seq_acquire(__utrace_p, (len))
+/* The kernel's TRACE_FLAG_HARDIRQ and _SOFTIRQ: never set here. */
+#define __event_in_hardirq() (__entry->ent.flags & 0x8)
+#define __event_in_softirq() (__entry->ent.flags & 0x10)
+#define __event_in_irq() (__entry->ent.flags & 0x18)
 
 #define UTRACE__OUTPUT_FN(fn, call, print)				\
 	UTRACE__RECORD_ACCESS						\

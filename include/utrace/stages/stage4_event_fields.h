@@ -40,6 +40,33 @@
 	{ "unsigned long", #item,					\
 	  (int)offsetof(__utrace_rec, __data_loc_##item), 4, 0,	\
 	  UTRACE_FIELD_DYNAMIC, 0 },
+#define __cpumask(item)							\
+	{ "cpumask_t", #item,						\
+	  (int)offsetof(__utrace_rec, __data_loc_##item), 4, 0,	\
+	  UTRACE_FIELD_CPUMASK, 0 },
+#undef __sockaddr
+#define __sockaddr(field, len)						\
+	{ "u8", #field, (int)offsetof(__utrace_rec, __data_loc_##field), 4, \
+	  0, UTRACE_FIELD_DYNAMIC, 0 },
+#define __rel_dynamic_array(type, item, len)				\
+	{ #type, #item, (int)offsetof(__utrace_rec, __rel_loc_##item), 4, \
+	  UTRACE__IS_SIGNED(type), UTRACE_FIELD_REL, 0 },
+#define __rel_string(item, src)						\
+	{ "char", #item, (int)offsetof(__utrace_rec, __rel_loc_##item), 4, \
+	  0, UTRACE_FIELD_REL, 0 },
+#define __rel_string_len(item, src, len) __rel_string(item, src)
+#define __rel_bitmask(item, nr_bits)					\
+	{ "unsigned long", #item,					\
+	  (int)offsetof(__utrace_rec, __rel_loc_##item), 4, 0,	\
+	  UTRACE_FIELD_REL, 0 },
+#define __rel_cpumask(item)						\
+	{ "cpumask_t", #item,						\
+	  (int)offsetof(__utrace_rec, __rel_loc_##item), 4, 0,	\
+	  UTRACE_FIELD_REL_CPUMASK, 0 },
+#undef __rel_sockaddr
+#define __rel_sockaddr(field, len)					\
+	{ "u8", #field, (int)offsetof(__utrace_rec, __rel_loc_##field), 4, \
+	  0, UTRACE_FIELD_REL, 0 },
 
 #undef DECLARE_EVENT_CLASS
 #define DECLARE_EVENT_CLASS(call, proto, args, tstruct, assign, print)	\

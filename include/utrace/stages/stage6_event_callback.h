@@ -23,6 +23,19 @@
 	((__entry->__data_loc_##field >> 16) & 0xffff)
 #define __get_str(field) ((char *)__get_dynamic_array(field))
 #define __get_bitmask(field) ((char *)__get_dynamic_array(field))
+#define __get_cpumask(field) ((char *)__get_dynamic_array(field))
+#define __get_sockaddr(field) ((struct sockaddr *)__get_dynamic_array(field))
+#define __get_rel_dynamic_array(field)					\
+	((void *)((char *)__entry +					\
+		  offsetof(__typeof__(*__entry), __rel_loc_##field) +	\
+		  sizeof(uint32_t) + (__entry->__rel_loc_##field & 0xffff)))
+#define __get_rel_dynamic_array_len(field)				\
+	((__entry->__rel_loc_##field >> 16) & 0xffff)
+#define __get_rel_str(field) ((char *)__get_rel_dynamic_array(field))
+#define __get_rel_bitmask(field) ((char *)__get_rel_dynamic_array(field))
+#define __get_rel_cpumask(field) ((char *)__get_rel_dynamic_array(field))
+#define __get_rel_sockaddr(field)					\
+	((struct sockaddr *)__get_rel_dynamic_array(field))
 
 /* __assign_str(dst) (current kernels) and __assign_str(dst, src) (older). */
 #define UTRACE__ASSIGN_STR1(dst)					\
@@ -42,6 +55,35 @@
 			  fmt, va)
 #define __assign_bitmask(dst, src, nr_bits)				\
 	memcpy(__get_bitmask(dst), (src), utrace__bitmask_bytes(nr_bits))
+#define __assign_cpumask(dst, src)					\
+	__assign_bitmask(dst, src, nr_cpumask_bits)
+#define __assign_sockaddr(dst, src, len)				\
+	utrace__copy_mem(__get_dynamic_array(dst),			\
+			 __get_dynamic_array_len(dst), (src), (size_t)(len))
+
+/* The same for the __rel_loc forms. */
+#define UTRACE__ASSIGN_REL_STR1(dst)					\
+	utrace__copy_str(__get_rel_str(dst),				\
+			 __get_rel_dynamic_array_len(dst),		\
+			 __utrace_d.dst##_ptr_)
+#define UTRACE__ASSIGN_REL_STR2(dst, src)				\
+	utrace__copy_str(__get_rel_str(dst),				\
+			 __get_rel_dynamic_array_len(dst),		\
+			 utrace__str_or_null((const char *)(src)))
+#define __assign_rel_str(...)						\
+	utrace__arg3(__VA_ARGS__, UTRACE__ASSIGN_REL_STR2,		\
+		     UTRACE__ASSIGN_REL_STR1, _)(__VA_ARGS__)
+#define __assign_rel_str_len(dst, src, len)				\
+	utrace__copy_str_len(__get_rel_str(dst),			\
+			     __get_rel_dynamic_array_len(dst),		\
+			     (const char *)(src), (size_t)(len))
+#define __assign_rel_bitmask(dst, src, nr_bits)				\
+	memcpy(__get_rel_bitmask(dst), (src), utrace__bitmask_bytes(nr_bits))
+#define __assign_rel_cpumask(dst, src)					\
+	__assign_rel_bitmask(dst, src, nr_cpumask_bits)
+#define __assign_rel_sockaddr(dst, src, len)				\
+	utrace__copy_mem(__get_rel_dynamic_array(dst),			\
+			 __get_rel_dynamic_array_len(dst), (src), (size_t)(len))
 
 #define __field(type, item)
 #define __field_struct(type, item)
@@ -52,6 +94,13 @@
 #define __string_len(item, src, len) __dynamic_array(char, item, -1)
 #define __vstring(item, fmt, ap) __dynamic_array(char, item, -1)
 #define __bitmask(item, nr_bits) __dynamic_array(char, item, -1)
+#define __cpumask(item) __dynamic_array(char, item, -1)
+#define __rel_dynamic_array(type, item, len)				\
+	__entry->__rel_loc_##item = __utrace_d.item;
+#define __rel_string(item, src) __rel_dynamic_array(char, item, -1)
+#define __rel_string_len(item, src, len) __rel_dynamic_array(char, item, -1)
+#define __rel_bitmask(item, nr_bits) __rel_dynamic_array(char, item, -1)
+#define __rel_cpumask(item) __rel_dynamic_array(char, item, -1)
 
 #undef DECLARE_EVENT_CLASS
 #define DECLARE_EVENT_CLASS(call, proto, args, tstruct, assign, print)	\

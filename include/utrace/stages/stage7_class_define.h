@@ -14,6 +14,12 @@
 #include "reset.h"
 
 #define __entry REC
+/* What the kernel's format files show for these (not run there either). */
+#define __print_ns_to_secs(val) (val) / 1000000000UL
+#define __print_ns_without_secs(val) (val) % 1000000000UL
+#define __event_in_hardirq() (REC->common_flags & 0x8)
+#define __event_in_softirq() (REC->common_flags & 0x10)
+#define __event_in_irq() (REC->common_flags & 0x18)
 #undef TP_printk
 #define TP_printk(fmt, ...) "\"" fmt "\"", utrace__stringify(__VA_ARGS__)
 

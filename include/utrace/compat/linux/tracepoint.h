@@ -2,7 +2,8 @@
 /*
  * Kernel-compatible <linux/tracepoint.h>: build kernel-style events headers
  * unchanged with -I <prefix>/include/utrace/compat.  Adds the kernel's
- * short integer types, which such headers use freely.
+ * short integer types, which such headers use freely, and the
+ * DUMP_PREFIX_* of __print_hex_dump().
  */
 #ifndef UTRACE_COMPAT_LINUX_TYPES_DEFINED
 #define UTRACE_COMPAT_LINUX_TYPES_DEFINED
@@ -18,3 +19,8 @@ typedef int32_t s32;
 typedef int64_t s64;
 #endif
 #include "../../tracepoint.h"
+#ifndef DUMP_PREFIX_NONE
+#define DUMP_PREFIX_NONE UTRACE_DUMP_PREFIX_NONE
+#define DUMP_PREFIX_ADDRESS UTRACE_DUMP_PREFIX_ADDRESS
+#define DUMP_PREFIX_OFFSET UTRACE_DUMP_PREFIX_OFFSET
+#endif
