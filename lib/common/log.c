@@ -5,6 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <utrace/utrace.h>
+
 #include "log.h"
 
 void utrace__warn(const char *fmt, ...)
@@ -24,4 +26,16 @@ void utrace__warn(const char *fmt, ...)
 		n = (int)sizeof(buf) - 2;
 	buf[n++] = '\n';
 	(void)!write(2, buf, (size_t)n);
+}
+
+const char *utrace__strerror(int err)
+{
+	switch (err) {
+#define UTRACE__ERR_CASE(name, code, msg) case code: return msg;
+	UTRACE_ERRNO_MAP(UTRACE__ERR_CASE)
+#undef UTRACE__ERR_CASE
+	}
+	if (err < 0 && err > -4096)
+		return strerror(-err);
+	return "unknown error";
 }

@@ -15,6 +15,7 @@
 #include <utrace/utrace.h>
 
 #include "file-reader.h"
+#include "log.h"
 #include "formats.h"
 #include "print.h"
 
@@ -35,21 +36,12 @@ struct utrace_reader {
 
 const char *utrace_reader_version(void)
 {
-	return utrace__stringify(UTRACE_VERSION_MAJOR) "."
-	       utrace__stringify(UTRACE_VERSION_MINOR) "."
-	       utrace__stringify(UTRACE_VERSION_PATCH);
+	return UTRACE__VERSION_STRING;
 }
 
 const char *utrace_reader_strerror(int err)
 {
-	switch (err) {
-#define UTRACE__ERR_CASE(name, code, msg) case code: return msg;
-	UTRACE_ERRNO_MAP(UTRACE__ERR_CASE)
-#undef UTRACE__ERR_CASE
-	}
-	if (err < 0 && err > -4096)
-		return strerror(-err);
-	return "unknown error";
+	return utrace__strerror(err);
 }
 
 int utrace_reader_open(const char *path, struct utrace_reader **rp)

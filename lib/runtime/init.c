@@ -134,19 +134,10 @@ __attribute__((destructor)) static void utrace_dtor(void)
 
 const char *utrace_version(void)
 {
-	return utrace__stringify(UTRACE_VERSION_MAJOR) "."
-	       utrace__stringify(UTRACE_VERSION_MINOR) "."
-	       utrace__stringify(UTRACE_VERSION_PATCH);
+	return UTRACE__VERSION_STRING;
 }
 
 const char *utrace_strerror(int err)
 {
-	switch (err) {
-#define UTRACE__ERR_CASE(name, code, msg) case code: return msg;
-	UTRACE_ERRNO_MAP(UTRACE__ERR_CASE)
-#undef UTRACE__ERR_CASE
-	}
-	if (err < 0 && err > -4096)
-		return strerror(-err);
-	return "unknown error";
+	return utrace__strerror(err);
 }
