@@ -43,15 +43,15 @@
 #include <unistd.h>
 
 #include "file-reader.h"
-#include "file-writer.h"
+#include "file-format.h"
 #include "page.h"
 
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
 	       "the reader reads little-endian files on a little-endian host");
 
 #define HEADER_MIN 64
-#define REC_HDR 16
-#define PAGE_META 32                     /* pid tid cpu reserved seq lost_before */
+#define REC_HDR UTRACE_TF_REC_HDR
+#define PAGE_META sizeof(struct utrace__tf_page_rec)
 #define MAX_RECORD (64ULL << 20)         /* a bigger size is corruption, not a cut */
 #define COMMON_SIZE 8                    /* common_type .. common_pid */
 
@@ -430,9 +430,9 @@ static int rec_process(struct utrace__tf *tf, uint64_t off, const unsigned char 
 	pr = calloc(1, sizeof(*pr));
 	if (!pr)
 		return nomem(tf);
-	pr->pub.pid = le32(p);
-	pr->pub.ppid = le32(p + 4);
-	pr->pub.clock = le32(p + 8);
+	pr->pub.pid = le32(p + offsetof(struct utrace__tf_process_rec, pid));
+	pr->pub.ppid = le32(p + offsetof(struct utrace__tf_process_rec, ppid));
+	pr->pub.clock = le32(p + offsetof(struct utrace__tf_process_rec, clock));
 	pr->pub.comm = comm && exe ? comm : "";
 	pr->pub.exe = comm && exe ? exe : "";
 	pr->pub.offset = off;
@@ -517,8 +517,9 @@ static int reject_format(struct utrace__tf *tf, uint64_t off, struct process *pr
 static int rec_format(struct utrace__tf *tf, uint64_t off, const unsigned char *p,
 		      uint64_t size)
 {
-	const unsigned char *s = p + 8, *end = p + size;
-	uint32_t pid = le32(p), id = le32(p + 4);
+	const unsigned char *s = p + sizeof(struct utrace__tf_format_rec), *end = p + size;
+	uint32_t pid = le32(p + offsetof(struct utrace__tf_format_rec, pid));
+	uint32_t id = le32(p + offsetof(struct utrace__tf_format_rec, id));
 	const char *sys, *text, *name, *body;
 	unsigned long long text_id;
 	struct process *pr;
@@ -591,10 +592,11 @@ static int rec_thread(struct utrace__tf *tf, uint64_t off, const unsigned char *
 
 	if (!comm)
 		return bad(tf, off, "THREAD record: comm has no NUL inside the record");
-	pr = need_proc(tf, off, UTRACE_TF_THREAD, le32(p));
+	pr = need_proc(tf, off, UTRACE_TF_THREAD,
+		       le32(p + offsetof(struct utrace__tf_thread_rec, pid)));
 	if (!pr)
 		return -EBADMSG;
-	t = get_thread(tf, pr, le32(p + 4));
+	t = get_thread(tf, pr, le32(p + offsetof(struct utrace__tf_thread_rec, tid)));
 	if (!t)
 		return nomem(tf);
 	t->pub.comm = comm;
@@ -636,19 +638,20 @@ static int rec_page(struct utrace__tf *tf, uint64_t off, const unsigned char *p,
 	if (size < PAGE_META + (uint64_t)tf->page_size)
 		return bad(tf, off, "PAGE record of %llu bytes is shorter than 32 + the "
 			   "page size %u", (unsigned long long)size, tf->page_size);
-	pr = need_proc(tf, off, UTRACE_TF_PAGE, le32(p));
+	pr = need_proc(tf, off, UTRACE_TF_PAGE,
+		       le32(p + offsetof(struct utrace__tf_page_rec, pid)));
 	if (!pr)
 		return -EBADMSG;
 	if (check_page(tf, off, &nr))
 		return -EBADMSG;
-	t = get_thread(tf, pr, le32(p + 4));
+	t = get_thread(tf, pr, le32(p + offsetof(struct utrace__tf_page_rec, tid)));
 	if (!t || grow(&t->pages, &t->cap_pages, t->nr_pages, sizeof(*t->pages)))
 		return nomem(tf);
 	ref = &t->pages[t->nr_pages++];
 	ref->rec_off = off;
-	ref->cpu = le32(p + 8);
-	ref->seq = le64(p + 16);
-	ref->lost_before = le64(p + 24);
+	ref->cpu = le32(p + offsetof(struct utrace__tf_page_rec, cpu));
+	ref->seq = le64(p + offsetof(struct utrace__tf_page_rec, seq));
+	ref->lost_before = le64(p + offsetof(struct utrace__tf_page_rec, lost_before));
 	t->pub.nr_events += nr;
 	tf->nr_events += nr;
 	return 0;
@@ -661,45 +664,55 @@ static uint64_t add_sat(uint64_t a, uint64_t b)
 
 static int rec_lost(struct utrace__tf *tf, uint64_t off, const unsigned char *p)
 {
-	struct process *pr = need_proc(tf, off, UTRACE_TF_LOST, le32(p));
+	struct process *pr = need_proc(tf, off, UTRACE_TF_LOST,
+				       le32(p + offsetof(struct utrace__tf_lost_rec, pid)));
 	struct thread *t;
 
 	if (!pr)
 		return -EBADMSG;
-	t = get_thread(tf, pr, le32(p + 4));
+	t = get_thread(tf, pr, le32(p + offsetof(struct utrace__tf_lost_rec, tid)));
 	if (!t)
 		return nomem(tf);
-	t->lost_records = add_sat(t->lost_records, le64(p + 8));
+	t->lost_records = add_sat(t->lost_records,
+				  le64(p + offsetof(struct utrace__tf_lost_rec, count)));
 	return 0;
 }
 
 static int rec_stats(struct utrace__tf *tf, uint64_t off, const unsigned char *p)
 {
-	struct process *pr = need_proc(tf, off, UTRACE_TF_STATS, le32(p));
+	struct process *pr = need_proc(tf, off, UTRACE_TF_STATS,
+				       le32(p + offsetof(struct utrace__tf_stats_rec, pid)));
 
 	if (!pr)
 		return -EBADMSG;
 	pr->pub.has_stats = true;
-	pr->pub.written = le64(p + 8);
-	pr->pub.lost = le64(p + 16);
+	pr->pub.written = le64(p + offsetof(struct utrace__tf_stats_rec, written));
+	pr->pub.lost = le64(p + offsetof(struct utrace__tf_stats_rec, lost));
 	return 0;
 }
 
 static void rec_clock(struct utrace__tf *tf, const unsigned char *p)
 {
+	uint64_t tsc = le64(p + offsetof(struct utrace__tf_clock_rec, tsc));
+	uint64_t ns = le64(p + offsetof(struct utrace__tf_clock_rec, ns));
+
 	if (!tf->nr_clock) {
-		tf->tsc0 = le64(p);
-		tf->ns0 = le64(p + 8);
+		tf->tsc0 = tsc;
+		tf->ns0 = ns;
 	}
-	tf->tsc1 = le64(p);
-	tf->ns1 = le64(p + 8);
+	tf->tsc1 = tsc;
+	tf->ns1 = ns;
 	tf->nr_clock++;
 }
 
 static const uint64_t min_payload[] = {
-	[UTRACE_TF_CLOCK] = 16, [UTRACE_TF_PROCESS] = 16, [UTRACE_TF_FORMAT] = 8,
-	[UTRACE_TF_THREAD] = 8, [UTRACE_TF_PAGE] = PAGE_META, [UTRACE_TF_LOST] = 16,
-	[UTRACE_TF_STATS] = 24,
+	[UTRACE_TF_CLOCK] = sizeof(struct utrace__tf_clock_rec),
+	[UTRACE_TF_PROCESS] = sizeof(struct utrace__tf_process_rec),
+	[UTRACE_TF_FORMAT] = sizeof(struct utrace__tf_format_rec),
+	[UTRACE_TF_THREAD] = sizeof(struct utrace__tf_thread_rec),
+	[UTRACE_TF_PAGE] = PAGE_META,
+	[UTRACE_TF_LOST] = sizeof(struct utrace__tf_lost_rec),
+	[UTRACE_TF_STATS] = sizeof(struct utrace__tf_stats_rec),
 };
 
 static int read_record(struct utrace__tf *tf, uint64_t off, uint32_t type,

@@ -115,9 +115,10 @@ int utrace__tfw_open_fd(struct utrace__tfw *w, int fd, const char *name,
 	return w->error ? -w->error : 0;
 }
 
-int utrace__tfw_record(struct utrace__tfw *w, uint32_t type,
-		     const void *a, size_t alen, const void *b, size_t blen,
-		     const void *c, size_t clen)
+/* One record whose payload is the concatenation of up to three parts. */
+static int put_record(struct utrace__tfw *w, uint32_t type,
+		      const void *a, size_t alen, const void *b, size_t blen,
+		      const void *c, size_t clen)
 {
 	/* Keep the file in order: queued pages go first. */
 	if (w->nr_iov)
@@ -161,9 +162,64 @@ int utrace__tfw_flush_pages(struct utrace__tfw *w)
 	return w->error ? -w->error : 0;
 }
 
-int utrace__tfw_page(struct utrace__tfw *w, const void *hdr, size_t hlen,
-		   const void *page, size_t plen)
+int utrace__tfw_clock(struct utrace__tfw *w, uint64_t tsc, uint64_t ns)
 {
+	struct utrace__tf_clock_rec r = { tsc, ns };
+
+	return put_record(w, UTRACE_TF_CLOCK, &r, sizeof(r), NULL, 0, NULL, 0);
+}
+
+int utrace__tfw_process(struct utrace__tfw *w, uint32_t pid, uint32_t ppid, uint32_t clock,
+			const char *comm, const char *exe)
+{
+	struct utrace__tf_process_rec r = { pid, ppid, clock, 0 };
+
+	return put_record(w, UTRACE_TF_PROCESS, &r, sizeof(r), comm, strlen(comm) + 1,
+			  exe, strlen(exe) + 1);
+}
+
+int utrace__tfw_format(struct utrace__tfw *w, uint32_t pid, uint32_t id,
+		       const char *system, const char *format)
+{
+	struct utrace__tf_format_rec r = { pid, id };
+
+	return put_record(w, UTRACE_TF_FORMAT, &r, sizeof(r), system, strlen(system) + 1,
+			  format, strlen(format) + 1);
+}
+
+int utrace__tfw_thread(struct utrace__tfw *w, uint32_t pid, uint32_t tid, const char *comm)
+{
+	struct utrace__tf_thread_rec r = { pid, tid };
+
+	return put_record(w, UTRACE_TF_THREAD, &r, sizeof(r), comm, strlen(comm) + 1,
+			  NULL, 0);
+}
+
+int utrace__tfw_lost(struct utrace__tfw *w, uint32_t pid, uint32_t tid, uint64_t count)
+{
+	struct utrace__tf_lost_rec r = { pid, tid, count };
+
+	return put_record(w, UTRACE_TF_LOST, &r, sizeof(r), NULL, 0, NULL, 0);
+}
+
+int utrace__tfw_stats(struct utrace__tfw *w, uint32_t pid, uint64_t written, uint64_t lost)
+{
+	struct utrace__tf_stats_rec r = { pid, 0, written, lost };
+
+	return put_record(w, UTRACE_TF_STATS, &r, sizeof(r), NULL, 0, NULL, 0);
+}
+
+int utrace__tfw_page_now(struct utrace__tfw *w, const struct utrace__tf_page_rec *h,
+			 const void *page, size_t plen)
+{
+	return put_record(w, UTRACE_TF_PAGE, h, sizeof(*h), page, plen, NULL, 0);
+}
+
+int utrace__tfw_page(struct utrace__tfw *w, const struct utrace__tf_page_rec *rec,
+		     const void *page, size_t plen)
+{
+	const void *hdr = rec;
+	size_t hlen = sizeof(*rec);
 	static const unsigned char zeros[8];
 	uint64_t size = hlen + plen;
 	uint32_t type = UTRACE_TF_PAGE, flags = 0;
@@ -200,7 +256,7 @@ int utrace__tfw_close(struct utrace__tfw *w)
 	if (!w->path)
 		return 0;                /* closed already */
 	utrace__tfw_flush_pages(w);
-	utrace__tfw_record(w, UTRACE_TF_END, NULL, 0, NULL, 0, NULL, 0);
+	put_record(w, UTRACE_TF_END, NULL, 0, NULL, 0, NULL, 0);
 	free(w->iov);
 	free(w->hdrs);
 	w->iov = NULL;

@@ -5,27 +5,11 @@
 
 #include <stdint.h>
 
-#include "compiler.h"
 #include <stdio.h>
 #include <sys/uio.h>
 
-#define UTRACE_TF_MAGIC "UTRACE\n"        /* 8 bytes with its NUL */
-#define UTRACE_TF_VERSION 1
-#define UTRACE_TF_HEADER_SIZE 64
-
-enum utrace__tf_type {
-	UTRACE_TF_CLOCK = 1,
-	UTRACE_TF_PROCESS = 2,
-	UTRACE_TF_FORMAT = 3,
-	UTRACE_TF_THREAD = 4,
-	UTRACE_TF_PAGE = 5,
-	UTRACE_TF_LOST = 6,
-	UTRACE_TF_STATS = 7,
-	UTRACE_TF_END = 8,
-};
-
-/* Header flags */
-#define UTRACE_TF_FLAG_END 1u   /* a file that ended cleanly ends with END */
+#include "compiler.h"
+#include "file-format.h"
 
 #define UTRACE_TF_BATCH 64
 
@@ -50,18 +34,31 @@ int utrace__tfw_open_fd(struct utrace__tfw *w, int fd, const char *name,
  * utrace__tfw_close()). */
 int utrace__tfw_open_stream(struct utrace__tfw *w, FILE *f, const char *name,
 			  uint32_t page_size) UTRACE_HIDDEN;
-/* One record whose payload is the concatenation of up to three parts,
- * written at once (after the queued pages): a record is in the file when
- * this returns, so a recorder killed later leaves it there. */
-int utrace__tfw_record(struct utrace__tfw *w, uint32_t type,
-		     const void *a, size_t alen, const void *b, size_t blen,
-		     const void *c, size_t clen) UTRACE_HIDDEN;
-/* A PAGE-like record written straight from its source memory with
- * writev(2): 'hdr' then 'page' (page_size bytes).  Batched: records are
- * queued until utrace__tfw_flush_pages() or the batch is full; the memory
- * must stay valid until then. */
-int utrace__tfw_page(struct utrace__tfw *w, const void *hdr, size_t hlen,
-		   const void *page, size_t plen) UTRACE_HIDDEN;
+/*
+ * One function per record type (file-format.h): each record is in the
+ * file when its function returns (after the queued pages), so a recorder
+ * killed later leaves it there.  0 or -errno (the first write error, kept:
+ * nothing more is written after it).
+ */
+int utrace__tfw_clock(struct utrace__tfw *w, uint64_t tsc, uint64_t ns) UTRACE_HIDDEN;
+int utrace__tfw_process(struct utrace__tfw *w, uint32_t pid, uint32_t ppid, uint32_t clock,
+			const char *comm, const char *exe) UTRACE_HIDDEN;
+int utrace__tfw_format(struct utrace__tfw *w, uint32_t pid, uint32_t id,
+		       const char *system, const char *format) UTRACE_HIDDEN;
+int utrace__tfw_thread(struct utrace__tfw *w, uint32_t pid, uint32_t tid,
+		       const char *comm) UTRACE_HIDDEN;
+int utrace__tfw_lost(struct utrace__tfw *w, uint32_t pid, uint32_t tid,
+		     uint64_t count) UTRACE_HIDDEN;
+int utrace__tfw_stats(struct utrace__tfw *w, uint32_t pid, uint64_t written,
+		      uint64_t lost) UTRACE_HIDDEN;
+/* A PAGE record now: 'h', then 'page' (page_size bytes). */
+int utrace__tfw_page_now(struct utrace__tfw *w, const struct utrace__tf_page_rec *h,
+			 const void *page, size_t plen) UTRACE_HIDDEN;
+/* A PAGE record written straight from its source memory with writev(2):
+ * batched, queued until utrace__tfw_flush_pages() or the batch is full;
+ * 'page' must stay valid until then ('rec' is copied). */
+int utrace__tfw_page(struct utrace__tfw *w, const struct utrace__tf_page_rec *rec,
+		     const void *page, size_t plen) UTRACE_HIDDEN;
 int utrace__tfw_flush_pages(struct utrace__tfw *w) UTRACE_HIDDEN;
 /* Write the END record (unless a write failed) and close. */
 int utrace__tfw_close(struct utrace__tfw *w) UTRACE_HIDDEN;

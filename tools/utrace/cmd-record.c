@@ -160,7 +160,7 @@ static uint64_t write_clock_point(void)
 			best[1] = a + (b - a) / 2;
 		}
 	}
-	utrace__tfw_record(&out, UTRACE_TF_CLOCK, best, sizeof(best), NULL, 0, NULL, 0);
+	utrace__tfw_clock(&out, best[0], best[1]);
 	return best[1];
 }
 
@@ -230,7 +230,6 @@ static void announce_thread(struct proc *p, uint32_t tid, uint32_t slot)
 	char path[64], comm[32] = "";
 	size_t i;
 	FILE *f;
-	uint32_t ids[2] = { p->pid, tid };
 
 	for (i = 0; i < p->nr_tids; i++)
 		if (p->tids[i] == tid)
@@ -254,8 +253,7 @@ static void announce_thread(struct proc *p, uint32_t tid, uint32_t slot)
 		if (s->tid == tid)
 			memcpy(comm, s->comm, 15);
 	}
-	utrace__tfw_record(&out, UTRACE_TF_THREAD, ids, sizeof(ids), comm, strlen(comm) + 1,
-			 NULL, 0);
+	utrace__tfw_thread(&out, p->pid, tid, comm);
 }
 
 /*
@@ -273,10 +271,7 @@ static void write_page(struct proc *p, uint32_t idx)
 	} page;
 	struct utrace_pool_peek pk;
 	uint64_t commit, bytes, read;
-	struct {
-		uint32_t pid, tid, cpu, reserved;
-		uint64_t seq, lost_before;
-	} h = { p->pid, d->tid, d->cpu, 0, d->seq, d->lost_before };
+	struct utrace__tf_page_rec h = { p->pid, d->tid, d->cpu, 0, d->seq, d->lost_before };
 	long n;
 
 	utrace__pool_peek(p->pool, idx, &pk);
@@ -300,8 +295,7 @@ static void write_page(struct proc *p, uint32_t idx)
 		return;
 	announce_thread(p, d->tid, d->slot);
 	if (out_failed ||
-	    utrace__tfw_record(&out, UTRACE_TF_PAGE, &h, sizeof(h), page.b, sizeof(page.b),
-			     NULL, 0) < 0) {
+	    utrace__tfw_page_now(&out, &h, page.b, sizeof(page.b)) < 0) {
 		p->unsaved += n > 0 ? (uint64_t)n : 0;
 		return;
 	}
@@ -321,10 +315,7 @@ static void write_page(struct proc *p, uint32_t idx)
  */
 struct drain_batch {
 	struct proc *p;
-	struct {
-		uint32_t pid, tid, cpu, reserved;
-		uint64_t seq, lost_before;
-	} hdr[UTRACE_POOL_DRAIN_BATCH];
+	struct utrace__tf_page_rec hdr[UTRACE_POOL_DRAIN_BATCH];
 	uint64_t events[UTRACE_POOL_DRAIN_BATCH], base;
 	int nq;
 };
@@ -358,8 +349,7 @@ static void drain_page(void *arg, struct utrace_pool *pool, uint32_t idx)
 	b->hdr[nq].seq = d->seq;
 	b->hdr[nq].lost_before = d->lost_before;
 	b->events[nq] = d->nr_events;
-	utrace__tfw_page(&out, &b->hdr[nq], sizeof(b->hdr[nq]), utrace_pool_page(pool, idx),
-		       UTRACE_PAGE_SIZE);
+	utrace__tfw_page(&out, &b->hdr[nq], utrace_pool_page(pool, idx), UTRACE_PAGE_SIZE);
 	b->nq++;
 }
 
@@ -448,14 +438,9 @@ static void finish(struct proc *p)
 		lost += p->unsaved;
 		rest = lost > p->lost_in_pages ? lost - p->lost_in_pages : 0;
 		if (rest) {
-			struct { uint32_t pid, tid; uint64_t count; } l = { p->pid, 0, rest };
-
-			utrace__tfw_record(&out, UTRACE_TF_LOST, &l, sizeof(l), NULL, 0, NULL, 0);
+			utrace__tfw_lost(&out, p->pid, 0, rest);
 		}
-		struct { uint32_t pid, reserved; uint64_t written, lost; } s = {
-			p->pid, 0, p->written, lost
-		};
-		utrace__tfw_record(&out, UTRACE_TF_STATS, &s, sizeof(s), NULL, 0, NULL, 0);
+		utrace__tfw_stats(&out, p->pid, p->written, lost);
 		if (lost || p->written)
 			fprintf(stderr, "utrace record: pid %u (%s): %llu events, %llu lost\n",
 				p->pid, p->comm, (unsigned long long)p->written,
@@ -529,14 +514,10 @@ static void hello(struct proc *p, const struct utrace_msg_hello *h, int fd)
 	p->comm[16] = 0;
 	if (p->pool->clock == UTRACE_CLOCK_TSC)
 		tsc_used = 1;
-	struct { uint32_t pid, ppid, clock, reserved; } ph = {
-		p->pid, p->ppid, p->pool->clock, 0
-	};
 	char exe[257];
 	memcpy(exe, h->exe, 256);
 	exe[256] = 0;
-	utrace__tfw_record(&out, UTRACE_TF_PROCESS, &ph, sizeof(ph), p->comm,
-			 strlen(p->comm) + 1, exe, strlen(exe) + 1);
+	utrace__tfw_process(&out, p->pid, p->ppid, p->pool->clock, p->comm, exe);
 	if (!nr_processes++) {
 		first_pid = p->pid;
 		memcpy(first_comm, p->comm, sizeof(first_comm));
@@ -712,10 +693,7 @@ static int receive(struct proc *p)
 			size_t sl = strnlen(sys, rest);
 
 			if (sl + 1 < rest && memchr(sys + sl + 1, 0, rest - sl - 1)) {
-				uint32_t ids[2] = { p->pid, buf->f.id };
-
-				utrace__tfw_record(&out, UTRACE_TF_FORMAT, ids, sizeof(ids),
-						 sys, rest, NULL, 0);
+				utrace__tfw_format(&out, p->pid, buf->f.id, sys, sys + sl + 1);
 				note_format(sys, sys + sl + 1, rest - sl - 1);
 			}
 		}

@@ -157,18 +157,10 @@ static void put_source(struct utrace__tfw *w, struct lsrc *s, struct utrace__liv
 	struct utrace_pool *p = s->pool;
 	size_t i, j;
 
-	struct { uint32_t pid, ppid, clock, reserved; } ph = {
-		s->info.pid, s->info.ppid, p->clock, 0
-	};
-	utrace__tfw_record(w, UTRACE_TF_PROCESS, &ph, sizeof(ph), s->info.comm,
-			 strlen(s->info.comm) + 1, s->info.exe, strlen(s->info.exe) + 1);
-	for (i = 0; i < s->nr_fmts; i++) {
-		uint32_t fh[2] = { s->info.pid, s->fmts[i].id };
-
-		utrace__tfw_record(w, UTRACE_TF_FORMAT, fh, sizeof(fh), s->fmts[i].system,
-				 strlen(s->fmts[i].system) + 1, s->fmts[i].text,
-				 strlen(s->fmts[i].text) + 1);
-	}
+	utrace__tfw_process(w, s->info.pid, s->info.ppid, p->clock, s->info.comm, s->info.exe);
+	for (i = 0; i < s->nr_fmts; i++)
+		utrace__tfw_format(w, s->info.pid, s->fmts[i].id, s->fmts[i].system,
+				   s->fmts[i].text);
 	utrace__live_sort(cl);
 	for (i = 0; i < cl->n; i++) {
 		struct utrace__live_page *lp = &cl->v[i];
@@ -186,18 +178,14 @@ static void put_source(struct utrace__tfw *w, struct lsrc *s, struct utrace__liv
 				}
 			}
 			char name[17];
-			uint32_t th[2] = { s->info.pid, lp->tid };
 
 			memcpy(name, comm, 16);
 			name[16] = 0;
-			utrace__tfw_record(w, UTRACE_TF_THREAD, th, sizeof(th), name,
-					 strlen(name) + 1, NULL, 0);
+			utrace__tfw_thread(w, s->info.pid, lp->tid, name);
 		}
-		struct { uint32_t pid, tid, cpu, reserved; uint64_t seq, lost; } hdr = {
-			s->info.pid, lp->tid, lp->cpu, 0, lp->seq, 0
-		};
-		utrace__tfw_record(w, UTRACE_TF_PAGE, &hdr, sizeof(hdr), &lp->page,
-				 sizeof(lp->page), NULL, 0);
+		struct utrace__tf_page_rec hdr = { s->info.pid, lp->tid, lp->cpu, 0, lp->seq, 0 };
+
+		utrace__tfw_page_now(w, &hdr, &lp->page, sizeof(lp->page));
 	}
 }
 
@@ -302,9 +290,7 @@ long live_print(struct live *lv, unsigned int flags, FILE *out)
 		 * the first. */
 		uint64_t pt[2];
 
-		pt[0] = tsc0;
-		pt[1] = ns0;
-		utrace__tfw_record(&w, UTRACE_TF_CLOCK, pt, sizeof(pt), NULL, 0, NULL, 0);
+		utrace__tfw_clock(&w, tsc0, ns0);
 		if (tsc1) {
 			pt[0] = tsc1;
 			pt[1] = ns1;
@@ -319,7 +305,7 @@ long live_print(struct live *lv, unsigned int flags, FILE *out)
 			pt[0] = __builtin_ia32_rdtsc();
 			pt[1] = utrace__mono_ns();
 		}
-		utrace__tfw_record(&w, UTRACE_TF_CLOCK, pt, sizeof(pt), NULL, 0, NULL, 0);
+		utrace__tfw_clock(&w, pt[0], pt[1]);
 	}
 	for (i = 0; i < lv->n; i++)
 		put_source(&w, &lv->src[i], &cls[i]);

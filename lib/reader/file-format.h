@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The records of a utrace trace file (docs/trace-file-format.md), named
+ * once for the writer (file-writer.c, one function per record type) and
+ * the reader (file-reader.c, which reads each field at its offsetof() in
+ * the file's byte order and never trusts a size).
+ *
+ * Every record: u32 type, u32 flags, u64 size, then 'size' bytes of
+ * payload padded to 8.  The payload starts with the fixed part below,
+ * then the variable part the comment names.
+ */
+#ifndef UTRACE_READER_FILE_FORMAT_H
+#define UTRACE_READER_FILE_FORMAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define UTRACE_TF_MAGIC "UTRACE\n"        /* 8 bytes with its NUL */
+#define UTRACE_TF_VERSION 1
+#define UTRACE_TF_HEADER_SIZE 64
+#define UTRACE_TF_REC_HDR 16              /* type, flags, size */
+
+/* Header flags */
+#define UTRACE_TF_FLAG_END 1u   /* a file that ended cleanly ends with END */
+
+enum utrace__tf_type {
+	UTRACE_TF_CLOCK = 1,
+	UTRACE_TF_PROCESS = 2,
+	UTRACE_TF_FORMAT = 3,
+	UTRACE_TF_THREAD = 4,
+	UTRACE_TF_PAGE = 5,
+	UTRACE_TF_LOST = 6,
+	UTRACE_TF_STATS = 7,
+	UTRACE_TF_END = 8,
+};
+
+/* CLOCK: one TSC / CLOCK_MONOTONIC calibration point. */
+struct utrace__tf_clock_rec {
+	uint64_t tsc, ns;
+};
+
+/* PROCESS: then "comm\0exe\0".  clock: enum utrace_clock of its pool. */
+struct utrace__tf_process_rec {
+	uint32_t pid, ppid, clock, reserved;
+};
+
+/* FORMAT: then "system\0format\0" (the text of events/<sys>/<ev>/format). */
+struct utrace__tf_format_rec {
+	uint32_t pid, id;
+};
+
+/* THREAD: then "comm\0". */
+struct utrace__tf_thread_rec {
+	uint32_t pid, tid;
+};
+
+/* PAGE: then the page (the file header's page size), kernel layout. */
+struct utrace__tf_page_rec {
+	uint32_t pid, tid, cpu, reserved;
+	uint64_t seq, lost_before;
+};
+
+/* LOST: events of a thread (tid 0: of the process) in no page. */
+struct utrace__tf_lost_rec {
+	uint32_t pid, tid;
+	uint64_t count;
+};
+
+/* STATS: what the process wrote and lost, at its end. */
+struct utrace__tf_stats_rec {
+	uint32_t pid, reserved;
+	uint64_t written, lost;
+};
+
+_Static_assert(sizeof(struct utrace__tf_clock_rec) == 16, "CLOCK is 16 bytes");
+_Static_assert(sizeof(struct utrace__tf_process_rec) == 16, "PROCESS starts with 16");
+_Static_assert(sizeof(struct utrace__tf_format_rec) == 8, "FORMAT starts with 8");
+_Static_assert(sizeof(struct utrace__tf_thread_rec) == 8, "THREAD starts with 8");
+_Static_assert(sizeof(struct utrace__tf_page_rec) == 32, "PAGE starts with 32");
+_Static_assert(offsetof(struct utrace__tf_page_rec, seq) == 16, "PAGE seq at 16");
+_Static_assert(sizeof(struct utrace__tf_lost_rec) == 16, "LOST is 16 bytes");
+_Static_assert(sizeof(struct utrace__tf_stats_rec) == 24, "STATS is 24 bytes");
+
+#endif /* UTRACE_READER_FILE_FORMAT_H */
