@@ -288,12 +288,23 @@ const char *utrace_tp_print_hex_dump(struct utrace_seq *p,
 /* The kernel's trace_seq_acquire() (__get_buf()): len bytes of the
  * scratch buffer for TP_printk's own use.  Where the kernel warns and
  * hands out the buffer's end anyway, this returns NULL. */
+/*
+ * __get_buf(): like the kernel's trace_seq_acquire(), never NULL for a
+ * sane size, since kernel-style TP_printk code writes into it without a
+ * check.  With no room left in the line it marks the line full (the text
+ * is cut there) and lends a per-thread spill buffer instead, so the
+ * program's own code cannot write past the line.  NULL only for more than
+ * the spill buffer holds.
+ */
 char *utrace_tp_seq_acquire(struct utrace_seq *p, unsigned int len)
 {
+	static __thread char spill[4096];
 	char *ret = p->buf + p->len;
 
-	if (p->full || len > p->size - p->len)
-		return NULL;
+	if (p->full || len > p->size - p->len) {
+		p->full = 1;
+		return len <= sizeof(spill) ? spill : NULL;
+	}
 	p->len += len;
 	return ret;
 }

@@ -351,4 +351,24 @@ TEST(strerror_names_codes)
 	CHECK_STR(utrace_version(), "0.1.0");
 }
 
+/* __get_buf() never hands out NULL for a sane size, and never bytes past
+ * the line: code written for the kernel writes into it unchecked. */
+TEST(get_buf_never_past_the_line)
+{
+	char line[32];
+	struct utrace_seq s;
+	char *a, *b;
+
+	utrace_seq_init(&s, line, sizeof(line));
+	a = utrace_tp_seq_acquire(&s, 20);
+	CHECK(a == line);
+	CHECK(!s.full);
+	b = utrace_tp_seq_acquire(&s, 20);           /* 12 left: spilled */
+	CHECK(b != NULL);
+	CHECK(b < line || b >= line + sizeof(line));
+	CHECK(s.full);
+	memset(b, 'x', 20);
+	CHECK(utrace_tp_seq_acquire(&s, 5000) == NULL);
+}
+
 TEST_MAIN()
