@@ -86,7 +86,7 @@ const char *utrace__item_comm(const struct utrace__tf_item *it)
 }
 
 /* "%16s-%-7d [%03d] ..... %5lu.%06lu: " of the comm, tid, cpu and time:
- * the one prefix of the runtime's UTRACE_PRINT too (common/traceline.c). */
+ * the one prefix of the runtime's UTRACE_PRINT too (common/traceline.h). */
 void utrace__print_prefix(struct utrace__obuf *b, const char *comm, uint32_t tid,
 			  uint32_t cpu, uint64_t time)
 {
