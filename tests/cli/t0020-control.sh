@@ -82,16 +82,17 @@ check "pipe consumes: what it printed is gone from show, ids have no gaps" bash 
 # to one of them, none to two, none lost.  The program fires 20,000 events
 # over about a second, 10 at a time, so pages are read while being written.
 check "three pipe readers at once: every event read once, by one of them" bash -c '
-	RB_STAY=1 UTRACE_EVENTS="rbstress:*" UTRACE_RUNTIME_DIR="$2/run" "$1" paced 20000 > "$2/paced.out" 2>> "$2/sample.err" & p=$!
-	wait_for traceable $p
+	export UTRACE_RUNTIME_DIR="$2/run"   # for traceable too
+	RB_STAY=1 UTRACE_EVENTS="rbstress:*" "$1" paced 20000 > "$2/paced.out" 2>> "$2/sample.err" & p=$!
+	wait_for traceable $p || { echo "process $p never became traceable" >> "$2/err"; exit 1; }
 	UTRACE_RUNTIME_DIR="$2/run" timeout 60 "$0" pipe -p $p > "$2/r1" 2> "$2/err" & a=$!
 	UTRACE_RUNTIME_DIR="$2/run" timeout 60 "$0" pipe -p $p > "$2/r2" 2>> "$2/err" & b=$!
 	UTRACE_RUNTIME_DIR="$2/run" timeout 60 "$0" pipe -p $p > "$2/r3" 2>> "$2/err" & c=$!
 	# the program stays until the readers have read 20,000 events between
 	# them (or 30 s passed: then some are missing and the check fails)
 	wait_for grep -q fired "$2/paced.out"
-	enough() { [ "$(cat "$2/r1" "$2/r2" "$2/r3" | grep -c " rb_ev: ")" -ge 20000 ]; }
-	wait_for enough
+	enough() { [ "$(cat "$1/r1" "$1/r2" "$1/r3" | grep -c " rb_ev: ")" -ge 20000 ]; }
+	wait_for enough "$2"
 	kill $p; wait $p; wait $a; wait $b; wait $c
 	cat "$2/r1" "$2/r2" "$2/r3" | grep -o " rb_ev: seq=[0-9]*" | sort > "$2/seqs"
 	dup=$(uniq -d "$2/seqs" | wc -l); all=$(wc -l < "$2/seqs"); uniq=$(uniq "$2/seqs" | wc -l)
@@ -103,9 +104,10 @@ check "three pipe readers at once: every event read once, by one of them" bash -
 # trace_pipe_raw share events the same way); together they have each
 # event once.
 check "pipe and record -p at once: every event once, in the file or the pipe" bash -c '
-	RB_WAIT_FILE="$2/go2" RB_STAY=1 UTRACE_EVENTS="rbstress:*" UTRACE_RUNTIME_DIR="$2/run" \
+	export UTRACE_RUNTIME_DIR="$2/run"   # for traceable too
+	RB_WAIT_FILE="$2/go2" RB_STAY=1 UTRACE_EVENTS="rbstress:*" \
 		"$1" paced 20000 > "$2/paced2.out" 2>> "$2/sample.err" & p=$!
-	wait_for traceable $p
+	wait_for traceable $p || { echo "process $p never became traceable" >> "$2/err"; exit 1; }
 	# the recorder first, holding the pool, then the pipe; then the
 	# program fires, and stays until it is told to end
 	UTRACE_RUNTIME_DIR="$2/run" "$0" record -p $p -o "$2/pr.dat" 2>> "$2/err" & b=$!
