@@ -30,5 +30,8 @@ void utrace__clock_init(void)
 		return;
 	if (!__get_cpuid(0x80000007, &a, &b, &c, &d) || !(d & (1u << 8)))
 		return;
+	/* The calibration table takes CMPXCHG16B (CPUID.1:ECX[13]). */
+	if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & (1u << 13)))
+		return;
 	utrace__clock_tsc = 1;
 }

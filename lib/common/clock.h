@@ -69,6 +69,11 @@ static inline uint32_t utrace__cpu(void)
 	return c < 0 ? 0 : (uint32_t)c;
 }
 
+/* A calibration point now: the TSC and CLOCK_MONOTONIC read together
+ * (calib.c). */
+struct utrace_calib_point;
+void utrace__calib_measure(struct utrace_calib_point *pt) UTRACE_HIDDEN;
+
 /* Decide the clock once, at start (a CPUID and a file read). */
 void utrace__clock_init(void) UTRACE_HIDDEN;
 

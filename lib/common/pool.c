@@ -147,6 +147,7 @@ static int geom_add(struct utrace_pool *p, const struct utrace_pool *hdr)
 	g->mask = hdr->freeq[0].mask;
 	g->slots = (struct utrace_thread_slot *)((char *)p + hdr->slots_off);
 	g->descs = (struct utrace_page_desc *)((char *)p + hdr->descs_off);
+	g->calib = (struct utrace_calib_point *)((char *)p + hdr->calib_off);
 	g->pages = (unsigned char *)p + hdr->pages_off;
 	for (q = 0; q < nq; q++) {
 		g->free_cells[q] = (struct utrace_qcell *)((char *)p + hdr->freeq[q].cells_off);
@@ -172,7 +173,6 @@ int utrace__pool_create(uint64_t bytes, uint32_t mode, struct utrace_pool **out)
 	uint32_t nr_pages = nr < 2 ? 2 : nr > (1u << 24) ? 1u << 24 : (uint32_t)nr;
 	uint64_t qsize, off, size, i, cells_off;
 	struct utrace_pool *p;
-	struct timespec ts;
 	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
 	uint32_t nq = ncpu < 1 ? 1 : ncpu > UTRACE_POOL_QUEUES ? UTRACE_POOL_QUEUES :
 		      (uint32_t)ncpu, q;
@@ -185,6 +185,8 @@ int utrace__pool_create(uint64_t bytes, uint32_t mode, struct utrace_pool **out)
 	 * queue pair: 1.6% of the pages per pair, hence at most 4 pairs. */
 	qsize = next_pow2(2 * (uint64_t)nr_pages);
 	off = align_up(sizeof(*p), 64);
+	uint64_t calib_off = off;
+	off += (uint64_t)UTRACE_POOL_CALIB * sizeof(struct utrace_calib_point);
 	uint64_t slots_off = off;
 	off += align_up((uint64_t)UTRACE_POOL_THREADS * sizeof(struct utrace_thread_slot), 64);
 	uint64_t descs_off = off;
@@ -234,9 +236,9 @@ int utrace__pool_create(uint64_t bytes, uint32_t mode, struct utrace_pool **out)
 		for (i = 0; i < qsize; i++)
 			cells[i].seq = i;
 	}
-	p->calib_tsc = utrace__clock_now();
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	p->calib_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	p->calib_off = calib_off;
+	if (p->clock == UTRACE_CLOCK_TSC)
+		utrace__calib_measure((struct utrace_calib_point *)((char *)p + calib_off));
 	e = geom_add(p, p);
 	if (e < 0) {
 		munmap(p, size);
@@ -263,6 +265,9 @@ bool utrace__pool_header_ok(const struct utrace_pool *hdr, uint64_t size)
 	    hdr->descs_off + (uint64_t)hdr->nr_pages * sizeof(struct utrace_page_desc) >
 	    hdr->pages_off ||
 	    hdr->slots_off > hdr->descs_off ||
+	    hdr->calib_off < sizeof(*hdr) || hdr->calib_off % 16 ||
+	    hdr->calib_off + (uint64_t)UTRACE_POOL_CALIB * sizeof(struct utrace_calib_point) >
+	    hdr->slots_off ||
 	    hdr->slots_off + (uint64_t)hdr->nr_slots * sizeof(struct utrace_thread_slot) >
 	    hdr->descs_off)
 		return false;
@@ -465,23 +470,4 @@ uint64_t utrace__pool_overwritten_since_clear(struct utrace_pool *p)
 		n += __atomic_load_n(&utrace_pool_slot(p, i)->overwritten, __ATOMIC_RELAXED);
 	before = __atomic_load_n(&p->clear_overwritten, __ATOMIC_RELAXED);
 	return n > before ? n - before : 0;
-}
-
-bool utrace__pool_second_point(struct utrace_pool *p, uint64_t *tsc, uint64_t *ns)
-{
-	uint64_t zero = 0, t, n;
-
-	if (!__atomic_load_n(&p->calib2_tsc, __ATOMIC_ACQUIRE)) {
-		n = utrace__mono_ns();
-		if (n >= p->calib_ns + 2000000000ull) {
-			t = __builtin_ia32_rdtsc();
-			n = utrace__mono_ns() / 2 + n / 2;   /* the middle of the rdtsc */
-			if (__atomic_compare_exchange_n(&p->calib2_tsc, &zero, t, 0,
-							__ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
-				__atomic_store_n(&p->calib2_ns, n, __ATOMIC_RELEASE);
-		}
-	}
-	*ns = __atomic_load_n(&p->calib2_ns, __ATOMIC_ACQUIRE);
-	*tsc = *ns ? p->calib2_tsc : 0;
-	return *ns != 0;
 }

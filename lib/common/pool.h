@@ -45,9 +45,10 @@
 #include "page.h"
 
 #define UTRACE_POOL_MAGIC 0x50525455u /* "UTRP" */
-#define UTRACE_POOL_VERSION 4
+#define UTRACE_POOL_VERSION 5
 #define UTRACE_POOL_THREADS 1024
 #define UTRACE_POOL_QUEUES 4     /* queue pairs at most (CPU % nr_queues) */
+#define UTRACE_POOL_CALIB 4096   /* calibration points at most (calib.c) */
 
 enum utrace_clock {
 	UTRACE_CLOCK_MONO = 0,   /* CLOCK_MONOTONIC ns */
@@ -104,6 +105,12 @@ struct utrace_page_desc {
 				  * reader; 0 when a writer takes the page */
 } __attribute__((aligned(64)));  /* one cache line each: no false sharing */
 
+/* One TSC / CLOCK_MONOTONIC calibration point: {0, 0} until written,
+ * then never changed (one 16-byte compare-and-swap writes both). */
+struct utrace_calib_point {
+	uint64_t tsc, ns;
+} __attribute__((aligned(16)));
+
 struct utrace_thread_slot {
 	uint32_t state;          /* enum utrace_slot_state */
 	uint32_t tid;
@@ -128,12 +135,10 @@ struct utrace_pool {
 	uint64_t lost_no_slot;   /* events of threads that found no slot */
 	uint32_t dead;           /* enum utrace_pool_dead, set by the process */
 	uint32_t nr_queues;      /* queue pairs: 1 .. UTRACE_POOL_QUEUES */
-	/* A calibration point taken when the pool was made, and a second one
-	 * that the first reader of the live pool (utrace show) stores once the
-	 * pool is a few seconds old (calib2_ns last, 0 until then): every
-	 * reader then converts TSC times the same way. */
-	uint64_t calib_tsc, calib_ns;
-	uint64_t calib2_tsc, calib2_ns;
+	/* The table of TSC calibration points (calib.c): UTRACE_POOL_CALIB
+	 * struct utrace_calib_point at calib_off, the first taken when the
+	 * pool was made; each written once, whole, by whoever finds it due. */
+	uint64_t calib_off;
 	/* Events before this time (the pool's clock) were cleared
 	 * (the trace file opened with O_TRUNC); readers skip them.  The
 	 * events overwritten before the clear, for the trace header. */
@@ -158,6 +163,7 @@ struct utrace_pool_geom {
 	uint64_t mask;                   /* of every queue */
 	struct utrace_thread_slot *slots;
 	struct utrace_page_desc *descs;
+	struct utrace_calib_point *calib;
 	unsigned char *pages;
 	struct utrace_qcell *free_cells[UTRACE_POOL_QUEUES];
 	struct utrace_qcell *full_cells[UTRACE_POOL_QUEUES];
@@ -623,18 +629,52 @@ void utrace__pool_usage(struct utrace_pool *p, uint64_t *pages_used, uint64_t *w
 void utrace__pool_mark_clear(struct utrace_pool *p, uint64_t now) UTRACE_HIDDEN;
 
 /**
- * utrace__pool_second_point() - the pool's second calibration point
+ * utrace__pool_calib_points() - the pool's calibration points so far
  * @p: the pool (its clock the TSC)
- * @tsc: its TSC
- * @ns: its CLOCK_MONOTONIC ns
+ * @from: the index of the first point wanted
+ * @pt: filled with up to @max points from there, oldest first
+ * @max: room in @pt
  *
- * The first reader to look once the pool is 2 s old stores it (calib2_ns
- * last: the point is whole when that is set), so that every reader from
- * then on converts times the same way.
+ * The points are written once each and in order; a point that breaks the
+ * order (a pool written from outside) ends the list.
  *
- * Return: true with the point, false while the pool has none.
+ * Return: the number of points copied.
  */
-bool utrace__pool_second_point(struct utrace_pool *p, uint64_t *tsc, uint64_t *ns)
-	UTRACE_HIDDEN;
+uint32_t utrace__pool_calib_points(struct utrace_pool *p, uint32_t from,
+				   struct utrace_calib_point *pt, uint32_t max) UTRACE_HIDDEN;
+
+/**
+ * utrace__pool_calib_tick() - add a calibration point if one is due
+ * @p: the pool (its clock the TSC)
+ *
+ * Points are due at 20 ms, 100 ms, 300 ms and 1 s of the pool's age, then every
+ * second for ten minutes, every ten seconds for two hours, then every ten
+ * minutes.  The process's agent calls this when utrace__pool_calib_due()
+ * says, and readers before they read, so a process without an agent has
+ * points too.  Safe from any process mapping the pool, at any time.
+ *
+ * Return: true if this call added one.
+ */
+bool utrace__pool_calib_tick(struct utrace_pool *p) UTRACE_HIDDEN;
+
+/**
+ * utrace__pool_calib_due() - nanoseconds until the next point is due
+ * @p: the pool
+ *
+ * Return: 0 when one is due now, UINT64_MAX when none ever will be (not a
+ * TSC pool, or its table is full).
+ */
+uint64_t utrace__pool_calib_due(struct utrace_pool *p) UTRACE_HIDDEN;
+
+/**
+ * utrace__pool_calib_second() - make sure the pool has its second point
+ * @p: the pool (its clock the TSC)
+ *
+ * The events before the second point are timed with the rate between the
+ * first two, so a reader needs it: when it is missing this waits until
+ * the pool is 20 ms old and adds it.
+ */
+void utrace__pool_calib_second(struct utrace_pool *p) UTRACE_HIDDEN;
+
 
 #endif /* UTRACE_RINGBUF_POOL_H */

@@ -32,10 +32,18 @@ enum utrace__tf_type {
 	UTRACE_TF_LOST = 6,
 	UTRACE_TF_STATS = 7,
 	UTRACE_TF_END = 8,
+	UTRACE_TF_CALIB = 9,
 };
 
 /* CLOCK: one TSC / CLOCK_MONOTONIC calibration point. */
 struct utrace__tf_clock_rec {
+	uint64_t tsc, ns;
+};
+
+/* CALIB: calibration point 'index' of the pool of process 'pid' (the
+ * table of lib/common/calib.c, copied). */
+struct utrace__tf_calib_rec {
+	uint32_t pid, index;
 	uint64_t tsc, ns;
 };
 
@@ -73,6 +81,7 @@ struct utrace__tf_stats_rec {
 };
 
 _Static_assert(sizeof(struct utrace__tf_clock_rec) == 16, "CLOCK is 16 bytes");
+_Static_assert(sizeof(struct utrace__tf_calib_rec) == 24, "CALIB is 24 bytes");
 _Static_assert(sizeof(struct utrace__tf_process_rec) == 16, "PROCESS starts with 16");
 _Static_assert(sizeof(struct utrace__tf_format_rec) == 8, "FORMAT starts with 8");
 _Static_assert(sizeof(struct utrace__tf_thread_rec) == 8, "THREAD starts with 8");

@@ -45,6 +45,8 @@
 #include "file-reader.h"
 #include "file-format.h"
 #include "page.h"
+#include "pool.h"
+#include "tsc-time.h"
 
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
 	       "the reader reads little-endian files on a little-endian host");
@@ -176,6 +178,10 @@ struct process {
 	struct utrace__tf_format **by_id;
 	uint32_t nr_by_id;
 	uint8_t *rejected;               /* ids whose FORMAT was bad: a bitmap */
+	struct utrace_calib_point *pts;  /* CALIB records by index ({0, 0}: none) */
+	size_t nr_pts, cap_pts;
+	struct utrace__tsc_seg *segs;    /* their conversion (tsc-time.c); */
+	size_t nr_segs;                  /* 0: the file's CLOCK records */
 };
 
 struct thread {
@@ -226,6 +232,7 @@ static const char *const type_names[] = {
 	[UTRACE_TF_FORMAT] = "FORMAT", [UTRACE_TF_THREAD] = "THREAD",
 	[UTRACE_TF_PAGE] = "PAGE", [UTRACE_TF_LOST] = "LOST",
 	[UTRACE_TF_STATS] = "STATS", [UTRACE_TF_END] = "END",
+	[UTRACE_TF_CALIB] = "CALIB",
 };
 
 static char *vformat(const char *fmt, va_list ap)
@@ -347,11 +354,14 @@ uint64_t utrace__tf_tsc_to_ns(uint64_t tsc, uint64_t tsc0, uint64_t ns0,
 	return v > UINT64_MAX - ns0 ? UINT64_MAX : ns0 + v;
 }
 
+/* A page time in ns; 'hint': the caller's last segment of p's chain. */
 static inline uint64_t to_ns(const struct utrace__tf *tf, const struct process *p,
-			     uint64_t t)
+			     uint64_t t, uint32_t *hint)
 {
 	if (p->pub.clock == 0)
 		return t;
+	if (p->nr_segs)
+		return utrace__tsc_time(p->segs, p->nr_segs, t, hint);
 	return utrace__tf_tsc_to_ns(t, tf->tsc0, tf->ns0, tf->tsc1, tf->ns1);
 }
 
@@ -705,6 +715,30 @@ static void rec_clock(struct utrace__tf *tf, const unsigned char *p)
 	tf->nr_clock++;
 }
 
+/* Kept by index; the first record of an index wins. */
+static int rec_calib(struct utrace__tf *tf, uint64_t off, const unsigned char *p)
+{
+	uint32_t pid = le32(p + offsetof(struct utrace__tf_calib_rec, pid));
+	uint32_t i = le32(p + offsetof(struct utrace__tf_calib_rec, index));
+	struct process *pr = need_proc(tf, off, UTRACE_TF_CALIB, pid);
+
+	if (!pr)
+		return -EBADMSG;
+	if (i >= UTRACE_POOL_CALIB)
+		return bad(tf, off, "CALIB record: point %u of pid %u is past the %u a "
+			   "process has", i, pid, UTRACE_POOL_CALIB);
+	while (pr->nr_pts <= i) {
+		if (grow(&pr->pts, &pr->cap_pts, pr->nr_pts, sizeof(*pr->pts)))
+			return nomem(tf);
+		pr->pts[pr->nr_pts++] = (struct utrace_calib_point){ 0, 0 };
+	}
+	if (!pr->pts[i].ns) {
+		pr->pts[i].tsc = le64(p + offsetof(struct utrace__tf_calib_rec, tsc));
+		pr->pts[i].ns = le64(p + offsetof(struct utrace__tf_calib_rec, ns));
+	}
+	return 0;
+}
+
 static const uint64_t min_payload[] = {
 	[UTRACE_TF_CLOCK] = sizeof(struct utrace__tf_clock_rec),
 	[UTRACE_TF_PROCESS] = sizeof(struct utrace__tf_process_rec),
@@ -713,6 +747,7 @@ static const uint64_t min_payload[] = {
 	[UTRACE_TF_PAGE] = PAGE_META,
 	[UTRACE_TF_LOST] = sizeof(struct utrace__tf_lost_rec),
 	[UTRACE_TF_STATS] = sizeof(struct utrace__tf_stats_rec),
+	[UTRACE_TF_CALIB] = sizeof(struct utrace__tf_calib_rec),
 };
 
 static int read_record(struct utrace__tf *tf, uint64_t off, uint32_t type,
@@ -742,6 +777,8 @@ static int read_record(struct utrace__tf *tf, uint64_t off, uint32_t type,
 	case UTRACE_TF_END:
 		tf->has_end = true;
 		return 0;
+	case UTRACE_TF_CALIB:
+		return rec_calib(tf, off, p);
 	default:
 		return 0;                /* unknown types are skipped */
 	}
@@ -831,7 +868,22 @@ static void finish(struct utrace__tf *tf)
 	for (i = 0; i < tf->nr_procs; i++) {
 		struct process *p = tf->procs[i];
 
-		if (p->unusable || p->pub.clock != 1 ||
+		/* The process's own points, as many as follow each other
+		 * from the first (a file cut short may miss some). */
+		for (j = 0; j < p->nr_pts && p->pts[j].ns; j++)
+			;
+		if (p->pub.clock == 1 && j >= 2) {
+			p->segs = malloc(j * sizeof(*p->segs));
+			if (!p->segs) {
+				nomem(tf);
+				return;
+			}
+			p->nr_segs = utrace__tsc_chain(p->pts, j, p->segs);
+			if (!p->nr_segs)
+				bad(tf, p->pub.offset, "pid %u: its CALIB points are out of "
+				    "order; its times come from the CLOCK records", p->pub.pid);
+		}
+		if (p->unusable || p->pub.clock != 1 || p->nr_segs ||
 		    (tf->nr_clock >= 2 && tf->tsc1 != tf->tsc0))
 			continue;
 		p->unusable = true;
@@ -1029,6 +1081,8 @@ void utrace__tf_close(struct utrace__tf *tf)
 	for (i = 0; i < tf->nr_procs; i++) {
 		free(tf->procs[i]->by_id);
 		free(tf->procs[i]->rejected);
+		free(tf->procs[i]->pts);
+		free(tf->procs[i]->segs);
 		free(tf->procs[i]);
 	}
 	for (i = 0; i < tf->nr_threads; i++) {
@@ -1130,6 +1184,7 @@ struct stream {
 	bool in_page, final_lost_done, any;
 	uint64_t page_off;
 	uint32_t cpu;
+	uint32_t seg;                    /* the last time's segment (to_ns()) */
 	/* the head */
 	int kind;                        /* 0: the stream is done */
 	uint64_t key;                    /* ns; UINT64_MAX: "at the end" */
@@ -1156,7 +1211,7 @@ static void advance(const struct utrace__tf *tf, struct stream *s)
 		if (s->in_page) {
 			if (pg_next(&s->c, &s->rec, &s->len, &s->at, NULL, 0) == UTRACE_RB_EVENT) {
 				s->kind = UTRACE__TF_EVENT;
-				s->key = to_ns(tf, p, s->c.ts);
+				s->key = to_ns(tf, p, s->c.ts, &s->seg);
 				return;
 			}
 			s->in_page = false;
@@ -1177,7 +1232,7 @@ static void advance(const struct utrace__tf *tf, struct stream *s)
 				pg_next(&peek, &rec, &len, &at, NULL, 0);
 				s->kind = UTRACE__TF_LOST;
 				s->lost = ref->lost_before;
-				s->key = to_ns(tf, p, peek.ts);
+				s->key = to_ns(tf, p, peek.ts, &s->seg);
 				return;
 			}
 			continue;

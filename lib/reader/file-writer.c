@@ -169,6 +169,14 @@ int utrace__tfw_clock(struct utrace__tfw *w, uint64_t tsc, uint64_t ns)
 	return put_record(w, UTRACE_TF_CLOCK, &r, sizeof(r), NULL, 0, NULL, 0);
 }
 
+int utrace__tfw_calib(struct utrace__tfw *w, uint32_t pid, uint32_t index, uint64_t tsc,
+		      uint64_t ns)
+{
+	struct utrace__tf_calib_rec r = { pid, index, tsc, ns };
+
+	return put_record(w, UTRACE_TF_CALIB, &r, sizeof(r), NULL, 0, NULL, 0);
+}
+
 int utrace__tfw_process(struct utrace__tfw *w, uint32_t pid, uint32_t ppid, uint32_t clock,
 			const char *comm, const char *exe)
 {

@@ -41,6 +41,9 @@ int utrace__tfw_open_stream(struct utrace__tfw *w, FILE *f, const char *name,
  * nothing more is written after it).
  */
 int utrace__tfw_clock(struct utrace__tfw *w, uint64_t tsc, uint64_t ns) UTRACE_HIDDEN;
+/* A CALIB record: point 'index' of process 'pid' (file-format.h). */
+int utrace__tfw_calib(struct utrace__tfw *w, uint32_t pid, uint32_t index, uint64_t tsc,
+		      uint64_t ns) UTRACE_HIDDEN;
 int utrace__tfw_process(struct utrace__tfw *w, uint32_t pid, uint32_t ppid, uint32_t clock,
 			const char *comm, const char *exe) UTRACE_HIDDEN;
 int utrace__tfw_format(struct utrace__tfw *w, uint32_t pid, uint32_t id,

@@ -474,6 +474,10 @@ static void *agent_main(void *arg)
 			if (timeout < 0 || left < (uint64_t)timeout)
 				timeout = (int)left;
 		}
+		/* and the next TSC calibration point of the pool */
+		i = utrace__pool_calib_timer();
+		if (i >= 0 && (timeout < 0 || i < timeout))
+			timeout = i;
 		n = 0;
 		pfd[n++] = (struct pollfd){ .fd = listen_fd, .events = POLLIN };
 		pfd[n++] = (struct pollfd){ .fd = wake_fd[0], .events = POLLIN };

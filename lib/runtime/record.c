@@ -254,6 +254,22 @@ int utrace__pool_resize(uint64_t bytes)
 	return 0;
 }
 
+int utrace__pool_calib_timer(void)
+{
+	uint64_t due = UINT64_MAX;
+
+	/* Under the lock that a resize takes before it unmaps a pool. */
+	pthread_mutex_lock(&pool_mutex);
+	if (utrace__pool) {
+		utrace__pool_calib_tick(utrace__pool);
+		due = utrace__pool_calib_due(utrace__pool);
+	}
+	pthread_mutex_unlock(&pool_mutex);
+	if (due == UINT64_MAX)
+		return -1;
+	return due / 1000000 >= 60000 ? 60000 : (int)(due / 1000000) + 1;
+}
+
 uint64_t utrace__pool_next_size(void)
 {
 	return buffer_size;

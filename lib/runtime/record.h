@@ -52,6 +52,16 @@ void utrace__record_after_fork_child(void) UTRACE_HIDDEN;
 int utrace__pool_ensure(void) UTRACE_HIDDEN;
 
 /**
+ * utrace__pool_calib_timer - the agent's calibration tick
+ *
+ * Adds the TSC calibration point that is due to this process's pool (so
+ * that readers find points even when none reads for a while).
+ *
+ * Return: milliseconds until the next one is due, or -1 for none.
+ */
+int utrace__pool_calib_timer(void) UTRACE_HIDDEN;
+
+/**
  * utrace__pool_next_size - the size in bytes of the next pool made
  *
  * Return: the bytes asked for (UTRACE_BUFFER_SIZE or buffer_size_kb).

@@ -59,6 +59,8 @@ struct proc {
 	size_t nr_tids;
 	int used;
 	int lock_fd;                 /* the consumers' turn (live-pool.h), or -1 */
+	uint32_t nr_calib;           /* its pool's calibration points written */
+	uint64_t next_calib;         /* when to look for more (CLOCK_MONOTONIC) */
 };
 
 struct record_opts {
@@ -142,26 +144,15 @@ static const char record_usage[] =
 #define CLOCK_THIRD_NS 100000000ull
 #define CLOCK_EVERY_NS 1000000000ull
 
-/* One TSC/CLOCK_MONOTONIC calibration point, taken as tightly as we can;
- * returns its ns. */
+/* One TSC/CLOCK_MONOTONIC calibration point (lib/common/calib.c); returns
+ * its ns. */
 static uint64_t write_clock_point(void)
 {
-	uint64_t best[2] = { 0, 0 }, best_gap = UINT64_MAX;
-	int i;
+	struct utrace_calib_point pt;
 
-	for (i = 0; i < 16; i++) {
-		uint64_t a = utrace__mono_ns();
-		uint64_t t = __builtin_ia32_rdtsc();
-		uint64_t b = utrace__mono_ns();
-
-		if (b - a < best_gap) {
-			best_gap = b - a;
-			best[0] = t;
-			best[1] = a + (b - a) / 2;
-		}
-	}
-	utrace__tfw_clock(&out, best[0], best[1]);
-	return best[1];
+	utrace__calib_measure(&pt);
+	utrace__tfw_clock(&out, pt.tsc, pt.ns);
+	return pt.ns;
 }
 
 /* The second point, CLOCK_SECOND_NS after the first ('first' ns). */
@@ -389,6 +380,27 @@ static int drain(struct proc *p)
 	return n > 0;
 }
 
+/*
+ * The pool's TSC calibration points not yet in the file (the one that is
+ * due added first), at most every 10 ms unless 'now' (the file reader
+ * takes every point wherever it is in the file; a reader times each event
+ * with the points up to it, lib/reader/tsc-time.c, as `utrace show` does).
+ */
+static void copy_calib(struct proc *p, bool now)
+{
+	static struct utrace_calib_point pt[64];
+	uint64_t t = utrace__mono_ns();
+	uint32_t n, i;
+
+	if (p->pool->clock != UTRACE_CLOCK_TSC || (!now && t < p->next_calib))
+		return;
+	p->next_calib = t + 10000000;
+	utrace__pool_calib_tick(p->pool);
+	while ((n = utrace__pool_calib_points(p->pool, p->nr_calib, pt, 64)) > 0)
+		for (i = 0; i < n; i++, p->nr_calib++)
+			utrace__tfw_calib(&out, p->pid, p->nr_calib, pt[i].tsc, pt[i].ns);
+}
+
 static int cmp_desc(const void *a, const void *b, void *arg)
 {
 	struct utrace_pool *pool = arg;
@@ -434,6 +446,10 @@ static void finish(struct proc *p)
 
 	if (p->pool) {
 		drain_final(p);
+		/* The events before the pool's second point need it. */
+		if (p->pool->clock == UTRACE_CLOCK_TSC)
+			utrace__pool_calib_second(p->pool);
+		copy_calib(p, true);
 		lost += utrace__pool_lost_in_slots(p->pool);
 		lost += p->unsaved;
 		rest = lost > p->lost_in_pages ? lost - p->lost_in_pages : 0;
@@ -1123,6 +1139,7 @@ loop:
 				continue;
 			}
 			busy |= drain(&procs[i]);
+			copy_calib(&procs[i], false);
 		}
 		/* Calibration points along the way: a file cut short
 		 * converts with the rate measured up to its last one. */

@@ -8,8 +8,9 @@
  * to one consuming reader only).
  *
  * The pages go into a trace file image in a memfd, with the process's
- * formats and two calibration points (the pool's, taken when it was made,
- * and one now), and the printer of `utrace script` prints it.
+ * formats and its pool's TSC calibration points (read after the pages, so
+ * that every event read is timed as a recording of the process times it:
+ * lib/reader/tsc-time.c), and the printer of `utrace script` prints it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -38,6 +39,8 @@ struct lsrc {
 	struct utrace__ctl *c;
 	struct utrace_pool *pool;
 	int lock_fd;                 /* the pool's memfd opened again, or -1 */
+	struct utrace_calib_point *pts;  /* its calibration points, read */
+	size_t nr_pts;
 	struct utrace__ctl_info info;
 	struct lfmt *fmts;
 	size_t nr_fmts;
@@ -105,6 +108,7 @@ void live_close(struct live *lv)
 			free(s->fmts[j].text);
 		}
 		free(s->fmts);
+		free(s->pts);
 	}
 	free(lv->src);
 	free(lv);
@@ -158,6 +162,8 @@ static void put_source(struct utrace__tfw *w, struct lsrc *s, struct utrace__liv
 	size_t i, j;
 
 	utrace__tfw_process(w, s->info.pid, s->info.ppid, p->clock, s->info.comm, s->info.exe);
+	for (i = 0; i < s->nr_pts; i++)
+		utrace__tfw_calib(w, s->info.pid, (uint32_t)i, s->pts[i].tsc, s->pts[i].ns);
 	for (i = 0; i < s->nr_fmts; i++)
 		utrace__tfw_format(w, s->info.pid, s->fmts[i].id, s->fmts[i].system,
 				   s->fmts[i].text);
@@ -256,17 +262,26 @@ long live_print(struct live *lv, unsigned int flags, FILE *out)
 			utrace__live_consumer_lock(&s->lock_fd, false);
 		events += cls[i].events;
 		written += cls[i].written + cls[i].events;
+		s->nr_pts = 0;
+		if (s->pool->clock == UTRACE_CLOCK_TSC && !s->pts &&
+		    !(s->pts = malloc(UTRACE_POOL_CALIB * sizeof(*s->pts)))) {
+			ret = -ENOMEM;
+			goto out;
+		}
 		if (s->pool->clock == UTRACE_CLOCK_TSC) {
-			uint64_t t2, n2;
-
+			/* After the pages: every event read is before the
+			 * points' end, or in the last segment for good. */
 			tsc = true;
-			utrace__pool_second_point(s->pool, &t2, &n2);
-			/* The oldest pool's points are the widest baseline. */
-			if (!tsc0 || s->pool->calib_ns < ns0) {
-				tsc0 = s->pool->calib_tsc;
-				ns0 = s->pool->calib_ns;
-				ns1 = n2;
-				tsc1 = t2;
+			utrace__pool_calib_second(s->pool);
+			utrace__pool_calib_tick(s->pool);
+			s->nr_pts = utrace__pool_calib_points(s->pool, 0, s->pts, UTRACE_POOL_CALIB);
+			/* The CLOCK records, for a pool whose points were
+			 * spoilt: the oldest pool's first and last. */
+			if (s->nr_pts >= 2 && (!tsc0 || s->pts[0].ns < ns0)) {
+				tsc0 = s->pts[0].tsc;
+				ns0 = s->pts[0].ns;
+				tsc1 = s->pts[s->nr_pts - 1].tsc;
+				ns1 = s->pts[s->nr_pts - 1].ns;
 			}
 		}
 	}
@@ -285,27 +300,20 @@ long live_print(struct live *lv, unsigned int flags, FILE *out)
 	fd = -1;
 	utrace__tfw_open_stream(&w, f, "buffer", UTRACE_PAGE_SIZE);
 	if (tsc) {
-		/* The TSC rate from the pool's two points; until the pool has
-		 * its second one, from a point taken now, at least 20 ms after
-		 * the first. */
-		uint64_t pt[2];
+		struct utrace_calib_point pt[2];
 
-		utrace__tfw_clock(&w, tsc0, ns0);
-		if (tsc1) {
-			pt[0] = tsc1;
-			pt[1] = ns1;
-		} else {
-			uint64_t now = utrace__mono_ns();
-
-			if (now < ns0 + 20000000) {
-				struct timespec d = { 0, (long)(ns0 + 20000000 - now) };
-
-				nanosleep(&d, NULL);
-			}
-			pt[0] = __builtin_ia32_rdtsc();
-			pt[1] = utrace__mono_ns();
+		if (!tsc1) {
+			/* No pool has two points: two taken here. */
+			utrace__calib_measure(&pt[0]);
+			usleep(20000);
+			utrace__calib_measure(&pt[1]);
+			tsc0 = pt[0].tsc;
+			ns0 = pt[0].ns;
+			tsc1 = pt[1].tsc;
+			ns1 = pt[1].ns;
 		}
-		utrace__tfw_clock(&w, pt[0], pt[1]);
+		utrace__tfw_clock(&w, tsc0, ns0);
+		utrace__tfw_clock(&w, tsc1, ns1);
 	}
 	for (i = 0; i < lv->n; i++)
 		put_source(&w, &lv->src[i], &cls[i]);

@@ -1,0 +1,194 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The pool's table of TSC calibration points (pool.h).
+ *
+ * Writers store raw TSC ticks; readers turn them into CLOCK_MONOTONIC ns
+ * with the points of the event's own pool (lib/reader/tsc-time.c).  An
+ * event is timed with the points at or before it, plus the second point
+ * for the events before it, and a point once written never changes: so
+ * every reader that has the points (utrace show, the mount, a recording
+ * of the process, its trace.dat export) gives an event the same time, and
+ * a later point never moves an earlier event.
+ *
+ * Anyone who maps the pool may add the point that is due: the process's
+ * agent on a timer, readers before they read.  A point goes into the
+ * first empty entry with one 16-byte compare-and-swap, {0, 0} to {tsc,
+ * ns}, and only if it was taken after the entry before it was seen: two
+ * racing writers cannot both win, and nobody killed half-way leaves half
+ * a point behind.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "clock.h"
+#include "pool.h"
+
+#define MS 1000000ull
+#define SEC 1000000000ull
+
+/* The pool's age at which point k (k >= 1) is due. */
+static uint64_t due_age(uint32_t k)
+{
+	if (k == 1)
+		return 20 * MS;
+	if (k == 2)
+		return 100 * MS;
+	if (k == 3)
+		return 300 * MS;
+	/* k = 4: 1 s, then a second each to 600 s (k = 603) */
+	if (k <= 603)
+		return (uint64_t)(k - 3) * SEC;
+	/* then every 10 s to 2 h (k = 1263) */
+	if (k <= 1263)
+		return 600 * SEC + (uint64_t)(k - 603) * 10 * SEC;
+	/* then every 10 minutes: the 4096 points last 19 days; after
+	 * that, the last rate goes on */
+	return 7200 * SEC + (uint64_t)(k - 1263) * 600 * SEC;
+}
+
+void utrace__calib_measure(struct utrace_calib_point *pt)
+{
+	uint64_t best = UINT64_MAX;
+	int i;
+
+	/* The tightest of a few rdtsc between two clock reads: a read
+	 * preempted or interrupted half-way is not taken. */
+	for (i = 0; i < 4; i++) {
+		uint64_t a = utrace__mono_ns();
+		uint64_t t = __builtin_ia32_rdtsc();
+		uint64_t b = utrace__mono_ns();
+
+		if (b - a < best) {
+			best = b - a;
+			pt->tsc = t;
+			pt->ns = a + (b - a) / 2;
+		}
+	}
+}
+
+/* One 16-byte compare-and-swap of an empty entry to 'v'. */
+static bool calib_put(struct utrace_calib_point *e, const struct utrace_calib_point *v)
+{
+	uint64_t lo = 0, hi = 0;
+	bool ok;
+
+	__asm__ __volatile__("lock cmpxchg16b %1"
+			     : "=@ccz"(ok), "+m"(*e), "+a"(lo), "+d"(hi)
+			     : "b"(v->tsc), "c"(v->ns)
+			     : "memory");
+	return ok;
+}
+
+/* Entry i, or {0, 0} while it is empty.  The ns half is read first: once
+ * it is set, the whole entry is (one CAS wrote both). */
+static struct utrace_calib_point calib_get(const struct utrace_calib_point *e)
+{
+	struct utrace_calib_point v;
+
+	v.ns = __atomic_load_n(&e->ns, __ATOMIC_ACQUIRE);
+	v.tsc = v.ns ? __atomic_load_n(&e->tsc, __ATOMIC_RELAXED) : 0;
+	return v;
+}
+
+static struct utrace_calib_point *table(struct utrace_pool *p)
+{
+	struct utrace_pool_geom *g = utrace__pool_geom(p);
+
+	if (!g || p->clock != UTRACE_CLOCK_TSC)
+		return NULL;
+	return g->calib;
+}
+
+/* How many points, and the last ('last' is the first when there is one).
+ * A point not after the one before it (scribbled) ends the table. */
+static uint32_t calib_count(const struct utrace_calib_point *t,
+			    struct utrace_calib_point *first, struct utrace_calib_point *last)
+{
+	uint32_t n;
+
+	*first = calib_get(&t[0]);
+	*last = *first;
+	if (!first->ns)
+		return 0;
+	for (n = 1; n < UTRACE_POOL_CALIB; n++) {
+		struct utrace_calib_point v = calib_get(&t[n]);
+
+		if (!v.ns || v.ns <= last->ns || v.tsc <= last->tsc)
+			break;
+		*last = v;
+	}
+	return n;
+}
+
+uint32_t utrace__pool_calib_points(struct utrace_pool *p, uint32_t from,
+				   struct utrace_calib_point *pt, uint32_t max)
+{
+	struct utrace_calib_point *t = table(p), prev = { 0, 0 };
+	uint32_t i, n = 0;
+
+	if (!t)
+		return 0;
+	for (i = 0; i < UTRACE_POOL_CALIB && n < max; i++) {
+		struct utrace_calib_point v = calib_get(&t[i]);
+
+		if (!v.ns || (i && (v.ns <= prev.ns || v.tsc <= prev.tsc)))
+			break;
+		prev = v;
+		if (i >= from)
+			pt[n++] = v;
+	}
+	return n;
+}
+
+uint64_t utrace__pool_calib_due(struct utrace_pool *p)
+{
+	struct utrace_calib_point *t = table(p), first, last;
+	uint64_t now, at;
+	uint32_t n;
+
+	if (!t)
+		return UINT64_MAX;
+	n = calib_count(t, &first, &last);
+	if (!n || n >= UTRACE_POOL_CALIB)
+		return UINT64_MAX;
+	at = first.ns + due_age(n);
+	now = utrace__mono_ns();
+	return now >= at ? 0 : at - now;
+}
+
+bool utrace__pool_calib_tick(struct utrace_pool *p)
+{
+	struct utrace_calib_point *t = table(p), first, last, v;
+	uint32_t n;
+
+	if (!t)
+		return false;
+	n = calib_count(t, &first, &last);
+	if (!n || n >= UTRACE_POOL_CALIB || utrace__mono_ns() < first.ns + due_age(n))
+		return false;
+	utrace__calib_measure(&v);
+	if (v.ns <= last.ns || v.tsc <= last.tsc)
+		return false;
+	/* Lost to another writer: it took the point, that is enough. */
+	return calib_put(&t[n], &v);
+}
+
+void utrace__pool_calib_second(struct utrace_pool *p)
+{
+	struct utrace_calib_point *t = table(p), first, last;
+	uint64_t now, at;
+
+	if (!t || calib_count(t, &first, &last) != 1)
+		return;
+	now = utrace__mono_ns();
+	at = first.ns + due_age(1);
+	if (now < at) {
+		struct timespec d = { (time_t)((at - now) / SEC), (long)((at - now) % SEC) };
+
+		while (nanosleep(&d, &d) < 0 && errno == EINTR)
+			;
+	}
+	utrace__pool_calib_tick(p);
+}
