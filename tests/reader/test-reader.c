@@ -17,6 +17,8 @@
 #include <kbuffer.h>
 
 #include "file-reader.h"
+#include "pool.h"
+#include "tsc-time.h"
 #include "test.h"
 #include "traceline.h"
 
@@ -71,6 +73,71 @@ TEST(tsc_conversion)
 			CHECK(utrace__tf_tsc_to_ns(t, tsc0, ns0, tsc1, ns1) == (uint64_t)want);
 		}
 	}
+}
+
+/* Points of a clock whose TSC runs at 3 GHz with a rate error that
+ * changes (an NTP slew), read with up to 60 ns of jitter. */
+static size_t make_points(struct utrace_calib_point *pt, size_t n)
+{
+	static const uint64_t age_ms[] = { 0, 20, 100, 300, 1000, 2000, 3000, 4000,
+					   5000, 6000, 7000, 8000, 9000 };
+	uint64_t seed = 12345;
+	size_t i;
+
+	for (i = 0; i < n && i < sizeof(age_ms) / sizeof(age_ms[0]); i++) {
+		uint64_t ns = 1000000000000ULL + age_ms[i] * 1000000;
+		/* 3 ticks a ns, 20 ppm fast after 4 s */
+		uint64_t tsc = 5000000000ULL + (ns - 1000000000000ULL) * 3 +
+			(age_ms[i] > 4000 ? (age_ms[i] - 4000) * 60 : 0);
+
+		seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+		pt[i].tsc = tsc;
+		pt[i].ns = ns + (seed >> 33) % 60;
+	}
+	return i;
+}
+
+TEST(tsc_chain)
+{
+	struct utrace_calib_point pt[13];
+	struct utrace__tsc_seg all[13], part[13];
+	size_t n = make_points(pt, 13), k, m;
+	uint32_t h1 = 0, h2 = 0;
+	uint64_t t, prev = 0;
+
+	CHECK_INT(utrace__tsc_chain(pt, 1, all), ==, 0);
+	CHECK_INT(utrace__tsc_chain(pt, n, all), ==, n);
+	/* exact at the first two points, continuous at every point */
+	CHECK(utrace__tsc_time(all, n, pt[0].tsc, &h1) == pt[0].ns);
+	CHECK(utrace__tsc_time(all, n, pt[1].tsc, &h1) == pt[1].ns);
+	for (k = 1; k < n; k++)
+		CHECK(utrace__tsc_time(all, n, pt[k].tsc - 1, &h1) <= all[k].ns0);
+	/* Never back, and a point added later never moves an earlier time:
+	 * with only the points up to the time (and the second), the same. */
+	for (t = pt[0].tsc; t < pt[n - 1].tsc + 3000000000ULL; t += 999983) {
+		uint64_t v = utrace__tsc_time(all, n, t, &h1);
+
+		CHECK(v >= prev);
+		prev = v;
+		for (m = 2; m < n && pt[m - 1].tsc <= t; m++)
+			;
+		CHECK_INT(utrace__tsc_chain(pt, m, part), ==, m);
+		CHECK(utrace__tsc_time(part, m, t, &h2) == v);
+	}
+	/* close to the clock: within 1 us of it at every point from 300 ms;
+	 * the step in rate at 4 s (20 ppm: 20 us in the next second) made
+	 * up at the next point */
+	for (k = 3; k < n; k++) {
+		uint64_t v = utrace__tsc_time(all, n, pt[k].tsc, &h1);
+		uint64_t err = v > pt[k].ns ? v - pt[k].ns : pt[k].ns - v;
+
+		fprintf(stderr, "# point %zu: %llu ns off\n", k, (unsigned long long)err);
+		if (k != 8)
+			CHECK(err <= 1000);
+	}
+	/* out of order: nothing */
+	pt[5].tsc = pt[4].tsc;
+	CHECK_INT(utrace__tsc_chain(pt, n, all), ==, 0);
 }
 
 /* The one trace-line prefix: the kernel's layout and its ns2usecs()
