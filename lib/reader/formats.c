@@ -24,6 +24,13 @@
  * is a NULL dereference in 1.7.1), so each format is first parsed in a
  * child process, from the same state; only a format the child parsed
  * without dying is parsed here (parse_safely()).
+ *
+ * Before 1.8.4 it printed __print_array() as "1 2 3" where the kernel
+ * prints "{0x1,0x2,0x3}".  So each __print_array() node of a parsed print
+ * fmt becomes an atom (a "%s" argument that prints its text), and the
+ * record's check writes the kernel's text there (array_text()): every
+ * version prints what the kernel and UTRACE_PRINT print.  The node is
+ * put back before tep_free() frees it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -52,6 +59,11 @@ struct utrace__check {
 	enum check_kind kind;
 	struct tep_print_arg *arg;
 	struct tep_format_field *field;  /* CK_STRING, CK_MASK */
+	/* CK_INT_ARRAY once the node is an atom: its own arguments, and
+	 * the text it prints (the atom) */
+	struct tep_print_arg_int_array array;
+	char *text;
+	size_t text_cap;
 };
 
 /* The first problem is described, the others counted. */
@@ -124,6 +136,18 @@ struct utrace__fmt *utrace__fmts_get(struct utrace__fmts *sc, struct utrace__tf_
 
 static void efmt_free(struct utrace__fmt *e)
 {
+	size_t i;
+
+	/* libtraceevent frees the nodes: give back what it made */
+	for (i = 0; i < e->nr_checks; i++) {
+		struct utrace__check *c = &e->checks[i];
+
+		if (c->text) {
+			c->arg->type = TEP_PRINT_INT_ARRAY;
+			c->arg->int_array = c->array;
+			free(c->text);
+		}
+	}
 	free(e->vet_why);
 	free(e->checks);
 	free(e->dyn);
@@ -142,8 +166,27 @@ static int add_check(struct utrace__fmt *e, enum check_kind kind, struct tep_pri
 		e->checks = n;
 		e->cap_checks = c;
 	}
-	e->checks[e->nr_checks++] = (struct utrace__check){ kind, arg, field };
+	e->checks[e->nr_checks++] = (struct utrace__check){ .kind = kind, .arg = arg,
+							    .field = field };
 	return 0;
+}
+
+/* The __print_array() nodes become atoms (see the top of the file); a
+ * node left as it is (no memory) prints as libtraceevent prints it. */
+static void arrays_as_atoms(struct utrace__fmt *e)
+{
+	size_t i;
+
+	for (i = 0; i < e->nr_checks; i++) {
+		struct utrace__check *c = &e->checks[i];
+
+		if (c->kind != CK_INT_ARRAY || !(c->text = calloc(1, 64)))
+			continue;
+		c->text_cap = 64;
+		c->array = c->arg->int_array;
+		c->arg->type = TEP_PRINT_ATOM;
+		c->arg->atom.atom = c->text;
+	}
 }
 
 /*
@@ -513,6 +556,7 @@ int utrace__fmts_parse(struct utrace__fmts *sc, struct utrace__fmt *e)
 			e->first->proc->pid, e->first->id, e->refused);
 		return 0;
 	}
+	arrays_as_atoms(e);
 	e->state = 1;
 	return 0;
 }
@@ -755,7 +799,47 @@ static uint32_t array_base(struct utrace__rec *r, struct tep_print_arg *f, bool 
 	return (uint32_t)f->field.field->offset;
 }
 
-static void run_check(struct utrace__rec *r, const struct utrace__check *c)
+/* The kernel's trace_print_array_seq(): "{0x1,0x2}", each element in hex
+ * as an unsigned number of its size, "BAD SIZE:N 0xB" for other sizes. */
+static void array_text(struct utrace__rec *r, struct utrace__check *c,
+		       const unsigned char *p, uint32_t n, int64_t size)
+{
+	size_t len = 0, need = 3 + (size_t)n * 28;
+	uint32_t i;
+
+	if (need > c->text_cap) {
+		char *t = realloc(c->text, need);
+
+		if (!t) {
+			rec_fail(r, "out of memory");
+			return;
+		}
+		c->text = c->arg->atom.atom = t;
+		c->text_cap = need;
+	}
+	if (!p) {                /* no such field: libtraceevent prints nothing */
+		c->text[0] = 0;
+		return;
+	}
+	c->text[len++] = '{';
+	for (i = 0; i < n; i++) {
+		const char *sep = i ? "," : "";
+		uint64_t v = (size == 1 || size == 2 || size == 4 || size == 8) ?
+			utrace__read_num(p + (size_t)i * (size_t)size, (int)size) : 0;
+
+		if (size == 1 || size == 2 || size == 4 || size == 8)
+			len += (size_t)snprintf(c->text + len, c->text_cap - len, "%s0x%llx", sep,
+						(unsigned long long)v);
+		else if ((uint64_t)(p - r->d) + (uint64_t)i * (uint64_t)size < r->size)
+			len += (size_t)snprintf(c->text + len, c->text_cap - len,
+						"BAD SIZE:%lld 0x%x", (long long)size,
+						p[(uint64_t)i * (uint64_t)size]);
+	}
+	c->text[len++] = '}';
+	c->text[len] = 0;
+}
+
+static void run_check(struct utrace__rec *r, struct utrace__check *c)
 {
 	struct tep_print_arg *a = c->arg;
 	uint32_t off, len;
@@ -781,17 +865,23 @@ static void run_check(struct utrace__rec *r, const struct utrace__check *c)
 			rec_fail(r, "__print_hex() of %llu bytes at offset %u runs past the "
 				 "record's end (%u bytes)", (unsigned long long)n, off, r->size);
 		return;
-	case CK_INT_ARRAY:
-		off = array_base(r, a->int_array.field, &none);
-		n = (uint32_t)eval(r, a->int_array.count, 0);
-		el = (uint64_t)(int)eval(r, a->int_array.el_size, 0);
-		if (el != 1 && el != 2 && el != 4 && el != 8)
-			el = 1;
+	case CK_INT_ARRAY: {
+		const struct tep_print_arg_int_array *ia = c->text ? &c->array : &a->int_array;
+		int64_t size;
+
+		off = array_base(r, ia->field, &none);
+		n = (uint32_t)eval(r, ia->count, 0);
+		size = (int)eval(r, ia->el_size, 0);
+		el = size == 1 || size == 2 || size == 4 || size == 8 ? (uint64_t)size : 1;
 		if (!none && !r->failed && off + n * el > r->size)
 			rec_fail(r, "__print_array() of %llu elements at offset %u runs past "
 				 "the record's end (%u bytes)", (unsigned long long)n, off,
 				 r->size);
+		if (c->text && !r->failed)
+			array_text(r, c, none ? NULL : r->d + off,
+				   (uint32_t)n, size);
 		return;
+	}
 	case CK_INDEX:
 		eval_index(r, a, 0);
 		return;

@@ -10,7 +10,8 @@
  *   are left out of the comparison (tep_quirk_negative_field);
  * - before 1.8.4 it printed __print_array() as "1 2 3" where the kernel
  *   prints "{0x1,0x2,0x3}": tep_quirk_old_array turns utrace's text into
- *   the old form.
+ *   the old form, for the tests that print with libtraceevent itself
+ *   (utrace's reader prints the kernel's form: lib/reader/formats.c).
  */
 #ifndef UTRACE_TEST_TEP_QUIRKS_H
 #define UTRACE_TEST_TEP_QUIRKS_H
