@@ -70,6 +70,19 @@ traceable() {
 export UTRACE
 export -f wait_for has_lines log_lines traceable
 
+# skip_all REASON: the whole test is skipped, saying why (TAP)
+skip_all() {
+	echo "1..0 # SKIP $1"
+	exit 0
+}
+# need_fuse: skip unless this user can mount FUSE filesystems
+need_fuse() {
+	[ -c /dev/fuse ] && [ -r /dev/fuse ] && [ -w /dev/fuse ] ||
+		skip_all "no usable /dev/fuse (FUSE is not available here)"
+	command -v fusermount3 > /dev/null ||
+		skip_all "fusermount3 is missing (Debian: apt-get install fuse3)"
+}
+
 done_testing() {
 	echo "1..$n"
 	[ "$failed" -eq 0 ]

@@ -6,14 +6,7 @@
 # result exactly as the reference's tools/wr.c does.
 . "$(dirname "$0")/lib.sh"
 
-skip_all() {
-	echo "1..0 # SKIP $1"
-	exit 0
-}
-[ -c /dev/fuse ] && [ -r /dev/fuse ] && [ -w /dev/fuse ] ||
-	skip_all "no usable /dev/fuse (FUSE is not available here)"
-command -v fusermount3 > /dev/null ||
-	skip_all "fusermount3 is missing (Debian: apt-get install fuse3)"
+need_fuse
 command -v python3 > /dev/null || skip_all "python3 is missing"
 
 # Only our own processes: a runtime directory of our own.

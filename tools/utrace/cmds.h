@@ -17,6 +17,7 @@ int cmd_clear(int argc, char **argv);
 int cmd_script(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_mount(int argc, char **argv);
+int cmd_enter(int argc, char **argv);
 
 /* "utrace CMD: <fmt with arg>; see 'utrace CMD --help'" on stderr; 129. */
 static inline int usage_error(const char *cmd, const char *fmt, const char *arg)

@@ -22,6 +22,7 @@ static const struct cmd commands[] = {
 	{ "script", cmd_script, "print the events of a trace file in time order" },
 	{ "convert", cmd_convert, "export a trace file as trace.dat (trace-cmd, KernelShark)" },
 	{ "mount", cmd_mount, "mount the tracefs files of running processes (FUSE)" },
+	{ "enter", cmd_enter, "run a command that sees a process's tree as /sys/kernel/tracing" },
 	{ "ps", cmd_ps, "list the running processes that can be traced" },
 	{ "list", cmd_list, "list the events of running processes" },
 	{ "enable", cmd_enable, "switch events on in running processes" },

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# utrace enter: a command that sees a process's tree as /sys/kernel/tracing,
+# used as a user would (cat, echo, trace-cmd), and nothing changed outside.
+. "$(dirname "$0")/lib.sh"
+
+need_fuse
+if [ "$(id -u)" != 0 ] && ! unshare -Ur true 2> /dev/null; then
+	skip_all "not root, and unprivileged user namespaces are off"
+fi
+
+export UTRACE_RUNTIME_DIR="$TMP/run"
+SP=
+cleanup() {
+	[ -n "$SP" ] && kill "$SP" 2> /dev/null
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+LOG="$TMP/sample.log"
+"$SAMPLE" --run 0 --log "$LOG" > /dev/null 2> "$TMP/sample.err" &
+SP=$!
+wait_for traceable "$SP"
+T=/sys/kernel/tracing
+before=$(ls -d /tmp/utrace-enter.* 2> /dev/null | wc -l)
+
+if ! "$UTRACE" enter -p "$SP" -- true 2> "$TMP/err"; then
+	skip_all "cannot enter here: $(head -n 1 "$TMP/err")"
+fi
+
+check "available_events there is the program's" bash -c '
+	"$1" enter -p "$2" -- cat /sys/kernel/tracing/available_events > "$3/in" &&
+	"$1" list -p "$2" > "$3/list" && grep -qx "demo:demo_request" "$3/in" &&
+	[ "$(wc -l < "$3/in")" = "$(grep -c . "$3/list")" ]' _ "$UTRACE" "$SP" "$TMP"
+check "/sys/kernel/debug/tracing too, where debugfs is mounted" bash -c '
+	grep -q " /sys/kernel/debug debugfs " /proc/mounts || exit 0
+	"$1" enter -p "$2" -- cat /sys/kernel/debug/tracing/available_events |
+		grep -qx "demo:demo_request"' _ "$UTRACE" "$SP"
+check "echo into set_event there, the events come: trace there and utrace show" bash -c '
+	"$1" enter -p "$2" -- sh -c "echo demo:demo_request > $4/set_event" &&
+	wait_for has_lines "$3" $(( $(log_lines "$3") + 3 )) &&
+	"$1" enter -p "$2" -- cat $4/trace > "$5/trace" &&
+	grep -q "demo_request: id=" "$5/trace" &&
+	"$1" show -p "$2" | grep -q "demo_request: id=" &&
+	"$1" enter -p "$2" -- cat $4/set_event | grep -qx "demo:demo_request"' \
+	_ "$UTRACE" "$SP" "$LOG" "$T" "$TMP"
+check "outside, /sys/kernel/tracing is untouched" bash -c '
+	! grep -q "^demo:" /sys/kernel/tracing/available_events 2> /dev/null &&
+	! grep -q " /sys/kernel/tracing fuse" /proc/mounts'
+check "the command's exit status is enter's; a signal gives 128+N" bash -c '
+	"$1" enter -p "$2" -- sh -c "exit 7"; [ $? = 7 ] &&
+	"$1" enter -p "$2" -- sh -c "kill -TERM \$\$"; [ $? = 143 ]' _ "$UTRACE" "$SP"
+check "no -p: usage error 129; a process that is not traceable: 1, one line" bash -c '
+	"$1" enter -- true 2> "$2/e1"; [ $? = 129 ] && grep -q "no process given" "$2/e1" &&
+	"$1" enter -p $$ -- true 2> "$2/e2"; [ $? = 1 ] && [ "$(wc -l < "$2/e2")" = 1 ] &&
+	grep -q "not traceable" "$2/e2"' _ "$UTRACE" "$TMP"
+check "no mount or directory is left behind" bash -c '
+	[ "$(ls -d /tmp/utrace-enter.* 2> /dev/null | wc -l)" = "$1" ] &&
+	! grep -q "utrace-enter" /proc/mounts' _ "$before"
+
+if command -v trace-cmd > /dev/null; then
+	check "trace-cmd list -e: the program's events" bash -c '
+		"$1" enter -p "$2" -- trace-cmd list -e > "$3/tc-list" 2> "$3/err" &&
+		grep -qx "demo:demo_request" "$3/tc-list" &&
+		cmp -s <(sort "$3/tc-list") <(sort "$3/in")' _ "$UTRACE" "$SP" "$TMP"
+	check "trace-cmd show: the trace" bash -c '
+		"$1" enter -p "$2" -- trace-cmd show > "$3/tc-show" 2> "$3/err" &&
+		head -n 1 "$3/tc-show" | grep -qx "# tracer: nop" &&
+		grep -q "demo_request: id=" "$3/tc-show"' _ "$UTRACE" "$SP" "$TMP"
+else
+	echo "# trace-cmd is not installed: its checks are skipped"
+fi
+
+"$UTRACE" disable -p "$SP" 'demo:*' > /dev/null 2>&1
+done_testing
