@@ -85,7 +85,7 @@ check "the process appears as <pid>/ and <comm>-<pid> -> <pid>" bash -c '
 
 check "the files of a tracefs instance, with its modes and size 0" bash -c '
 	cd "$1" &&
-	[ "$(ls | tr "\n" " ")" = "available_events available_tracers buffer_size_kb buffer_total_size_kb current_tracer error_log events options set_event trace trace_clock trace_options trace_pipe tracing_on " ] &&
+	[ "$(ls | tr "\n" " ")" = "README available_events available_tracers buffer_size_kb buffer_total_size_kb current_tracer error_log events options saved_cmdlines set_event trace trace_clock trace_options trace_pipe tracing_on " ] &&
 	[ "$(ls events | tr "\n" " ")" = "demo enable sample-trace " ] &&
 	[ "$(ls events/demo | tr "\n" " ")" = "demo_request demo_tick enable filter " ] &&
 	[ "$(ls events/demo/demo_tick | tr "\n" " ")" = "enable filter format id " ] &&
@@ -298,6 +298,19 @@ check "options/overwrite is the buffer's mode, kept by the process" bash -c '
 check "other options are remembered by the process directory" bash -c '
 	cd "$1" && echo noannotate > trace_options && [ "$(cat options/annotate)" = 0 ] &&
 	echo annotate > trace_options && [ "$(cat options/annotate)" = 1 ]' _ "$D"
+
+check "README: the kernel's mini-HOWTO" bash -c '
+	cd "$1" && head -n 1 README | grep -qx "tracing mini-HOWTO:" &&
+	grep -q "current_tracer" README && [ "$(stat -c %A README)" = "-r--r-----" ] &&
+	if [ -r /sys/kernel/tracing/README ] && [ "$(head -c 19 /sys/kernel/tracing/README)" = "tracing mini-HOWTO:" ]; then
+		cmp -s README /sys/kernel/tracing/README || {
+			echo "# README differs from this kernel'"'"'s (another kernel version?)"; true; }
+	fi' _ "$D"
+
+check "saved_cmdlines: '<tid> <comm>' of each thread, as the kernel prints it" bash -c '
+	cd "$1" && grep -qx "$2 sample" saved_cmdlines &&
+	[ "$(wc -l < saved_cmdlines)" = "$(ls /proc/$2/task | wc -l)" ] &&
+	[ "$(stat -c %A saved_cmdlines)" = "-r--r-----" ]' _ "$D" "$SP"
 
 check "buffer_size_kb and buffer_total_size_kb read the pool's size" bash -c '
 	cd "$1" && s=$(cat buffer_size_kb) && [ "$s" -gt 0 ] &&

@@ -7,6 +7,7 @@
  * since it blocks.
  */
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -84,6 +85,7 @@ static const char *const trace_clocks[] = {
 #define TRACE_CLOCK_MONO 5
 
 static const struct mentry pid_entries[] = {
+	{ "README", MK_README },
 	{ "available_events", MK_AVAILABLE_EVENTS },
 	{ "buffer_size_kb", MK_BUFFER_SIZE_KB },
 	{ "buffer_total_size_kb", MK_BUFFER_TOTAL_SIZE_KB },
@@ -92,6 +94,7 @@ static const struct mentry pid_entries[] = {
 	{ "error_log", MK_ERROR_LOG },
 	{ "events", MK_EVENTS },
 	{ "options", MK_OPTIONS },
+	{ "saved_cmdlines", MK_SAVED_CMDLINES },
 	{ "set_event", MK_SET_EVENT },
 	{ "trace", MK_TRACE },
 	{ "trace_clock", MK_TRACE_CLOCK },
@@ -159,6 +162,7 @@ unsigned int mount_mode(enum mkind k)
 	case MK_EVENTS: case MK_SYS: case MK_EV: return 0755;
 	case MK_AVAILABLE_EVENTS: case MK_BUFFER_TOTAL_SIZE_KB: case MK_TRACE_PIPE:
 	case MK_EV_FORMAT: case MK_EV_ID: case MK_AVAILABLE_TRACERS:
+	case MK_README: case MK_SAVED_CMDLINES:
 		return 0440;
 	default:
 		return 0640;
@@ -414,6 +418,71 @@ static int text_trace(struct utrace__ctl *c, struct sbuf *b)
 	return err;
 }
 
+static int tid_cmp(const void *a, const void *b)
+{
+	long x = *(const long *)a, y = *(const long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * saved_cmdlines_show(): "<pid> <comm>" a line, for the process's threads
+ * (/proc/<pid>/task), in tid order.  A thread that ends meanwhile is left out.
+ */
+static int text_saved_cmdlines(const struct mnode *m, struct sbuf *b)
+{
+	char path[64], comm[32], line[64];
+	struct dirent *de;
+	long *tids = NULL;
+	size_t nr = 0, cap = 0, i;
+	int err = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)m->pid);
+	d = opendir(path);
+	if (!d)
+		return -ENODEV;
+	while ((de = readdir(d))) {
+		char *end;
+		long tid = strtol(de->d_name, &end, 10);
+
+		if (*end || tid <= 0)
+			continue;
+		if (nr == cap) {
+			long *t = realloc(tids, (cap = cap ? cap * 2 : 64) * sizeof(*t));
+
+			if (!t) {
+				err = -ENOMEM;
+				break;
+			}
+			tids = t;
+		}
+		tids[nr++] = tid;
+	}
+	closedir(d);
+	if (!err)
+		qsort(tids, nr, sizeof(*tids), tid_cmp);
+	for (i = 0; !err && i < nr; i++) {
+		ssize_t n;
+		int fd;
+
+		snprintf(path, sizeof(path), "/proc/%d/task/%ld/comm", (int)m->pid, tids[i]);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		n = read(fd, comm, sizeof(comm) - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		comm[n] = '\0';
+		comm[strcspn(comm, "\n")] = '\0';
+		snprintf(line, sizeof(line), "%ld %s\n", tids[i], comm);
+		err = sb_str(b, line);
+	}
+	free(tids);
+	return err;
+}
+
 static uint64_t opts_default(void)
 {
 	uint64_t v = 0;
@@ -497,6 +566,13 @@ int mount_file_text(struct mfile *f, char **text, size_t *len)
 		goto out;
 	case MK_TRACE_CLOCK:
 		err = text_trace_clock(&b);
+		goto out;
+	case MK_README:
+		err = sb_str(&b, mount_readme);
+		goto out;
+	case MK_SAVED_CMDLINES:
+		err = mount_proc(m->pid, m->start, NULL, NULL, NULL, NULL) < 0 ? -ENODEV
+			: text_saved_cmdlines(m, &b);
 		goto out;
 	default:
 		break;

@@ -14,6 +14,7 @@
 #include <sys/types.h>
 
 struct utrace__ctl;
+struct utrace__ctl_event;
 
 /* What a path of the mount names. */
 enum mkind {
@@ -45,6 +46,8 @@ enum mkind {
 	MK_TRACE_CLOCK,
 	MK_TRACE_OPTIONS,
 	MK_OPTION,               /* options/<name>: evid is its index in the table */
+	MK_README,
+	MK_SAVED_CMDLINES,
 };
 
 struct mnode {
@@ -121,6 +124,9 @@ void mount_pipe_clear(pid_t pid, uint64_t start);
  */
 uint64_t mount_opts_get(pid_t pid, uint64_t start, uint64_t dflt);
 void mount_opts_set(pid_t pid, uint64_t start, uint64_t opts);
+
+/* mount-readme.c: the kernel's README text. */
+extern const char mount_readme[];
 
 /* The kernel's parsers, exposed for tests. */
 int mount_kstrtoul_user(const char *buf, size_t len, unsigned long long *val);
