@@ -295,6 +295,11 @@ check "options/overwrite is the buffer's mode, kept by the process" bash -c '
 	echo nooverwrite > trace_options && [ "$(cat options/overwrite)" = 0 ] &&
 	echo 1 > options/overwrite && grep -qx overwrite trace_options' _ "$D"
 
+check "echo 0 > options/irq-info: trace without the flags column, as the kernel" bash -c '
+	cd "$1" && echo 0 > options/irq-info &&
+	grep -qx "#           TASK-PID     CPU#     TIMESTAMP  FUNCTION" trace &&
+	! grep -q "irqs-off" trace && echo 1 > options/irq-info && grep -q "irqs-off" trace' _ "$D"
+
 check "other options are remembered by the process directory" bash -c '
 	cd "$1" && echo noannotate > trace_options && [ "$(cat options/annotate)" = 0 ] &&
 	echo annotate > trace_options && [ "$(cat options/annotate)" = 1 ]' _ "$D"

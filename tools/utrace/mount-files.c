@@ -76,6 +76,7 @@ static const struct topt {
 };
 #define NR_TOPTS (sizeof(topts) / sizeof(topts[0]))
 #define TOPT_OVERWRITE 18
+#define TOPT_IRQ_INFO 20
 
 /* The kernel's trace_clocks[] names; utrace's clock is mono, the only one taken. */
 static const char *const trace_clocks[] = {
@@ -389,8 +390,17 @@ static int take_text(struct sbuf *b, char *text, int err)
 	return err;
 }
 
+static uint64_t opts_default(void);
+
+unsigned int mount_live_flags(const struct mnode *m)
+{
+	uint64_t opts = mount_opts_get(m->pid, m->start, opts_default());
+
+	return opts >> TOPT_IRQ_INFO & 1 ? 0 : LIVE_NO_IRQ_INFO;
+}
+
 /* trace: the kernel's header and the lines of what the buffer holds. */
-static int text_trace(struct utrace__ctl *c, struct sbuf *b)
+static int text_trace(struct utrace__ctl *c, const struct mnode *m, struct sbuf *b)
 {
 	struct live *lv;
 	char *buf = NULL;
@@ -406,7 +416,7 @@ static int text_trace(struct utrace__ctl *c, struct sbuf *b)
 		live_close(lv);
 		return -ENOMEM;
 	}
-	n = live_print(lv, LIVE_HEADER, mem);
+	n = live_print(lv, LIVE_HEADER | mount_live_flags(m), mem);
 	if (fclose(mem) != 0 && n >= 0)
 		n = -ENOMEM;
 	live_close(lv);
@@ -600,7 +610,7 @@ int mount_file_text(struct mfile *f, char **text, size_t *len)
 			err = text_number(&b, size >> 10);
 		break;
 	case MK_TRACE:
-		err = text_trace(c, &b);
+		err = text_trace(c, m, &b);
 		break;
 	case MK_ERROR_LOG:
 		err = utrace__ctl_error_log(c, &t);

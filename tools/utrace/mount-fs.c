@@ -802,7 +802,7 @@ static int pipe_fill(struct handle *h)
 	mem = open_memstream(&buf, &len);
 	if (!mem)
 		return -ENOMEM;
-	n = live_print(p->lv, LIVE_CONSUME, mem);
+	n = live_print(p->lv, LIVE_CONSUME | mount_live_flags(&h->f.m), mem);
 	if (fclose(mem) != 0 && n >= 0)
 		n = -ENOMEM;
 	if (n < 0) {

@@ -128,6 +128,10 @@ void mount_opts_set(pid_t pid, uint64_t start, uint64_t opts);
 /* mount-readme.c: the kernel's README text. */
 extern const char mount_readme[];
 
+/* The live_print() flags the options of a process directory ask for
+ * (LIVE_NO_IRQ_INFO when irq-info is off). */
+unsigned int mount_live_flags(const struct mnode *m);
+
 /* The kernel's parsers, exposed for tests. */
 int mount_kstrtoul_user(const char *buf, size_t len, unsigned long long *val);
 long mount_get_token(const char *buf, size_t len, size_t *tok, size_t *toklen);
