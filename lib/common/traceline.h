@@ -7,6 +7,7 @@
 #ifndef UTRACE_COMMON_TRACELINE_H
 #define UTRACE_COMMON_TRACELINE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -43,6 +44,8 @@ static inline char *utrace__tl_put(char *p, const char *s, size_t n)
  * @cpu:      the CPU the event was written on
  * @time_ns:  the event's time, nanoseconds, printed rounded to the
  *            microsecond as the kernel's trace does (ns2usecs())
+ * @irq_info: with the flags column "....." (the kernel's irq-info option,
+ *            on by default); without, "%16s-%-7d [%03d]  %5lu.%06lu: "
  *
  * Without printf (a fifth of the time of a printed line) and without
  * locks or allocation, so that the runtime's print path may use it;
@@ -50,7 +53,8 @@ static inline char *utrace__tl_put(char *p, const char *s, size_t n)
  * Return: the number of bytes written (no NUL is added).
  */
 static inline size_t utrace__trace_prefix(char *p, const char *comm, size_t comm_len,
-					   uint32_t tid, uint32_t cpu, uint64_t time_ns)
+					   uint32_t tid, uint32_t cpu, uint64_t time_ns,
+					   bool irq_info)
 {
 	char t[24], *e = t + sizeof(t), *d, *start = p;
 	/* rounded to the microsecond, as the kernel's ns2usecs() does */
@@ -68,7 +72,10 @@ static inline size_t utrace__trace_prefix(char *p, const char *comm, size_t comm
 	p = utrace__tl_put(p, " [", 2);
 	d = utrace__tl_digits(e, cpu, 3, '0');
 	p = utrace__tl_put(p, d, (size_t)(e - d));
-	p = utrace__tl_put(p, "] ..... ", 8);
+	if (irq_info)
+		p = utrace__tl_put(p, "] ..... ", 8);
+	else
+		p = utrace__tl_put(p, "]  ", 3);
 	d = utrace__tl_digits(e, usecs / 1000000, 5, ' ');
 	p = utrace__tl_put(p, d, (size_t)(e - d));
 	*p++ = '.';

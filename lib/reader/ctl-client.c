@@ -626,6 +626,11 @@ int utrace__ctl_buffer_size(struct utrace__ctl *c, uint64_t set, uint64_t *now)
 	return r;
 }
 
+int utrace__ctl_pool_mode(struct utrace__ctl *c, int mode)
+{
+	return simple(c, UTRACE_CTL_POOL_MODE, 0, mode, NULL, 0);
+}
+
 int utrace__ctl_clear_buffer(struct utrace__ctl *c)
 {
 	return simple(c, UTRACE_CTL_CLEAR_BUFFER, 0, 0, NULL, 0);

@@ -145,6 +145,10 @@ int utrace__ctl_buffer_size(struct utrace__ctl *c, uint64_t set, uint64_t *now)
 /* Empty the buffer (the trace file opened with O_TRUNC). */
 int utrace__ctl_clear_buffer(struct utrace__ctl *c) UTRACE_HIDDEN;
 
+/* The overwrite option: set the buffer's mode (enum utrace_pool_mode) or
+ * query with -1; returns the mode now, or -EBUSY while a recorder reads it. */
+int utrace__ctl_pool_mode(struct utrace__ctl *c, int mode) UTRACE_HIDDEN;
+
 /*
  * The process's event pool: its memfd (the caller closes it), made if it
  * did not exist yet.  Map it with utrace__pool_map() (pool.h / live.h).

@@ -88,14 +88,14 @@ const char *utrace__item_comm(const struct utrace__tf_item *it)
 /* "%16s-%-7d [%03d] ..... %5lu.%06lu: " of the comm, tid, cpu and time:
  * the one prefix of the runtime's UTRACE_PRINT too (common/traceline.h). */
 void utrace__print_prefix(struct utrace__obuf *b, const char *comm, uint32_t tid,
-			  uint32_t cpu, uint64_t time)
+			  uint32_t cpu, uint64_t time, bool irq_info)
 {
 	size_t n = strlen(comm);
 
 	utrace__ob_reserve(b, n + UTRACE_TRACE_PREFIX_ROOM);
 	if (b->cap - b->len < n + UTRACE_TRACE_PREFIX_ROOM)
 		return;
-	b->len += utrace__trace_prefix(b->p + b->len, comm, n, tid, cpu, time);
+	b->len += utrace__trace_prefix(b->p + b->len, comm, n, tid, cpu, time, irq_info);
 }
 
 /* The element type of a field: "__data_loc unsigned int[]" -> "unsigned int". */
@@ -251,7 +251,8 @@ static void put_lost(struct utrace__printer *sc, const struct utrace__tf_item *i
 		utrace__ob_puts(b, "}\n");
 		return;
 	}
-	utrace__print_prefix(b, utrace__item_comm(it), it->thread->tid, it->cpu, it->time);
+	utrace__print_prefix(b, utrace__item_comm(it), it->thread->tid, it->cpu, it->time,
+			     !sc->o->no_irq_info);
 	if (it->lost) {
 		utrace__ob_puts(b, "[LOST ");
 		utrace__ob_num(b, it->lost, 0, ' ', false);
@@ -348,7 +349,8 @@ static int put_event(struct utrace__printer *sc, const struct utrace__tf_item *i
 	if (sc->o->annotate_cpus)
 		annotate_cpu(sc, it->cpu);
 	sc->nr_lines++;
-	utrace__print_prefix(b, utrace__item_comm(it), it->thread->tid, it->cpu, it->time);
+	utrace__print_prefix(b, utrace__item_comm(it), it->thread->tid, it->cpu, it->time,
+			     !sc->o->no_irq_info);
 	utrace__ob_puts(b, e->name);
 	if (sc->o->mode == UTRACE__OUT_FIELDS) {
 		utrace__ob_putc(b, ':');

@@ -33,6 +33,8 @@ struct utrace__print_opts {
 	 * CPU but the first line, as the kernel's trace file does when its
 	 * buffer was overrun (live buffers in overwrite mode) */
 	bool annotate_cpus;
+	/* no flags column, as the kernel's trace with its irq-info option off */
+	bool no_irq_info;
 };
 
 /* Whether -e selects the event (and marks the matching -e as used). */
@@ -44,7 +46,7 @@ bool utrace__print_select(const struct utrace__print_opts *o, const char *system
  * comm, tid, cpu and time (ns), the one writer of it in the tools.
  */
 void utrace__print_prefix(struct utrace__obuf *b, const char *comm, uint32_t tid,
-			  uint32_t cpu, uint64_t time) UTRACE_HIDDEN;
+			  uint32_t cpu, uint64_t time, bool irq_info) UTRACE_HIDDEN;
 
 /* The name of the thread of an item: its THREAD name, its process's, or
  * "<...>" as the kernel says of an unknown one. */

@@ -307,6 +307,9 @@ static void handle(struct conn *c, const struct utrace_ctl_req *q, const char *p
 		else
 			send_fd(c, 0, r);
 		return;
+	case UTRACE_CTL_POOL_MODE:
+		answer_status(c, utrace__control_pool_mode(q->arg));
+		return;
 	case UTRACE_CTL_ATTACH:
 		answer_status(c, utrace__control_attach(pl, plen, (uint32_t)q->arg));
 		return;

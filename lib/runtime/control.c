@@ -699,6 +699,24 @@ int utrace__control_pool_fd(void)
 	return r < 0 ? r : utrace__pool_fd;
 }
 
+/**
+ * utrace__control_pool_mode - read or write the overwrite option (UTRACE_CTL_POOL_MODE)
+ * @mode: UTRACE_MODE_OVERWRITE or UTRACE_MODE_DISCARD to write; anything
+ *        else only reads
+ *
+ * The kernel's options/overwrite: the buffer's mode changes at once, and
+ * a buffer made later (the first, or a resized one) has it too.
+ *
+ * Return: the mode now, or -EBUSY (a recorder reads the buffer and chose
+ * its mode).
+ */
+int utrace__control_pool_mode(int32_t mode)
+{
+	if (mode == UTRACE_MODE_OVERWRITE || mode == UTRACE_MODE_DISCARD)
+		return utrace__pool_set_mode((uint32_t)mode);
+	return (int)utrace__pool_get_mode();
+}
+
 /* --- the attached recorder --- */
 
 static void forget_saved(void)

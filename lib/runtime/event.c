@@ -220,7 +220,7 @@ static void print_record(const struct utrace_event *ev, const void *rec)
 						   (uint32_t)ent->pid,
 						   cpu < 0 ? 0 : (uint32_t)cpu,
 						   (uint64_t)ts.tv_sec * 1000000000 +
-						   (uint64_t)ts.tv_nsec);
+						   (uint64_t)ts.tv_nsec, true);
 	utrace_seq_printf(&s, "%s: ", ev->name);
 	ev->output(&s, rec);
 	line[s.len++] = '\n';

@@ -254,6 +254,31 @@ int utrace__pool_resize(uint64_t bytes)
 	return 0;
 }
 
+uint32_t utrace__pool_get_mode(void)
+{
+	struct utrace_pool *p = __atomic_load_n(&utrace__pool, __ATOMIC_ACQUIRE);
+
+	if (p)
+		return __atomic_load_n(&p->mode, __ATOMIC_RELAXED);
+	return mode_set ? pool_mode : UTRACE_MODE_OVERWRITE;
+}
+
+int utrace__pool_set_mode(uint32_t mode)
+{
+	struct utrace_pool *p;
+
+	if (__atomic_load_n(&sock, __ATOMIC_RELAXED) >= 0)
+		return -EBUSY;
+	pthread_mutex_lock(&pool_mutex);
+	pool_mode = mode;
+	mode_set = true;
+	p = utrace__pool;
+	if (p)
+		__atomic_store_n(&p->mode, mode, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&pool_mutex);
+	return (int)mode;
+}
+
 int utrace__pool_calib_timer(void)
 {
 	uint64_t due = UINT64_MAX;

@@ -52,6 +52,22 @@ void utrace__record_after_fork_child(void) UTRACE_HIDDEN;
 int utrace__pool_ensure(void) UTRACE_HIDDEN;
 
 /**
+ * utrace__pool_get_mode - the mode of the pool, or of the next one
+ *
+ * Return: enum utrace_pool_mode.
+ */
+uint32_t utrace__pool_get_mode(void) UTRACE_HIDDEN;
+
+/**
+ * utrace__pool_set_mode - change the pool's mode, and the next pool's
+ * @mode: enum utrace_pool_mode
+ *
+ * Return: @mode, or -EBUSY while a recorder reads the pool (its mode is
+ * the recorder's).
+ */
+int utrace__pool_set_mode(uint32_t mode) UTRACE_HIDDEN;
+
+/**
  * utrace__pool_calib_timer - the agent's calibration tick
  *
  * Adds the TSC calibration point that is due to this process's pool (so

@@ -78,7 +78,7 @@ check "the process appears as <pid>/ and <comm>-<pid> -> <pid>" bash -c '
 
 check "the files of a tracefs instance, with its modes and size 0" bash -c '
 	cd "$1" &&
-	[ "$(ls | tr "\n" " ")" = "available_events buffer_size_kb buffer_total_size_kb error_log events set_event trace trace_pipe tracing_on " ] &&
+	[ "$(ls | tr "\n" " ")" = "README available_events available_tracers buffer_size_kb buffer_total_size_kb current_tracer error_log events options saved_cmdlines set_event trace trace_clock trace_options trace_pipe tracing_on " ] &&
 	[ "$(ls events | tr "\n" " ")" = "demo enable sample-trace " ] &&
 	[ "$(ls events/demo | tr "\n" " ")" = "demo_request demo_tick enable filter " ] &&
 	[ "$(ls events/demo/demo_tick | tr "\n" " ")" = "enable filter format id " ] &&
@@ -258,6 +258,57 @@ check "tracing_on: 0 stops recording, any non-zero number starts it" bash -c '
 	wait_for has_lines "$2" $((c + 10)) && echo 0 > events/demo/demo_tick/enable && [ "$(grep -vc "^#" trace)" = 0 ] &&
 	wr tracing_on 5 | grep -qx "write(1 bytes) = 1" && [ "$(cat tracing_on)" = 1 ] &&
 	wr tracing_on abc | grep -q EINVAL' _ "$D" "$LOG"
+
+check "current_tracer: nop; echo nop > current_tracer works, other tracers EINVAL" bash -c '
+	cd "$1" && [ "$(cat current_tracer)" = nop ] && [ "$(cat available_tracers)" = nop ] &&
+	echo nop > current_tracer &&
+	[ "$(stat -c %A current_tracer available_tracers | tr "\n" " ")" = "-rw-r----- -r--r----- " ] &&
+	[ "$(wr current_tracer function)" = "write(8 bytes) = -1 EINVAL (Invalid argument)" ] &&
+	[ "$(wr current_tracer "  nop \n")" = "write(7 bytes) = 7" ]' _ "$D"
+
+check "trace_clock: the kernel's clocks, [mono] in use; other clocks EINVAL" bash -c '
+	cd "$1" &&
+	[ "$(cat trace_clock)" = "local global counter uptime perf [mono] mono_raw boot tai x86-tsc" ] &&
+	echo mono > trace_clock &&
+	[ "$(wr trace_clock local)" = "write(5 bytes) = -1 EINVAL (Invalid argument)" ] &&
+	[ "$(wr trace_clock bogus)" = "write(5 bytes) = -1 EINVAL (Invalid argument)" ]' _ "$D"
+
+check "trace_options and options/: names, defaults, noNAME, 0/1, EINVAL" bash -c '
+	cd "$1" && [ "$(wc -l < trace_options)" = 32 ] && [ "$(ls options | wc -l)" = 29 ] &&
+	[ "$(head -n 3 trace_options | tr "\n" " ")" = "print-parent nosym-offset nosym-addr " ] &&
+	[ "$(stat -c %A options/hex options | tr "\n" " ")" = "-rw-r----- drwxr-x--- " ] &&
+	echo hex > trace_options && [ "$(cat options/hex)" = 1 ] &&
+	echo 0 > options/hex && grep -qx nohex trace_options &&
+	[ "$(wr trace_options bogus)" = "write(5 bytes) = -1 EINVAL (Invalid argument)" ] &&
+	[ "$(wr options/hex 2)" = "write(1 bytes) = -1 EINVAL (Invalid argument)" ] &&
+	[ ! -e options/record-cmd ] && grep -qx record-cmd trace_options' _ "$D"
+
+check "options/overwrite is the buffer's mode, kept by the process" bash -c '
+	cd "$1" && [ "$(cat options/overwrite)" = 1 ] &&
+	echo nooverwrite > trace_options && [ "$(cat options/overwrite)" = 0 ] &&
+	echo 1 > options/overwrite && grep -qx overwrite trace_options' _ "$D"
+
+check "echo 0 > options/irq-info: trace without the flags column, as the kernel" bash -c '
+	cd "$1" && echo 0 > options/irq-info &&
+	grep -qx "#           TASK-PID     CPU#     TIMESTAMP  FUNCTION" trace &&
+	! grep -q "irqs-off" trace && echo 1 > options/irq-info && grep -q "irqs-off" trace' _ "$D"
+
+check "other options are remembered by the process directory" bash -c '
+	cd "$1" && echo noannotate > trace_options && [ "$(cat options/annotate)" = 0 ] &&
+	echo annotate > trace_options && [ "$(cat options/annotate)" = 1 ]' _ "$D"
+
+check "README: the kernel's mini-HOWTO" bash -c '
+	cd "$1" && head -n 1 README | grep -qx "tracing mini-HOWTO:" &&
+	grep -q "current_tracer" README && [ "$(stat -c %A README)" = "-r--r-----" ] &&
+	if [ -r /sys/kernel/tracing/README ] && [ "$(head -c 19 /sys/kernel/tracing/README)" = "tracing mini-HOWTO:" ]; then
+		cmp -s README /sys/kernel/tracing/README || {
+			echo "# README differs from this kernel'"'"'s (another kernel version?)"; true; }
+	fi' _ "$D"
+
+check "saved_cmdlines: '<tid> <comm>' of each thread, as the kernel prints it" bash -c '
+	cd "$1" && grep -qx "$2 sample" saved_cmdlines &&
+	[ "$(wc -l < saved_cmdlines)" = "$(ls /proc/$2/task | wc -l)" ] &&
+	[ "$(stat -c %A saved_cmdlines)" = "-r--r-----" ]' _ "$D" "$SP"
 
 check "buffer_size_kb and buffer_total_size_kb read the pool's size" bash -c '
 	cd "$1" && s=$(cat buffer_size_kb) && [ "$s" -gt 0 ] &&

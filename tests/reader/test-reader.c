@@ -146,7 +146,7 @@ static void prefix_is(const char *comm, uint32_t tid, uint32_t cpu, uint64_t ns,
 		      const char *want)
 {
 	char buf[128];
-	size_t n = utrace__trace_prefix(buf, comm, strlen(comm), tid, cpu, ns);
+	size_t n = utrace__trace_prefix(buf, comm, strlen(comm), tid, cpu, ns, true);
 
 	buf[n] = 0;
 	CHECK_STR(buf, want);

@@ -195,10 +195,23 @@ static void put_source(struct utrace__tfw *w, struct lsrc *s, struct utrace__liv
 	}
 }
 
-static void header(FILE *out, uint64_t in_buffer, uint64_t written)
+static void header(FILE *out, uint64_t in_buffer, uint64_t written, bool irq_info)
 {
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 
+	if (!irq_info) {
+		/* print_func_help_header() */
+		fprintf(out,
+			"# tracer: nop\n"
+			"#\n"
+			"# entries-in-buffer/entries-written: %llu/%llu   #P:%ld\n"
+			"#\n"
+			"#           TASK-PID     CPU#     TIMESTAMP  FUNCTION\n"
+			"#              | |         |         |         |\n",
+			(unsigned long long)in_buffer, (unsigned long long)written,
+			cpus > 0 ? cpus : 1);
+		return;
+	}
 	fprintf(out,
 		"# tracer: nop\n"
 		"#\n"
@@ -286,7 +299,7 @@ long live_print(struct live *lv, unsigned int flags, FILE *out)
 		}
 	}
 	if (flags & LIVE_HEADER)
-		header(out, events, written);
+		header(out, events, written, !(flags & LIVE_NO_IRQ_INFO));
 	if (!events)
 		goto out;
 
@@ -329,7 +342,8 @@ long live_print(struct live *lv, unsigned int flags, FILE *out)
 		struct utrace__print_opts o = { .input = "buffer", .mode = UTRACE__OUT_TEXT,
 						.quiet = true,
 						.annotate_cpus = (flags & LIVE_HEADER) &&
-								 written > events };
+								 written > events,
+						.no_irq_info = (flags & LIVE_NO_IRQ_INFO) != 0 };
 
 		if (fstat(fd2, &st) < 0 || !st.st_size) {
 			ret = -EIO;

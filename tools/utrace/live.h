@@ -23,6 +23,7 @@ void live_close(struct live *lv);
 enum {
 	LIVE_HEADER = 1,   /* the kernel's "# tracer: nop" header first (trace) */
 	LIVE_CONSUME = 2,  /* mark what is printed as read (trace_pipe) */
+	LIVE_NO_IRQ_INFO = 4, /* header and lines without the flags column (noirq-info) */
 };
 
 /*

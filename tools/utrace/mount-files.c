@@ -7,6 +7,7 @@
  * since it blocks.
  */
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -23,15 +24,82 @@
 
 #define EVENT_BUF_SIZE 127       /* longest set_event token (kernel trace_events.c) */
 #define FILTER_MAX 4096          /* filter writes must be shorter than PAGE_SIZE */
+#define TRACER_SIZE_MAX 100      /* MAX_TRACER_SIZE: a longer current_tracer write is cut */
+#define CLOCK_BUF 64             /* trace_clock and trace_options writes are shorter */
+
+/*
+ * The trace options of an instance (trace_options, options/), in the
+ * order and with the defaults of the kernel's instance; transcript
+ * 07-controls.txt.  OPT_FILE: the option has a file in options/ (the
+ * kernel gives none to the top-level-only flags).  OPT_NOP: an option of
+ * the nop tracer; test_nop_refuse refuses every write (nop_set_flag()).
+ * Only overwrite is the process's (the buffer's mode); the others live in
+ * the mount (mount_opts_get()).
+ */
+enum { OPT_ON = 1, OPT_FILE = 2, OPT_NOP = 4, OPT_REFUSE = 8 };
+static const struct topt {
+	const char *name;
+	unsigned int flags;
+} topts[] = {
+	{ "print-parent", OPT_ON | OPT_FILE },
+	{ "sym-offset", OPT_FILE },
+	{ "sym-addr", OPT_FILE },
+	{ "verbose", OPT_FILE },
+	{ "raw", OPT_FILE },
+	{ "hex", OPT_FILE },
+	{ "bin", OPT_FILE },
+	{ "block", OPT_FILE },
+	{ "fields", OPT_FILE },
+	{ "trace_printk", OPT_ON },
+	{ "annotate", OPT_ON | OPT_FILE },
+	{ "userstacktrace", OPT_FILE },
+	{ "sym-userobj", OPT_FILE },
+	{ "printk-msg-only", 0 },
+	{ "context-info", OPT_ON | OPT_FILE },
+	{ "latency-format", OPT_FILE },
+	{ "record-cmd", OPT_ON },
+	{ "record-tgid", OPT_FILE },
+	{ "overwrite", OPT_ON | OPT_FILE },
+	{ "disable_on_free", OPT_FILE },
+	{ "irq-info", OPT_ON | OPT_FILE },
+	{ "markers", OPT_ON | OPT_FILE },
+	{ "event-fork", OPT_FILE },
+	{ "trace_printk_dest", OPT_FILE },
+	{ "copy_trace_marker", OPT_FILE },
+	{ "pause-on-trace", OPT_FILE },
+	{ "hash-ptr", OPT_ON | OPT_FILE },
+	{ "function-trace", OPT_ON | OPT_FILE },
+	{ "function-fork", OPT_FILE },
+	{ "stacktrace", OPT_FILE },
+	{ "test_nop_accept", OPT_FILE | OPT_NOP },
+	{ "test_nop_refuse", OPT_FILE | OPT_NOP | OPT_REFUSE },
+};
+#define NR_TOPTS (sizeof(topts) / sizeof(topts[0]))
+#define TOPT_OVERWRITE 18
+#define TOPT_IRQ_INFO 20
+
+/* The kernel's trace_clocks[] names; utrace's clock is mono, the only one taken. */
+static const char *const trace_clocks[] = {
+	"local", "global", "counter", "uptime", "perf", "mono", "mono_raw", "boot", "tai",
+	"x86-tsc",
+};
+#define TRACE_CLOCK_MONO 5
 
 static const struct mentry pid_entries[] = {
+	{ "README", MK_README },
 	{ "available_events", MK_AVAILABLE_EVENTS },
 	{ "buffer_size_kb", MK_BUFFER_SIZE_KB },
 	{ "buffer_total_size_kb", MK_BUFFER_TOTAL_SIZE_KB },
+	{ "available_tracers", MK_AVAILABLE_TRACERS },
+	{ "current_tracer", MK_CURRENT_TRACER },
 	{ "error_log", MK_ERROR_LOG },
 	{ "events", MK_EVENTS },
+	{ "options", MK_OPTIONS },
+	{ "saved_cmdlines", MK_SAVED_CMDLINES },
 	{ "set_event", MK_SET_EVENT },
 	{ "trace", MK_TRACE },
+	{ "trace_clock", MK_TRACE_CLOCK },
+	{ "trace_options", MK_TRACE_OPTIONS },
 	{ "trace_pipe", MK_TRACE_PIPE },
 	{ "tracing_on", MK_TRACING_ON },
 	{ NULL, MK_ROOT },
@@ -65,16 +133,37 @@ const struct mentry *mount_fixed_entries(enum mkind dir)
 	}
 }
 
+const char *mount_option_file(uint32_t i)
+{
+	uint32_t k;
+
+	for (k = 0; k < NR_TOPTS; k++)
+		if ((topts[k].flags & OPT_FILE) && !i--)
+			return topts[k].name;
+	return NULL;
+}
+
+int mount_option_lookup(const char *name)
+{
+	uint32_t k;
+
+	for (k = 0; k < NR_TOPTS; k++)
+		if ((topts[k].flags & OPT_FILE) && !strcmp(topts[k].name, name))
+			return (int)k;
+	return -ENOENT;
+}
+
 /* The modes of an instance of tracefs (ls -la instances/<name>). */
 unsigned int mount_mode(enum mkind k)
 {
 	switch (k) {
 	case MK_ROOT: return 0755;
 	case MK_LINK: return 0777;
-	case MK_PID: return 0750;
+	case MK_PID: case MK_OPTIONS: return 0750;
 	case MK_EVENTS: case MK_SYS: case MK_EV: return 0755;
 	case MK_AVAILABLE_EVENTS: case MK_BUFFER_TOTAL_SIZE_KB: case MK_TRACE_PIPE:
-	case MK_EV_FORMAT: case MK_EV_ID:
+	case MK_EV_FORMAT: case MK_EV_ID: case MK_AVAILABLE_TRACERS:
+	case MK_README: case MK_SAVED_CMDLINES:
 		return 0440;
 	default:
 		return 0640;
@@ -301,8 +390,17 @@ static int take_text(struct sbuf *b, char *text, int err)
 	return err;
 }
 
+static uint64_t opts_default(void);
+
+unsigned int mount_live_flags(const struct mnode *m)
+{
+	uint64_t opts = mount_opts_get(m->pid, m->start, opts_default());
+
+	return opts >> TOPT_IRQ_INFO & 1 ? 0 : LIVE_NO_IRQ_INFO;
+}
+
 /* trace: the kernel's header and the lines of what the buffer holds. */
-static int text_trace(struct utrace__ctl *c, struct sbuf *b)
+static int text_trace(struct utrace__ctl *c, const struct mnode *m, struct sbuf *b)
 {
 	struct live *lv;
 	char *buf = NULL;
@@ -318,7 +416,7 @@ static int text_trace(struct utrace__ctl *c, struct sbuf *b)
 		live_close(lv);
 		return -ENOMEM;
 	}
-	n = live_print(lv, LIVE_HEADER, mem);
+	n = live_print(lv, LIVE_HEADER | mount_live_flags(m), mem);
 	if (fclose(mem) != 0 && n >= 0)
 		n = -ENOMEM;
 	live_close(lv);
@@ -327,6 +425,132 @@ static int text_trace(struct utrace__ctl *c, struct sbuf *b)
 	else
 		err = (int)n;
 	free(buf);
+	return err;
+}
+
+static int tid_cmp(const void *a, const void *b)
+{
+	long x = *(const long *)a, y = *(const long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * saved_cmdlines_show(): "<pid> <comm>" a line, for the process's threads
+ * (/proc/<pid>/task), in tid order.  A thread that ends meanwhile is left out.
+ */
+static int text_saved_cmdlines(const struct mnode *m, struct sbuf *b)
+{
+	char path[64], comm[32], line[64];
+	struct dirent *de;
+	long *tids = NULL;
+	size_t nr = 0, cap = 0, i;
+	int err = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)m->pid);
+	d = opendir(path);
+	if (!d)
+		return -ENODEV;
+	while ((de = readdir(d))) {
+		char *end;
+		long tid = strtol(de->d_name, &end, 10);
+
+		if (*end || tid <= 0)
+			continue;
+		if (nr == cap) {
+			long *t = realloc(tids, (cap = cap ? cap * 2 : 64) * sizeof(*t));
+
+			if (!t) {
+				err = -ENOMEM;
+				break;
+			}
+			tids = t;
+		}
+		tids[nr++] = tid;
+	}
+	closedir(d);
+	if (!err)
+		qsort(tids, nr, sizeof(*tids), tid_cmp);
+	for (i = 0; !err && i < nr; i++) {
+		ssize_t n;
+		int fd;
+
+		snprintf(path, sizeof(path), "/proc/%d/task/%ld/comm", (int)m->pid, tids[i]);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		n = read(fd, comm, sizeof(comm) - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		comm[n] = '\0';
+		comm[strcspn(comm, "\n")] = '\0';
+		snprintf(line, sizeof(line), "%ld %s\n", tids[i], comm);
+		err = sb_str(b, line);
+	}
+	free(tids);
+	return err;
+}
+
+static uint64_t opts_default(void)
+{
+	uint64_t v = 0;
+	size_t k;
+
+	for (k = 0; k < NR_TOPTS; k++)
+		if (topts[k].flags & OPT_ON)
+			v |= 1ULL << k;
+	return v;
+}
+
+/* The options of a process directory; overwrite is the buffer's mode. */
+static int opts_now(struct utrace__ctl *c, const struct mnode *m, uint64_t *opts)
+{
+	int mode = utrace__ctl_pool_mode(c, -1);
+
+	if (mode < 0)
+		return mode;
+	*opts = mount_opts_get(m->pid, m->start, opts_default()) &
+		~(1ULL << TOPT_OVERWRITE);
+	if (mode == UTRACE_MODE_OVERWRITE)
+		*opts |= 1ULL << TOPT_OVERWRITE;
+	return 0;
+}
+
+/* tracing_trace_options_show(): "name" or "noname", one a line. */
+static int text_trace_options(struct utrace__ctl *c, const struct mnode *m, struct sbuf *b)
+{
+	uint64_t opts;
+	size_t k;
+	int err = opts_now(c, m, &opts);
+
+	for (k = 0; !err && k < NR_TOPTS; k++) {
+		if (!(opts >> k & 1))
+			err = sb_str(b, "no");
+		if (!err)
+			err = sb_str(b, topts[k].name);
+		if (!err)
+			err = sb_add(b, "\n", 1);
+	}
+	return err;
+}
+
+/* tracing_clock_show(): the clocks, the one in use in brackets. */
+static int text_trace_clock(struct sbuf *b)
+{
+	size_t i;
+	int err = 0;
+
+	for (i = 0; !err && i < sizeof(trace_clocks) / sizeof(trace_clocks[0]); i++) {
+		if (i == TRACE_CLOCK_MONO)
+			err = sb_str(b, "[mono]");
+		else
+			err = sb_str(b, trace_clocks[i]);
+		if (!err)
+			err = sb_add(b, i + 1 < sizeof(trace_clocks) / sizeof(trace_clocks[0]) ?
+					" " : "\n", 1);
+	}
 	return err;
 }
 
@@ -341,10 +565,27 @@ int mount_file_text(struct mfile *f, char **text, size_t *len)
 
 	*text = NULL;
 	*len = 0;
-	if (m->kind == MK_EV_ID) {
+	switch (m->kind) {
+	case MK_EV_ID:
 		/* event_id_read(): no need to reach the process */
 		err = text_number(&b, m->evid);
 		goto out;
+	case MK_CURRENT_TRACER:     /* tracing_set_trace_read() */
+	case MK_AVAILABLE_TRACERS:  /* show_traces_open(): nop is the one tracer */
+		err = sb_str(&b, "nop\n");
+		goto out;
+	case MK_TRACE_CLOCK:
+		err = text_trace_clock(&b);
+		goto out;
+	case MK_README:
+		err = sb_str(&b, mount_readme);
+		goto out;
+	case MK_SAVED_CMDLINES:
+		err = mount_proc(m->pid, m->start, NULL, NULL, NULL, NULL) < 0 ? -ENODEV
+			: text_saved_cmdlines(m, &b);
+		goto out;
+	default:
+		break;
 	}
 	err = mount_ctl(m, &c);
 	if (err < 0)
@@ -369,7 +610,7 @@ int mount_file_text(struct mfile *f, char **text, size_t *len)
 			err = text_number(&b, size >> 10);
 		break;
 	case MK_TRACE:
-		err = text_trace(c, &b);
+		err = text_trace(c, m, &b);
 		break;
 	case MK_ERROR_LOG:
 		err = utrace__ctl_error_log(c, &t);
@@ -394,6 +635,17 @@ int mount_file_text(struct mfile *f, char **text, size_t *len)
 			err = -ENODEV;
 		err = take_text(&b, t, err);
 		break;
+	case MK_TRACE_OPTIONS:
+		err = text_trace_options(c, m, &b);
+		break;
+	case MK_OPTION: {           /* trace_options_core_read() */
+		uint64_t opts;
+
+		err = opts_now(c, m, &opts);
+		if (!err)
+			err = sb_str(&b, opts >> m->evid & 1 ? "1\n" : "0\n");
+		break;
+	}
 	default:
 		err = -EINVAL;
 		break;
@@ -515,6 +767,110 @@ static int write_buffer_size(struct utrace__ctl *c, uint64_t size)
 	return err < 0 ? err : 0;
 }
 
+/* strstrip() of a NUL-terminated buffer: the kernel's white space both sides. */
+static char *kstrip(char *s)
+{
+	size_t n = strlen(s);
+
+	while (n && kspace((unsigned char)s[n - 1]))
+		s[--n] = '\0';
+	while (kspace((unsigned char)*s))
+		s++;
+	return s;
+}
+
+/* tracing_set_trace_write(): at most MAX_TRACER_SIZE bytes are looked at,
+ * stripped; nop is the one tracer there is. */
+static long write_current_tracer(const char *buf, size_t len)
+{
+	char tmp[TRACER_SIZE_MAX + 1];
+	size_t n = len > TRACER_SIZE_MAX ? TRACER_SIZE_MAX : len;
+
+	memcpy(tmp, buf, n);
+	tmp[n] = '\0';
+	return strcmp(kstrip(tmp), "nop") ? -EINVAL : (long)len;
+}
+
+/* tracing_clock_write(): shorter than 64 bytes, stripped, a clock's name;
+ * utrace's times are mono, the others are refused. */
+static long write_trace_clock(const char *buf, size_t len)
+{
+	char tmp[CLOCK_BUF];
+
+	if (len >= sizeof(tmp))
+		return -EINVAL;
+	memcpy(tmp, buf, len);
+	tmp[len] = '\0';
+	return strcmp(kstrip(tmp), trace_clocks[TRACE_CLOCK_MONO]) ? -EINVAL : (long)len;
+}
+
+/* set_tracer_flag() and nop_set_flag() for option 'k'. */
+static int set_option(struct utrace__ctl *c, const struct mnode *m, size_t k, bool on)
+{
+	uint64_t opts;
+	int err;
+
+	if (topts[k].flags & OPT_REFUSE)
+		return -EINVAL;
+	if (k == TOPT_OVERWRITE) {
+		err = utrace__ctl_pool_mode(c, on ? UTRACE_MODE_OVERWRITE : UTRACE_MODE_DISCARD);
+		return err < 0 ? err : 0;
+	}
+	opts = mount_opts_get(m->pid, m->start, opts_default());
+	opts = on ? opts | 1ULL << k : opts & ~(1ULL << k);
+	mount_opts_set(m->pid, m->start, opts);
+	return 0;
+}
+
+/* tracing_trace_options_write(), trace_set_options(): one name, "no" to clear. */
+static long write_trace_options(struct utrace__ctl *c, const struct mnode *m,
+				const char *buf, size_t len)
+{
+	char tmp[CLOCK_BUF], *s;
+	bool neg = false;
+	size_t k;
+	int err;
+
+	if (len >= sizeof(tmp))
+		return -EINVAL;
+	memcpy(tmp, buf, len);
+	tmp[len] = '\0';
+	s = kstrip(tmp);
+	if (!strncmp(s, "no", 2)) {
+		neg = true;
+		s += 2;
+	}
+	for (k = 0; k < NR_TOPTS; k++)
+		if (!strcmp(topts[k].name, s))
+			break;
+	if (k == NR_TOPTS)
+		return -EINVAL;
+	err = set_option(c, m, k, !neg);
+	return err < 0 ? err : (long)len;
+}
+
+/* trace_options_core_write(), trace_options_write(): 0 or 1. */
+static long write_option(struct utrace__ctl *c, const struct mnode *m, const char *buf,
+			 size_t len)
+{
+	unsigned long long v;
+	int err = mount_kstrtoul_user(buf, len, &v);
+
+	if (err < 0)
+		return err;
+	if (v > 1)
+		return -EINVAL;
+	/* trace_options_write(): a tracer's option is asked only to change */
+	if (topts[m->evid].flags & OPT_NOP) {
+		uint64_t opts = mount_opts_get(m->pid, m->start, opts_default());
+
+		if ((opts >> m->evid & 1) == v)
+			return (long)len;
+	}
+	err = set_option(c, m, m->evid, v);
+	return err < 0 ? err : (long)len;
+}
+
 long mount_file_write(struct mfile *f, const char *buf, size_t len)
 {
 	const struct mnode *m = &f->m;
@@ -527,6 +883,12 @@ long mount_file_write(struct mfile *f, const char *buf, size_t len)
 	case MK_TRACE:          /* tracing_write_stub() */
 	case MK_ERROR_LOG:      /* tracing_err_log_write() */
 		return (long)len;
+	case MK_CURRENT_TRACER:
+		return write_current_tracer(buf, len);
+	case MK_TRACE_CLOCK:
+		return write_trace_clock(buf, len);
+	case MK_TRACE_OPTIONS:
+	case MK_OPTION:
 	case MK_SET_EVENT:
 	case MK_TRACING_ON:
 	case MK_BUFFER_SIZE_KB:
@@ -563,6 +925,12 @@ long mount_file_write(struct mfile *f, const char *buf, size_t len)
 	case MK_SYS_ENABLE:
 	case MK_EV_ENABLE:
 		ret = write_enable(m, c, buf, len);
+		break;
+	case MK_TRACE_OPTIONS:
+		ret = write_trace_options(c, m, buf, len);
+		break;
+	case MK_OPTION:
+		ret = write_option(c, m, buf, len);
 		break;
 	default:
 		ret = write_filter(m, c, buf, len);

@@ -336,6 +336,14 @@ static int resolve(const struct mnode *pm, const char *name, struct mnode *cm)
 			cm->kind = e->kind;
 			return 0;
 		}
+	if (pm->kind == MK_OPTIONS) {
+		err = mount_option_lookup(name);
+		if (err >= 0) {
+			cm->kind = MK_OPTION;
+			cm->evid = (uint32_t)err;
+			return 0;
+		}
+	}
 	if (pm->kind != MK_EVENTS && pm->kind != MK_SYS) {
 		mnode_free(cm);
 		return -ENOENT;
@@ -650,6 +658,13 @@ static void op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 		err = dir_add(req, d, ino, "..", S_IFDIR);
 	for (e = mount_fixed_entries(m.kind); !err && e->name; e++)
 		err = dir_add(req, d, ino, e->name, mk_is_dir(e->kind) ? S_IFDIR : S_IFREG);
+	if (!err && m.kind == MK_OPTIONS) {
+		const char *name;
+		uint32_t i;
+
+		for (i = 0; !err && (name = mount_option_file(i)); i++)
+			err = dir_add(req, d, ino, name, S_IFREG);
+	}
 	if (!err && m.kind == MK_ROOT)
 		err = list_root(req, d);
 	else if (!err && (m.kind == MK_EVENTS || m.kind == MK_SYS))
@@ -787,7 +802,7 @@ static int pipe_fill(struct handle *h)
 	mem = open_memstream(&buf, &len);
 	if (!mem)
 		return -ENOMEM;
-	n = live_print(p->lv, LIVE_CONSUME, mem);
+	n = live_print(p->lv, LIVE_CONSUME | mount_live_flags(&h->f.m), mem);
 	if (fclose(mem) != 0 && n >= 0)
 		n = -ENOMEM;
 	if (n < 0) {

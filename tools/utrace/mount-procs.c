@@ -152,3 +152,67 @@ void mount_pipe_clear(pid_t pid, uint64_t start)
 	free(mount_stash_take(pid, start, &len));
 }
 
+
+/*
+ * The trace options a process directory remembers (trace_options,
+ * options/): the kernel keeps them in the instance, the mount keeps them
+ * here, per process, until the process is gone.
+ */
+struct popts {
+	struct popts *next;
+	pid_t pid;
+	uint64_t start;
+	uint64_t opts;
+};
+
+static pthread_mutex_t opts_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct popts *popts;
+
+static struct popts **opts_find(pid_t pid, uint64_t start)
+{
+	struct popts **pp;
+
+	for (pp = &popts; *pp; pp = &(*pp)->next)
+		if ((*pp)->pid == pid && (*pp)->start == start)
+			break;
+	return pp;
+}
+
+uint64_t mount_opts_get(pid_t pid, uint64_t start, uint64_t dflt)
+{
+	struct popts *o;
+	uint64_t v = dflt;
+
+	pthread_mutex_lock(&opts_lock);
+	o = *opts_find(pid, start);
+	if (o)
+		v = o->opts;
+	pthread_mutex_unlock(&opts_lock);
+	return v;
+}
+
+void mount_opts_set(pid_t pid, uint64_t start, uint64_t opts)
+{
+	struct popts **pp, *o;
+
+	pthread_mutex_lock(&opts_lock);
+	/* forget the processes that are gone */
+	for (pp = &popts; (o = *pp);) {
+		if (mount_proc(o->pid, o->start, NULL, NULL, NULL, NULL) < 0) {
+			*pp = o->next;
+			free(o);
+		} else {
+			pp = &o->next;
+		}
+	}
+	pp = opts_find(pid, start);
+	o = *pp;
+	if (!o && (o = calloc(1, sizeof(*o)))) {
+		o->pid = pid;
+		o->start = start;
+		*pp = o;
+	}
+	if (o)
+		o->opts = opts;
+	pthread_mutex_unlock(&opts_lock);
+}

@@ -14,6 +14,7 @@
 #include <sys/types.h>
 
 struct utrace__ctl;
+struct utrace__ctl_event;
 
 /* What a path of the mount names. */
 enum mkind {
@@ -23,6 +24,7 @@ enum mkind {
 	MK_EVENTS,               /* <pid>/events/ */
 	MK_SYS,                  /* <pid>/events/<sys>/ */
 	MK_EV,                   /* <pid>/events/<sys>/<ev>/ */
+	MK_OPTIONS,              /* <pid>/options/ */
 	/* files */
 	MK_AVAILABLE_EVENTS,
 	MK_SET_EVENT,
@@ -39,6 +41,13 @@ enum mkind {
 	MK_EV_FILTER,
 	MK_EV_FORMAT,
 	MK_EV_ID,
+	MK_CURRENT_TRACER,
+	MK_AVAILABLE_TRACERS,
+	MK_TRACE_CLOCK,
+	MK_TRACE_OPTIONS,
+	MK_OPTION,               /* options/<name>: evid is its index in the table */
+	MK_README,
+	MK_SAVED_CMDLINES,
 };
 
 struct mnode {
@@ -51,7 +60,8 @@ struct mnode {
 
 static inline bool mk_is_dir(enum mkind k)
 {
-	return k == MK_ROOT || k == MK_PID || k == MK_EVENTS || k == MK_SYS || k == MK_EV;
+	return k == MK_ROOT || k == MK_PID || k == MK_EVENTS || k == MK_SYS || k == MK_EV ||
+	       k == MK_OPTIONS;
 }
 
 /* The fixed entries of a directory kind (NULL-terminated). */
@@ -60,6 +70,10 @@ struct mentry {
 	enum mkind kind;
 };
 const struct mentry *mount_fixed_entries(enum mkind dir);
+/* options/: the name of the option file number 'i', or NULL past the last. */
+const char *mount_option_file(uint32_t i);
+/* The index of options/<name>, or -ENOENT. */
+int mount_option_lookup(const char *name);
 /* st_mode permission bits of a kind, as tracefs has them. */
 unsigned int mount_mode(enum mkind k);
 
@@ -102,6 +116,21 @@ void mount_stash_put(pid_t pid, uint64_t start, const char *text, size_t len);
 char *mount_stash_take(pid_t pid, uint64_t start, size_t *len);
 /* Drop the trace_pipe text kept for a process (its trace was cleared). */
 void mount_pipe_clear(pid_t pid, uint64_t start);
+
+/*
+ * mount-procs.c: the trace options of a process directory that live only
+ * in the mount (a bit per option of mount-files.c's table), kept while the
+ * process lives.  mount_opts_get() gives 'dflt' to a process not seen yet.
+ */
+uint64_t mount_opts_get(pid_t pid, uint64_t start, uint64_t dflt);
+void mount_opts_set(pid_t pid, uint64_t start, uint64_t opts);
+
+/* mount-readme.c: the kernel's README text. */
+extern const char mount_readme[];
+
+/* The live_print() flags the options of a process directory ask for
+ * (LIVE_NO_IRQ_INFO when irq-info is off). */
+unsigned int mount_live_flags(const struct mnode *m);
 
 /* The kernel's parsers, exposed for tests. */
 int mount_kstrtoul_user(const char *buf, size_t len, unsigned long long *val);
