@@ -581,6 +581,7 @@ int utrace__fmts_init(struct utrace__fmts *sc, struct utrace__tf *tf)
 	sc->tf = tf;
 	sc->name = utrace__tf_name(tf);
 	sc->next_id = 1;
+	sc->syms = utrace__tf_sym_lookup;
 	sc->tep = tep_alloc();
 	if (!sc->tep)
 		return -ENOMEM;
@@ -1075,7 +1076,7 @@ static void pext_text(struct utrace__rec *r, struct utrace__check *c)
 		const char *name = NULL;
 		uint64_t start = 0, size = 0;
 
-		if (r->syms && r->syms(r->syms_ctx, r->pid, utrace__pext_lookup_addr(x, addr),
+		if (r->syms && r->syms(r->syms_ctx, r->proc, utrace__pext_lookup_addr(x, addr),
 				       &name, &start, &size) < 0)
 			name = NULL;
 		utrace__pext_symbol(x, addr, name, start, size, c->text, c->text_cap);
@@ -1226,7 +1227,7 @@ int utrace__fmts_check(struct utrace__fmts *sc, struct utrace__fmt *e,
 	sc->scratch[0] = (unsigned char)(e->id & 0xff);
 	sc->scratch[1] = (unsigned char)(e->id >> 8);
 	*r = (struct utrace__rec){ sc->scratch, it->len, e, why, whylen, false,
-				   it->proc ? it->proc->pid : 0, sc->syms, sc->syms_ctx };
+				   it->proc, sc->syms, sc->syms_ctx };
 	return check_record(r, printing) ? 1 : 0;
 }
 

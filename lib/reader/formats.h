@@ -48,8 +48,8 @@ struct utrace__fmt {
 };
 
 /* The symbol of a process holding addr, for %ps / %pS: 0, or -ENOENT. */
-typedef int (*utrace__syms_fn)(void *ctx, uint32_t pid, uint64_t addr, const char **name,
-			       uint64_t *start, uint64_t *size);
+typedef int (*utrace__syms_fn)(void *ctx, const struct utrace__tf_process *proc,
+			       uint64_t addr, const char **name, uint64_t *start, uint64_t *size);
 
 /* The formats of one trace file. */
 struct utrace__fmts {
@@ -80,7 +80,7 @@ struct utrace__rec {
 	char *why;
 	size_t whylen;
 	bool failed;
-	uint32_t pid;                    /* of the process that wrote it */
+	const struct utrace__tf_process *proc;   /* that wrote it */
 	utrace__syms_fn syms;            /* names for %pS, or NULL */
 	void *syms_ctx;
 };
