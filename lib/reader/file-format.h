@@ -33,6 +33,7 @@ enum utrace__tf_type {
 	UTRACE_TF_STATS = 7,
 	UTRACE_TF_END = 8,
 	UTRACE_TF_CALIB = 9,
+	UTRACE_TF_SYMBOL = 10,
 };
 
 /* CLOCK: one TSC / CLOCK_MONOTONIC calibration point. */
@@ -74,6 +75,14 @@ struct utrace__tf_lost_rec {
 	uint64_t count;
 };
 
+/* SYMBOL: then "name\0": a function or data object of the process
+ * (its address in the process, its size), for %ps / %pS.  Written after
+ * the process's PROCESS record; a reader that does not know it skips it. */
+struct utrace__tf_symbol_rec {
+	uint32_t pid, reserved;
+	uint64_t addr, size;
+};
+
 /* STATS: what the process wrote and lost, at its end. */
 struct utrace__tf_stats_rec {
 	uint32_t pid, reserved;
@@ -89,5 +98,6 @@ _Static_assert(sizeof(struct utrace__tf_page_rec) == 32, "PAGE starts with 32");
 _Static_assert(offsetof(struct utrace__tf_page_rec, seq) == 16, "PAGE seq at 16");
 _Static_assert(sizeof(struct utrace__tf_lost_rec) == 16, "LOST is 16 bytes");
 _Static_assert(sizeof(struct utrace__tf_stats_rec) == 24, "STATS is 24 bytes");
+_Static_assert(sizeof(struct utrace__tf_symbol_rec) == 24, "SYMBOL starts with 24");
 
 #endif /* UTRACE_READER_FILE_FORMAT_H */

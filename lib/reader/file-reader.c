@@ -182,6 +182,14 @@ struct process {
 	size_t nr_pts, cap_pts;
 	struct utrace__tsc_seg *segs;    /* their conversion (tsc-time.c); */
 	size_t nr_segs;                  /* 0: the file's CLOCK records */
+	struct tf_sym *syms;             /* SYMBOL records, sorted at first use */
+	size_t nr_syms, cap_syms;
+	bool syms_sorted;
+};
+
+struct tf_sym {
+	uint64_t addr, size;
+	const char *name;                /* in the file's bytes */
 };
 
 struct thread {
@@ -228,7 +236,7 @@ struct utrace__tf {
 };
 
 static const char *const type_names[] = {
-	[UTRACE_TF_CLOCK] = "CLOCK", [UTRACE_TF_PROCESS] = "PROCESS",
+	[UTRACE_TF_CLOCK] = "CLOCK", [UTRACE_TF_PROCESS] = "PROCESS", [UTRACE_TF_SYMBOL] = "SYMBOL",
 	[UTRACE_TF_FORMAT] = "FORMAT", [UTRACE_TF_THREAD] = "THREAD",
 	[UTRACE_TF_PAGE] = "PAGE", [UTRACE_TF_LOST] = "LOST",
 	[UTRACE_TF_STATS] = "STATS", [UTRACE_TF_END] = "END",
@@ -748,7 +756,76 @@ static const uint64_t min_payload[] = {
 	[UTRACE_TF_LOST] = sizeof(struct utrace__tf_lost_rec),
 	[UTRACE_TF_STATS] = sizeof(struct utrace__tf_stats_rec),
 	[UTRACE_TF_CALIB] = sizeof(struct utrace__tf_calib_rec),
+	[UTRACE_TF_SYMBOL] = sizeof(struct utrace__tf_symbol_rec),
 };
+
+/* A SYMBOL record: kept with its process (the latest of its pid). */
+static int rec_symbol(struct utrace__tf *tf, uint64_t off, const unsigned char *p,
+		      uint64_t size)
+{
+	const unsigned char *s = p + sizeof(struct utrace__tf_symbol_rec), *end = p + size;
+	uint32_t pid = le32(p + offsetof(struct utrace__tf_symbol_rec, pid));
+	struct process *pr = need_proc(tf, off, UTRACE_TF_SYMBOL, pid);
+	const char *name;
+
+	if (!pr)
+		return 0;
+	name = take_str(&s, end);
+	if (!name)
+		return bad(tf, off, "SYMBOL record: name has no NUL inside the record");
+	if (grow(&pr->syms, &pr->cap_syms, pr->nr_syms, sizeof(*pr->syms)))
+		return nomem(tf);
+	pr->syms[pr->nr_syms++] = (struct tf_sym){
+		le64(p + offsetof(struct utrace__tf_symbol_rec, addr)),
+		le64(p + offsetof(struct utrace__tf_symbol_rec, size)), name };
+	pr->syms_sorted = false;
+	return 0;
+}
+
+static int sym_cmp(const void *a, const void *b)
+{
+	const struct tf_sym *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+int utrace__tf_sym_lookup(void *ctx, const struct utrace__tf_process *proc, uint64_t addr,
+			  const char **name, uint64_t *start, uint64_t *size)
+{
+	struct process *pr;
+	size_t lo = 0, hi, i;
+
+	(void)ctx;
+	if (!proc)
+		return -ENOENT;
+	pr = (struct process *)((char *)proc - offsetof(struct process, pub));
+	if (!pr->nr_syms)
+		return -ENOENT;
+	if (!pr->syms_sorted) {
+		qsort(pr->syms, pr->nr_syms, sizeof(*pr->syms), sym_cmp);
+		pr->syms_sorted = true;
+	}
+	hi = pr->nr_syms;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (pr->syms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (i = lo; i > 0 && lo - i < 8; i--) {
+		const struct tf_sym *sy = &pr->syms[i - 1];
+
+		if (addr - sy->addr < sy->size) {
+			*name = sy->name;
+			*start = sy->addr;
+			*size = sy->size;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
 
 static int read_record(struct utrace__tf *tf, uint64_t off, uint32_t type,
 		       const unsigned char *p, uint64_t size)
@@ -779,6 +856,8 @@ static int read_record(struct utrace__tf *tf, uint64_t off, uint32_t type,
 		return 0;
 	case UTRACE_TF_CALIB:
 		return rec_calib(tf, off, p);
+	case UTRACE_TF_SYMBOL:
+		return rec_symbol(tf, off, p, size);
 	default:
 		return 0;                /* unknown types are skipped */
 	}
@@ -1083,6 +1162,7 @@ void utrace__tf_close(struct utrace__tf *tf)
 		free(tf->procs[i]->rejected);
 		free(tf->procs[i]->pts);
 		free(tf->procs[i]->segs);
+		free(tf->procs[i]->syms);
 		free(tf->procs[i]);
 	}
 	for (i = 0; i < tf->nr_threads; i++) {

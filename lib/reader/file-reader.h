@@ -124,6 +124,10 @@ void utrace__tf_start_time(const struct utrace__tf *tf, uint64_t *realtime_ns,
 uint64_t utrace__tf_nr_events(const struct utrace__tf *tf) UTRACE_HIDDEN;
 
 /* Processes, threads and formats in file order; NULL past the end. */
+/* The symbol of proc (its SYMBOL records) holding addr: 0 or -ENOENT.
+ * ctx is unused (a utrace__syms_fn of formats.h). */
+int utrace__tf_sym_lookup(void *ctx, const struct utrace__tf_process *proc, uint64_t addr,
+			  const char **name, uint64_t *start, uint64_t *size) UTRACE_HIDDEN;
 const struct utrace__tf_process *utrace__tf_process(const struct utrace__tf *tf,
 						    size_t i) UTRACE_HIDDEN;
 const struct utrace__tf_thread *utrace__tf_thread(const struct utrace__tf *tf,

@@ -16,12 +16,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/uio.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "elfsyms.h"
 #include "file-writer.h"
 
 /* Write all of iov[0..n) (which it changes), or keep the error. */
@@ -186,6 +188,14 @@ int utrace__tfw_process(struct utrace__tfw *w, uint32_t pid, uint32_t ppid, uint
 			  exe, strlen(exe) + 1);
 }
 
+int utrace__tfw_symbol(struct utrace__tfw *w, uint32_t pid, uint64_t addr, uint64_t size,
+		       const char *name)
+{
+	struct utrace__tf_symbol_rec r = { pid, 0, addr, size };
+
+	return put_record(w, UTRACE_TF_SYMBOL, &r, sizeof(r), name, strlen(name) + 1, NULL, 0);
+}
+
 int utrace__tfw_format(struct utrace__tfw *w, uint32_t pid, uint32_t id,
 		       const char *system, const char *format)
 {
@@ -279,4 +289,63 @@ int utrace__tfw_close(struct utrace__tfw *w)
 	w->fd = -1;
 	w->path = NULL;
 	return w->error ? -w->error : 0;
+}
+
+/*
+ * The symbols of process pid, for the readers' %ps / %pS: each ELF file
+ * of /proc/<pid>/maps once (its load bias from the line that maps it),
+ * read with libelf as the traced program's own printer reads them
+ * (common/elfsyms.c), so both name an address alike.  Libraries loaded
+ * after this call are not seen.
+ */
+int utrace__tfw_symbols_of(struct utrace__tfw *w, uint32_t pid)
+{
+	char path[64], line[4352], **seen = NULL;
+	size_t nr_seen = 0, i;
+	int written = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%u/maps", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long start, end, off;
+		struct utrace__symtab t;
+		char *file = strchr(line, '/'), **n;
+		uint64_t bias;
+		int fd, k;
+
+		if (!file || sscanf(line, "%llx-%llx %*s %llx", &start, &end, &off) != 3)
+			continue;
+		file[strcspn(file, "\n")] = 0;
+		for (i = 0; i < nr_seen && strcmp(seen[i], file); i++)
+			;
+		if (i < nr_seen)
+			continue;
+		n = realloc(seen, (nr_seen + 1) * sizeof(*seen));
+		if (!n)
+			break;
+		seen = n;
+		if (!(seen[nr_seen] = strdup(file)))
+			break;
+		nr_seen++;
+		fd = open(file, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		k = utrace__elf_bias(fd, start, off, &bias);
+		if (!k && !utrace__symtab_load(fd, &t)) {
+			for (i = 0; i < t.nr; i++)
+				if (!utrace__tfw_symbol(w, pid, t.syms[i].addr + bias,
+							t.syms[i].size, t.strings + t.syms[i].name))
+					written++;
+			utrace__symtab_free(&t);
+		}
+		close(fd);
+	}
+	for (i = 0; i < nr_seen; i++)
+		free(seen[i]);
+	free(seen);
+	fclose(f);
+	return written;
 }

@@ -44,6 +44,12 @@ int utrace__tfw_clock(struct utrace__tfw *w, uint64_t tsc, uint64_t ns) UTRACE_H
 /* A CALIB record: point 'index' of process 'pid' (file-format.h). */
 int utrace__tfw_calib(struct utrace__tfw *w, uint32_t pid, uint32_t index, uint64_t tsc,
 		      uint64_t ns) UTRACE_HIDDEN;
+/* One symbol of process pid (its address there), for %ps / %pS. */
+int utrace__tfw_symbol(struct utrace__tfw *w, uint32_t pid, uint64_t addr, uint64_t size,
+		       const char *name) UTRACE_HIDDEN;
+/* The symbols of the ELF files process pid maps (/proc/<pid>/maps), each
+ * file's once; the number written or -errno. */
+int utrace__tfw_symbols_of(struct utrace__tfw *w, uint32_t pid) UTRACE_HIDDEN;
 int utrace__tfw_process(struct utrace__tfw *w, uint32_t pid, uint32_t ppid, uint32_t clock,
 			const char *comm, const char *exe) UTRACE_HIDDEN;
 int utrace__tfw_format(struct utrace__tfw *w, uint32_t pid, uint32_t id,

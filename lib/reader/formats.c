@@ -31,6 +31,13 @@
  * record's check writes the kernel's text there (array_text()): every
  * version prints what the kernel and UTRACE_PRINT print.  The node is
  * put back before tep_free() frees it.
+ *
+ * libtraceevent 1.7.1 knows a few of the kernel's %p extensions, some
+ * only for some arguments, and none of %*pb, %*pbl, %pE, %pISf; %pS
+ * prints no size.  So before parsing, the print fmt's %p<ext>
+ * conversions become "%s" (pext_rewrite()), their arguments atoms, and
+ * the record's check writes the kernel's text there with the renderers
+ * UTRACE_PRINT uses (common/pfmt.c; pext_text()).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -47,13 +54,14 @@
 
 #include "formats.h"
 #include "hash.h"
+#include "pfmt.h"
 
 #define MAX_DEPTH 64             /* of a print fmt's argument tree */
 #define MAX_FIELD_END (1 << 20)
 #define MAX_WIDTH 4096           /* of a printf conversion of the print fmt */
 
 enum check_kind { CK_STRING, CK_MASK, CK_HEX, CK_INT_ARRAY, CK_INDEX, CK_DIVISOR,
-		  CK_WIDTH };
+		  CK_WIDTH, CK_PEXT };
 
 struct utrace__check {
 	enum check_kind kind;
@@ -64,6 +72,11 @@ struct utrace__check {
 	struct tep_print_arg_int_array array;
 	char *text;
 	size_t text_cap;
+	/* CK_PEXT: a %p extension; arg (and star, its '*' width) are atoms,
+	 * their nodes as parsed kept here */
+	struct utrace__pext pext;
+	int width;                       /* written in the format, or -1 */
+	struct tep_print_arg value, *star, star_node;
 };
 
 /* The first problem is described, the others counted. */
@@ -142,7 +155,18 @@ static void efmt_free(struct utrace__fmt *e)
 	for (i = 0; i < e->nr_checks; i++) {
 		struct utrace__check *c = &e->checks[i];
 
-		if (c->text) {
+		if (c->text && c->kind == CK_PEXT) {
+			struct tep_print_arg *next = c->arg->next;
+
+			*c->arg = c->value;
+			c->arg->next = next;
+			if (c->star) {
+				next = c->star->next;
+				*c->star = c->star_node;
+				c->star->next = next;
+			}
+			free(c->text);
+		} else if (c->text) {
 			c->arg->type = TEP_PRINT_INT_ARRAY;
 			c->arg->int_array = c->array;
 			free(c->text);
@@ -373,6 +397,177 @@ static int plan_widths(struct utrace__fmt *e)
 	return 0;
 }
 
+/* --- the kernel's %p extensions (see the top of the file) --- */
+
+#define MAX_PCONV 64
+
+/* A %p<ext> conversion of a print fmt, as pext_rewrite() found it. */
+struct pconv {
+	unsigned int argno;              /* its argument's place in the list */
+	int star;                        /* the '*' width's place, or -1 */
+	int width;                       /* a written width, or -1 */
+	struct utrace__pext x;
+};
+
+/*
+ * The format text with each %p<ext> libtraceevent should not print
+ * replaced: "%-20pS" becomes "%-20s" (the kernel pads these texts as
+ * strings), "%*pbl" becomes "%s%s" (the width is a bit count: its
+ * argument becomes an empty atom), "%pI4" becomes "%s".  Plain %p and
+ * %px stay.  Returns the new text (malloc) or NULL when there is nothing
+ * to replace; *nr the conversions found.
+ */
+static char *pext_rewrite(const char *body, struct pconv *pc, size_t *nr)
+{
+	const char *start = strstr(body, "print fmt: \""), *f;
+	unsigned int argno = 0;
+	size_t len, o = 0;
+	char *out;
+
+	*nr = 0;
+	if (!start)
+		return NULL;
+	len = strlen(body);
+	out = malloc(len * 2 + 16);
+	if (!out)
+		return NULL;
+	f = start + strlen("print fmt: \"");
+	memcpy(out, body, (size_t)(f - body));
+	o = (size_t)(f - body);
+	while (*f && *f != '"') {
+		const char *pct = f, *c, *wstart, *wend;
+		int star = -1, width = -1;
+		struct utrace__pext x;
+
+		if (*f == '\\' && f[1]) {
+			out[o++] = *f++;
+			out[o++] = *f++;
+			continue;
+		}
+		if (*f != '%') {
+			out[o++] = *f++;
+			continue;
+		}
+		if (f[1] == '%') {
+			out[o++] = *f++;
+			out[o++] = *f++;
+			continue;
+		}
+		c = f + 1;
+		while (*c && strchr("-+ #0", *c))
+			c++;
+		wstart = c;
+		if (*c == '*') {
+			star = (int)argno++;
+			c++;
+		} else if (*c >= '1' && *c <= '9') {
+			width = (int)strtol(c, (char **)&c, 10);
+		}
+		if (*c == '.') {
+			c++;
+			if (*c == '*') {
+				argno++;
+				c++;
+			} else {
+				while (*c >= '0' && *c <= '9')
+					c++;
+			}
+		}
+		wend = c;
+		while (*c && strchr("hlLzZqjt", *c))
+			c++;
+		if (!*c || *c == '"') {
+			f = c;
+			memcpy(out + o, pct, (size_t)(c - pct));
+			o += (size_t)(c - pct);
+			continue;
+		}
+		if (*c != 'p') {
+			if ((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z'))
+				argno++;
+			c++;
+			memcpy(out + o, pct, (size_t)(c - pct));
+			o += (size_t)(c - pct);
+			f = c;
+			continue;
+		}
+		c++;
+		c += utrace__pext_parse(c, &x);
+		if (x.kind == UTRACE__PEXT_POINTER || x.kind == UTRACE__PEXT_RAW ||
+		    *nr >= MAX_PCONV) {
+			memcpy(out + o, pct, (size_t)(c - pct));
+			o += (size_t)(c - pct);
+			argno++;
+			f = c;
+			continue;
+		}
+		if (utrace__pext_padded(&x)) {
+			/* flags, width and precision as written */
+			memcpy(out + o, pct, (size_t)(wend - pct));
+			o += (size_t)(wend - pct);
+			out[o++] = 's';
+			star = -1;       /* stays a string width */
+		} else {
+			memcpy(out + o, star >= 0 ? "%s%s" : "%s", star >= 0 ? 4 : 2);
+			o += star >= 0 ? 4 : 2;
+		}
+		(void)wstart;
+		pc[*nr] = (struct pconv){ argno, star, width, x };
+		(*nr)++;
+		argno++;
+		f = c;
+	}
+	len = strlen(f);
+	memcpy(out + o, f, len + 1);
+	if (!*nr) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+static char empty_atom[1];
+
+/* After parsing: the arguments of the conversions pext_rewrite() changed
+ * become atoms; their nodes are kept in the checks. */
+static int pext_as_atoms(struct utrace__fmt *e, const struct pconv *pc, size_t nr)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++) {
+		struct tep_print_arg *a = e->ev->print_fmt.args, *star = NULL;
+		struct utrace__check *c;
+		unsigned int k;
+
+		for (k = 0; a && k < pc[i].argno; k++, a = a->next)
+			if (pc[i].star >= 0 && k == (unsigned int)pc[i].star)
+				star = a;
+		if (!a || (pc[i].star >= 0 && !star))
+			continue;
+		if (add_check(e, CK_PEXT, a, NULL))
+			return -ENOMEM;
+		c = &e->checks[e->nr_checks - 1];
+		c->text_cap = 64;
+		c->text = calloc(1, c->text_cap);
+		if (!c->text) {
+			e->nr_checks--;
+			return -ENOMEM;
+		}
+		c->pext = pc[i].x;
+		c->width = pc[i].width;
+		c->value = *a;
+		a->type = TEP_PRINT_ATOM;
+		a->atom.atom = c->text;
+		if (star) {
+			c->star = star;
+			c->star_node = *star;
+			star->type = TEP_PRINT_ATOM;
+			star->atom.atom = empty_atom;
+		}
+	}
+	return 0;
+}
+
 static const char dummy_format[] =
 	"name: utrace_script\nID: 0\nformat:\n"
 	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
@@ -386,6 +581,7 @@ int utrace__fmts_init(struct utrace__fmts *sc, struct utrace__tf *tf)
 	sc->tf = tf;
 	sc->name = utrace__tf_name(tf);
 	sc->next_id = 1;
+	sc->syms = utrace__tf_sym_lookup;
 	sc->tep = tep_alloc();
 	if (!sc->tep)
 		return -ENOMEM;
@@ -495,7 +691,9 @@ static int parse_safely(struct utrace__fmts *sc, const char *text, size_t len, c
 int utrace__fmts_parse(struct utrace__fmts *sc, struct utrace__fmt *e)
 {
 	const char *sys = e->system;
-	char *text = NULL;
+	struct pconv pc[MAX_PCONV];
+	char *text = NULL, *body;
+	size_t nr_pc = 0;
 	enum tep_errno err;
 	int n;
 
@@ -505,7 +703,9 @@ int utrace__fmts_parse(struct utrace__fmts *sc, struct utrace__fmt *e)
 		return 0;
 	}
 	e->id = (uint16_t)sc->next_id++;
-	n = asprintf(&text, "name: %s\nID: %u\n%s", e->name, e->id, e->body);
+	body = pext_rewrite(e->body, pc, &nr_pc);
+	n = asprintf(&text, "name: %s\nID: %u\n%s", e->name, e->id, body ? body : e->body);
+	free(body);
 	if (n < 0)
 		return -ENOMEM;
 	/* ftrace's own events get special handling that reads pointers
@@ -557,6 +757,8 @@ int utrace__fmts_parse(struct utrace__fmts *sc, struct utrace__fmt *e)
 		return 0;
 	}
 	arrays_as_atoms(e);
+	if (pext_as_atoms(e, pc, nr_pc))
+		return -ENOMEM;
 	e->state = 1;
 	return 0;
 }
@@ -839,6 +1041,76 @@ static void array_text(struct utrace__rec *r, struct utrace__check *c,
 	c->text[len] = 0;
 }
 
+/* The kernel's text of a %p extension for this record (CK_PEXT): the
+ * bytes come from the record (an array field, a __data_loc array),
+ * never from the address a number in it holds. */
+static void pext_text(struct utrace__rec *r, struct utrace__check *c)
+{
+	struct tep_print_arg *v = &c->value;
+	const struct utrace__pext *x = &c->pext;
+	int width = c->width;
+	const unsigned char *mem = NULL;
+	uint32_t off = 0, len = 0;
+	size_t need;
+
+	if (c->star) {
+		width = (int)eval(r, &c->star_node, 0);
+		if (width < 0)
+			width = -width;
+	}
+	need = utrace__pext_need(x, width);
+	if (need * 4 + 128 > c->text_cap ||
+	    (x->kind == UTRACE__PEXT_BITMAP && need * 8 * 3 + 128 > c->text_cap)) {
+		size_t cap = need * 24 + 128;
+		char *t = realloc(c->text, cap);
+
+		if (!t) {
+			rec_fail(r, "out of memory");
+			return;
+		}
+		c->text = c->arg->atom.atom = t;
+		c->text_cap = cap;
+	}
+	if (x->kind == UTRACE__PEXT_SYMBOL) {
+		uint64_t addr = eval(r, v, 0);
+		const char *name = NULL;
+		uint64_t start = 0, size = 0;
+
+		if (r->syms && r->syms(r->syms_ctx, r->proc, utrace__pext_lookup_addr(x, addr),
+				       &name, &start, &size) < 0)
+			name = NULL;
+		utrace__pext_symbol(x, addr, name, start, size, c->text, c->text_cap);
+		return;
+	}
+	while (v->type == TEP_PRINT_TYPE && v->typecast.item)
+		v = v->typecast.item;
+	if (v->type == TEP_PRINT_DYNAMIC_ARRAY && v->dynarray.field) {
+		dyn_offset(r, v->dynarray.field, &off, &len);
+		mem = r->d + off;
+	} else if (v->type == TEP_PRINT_FIELD && v->field.field &&
+		   (v->field.field->flags & TEP_FIELD_IS_ARRAY) &&
+		   (int64_t)v->field.field->offset + v->field.field->size <= (int64_t)r->size) {
+		off = (uint32_t)v->field.field->offset;
+		len = (uint32_t)v->field.field->size;
+		mem = r->d + off;
+	}
+	if ((x->kind == UTRACE__PEXT_HEX || x->kind == UTRACE__PEXT_ESCAPE) && !need) {
+		c->text[0] = 0;
+		return;
+	}
+	if (!mem) {
+		/* a number: the address it held cannot be read here */
+		const char *bad = utrace__pext_bad_pointer(eval(r, v, 0));
+
+		snprintf(c->text, c->text_cap, "%s", bad ? bad : "(efault)");
+		return;
+	}
+	/* the kernel reads on past a field into the record; not past it */
+	if (len < need && (uint64_t)off + need <= r->size)
+		len = (uint32_t)need;
+	utrace__pext_render(x, width, mem, len, c->text, c->text_cap);
+}
+
 static void run_check(struct utrace__rec *r, struct utrace__check *c)
 {
 	struct tep_print_arg *a = c->arg;
@@ -887,6 +1159,9 @@ static void run_check(struct utrace__rec *r, struct utrace__check *c)
 		return;
 	case CK_DIVISOR:
 		eval(r, a, 0);
+		return;
+	case CK_PEXT:
+		pext_text(r, c);
 		return;
 	case CK_WIDTH: {
 		int w = (int)eval(r, a, 0);
@@ -951,7 +1226,8 @@ int utrace__fmts_check(struct utrace__fmts *sc, struct utrace__fmt *e,
 	memset(sc->scratch + it->len, 0, UTRACE__SLACK);
 	sc->scratch[0] = (unsigned char)(e->id & 0xff);
 	sc->scratch[1] = (unsigned char)(e->id >> 8);
-	*r = (struct utrace__rec){ sc->scratch, it->len, e, why, whylen, false };
+	*r = (struct utrace__rec){ sc->scratch, it->len, e, why, whylen, false,
+				   it->proc, sc->syms, sc->syms_ctx };
 	return check_record(r, printing) ? 1 : 0;
 }
 

@@ -47,6 +47,10 @@ struct utrace__fmt {
 	void *user;                      /* a vetter's caller's */
 };
 
+/* The symbol of a process holding addr, for %ps / %pS: 0, or -ENOENT. */
+typedef int (*utrace__syms_fn)(void *ctx, const struct utrace__tf_process *proc,
+			       uint64_t addr, const char **name, uint64_t *start, uint64_t *size);
+
 /* The formats of one trace file. */
 struct utrace__fmts {
 	struct utrace__tf *tf;
@@ -56,6 +60,8 @@ struct utrace__fmts {
 	size_t hcap, nr;
 	struct utrace__fmt **all;
 	uint32_t next_id;
+	utrace__syms_fn syms;            /* names for %pS (NULL: none) */
+	void *syms_ctx;
 	unsigned char *scratch;          /* the record copy */
 	size_t scratch_cap;
 	/* which formats are selected (NULL: all) */
@@ -74,6 +80,9 @@ struct utrace__rec {
 	char *why;
 	size_t whylen;
 	bool failed;
+	const struct utrace__tf_process *proc;   /* that wrote it */
+	utrace__syms_fn syms;            /* names for %pS, or NULL */
+	void *syms_ctx;
 };
 
 /* Set up a zeroed struct (its pr may be set already: the libtraceevent

@@ -8,10 +8,19 @@
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+#include <unistd.h>
+#include <wchar.h>
 
 #include "internal.h"
+#include "pfmt.h"
+#include "symbols.h"
 
 void utrace_seq_init(struct utrace_seq *s, char *buf, unsigned int size)
 {
@@ -23,7 +32,9 @@ void utrace_seq_init(struct utrace_seq *s, char *buf, unsigned int size)
 		buf[0] = 0;
 }
 
-static void seq_vprintf(struct utrace_seq *s, const char *fmt, va_list ap)
+/* glibc's vsnprintf for one conversion (or plain text), cut at the
+ * buffer's end. */
+static void seq_vlibc(struct utrace_seq *s, const char *fmt, va_list ap)
 {
 	unsigned int room;
 	int n;
@@ -40,6 +51,323 @@ static void seq_vprintf(struct utrace_seq *s, const char *fmt, va_list ap)
 		return;
 	}
 	s->len += (unsigned int)n;
+}
+
+static void seq_libc(struct utrace_seq *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	seq_vlibc(s, fmt, ap);
+	va_end(ap);
+}
+
+static void seq_write(struct utrace_seq *s, const char *text, size_t len)
+{
+	unsigned int room;
+
+	if (s->full || s->len >= s->size || !len)
+		return;
+	room = s->size - s->len - 1;    /* the NUL */
+	if (len > room) {
+		len = room;
+		s->full = 1;
+	}
+	memcpy(s->buf + s->len, text, len);
+	s->len += (unsigned int)len;
+	s->buf[s->len] = 0;
+}
+
+/*
+ * Copy len bytes the program's own TP_printk points at, never faulting:
+ * through process_vm_readv() on this process, which answers EFAULT for
+ * memory that is not there.  Where the call is refused (a seccomp
+ * filter), the bytes are read directly, as the kernel does.  Returns the
+ * bytes copied.
+ */
+static size_t safe_read(void *dst, uintptr_t addr, size_t len)
+{
+	struct iovec local = { dst, len }, remote = { (void *)addr, len };
+	ssize_t n;
+
+	if (!len)
+		return 0;
+	n = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+	if (n >= 0)
+		return (size_t)n;
+	if (errno == ENOSYS || errno == EPERM) {
+		memcpy(dst, (const void *)addr, len);
+		return len;
+	}
+	return 0;
+}
+
+/* Text of a %p extension with the conversion's width and precision, as
+ * the kernel's string_nocheck() pads it. */
+static void seq_padded(struct utrace_seq *s, const char *text, int left, int width, int prec)
+{
+	if (width > (int)s->size)       /* the line is cut there anyway */
+		width = (int)s->size;
+	if (prec >= 0)
+		seq_libc(s, left ? "%-*.*s" : "%*.*s", width < 0 ? 0 : width, prec, text);
+	else
+		seq_libc(s, left ? "%-*s" : "%*s", width < 0 ? 0 : width, text);
+}
+
+/* One %p conversion: the kernel's pointer().  spec is the conversion as
+ * written (for plain pointers, which glibc prints). */
+static void seq_pointer(struct utrace_seq *s, const char *spec, bool has_w, int w,
+			bool has_p, int prec, int left, const void *ptr,
+			const struct utrace__pext *x)
+{
+	uintptr_t addr = (uintptr_t)ptr;
+	unsigned char mem[UTRACE__PEXT_MAX_BITS / 8];
+	char text[UTRACE__PEXT_TEXT_MAX];
+	int width = has_w ? w : -1;
+	const char *bad;
+	size_t need, got;
+
+	switch (x->kind) {
+	case UTRACE__PEXT_POINTER:
+		/* glibc's "0x..." ("(nil)"), never the kernel's hash */
+		if (has_w && has_p)
+			seq_libc(s, spec, w, prec, ptr);
+		else if (has_w)
+			seq_libc(s, spec, w, ptr);
+		else if (has_p)
+			seq_libc(s, spec, prec, ptr);
+		else
+			seq_libc(s, spec, ptr);
+		return;
+	case UTRACE__PEXT_RAW:
+		if (has_w && w < 0) {
+			w = -w;
+			left = 1;
+		}
+		if (has_w)
+			seq_libc(s, left ? "%-*lx" : "%*lx", w, (unsigned long)addr);
+		else
+			seq_libc(s, "%016lx", (unsigned long)addr);
+		return;
+	case UTRACE__PEXT_SYMBOL: {
+		const char *name = NULL;
+
+		if (has_w && w < 0) {
+			width = -w;
+			left = 1;
+		}
+		uint64_t start = 0, size = 0;
+
+		if (utrace__sym_lookup((uintptr_t)utrace__pext_lookup_addr(x, addr), &name,
+				       &start, &size) < 0)
+			name = NULL;
+		utrace__pext_symbol(x, addr, name, start, size, text, sizeof(text));
+		seq_padded(s, text, left, width, has_p ? prec : -1);
+		return;
+	}
+	default:
+		break;
+	}
+	if (has_w && w < 0) {   /* a negative '*' width: left-justified */
+		width = w = -w;
+		left = 1;
+	}
+	need = utrace__pext_need(x, width);
+	if ((x->kind == UTRACE__PEXT_HEX || x->kind == UTRACE__PEXT_ESCAPE) && !need)
+		return;         /* a zero length prints nothing, even for NULL */
+	bad = utrace__pext_bad_pointer(addr);
+	if (bad) {
+		seq_padded(s, bad, left, width, has_p ? prec : -1);
+		return;
+	}
+	got = safe_read(mem, addr, need);
+	if (x->kind == UTRACE__PEXT_IPSA && got < need)
+		got += 0;       /* a sockaddr_in may end before sockaddr_in6 would */
+	else if (got < need) {
+		seq_padded(s, "(efault)", left, width, has_p ? prec : -1);
+		return;
+	}
+	if (utrace__pext_padded(x)) {
+		utrace__pext_render(x, width, mem, got, text, sizeof(text));
+		seq_padded(s, text, left, width, has_p ? prec : -1);
+		return;
+	}
+	/* bitmaps, hex, escapes: straight into the line */
+	if (!s->full && s->len + 1 < s->size) {
+		size_t n = utrace__pext_render(x, width, mem, got, s->buf + s->len,
+					       s->size - s->len);
+
+		s->len += (unsigned int)n;
+		if (s->len + 1 >= s->size)
+			s->full = 1;
+	}
+}
+
+/* The length modifier of a conversion. */
+enum len_mod { LM_NONE, LM_HH, LM_H, LM_L, LM_LL, LM_LD, LM_J, LM_Z, LM_T };
+
+/*
+ * The kernel's printf for TP_printk: a walk over the format that renders
+ * the %p extensions itself and hands every other conversion, with its
+ * flags, width, precision and length, to glibc's snprintf one at a time,
+ * taking each argument from ap by its type (so '*' widths and precisions
+ * take theirs in order).  %n writes nothing.
+ */
+static void seq_vprintf(struct utrace_seq *s, const char *fmt, va_list ap)
+{
+	const char *p = fmt;
+
+	while (*p && !s->full) {
+		const char *pct = strchr(p, '%'), *c, *lstart;
+		char spec[32];
+		size_t sl = 0;
+		bool has_w = false, has_p = false;
+		int w = 0, prec = -1, left = 0;
+		enum len_mod lm = LM_NONE;
+
+		if (!pct) {
+			seq_write(s, p, strlen(p));
+			break;
+		}
+		seq_write(s, p, (size_t)(pct - p));
+		c = pct + 1;
+		spec[sl++] = '%';
+		while (*c && strchr("-+ #0'", *c)) {
+			if (*c == '-')
+				left = 1;
+			if (sl < 8)
+				spec[sl++] = *c;
+			c++;
+		}
+		if (*c == '*') {
+			has_w = true;
+			w = va_arg(ap, int);
+			c++;
+		} else if (*c >= '1' && *c <= '9') {
+			has_w = true;
+			w = (int)strtol(c, (char **)&c, 10);
+		}
+		if (has_w)
+			spec[sl++] = '*';
+		if (*c == '.') {
+			c++;
+			has_p = true;
+			if (*c == '*') {
+				prec = va_arg(ap, int);
+				c++;
+			} else {
+				prec = (int)strtol(c, (char **)&c, 10);
+			}
+			spec[sl++] = '.';
+			spec[sl++] = '*';
+		}
+		lstart = c;
+		switch (*c) {
+		case 'h': lm = c[1] == 'h' ? LM_HH : LM_H; c += c[1] == 'h' ? 2 : 1; break;
+		case 'l': lm = c[1] == 'l' ? LM_LL : LM_L; c += c[1] == 'l' ? 2 : 1; break;
+		case 'q': case 'L': lm = LM_LD; c++; break;
+		case 'j': lm = LM_J; c++; break;
+		case 'z': case 'Z': lm = LM_Z; c++; break;
+		case 't': lm = LM_T; c++; break;
+		default: break;
+		}
+		while (lstart < c && sl < sizeof(spec) - 3)      /* as written */
+			spec[sl++] = *lstart++;
+		if (!*c) {      /* a lone '%' at the end */
+			seq_write(s, pct, strlen(pct));
+			break;
+		}
+		spec[sl++] = *c;
+		spec[sl] = 0;
+		p = c + 1;
+		/* padding past the line's end is cut anyway: not made */
+		if (*c != 'p') {
+			int room = (int)(s->size > 0x100000 ? 0x100000 : s->size);
+
+			w = w > room ? room : w < -room ? -room : w;
+			prec = prec > room ? room : prec;
+		}
+
+#define EMIT(val)							\
+	do {								\
+		if (has_w && has_p)					\
+			seq_libc(s, spec, w, prec, val);		\
+		else if (has_w)						\
+			seq_libc(s, spec, w, val);			\
+		else if (has_p)						\
+			seq_libc(s, spec, prec, val);			\
+		else							\
+			seq_libc(s, spec, val);				\
+	} while (0)
+
+		switch (*c) {
+		case '%':
+			seq_write(s, "%", 1);
+			break;
+		case 'd': case 'i':
+			switch (lm) {
+			case LM_L: EMIT(va_arg(ap, long)); break;
+			case LM_LL: case LM_LD: EMIT(va_arg(ap, long long)); break;
+			case LM_J: EMIT(va_arg(ap, intmax_t)); break;
+			case LM_Z: EMIT(va_arg(ap, ssize_t)); break;
+			case LM_T: EMIT(va_arg(ap, ptrdiff_t)); break;
+			default: EMIT(va_arg(ap, int)); break;
+			}
+			break;
+		case 'u': case 'o': case 'x': case 'X':
+			switch (lm) {
+			case LM_L: EMIT(va_arg(ap, unsigned long)); break;
+			case LM_LL: case LM_LD: EMIT(va_arg(ap, unsigned long long)); break;
+			case LM_J: EMIT(va_arg(ap, uintmax_t)); break;
+			case LM_Z: EMIT(va_arg(ap, size_t)); break;
+			case LM_T: EMIT(va_arg(ap, ptrdiff_t)); break;
+			default: EMIT(va_arg(ap, unsigned int)); break;
+			}
+			break;
+		case 'c':
+			if (lm == LM_L)
+				EMIT(va_arg(ap, wint_t));
+			else
+				EMIT(va_arg(ap, int));
+			break;
+		case 'C':
+			EMIT(va_arg(ap, wint_t));
+			break;
+		case 's':
+			if (lm == LM_L)
+				EMIT(va_arg(ap, const wchar_t *));
+			else
+				EMIT(va_arg(ap, const char *));
+			break;
+		case 'S':
+			EMIT(va_arg(ap, const wchar_t *));
+			break;
+		case 'e': case 'E': case 'f': case 'F': case 'g': case 'G': case 'a': case 'A':
+			if (lm == LM_LD)
+				EMIT(va_arg(ap, long double));
+			else
+				EMIT(va_arg(ap, double));
+			break;
+		case 'm':
+			EMIT(0);
+			break;
+		case 'n':
+			(void)va_arg(ap, void *);
+			break;
+		case 'p': {
+			struct utrace__pext x;
+			const void *ptr = va_arg(ap, const void *);
+
+			p += utrace__pext_parse(p, &x);
+			seq_pointer(s, spec, has_w, w, has_p, prec, left, ptr, &x);
+			break;
+		}
+		default:        /* not a conversion: the text as written */
+			seq_write(s, pct, (size_t)(p - pct));
+			break;
+		}
+#undef EMIT
+	}
 }
 
 void utrace_seq_printf(struct utrace_seq *s, const char *fmt, ...)

@@ -534,6 +534,7 @@ static void hello(struct proc *p, const struct utrace_msg_hello *h, int fd)
 	memcpy(exe, h->exe, 256);
 	exe[256] = 0;
 	utrace__tfw_process(&out, p->pid, p->ppid, p->pool->clock, p->comm, exe);
+	utrace__tfw_symbols_of(&out, p->pid);   /* for %ps / %pS; none: raw addresses */
 	if (!nr_processes++) {
 		first_pid = p->pid;
 		memcpy(first_comm, p->comm, sizeof(first_comm));

@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: MIT */
+/* The symbols of one ELF file (elfsyms.h), read with libelf. */
+#include <errno.h>
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "elfsyms.h"
+
+struct cand {
+	uint64_t addr, size;
+	const char *name;
+	int rank;               /* global 0, weak 1, local 2; data + 4 */
+};
+
+static int underscores(const char *s)
+{
+	int n = 0;
+
+	while (s[n] == '_')
+		n++;
+	return n;
+}
+
+static int cand_cmp(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	/* of aliases (getpid, __getpid): functions, then the plainest name,
+	 * then global before weak before local */
+	if ((x->rank & 4) != (y->rank & 4))
+		return (x->rank & 4) - (y->rank & 4);
+	if (underscores(x->name) != underscores(y->name))
+		return underscores(x->name) - underscores(y->name);
+	if (x->rank != y->rank)
+		return x->rank - y->rank;
+	return strcmp(x->name, y->name);
+}
+
+static Elf_Scn *find_table(Elf *elf, GElf_Shdr *sh)
+{
+	Elf_Scn *scn = NULL, *dyn = NULL;
+	GElf_Shdr dsh;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr h;
+
+		if (!gelf_getshdr(scn, &h))
+			continue;
+		if (h.sh_type == SHT_SYMTAB) {
+			*sh = h;
+			return scn;
+		}
+		if (h.sh_type == SHT_DYNSYM && !dyn) {
+			dyn = scn;
+			dsh = h;
+		}
+	}
+	if (dyn)
+		*sh = dsh;
+	return dyn;
+}
+
+static int load(Elf *elf, struct utrace__symtab *t)
+{
+	struct cand *c = NULL;
+	size_t n = 0, i, nsyms, slen = 0, k;
+	Elf_Data *data;
+	GElf_Shdr sh;
+	Elf_Scn *scn = find_table(elf, &sh);
+
+	if (!scn || !sh.sh_entsize)
+		return -ENOENT;
+	data = elf_getdata(scn, NULL);
+	if (!data)
+		return -EINVAL;
+	nsyms = sh.sh_size / sh.sh_entsize;
+	c = calloc(nsyms ? nsyms : 1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	for (i = 0; i < nsyms; i++) {
+		GElf_Sym s;
+		const char *name;
+		int type, bind;
+
+		if (!gelf_getsym(data, (int)i, &s))
+			break;
+		type = GELF_ST_TYPE(s.st_info);
+		bind = GELF_ST_BIND(s.st_info);
+		if ((type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_OBJECT) ||
+		    s.st_shndx == SHN_UNDEF || s.st_shndx == SHN_ABS || !s.st_size ||
+		    !s.st_value)
+			continue;
+		name = elf_strptr(elf, sh.sh_link, s.st_name);
+		if (!name || !*name)
+			continue;
+		c[n++] = (struct cand){ s.st_value, s.st_size, name,
+					(bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2) +
+					(type == STT_OBJECT ? 4 : 0) };
+	}
+	qsort(c, n, sizeof(*c), cand_cmp);
+	/* one per address: the first after sorting */
+	for (i = 0, k = 0; i < n; i++) {
+		if (k && c[k - 1].addr == c[i].addr)
+			continue;
+		c[k++] = c[i];
+		slen += strlen(c[i].name) + 1;
+	}
+	t->syms = calloc(k ? k : 1, sizeof(*t->syms));
+	t->strings = malloc(slen ? slen : 1);
+	if (!t->syms || !t->strings) {
+		free(c);
+		utrace__symtab_free(t);
+		return -ENOMEM;
+	}
+	t->nr = k;
+	t->strings_len = 0;
+	for (i = 0; i < k; i++) {
+		size_t l = strlen(c[i].name) + 1;
+
+		t->syms[i] = (struct utrace__sym){ c[i].addr, c[i].size, (uint32_t)t->strings_len };
+		memcpy(t->strings + t->strings_len, c[i].name, l);
+		t->strings_len += l;
+	}
+	free(c);
+	return 0;
+}
+
+static Elf *open_elf(int fd)
+{
+	static int ready;
+
+	if (!__atomic_load_n(&ready, __ATOMIC_ACQUIRE)) {
+		if (elf_version(EV_CURRENT) == EV_NONE)
+			return NULL;
+		__atomic_store_n(&ready, 1, __ATOMIC_RELEASE);
+	}
+	return elf_begin(fd, ELF_C_READ_MMAP, NULL);
+}
+
+int utrace__symtab_load(int fd, struct utrace__symtab *t)
+{
+	Elf *elf = open_elf(fd);
+	int r;
+
+	memset(t, 0, sizeof(*t));
+	if (!elf)
+		return -EINVAL;
+	r = elf_kind(elf) == ELF_K_ELF ? load(elf, t) : -EINVAL;
+	elf_end(elf);
+	return r;
+}
+
+void utrace__symtab_free(struct utrace__symtab *t)
+{
+	free(t->syms);
+	free(t->strings);
+	memset(t, 0, sizeof(*t));
+}
+
+const struct utrace__sym *utrace__symtab_find(const struct utrace__symtab *t, uint64_t addr)
+{
+	size_t lo = 0, hi = t->nr, i;
+	int back;
+
+	while (lo < hi) {       /* the first symbol after addr */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->syms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* the nearest symbol below that holds it (a few back: nested ones) */
+	for (i = lo, back = 0; i > 0 && back < 8; i--, back++) {
+		const struct utrace__sym *s = &t->syms[i - 1];
+
+		if (addr - s->addr < s->size)
+			return s;
+	}
+	return NULL;
+}
+
+int utrace__elf_bias(int fd, uint64_t start, uint64_t off, uint64_t *bias)
+{
+	Elf *elf = open_elf(fd);
+	size_t n, i;
+	int r = -1;
+
+	if (!elf)
+		return -1;
+	if (elf_kind(elf) == ELF_K_ELF && !elf_getphdrnum(elf, &n)) {
+		for (i = 0; i < n; i++) {
+			GElf_Phdr ph;
+
+			if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD ||
+			    off < (ph.p_offset & ~(uint64_t)4095) ||
+			    off >= ph.p_offset + ph.p_filesz)
+				continue;
+			*bias = start - (ph.p_vaddr - (ph.p_offset - off));
+			r = 0;
+			break;
+		}
+	}
+	elf_end(elf);
+	return r;
+}

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The symbols of one ELF file, for %ps / %pS (pfmt.h): functions and data
+ * objects of a size, from .symtab when the file has one (static functions
+ * of a program too), else from .dynsym; one per address, sorted.  The
+ * traced program's printer (runtime/symbols.c), the recorder and the live
+ * readers (which write them into trace files) use the same table, so both
+ * printers name an address alike.  Read with libelf.  Internal.
+ */
+#ifndef UTRACE_COMMON_ELFSYMS_H
+#define UTRACE_COMMON_ELFSYMS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "compiler.h"
+
+struct utrace__sym {
+	uint64_t addr;          /* st_value: add the load bias */
+	uint64_t size;
+	uint32_t name;          /* offset in strings */
+};
+
+struct utrace__symtab {
+	struct utrace__sym *syms;
+	size_t nr;
+	char *strings;
+	size_t strings_len;
+};
+
+/* Load the table of the ELF file open on fd; 0 or -errno. */
+int utrace__symtab_load(int fd, struct utrace__symtab *t) UTRACE_HIDDEN;
+void utrace__symtab_free(struct utrace__symtab *t) UTRACE_HIDDEN;
+
+/* The symbol that holds addr (file addresses), or NULL. */
+const struct utrace__sym *utrace__symtab_find(const struct utrace__symtab *t,
+					      uint64_t addr) UTRACE_HIDDEN;
+
+/* The load bias of a file mapped at start from file offset off (one
+ * line of /proc/<pid>/maps): what to add to its st_values.  -1 when no
+ * PT_LOAD segment of the file is at that offset. */
+int utrace__elf_bias(int fd, uint64_t start, uint64_t off, uint64_t *bias) UTRACE_HIDDEN;
+
+#endif /* UTRACE_COMMON_ELFSYMS_H */
