@@ -536,7 +536,7 @@ __attribute__((destructor)) static void agent_fini(void)
 bool utrace__agent_start(void)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	char dir[sizeof(sa.sun_path)], err[256];
+	char dir[sizeof(sa.sun_path)], err[256], tmp[sizeof(sa.sun_path)];
 	pthread_attr_t at;
 	pthread_t th;
 	const char *v;
@@ -572,11 +572,27 @@ bool utrace__agent_start(void)
 		agent_warn("socket");
 		goto fail;
 	}
-	strcpy(sa.sun_path, sock_path);
-	unlink(sock_path);         /* a dead process's, with our pid */
+	/*
+	 * Bound under a name clients do not look at, and given its real
+	 * name only once it listens: a client that finds PID.sock but is
+	 * refused takes it for a dead process's and removes it, so it must
+	 * never see one that does not listen yet.  (Between bind() and
+	 * listen() one did, about once in 300 starts under load, and the
+	 * process was never traceable.)
+	 */
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s/.%d.sock.new", dir, (int)getpid()) >=
+	    sizeof(tmp)) {
+		errno = ENAMETOOLONG;
+		agent_warn(dir);
+		goto fail;
+	}
+	strcpy(sa.sun_path, tmp);
+	unlink(tmp);               /* a dead process's, with our pid */
 	if (bind(listen_fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
-	    chmod(sock_path, 0600) < 0 || listen(listen_fd, 16) < 0) {
+	    chmod(tmp, 0600) < 0 || listen(listen_fd, 16) < 0 ||
+	    rename(tmp, sock_path) < 0) {
 		agent_warn(sock_path);
+		unlink(tmp);
 		goto fail;
 	}
 	sock_owner = getpid();

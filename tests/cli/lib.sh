@@ -62,13 +62,37 @@ has_lines() {
 log_lines() {
 	if [ -e "$1" ]; then wc -l < "$1"; else echo 0; fi
 }
-# traceable PID: the agent of PID answers (its socket file appears at
-# bind(), before listen(): a client that only saw the file may be refused)
+# traceable PID: the agent of PID answers (its socket file appears once it
+# listens, so the file alone would do; asking is surer)
 traceable() {
 	"$UTRACE" list -p "$1" > /dev/null 2>&1
 }
+# wait_traceable PID [STDERR-FILE]: wait_for traceable PID; if it never
+# becomes traceable, say on stderr all that might tell why (is it alive,
+# its threads and where they wait, the runtime directory, what `utrace
+# list` answers, the program's own stderr), then fail
+wait_traceable() {
+	wait_for traceable "$1" && return 0
+	{
+		echo "# process $1 did not become traceable in 30 s"
+		if [ -d "/proc/$1" ]; then
+			local t
+			echo "# alive, $(ls "/proc/$1/task" | wc -l) threads:"
+			for t in /proc/"$1"/task/*; do
+				echo "#   $(cat "$t/comm" 2> /dev/null) state $(cut -d" " -f3 "$t/stat" 2> /dev/null) wchan $(cat "$t/wchan" 2> /dev/null)"
+			done
+		else
+			echo "# it is gone"
+		fi
+		echo "# runtime directory ${UTRACE_RUNTIME_DIR:-(default)}:"
+		ls -la "${UTRACE_RUNTIME_DIR:-/tmp/utrace-$(id -u)}" 2>&1 | sed 's/^/#   /'
+		"$UTRACE" list -p "$1" 2>&1 | sed 's/^/# list: /'
+		[ -n "${2:-}" ] && [ -e "$2" ] && sed 's/^/# its stderr: /' "$2"
+	} >&2
+	return 1
+}
 export UTRACE
-export -f wait_for has_lines log_lines traceable
+export -f wait_for has_lines log_lines traceable wait_traceable
 
 # skip_all REASON: the whole test is skipped, saying why (TAP)
 skip_all() {

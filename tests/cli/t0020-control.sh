@@ -26,7 +26,7 @@ LOG="$TMP/sample.log"
 "$SAMPLE" --run 0 --log "$LOG" > /dev/null 2>> "$TMP/sample.err" &
 S=$!
 pids+=("$S")
-wait_for traceable "$S"
+wait_traceable "$S" "$TMP/sample.err"
 
 check "the control socket is mode 0600 in a 0700 directory" bash -c '
 	[ "$(stat -c %a "$0/run")" = 700 ] && [ "$(stat -c %a "$0/run/$1.sock")" = 600 ]' "$TMP" "$S"
@@ -84,7 +84,7 @@ check "pipe consumes: what it printed is gone from show, ids have no gaps" bash 
 check "three pipe readers at once: every event read once, by one of them" bash -c '
 	export UTRACE_RUNTIME_DIR="$2/run"   # for traceable too
 	RB_STAY=1 UTRACE_EVENTS="rbstress:*" "$1" paced 20000 > "$2/paced.out" 2>> "$2/sample.err" & p=$!
-	wait_for traceable $p || { echo "process $p never became traceable" >> "$2/err"; exit 1; }
+	wait_traceable $p "$2/sample.err" || { echo "process $p never became traceable" >> "$2/err"; exit 1; }
 	UTRACE_RUNTIME_DIR="$2/run" timeout 60 "$0" pipe -p $p > "$2/r1" 2> "$2/err" & a=$!
 	UTRACE_RUNTIME_DIR="$2/run" timeout 60 "$0" pipe -p $p > "$2/r2" 2>> "$2/err" & b=$!
 	UTRACE_RUNTIME_DIR="$2/run" timeout 60 "$0" pipe -p $p > "$2/r3" 2>> "$2/err" & c=$!
@@ -107,7 +107,7 @@ check "pipe and record -p at once: every event once, in the file or the pipe" ba
 	export UTRACE_RUNTIME_DIR="$2/run"   # for traceable too
 	RB_WAIT_FILE="$2/go2" RB_STAY=1 UTRACE_EVENTS="rbstress:*" \
 		"$1" paced 20000 > "$2/paced2.out" 2>> "$2/sample.err" & p=$!
-	wait_for traceable $p || { echo "process $p never became traceable" >> "$2/err"; exit 1; }
+	wait_traceable $p "$2/sample.err" || { echo "process $p never became traceable" >> "$2/err"; exit 1; }
 	# the recorder first, holding the pool, then the pipe; then the
 	# program fires, and stays until it is told to end
 	UTRACE_RUNTIME_DIR="$2/run" "$0" record -p $p -o "$2/pr.dat" 2>> "$2/err" & b=$!

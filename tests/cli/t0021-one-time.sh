@@ -25,7 +25,7 @@ trap cleanup EXIT
 LOG="$TMP/sample.log"
 UTRACE_EVENTS='demo:*' "$SAMPLE" --run 0 --log "$LOG" > /dev/null 2> "$TMP/sample.err" &
 SP=$!
-wait_for traceable "$SP"
+wait_traceable "$SP" "$TMP/sample.err"
 "$UTRACE" show -p "$SP" > "$TMP/s1.txt" 2> "$TMP/err"
 wait_for has_lines "$LOG" 3
 "$UTRACE" show -p "$SP" > "$TMP/s2.txt" 2>> "$TMP/err"

@@ -18,7 +18,7 @@ trap cleanup EXIT
 LOG="$TMP/sample.log"
 "$SAMPLE" --run 0 --log "$LOG" > /dev/null 2> "$TMP/sample.err" &
 SP=$!
-wait_for traceable "$SP"
+wait_traceable "$SP" "$TMP/sample.err"
 T=/sys/kernel/tracing
 before=$(ls -d /tmp/utrace-enter.* 2> /dev/null | wc -l)
 
