@@ -93,7 +93,7 @@ INC=(-I "$SRC/include" -I "$SRC/include/utrace/compat" -I "$SRC/samples"
      -I "$T" -I "$T/include" -I "$T/fail")
 WARN=(-Wall -Wextra -Werror)
 FAILWARN=(-Wall -Werror)
-URCU_LIBS=(-lurcu-bp -lpthread -ldl)
+URCU_LIBS=(-lurcu-bp -lelf -lpthread -ldl)
 
 # ---------------------------------------------------------------------------
 # Helpers, run inside a case's directory with output going to its log.
