@@ -132,6 +132,14 @@ int utrace__ctl_filter_system_text(struct utrace__ctl *c, const char *system,
 int utrace__ctl_error_log(struct utrace__ctl *c, char **text) UTRACE_HIDDEN;
 int utrace__ctl_error_log_clear(struct utrace__ctl *c) UTRACE_HIDDEN;
 
+/*
+ * A write to trace_marker (raw 0) or trace_marker_raw (raw 1), recorded by
+ * the agent: the bytes taken, -EINVAL or -EBADF (not recorded) as the
+ * kernel's files.  At most a packet's payload.
+ */
+int utrace__ctl_marker(struct utrace__ctl *c, int raw, const void *buf,
+		       size_t len) UTRACE_HIDDEN;
+
 /* tracing_on: set 0 or 1, or query with -1; returns the value now. */
 int utrace__ctl_tracing_on(struct utrace__ctl *c, int on) UTRACE_HIDDEN;
 
