@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/types.h>
 
 #include "compiler.h"
@@ -79,6 +80,15 @@ struct utrace__ctl_event {
 	bool filtered;           /* a filter is set */
 	char *system, *name;
 };
+/*
+ * ftrace's own events ("ftrace:print", "ftrace:raw_data", which
+ * trace_marker records) come in the list for their formats, but are not
+ * in available_events, nor counted, nor ever on: as the kernel's.
+ */
+static inline bool utrace__ctl_event_is_ftrace(const struct utrace__ctl_event *e)
+{
+	return !strcmp(e->system, "ftrace");
+}
 /* The events in registration order (available_events order). */
 int utrace__ctl_events(struct utrace__ctl *c, struct utrace__ctl_event **evs,
 		       size_t *nr) UTRACE_HIDDEN;

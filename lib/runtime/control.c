@@ -576,6 +576,8 @@ static int info_cb(struct utrace_event *ev, void *arg)
 	struct utrace_ctl_info_msg *m = arg;
 	const struct utrace__event_state *st = ev->priv;
 
+	if (st->ignore_enable)
+		return 0;    /* ftrace's own, not in available_events */
 	m->nr_events++;
 	m->nr_enabled += st->enabled;
 	return 0;
