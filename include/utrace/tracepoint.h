@@ -137,6 +137,7 @@ enum utrace_field_kind {
 	UTRACE_FIELD_CPUMASK, /* __cpumask: "__data_loc cpumask_t name" */
 	UTRACE_FIELD_REL,     /* __rel_*: "__rel_loc <type>[] name" */
 	UTRACE_FIELD_REL_CPUMASK, /* __rel_cpumask: "__rel_loc cpumask_t name" */
+	UTRACE_FIELD_FLEX,    /* a flexible array member: "<type> name[]" (ftrace's own) */
 };
 
 /* Printing helpers' tables: { value, "name" } pairs, NULL-terminated. */

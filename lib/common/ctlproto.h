@@ -40,6 +40,7 @@ enum utrace_ctl_op {
 	UTRACE_CTL_POOL,              /* -> the pool's memfd (SCM_RIGHTS) */
 	UTRACE_CTL_ATTACH,            /* arg mode, payload recorder socket path */
 	UTRACE_CTL_POOL_MODE,         /* arg: enum utrace_pool_mode, or -1 to ask */
+	UTRACE_CTL_MARKER,            /* arg raw, payload bytes -> status = bytes taken */
 };
 
 struct utrace_ctl_req {

@@ -85,4 +85,28 @@ static inline size_t utrace__trace_prefix(char *p, const char *comm, size_t comm
 	return (size_t)(p - start);
 }
 
+/*
+ * Put a record's common_preempt_count into the flags column of a prefix
+ * that utrace__trace_prefix() wrote with irq_info (the kernel's
+ * trace_print_lat_fmt(): preempt-depth, then migrate-disable, each a hex
+ * digit or '.').  utrace's own events record 0; trace_marker's record 1.
+ */
+static inline void utrace__trace_prefix_preempt(char *prefix, size_t comm_len, uint32_t tid,
+						uint32_t cpu, unsigned int preempt_count)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t at = (comm_len > 16 ? comm_len : 16) + 1, n;
+
+	for (n = 1; tid >= 10; tid /= 10)
+		n++;
+	at += (n > 7 ? n : 7) + 2;
+	for (n = 1; cpu >= 10; cpu /= 10)
+		n++;
+	at += (n > 3 ? n : 3) + 2;      /* "] ", then the five flags */
+	if (preempt_count & 0xf)
+		prefix[at + 3] = hex[preempt_count & 0xf];
+	if (preempt_count & 0xf0)
+		prefix[at + 4] = hex[(preempt_count >> 4) & 0xf];
+}
+
 #endif /* UTRACE_COMMON_TRACELINE_H */

@@ -610,6 +610,13 @@ int utrace__ctl_error_log_clear(struct utrace__ctl *c)
 	return simple(c, UTRACE_CTL_ERROR_LOG_CLEAR, 0, 0, NULL, 0);
 }
 
+int utrace__ctl_marker(struct utrace__ctl *c, int raw, const void *buf, size_t len)
+{
+	if (len > UTRACE_CTL_MAX_PACKET - sizeof(struct utrace_ctl_req))
+		return -EINVAL;
+	return simple(c, UTRACE_CTL_MARKER, 0, raw != 0, buf, len);
+}
+
 int utrace__ctl_tracing_on(struct utrace__ctl *c, int on)
 {
 	return simple(c, UTRACE_CTL_TRACING_ON, 0, on, NULL, 0);

@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/types.h>
 
 #include "compiler.h"
@@ -79,6 +80,15 @@ struct utrace__ctl_event {
 	bool filtered;           /* a filter is set */
 	char *system, *name;
 };
+/*
+ * ftrace's own events ("ftrace:print", "ftrace:raw_data", which
+ * trace_marker records) come in the list for their formats, but are not
+ * in available_events, nor counted, nor ever on: as the kernel's.
+ */
+static inline bool utrace__ctl_event_is_ftrace(const struct utrace__ctl_event *e)
+{
+	return !strcmp(e->system, "ftrace");
+}
 /* The events in registration order (available_events order). */
 int utrace__ctl_events(struct utrace__ctl *c, struct utrace__ctl_event **evs,
 		       size_t *nr) UTRACE_HIDDEN;
@@ -131,6 +141,14 @@ int utrace__ctl_filter_system_text(struct utrace__ctl *c, const char *system,
 /* error_log: the bytes it reads (up to 8 entries), and clearing it. */
 int utrace__ctl_error_log(struct utrace__ctl *c, char **text) UTRACE_HIDDEN;
 int utrace__ctl_error_log_clear(struct utrace__ctl *c) UTRACE_HIDDEN;
+
+/*
+ * A write to trace_marker (raw 0) or trace_marker_raw (raw 1), recorded by
+ * the agent: the bytes taken, -EINVAL or -EBADF (not recorded) as the
+ * kernel's files.  At most a packet's payload.
+ */
+int utrace__ctl_marker(struct utrace__ctl *c, int raw, const void *buf,
+		       size_t len) UTRACE_HIDDEN;
 
 /* tracing_on: set 0 or 1, or query with -1; returns the value now. */
 int utrace__ctl_tracing_on(struct utrace__ctl *c, int on) UTRACE_HIDDEN;

@@ -295,6 +295,71 @@ static void annotate_cpu(struct utrace__printer *sc, uint32_t cpu)
 	}
 }
 
+/*
+ * ftrace's own events, which the kernel prints with code rather than by
+ * format (kernel/trace/trace_output.c): trace_print_print() for the
+ * trace_marker's "print", the text as it is (its newline included, up to
+ * a NUL); trace_raw_data() for trace_marker_raw's "raw_data", the id and
+ * every byte of the record after it.
+ */
+static bool is_ftrace_printed(const struct utrace__fmt *e)
+{
+	return !strcmp(e->system, "ftrace") &&
+	       (!strcmp(e->name, "print") || !strcmp(e->name, "raw_data"));
+}
+
+/* The CPU mark, and the line's prefix with the record's preempt count. */
+static void put_line_start(struct utrace__printer *sc, const struct utrace__tf_item *it)
+{
+	struct utrace__obuf *b = &sc->ob;
+	const char *comm = utrace__item_comm(it);
+	size_t at;
+
+	if (sc->o->annotate_cpus)
+		annotate_cpu(sc, it->cpu);
+	sc->nr_lines++;
+	at = b->len;
+	utrace__print_prefix(b, comm, it->thread->tid, it->cpu, it->time, !sc->o->no_irq_info);
+	if (!sc->o->no_irq_info && it->rec[3] && b->len > at)
+		utrace__trace_prefix_preempt(b->p + at, strlen(comm), it->thread->tid, it->cpu,
+					     it->rec[3]);
+}
+
+static void put_ftrace(struct utrace__obuf *b, const char *name, const unsigned char *d,
+		       uint32_t len)
+{
+	static const char hex[] = "0123456789abcdef";
+	uint32_t i;
+
+	if (!strcmp(name, "print")) {
+		const char *s = (const char *)d + 16;
+
+		if (len < 16) {
+			utrace__ob_puts(b, "[record too short]\n");
+			return;
+		}
+		utrace__ob_puts(b, "tracing_mark_write: ");
+		utrace__ob_put(b, s, strnlen(s, len - 16));
+		return;
+	}
+	if (len >= 12) {             /* raw_data */
+		char tmp[32];
+		uint32_t id;
+
+		memcpy(&id, d + 8, 4);
+		snprintf(tmp, sizeof(tmp), "# %x buf:", id);
+		utrace__ob_puts(b, tmp);
+		for (i = 12; i < len; i++) {
+			char x[3] = { ' ', hex[d[i] >> 4], hex[d[i] & 0xf] };
+
+			utrace__ob_put(b, x, 3);
+		}
+		utrace__ob_putc(b, '\n');
+		return;
+	}
+	utrace__ob_puts(b, "[record too short]\n");
+}
+
 static int put_event(struct utrace__printer *sc, const struct utrace__tf_item *it)
 {
 	struct utrace__tf_format *f = it->format;
@@ -323,6 +388,13 @@ static int put_event(struct utrace__printer *sc, const struct utrace__tf_item *i
 		return -ENOMEM;
 	if (e->state < 0)
 		return 0;                /* utrace__fmts_parse() said why */
+	if (sc->o->mode == UTRACE__OUT_TEXT && is_ftrace_printed(e)) {
+		/* printed by code, not by its format: nothing to check */
+		sc->nr_printed++;
+		put_line_start(sc, it);
+		put_ftrace(b, e->name, it->rec, it->len);
+		return 0;
+	}
 	ok = utrace__fmts_check(&sc->fmts, e, it, sc->o->mode == UTRACE__OUT_TEXT, &r, why,
 				sizeof(why));
 	if (ok < 0)
@@ -346,11 +418,7 @@ static int put_event(struct utrace__printer *sc, const struct utrace__tf_item *i
 		utrace__ob_puts(b, "}}\n");
 		return 0;
 	}
-	if (sc->o->annotate_cpus)
-		annotate_cpu(sc, it->cpu);
-	sc->nr_lines++;
-	utrace__print_prefix(b, utrace__item_comm(it), it->thread->tid, it->cpu, it->time,
-			     !sc->o->no_irq_info);
+	put_line_start(sc, it);
 	utrace__ob_puts(b, e->name);
 	if (sc->o->mode == UTRACE__OUT_FIELDS) {
 		utrace__ob_putc(b, ':');

@@ -310,6 +310,9 @@ static void handle(struct conn *c, const struct utrace_ctl_req *q, const char *p
 	case UTRACE_CTL_POOL_MODE:
 		answer_status(c, utrace__control_pool_mode(q->arg));
 		return;
+	case UTRACE_CTL_MARKER:
+		answer_status(c, utrace__control_trace_marker(pl, plen, q->arg != 0));
+		return;
 	case UTRACE_CTL_ATTACH:
 		answer_status(c, utrace__control_attach(pl, plen, (uint32_t)q->arg));
 		return;

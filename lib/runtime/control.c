@@ -26,6 +26,7 @@
 #include "control.h"
 #include "filter.h"
 #include "internal.h"
+#include "marker.h"
 #include "record.h"
 #include "writer.h"
 
@@ -206,6 +207,8 @@ static int enable_sys_cb(struct utrace_event *ev, void *arg)
 
 	if (a->system && *a->system && strcmp(ev->cls->system, a->system))
 		return 0;
+	if (((const struct utrace__event_state *)ev->priv)->ignore_enable)
+		return 0;   /* ftrace's own events: never on */
 	a->matched++;
 	r = utrace_event_enable(ev, a->on);
 	if (r < 0)
@@ -573,6 +576,8 @@ static int info_cb(struct utrace_event *ev, void *arg)
 	struct utrace_ctl_info_msg *m = arg;
 	const struct utrace__event_state *st = ev->priv;
 
+	if (st->ignore_enable)
+		return 0;    /* ftrace's own, not in available_events */
 	m->nr_events++;
 	m->nr_enabled += st->enabled;
 	return 0;
@@ -636,6 +641,30 @@ int utrace__control_tracing_on(int32_t on)
 	if (on == 0 || on == 1)
 		__atomic_store_n(&utrace__tracing_off, !on, __ATOMIC_RELEASE);
 	return !__atomic_load_n(&utrace__tracing_off, __ATOMIC_RELAXED);
+}
+
+/**
+ * utrace__control_trace_marker - a write to trace_marker or trace_marker_raw (UTRACE_CTL_MARKER)
+ * @data: what was written (trace_marker_raw: a 4-byte id, then bytes)
+ * @len:  its bytes
+ * @raw:  trace_marker_raw
+ *
+ * As the kernel's marker, it records whether or not an event is on (the
+ * pool is made first) as long as tracing_on is 1.  The agent thread
+ * writes the record, on behalf of the task that wrote the file.
+ *
+ * Return: the bytes taken (trace_marker cuts a long write), -EINVAL or
+ * -EBADF (tracing_on is 0, or no room): utrace__marker_record().
+ */
+int utrace__control_trace_marker(const char *data, size_t len, bool raw)
+{
+	if (!__atomic_load_n(&utrace__tracing_off, __ATOMIC_RELAXED)) {
+		int r = utrace__pool_ensure();
+
+		if (r < 0)
+			return r;
+	}
+	return utrace__marker_record(raw, data, len);
 }
 
 /**

@@ -36,6 +36,7 @@ int utrace__control_filter_system_text(const char *system, size_t len,
 int utrace__control_error_log(char **text) UTRACE_HIDDEN;
 void utrace__control_error_log_clear(void) UTRACE_HIDDEN;
 int utrace__control_tracing_on(int32_t on) UTRACE_HIDDEN;
+int utrace__control_trace_marker(const char *data, size_t len, bool raw) UTRACE_HIDDEN;
 int utrace__control_buffer_size(uint64_t bytes, uint64_t *size) UTRACE_HIDDEN;
 void utrace__control_clear_buffer(void) UTRACE_HIDDEN;
 int utrace__control_pool_fd(void) UTRACE_HIDDEN;

@@ -85,6 +85,9 @@ static void field_line(struct buf *b, const struct utrace_event_field *f)
 	case UTRACE_FIELD_REL_CPUMASK:
 		bprintf(b, "__rel_loc %s %s;", f->type, f->name);
 		break;
+	case UTRACE_FIELD_FLEX:
+		bprintf(b, "%s %s[];", f->type, f->name);
+		break;
 	default:
 		bprintf(b, "%s %s;", f->type, f->name);
 		break;

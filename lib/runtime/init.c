@@ -22,6 +22,7 @@
 #include "internal.h"
 #include "agent.h"
 #include "event.h"
+#include "marker.h"
 #include "record.h"
 #include "tp.h"
 #include "clock.h"
@@ -103,6 +104,9 @@ void utrace_tp_register_module(struct utrace_event *const *start,
 	if (!start || start >= stop)
 		return;
 	utrace__print_open();
+	/* ftrace's own events first: the marker files' (not inside the
+	 * once above, since registering may start the agent) */
+	utrace__marker_register();
 	utrace__registry_add_module(start, stop, evals_start, evals_stop);
 }
 

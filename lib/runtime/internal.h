@@ -22,6 +22,9 @@ struct utrace__event_state {
 	struct utrace_event_field *fields;
 	unsigned int nr_fields;
 	bool enabled;
+	/* ftrace's own events (marker.c): listed with a format, never
+	 * switched on, as the kernel's TRACE_EVENT_FL_IGNORE_ENABLE */
+	bool ignore_enable;
 	struct utrace__filter *filter;   /* also in ev->filter */
 	char *filter_text;               /* what the filter file reads; NULL: "none\n" */
 };
@@ -98,6 +101,17 @@ void utrace__registry_add_module(struct utrace_event *const *start,
 				 struct utrace_event *const *stop,
 				 const struct utrace_eval_map *const *evals_start,
 				 const struct utrace_eval_map *const *evals_stop) UTRACE_HIDDEN;
+
+/**
+ * utrace__registry_add_builtin - register libutrace's own events
+ * @start, @stop: the events (marker.c's ftrace system)
+ *
+ * As utrace__registry_add_module(), but the events can never be switched
+ * on (set_event, UTRACE_EVENTS, enable all pass them by) and they are not
+ * the main program's.
+ */
+void utrace__registry_add_builtin(struct utrace_event *const *start,
+				  struct utrace_event *const *stop) UTRACE_HIDDEN;
 
 /**
  * utrace__registry_foreach - utrace_event_foreach() for the layers above

@@ -136,6 +136,8 @@ static int enable_locked(struct utrace_event *ev, bool on)
 	struct utrace__event_state *st = ev->priv;
 	int ret;
 
+	if (st->ignore_enable)
+		return -EINVAL;
 	if (st->enabled == on)
 		return 0;
 	if (on)
@@ -158,6 +160,8 @@ static void apply_spec_locked(size_t from)
 		for (i = from; i < nr_events; i++) {
 			struct utrace_event *ev = events[i];
 
+			if (((struct utrace__event_state *)ev->priv)->ignore_enable)
+				continue;
 			if (!utrace__set_event_matches(&spec[s].m,
 						       ev->cls->system, ev->name))
 				continue;
@@ -453,10 +457,9 @@ static struct utrace_event **sorted_events(struct utrace_event *const *start,
 	return v;
 }
 
-void utrace__registry_add_module(struct utrace_event *const *start,
-			       struct utrace_event *const *stop,
-			       const struct utrace_eval_map *const *evals_start,
-			       const struct utrace_eval_map *const *evals_stop)
+static void add_module(struct utrace_event *const *start, struct utrace_event *const *stop,
+		       const struct utrace_eval_map *const *evals_start,
+		       const struct utrace_eval_map *const *evals_stop, bool builtin)
 {
 	struct utrace__module *mod;
 	struct utrace_event *const *p;
@@ -483,7 +486,9 @@ void utrace__registry_add_module(struct utrace_event *const *start,
 	mod->evals_start = evals_start;
 	mod->evals_stop = evals_stop;
 	mod->refs = 1;
-	mod->is_main = in_main_program(start);
+	/* libutrace's own events are never the main program's, even when
+	 * it is linked in statically */
+	mod->is_main = !builtin && in_main_program(start);
 	{
 		Dl_info info;
 
@@ -498,6 +503,8 @@ void utrace__registry_add_module(struct utrace_event *const *start,
 		if (add_event_locked(mod, *p) < 0) {
 			utrace__warn("out of memory: event '%s' is not registered",
 				     *p ? (*p)->name : "?");
+		} else if (builtin && *p && (*p)->priv) {
+			((struct utrace__event_state *)(*p)->priv)->ignore_enable = true;
 		}
 	}
 	free(sorted);
@@ -510,6 +517,20 @@ out:
 	utrace__tp_reap();
 	if (ops && ops->module_added)
 		ops->module_added();
+}
+
+void utrace__registry_add_module(struct utrace_event *const *start,
+				 struct utrace_event *const *stop,
+				 const struct utrace_eval_map *const *evals_start,
+				 const struct utrace_eval_map *const *evals_stop)
+{
+	add_module(start, stop, evals_start, evals_stop, false);
+}
+
+void utrace__registry_add_builtin(struct utrace_event *const *start,
+				  struct utrace_event *const *stop)
+{
+	add_module(start, stop, NULL, NULL, true);
 }
 
 void utrace_tp_unregister_module(struct utrace_event *const *start,
@@ -675,7 +696,8 @@ int utrace__registry_set_event(const char *token)
 		return -EINVAL;
 	reg_lock();
 	for (i = 0; i < nr_events; i++) {
-		if (!utrace__set_event_matches(&m, events[i]->cls->system,
+		if (((struct utrace__event_state *)events[i]->priv)->ignore_enable ||
+		    !utrace__set_event_matches(&m, events[i]->cls->system,
 					       events[i]->name))
 			continue;
 		n++;

@@ -78,8 +78,8 @@ check "the process appears as <pid>/ and <comm>-<pid> -> <pid>" bash -c '
 
 check "the files of a tracefs instance, with its modes and size 0" bash -c '
 	cd "$1" &&
-	[ "$(ls | tr "\n" " ")" = "README available_events available_tracers buffer_size_kb buffer_total_size_kb current_tracer error_log events options saved_cmdlines set_event trace trace_clock trace_options trace_pipe tracing_on " ] &&
-	[ "$(ls events | tr "\n" " ")" = "demo enable sample-trace " ] &&
+	[ "$(ls | tr "\n" " ")" = "README available_events available_tracers buffer_size_kb buffer_total_size_kb current_tracer error_log events options saved_cmdlines set_event trace trace_clock trace_marker trace_marker_raw trace_options trace_pipe tracing_on " ] &&
+	[ "$(ls events | tr "\n" " ")" = "demo enable ftrace sample-trace " ] &&
 	[ "$(ls events/demo | tr "\n" " ")" = "demo_request demo_tick enable filter " ] &&
 	[ "$(ls events/demo/demo_tick | tr "\n" " ")" = "enable filter format id " ] &&
 	[ "$(stat -c "%A %s" set_event trace_pipe events/demo/demo_tick/format . | tr "\n" " ")" = "-rw-r----- 0 -r--r----- 0 -r--r----- 0 drwxr-x--- 0 " ]' _ "$D"
@@ -244,6 +244,50 @@ check "trace: the kernel's header, then the event lines" bash -c '
 	head -12 "$2/trace" | sed -E "3s/[0-9]+/N/g" | diff -u "$2/header" - >&2 &&
 	[ "$(sed -n "13,\$p" "$2/trace" | grep -cvE "^ +sample-$3 +\[[0-9]{3}\] \.\.\.\.\. +[0-9]+\.[0-9]{6}: demo_tick: count=[0-9]+ stage=(idle|sleep|busy) prio=1[23][05]$")" = 0 ] &&
 	[ "$(sed -n "13,\$p" "$2/trace" | wc -l)" -gt 10 ]' _ "$D" "$TMP" "$SP"
+
+check "echo hello > trace_marker: a tracing_mark_write line in trace, as the kernel's" bash -c '
+	cd "$1" && echo > trace && echo hello > trace_marker &&
+	[ "$(stat -c %A trace_marker trace_marker_raw | tr "\n" " ")" = "--w--w---- --w--w---- " ] &&
+	grep -v "^#" trace | grep -qxE " +utrace-agent-[0-9]+ +\[[0-9]{3}\] \.\.\.1\. +[0-9]+\.[0-9]{6}: tracing_mark_write: hello" &&
+	grep -q "^# entries-in-buffer/entries-written: 1/1 " trace' _ "$D"
+
+check "trace_marker: one write one event, its newlines kept, one added if none, cut at a NUL" bash -c '
+	cd "$1" && echo > trace &&
+	printf "%s\t%s\t%s\n" - trace_marker "two\\nlines\\n" - trace_marker "nonl" - trace_marker "tab\\there\\0after" | wrs > "$2/w" &&
+	[ "$(cat "$2/w" | tr "\n" " ")" = "write(10 bytes) = 10 write(4 bytes) = 4 write(14 bytes) = 14 " ] &&
+	grep -v "^#" trace | sed -E "s/^.*: tracing_mark_write: /M: /" > "$2/m" &&
+	printf "M: two\nlines\nM: nonl\nM: tab\there\n" | cmp - "$2/m" >&2' _ "$D" "$TMP"
+
+check "trace_marker: a long write is cut to what a record holds (3982 bytes)" bash -c '
+	cd "$1" && echo > trace && python3 -c "import os; fd = os.open(\"trace_marker\", os.O_WRONLY); print(os.write(fd, b\"A\" * 5000))" > "$2/n" &&
+	[ "$(cat "$2/n")" = 3982 ] && [ "$(grep -v "^#" trace | grep -o "A*$" | tr -d "\n" | wc -c)" = 3982 ]' _ "$D" "$TMP"
+
+check "trace_marker_raw: an id and bytes, printed as the kernel's raw_data; shorter than the id EINVAL" bash -c '
+	cd "$1" && echo > trace &&
+	printf "%s\t%s\t%s\n" - trace_marker_raw "\\x34\\x12\\0\\0hello" - trace_marker_raw "\\x07\\0\\0\\0" - trace_marker_raw "ab" | wrs > "$2/w" &&
+	[ "$(cat "$2/w" | tr "\n" " ")" = "write(9 bytes) = 9 write(4 bytes) = 4 write(2 bytes) = -1 EINVAL (Invalid argument) " ] &&
+	[ "$(grep -v "^#" trace | sed -E "s/^.*\] \.\.\.1\. +[0-9.]+: //" | tr "\n" "|")" = "# 1234 buf: 68 65 6c 6c 6f 00 00 00|# 7 buf:|" ]' _ "$D" "$TMP"
+
+check "trace_marker: EBADF while tracing_on is 0, EINVAL with the markers option off" bash -c '
+	cd "$1" && echo 0 > tracing_on && wr trace_marker x | grep -q EBADF && echo 1 > tracing_on &&
+	echo 0 > options/markers && wr trace_marker x | grep -q EINVAL && echo 1 > options/markers &&
+	wr trace_marker x | grep -qx "write(1 bytes) = 1"' _ "$D"
+
+# events/ftrace/print/format of the kernel (reference 04-format.txt), from its third line
+printf '%s\n' 'format:' \
+	'	field:unsigned short common_type;	offset:0;	size:2;	signed:0;' \
+	'	field:unsigned char common_flags;	offset:2;	size:1;	signed:0;' \
+	'	field:unsigned char common_preempt_count;	offset:3;	size:1;	signed:0;' \
+	'	field:int common_pid;	offset:4;	size:4;	signed:1;' '' \
+	'	field:unsigned long ip;	offset:8;	size:8;	signed:0;' \
+	'	field:char buf[];	offset:16;	size:0;	signed:0;' '' \
+	'print fmt: "%ps: %s", (void *)REC->ip, REC->buf' > "$TMP/print.format"
+check "events/ftrace: print and raw_data with the kernel's formats, never enabled nor listed" bash -c '
+	cd "$1" && [ "$(ls events/ftrace | tr "\n" " ")" = "print raw_data " ] &&
+	[ "$(ls events/ftrace/print | tr "\n" " ")" = "format id " ] &&
+	tail -n +3 events/ftrace/print/format | diff -u "$2/print.format" - >&2 &&
+	! grep -q ftrace available_events && ! echo ftrace:print >> set_event 2> /dev/null &&
+	! grep -q ftrace set_event && [ ! -e events/ftrace/enable ] && [ ! -e events/ftrace/print/enable ]' _ "$D" "$TMP"
 
 check "trace: a write without O_TRUNC does nothing; echo > trace clears" bash -c '
 	cd "$1" && n=$(grep -vc "^#" trace) && [ "$n" -gt 0 ] &&

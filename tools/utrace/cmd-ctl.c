@@ -358,6 +358,8 @@ int cmd_list(int argc, char **argv)
 				free(text);
 				break;
 			}
+			if (utrace__ctl_event_is_ftrace(&evs[j]))
+				continue;
 			snprintf(name, sizeof(name), "%s:%s", evs[j].system, evs[j].name);
 			if (pattern && fnmatch(pattern, name, 0))
 				continue;

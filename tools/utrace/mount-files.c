@@ -25,7 +25,8 @@
 #define EVENT_BUF_SIZE 127       /* longest set_event token (kernel trace_events.c) */
 #define FILTER_MAX 4096          /* filter writes must be shorter than PAGE_SIZE */
 #define TRACER_SIZE_MAX 100      /* MAX_TRACER_SIZE: a longer current_tracer write is cut */
-#define CLOCK_BUF 64             /* trace_clock and trace_options writes are shorter */
+#define CLOCK_BUF 64
+#define MARKER_SEND_MAX 8192     /* more than a marker record holds */             /* trace_clock and trace_options writes are shorter */
 
 /*
  * The trace options of an instance (trace_options, options/), in the
@@ -77,6 +78,7 @@ static const struct topt {
 #define NR_TOPTS (sizeof(topts) / sizeof(topts[0]))
 #define TOPT_OVERWRITE 18
 #define TOPT_IRQ_INFO 20
+#define TOPT_MARKERS 21
 
 
 static const struct mentry pid_entries[] = {
@@ -93,6 +95,8 @@ static const struct mentry pid_entries[] = {
 	{ "set_event", MK_SET_EVENT },
 	{ "trace", MK_TRACE },
 	{ "trace_clock", MK_TRACE_CLOCK },
+	{ "trace_marker", MK_TRACE_MARKER },
+	{ "trace_marker_raw", MK_TRACE_MARKER_RAW },
 	{ "trace_options", MK_TRACE_OPTIONS },
 	{ "trace_pipe", MK_TRACE_PIPE },
 	{ "tracing_on", MK_TRACING_ON },
@@ -114,15 +118,20 @@ static const struct mentry ev_entries[] = {
 	{ "id", MK_EV_ID },
 	{ NULL, MK_ROOT },
 };
+static const struct mentry ftrace_ev_entries[] = {
+	{ "format", MK_EV_FORMAT },
+	{ "id", MK_EV_ID },
+	{ NULL, MK_ROOT },
+};
 static const struct mentry no_entries[] = { { NULL, MK_ROOT } };
 
-const struct mentry *mount_fixed_entries(enum mkind dir)
+const struct mentry *mount_fixed_entries(const struct mnode *dir)
 {
-	switch (dir) {
+	switch (dir->kind) {
 	case MK_PID: return pid_entries;
 	case MK_EVENTS: return events_entries;
-	case MK_SYS: return sys_entries;
-	case MK_EV: return ev_entries;
+	case MK_SYS: return mount_sys_ftrace(dir->sys) ? no_entries : sys_entries;
+	case MK_EV: return mount_sys_ftrace(dir->sys) ? ftrace_ev_entries : ev_entries;
 	default: return no_entries;
 	}
 }
@@ -159,6 +168,8 @@ unsigned int mount_mode(enum mkind k)
 	case MK_EV_FORMAT: case MK_EV_ID: case MK_AVAILABLE_TRACERS:
 	case MK_README: case MK_SAVED_CMDLINES:
 		return 0440;
+	case MK_TRACE_MARKER: case MK_TRACE_MARKER_RAW:
+		return 0220;
 	default:
 		return 0640;
 	}
@@ -313,7 +324,7 @@ static int text_event_list(struct utrace__ctl *c, bool enabled_only, struct sbuf
 	if (err < 0)
 		return err;
 	for (i = 0; i < nr && !err; i++) {
-		if (enabled_only && !evs[i].enabled)
+		if ((enabled_only && !evs[i].enabled) || mount_sys_ftrace(evs[i].system))
 			continue;
 		err = sb_str(b, evs[i].system);
 		if (!err)
@@ -353,7 +364,8 @@ static int text_enable(struct utrace__ctl *c, const struct mnode *m, struct sbuf
 			}
 			continue;
 		}
-		if (m->kind == MK_SYS_ENABLE && strcmp(evs[i].system, m->sys))
+		if ((m->kind == MK_SYS_ENABLE && strcmp(evs[i].system, m->sys)) ||
+		    mount_sys_ftrace(evs[i].system))
 			continue;
 		set |= 1u << (evs[i].enabled ? 1 : 0);
 		if (set == 3)
@@ -857,6 +869,32 @@ static long write_option(struct utrace__ctl *c, const struct mnode *m, const cha
 	return err < 0 ? err : (long)len;
 }
 
+/*
+ * tracing_mark_write(), tracing_mark_raw_write(): refused while the
+ * markers option is off; the agent records the event and cuts or refuses
+ * as the kernel does (utrace__marker_record()).
+ */
+static long write_marker(const struct mnode *m, const char *buf, size_t len)
+{
+	uint64_t opts = mount_opts_get(m->pid, m->start, opts_default());
+	struct utrace__ctl *c;
+	int err;
+
+	if (!(opts >> TOPT_MARKERS & 1))
+		return -EINVAL;
+	/* more than a record holds: the agent would cut or refuse it alike */
+	if (len > MARKER_SEND_MAX) {
+		if (m->kind == MK_TRACE_MARKER_RAW)
+			return -EINVAL;
+		len = MARKER_SEND_MAX;
+	}
+	if (mount_ctl(m, &c) < 0)
+		return -ENODEV;
+	err = utrace__ctl_marker(c, m->kind == MK_TRACE_MARKER_RAW, buf, len);
+	utrace__ctl_close(c);
+	return err;
+}
+
 long mount_file_write(struct mfile *f, const char *buf, size_t len)
 {
 	const struct mnode *m = &f->m;
@@ -873,6 +911,9 @@ long mount_file_write(struct mfile *f, const char *buf, size_t len)
 		return write_current_tracer(buf, len);
 	case MK_TRACE_CLOCK:
 		return write_trace_clock(buf, len);
+	case MK_TRACE_MARKER:
+	case MK_TRACE_MARKER_RAW:
+		return write_marker(m, buf, len);
 	case MK_TRACE_OPTIONS:
 	case MK_OPTION:
 	case MK_SET_EVENT:

@@ -331,7 +331,7 @@ static int resolve(const struct mnode *pm, const char *name, struct mnode *cm)
 	err = mnode_copy(cm, pm);
 	if (err < 0)
 		return err;
-	for (e = mount_fixed_entries(pm->kind); e->name; e++)
+	for (e = mount_fixed_entries(pm); e->name; e++)
 		if (!strcmp(e->name, name)) {
 			cm->kind = e->kind;
 			return 0;
@@ -656,7 +656,7 @@ static void op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 		err = dir_add(req, d, ino, ".", S_IFDIR);
 	if (!err)
 		err = dir_add(req, d, ino, "..", S_IFDIR);
-	for (e = mount_fixed_entries(m.kind); !err && e->name; e++)
+	for (e = mount_fixed_entries(&m); !err && e->name; e++)
 		err = dir_add(req, d, ino, e->name, mk_is_dir(e->kind) ? S_IFDIR : S_IFREG);
 	if (!err && m.kind == MK_OPTIONS) {
 		const char *name;

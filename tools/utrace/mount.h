@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/types.h>
 
 struct utrace__ctl;
@@ -48,6 +49,8 @@ enum mkind {
 	MK_OPTION,               /* options/<name>: evid is its index in the table */
 	MK_README,
 	MK_SAVED_CMDLINES,
+	MK_TRACE_MARKER,
+	MK_TRACE_MARKER_RAW,
 };
 
 struct mnode {
@@ -69,7 +72,14 @@ struct mentry {
 	const char *name;
 	enum mkind kind;
 };
-const struct mentry *mount_fixed_entries(enum mkind dir);
+const struct mentry *mount_fixed_entries(const struct mnode *dir);
+
+/* The kernel's own "ftrace" system: listed under events/ with each
+ * event's format and id only, never in available_events or set_event. */
+static inline bool mount_sys_ftrace(const char *sys)
+{
+	return sys && !strcmp(sys, "ftrace");
+}
 /* options/: the name of the option file number 'i', or NULL past the last. */
 const char *mount_option_file(uint32_t i);
 /* The index of options/<name>, or -ENOENT. */

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * marker.c: ftrace's own events ("ftrace:print", "ftrace:raw_data"), which
+ * the trace_marker and trace_marker_raw files record.
+ */
+#ifndef UTRACE_RUNTIME_MARKER_H
+#define UTRACE_RUNTIME_MARKER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <utrace/tracepoint.h>
+
+#include "compiler.h"
+
+#define UTRACE_MARKER_PRINT_HDR 16   /* common fields, ip */
+#define UTRACE_MARKER_RAW_HDR 12     /* common fields, id */
+/*
+ * The kernel cuts a trace_marker write to what its largest event holds
+ * (4054 bytes) and refuses a longer trace_marker_raw write; utrace's
+ * largest record is UTRACE_EVENT_MAX bytes.
+ */
+#define UTRACE_MARKER_PRINT_MAX (UTRACE_EVENT_MAX - UTRACE_MARKER_PRINT_HDR - 2)
+#define UTRACE_MARKER_RAW_MAX (UTRACE_EVENT_MAX - UTRACE_MARKER_RAW_HDR)
+
+/**
+ * utrace__marker_register - register the ftrace events (at start-up)
+ */
+void utrace__marker_register(void) UTRACE_HIDDEN;
+
+/**
+ * utrace__marker_record - record a marker write, on the calling thread
+ * @raw:  trace_marker_raw (a 4-byte id, then bytes) or trace_marker (text)
+ * @data: what was written
+ * @len:  its bytes
+ *
+ * As the kernel's tracing_mark_write(): the text is cut to
+ * UTRACE_MARKER_PRINT_MAX bytes and gets a newline if it has none; and
+ * tracing_mark_raw_write(): at least the id, at most UTRACE_MARKER_RAW_MAX
+ * bytes after it.
+ *
+ * Return: the bytes taken, -EINVAL (a raw write too short or too long) or
+ * -EBADF (not recorded: tracing_on is 0 or the buffer has no room).
+ */
+int utrace__marker_record(bool raw, const void *data, size_t len) UTRACE_HIDDEN;
+
+#endif /* UTRACE_RUNTIME_MARKER_H */
