@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install what utrace needs to build and test on Debian 12 (as root, or
 # through sudo).  Pass --bench to add the peers the benchmarks compare
-# against (LTTng-UST, valgrind).
+# against (LTTng-UST, valgrind), --tests to add what the whole test suite
+# also runs (the kernel's ftracetest, from Debian's kernel source).
 set -euo pipefail
 
 pkgs=(
@@ -9,9 +10,14 @@ pkgs=(
 	liburcu-dev libtraceevent-dev libelf-dev libfuse3-dev fuse3 util-linux trace-cmd tmux cmake
 	dpkg-dev debhelper fakeroot lintian
 )
-if [ "${1:-}" = --bench ]; then
-	pkgs+=(valgrind liblttng-ust-dev lttng-tools binutils babeltrace2)
-fi
+for arg in "$@"; do
+	case $arg in
+	--bench) pkgs+=(valgrind liblttng-ust-dev lttng-tools binutils babeltrace2) ;;
+	# the kernel's own ftracetest, run by t0032 (from the kernel source)
+	--tests) pkgs+=(linux-source) ;;
+	*) echo "setup-debian.sh: unknown option '$arg' (--bench, --tests)" >&2; exit 2 ;;
+	esac
+done
 
 missing=()
 for p in "${pkgs[@]}"; do

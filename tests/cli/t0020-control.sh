@@ -287,14 +287,16 @@ if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null; then
 	check "another user's process: not listed, not controllable" bash -c '
 		[ -e /tmp/utrace-65534 ] && mine=0 || mine=1
 		setpriv --reuid=65534 --regid=65534 --clear-groups env -u UTRACE_RUNTIME_DIR -u XDG_RUNTIME_DIR \
-			"$1" --run 20 > /dev/null 2>&1 & o=$!
-		wait_for test -S /tmp/utrace-65534/$o.sock && wait_for traceable $o
+			"$1" --run 20 > /dev/null 2> "$2/nobody.err" & o=$!
+		wait_for test -S /tmp/utrace-65534/$o.sock ||
+			{ echo "# no socket /tmp/utrace-65534/$o.sock in 30 s" >&2; ls -la /tmp/utrace-65534 >&2; }
+		wait_traceable $o "$2/nobody.err"
 		out=$(setpriv --reuid=1 --regid=1 --clear-groups env -u UTRACE_RUNTIME_DIR "$0" enable -p $o demo 2>&1)
 		st=$?; ps=$(setpriv --reuid=1 --regid=1 --clear-groups "$0" ps)
 		root=$("$0" list -p $o | wc -l)
 		kill $o; wait $o; [ $mine = 1 ] && rm -rf /tmp/utrace-65534
 		[ $st = 1 ] && echo "$out" | grep -q "belongs to nobody: only that user or root may trace it" &&
-		! echo "$ps" | grep -q " $o " && [ "$root" = 9 ]' "$UTRACE" "$SAMPLE"
+		! echo "$ps" | grep -q " $o " && [ "$root" = 9 ]' "$UTRACE" "$SAMPLE" "$TMP"
 else
 	echo "# skipping the other-user check: needs root and setpriv"
 fi

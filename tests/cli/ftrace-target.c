@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A program with the kernel's sched events (tests/data/kernel-events.h,
+ * declared as include/trace/events/sched.h declares them) and its
+ * signal:signal_generate (ftrace-signal.h) that fires each sched event
+ * about 5000 times a second, as a kernel would, until killed: the target
+ * of the kernel's ftracetest run through `utrace enter` (t0032), whose
+ * event tests enable sched:* and expect at least three kinds of events.
+ *
+ *   ftrace-target        print nothing; run until SIGTERM or SIGINT
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <time.h>
+#include <unistd.h>
+
+#define CREATE_TRACE_POINTS
+#include "kernel-events.h"
+#include "ftrace-signal.h"
+
+static volatile sig_atomic_t done;
+
+static void stop(int sig)
+{
+	(void)sig;
+	done = 1;
+}
+
+int main(void)
+{
+	struct timespec d = { 0, 200000 };
+	unsigned long n = 0;
+	pid_t pid = getpid();
+
+	signal(SIGTERM, stop);
+	signal(SIGINT, stop);
+	while (!done) {
+		trace_sched_wakeup("ftrace-target", pid, 120, (int)(n & 1));
+		trace_sched_switch("ftrace-target", pid, 120, 1, "swapper/0", 0, 120);
+		trace_sched_process_fork("ftrace-target", pid, "ftrace-target", pid + 1);
+		trace_sched_process_exec("/bin/true", pid + 1, pid + 1);
+		if (!(n % 1000))
+			trace_signal_generate(17, 1, "ftrace-target", pid, 1, 0);
+		n++;
+		nanosleep(&d, NULL);
+	}
+	return 0;
+}

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# The kernel's own ftracetest (tools/testing/selftests/ftrace), unchanged,
+# run through `utrace enter` against a program with the kernel's sched and
+# signal events (ftrace-target): each test is expected to end as
+# tests/ftrace/expected.txt says (PASS, or why not), and a test that
+# passes there must pass.
+. "$(dirname "$0")/lib.sh"
+
+[ "$(id -u)" = 0 ] || skip_all "ftracetest runs as root only"
+need_fuse
+
+# The kernel's selftests: UTRACE_FTRACETEST names the directory, else
+# they come out of Debian's linux-source package (scripts/setup-debian.sh
+# --tests installs it), once per build directory.
+FT=${UTRACE_FTRACETEST:-}
+if [ -z "$FT" ]; then
+	tarball=$(ls /usr/src/linux-source-*.tar.xz 2> /dev/null | sort -V | tail -n 1)
+	[ -n "$tarball" ] ||
+		skip_all "the kernel's ftracetest is not here (Debian: apt-get install linux-source; scripts/setup-debian.sh --tests does)"
+	FT=$UTRACE_BUILD/ftracetest
+	if [ ! -x "$FT/ftracetest" ]; then
+		rm -rf "$FT.new" && mkdir -p "$FT.new" &&
+		tar -xJf "$tarball" -C "$FT.new" --wildcards '*/tools/testing/selftests/ftrace' &&
+		rm -rf "$FT" && mv "$FT.new"/*/tools/testing/selftests/ftrace "$FT" && rm -rf "$FT.new" ||
+			skip_all "cannot take ftracetest out of $tarball"
+	fi
+fi
+[ -x "$FT/ftracetest" ] || skip_all "no ftracetest in $FT"
+EXPECTED=$UTRACE_SRC/tests/ftrace/expected.txt
+
+export UTRACE_RUNTIME_DIR="$TMP/run"
+TP=
+cleanup() {
+	[ -n "$TP" ] && kill "$TP" 2> /dev/null
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+"$UTRACE_BUILD/tests/ftrace-target" 2> "$TMP/target.err" &
+TP=$!
+wait_traceable "$TP" "$TMP/target.err"
+
+if ! "$UTRACE" enter -p "$TP" -- true 2> "$TMP/err"; then
+	skip_all "cannot enter here: $(head -n 1 "$TMP/err")"
+fi
+# ftracetest takes the first tracefs of /proc/mounts: inside, the
+# program's tree.  Its logs stay in $TMP.
+(cd "$FT" && "$UTRACE" enter -p "$TP" -- ./ftracetest -l "$TMP/logs") > "$TMP/out" 2>&1
+# "[N] (instance)  description	[RESULT]" -> "RESULT<TAB>description"
+sed -nE 's/^\[[0-9]+\] (.*)\t\[([A-Z]+)\]$/\2\t\1/p' "$TMP/out" > "$TMP/results"
+grep '^# of ' "$TMP/out" | sed 's/^/# /'
+
+check "ftracetest ran every test" bash -c '
+	[ "$(wc -l < "$1/results")" -ge 100 ] && grep -q "^# of passed:" "$1/out"' _ "$TMP"
+
+# Each expected result: "RESULT<TAB>description<TAB>why" (# comments).
+while IFS=$'\t' read -r want desc why; do
+	case $want in ''|'#'*) continue ;; esac
+	got=$(awk -F'\t' -v d="$desc" '$2 == d { print $1; exit }' "$TMP/results")
+	if [ "$want" = PASS ]; then
+		check "ftracetest: $desc" [ "$got" = PASS ]
+	elif [ "$got" = PASS ]; then
+		echo "# ftracetest: $desc now passes (expected $want: $why): update tests/ftrace/expected.txt"
+	else
+		echo "# ftracetest: $desc: $got ($why)"
+	fi
+done < "$EXPECTED"
+# Anything that failed and is not listed is a new failure.
+check "no failure that tests/ftrace/expected.txt does not explain" bash -c '
+	awk -F"\t" "\$1 == \"FAIL\" || \$1 == \"UNRESOLVED\" { print \$2 }" "$1/results" |
+	while IFS= read -r d; do
+		grep -qF "	$d	" "$2" || { echo "# unexplained: $d" >&2; exit 1; }
+	done' _ "$TMP" "$EXPECTED"
+
+done_testing
