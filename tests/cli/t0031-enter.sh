@@ -65,6 +65,20 @@ if command -v trace-cmd > /dev/null; then
 		"$1" enter -p "$2" -- trace-cmd show > "$3/tc-show" 2> "$3/err" &&
 		head -n 1 "$3/tc-show" | grep -qx "# tracer: nop" &&
 		grep -q "demo_request: id=" "$3/tc-show"' _ "$UTRACE" "$SP" "$TMP"
+	# -d: without it trace-cmd writes /proc/sys/kernel/ftrace_enabled,
+	# which a container refuses, for the kernel's own tracefs too
+	check "trace-cmd start -d, show, stop, reset" bash -c '
+		"$1" disable -p "$2" "*:*" > /dev/null &&
+		"$1" enter -p "$2" -- sh -c "trace-cmd start -d -e demo:demo_tick &&
+			cat $4/set_event" > "$3/tc-start" 2> "$3/err" &&
+		grep -qx "demo:demo_tick" "$3/tc-start" &&
+		wait_for bash -c "\"\$1\" show -p \$2 | grep -q demo_tick:" _ "$1" "$2" &&
+		"$1" enter -p "$2" -- trace-cmd show 2>> "$3/err" | grep -q "demo_tick: count=" &&
+		"$1" enter -p "$2" -- sh -c "trace-cmd stop && cat $4/tracing_on" > "$3/tc-stop" 2>> "$3/err" &&
+		[ "$(cat "$3/tc-stop")" = 0 ] &&
+		"$1" enter -p "$2" -- sh -c "trace-cmd reset && cat $4/set_event $4/tracing_on" \
+			> "$3/tc-reset" 2>> "$3/err" && [ "$(cat "$3/tc-reset")" = 1 ]' \
+		_ "$UTRACE" "$SP" "$TMP" "$T"
 else
 	echo "# trace-cmd is not installed: its checks are skipped"
 fi
