@@ -155,7 +155,7 @@ static void efmt_free(struct utrace__fmt *e)
 	for (i = 0; i < e->nr_checks; i++) {
 		struct utrace__check *c = &e->checks[i];
 
-		if (c->text && c->kind == CK_PEXT) {
+		if (c->text && (c->kind == CK_PEXT || c->kind == CK_MASK)) {
 			struct tep_print_arg *next = c->arg->next;
 
 			*c->arg = c->value;
@@ -204,12 +204,17 @@ static void arrays_as_atoms(struct utrace__fmt *e)
 	for (i = 0; i < e->nr_checks; i++) {
 		struct utrace__check *c = &e->checks[i];
 
-		if (c->kind != CK_INT_ARRAY || !(c->text = calloc(1, 64)))
-			continue;
-		c->text_cap = 64;
-		c->array = c->arg->int_array;
-		c->arg->type = TEP_PRINT_ATOM;
-		c->arg->atom.atom = c->text;
+		if ((c->kind == CK_INT_ARRAY ||
+		     (c->kind == CK_MASK && c->arg->type == TEP_PRINT_CPUMASK)) &&
+		    (c->text = calloc(1, 64))) {
+			c->text_cap = 64;
+			if (c->kind == CK_INT_ARRAY)
+				c->array = c->arg->int_array;
+			else
+				c->value = *c->arg;
+			c->arg->type = TEP_PRINT_ATOM;
+			c->arg->atom.atom = c->text;
+		}
 	}
 }
 
@@ -1001,6 +1006,24 @@ static uint32_t array_base(struct utrace__rec *r, struct tep_print_arg *f, bool 
 	return (uint32_t)f->field.field->offset;
 }
 
+/* Room for 'need' bytes of an atom's text; false (the record failed) when
+ * there is no memory. */
+static bool atom_room(struct utrace__rec *r, struct utrace__check *c, size_t need)
+{
+	char *t;
+
+	if (need <= c->text_cap)
+		return true;
+	t = realloc(c->text, need);
+	if (!t) {
+		rec_fail(r, "out of memory");
+		return false;
+	}
+	c->text = c->arg->atom.atom = t;
+	c->text_cap = need;
+	return true;
+}
+
 /* The kernel's trace_print_array_seq(): "{0x1,0x2}", each element in hex
  * as an unsigned number of its size, "BAD SIZE:N 0xB" for other sizes. */
 static void array_text(struct utrace__rec *r, struct utrace__check *c,
@@ -1009,16 +1032,8 @@ static void array_text(struct utrace__rec *r, struct utrace__check *c,
 	size_t len = 0, need = 3 + (size_t)n * 28;
 	uint32_t i;
 
-	if (need > c->text_cap) {
-		char *t = realloc(c->text, need);
-
-		if (!t) {
-			rec_fail(r, "out of memory");
-			return;
-		}
-		c->text = c->arg->atom.atom = t;
-		c->text_cap = need;
-	}
+	if (!atom_room(r, c, need))
+		return;
 	if (!p) {                /* no such field: libtraceevent prints nothing */
 		c->text[0] = 0;
 		return;
@@ -1111,6 +1126,20 @@ static void pext_text(struct utrace__rec *r, struct utrace__check *c)
 	utrace__pext_render(x, width, mem, len, c->text, c->text_cap);
 }
 
+/* __get_cpumask(): the kernel prints it as a bitmask, "%*pb" of all its
+ * bits (trace_print_bitmask_seq()); libtraceevent 1.7.1 as a CPU list. */
+static void cpumask_text(struct utrace__rec *r, struct utrace__check *c,
+			 const unsigned char *p, uint32_t len)
+{
+	struct utrace__pext x;
+	size_t need = (size_t)len * 9 / 4 + 16;
+
+	if (!atom_room(r, c, need))
+		return;
+	utrace__pext_parse("b", &x);
+	utrace__pext_render(&x, (int)(len * 8), p, len, c->text, c->text_cap);
+}
+
 static void run_check(struct utrace__rec *r, struct utrace__check *c)
 {
 	struct tep_print_arg *a = c->arg;
@@ -1129,6 +1158,8 @@ static void run_check(struct utrace__rec *r, struct utrace__check *c)
 		dyn_offset(r, c->field, &off, &len);
 		if ((uint64_t)off + len > r->size)
 			rec_fail(r, "bitmask '%s' runs past the record's end", c->field->name);
+		else if (c->text)
+			cpumask_text(r, c, r->d + off, len);
 		return;
 	case CK_HEX:
 		off = array_base(r, a->hex.field, &none);

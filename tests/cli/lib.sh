@@ -107,6 +107,26 @@ need_fuse() {
 		skip_all "fusermount3 is missing (Debian: apt-get install fuse3)"
 }
 
+# kernel_source PATH...: set KSRC to a directory holding PATH... of the kernel's
+# source tree, taken once per build directory out of Debian's linux-source
+# tarball (scripts/setup-debian.sh --tests installs it); skip the whole
+# test when there is none
+kernel_source() {
+	local tarball dir=$UTRACE_BUILD/kernel-source p missing=
+	for p in "$@"; do [ -e "$dir/$p" ] || missing=1; done
+	if [ -n "$missing" ]; then
+		tarball=$(ls /usr/src/linux-source-*.tar.xz 2> /dev/null | sort -V | tail -n 1)
+		[ -n "$tarball" ] || skip_all "no kernel source here (Debian: apt-get install linux-source; scripts/setup-debian.sh --tests installs it)"
+		rm -rf "$dir.new" && mkdir -p "$dir.new" || skip_all "cannot make $dir.new"
+		for p in "$@"; do
+			tar -xJf "$tarball" -C "$dir.new" --strip-components=1 --wildcards "*/$p" ||
+				skip_all "no $p in $tarball"
+		done
+		mkdir -p "$dir" && cp -a "$dir.new"/. "$dir"/ && rm -rf "$dir.new"
+	fi
+	KSRC=$dir
+}
+
 done_testing() {
 	echo "1..$n"
 	[ "$failed" -eq 0 ]

@@ -10,20 +10,11 @@
 need_fuse
 
 # The kernel's selftests: UTRACE_FTRACETEST names the directory, else
-# they come out of Debian's linux-source package (scripts/setup-debian.sh
-# --tests installs it), once per build directory.
+# they come out of Debian's linux-source package (lib.sh).
 FT=${UTRACE_FTRACETEST:-}
 if [ -z "$FT" ]; then
-	tarball=$(ls /usr/src/linux-source-*.tar.xz 2> /dev/null | sort -V | tail -n 1)
-	[ -n "$tarball" ] ||
-		skip_all "the kernel's ftracetest is not here (Debian: apt-get install linux-source; scripts/setup-debian.sh --tests does)"
-	FT=$UTRACE_BUILD/ftracetest
-	if [ ! -x "$FT/ftracetest" ]; then
-		rm -rf "$FT.new" && mkdir -p "$FT.new" &&
-		tar -xJf "$tarball" -C "$FT.new" --wildcards '*/tools/testing/selftests/ftrace' &&
-		rm -rf "$FT" && mv "$FT.new"/*/tools/testing/selftests/ftrace "$FT" && rm -rf "$FT.new" ||
-			skip_all "cannot take ftracetest out of $tarball"
-	fi
+	kernel_source tools/testing/selftests/ftrace
+	FT=$KSRC/tools/testing/selftests/ftrace
 fi
 [ -x "$FT/ftracetest" ] || skip_all "no ftracetest in $FT"
 EXPECTED=$UTRACE_SRC/tests/ftrace/expected.txt
