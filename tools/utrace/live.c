@@ -44,9 +44,12 @@ struct lfmt {
  * (per_cpu/cpuN files of the mount).  A pool's pages are per thread, not
  * per CPU: a reader that consumes the events of one CPU takes every page
  * the pool gives up and keeps those of the other CPUs here, for their
- * readers, while any reader of the pool is open (at most as many pages
- * as the pool has: beyond that the oldest go, as in an overrun).
+ * readers (trace-cmd extract opens one CPU after the other): while a
+ * reader of the pool is open and HELD_IDLE_S seconds after the last one
+ * closed (at most as many pages as the pool has: beyond that the oldest
+ * go, as in an overrun).
  */
+#define HELD_IDLE_S 60
 struct shared {
 	struct shared *next;
 	dev_t dev;
@@ -56,19 +59,37 @@ struct shared {
 	uint64_t *read;              /* events consumed, per CPU */
 	uint32_t nr_read;
 	uint64_t held_dropped;       /* events of held pages let go */
+	struct timespec idle_since;  /* refs fell to 0 (CLOCK_MONOTONIC) */
 };
 
 static pthread_mutex_t shared_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct shared *shared_list;
 
+static void shared_free(struct shared *sh)
+{
+	free(sh->held.v);
+	free(sh->read);
+	free(sh);
+}
+
 static struct shared *shared_get(int fd)
 {
-	struct shared *sh;
+	struct shared *sh, **pp;
+	struct timespec now;
 	struct stat st;
 
 	if (fstat(fd, &st) < 0)
 		return NULL;
+	clock_gettime(CLOCK_MONOTONIC, &now);
 	pthread_mutex_lock(&shared_lock);
+	for (pp = &shared_list; (sh = *pp);) {
+		if (!sh->refs && now.tv_sec - sh->idle_since.tv_sec > HELD_IDLE_S) {
+			*pp = sh->next;
+			shared_free(sh);
+		} else {
+			pp = &sh->next;
+		}
+	}
 	for (sh = shared_list; sh; sh = sh->next)
 		if (sh->dev == st.st_dev && sh->ino == st.st_ino)
 			break;
@@ -86,19 +107,11 @@ static struct shared *shared_get(int fd)
 
 static void shared_put(struct shared *sh)
 {
-	struct shared **pp;
-
 	if (!sh)
 		return;
 	pthread_mutex_lock(&shared_lock);
-	if (--sh->refs == 0) {
-		for (pp = &shared_list; *pp != sh; pp = &(*pp)->next)
-			;
-		*pp = sh->next;
-		free(sh->held.v);
-		free(sh->read);
-		free(sh);
-	}
+	if (--sh->refs == 0)
+		clock_gettime(CLOCK_MONOTONIC, &sh->idle_since);
 	pthread_mutex_unlock(&shared_lock);
 }
 

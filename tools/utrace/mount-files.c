@@ -482,8 +482,9 @@ static int text_stats(struct utrace__ctl *c, const struct mnode *m, struct sbuf 
 	if (err < 0)
 		return err;
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	us = st.oldest_ns / 1000;
-	nus = (uint64_t)now.tv_sec * 1000000 + (uint64_t)now.tv_nsec / 1000;
+	/* ns2usecs() rounds */
+	us = (st.oldest_ns + 500) / 1000;
+	nus = (uint64_t)now.tv_sec * 1000000 + ((uint64_t)now.tv_nsec + 500) / 1000;
 	snprintf(t, sizeof(t),
 		 "entries: %llu\n"
 		 "overrun: %llu\n"
