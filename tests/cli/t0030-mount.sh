@@ -90,11 +90,11 @@ printf '\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n\tfield: local_t
 [ -r /sys/kernel/tracing/events/header_page ] && [ "$(getconf PAGESIZE)" = 4096 ] &&
 	cat /sys/kernel/tracing/events/header_page > "$TMP/header_page" 2> /dev/null
 check "events/header_page and header_event: the kernel's" bash -c '
-	cmp -s "$1/events/header_page" "$2/header_page" &&
-	head -n 1 "$1/events/header_event" | grep -qx "# compressed entry header" &&
+	cmp "$1/events/header_page" "$2/header_page" &&
+	[ "$(head -n 1 "$1/events/header_event")" = "# compressed entry header" ] &&
 	grep -q "data max type_len  == 28$" "$1/events/header_event" &&
 	{ [ ! -r /sys/kernel/tracing/events/header_event ] ||
-	  cmp -s "$1/events/header_event" /sys/kernel/tracing/events/header_event; }' _ "$D" "$TMP"
+	  cmp "$1/events/header_event" /sys/kernel/tracing/events/header_event; }' _ "$D" "$TMP"
 
 check "per_cpu/cpuN/ for each possible CPU, with the kernel's files and modes" bash -c '
 	n=$(getconf _NPROCESSORS_CONF) &&
