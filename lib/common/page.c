@@ -152,3 +152,25 @@ long utrace__rb_page_cut(const struct utrace_page *src, uint32_t commit, uint32_
 	dst->commit = c.pos - start;
 	return n;
 }
+
+/* ring_buffer_print_entry_header() (x86-64) */
+const char utrace__rb_header_event[] =
+	"# compressed entry header\n"
+	"\ttype_len    :    5 bits\n"
+	"\ttime_delta  :   27 bits\n"
+	"\tarray       :   32 bits\n"
+	"\n"
+	"\tpadding     : type == 29\n"
+	"\ttime_extend : type == 30\n"
+	"\ttime_stamp : type == 31\n"
+	"\tdata max type_len  == 28\n";
+
+/* ring_buffer_print_page_header() */
+int utrace__rb_header_page(char *buf, size_t len, uint32_t data_size)
+{
+	return snprintf(buf, len,
+			"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
+			"\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
+			"\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
+			"\tfield: char data;\toffset:16;\tsize:%u;\tsigned:0;\n", data_size);
+}

@@ -219,4 +219,25 @@ long utrace__rb_count_events(const struct utrace_page *page, uint32_t max_data)
 long utrace__rb_page_cut(const struct utrace_page *src, uint32_t commit, uint32_t from,
 			 uint64_t min_ts, struct utrace_page *dst) UTRACE_HIDDEN;
 
+/* ---------------------------------------------------------- description */
+
+/*
+ * The kernel's description of this layout, as tracefs shows it and
+ * trace.dat stores it (libtraceevent reads the page size and the commit
+ * field's size from it): events/header_event and, from
+ * utrace__rb_header_page(), events/header_page (ring_buffer_print_page_header()
+ * of a kernel built with -funsigned-char: "char data" is unsigned).
+ */
+extern const char utrace__rb_header_event[] UTRACE_HIDDEN;
+
+/**
+ * utrace__rb_header_page() - the text of events/header_page
+ * @buf: where it goes (NUL-terminated when @len allows)
+ * @len: its size
+ * @data_size: bytes of event data a page has (UTRACE_PAGE_DATA)
+ *
+ * Return: the text's length, as snprintf().
+ */
+int utrace__rb_header_page(char *buf, size_t len, uint32_t data_size) UTRACE_HIDDEN;
+
 #endif /* UTRACE_COMMON_PAGE_H */

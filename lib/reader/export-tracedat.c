@@ -43,6 +43,7 @@
  *       CPU count, version, the BUFFER option with each CPU's pages, DONE
  */
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -61,6 +62,7 @@
 #include "obuf.h"
 #include "page.h"
 #include "problems.h"
+#include "rbpack.h"
 
 #define MAX_CPUS 8192                   /* the kernel's NR_CPUS limit */
 #define MAX_ID 0xffff                   /* common_type is an unsigned short */
@@ -85,18 +87,6 @@ enum {
 static const char strings[] =
 	"options\0strings\0headers\0ftrace events\0events format\0kallsyms\0"
 	"printk\0command lines\0buffer flyrecord \0";
-
-/* The kernel's events/header_event (x86-64). */
-static const char header_event[] =
-	"# compressed entry header\n"
-	"\ttype_len    :    5 bits\n"
-	"\ttime_delta  :   27 bits\n"
-	"\tarray       :   32 bits\n"
-	"\n"
-	"\tpadding     : type == 29\n"
-	"\ttime_extend : type == 30\n"
-	"\ttime_stamp : type == 31\n"
-	"\tdata max type_len  == 28\n";
 
 /* The kernel's trace_clock file with "mono" selected. */
 static const char trace_clock[] =
@@ -129,20 +119,13 @@ struct dfmt {
 };
 
 struct cpu_out {
+	struct utrace__rbpack pk;        /* its pages (pk.page: pass 2) */
+	struct conv *cv;
 	uint64_t nr_pages;               /* pass 1: counted; pass 2: written */
 	uint64_t expect;                 /* pass 1's count, in pass 2 */
 	uint64_t file_off;               /* of its first page (pass 2) */
-	bool open;                       /* a page is being filled */
-	uint32_t used;                   /* event bytes on it */
-	uint32_t reserve;                /* bytes kept free for the lost count */
-	uint64_t page_ts, last_ts;
-	bool page_missed;                /* events were lost before the page */
-	uint64_t page_lost;              /* how many; 0: not known */
-	bool lost_pending;               /* lost events before the next event */
-	uint64_t lost;                   /* their known count */
 	uint64_t lost_time;              /* of the last marker */
 	uint32_t lost_pid;               /* its thread (or process) */
-	unsigned char *page;             /* pass 2 */
 };
 
 struct conv {
@@ -322,84 +305,18 @@ static int write_at(struct conv *cv, const void *p, size_t n, uint64_t off)
 	return 0;
 }
 
-static int close_page(struct conv *cv, struct cpu_out *c)
+/* The packer completed a page of CPU stream 'pk'. */
+static int emit_page(struct utrace__rbpack *pk)
 {
-	uint64_t commit = c->used;
+	struct cpu_out *c = (struct cpu_out *)(void *)((char *)pk - offsetof(struct cpu_out, pk));
+	struct conv *cv = c->cv;
 	int r = 0;
 
-	if (c->page_missed) {
-		commit |= UTRACE_RB_MISSED_EVENTS;
-		if (c->page_lost && c->reserve)
-			commit |= UTRACE_RB_MISSED_STORED;
-	}
-	if (cv->writing) {
-		le(c->page, c->page_ts, 8);
-		le(c->page + 8, commit, 8);
-		if (commit & UTRACE_RB_MISSED_STORED)
-			le(c->page + UTRACE_PAGE_HDR + c->used, c->page_lost, 8);
-		r = write_at(cv, c->page, cv->page_size,
-			     c->file_off + c->nr_pages * cv->page_size);
-	}
-	c->nr_pages++;
-	c->open = false;
-	return r;
-}
-
-/* A new page at time 't' for an event of 'need' bytes. */
-static int open_page(struct conv *cv, struct cpu_out *c, uint64_t t, uint32_t need)
-{
-	if (c->open && close_page(cv, c) < 0)
-		return -1;
-	c->open = true;
-	c->used = 0;
-	c->page_ts = c->last_ts = t;
-	c->page_missed = c->lost_pending;
-	c->page_lost = c->lost;
-	/* the count goes after the data: keep room for it if the event
-	 * leaves it, else the page says "events lost" without a number */
-	c->reserve = c->lost_pending && need + 8 <= cv->data_size ? 8 : 0;
-	c->lost_pending = false;
-	c->lost = 0;
 	if (cv->writing)
-		memset(c->page, 0, cv->page_size);
-	return 0;
-}
-
-static int put_event(struct conv *cv, struct cpu_out *c, uint64_t t,
-		     const unsigned char *rec, uint32_t len, uint16_t id)
-{
-	uint32_t need = utrace_rb_event_size(len), a = (len + 3) & ~3u;
-	uint64_t delta = 0;
-	unsigned char *p;
-
-	if (c->open && t < c->last_ts)
-		t = c->last_ts;          /* never back in time on a CPU */
-	if (c->open)
-		delta = t - c->last_ts;
-	if (!c->open || c->lost_pending || delta > UTRACE_RB_EXTEND_MAX ||
-	    c->used + need + (delta > UTRACE_RB_DELTA_MAX ? 8 : 0) + c->reserve > cv->data_size) {
-		if (open_page(cv, c, t, need) < 0)
-			return -1;
-		delta = 0;
-	}
-	p = cv->writing ? c->page + UTRACE_PAGE_HDR + c->used : NULL;
-	if (delta > UTRACE_RB_DELTA_MAX) {
-		if (p) {
-			utrace_rb_put_time_extend(p, delta);
-			p += 8;
-		}
-		c->used += 8;
-		delta = 0;
-	}
-	if (p) {
-		p += utrace_rb_put_data_hdr(p, len, (uint32_t)delta);
-		memcpy(p, rec, len);
-		memset(p + len, 0, a - len);
-		le(p, id, 2);            /* common_type */
-	}
-	c->used += need;
-	c->last_ts = t;
-	return 0;
+		r = write_at(cv, pk->page, cv->page_size,
+			     c->file_off + c->nr_pages * cv->page_size);
+	c->nr_pages++;
+	return r;
 }
 
 static struct cpu_out *cpu_get(struct conv *cv, uint32_t cpu)
@@ -421,6 +338,9 @@ static struct cpu_out *cpu_get(struct conv *cv, uint32_t cpu)
 	}
 	if (cpu >= cv->nr_cpus)
 		cv->nr_cpus = cpu + 1;
+	cv->cpu[cpu].cv = cv;
+	cv->cpu[cpu].pk.data_size = cv->data_size;
+	cv->cpu[cpu].pk.emit = emit_page;
 	return &cv->cpu[cpu];
 }
 
@@ -447,8 +367,8 @@ static int put_lost_marker(struct conv *cv, struct cpu_out *c)
 	}
 	memset(rec, 0, sizeof(rec));
 	le(rec + 4, c->lost_pid, 4);
-	le(rec + 8, c->lost, 8);
-	return put_event(cv, c, c->lost_time, rec, sizeof(rec), cv->lost_fmt->id);
+	le(rec + 8, c->pk.lost, 8);
+	return utrace__rbpack_event(&c->pk, c->lost_time, rec, sizeof(rec), cv->lost_fmt->id);
 }
 
 /*
@@ -478,8 +398,7 @@ static int pass(struct conv *cv)
 			break;
 		}
 		if (item.kind == UTRACE__TF_LOST) {
-			c->lost_pending = true;
-			c->lost += item.lost;
+			utrace__rbpack_lost(&c->pk, item.lost);
 			c->lost_time = item.time;
 			c->lost_pid = item.thread->tid ? item.thread->tid : item.proc->pid;
 			continue;
@@ -524,7 +443,7 @@ static int pass(struct conv *cv)
 				(unsigned long long)item.offset, item.len);
 			continue;
 		}
-		if (put_event(cv, c, item.time, item.rec, item.len, d->id) < 0) {
+		if (utrace__rbpack_event(&c->pk, item.time, item.rec, item.len, d->id) < 0) {
 			r = -EIO;
 			break;
 		}
@@ -534,9 +453,9 @@ static int pass(struct conv *cv)
 	utrace__tf_iter_free(it);
 	for (i = 0; r >= 0 && i < cv->nr_cpus; i++) {
 		c = &cv->cpu[i];
-		if (c->lost_pending && put_lost_marker(cv, c) < 0)
+		if (c->pk.lost_pending && put_lost_marker(cv, c) < 0)
 			r = cv->lost_fmt ? -EIO : -ENOMEM;
-		if (r >= 0 && c->open && close_page(cv, c) < 0)
+		if (r >= 0 && utrace__rbpack_flush(&c->pk) < 0)
 			r = -EIO;
 	}
 	return r < 0 ? r : 0;
@@ -547,19 +466,14 @@ static int pass(struct conv *cv)
 static void put_header_page(struct utrace__obuf *b, uint32_t data_size)
 {
 	char t[512];
-	int n;
+	int n = utrace__rb_header_page(t, sizeof(t), data_size);
 
-	n = snprintf(t, sizeof(t),
-		     "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
-		     "\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
-		     "\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
-		     "\tfield: char data;\toffset:16;\tsize:%u;\tsigned:1;\n", data_size);
 	b_str(b, "header_page");
 	b_num(b, (uint64_t)n, 8);
 	utrace__ob_put(b, t, (size_t)n);
 	b_str(b, "header_event");
-	b_num(b, sizeof(header_event) - 1, 8);
-	utrace__ob_put(b, header_event, sizeof(header_event) - 1);
+	b_num(b, strlen(utrace__rb_header_event), 8);
+	utrace__ob_put(b, utrace__rb_header_event, strlen(utrace__rb_header_event));
 }
 
 static void put_formats(struct conv *cv, struct utrace__obuf *b)
@@ -772,8 +686,8 @@ static int write_file(struct conv *cv)
 		goto out;
 	}
 	for (i = 0; i < cv->nr_cpus; i++) {
-		cv->cpu[i].page = malloc(cv->page_size);
-		if (!cv->cpu[i].page) {
+		cv->cpu[i].pk.page = malloc(cv->page_size);
+		if (!cv->cpu[i].pk.page) {
 			r = -ENOMEM;
 			goto out;
 		}
@@ -866,7 +780,7 @@ out:
 	for (i = 0; i < cv.nr_fmt; i++)
 		free(cv.all[i]);
 	for (i = 0; i < cv.cap_cpus; i++)
-		free(cv.cpu[i].page);
+		free(cv.cpu[i].pk.page);
 	free(cv.cpu);
 	free(cv.all);
 	utrace__vet_free(cv.vet);

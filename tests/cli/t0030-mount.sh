@@ -78,11 +78,32 @@ check "the process appears as <pid>/ and <comm>-<pid> -> <pid>" bash -c '
 
 check "the files of a tracefs instance, with its modes and size 0" bash -c '
 	cd "$1" &&
-	[ "$(ls | tr "\n" " ")" = "README available_events available_tracers buffer_size_kb buffer_total_size_kb current_tracer error_log events options saved_cmdlines set_event trace trace_clock trace_marker trace_marker_raw trace_options trace_pipe tracing_on " ] &&
-	[ "$(ls events | tr "\n" " ")" = "demo enable ftrace sample-trace " ] &&
+	[ "$(ls | tr "\n" " ")" = "README available_events available_tracers buffer_size_kb buffer_total_size_kb current_tracer error_log events options per_cpu saved_cmdlines set_event trace trace_clock trace_marker trace_marker_raw trace_options trace_pipe tracing_on " ] &&
+	[ "$(ls events | tr "\n" " ")" = "demo enable ftrace header_event header_page sample-trace " ] &&
 	[ "$(ls events/demo | tr "\n" " ")" = "demo_request demo_tick enable filter " ] &&
 	[ "$(ls events/demo/demo_tick | tr "\n" " ")" = "enable filter format id " ] &&
 	[ "$(stat -c "%A %s" set_event trace_pipe events/demo/demo_tick/format . | tr "\n" " ")" = "-rw-r----- 0 -r--r----- 0 -r--r----- 0 drwxr-x--- 0 " ]' _ "$D"
+
+# The kernel's text (ring_buffer_print_page_header(), _entry_header());
+# this one's when tracefs is there, else the 4096-byte page's.
+printf '\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n\tfield: char data;\toffset:16;\tsize:4080;\tsigned:0;\n' > "$TMP/header_page"
+[ -r /sys/kernel/tracing/events/header_page ] && [ "$(getconf PAGESIZE)" = 4096 ] &&
+	cat /sys/kernel/tracing/events/header_page > "$TMP/header_page" 2> /dev/null
+check "events/header_page and header_event: the kernel's" bash -c '
+	cmp "$1/events/header_page" "$2/header_page" &&
+	[ "$(head -n 1 "$1/events/header_event")" = "# compressed entry header" ] &&
+	grep -q "data max type_len  == 28$" "$1/events/header_event" &&
+	{ [ ! -r /sys/kernel/tracing/events/header_event ] ||
+	  cmp "$1/events/header_event" /sys/kernel/tracing/events/header_event; }' _ "$D" "$TMP"
+
+check "per_cpu/cpuN/ for each possible CPU, with the kernel's files and modes" bash -c '
+	n=$(getconf _NPROCESSORS_CONF) &&
+	[ "$(ls "$1/per_cpu" | wc -l)" = "$n" ] && [ -d "$1/per_cpu/cpu$((n - 1))" ] &&
+	[ ! -e "$1/per_cpu/cpu$n" ] &&
+	[ "$(ls "$1/per_cpu/cpu0" | tr "\n" " ")" = "buffer_size_kb stats trace trace_pipe trace_pipe_raw " ] &&
+	[ "$(cd "$1/per_cpu/cpu0" && stat -c "%A" buffer_size_kb stats trace trace_pipe trace_pipe_raw | tr "\n" " ")" = "-rw-r----- -r--r----- -rw-r----- -r--r----- -r--r----- " ] &&
+	[ "$(cat "$1/per_cpu/cpu0/buffer_size_kb")" = "$(cat "$1/buffer_size_kb")" ] &&
+	sed "s/[0-9. ]*$//" "$1/per_cpu/cpu0/stats" | tr "\n" "|" | grep -qx "entries:|overrun:|commit overrun:|bytes:|oldest event ts:|now ts:|dropped events:|read events:|"' _ "$D"
 
 cat > "$TMP/available" << 'EOF'
 sample-trace:foo_bar

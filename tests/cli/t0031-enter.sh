@@ -79,6 +79,29 @@ if command -v trace-cmd > /dev/null; then
 		"$1" enter -p "$2" -- sh -c "trace-cmd reset && cat $4/set_event $4/tracing_on" \
 			> "$3/tc-reset" 2>> "$3/err" && [ "$(cat "$3/tc-reset")" = 1 ]' \
 		_ "$UTRACE" "$SP" "$TMP" "$T"
+	check "trace-cmd record -d, report: the program's events" bash -c '
+		rm -f "$3/rec.dat" &&
+		"$1" enter -p "$2" -- trace-cmd record -d -e "demo:*" -o "$3/rec.dat" sleep 1 \
+			> "$3/tc-rec" 2> "$3/err" &&
+		trace-cmd report -i "$3/rec.dat" > "$3/tc-report" 2>> "$3/err" &&
+		grep -q "demo_tick: *count=" "$3/tc-report" &&
+		"$1" enter -p "$2" -- trace-cmd reset > /dev/null 2>> "$3/err"' \
+		_ "$UTRACE" "$SP" "$TMP"
+	# extract takes the pages per_cpu/cpuN/trace_pipe_raw gives, in ns:
+	# the same events at the same times as utrace show prints
+	check "trace-cmd extract, report: the times of utrace show" bash -c '
+		rm -f "$3/ext.dat" &&
+		"$1" enter -p "$2" -- trace-cmd start -d -e demo:demo_tick > /dev/null 2> "$3/err" &&
+		wait_for bash -c "\"\$1\" show -p \$2 | grep -q demo_tick:" _ "$1" "$2" &&
+		"$1" enter -p "$2" -- trace-cmd stop 2>> "$3/err" &&
+		"$1" show -p "$2" | grep -o "[0-9]*\.[0-9]*: demo_tick: count=[0-9]*" | sort > "$3/ext-show" &&
+		"$1" enter -p "$2" -- trace-cmd extract -o "$3/ext.dat" > /dev/null 2>> "$3/err" &&
+		trace-cmd report -i "$3/ext.dat" 2>> "$3/err" |
+			grep -o "[0-9]*\.[0-9]*: demo_tick: *count=[0-9]*" | sed "s/: */: /g" |
+			sort > "$3/ext-report" &&
+		[ -s "$3/ext-show" ] && cmp "$3/ext-show" "$3/ext-report" &&
+		"$1" enter -p "$2" -- trace-cmd reset > /dev/null 2>> "$3/err"' \
+		_ "$UTRACE" "$SP" "$TMP"
 else
 	echo "# trace-cmd is not installed: its checks are skipped"
 fi

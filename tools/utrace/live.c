@@ -13,6 +13,8 @@
  * lib/reader/tsc-time.c), and the printer of `utrace script` prints it.
  */
 #include <errno.h>
+#include <stddef.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,14 +31,93 @@
 #include "live.h"
 #include "live-pool.h"
 #include "print.h"
+#include "rbpack.h"
+#include "page.h"
 
 struct lfmt {
 	uint32_t id;
 	char *system, *text;
 };
 
+/*
+ * What the readers of one pool in this program share beyond the pool
+ * (per_cpu/cpuN files of the mount).  A pool's pages are per thread, not
+ * per CPU: a reader that consumes the events of one CPU takes every page
+ * the pool gives up and keeps those of the other CPUs here, for their
+ * readers (trace-cmd extract opens one CPU after the other): while a
+ * reader of the pool is open and HELD_IDLE_S seconds after the last one
+ * closed (at most as many pages as the pool has: beyond that the oldest
+ * go, as in an overrun).
+ */
+#define HELD_IDLE_S 60
+struct shared {
+	struct shared *next;
+	dev_t dev;
+	ino_t ino;                   /* the pool's memfd */
+	unsigned int refs;
+	struct utrace__live_pages held;  /* taken for other CPUs, not read */
+	uint64_t *read;              /* events consumed, per CPU */
+	uint32_t nr_read;
+	uint64_t held_dropped;       /* events of held pages let go */
+	struct timespec idle_since;  /* refs fell to 0 (CLOCK_MONOTONIC) */
+};
+
+static pthread_mutex_t shared_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct shared *shared_list;
+
+static void shared_free(struct shared *sh)
+{
+	free(sh->held.v);
+	free(sh->read);
+	free(sh);
+}
+
+static struct shared *shared_get(int fd)
+{
+	struct shared *sh, **pp;
+	struct timespec now;
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return NULL;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	pthread_mutex_lock(&shared_lock);
+	for (pp = &shared_list; (sh = *pp);) {
+		if (!sh->refs && now.tv_sec - sh->idle_since.tv_sec > HELD_IDLE_S) {
+			*pp = sh->next;
+			shared_free(sh);
+		} else {
+			pp = &sh->next;
+		}
+	}
+	for (sh = shared_list; sh; sh = sh->next)
+		if (sh->dev == st.st_dev && sh->ino == st.st_ino)
+			break;
+	if (!sh && (sh = calloc(1, sizeof(*sh)))) {
+		sh->dev = st.st_dev;
+		sh->ino = st.st_ino;
+		sh->next = shared_list;
+		shared_list = sh;
+	}
+	if (sh)
+		sh->refs++;
+	pthread_mutex_unlock(&shared_lock);
+	return sh;
+}
+
+static void shared_put(struct shared *sh)
+{
+	if (!sh)
+		return;
+	pthread_mutex_lock(&shared_lock);
+	if (--sh->refs == 0)
+		clock_gettime(CLOCK_MONOTONIC, &sh->idle_since);
+	pthread_mutex_unlock(&shared_lock);
+}
+
 struct lsrc {
 	struct utrace__ctl *c;
+	struct shared *sh;           /* NULL: out of memory, no per-CPU reading */
 	struct utrace_pool *pool;
 	int lock_fd;                 /* the pool's memfd opened again, or -1 */
 	struct utrace_calib_point *pts;  /* its calibration points, read */
@@ -49,6 +130,12 @@ struct lsrc {
 struct live {
 	struct lsrc *src;
 	size_t n;
+	int cpu;                     /* the one CPU read, or -1 */
+	struct utrace__rbpack pk;    /* live_raw()'s stream */
+	unsigned char page[UTRACE_PAGE_SIZE];
+	unsigned char *out;          /* live_raw()'s pages */
+	size_t out_len, out_cap;
+	bool out_failed;
 };
 
 int live_open(struct utrace__ctl *const *ctls, size_t n, struct live **out)
@@ -62,6 +149,7 @@ int live_open(struct utrace__ctl *const *ctls, size_t n, struct live **out)
 		free(lv);
 		return -ENOMEM;
 	}
+	lv->cpu = -1;
 	for (i = 0; i < n; i++)
 		lv->src[i].lock_fd = -1;
 	for (i = 0; i < n; i++) {
@@ -77,6 +165,7 @@ int live_open(struct utrace__ctl *const *ctls, size_t n, struct live **out)
 			break;
 		r = utrace__pool_map(fd, &s->pool);
 		s->lock_fd = utrace__live_lock_open(fd);
+		s->sh = shared_get(fd);
 		close(fd);
 		if (r < 0)
 			break;
@@ -96,6 +185,7 @@ void live_close(struct live *lv)
 
 	if (!lv)
 		return;
+	free(lv->out);
 	for (i = 0; i < lv->n; i++) {
 		struct lsrc *s = &lv->src[i];
 
@@ -103,6 +193,7 @@ void live_close(struct live *lv)
 			utrace__pool_unmap(s->pool);
 		if (s->lock_fd >= 0)
 			close(s->lock_fd);
+		shared_put(s->sh);
 		for (j = 0; j < s->nr_fmts; j++) {
 			free(s->fmts[j].system);
 			free(s->fmts[j].text);
@@ -229,18 +320,128 @@ static void header(FILE *out, uint64_t in_buffer, uint64_t written, bool irq_inf
 		cpus > 0 ? cpus : 1);
 }
 
-long live_print(struct live *lv, unsigned int flags, FILE *out)
+static int page_push(struct utrace__live_pages *to, const struct utrace__live_page *lp)
+{
+	if (to->n == to->cap) {
+		size_t cap = to->cap ? to->cap * 2 : 64;
+		void *v = realloc(to->v, cap * sizeof(*to->v));
+
+		if (!v)
+			return -ENOMEM;
+		to->v = v;
+		to->cap = cap;
+	}
+	to->v[to->n++] = *lp;
+	return 0;
+}
+
+static uint64_t page_events(const struct utrace__live_page *lp)
+{
+	long n = utrace__rb_count_events(&lp->page, UTRACE_PAGE_DATA);
+
+	return n > 0 ? (uint64_t)n : 0;
+}
+
+/*
+ * Keep in 'cl' the pages of the CPU read (all when cpu < 0): the pages of
+ * other CPUs a consuming reader took go to the shared list, and the pages
+ * held there for this one are taken (consume) or copied.  The events of
+ * the pages a consuming reader takes are counted as read on their CPU.
+ */
+static int select_pages(struct lsrc *s, int cpu, bool consume, struct utrace__live_pages *cl)
+{
+	struct utrace__live_pages out = { 0 };
+	struct shared *sh = s->sh;
+	size_t i, k = 0, max = utrace_pool_nr_pages(s->pool);
+	int err = 0;
+
+	pthread_mutex_lock(&shared_lock);
+	for (i = 0; sh && i < sh->held.n; i++) {
+		struct utrace__live_page *lp = &sh->held.v[i];
+
+		if ((cpu < 0 || (int)lp->cpu == cpu) && !err) {
+			err = page_push(&out, lp);
+			if (consume && !err)
+				continue;
+		}
+		sh->held.v[k++] = *lp;
+	}
+	if (sh && consume)
+		sh->held.n = k;
+	for (i = 0; i < cl->n && !err; i++) {
+		struct utrace__live_page *lp = &cl->v[i];
+
+		if (cpu < 0 || (int)lp->cpu == cpu)
+			err = page_push(&out, lp);
+		else if (consume && sh && page_push(&sh->held, lp) < 0)
+			sh->held_dropped += page_events(lp);
+	}
+	if (sh && sh->held.n > max) {
+		/* the oldest held pages go: an overrun */
+		size_t drop = sh->held.n - max;
+
+		for (i = 0; i < drop; i++)
+			sh->held_dropped += page_events(&sh->held.v[i]);
+		memmove(sh->held.v, sh->held.v + drop, max * sizeof(*sh->held.v));
+		sh->held.n = max;
+	}
+	cl->events = 0;
+	for (i = 0; i < out.n; i++) {
+		uint64_t n = page_events(&out.v[i]);
+		uint32_t c = out.v[i].cpu;
+
+		cl->events += n;
+		if (!consume || !sh || c > 65535)
+			continue;
+		if (c >= sh->nr_read) {
+			uint64_t *v = realloc(sh->read, (c + 1) * sizeof(*v));
+
+			if (!v)
+				continue;
+			memset(v + sh->nr_read, 0, (c + 1 - sh->nr_read) * sizeof(*v));
+			sh->read = v;
+			sh->nr_read = c + 1;
+		}
+		sh->read[c] += n;
+	}
+	pthread_mutex_unlock(&shared_lock);
+	free(cl->v);
+	cl->v = out.v;
+	cl->n = out.n;
+	cl->cap = out.cap;
+	return err;
+}
+
+/* What the buffers hold, as a trace file image opened for reading. */
+struct image {
+	struct utrace__tf *tf;       /* NULL: no events */
+	void *map;
+	size_t size;
+	uint64_t events, written, bytes;
+};
+
+static void image_free(struct image *im)
+{
+	if (im->tf)
+		utrace__tf_close(im->tf);
+	if (im->map)
+		munmap(im->map, im->size);
+	memset(im, 0, sizeof(*im));
+}
+
+/* Collect the pages (consume: take them) of the CPU read and make the image. */
+static int image_make(struct live *lv, bool consume, struct image *im)
 {
 	struct utrace__live_pages *cls = calloc(lv->n ? lv->n : 1, sizeof(*cls));
 	struct utrace__tfw w;
-	struct utrace__tf *tf = NULL;
-	uint64_t events = 0, written = 0, tsc0 = 0, ns0 = 0, tsc1 = 0, ns1 = 0;
+	uint64_t tsc0 = 0, ns0 = 0, tsc1 = 0, ns1 = 0;
 	bool tsc = false;
-	long ret = 0;
-	size_t i;
+	int ret = 0;
+	size_t i, j;
 	int fd = -1, fd2 = -1;
 	FILE *f;
 
+	memset(im, 0, sizeof(*im));
 	if (!cls)
 		return -ENOMEM;
 	for (i = 0; i < lv->n; i++) {
@@ -265,16 +466,25 @@ long live_print(struct live *lv, unsigned int flags, FILE *out)
 				if (s->lock_fd >= 0)
 					close(s->lock_fd);
 				s->lock_fd = utrace__live_lock_open(pfd);
+				shared_put(s->sh);
+				s->sh = shared_get(pfd);
 			}
 			close(pfd);
 		}
-		if (flags & LIVE_CONSUME)
+		if (consume)
 			utrace__live_consumer_lock(&s->lock_fd, true);
-		utrace__live_collect(s->pool, flags & LIVE_CONSUME, &cls[i]);
-		if (flags & LIVE_CONSUME)
+		utrace__live_collect(s->pool, consume, &cls[i]);
+		if (consume)
 			utrace__live_consumer_lock(&s->lock_fd, false);
-		events += cls[i].events;
-		written += cls[i].written + cls[i].events;
+		im->written += cls[i].written;
+		if (select_pages(s, lv->cpu, consume, &cls[i]) < 0) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		im->events += cls[i].events;
+		im->written += cls[i].events;
+		for (j = 0; j < cls[i].n; j++)
+			im->bytes += cls[i].v[j].page.commit & UTRACE_RB_COMMIT_MASK;
 		s->nr_pts = 0;
 		if (s->pool->clock == UTRACE_CLOCK_TSC && !s->pts &&
 		    !(s->pts = malloc(UTRACE_POOL_CALIB * sizeof(*s->pts)))) {
@@ -298,14 +508,12 @@ long live_print(struct live *lv, unsigned int flags, FILE *out)
 			}
 		}
 	}
-	if (flags & LIVE_HEADER)
-		header(out, events, written, !(flags & LIVE_NO_IRQ_INFO));
-	if (!events)
+	if (!im->events)
 		goto out;
 
 	fd = memfd_create("utrace-live", MFD_CLOEXEC);
 	fd2 = fd >= 0 ? dup(fd) : -1;
-	f = fd >= 0 ? fdopen(fd, "w+") : NULL;
+	f = fd2 >= 0 ? fdopen(fd, "w+") : NULL;
 	if (!f) {
 		ret = -errno;
 		goto out;
@@ -336,35 +544,27 @@ long live_print(struct live *lv, unsigned int flags, FILE *out)
 	}
 	{
 		struct stat st;
-		void *m;
-		/* The kernel marks where each CPU's events start in its trace
-		 * file when the buffer was overrun. */
-		struct utrace__print_opts o = { .input = "buffer", .mode = UTRACE__OUT_TEXT,
-						.quiet = true,
-						.annotate_cpus = (flags & LIVE_HEADER) &&
-								 written > events,
-						.no_irq_info = (flags & LIVE_NO_IRQ_INFO) != 0 };
 
 		if (fstat(fd2, &st) < 0 || !st.st_size) {
 			ret = -EIO;
 			goto out;
 		}
-		m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd2, 0);
-		if (m == MAP_FAILED) {
+		im->size = (size_t)st.st_size;
+		im->map = mmap(NULL, im->size, PROT_READ, MAP_PRIVATE, fd2, 0);
+		if (im->map == MAP_FAILED) {
+			im->map = NULL;
 			ret = -errno;
 			goto out;
 		}
-		if (utrace__tf_open_mem(m, (size_t)st.st_size, "buffer", &tf) == -ENOMEM ||
-		    !tf) {
-			munmap(m, (size_t)st.st_size);
+		if (utrace__tf_open_mem(im->map, im->size, "buffer", &im->tf) == -ENOMEM ||
+		    !im->tf) {
+			if (im->tf)
+				utrace__tf_close(im->tf);
+			im->tf = NULL;
 			ret = -ENOMEM;
 			goto out;
 		}
-		utrace__print_file(&o, tf, out);
-		utrace__tf_close(tf);
-		munmap(m, (size_t)st.st_size);
 	}
-	ret = (long)events;
 out:
 	if (fd >= 0)
 		close(fd);
@@ -373,7 +573,146 @@ out:
 	for (i = 0; i < lv->n; i++)
 		free(cls[i].v);
 	free(cls);
+	if (ret < 0)
+		image_free(im);
 	return ret;
+}
+
+long live_print(struct live *lv, unsigned int flags, FILE *out)
+{
+	struct image im;
+	int r = image_make(lv, flags & LIVE_CONSUME, &im);
+
+	if (r < 0)
+		return r;
+	if (flags & LIVE_HEADER)
+		header(out, im.events, im.written, !(flags & LIVE_NO_IRQ_INFO));
+	if (im.tf) {
+		/* The kernel marks where each CPU's events start in its trace
+		 * file when the buffer was overrun. */
+		struct utrace__print_opts o = { .input = "buffer", .mode = UTRACE__OUT_TEXT,
+						.quiet = true,
+						.annotate_cpus = (flags & LIVE_HEADER) &&
+								 im.written > im.events,
+						.no_irq_info = (flags & LIVE_NO_IRQ_INFO) != 0 };
+
+		utrace__print_file(&o, im.tf, out);
+	}
+	r = (int)(im.events > 0x7fffffff ? 0x7fffffff : im.events);
+	image_free(&im);
+	return r;
+}
+
+void live_set_cpu(struct live *lv, int cpu)
+{
+	lv->cpu = cpu;
+}
+
+/* A page of live_raw()'s stream is complete: append it. */
+static int raw_emit(struct utrace__rbpack *pk)
+{
+	struct live *lv = (struct live *)(void *)((char *)pk - offsetof(struct live, pk));
+
+	if (lv->out_len + UTRACE_PAGE_SIZE > lv->out_cap) {
+		size_t cap = lv->out_cap ? lv->out_cap * 2 : 16 * UTRACE_PAGE_SIZE;
+		unsigned char *v = realloc(lv->out, cap);
+
+		if (!v) {
+			lv->out_failed = true;
+			return -1;
+		}
+		lv->out = v;
+		lv->out_cap = cap;
+	}
+	memcpy(lv->out + lv->out_len, lv->page, UTRACE_PAGE_SIZE);
+	lv->out_len += UTRACE_PAGE_SIZE;
+	return 0;
+}
+
+long live_raw(struct live *lv, unsigned char **pages)
+{
+	struct utrace__tf_iter *it = NULL;
+	struct utrace__tf_item item;
+	struct image im;
+	int r = image_make(lv, true, &im);
+
+	*pages = NULL;
+	if (r < 0)
+		return r;
+	lv->pk.data_size = UTRACE_PAGE_DATA;
+	lv->pk.page = lv->page;
+	lv->pk.emit = raw_emit;
+	lv->out_len = 0;
+	lv->out_failed = false;
+	if (im.tf)
+		r = utrace__tf_iter_new(im.tf, &it);
+	while (im.tf && r >= 0 && (r = utrace__tf_iter_next(it, &item)) > 0) {
+		if (item.kind == UTRACE__TF_LOST) {
+			utrace__rbpack_lost(&lv->pk, item.lost);
+			continue;
+		}
+		/* the mount's format files give the process's ids: the
+		 * records keep their common_type */
+		if (!item.format || utrace_rb_event_size(item.len) > UTRACE_PAGE_DATA)
+			continue;
+		if (utrace__rbpack_event(&lv->pk, item.time, item.rec, item.len, -1) < 0)
+			break;
+	}
+	if (it)
+		utrace__tf_iter_free(it);
+	/* what was taken goes now, as the kernel's reader page */
+	utrace__rbpack_flush(&lv->pk);
+	image_free(&im);
+	if (lv->out_failed) {
+		lv->out_len = 0;
+		return -ENOMEM;
+	}
+	*pages = lv->out;
+	return (long)lv->out_len;
+}
+
+int live_stats(struct live *lv, struct live_stats *st)
+{
+	struct utrace__tf_iter *it = NULL;
+	struct utrace__tf_item item;
+	struct image im;
+	size_t i;
+	int r = image_make(lv, false, &im);
+
+	memset(st, 0, sizeof(*st));
+	if (r < 0)
+		return r;
+	st->entries = im.events;
+	st->bytes = im.bytes;
+	if (im.tf && utrace__tf_iter_new(im.tf, &it) >= 0) {
+		while (utrace__tf_iter_next(it, &item) > 0)
+			if (item.kind == UTRACE__TF_EVENT) {
+				st->oldest_ns = item.time;
+				break;
+			}
+		utrace__tf_iter_free(it);
+	}
+	image_free(&im);
+	pthread_mutex_lock(&shared_lock);
+	for (i = 0; i < lv->n; i++) {
+		struct lsrc *s = &lv->src[i];
+		struct utrace_thread_slot *sl;
+		uint32_t j;
+
+		st->overrun += utrace__pool_overwritten_since_clear(s->pool);
+		st->dropped += utrace__pool_lost_no_slot(s->pool);
+		for (j = 0; j < utrace_pool_nr_slots(s->pool); j++) {
+			sl = utrace_pool_slot(s->pool, j);
+			st->dropped += __atomic_load_n(&sl->lost, __ATOMIC_RELAXED);
+		}
+		if (s->sh) {
+			st->overrun += s->sh->held_dropped;
+			if (lv->cpu >= 0 && (uint32_t)lv->cpu < s->sh->nr_read)
+				st->read += s->sh->read[lv->cpu];
+		}
+	}
+	pthread_mutex_unlock(&shared_lock);
+	return 0;
 }
 
 int live_clear(struct live *lv)

@@ -33,6 +33,27 @@ enum {
  */
 long live_print(struct live *lv, unsigned int flags, FILE *out);
 
+/* Read the events of CPU 'cpu' only (-1: all, the default). */
+void live_set_cpu(struct live *lv, int cpu);
+
+/*
+ * Take what the buffers hold (as LIVE_CONSUME) as kernel ring-buffer
+ * pages of one CPU stream, times in CLOCK_MONOTONIC ns (per_cpu/cpuN/
+ * trace_pipe_raw).  *pages (owned by lv, valid until the next call) gets
+ * the pages; returns their bytes (a multiple of the page size) or -errno.
+ */
+long live_raw(struct live *lv, unsigned char **pages);
+
+/* per_cpu/cpuN/stats: what can be counted of the CPU read. */
+struct live_stats {
+	uint64_t entries, bytes;     /* in the buffer, not read */
+	uint64_t oldest_ns;          /* the oldest of them; 0: none */
+	uint64_t overrun;            /* overwritten since the last clear (the process's) */
+	uint64_t dropped;            /* lost when no page was free (the process's) */
+	uint64_t read;               /* consumed by this program's readers */
+};
+int live_stats(struct live *lv, struct live_stats *st);
+
 /* Empty the buffers (the trace file opened with O_TRUNC). */
 int live_clear(struct live *lv);
 

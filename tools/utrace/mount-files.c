@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "ctl-client.h"
+#include "page.h"
 #include "pool.h"
 #include "live.h"
 #include "mount.h"
@@ -91,6 +92,7 @@ static const struct mentry pid_entries[] = {
 	{ "error_log", MK_ERROR_LOG },
 	{ "events", MK_EVENTS },
 	{ "options", MK_OPTIONS },
+	{ "per_cpu", MK_PER_CPU },
 	{ "saved_cmdlines", MK_SAVED_CMDLINES },
 	{ "set_event", MK_SET_EVENT },
 	{ "trace", MK_TRACE },
@@ -104,6 +106,8 @@ static const struct mentry pid_entries[] = {
 };
 static const struct mentry events_entries[] = {
 	{ "enable", MK_EVENTS_ENABLE },
+	{ "header_event", MK_HEADER_EVENT },
+	{ "header_page", MK_HEADER_PAGE },
 	{ NULL, MK_ROOT },
 };
 static const struct mentry sys_entries[] = {
@@ -123,6 +127,15 @@ static const struct mentry ftrace_ev_entries[] = {
 	{ "id", MK_EV_ID },
 	{ NULL, MK_ROOT },
 };
+static const struct mentry cpu_entries[] = {
+	{ "buffer_size_kb", MK_CPU_BUFFER_SIZE_KB },
+	{ "stats", MK_CPU_STATS },
+	{ "trace", MK_CPU_TRACE },
+	{ "trace_pipe", MK_CPU_TRACE_PIPE },
+	{ "trace_pipe_raw", MK_CPU_TRACE_PIPE_RAW },
+	{ NULL, MK_ROOT },
+};
+
 static const struct mentry no_entries[] = { { NULL, MK_ROOT } };
 
 const struct mentry *mount_fixed_entries(const struct mnode *dir)
@@ -132,6 +145,7 @@ const struct mentry *mount_fixed_entries(const struct mnode *dir)
 	case MK_EVENTS: return events_entries;
 	case MK_SYS: return mount_sys_ftrace(dir->sys) ? no_entries : sys_entries;
 	case MK_EV: return mount_sys_ftrace(dir->sys) ? ftrace_ev_entries : ev_entries;
+	case MK_CPU: return cpu_entries;
 	default: return no_entries;
 	}
 }
@@ -162,17 +176,26 @@ unsigned int mount_mode(enum mkind k)
 	switch (k) {
 	case MK_ROOT: return 0755;
 	case MK_LINK: return 0777;
-	case MK_PID: case MK_OPTIONS: return 0750;
+	case MK_PID: case MK_OPTIONS: case MK_PER_CPU: case MK_CPU: return 0750;
 	case MK_EVENTS: case MK_SYS: case MK_EV: return 0755;
 	case MK_AVAILABLE_EVENTS: case MK_BUFFER_TOTAL_SIZE_KB: case MK_TRACE_PIPE:
 	case MK_EV_FORMAT: case MK_EV_ID: case MK_AVAILABLE_TRACERS:
 	case MK_README: case MK_SAVED_CMDLINES:
+	case MK_HEADER_PAGE: case MK_HEADER_EVENT:
+	case MK_CPU_TRACE_PIPE: case MK_CPU_TRACE_PIPE_RAW: case MK_CPU_STATS:
 		return 0440;
 	case MK_TRACE_MARKER: case MK_TRACE_MARKER_RAW:
 		return 0220;
 	default:
 		return 0640;
 	}
+}
+
+unsigned int mount_nr_cpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_CONF);
+
+	return n > 0 ? (unsigned int)n : 1;
 }
 
 int mount_ctl(const struct mnode *m, struct utrace__ctl **c)
@@ -417,6 +440,8 @@ static int text_trace(struct utrace__ctl *c, const struct mnode *m, struct sbuf 
 
 	if (err < 0)
 		return err;
+	if (m->kind == MK_CPU_TRACE)
+		live_set_cpu(lv, (int)m->evid);
 	mem = open_memstream(&buf, &len);
 	if (!mem) {
 		live_close(lv);
@@ -432,6 +457,49 @@ static int text_trace(struct utrace__ctl *c, const struct mnode *m, struct sbuf 
 		err = (int)n;
 	free(buf);
 	return err;
+}
+
+/*
+ * per_cpu/cpuN/stats: tracing_stats_read().  The buffer is the process's,
+ * one for all CPUs: overrun and dropped events are its counts, not the
+ * CPU's; commit overrun cannot happen (a writer is never interrupted by
+ * another on its page); read events are those this mount's readers took.
+ */
+static int text_stats(struct utrace__ctl *c, const struct mnode *m, struct sbuf *b)
+{
+	struct live_stats st;
+	struct timespec now;
+	struct live *lv;
+	char t[512];
+	uint64_t us, nus;
+	int err = live_open(&c, 1, &lv);
+
+	if (err < 0)
+		return err;
+	live_set_cpu(lv, (int)m->evid);
+	err = live_stats(lv, &st);
+	live_close(lv);
+	if (err < 0)
+		return err;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	/* ns2usecs() rounds */
+	us = (st.oldest_ns + 500) / 1000;
+	nus = (uint64_t)now.tv_sec * 1000000 + ((uint64_t)now.tv_nsec + 500) / 1000;
+	snprintf(t, sizeof(t),
+		 "entries: %llu\n"
+		 "overrun: %llu\n"
+		 "commit overrun: 0\n"
+		 "bytes: %llu\n"
+		 "oldest event ts: %5llu.%06llu\n"
+		 "now ts: %5llu.%06llu\n"
+		 "dropped events: %llu\n"
+		 "read events: %llu\n",
+		 (unsigned long long)st.entries, (unsigned long long)st.overrun,
+		 (unsigned long long)st.bytes,
+		 (unsigned long long)(us / 1000000), (unsigned long long)(us % 1000000),
+		 (unsigned long long)(nus / 1000000), (unsigned long long)(nus % 1000000),
+		 (unsigned long long)st.dropped, (unsigned long long)st.read);
+	return sb_str(b, t);
 }
 
 static int tid_cmp(const void *a, const void *b)
@@ -578,6 +646,16 @@ int mount_file_text(struct mfile *f, char **text, size_t *len)
 	case MK_README:
 		err = sb_str(&b, mount_readme);
 		goto out;
+	case MK_HEADER_PAGE: {      /* show_header_page_file() */
+		char hp[512];
+
+		utrace__rb_header_page(hp, sizeof(hp), UTRACE_PAGE_DATA);
+		err = sb_str(&b, hp);
+		goto out;
+	}
+	case MK_HEADER_EVENT:       /* show_header_event_file() */
+		err = sb_str(&b, utrace__rb_header_event);
+		goto out;
 	case MK_SAVED_CMDLINES:
 		err = mount_proc(m->pid, m->start, NULL, NULL, NULL, NULL) < 0 ? -ENODEV
 			: text_saved_cmdlines(m, &b);
@@ -601,6 +679,7 @@ int mount_file_text(struct mfile *f, char **text, size_t *len)
 			err = text_number(&b, (unsigned long long)err);
 		break;
 	case MK_BUFFER_SIZE_KB:
+	case MK_CPU_BUFFER_SIZE_KB:
 	case MK_BUFFER_TOTAL_SIZE_KB:
 		/* one buffer per process: both files show its size */
 		err = utrace__ctl_buffer_size(c, 0, &size);
@@ -608,7 +687,11 @@ int mount_file_text(struct mfile *f, char **text, size_t *len)
 			err = text_number(&b, size >> 10);
 		break;
 	case MK_TRACE:
+	case MK_CPU_TRACE:
 		err = text_trace(c, m, &b);
+		break;
+	case MK_CPU_STATS:
+		err = text_stats(c, m, &b);
 		break;
 	case MK_ERROR_LOG:
 		err = utrace__ctl_error_log(c, &t);
@@ -665,14 +748,16 @@ static int truncate_action(const struct mnode *m)
 	struct utrace__ctl *c;
 	int err;
 
-	if (m->kind != MK_SET_EVENT && m->kind != MK_TRACE && m->kind != MK_ERROR_LOG)
+	if (m->kind != MK_SET_EVENT && m->kind != MK_TRACE && m->kind != MK_ERROR_LOG &&
+	    m->kind != MK_CPU_TRACE)
 		return 0;
 	if (mount_ctl(m, &c) < 0)
 		return -ENOENT;
 	if (m->kind == MK_SET_EVENT)
 		err = utrace__ctl_clear_events(c);       /* ftrace_event_set_open() */
-	else if (m->kind == MK_TRACE) {
-		err = utrace__ctl_clear_buffer(c);       /* tracing_open() */
+	else if (m->kind == MK_TRACE || m->kind == MK_CPU_TRACE) {
+		/* tracing_open(): one buffer for all CPUs, all of it */
+		err = utrace__ctl_clear_buffer(c);
 		mount_pipe_clear(m->pid, m->start);
 	}
 	else
@@ -905,6 +990,7 @@ long mount_file_write(struct mfile *f, const char *buf, size_t len)
 
 	switch (m->kind) {
 	case MK_TRACE:          /* tracing_write_stub() */
+	case MK_CPU_TRACE:
 	case MK_ERROR_LOG:      /* tracing_err_log_write() */
 		return (long)len;
 	case MK_CURRENT_TRACER:
@@ -919,6 +1005,7 @@ long mount_file_write(struct mfile *f, const char *buf, size_t len)
 	case MK_SET_EVENT:
 	case MK_TRACING_ON:
 	case MK_BUFFER_SIZE_KB:
+	case MK_CPU_BUFFER_SIZE_KB:
 	case MK_EVENTS_ENABLE:
 	case MK_SYS_ENABLE:
 	case MK_SYS_FILTER:
@@ -941,6 +1028,7 @@ long mount_file_write(struct mfile *f, const char *buf, size_t len)
 		ret = err < 0 ? err : (long)len;
 		break;
 	case MK_BUFFER_SIZE_KB: /* tracing_entries_write(): KiB, 0 is EINVAL */
+	case MK_CPU_BUFFER_SIZE_KB:     /* the one buffer of every CPU */
 		err = mount_kstrtoul_user(buf, len, &v);
 		if (!err && (!v || v > (~0ULL >> 10)))
 			err = -EINVAL;

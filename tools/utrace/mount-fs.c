@@ -344,6 +344,12 @@ static int resolve(const struct mnode *pm, const char *name, struct mnode *cm)
 			return 0;
 		}
 	}
+	if (pm->kind == MK_PER_CPU && !strncmp(name, "cpu", 3) && all_digits(name + 3) &&
+	    strlen(name + 3) < 10 && strtoul(name + 3, NULL, 10) < mount_nr_cpus()) {
+		cm->kind = MK_CPU;
+		cm->evid = (uint32_t)strtoul(name + 3, NULL, 10);
+		return 0;
+	}
 	if (pm->kind != MK_EVENTS && pm->kind != MK_SYS) {
 		mnode_free(cm);
 		return -ENOENT;
@@ -665,6 +671,15 @@ static void op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 		for (i = 0; !err && (name = mount_option_file(i)); i++)
 			err = dir_add(req, d, ino, name, S_IFREG);
 	}
+	if (!err && m.kind == MK_PER_CPU) {
+		unsigned int i;
+		char name[16];
+
+		for (i = 0; !err && i < mount_nr_cpus(); i++) {
+			snprintf(name, sizeof(name), "cpu%u", i);
+			err = dir_add(req, d, ino, name, S_IFDIR);
+		}
+	}
 	if (!err && m.kind == MK_ROOT)
 		err = list_root(req, d);
 	else if (!err && (m.kind == MK_EVENTS || m.kind == MK_SYS))
@@ -712,6 +727,7 @@ struct pipe {
 	bool gone;               /* the process ended: end of file when empty */
 	bool eof;                /* answer the next read with end of file */
 	bool read_any;           /* this descriptor has returned text */
+	bool raw;                /* per_cpu/cpuN/trace_pipe_raw: pages, not lines */
 	struct fuse_pollhandle *ph;
 };
 
@@ -752,7 +768,7 @@ static void handle_free(struct handle *h)
 
 		/* the rest of a line begun by a short read is lost */
 		p->off += p->partial < p->len - p->off ? p->partial : p->len - p->off;
-		if (p->off < p->len)
+		if (p->off < p->len && h->f.m.kind == MK_TRACE_PIPE)
 			mount_stash_put(h->f.m.pid, h->f.m.start, p->buf + p->off, p->len - p->off);
 		if (h->p->ph)
 			fuse_pollhandle_destroy(h->p->ph);
@@ -781,18 +797,42 @@ static int pipe_open(struct handle *h)
 	if (err < 0)
 		return err;
 	err = live_open(&p->ctl, 1, &p->lv);
-	return err < 0 ? err : 0;
+	if (err < 0)
+		return err;
+	if (h->f.m.kind != MK_TRACE_PIPE)
+		live_set_cpu(p->lv, (int)h->f.m.evid);
+	p->raw = h->f.m.kind == MK_CPU_TRACE_PIPE_RAW;
+	return 0;
 }
 
 /* Print what the buffer holds into the pipe's text; the text is empty. */
 static int pipe_fill(struct handle *h)
 {
 	struct pipe *p = h->p;
-	char *buf = mount_stash_take(h->f.m.pid, h->f.m.start, &p->len);
+	char *buf = NULL;
 	size_t len = 0;
 	FILE *mem;
 	long n;
 
+	if (p->raw) {
+		unsigned char *pages;
+
+		n = live_raw(p->lv, &pages);
+		if (n < 0)
+			return (int)n;
+		buf = n ? malloc((size_t)n) : NULL;
+		if (n && !buf)
+			return -ENOMEM;
+		if (n)
+			memcpy(buf, pages, (size_t)n);
+		free(p->buf);
+		p->buf = buf;
+		p->len = (size_t)n;
+		p->off = 0;
+		return 0;
+	}
+	if (h->f.m.kind == MK_TRACE_PIPE)
+		buf = mount_stash_take(h->f.m.pid, h->f.m.start, &p->len);
 	if (buf) {
 		free(p->buf);
 		p->buf = buf;
@@ -858,6 +898,12 @@ static size_t pipe_take(struct pipe *p, size_t size, const char **out)
 	const char *nl;
 
 	*out = s;
+	if (p->raw) {
+		/* tracing_buffers_read(): the rest of a page first */
+		n = avail < size ? avail : size;
+		p->off += n;
+		return n;
+	}
 	if (p->partial) {
 		n = p->partial < size ? p->partial : size;
 		p->partial -= n;
@@ -997,7 +1043,8 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		err = -ELOOP;
 	else if (mount_proc(h->f.m.pid, h->f.m.start, NULL, NULL, NULL, NULL) < 0)
 		err = -ENOENT;
-	else if (h->f.m.kind == MK_TRACE_PIPE)
+	else if (h->f.m.kind == MK_TRACE_PIPE || h->f.m.kind == MK_CPU_TRACE_PIPE ||
+		 h->f.m.kind == MK_CPU_TRACE_PIPE_RAW)
 		err = pipe_open(h);
 	else
 		err = mount_file_open(&h->f);

@@ -26,6 +26,8 @@ enum mkind {
 	MK_SYS,                  /* <pid>/events/<sys>/ */
 	MK_EV,                   /* <pid>/events/<sys>/<ev>/ */
 	MK_OPTIONS,              /* <pid>/options/ */
+	MK_PER_CPU,              /* <pid>/per_cpu/ */
+	MK_CPU,                  /* <pid>/per_cpu/cpu<N>/: evid is N, as its files */
 	/* files */
 	MK_AVAILABLE_EVENTS,
 	MK_SET_EVENT,
@@ -51,6 +53,13 @@ enum mkind {
 	MK_SAVED_CMDLINES,
 	MK_TRACE_MARKER,
 	MK_TRACE_MARKER_RAW,
+	MK_HEADER_PAGE,          /* events/header_page */
+	MK_HEADER_EVENT,         /* events/header_event */
+	MK_CPU_TRACE,            /* per_cpu/cpu<N>/... */
+	MK_CPU_TRACE_PIPE,
+	MK_CPU_TRACE_PIPE_RAW,
+	MK_CPU_STATS,
+	MK_CPU_BUFFER_SIZE_KB,
 };
 
 struct mnode {
@@ -64,8 +73,12 @@ struct mnode {
 static inline bool mk_is_dir(enum mkind k)
 {
 	return k == MK_ROOT || k == MK_PID || k == MK_EVENTS || k == MK_SYS || k == MK_EV ||
-	       k == MK_OPTIONS;
+	       k == MK_OPTIONS || k == MK_PER_CPU || k == MK_CPU;
 }
+
+/* The CPUs per_cpu/ has a directory for: the possible ones, as trace-cmd
+ * counts them (sysconf(_SC_NPROCESSORS_CONF)). */
+unsigned int mount_nr_cpus(void);
 
 /* The fixed entries of a directory kind (NULL-terminated). */
 struct mentry {
