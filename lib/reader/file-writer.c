@@ -18,6 +18,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <string.h>
 #include <time.h>
@@ -291,6 +292,42 @@ int utrace__tfw_close(struct utrace__tfw *w)
 	return w->error ? -w->error : 0;
 }
 
+/* The symbols of the ELF file open on fd, moved by bias. */
+static int symbols_fd(struct utrace__tfw *w, uint32_t pid, int fd, uint64_t bias)
+{
+	struct utrace__symtab t;
+	int written = 0;
+	size_t i;
+
+	if (utrace__symtab_load(fd, &t) < 0)
+		return 0;
+	for (i = 0; i < t.nr; i++)
+		if (!utrace__tfw_symbol(w, pid, t.syms[i].addr + bias, t.syms[i].size,
+					t.strings + t.syms[i].name))
+			written++;
+	utrace__symtab_free(&t);
+	return written;
+}
+
+int utrace__tfw_symbols_file(struct utrace__tfw *w, uint32_t pid, const char *path,
+			     uint64_t bias)
+{
+	struct stat st;
+	int fd, n;
+
+	/* O_NONBLOCK: a FIFO put there must not hold the recorder */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
+	n = symbols_fd(w, pid, fd, bias);
+	close(fd);
+	return n;
+}
+
 /*
  * The symbols of process pid, for the readers' %ps / %pS: each ELF file
  * of /proc/<pid>/maps once (its load bias from the line that maps it),
@@ -311,7 +348,6 @@ int utrace__tfw_symbols_of(struct utrace__tfw *w, uint32_t pid)
 		return -errno;
 	while (fgets(line, sizeof(line), f)) {
 		unsigned long long start, end, off;
-		struct utrace__symtab t;
 		char *file = strchr(line, '/'), **n;
 		uint64_t bias;
 		int fd, k;
@@ -330,17 +366,12 @@ int utrace__tfw_symbols_of(struct utrace__tfw *w, uint32_t pid)
 		if (!(seen[nr_seen] = strdup(file)))
 			break;
 		nr_seen++;
-		fd = open(file, O_RDONLY | O_CLOEXEC);
+		fd = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 		if (fd < 0)
 			continue;
 		k = utrace__elf_bias(fd, start, off, &bias);
-		if (!k && !utrace__symtab_load(fd, &t)) {
-			for (i = 0; i < t.nr; i++)
-				if (!utrace__tfw_symbol(w, pid, t.syms[i].addr + bias,
-							t.syms[i].size, t.strings + t.syms[i].name))
-					written++;
-			utrace__symtab_free(&t);
-		}
+		if (!k)
+			written += symbols_fd(w, pid, fd, bias);
 		close(fd);
 	}
 	for (i = 0; i < nr_seen; i++)

@@ -1,8 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Fires the %p-extension events of pfmt-events.h with fixed values, so
- * that the printed text is known: pfmt-demo [N]
+ * that the printed text is known: pfmt-demo [N [LIB]]
+ *
+ * With LIB (pfmt-lib), it then dlopen()s LIB and fires pfmt_sym with
+ * LIB's pfmt_lib_fn: a function of a library loaded after the start.
  */
+#include <dlfcn.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #define CREATE_TRACE_POINTS
@@ -27,5 +32,15 @@ int main(int argc, char **argv)
 
 	for (i = 0; i < n; i++)
 		pfmt_worker(i);
+	if (argc > 2) {
+		void *h = dlopen(argv[2], RTLD_NOW | RTLD_LOCAL);
+		char *fn;
+
+		if (!h || !(fn = dlsym(h, "pfmt_lib_fn"))) {
+			fprintf(stderr, "pfmt-demo: %s\n", dlerror());
+			return 1;
+		}
+		trace_pfmt_sym(fn, fn + 4);
+	}
 	return 0;
 }
