@@ -58,4 +58,20 @@ dlopened() {
 	same "$TMP/b" "$TMP/a" || { cat "$TMP/dlscript.txt" "$TMP/err" >&2; false; }
 }
 check "a dlopen()ed library's functions are named in a recording" dlopened
+
+# The live readers name them too: `utrace show` (and the mount's trace,
+# the same printer) reads the living process's /proc/<pid>/maps.
+export UTRACE_RUNTIME_DIR="$TMP/run"
+HP=
+trap '[ -n "$HP" ] && kill "$HP" 2> /dev/null; rm -rf "$TMP"' EXIT
+UTRACE_EVENTS='pfmt:*' "$DEMO" 1 "$LIB" hold 2> "$TMP/hold.err" &
+HP=$!
+shown() {
+	wait_traceable "$HP" "$TMP/hold.err" &&
+	"$UTRACE" show -p "$HP" > "$TMP/show.txt" 2> "$TMP/err" &&
+	grep -v '^#' "$TMP/show.txt" | sed 's/.*: pfmt_/pfmt_/' > "$TMP/b" &&
+	same "$TMP/b" "$TMP/a" || { cat "$TMP/show.txt" "$TMP/err" >&2; false; }
+}
+check "utrace show names %ps/%pS as UTRACE_PRINT does" shown
+kill "$HP" 2> /dev/null
 done_testing
