@@ -5,6 +5,10 @@
  *
  *   HELLO    once, first, with the pool's memfd attached (SCM_RIGHTS)
  *   FORMAT   once per event, when the event registers (also after fork)
+ *   OBJECT   once per loaded ELF object (the program, its libraries, and
+ *            those dlopen()ed later): its load bias and file, so that the
+ *            recorder writes its symbols (%ps / %pS) from the file on
+ *            disk, whether or not the process still lives by then
  *
  * The process never waits for an answer; the recorder learns that the
  * process ended (or exec'd) when the socket closes, and then drains the
@@ -17,6 +21,7 @@
 
 #define UTRACE_MSG_HELLO 1
 #define UTRACE_MSG_FORMAT 2
+#define UTRACE_MSG_OBJECT 3
 #define UTRACE_PROTO_VERSION 1
 
 struct utrace_msg_hello {
@@ -32,6 +37,13 @@ struct utrace_msg_hello {
 struct utrace_msg_format {
 	uint32_t type;
 	uint32_t id;
+};
+
+/* followed by the object's absolute path and a NUL */
+struct utrace_msg_object {
+	uint32_t type;
+	uint32_t reserved;
+	uint64_t bias;          /* dlpi_addr: add to the file's st_values */
 };
 
 #endif /* UTRACE_CONTROL_PROTO_H */

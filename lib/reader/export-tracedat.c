@@ -37,7 +37,7 @@
  *             "none\0" "\0" u64 options_offset
  *     sections (u16 id, u16 flags, u32 description, u64 size, data):
  *       strings, header_page/header_event, ftrace formats (none),
- *       event formats, kallsyms (empty), printk formats (empty), cmdlines,
+ *       event formats, kallsyms (the processes' symbols), printk formats (empty), cmdlines,
  *       buffer flyrecord (padding to a page boundary, then the CPU pages)
  *     options section: offsets of the sections above, trace_clock,
  *       CPU count, version, the BUFFER option with each CPU's pages, DONE
@@ -538,6 +538,71 @@ static void put_cmdline(struct utrace__obuf *b, uint32_t pid, const char *comm)
 	utrace__ob_put(b, "\n", 1);
 }
 
+/* A symbol of some process, for the kallsyms section. */
+struct ksym {
+	uint64_t addr;
+	size_t order;                    /* process index, then record index */
+	const char *name;
+};
+
+static int ksym_cmp(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/*
+ * The processes' symbols (their SYMBOL records) as /proc/kallsyms lines,
+ * "addr T name", so that libtraceevent names %ps / %pS addresses.  One
+ * address space for all processes: at an address several processes name,
+ * the first process's (in file order) symbol is kept.  Size-prefixed (u32)
+ * as trace-cmd writes it; a name with a space or a control character is
+ * left out (it would not parse as one line).
+ */
+static void put_kallsyms(struct conv *cv, struct utrace__obuf *b)
+{
+	const struct utrace__tf_process *p;
+	struct ksym *v = NULL, *n;
+	size_t nr = 0, cap = 0, i, j, at = b->len;
+	const char *name;
+	uint64_t addr, size;
+
+	b_num(b, 0, 4);
+	for (i = 0; (p = utrace__tf_process(cv->tf, i)); i++) {
+		for (j = 0; !utrace__tf_sym_at(p, j, &name, &addr, &size); j++) {
+			if (!*name || strpbrk(name, " \t\n\r"))
+				continue;
+			if (nr == cap) {
+				cap = cap ? 2 * cap : 1024;
+				n = realloc(v, cap * sizeof(*v));
+				if (!n) {
+					b->nomem = true;
+					free(v);
+					return;
+				}
+				v = n;
+			}
+			v[nr] = (struct ksym){ addr, nr, name };
+			nr++;
+		}
+	}
+	if (nr)
+		qsort(v, nr, sizeof(*v), ksym_cmp);
+	for (i = 0; i < nr && !b->nomem; i++) {
+		if (i && v[i].addr == v[i - 1].addr)
+			continue;
+		utrace__ob_printf(b, "%016llx T %s\n", (unsigned long long)v[i].addr, v[i].name);
+	}
+	free(v);
+	if (!b->nomem && b->len - at - 4 > UINT32_MAX)
+		b->nomem = true;
+	if (!b->nomem)
+		le(b->p + at, b->len - at - 4, 4);
+}
+
 /*
  * "tid comm" lines, as the kernel's saved_cmdlines (libtraceevent keeps
  * the first name of a number).
@@ -604,7 +669,7 @@ static void build_meta(struct conv *cv, struct utrace__obuf *m, struct utrace__o
 
 	off[SEC_KALLSYMS] = m->len;
 	at = sec_begin(m, SEC_KALLSYMS, "kallsyms");
-	b_num(m, 0, 4);
+	put_kallsyms(cv, m);
 	sec_end(m, at);
 
 	off[SEC_PRINTK] = m->len;

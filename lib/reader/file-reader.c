@@ -827,6 +827,22 @@ int utrace__tf_sym_lookup(void *ctx, const struct utrace__tf_process *proc, uint
 	return -ENOENT;
 }
 
+int utrace__tf_sym_at(const struct utrace__tf_process *proc, size_t i, const char **name,
+		      uint64_t *addr, uint64_t *size)
+{
+	const struct process *pr;
+
+	if (!proc)
+		return -ENOENT;
+	pr = (const struct process *)((const char *)proc - offsetof(struct process, pub));
+	if (i >= pr->nr_syms)
+		return -ENOENT;
+	*name = pr->syms[i].name;
+	*addr = pr->syms[i].addr;
+	*size = pr->syms[i].size;
+	return 0;
+}
+
 static int read_record(struct utrace__tf *tf, uint64_t off, uint32_t type,
 		       const unsigned char *p, uint64_t size)
 {

@@ -128,6 +128,10 @@ uint64_t utrace__tf_nr_events(const struct utrace__tf *tf) UTRACE_HIDDEN;
  * ctx is unused (a utrace__syms_fn of formats.h). */
 int utrace__tf_sym_lookup(void *ctx, const struct utrace__tf_process *proc, uint64_t addr,
 			  const char **name, uint64_t *start, uint64_t *size) UTRACE_HIDDEN;
+/* Symbol i of proc (its SYMBOL records, in no order): 0, or -ENOENT
+ * past the last. */
+int utrace__tf_sym_at(const struct utrace__tf_process *proc, size_t i, const char **name,
+		      uint64_t *addr, uint64_t *size) UTRACE_HIDDEN;
 const struct utrace__tf_process *utrace__tf_process(const struct utrace__tf *tf,
 						    size_t i) UTRACE_HIDDEN;
 const struct utrace__tf_thread *utrace__tf_thread(const struct utrace__tf *tf,

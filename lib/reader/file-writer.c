@@ -18,6 +18,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <string.h>
 #include <time.h>
@@ -291,14 +292,107 @@ int utrace__tfw_close(struct utrace__tfw *w)
 	return w->error ? -w->error : 0;
 }
 
+/* The symbols of the ELF file open on fd, moved by bias. */
+static int symbols_fd(struct utrace__tfw *w, uint32_t pid, int fd, uint64_t bias)
+{
+	struct utrace__symtab t;
+	int written = 0;
+	size_t i;
+
+	if (utrace__symtab_load(fd, &t) < 0)
+		return 0;
+	for (i = 0; i < t.nr; i++)
+		if (!utrace__tfw_symbol(w, pid, t.syms[i].addr + bias, t.syms[i].size,
+					t.strings + t.syms[i].name))
+			written++;
+	utrace__symtab_free(&t);
+	return written;
+}
+
+int utrace__tfw_symbols_file(struct utrace__tfw *w, uint32_t pid, const char *path,
+			     uint64_t bias)
+{
+	struct stat st;
+	int fd, n;
+
+	/* O_NONBLOCK: a FIFO put there must not hold the recorder */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
+	n = symbols_fd(w, pid, fd, bias);
+	close(fd);
+	return n;
+}
+
+struct utrace__symcache_ent {
+	char *path;
+	uint64_t start, off;            /* the first line that maps it */
+	uint64_t bias;
+	struct utrace__symtab t;        /* empty: no symbols, or no ELF */
+};
+
+void utrace__symcache_free(struct utrace__symcache *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->nr; i++) {
+		free(c->v[i].path);
+		utrace__symtab_free(&c->v[i].t);
+	}
+	free(c->v);
+	c->v = NULL;
+	c->nr = 0;
+}
+
+/* The table of file mapped at start from off, loaded now if not cached. */
+static struct utrace__symcache_ent *cache_get(struct utrace__symcache *c, const char *file,
+					      uint64_t start, uint64_t off)
+{
+	struct utrace__symcache_ent *e, *n;
+	size_t i;
+	int fd;
+
+	for (i = 0; i < c->nr; i++)
+		if (c->v[i].start == start && c->v[i].off == off && !strcmp(c->v[i].path, file))
+			return &c->v[i];
+	n = realloc(c->v, (c->nr + 1) * sizeof(*n));
+	if (!n)
+		return NULL;
+	c->v = n;
+	e = &c->v[c->nr];
+	memset(e, 0, sizeof(*e));
+	if (!(e->path = strdup(file)))
+		return NULL;
+	e->start = start;
+	e->off = off;
+	c->nr++;
+	fd = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return e;
+	{
+		struct stat st;
+
+		if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+		    utrace__elf_bias(fd, start, off, &e->bias) < 0 ||
+		    utrace__symtab_load(fd, &e->t) < 0)
+			memset(&e->t, 0, sizeof(e->t));
+	}
+	close(fd);
+	return e;
+}
+
 /*
  * The symbols of process pid, for the readers' %ps / %pS: each ELF file
  * of /proc/<pid>/maps once (its load bias from the line that maps it),
  * read with libelf as the traced program's own printer reads them
- * (common/elfsyms.c), so both name an address alike.  Libraries loaded
- * after this call are not seen.
+ * (common/elfsyms.c), so both name an address alike; the tables kept in
+ * 'c' for the next call (a live reader's next pass).
  */
-int utrace__tfw_symbols_of(struct utrace__tfw *w, uint32_t pid)
+int utrace__tfw_symbols_cached(struct utrace__tfw *w, uint32_t pid, struct utrace__symcache *c)
 {
 	char path[64], line[4352], **seen = NULL;
 	size_t nr_seen = 0, i;
@@ -311,10 +405,8 @@ int utrace__tfw_symbols_of(struct utrace__tfw *w, uint32_t pid)
 		return -errno;
 	while (fgets(line, sizeof(line), f)) {
 		unsigned long long start, end, off;
-		struct utrace__symtab t;
 		char *file = strchr(line, '/'), **n;
-		uint64_t bias;
-		int fd, k;
+		struct utrace__symcache_ent *e;
 
 		if (!file || sscanf(line, "%llx-%llx %*s %llx", &start, &end, &off) != 3)
 			continue;
@@ -330,22 +422,26 @@ int utrace__tfw_symbols_of(struct utrace__tfw *w, uint32_t pid)
 		if (!(seen[nr_seen] = strdup(file)))
 			break;
 		nr_seen++;
-		fd = open(file, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		k = utrace__elf_bias(fd, start, off, &bias);
-		if (!k && !utrace__symtab_load(fd, &t)) {
-			for (i = 0; i < t.nr; i++)
-				if (!utrace__tfw_symbol(w, pid, t.syms[i].addr + bias,
-							t.syms[i].size, t.strings + t.syms[i].name))
-					written++;
-			utrace__symtab_free(&t);
-		}
-		close(fd);
+		e = cache_get(c, file, start, off);
+		if (!e)
+			break;
+		for (i = 0; i < e->t.nr; i++)
+			if (!utrace__tfw_symbol(w, pid, e->t.syms[i].addr + e->bias, e->t.syms[i].size,
+						e->t.strings + e->t.syms[i].name))
+				written++;
 	}
 	for (i = 0; i < nr_seen; i++)
 		free(seen[i]);
 	free(seen);
 	fclose(f);
 	return written;
+}
+
+int utrace__tfw_symbols_of(struct utrace__tfw *w, uint32_t pid)
+{
+	struct utrace__symcache c = { NULL, 0 };
+	int r = utrace__tfw_symbols_cached(w, pid, &c);
+
+	utrace__symcache_free(&c);
+	return r;
 }

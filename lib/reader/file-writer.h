@@ -50,6 +50,21 @@ int utrace__tfw_symbol(struct utrace__tfw *w, uint32_t pid, uint64_t addr, uint6
 /* The symbols of the ELF files process pid maps (/proc/<pid>/maps), each
  * file's once; the number written or -errno. */
 int utrace__tfw_symbols_of(struct utrace__tfw *w, uint32_t pid) UTRACE_HIDDEN;
+/* The same, with the files' tables kept in c between calls (a live
+ * reader's passes); free c with utrace__symcache_free(). */
+struct utrace__symcache {
+	struct utrace__symcache_ent *v;
+	size_t nr;
+};
+int utrace__tfw_symbols_cached(struct utrace__tfw *w, uint32_t pid,
+			       struct utrace__symcache *c) UTRACE_HIDDEN;
+void utrace__symcache_free(struct utrace__symcache *c) UTRACE_HIDDEN;
+/* The symbols of the ELF file at path, loaded in process pid with load
+ * bias 'bias' (what the process's OBJECT message says).  Only a regular
+ * file is opened, without blocking (the path comes from the traced
+ * process).  The number written or -errno. */
+int utrace__tfw_symbols_file(struct utrace__tfw *w, uint32_t pid, const char *path,
+			     uint64_t bias) UTRACE_HIDDEN;
 int utrace__tfw_process(struct utrace__tfw *w, uint32_t pid, uint32_t ppid, uint32_t clock,
 			const char *comm, const char *exe) UTRACE_HIDDEN;
 int utrace__tfw_format(struct utrace__tfw *w, uint32_t pid, uint32_t id,

@@ -484,6 +484,10 @@ static void *agent_main(void *arg)
 		i = utrace__pool_calib_timer();
 		if (i >= 0 && (timeout < 0 || i < timeout))
 			timeout = i;
+		/* objects dlopen()ed since, for a recorder's symbols: looked
+		 * for once a second while one records */
+		if (utrace__record_send_objects() && (timeout < 0 || timeout > 1000))
+			timeout = 1000;
 		n = 0;
 		pfd[n++] = (struct pollfd){ .fd = listen_fd, .events = POLLIN };
 		pfd[n++] = (struct pollfd){ .fd = wake_fd[0], .events = POLLIN };

@@ -134,6 +134,9 @@ __attribute__((constructor)) static void utrace_ctor(void)
 __attribute__((destructor)) static void utrace_dtor(void)
 {
 	utrace__events_spec_report();
+	/* libraries dlopen()ed since the agent last looked (those without
+	 * events of their own): the recorder gets their symbols all the same */
+	utrace__record_send_objects();
 }
 
 const char *utrace_version(void)

@@ -12,6 +12,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -75,6 +77,142 @@ ssize_t utrace__send_with_fd(int s, const void *buf, size_t len, int pass)
 		n = sendmsg(s, &mh, MSG_NOSIGNAL);
 	while (n < 0 && errno == EINTR);
 	return n;
+}
+
+/*
+ * The loaded ELF objects the recorder has been told of (OBJECT messages):
+ * their load bias and path.  The process sends them itself, right after
+ * its HELLO and whenever the loader's count of loaded objects moved
+ * (checked when an event registers and by the agent, once a second), so
+ * the recorder knows every object's symbols even when the process has
+ * exited before the recorder reads its messages.  Under the registry
+ * lock, as every send on sock after the HELLO.
+ */
+struct sent_obj {
+	uint64_t bias;
+	char *path;
+};
+static struct sent_obj *sent_objs;
+static size_t nr_sent_objs;
+static unsigned long long objs_adds;    /* dlpi_adds when last looked */
+
+static void forget_objects(void)
+{
+	size_t i;
+
+	for (i = 0; i < nr_sent_objs; i++)
+		free(sent_objs[i].path);
+	free(sent_objs);
+	sent_objs = NULL;
+	nr_sent_objs = 0;
+	objs_adds = 0;
+}
+
+static int adds_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+	if (size >= offsetof(struct dl_phdr_info, dlpi_subs))
+		*(unsigned long long *)data = info->dlpi_adds;
+	return 1;
+}
+
+/* A loaded object, collected by objects_cb. */
+struct objs {
+	struct sent_obj *v;
+	size_t nr;
+};
+
+static int objects_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct objs *o = data;
+	char path[PATH_MAX], *abs = NULL;
+	struct sent_obj *n;
+	size_t i;
+	int k;
+
+	(void)size;
+	/* an object with no load segment has nothing to name */
+	for (k = 0; k < info->dlpi_phnum && info->dlpi_phdr[k].p_type != PT_LOAD; k++)
+		;
+	if (k == info->dlpi_phnum)
+		return 0;
+	if (!info->dlpi_name || !info->dlpi_name[0]) {
+		/* the program itself */
+		ssize_t len = readlink("/proc/self/exe", path, sizeof(path) - 1);
+
+		if (len <= 0)
+			return 0;
+		path[len] = 0;
+		abs = strdup(path);
+	} else if (info->dlpi_name[0] == '/') {
+		abs = strdup(info->dlpi_name);
+	} else if (strchr(info->dlpi_name, '/')) {
+		/* dlopen("./lib.so"): relative to our directory, not the
+		 * recorder's */
+		abs = realpath(info->dlpi_name, NULL);
+	}
+	/* else the vDSO ("linux-vdso.so.1"): no file */
+	if (!abs)
+		return 0;
+	for (i = 0; i < nr_sent_objs; i++)
+		if (sent_objs[i].bias == info->dlpi_addr && !strcmp(sent_objs[i].path, abs))
+			break;
+	if (i < nr_sent_objs || !(n = realloc(o->v, (o->nr + 1) * sizeof(*n)))) {
+		free(abs);
+		return 0;
+	}
+	o->v = n;
+	o->v[o->nr++] = (struct sent_obj){ info->dlpi_addr, abs };
+	return 0;
+}
+
+/* Tell the recorder of the objects loaded since we last did. */
+static void send_objects_locked(void)
+{
+	unsigned long long adds = 0;
+	struct objs o = { NULL, 0 };
+	struct sent_obj *n;
+	size_t i;
+
+	if (sock < 0)
+		return;
+	dl_iterate_phdr(adds_cb, &adds);
+	if (adds && adds == objs_adds)
+		return;
+	dl_iterate_phdr(objects_cb, &o);
+	for (i = 0; i < o.nr; i++) {
+		size_t pl = strlen(o.v[i].path) + 1;
+		struct utrace_msg_object h = { UTRACE_MSG_OBJECT, 0, o.v[i].bias };
+		unsigned char buf[sizeof(h) + PATH_MAX + 1];
+
+		if (pl > PATH_MAX || !(n = realloc(sent_objs, (nr_sent_objs + 1) * sizeof(*n)))) {
+			free(o.v[i].path);
+			continue;
+		}
+		sent_objs = n;
+		memcpy(buf, &h, sizeof(h));
+		memcpy(buf + sizeof(h), o.v[i].path, pl);
+		if (send(sock, buf, sizeof(h) + pl, MSG_NOSIGNAL) < 0) {
+			/* told again at the next change */
+			free(o.v[i].path);
+			continue;
+		}
+		sent_objs[nr_sent_objs++] = o.v[i];
+	}
+	free(o.v);
+	objs_adds = adds;
+}
+
+bool utrace__record_send_objects(void)
+{
+	bool connected;
+
+	if (__atomic_load_n(&sock, __ATOMIC_RELAXED) < 0)
+		return false;
+	utrace__registry_lock();
+	send_objects_locked();
+	connected = sock >= 0;
+	utrace__registry_unlock();
+	return connected;
 }
 
 static int send_hello(int fd)
@@ -178,6 +316,10 @@ static void connect_recorder(void)
 	}
 	utrace__pool_fd = fd;
 	recorder = RECORDER_ENV;
+	forget_objects();
+	utrace__registry_lock();
+	send_objects_locked();
+	utrace__registry_unlock();
 	__atomic_store_n(&utrace__pool, p, __ATOMIC_RELEASE);
 	__atomic_fetch_add(&utrace__pool_gen, 1, __ATOMIC_RELEASE);
 }
@@ -358,6 +500,8 @@ int utrace__record_attach(const char *path, uint32_t mode)
 		return ret ? ret : -EIO;
 	}
 	utrace__pool->mode = mode;
+	forget_objects();
+	send_objects_locked();
 	utrace__registry_foreach(send_format_cb, NULL);
 	utrace__registry_unlock();
 	return s;
@@ -389,6 +533,8 @@ void utrace__record_send_format(const struct utrace_event *ev)
 
 	if (sock < 0)
 		return;
+	/* a new object's events: the object first */
+	send_objects_locked();
 	text = utrace__format_text(ev);
 	if (!text)
 		return;

@@ -6,6 +6,7 @@
 #ifndef UTRACE_RUNTIME_RECORD_H
 #define UTRACE_RUNTIME_RECORD_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -32,6 +33,14 @@ void utrace__record_init(void) UTRACE_HIDDEN;
  * out in registration order.
  */
 void utrace__record_send_format(const struct utrace_event *ev) UTRACE_HIDDEN;
+
+/**
+ * utrace__record_send_objects - tell the recorder of objects loaded since
+ * (dlopen): their files and load biases, for their symbols.  Cheap when
+ * nothing was loaded; no-op with no recorder.  Takes the registry lock.
+ * Returns whether a recorder is connected.
+ */
+bool utrace__record_send_objects(void) UTRACE_HIDDEN;
 
 /**
  * utrace__record_after_fork_child - a fork child records into a pool of its own

@@ -1,9 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Fires the %p-extension events of pfmt-events.h with fixed values, so
- * that the printed text is known: pfmt-demo [N]
+ * that the printed text is known: pfmt-demo [N [LIB|- [hold]]]
+ *
+ * With LIB (pfmt-lib), it then dlopen()s LIB and fires pfmt_sym with
+ * LIB's pfmt_lib_fn: a function of a library loaded after the start.
+ * With "hold" it then waits to be killed (for the live readers).
  */
+#include <dlfcn.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #define CREATE_TRACE_POINTS
 #include "pfmt-events.h"
@@ -27,5 +35,18 @@ int main(int argc, char **argv)
 
 	for (i = 0; i < n; i++)
 		pfmt_worker(i);
+	if (argc > 2 && strcmp(argv[2], "-")) {
+		void *h = dlopen(argv[2], RTLD_NOW | RTLD_LOCAL);
+		char *fn;
+
+		if (!h || !(fn = dlsym(h, "pfmt_lib_fn"))) {
+			fprintf(stderr, "pfmt-demo: %s\n", dlerror());
+			return 1;
+		}
+		trace_pfmt_sym(fn, fn + 4);
+	}
+	if (argc > 3 && !strcmp(argv[3], "hold"))
+		for (;;)
+			pause();
 	return 0;
 }

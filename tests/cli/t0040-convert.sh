@@ -134,6 +134,20 @@ check "trace-cmd sees trace.dat version 7, clock mono, no TSC2NSEC" bash -c '
 	trace-cmd dump --options -i "$0/s.dat.trace.dat" > "$0/dump" 2>&1 &&
 	grep -q "\[mono\]" "$0/dump" && ! grep -q TSC2NSEC "$0/dump"' "$TMP"
 
+# %ps / %pS: the recording's SYMBOL records go into the kallsyms
+# section, and trace-cmd names the addresses (libtraceevent prints %pS
+# as name+0xoff, without the kernel's /0xsize).
+pfmt_names() {
+	"$UTRACE" record -e 'pfmt:*' -o "$TMP/pf.dat" -- "$UTRACE_BUILD/tests/pfmt-demo" 1 \
+		"$UTRACE_BUILD/tests/libpfmt-lib.so" > /dev/null 2> "$TMP/err" &&
+	"$UTRACE" convert -i "$TMP/pf.dat" -o "$TMP/pf.trace.dat" 2>> "$TMP/err" &&
+	trace-cmd report -i "$TMP/pf.trace.dat" > "$TMP/pf.report" 2>> "$TMP/err" &&
+	grep -q "pfmt_sym: *fn=pfmt_worker caller=pfmt_worker+0x10\$" "$TMP/pf.report" &&
+	grep -q "pfmt_sym: *fn=pfmt_lib_fn caller=pfmt_lib_fn+0x4\$" "$TMP/pf.report" ||
+	{ cat "$TMP/pf.report" "$TMP/err" >&2; false; }
+}
+check "trace-cmd report names %ps/%pS from the kallsyms section" pfmt_names
+
 check "usage errors: exit 129" bash -c '
 	"$0" convert -i "$1/s.dat" 2> "$1/err"; [ $? -eq 129 ] && grep -q "no output file" "$1/err" &&
 	"$0" convert -i "$1/s.dat" -o "$1/x" --format ctf 2> "$1/err"; [ $? -eq 129 ] &&

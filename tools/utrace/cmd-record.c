@@ -534,7 +534,7 @@ static void hello(struct proc *p, const struct utrace_msg_hello *h, int fd)
 	memcpy(exe, h->exe, 256);
 	exe[256] = 0;
 	utrace__tfw_process(&out, p->pid, p->ppid, p->pool->clock, p->comm, exe);
-	utrace__tfw_symbols_of(&out, p->pid);   /* for %ps / %pS; none: raw addresses */
+	/* the symbols for %ps / %pS come with the process's OBJECT messages */
 	if (!nr_processes++) {
 		first_pid = p->pid;
 		memcpy(first_comm, p->comm, sizeof(first_comm));
@@ -668,6 +668,7 @@ static int receive(struct proc *p)
 	union {
 		struct utrace_msg_hello h;
 		struct utrace_msg_format f;
+		struct utrace_msg_object o;
 		unsigned char raw[1 << 16];
 	} *buf = malloc(sizeof(*buf));
 	char cbuf[CMSG_SPACE(sizeof(int))];
@@ -703,6 +704,14 @@ static int receive(struct proc *p)
 		}
 		if (fd >= 0)
 			close(fd);
+		/* an object the process has loaded: its file's symbols, read
+		 * from the disk whether or not the process still runs */
+		if (n > (ssize_t)sizeof(buf->o) && buf->o.type == UTRACE_MSG_OBJECT && p->pool &&
+		    buf->raw[n - 1] == 0 && buf->raw[sizeof(buf->o)] == '/') {
+			utrace__tfw_symbols_file(&out, p->pid,
+						 (const char *)buf->raw + sizeof(buf->o), buf->o.bias);
+			continue;
+		}
 		if (n > (ssize_t)sizeof(buf->f) && buf->f.type == UTRACE_MSG_FORMAT &&
 		    p->pool) {
 			const char *sys = (const char *)buf->raw + sizeof(buf->f);

@@ -125,6 +125,8 @@ struct lsrc {
 	struct utrace__ctl_info info;
 	struct lfmt *fmts;
 	size_t nr_fmts;
+	bool want_syms;              /* a format prints %ps / %pS / %pB */
+	struct utrace__symcache syms;    /* its ELF files' symbol tables */
 };
 
 struct live {
@@ -200,6 +202,7 @@ void live_close(struct live *lv)
 		}
 		free(s->fmts);
 		free(s->pts);
+		utrace__symcache_free(&s->syms);
 	}
 	free(lv->src);
 	free(lv);
@@ -234,6 +237,8 @@ static int refresh_formats(struct lsrc *s)
 		s->fmts = v;
 		s->fmts[s->nr_fmts].id = evs[i].id;
 		s->fmts[s->nr_fmts].text = text;
+		if (strstr(text, "%ps") || strstr(text, "%pS") || strstr(text, "%pB"))
+			s->want_syms = true;
 		s->fmts[s->nr_fmts].system = strdup(evs[i].system);
 		if (!s->fmts[s->nr_fmts].system) {
 			free(text);
@@ -258,6 +263,10 @@ static void put_source(struct utrace__tfw *w, struct lsrc *s, struct utrace__liv
 	for (i = 0; i < s->nr_fmts; i++)
 		utrace__tfw_format(w, s->info.pid, s->fmts[i].id, s->fmts[i].system,
 				   s->fmts[i].text);
+	/* The process lives while it is read: its /proc/<pid>/maps names its
+	 * addresses as the recorder's SYMBOL records do. */
+	if (s->want_syms)
+		utrace__tfw_symbols_cached(w, s->info.pid, &s->syms);
 	utrace__live_sort(cl);
 	for (i = 0; i < cl->n; i++) {
 		struct utrace__live_page *lp = &cl->v[i];
