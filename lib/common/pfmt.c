@@ -533,3 +533,20 @@ size_t utrace__pext_symbol(const struct utrace__pext *x, uint64_t addr,
 	}
 	return finish(&o);
 }
+
+bool utrace__pfmt_uses_symbols(const char *fmt)
+{
+	const char *p;
+
+	for (p = fmt ? strchr(fmt, '%') : NULL; p; p = strchr(p, '%')) {
+		p++;
+		if (*p == '%') {
+			p++;
+			continue;
+		}
+		p += strspn(p, "-+ #0123456789.*hlzjt");
+		if (p[0] == 'p' && p[1] && strchr("sSBfF", p[1]))
+			return true;
+	}
+	return false;
+}

@@ -97,4 +97,8 @@ static inline uint64_t utrace__pext_lookup_addr(const struct utrace__pext *x, ui
 	return x->ext[0] == 'B' && addr ? addr - 1 : addr;
 }
 
+/* Whether a print fmt names functions (%ps %pS %pB %pf %pF, with any
+ * flags or width): then a reader needs the process's symbols. */
+bool utrace__pfmt_uses_symbols(const char *fmt) UTRACE_HIDDEN;
+
 #endif /* UTRACE_COMMON_PFMT_H */

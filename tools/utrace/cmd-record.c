@@ -33,6 +33,7 @@
 #include "setevent.h"
 #include "proto.h"
 #include "clock.h"
+#include "pfmt.h"
 #include "pool.h"
 #include "file-writer.h"
 #include "ctl-client.h"
@@ -61,6 +62,12 @@ struct proc {
 	int lock_fd;                 /* the consumers' turn (live-pool.h), or -1 */
 	uint32_t nr_calib;           /* its pool's calibration points written */
 	uint64_t next_calib;         /* when to look for more (CLOCK_MONOTONIC) */
+	/* The objects it loaded (OBJECT messages): their symbols go into the
+	 * file once one of its formats prints a function (%ps, %pS, ...);
+	 * until then they wait here. */
+	bool want_syms;
+	struct pending_obj { char *path; uint64_t bias; } *objs;
+	size_t nr_objs;
 };
 
 struct record_opts {
@@ -477,6 +484,9 @@ static void finish(struct proc *p)
 	if (p->lock_fd >= 0)
 		close(p->lock_fd);
 	free(p->tids);
+	for (size_t i = 0; i < p->nr_objs; i++)
+		free(p->objs[i].path);
+	free(p->objs);
 	memset(p, 0, sizeof(*p));
 	p->sock = -1;
 	p->lock_fd = -1;
@@ -539,6 +549,41 @@ static void hello(struct proc *p, const struct utrace_msg_hello *h, int fd)
 		first_pid = p->pid;
 		memcpy(first_comm, p->comm, sizeof(first_comm));
 	}
+}
+
+/* The symbols of an object the process loaded: written now if one of its
+ * formats prints functions, else kept for when one does (a recording of
+ * events without %ps carries no symbol table: libc's alone is 0.2 MB). */
+static void note_object(struct proc *p, const char *path, uint64_t bias)
+{
+	struct pending_obj *v;
+
+	if (p->want_syms) {
+		utrace__tfw_symbols_file(&out, p->pid, path, bias);
+		return;
+	}
+	v = realloc(p->objs, (p->nr_objs + 1) * sizeof(*v));
+	if (!v)
+		return;
+	p->objs = v;
+	v[p->nr_objs].path = strdup(path);
+	v[p->nr_objs].bias = bias;
+	if (v[p->nr_objs].path)
+		p->nr_objs++;
+}
+
+static void want_symbols(struct proc *p)
+{
+	size_t i;
+
+	p->want_syms = true;
+	for (i = 0; i < p->nr_objs; i++) {
+		utrace__tfw_symbols_file(&out, p->pid, p->objs[i].path, p->objs[i].bias);
+		free(p->objs[i].path);
+	}
+	free(p->objs);
+	p->objs = NULL;
+	p->nr_objs = 0;
 }
 
 /* A process has this event (its format text, "name: NAME\n..."): mark
@@ -708,8 +753,7 @@ static int receive(struct proc *p)
 		 * from the disk whether or not the process still runs */
 		if (n > (ssize_t)sizeof(buf->o) && buf->o.type == UTRACE_MSG_OBJECT && p->pool &&
 		    buf->raw[n - 1] == 0 && buf->raw[sizeof(buf->o)] == '/') {
-			utrace__tfw_symbols_file(&out, p->pid,
-						 (const char *)buf->raw + sizeof(buf->o), buf->o.bias);
+			note_object(p, (const char *)buf->raw + sizeof(buf->o), buf->o.bias);
 			continue;
 		}
 		if (n > (ssize_t)sizeof(buf->f) && buf->f.type == UTRACE_MSG_FORMAT &&
@@ -721,6 +765,12 @@ static int receive(struct proc *p)
 			if (sl + 1 < rest && memchr(sys + sl + 1, 0, rest - sl - 1)) {
 				utrace__tfw_format(&out, p->pid, buf->f.id, sys, sys + sl + 1);
 				note_format(sys, sys + sl + 1, rest - sl - 1);
+				/* (not for the runtime's ftrace:print, whose
+				 * %ps the printer never shows: the kernel's
+				 * tracing_mark_write line) */
+				if (!p->want_syms && strcmp(sys, "ftrace") &&
+				    utrace__pfmt_uses_symbols(sys + sl + 1))
+					want_symbols(p);
 			}
 		}
 	}

@@ -26,6 +26,7 @@
 
 #include "ctl-client.h"
 #include "clock.h"
+#include "pfmt.h"
 #include "pool.h"
 #include "file-writer.h"
 #include "live.h"
@@ -237,7 +238,8 @@ static int refresh_formats(struct lsrc *s)
 		s->fmts = v;
 		s->fmts[s->nr_fmts].id = evs[i].id;
 		s->fmts[s->nr_fmts].text = text;
-		if (strstr(text, "%ps") || strstr(text, "%pS") || strstr(text, "%pB"))
+		/* (ftrace:print's %ps is never shown: tracing_mark_write) */
+		if (strcmp(evs[i].system, "ftrace") && utrace__pfmt_uses_symbols(text))
 			s->want_syms = true;
 		s->fmts[s->nr_fmts].system = strdup(evs[i].system);
 		if (!s->fmts[s->nr_fmts].system) {
