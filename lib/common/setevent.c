@@ -13,6 +13,7 @@
  *
  * There is no globbing: "sched*" or a lone "*" match nothing.
  */
+#include <ctype.h>
 #include <string.h>
 
 #include <utrace/utrace.h>
@@ -66,4 +67,41 @@ bool utrace__set_event_matches(const struct utrace__set_event_match *m,
 	if (m->event && !eq(m->event, m->event_len, name))
 		return false;
 	return true;
+}
+
+/* The length of a set_event word: a system or event name, or '*'. */
+static size_t event_word(const char *s, size_t len)
+{
+	size_t n = 0;
+
+	while (n < len && (isalnum((unsigned char)s[n]) || (s[n] && strchr("_-.*", s[n]))))
+		n++;
+	return n;
+}
+
+int utrace__split_event_filter(const char *s, size_t len, size_t *ev, size_t *ev_len,
+			       size_t *expr)
+{
+	size_t i = 0, a, b, e;
+
+	while (i < len && isspace((unsigned char)s[i]))
+		i++;
+	while (len > i && isspace((unsigned char)s[len - 1]))
+		len--;
+	a = event_word(s + i, len - i);
+	if (!a || i + a >= len || s[i + a] != ':')
+		return UTRACE_EBADSPEC;
+	e = a;
+	b = event_word(s + i + a + 1, len - i - a - 1);
+	if (b && i + a + 1 + b < len && s[i + a + 1 + b] == ':')
+		e = a + 1 + b;
+	*ev = i;
+	*ev_len = e;
+	e += i + 1;
+	while (e < len && isspace((unsigned char)s[e]))
+		e++;
+	if (e >= len)
+		return UTRACE_EBADSPEC;
+	*expr = e;
+	return 0;
 }

@@ -52,6 +52,7 @@
 
 #include <event-parse.h>
 
+#include "filter.h"
 #include "formats.h"
 #include "hash.h"
 #include "pfmt.h"
@@ -172,6 +173,7 @@ static void efmt_free(struct utrace__fmt *e)
 			free(c->text);
 		}
 	}
+	utrace__filter_free(e->filter);
 	free(e->vet_why);
 	free(e->checks);
 	free(e->dyn);

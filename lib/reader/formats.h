@@ -27,6 +27,8 @@ struct tep_print_arg;
 struct utrace__check;
 
 /* One distinct format: (system, name, text after the ID line). */
+struct utrace__filter;
+
 struct utrace__fmt {
 	struct utrace__fmt *next;        /* hash chain */
 	uint64_t hash;
@@ -45,6 +47,7 @@ struct utrace__fmt {
 	const char *refused;             /* why state is -1 */
 	char *vet_why;                   /* the message, for a vetter */
 	void *user;                      /* a vetter's caller's */
+	struct utrace__filter *filter;   /* script --filter's program, or NULL */
 };
 
 /* The symbol of a process holding addr, for %ps / %pS: 0, or -ENOENT. */

@@ -19,6 +19,7 @@
 #include <event-parse.h>
 #include <trace-seq.h>
 
+#include "filter.h"
 #include "print.h"
 #include "traceline.h"
 
@@ -388,6 +389,12 @@ static int put_event(struct utrace__printer *sc, const struct utrace__tf_item *i
 		return -ENOMEM;
 	if (e->state < 0)
 		return 0;                /* utrace__fmts_parse() said why */
+	if (e->filter) {
+		struct utrace__filter_ctx ctx = { it->cpu, utrace__item_comm(it) };
+
+		if (!utrace__filter_match(e->filter, it->rec, (unsigned int)it->len, &ctx))
+			return 0;
+	}
 	if (sc->o->mode == UTRACE__OUT_TEXT && is_ftrace_printed(e)) {
 		/* printed by code, not by its format: nothing to check */
 		sc->nr_printed++;
@@ -450,6 +457,104 @@ static int flush_out(struct utrace__printer *sc)
 }
 
 /*
+ * An event's fields as the filter compiler takes them, from its format
+ * (the fields after the four common ones).  A pointer is only a number
+ * here: what it points to was in the traced process.
+ */
+static struct utrace_event_field *filter_fields(const struct tep_event *ev, unsigned int *nr)
+{
+	struct tep_format_field *f;
+	struct utrace_event_field *v;
+	unsigned int n = 0;
+
+	for (f = ev->format.fields; f; f = f->next)
+		n++;
+	v = calloc(n ? n : 1, sizeof(*v));
+	if (!v)
+		return NULL;
+	n = 0;
+	for (f = ev->format.fields; f; f = f->next, n++) {
+		v[n].name = f->name;
+		v[n].type = f->type;
+		v[n].offset = f->offset;
+		v[n].size = f->size;
+		v[n].is_signed = !!(f->flags & TEP_FIELD_IS_SIGNED);
+		if (f->flags & TEP_FIELD_IS_RELATIVE) {
+			v[n].type = "u32";       /* __rel_loc: not read as a string */
+			v[n].kind = UTRACE_FIELD_PLAIN;
+		} else if (f->flags & TEP_FIELD_IS_DYNAMIC) {
+			v[n].kind = UTRACE_FIELD_DYNAMIC;
+		} else if (f->flags & TEP_FIELD_IS_ARRAY) {
+			v[n].kind = UTRACE_FIELD_ARRAY;
+			v[n].array_len = f->arraylen;
+		} else {
+			v[n].kind = UTRACE_FIELD_PLAIN;
+			if (f->flags & TEP_FIELD_IS_POINTER || strchr(f->type, '*'))
+				v[n].type = "unsigned long";
+		}
+	}
+	*nr = n;
+	return v;
+}
+
+/*
+ * --filter: compile each entry for the events of the file it is for,
+ * before anything is printed.  A bad expression is said as `utrace
+ * filter` says it, with the kernel's message and a caret; -EINVAL then,
+ * or -ENOMEM.
+ */
+static int compile_filters(struct utrace__printer *sc, struct utrace__tf *tf)
+{
+	struct utrace__tf_format *f;
+	size_t i, j;
+
+	for (i = 0; (f = utrace__tf_format(tf, i)); i++) {
+		struct utrace__fmt *e = utrace__fmts_get(&sc->fmts, f);
+		struct utrace__print_filter *pf = NULL;
+		struct utrace__filter_error fe;
+		struct utrace_event_field *fields;
+		unsigned int nr = 0;
+		char *expr;
+		int r;
+
+		if (!e)
+			return -ENOMEM;
+		for (j = 0; j < sc->o->nr_filters; j++)
+			if (utrace__set_event_matches(&sc->o->filters[j].m, e->system, e->name))
+				pf = &sc->o->filters[j];
+		if (!pf || !e->selected || e->filter)
+			continue;
+		pf->matched = true;
+		if (!e->state && utrace__fmts_parse(&sc->fmts, e) < 0)
+			return -ENOMEM;
+		if (e->state < 0 || !e->ev)
+			continue;        /* utrace__fmts_parse() said why */
+		fields = filter_fields(e->ev, &nr);
+		expr = strdup(pf->expr);
+		if (!fields || !expr) {
+			free(fields);
+			free(expr);
+			return -ENOMEM;
+		}
+		/* as the kernel's strstrip() */
+		for (j = strlen(expr); j && strchr(" \t\r\n", expr[j - 1]); j--)
+			expr[j - 1] = 0;
+		memset(&fe, 0, sizeof(fe));
+		r = utrace__filter_compile(expr, fields, nr, &e->filter, &fe);
+		free(fields);
+		if (r < 0) {
+			fprintf(stderr, "utrace: bad filter for '%s:%s': %s\n  %s\n  %*s^\n",
+				e->system, e->name, fe.msg[0] ? fe.msg : "Error: (0)", expr,
+				fe.msg[0] ? (fe.pos < 0 ? 0 : fe.pos) : 0, "");
+			free(expr);
+			return r == -ENOMEM ? r : -EINVAL;
+		}
+		free(expr);
+	}
+	return 0;
+}
+
+/*
  * The worker: print what can be read of an open trace file, and say what
  * was wrong with it on stderr.  Returns the exit status (0 or 1).
  */
@@ -501,6 +606,24 @@ int utrace__print_file(const struct utrace__print_opts *o, struct utrace__tf *tf
 			status = 1;
 			goto out;
 		}
+	}
+	if (o->nr_filters) {
+		r = compile_filters(&sc, tf);
+		if (r == -EINVAL) {
+			r = 0;
+			status = 1;
+			goto out;
+		}
+		if (r < 0)
+			goto out;
+		for (i = 0; i < o->nr_filters; i++)
+			if (!o->filters[i].matched && !o->quiet) {
+				fprintf(stderr, "utrace: no event in '%s' matches the filter "
+					"'%s'\n", sc.name, o->filters[i].text);
+				status = 1;
+			}
+		if (status)
+			goto out;
 	}
 	r = utrace__tf_iter_new(tf, &it);
 	while (r >= 0 && (r = utrace__tf_iter_next(it, &item)) > 0) {

@@ -21,6 +21,14 @@
 
 enum utrace__out_mode { UTRACE__OUT_TEXT, UTRACE__OUT_FIELDS, UTRACE__OUT_JSON };
 
+/* A --filter entry: the events it is for, and its expression. */
+struct utrace__print_filter {
+	struct utrace__set_event_match m;
+	const char *text;    /* the whole EVENT:EXPRESSION entry */
+	const char *expr;    /* the expression, in @text */
+	bool matched;        /* an event of the file took it */
+};
+
 struct utrace__print_opts {
 	const char *input;
 	enum utrace__out_mode mode;
@@ -28,6 +36,10 @@ struct utrace__print_opts {
 	char **ev_text;
 	bool *ev_matched;
 	size_t nr_ev;
+	/* --filter: events pass their entry's expression (the last entry for
+	 * an event wins); events without one pass */
+	struct utrace__print_filter *filters;
+	size_t nr_filters;
 	bool quiet;          /* no summary lines on stderr (live buffers) */
 	/* "##### CPU N buffer started ####" before the first event of each
 	 * CPU but the first line, as the kernel's trace file does when its

@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -24,6 +25,8 @@
 
 #include "clock.h"
 #include "control.h"
+#include "problems.h"
+#include "setevent.h"
 #include "filter.h"
 #include "internal.h"
 #include "marker.h"
@@ -386,6 +389,136 @@ static int filter_event(struct utrace_event *ev, const char *expr,
 	sprintf(text, "%s\n", expr);
 	set_filter(ev, f, text);
 	return 0;
+}
+
+/*
+ * UTRACE_FILTER: filters from the start, as `utrace record --filter` passes
+ * them.  Entries "EVENT:EXPRESSION" (EVENT in set_event syntax: sys:event,
+ * sys:*, event), ';' or a newline apart outside quotes.  Each event gets
+ * the filter of the last entry that matches it when it registers, before
+ * UTRACE_EVENTS switches it on, so no event it rejects is ever written.
+ * A bad entry or expression gives one line on stderr (and an error_log
+ * entry, as a refused write of the filter file) and the event stays
+ * unfiltered, as in the kernel; the program runs on.
+ */
+struct filter_spec {
+	char *event;                       /* the EVENT part, as given */
+	char *expr;
+	struct utrace__set_event_match m;
+};
+static struct filter_spec *fspec;
+static size_t nr_fspec;
+
+static struct utrace__problems fspec_problems = { .max = 5, .say = NULL };
+
+static void fspec_say(const char *msg)
+{
+	utrace__warn("%s", msg);
+}
+
+/* Split "EVENT:EXPRESSION" (length len) and add it; false when malformed. */
+static bool fspec_add(const char *e, size_t len)
+{
+	size_t ev, evlen, ex, i;
+	struct filter_spec *n, *f;
+
+	for (i = 0; i < len && isspace((unsigned char)e[i]); i++)
+		;
+	if (i == len)
+		return true;
+	if (utrace__split_event_filter(e, len, &ev, &evlen, &ex) < 0)
+		return false;
+	n = realloc(fspec, (nr_fspec + 1) * sizeof(*n));
+	if (!n)
+		return true;
+	fspec = n;
+	f = &fspec[nr_fspec];
+	f->event = strndup(e + ev, evlen);
+	f->expr = strip_expr(e + ex, len - ex);
+	if (!f->event || !f->expr ||
+	    utrace__parse_set_event(f->event, evlen, &f->m) < 0) {
+		bool oom = !f->event || !f->expr;
+
+		free(f->event);
+		free(f->expr);
+		return oom;
+	}
+	nr_fspec++;
+	return true;
+}
+
+/**
+ * utrace__control_filter_spec_set - take the UTRACE_FILTER value
+ * @value: the variable's text
+ *
+ * Called once at start, before any event registers.  Malformed entries
+ * are reported here and left out.
+ */
+void utrace__control_filter_spec_set(const char *value)
+{
+	const char *p = value, *start = value;
+	char quote = 0;
+
+	fspec_problems.say = fspec_say;
+	for (;; p++) {
+		if (quote && *p == '\\' && p[1]) {
+			p++;
+			continue;
+		}
+		if (*p && quote) {
+			if (*p == quote)
+				quote = 0;
+			continue;
+		}
+		if (*p == '"' || *p == '\'') {
+			quote = *p;
+			continue;
+		}
+		if (*p && *p != ';' && *p != '\n')
+			continue;
+		if (!fspec_add(start, (size_t)(p - start))) {
+			while (isspace((unsigned char)*start))
+				start++;
+			utrace__problem(&fspec_problems, "UTRACE_FILTER: malformed entry "
+					"'%.*s': give EVENT:EXPRESSION",
+					p - start > 200 ? 200 : (int)(p - start), start);
+		}
+		if (!*p)
+			break;
+		start = p + 1;
+	}
+	if (utrace__problems_more(&fspec_problems))
+		utrace__warn("UTRACE_FILTER: %llu more malformed entries",
+			     (unsigned long long)utrace__problems_more(&fspec_problems));
+}
+
+/**
+ * utrace__control_filter_spec_apply - give a new event its UTRACE_FILTER filter
+ * @ev: the event, just registered; registry lock held
+ */
+void utrace__control_filter_spec_apply(struct utrace_event *ev)
+{
+	struct utrace__filter_error fe;
+	const struct filter_spec *f = NULL;
+	size_t i;
+
+	for (i = 0; i < nr_fspec; i++)
+		if (utrace__set_event_matches(&fspec[i].m, ev->cls->system, ev->name))
+			f = &fspec[i];
+	if (!f || filter_event(ev, f->expr, &fe) == 0)
+		return;
+	if (fe.msg[0]) {
+		size_t pos = fe.pos < 0 ? 0 : (size_t)fe.pos, len = strlen(f->expr);
+
+		utrace__warn("UTRACE_FILTER: bad filter for '%s:%s': %s at position %zu "
+			     "of '%s'; the event is not filtered", ev->cls->system,
+			     ev->name, fe.msg, pos > len ? len : pos, f->expr);
+	} else {
+		utrace__warn("UTRACE_FILTER: bad filter for '%s:%s': '%s' %s; the event is "
+			     "not filtered", ev->cls->system, ev->name, f->expr,
+			     fe.err == -ENOMEM ? "needs more memory than there is" :
+			     "cannot be compiled (Error: (0))");
+	}
 }
 
 /**

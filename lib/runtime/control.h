@@ -19,6 +19,10 @@
 #include "ctlproto.h"
 
 struct utrace__filter_error;
+struct utrace_event;
+
+void utrace__control_filter_spec_set(const char *value) UTRACE_HIDDEN;
+void utrace__control_filter_spec_apply(struct utrace_event *ev) UTRACE_HIDDEN;
 
 int utrace__control_info(struct utrace_ctl_info_msg *m) UTRACE_HIDDEN;
 int utrace__control_event_list(char **buf, size_t *len, uint32_t *nr) UTRACE_HIDDEN;

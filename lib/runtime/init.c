@@ -6,6 +6,8 @@
  *   UTRACE_EVENTS   events on at start, set_event syntax, ',' or ' ' apart
  *   UTRACE_PRINT    "stderr", "stdout" or a file path: print each event
  *                   as a line
+ *   UTRACE_FILTER   filters from the start: EVENT:EXPRESSION entries, ';'
+ *                   or a newline apart (control.c)
  *
  * Nothing here may stop the program: a bad value gives one line on stderr
  * and the program runs on without that setting.
@@ -26,6 +28,7 @@
 #include "record.h"
 #include "tp.h"
 #include "clock.h"
+#include "control.h"
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 
@@ -63,8 +66,15 @@ static void module_added(void)
 
 /* The registry tells the control layer about new events through these,
  * rather than calling up into it. */
+static void event_added(const struct utrace_event *ev)
+{
+	/* Its filter first: UTRACE_EVENTS switches it on after this. */
+	utrace__control_filter_spec_apply((struct utrace_event *)ev);
+	utrace__record_send_format(ev);
+}
+
 static const struct utrace__registry_ops registry_ops = {
-	.event_added = utrace__record_send_format,
+	.event_added = event_added,
 	.module_added = module_added,
 };
 
@@ -78,6 +88,9 @@ static void init_once_fn(void)
 	v = getenv("UTRACE_PRINT");
 	if (v && *v)
 		utrace__print_set_dest(v);
+	v = getenv("UTRACE_FILTER");
+	if (v && *v)
+		utrace__control_filter_spec_set(v);
 	v = getenv("UTRACE_EVENTS");
 	if (v && *v)
 		utrace__events_spec_set(v);

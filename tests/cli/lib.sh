@@ -9,7 +9,7 @@ UTRACE="$UTRACE_BUILD/tools/utrace/utrace"
 SAMPLE="$UTRACE_BUILD/samples/sample"
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/utrace-cli.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
-unset UTRACE_EVENTS UTRACE_PRINT
+unset UTRACE_EVENTS UTRACE_PRINT UTRACE_FILTER
 n=0
 failed=0
 

@@ -78,6 +78,8 @@ struct record_opts {
 	int overwrite;
 	int idle;
 	double duration;
+	char **filters;          /* --filter EVENT:EXPRESSION entries */
+	size_t nr_filters;
 	pid_t *pids;             /* -p: attach to these running processes */
 	size_t nr_pids;
 	int all;                 /* -a: to every traceable process of ours */
@@ -100,14 +102,20 @@ static const char **rec_ev_text;
 static bool *rec_ev_matched;
 static size_t nr_rec_ev;
 static unsigned long long nr_formats;
+/* The EVENT of each --filter entry, to say which matched no event. */
+static struct utrace__set_event_match *rec_flt;
+static bool *rec_flt_matched;
+static char **rec_flt_text;
+static size_t nr_rec_flt;
 static uint32_t first_pid;
 static char first_comm[17];
 
 static const char record_usage[] =
-	"usage: utrace record [-e EVENTS]... [-o FILE] [-m SIZE] [--overwrite]\n"
-	"                     [--idle] [--duration SECONDS] -- COMMAND [ARGS]\n"
-	"       utrace record [-e EVENTS]... [-o FILE] [--overwrite] [--idle]\n"
-	"                     [--duration SECONDS] -p PID... | -a\n"
+	"usage: utrace record [-e EVENTS]... [--filter EVENT:EXPR]... [-o FILE]\n"
+	"                     [-m SIZE] [--overwrite] [--idle] [--duration SECONDS]\n"
+	"                     -- COMMAND [ARGS]\n"
+	"       utrace record [-e EVENTS]... [--filter EVENT:EXPR]... [-o FILE]\n"
+	"                     [--overwrite] [--idle] [--duration SECONDS] -p PID... | -a\n"
 	"\n"
 	"Run COMMAND and record the events of it and of the processes it forks or\n"
 	"execs that use libutrace into FILE (default utrace.dat).  With -p or -a,\n"
@@ -122,6 +130,10 @@ static const char record_usage[] =
 	"  -e, --event EVENTS   events to switch on, in the kernel's set_event syntax\n"
 	"                       (sys:event, sys:*, *:event, !...); may repeat;\n"
 	"                       default: all (*:*)\n"
+	"  -f, --filter EVENT:EXPR  record only the events of EVENT (sys:event, sys:*,\n"
+	"                       event) for which EXPR, in the kernel's filter\n"
+	"                       language, holds, from the first one on; may repeat\n"
+	"                       (the last entry for an event wins)\n"
 	"  -o, --output FILE    the trace file (default utrace.dat)\n"
 	"  -m, --buffer-size SIZE  event memory per process, e.g. 8M (default), 512K,\n"
 	"                       1G; pages that the recorder has not saved yet live here\n"
@@ -606,6 +618,9 @@ static void note_format(const char *system, const char *text, size_t len)
 	for (i = 0; i < nr_rec_ev; i++)
 		if (!rec_ev_matched[i] && utrace__set_event_matches(&rec_ev[i], system, name))
 			rec_ev_matched[i] = true;
+	for (i = 0; i < nr_rec_flt; i++)
+		if (!rec_flt_matched[i] && utrace__set_event_matches(&rec_flt[i], system, name))
+			rec_flt_matched[i] = true;
 }
 
 /* The -e entries of a command, to check them against its events. */
@@ -671,6 +686,13 @@ static void explain_events(const char *cmd, const char *path)
 		else
 			fprintf(stderr, "utrace record: no event of the %d processes matches "
 				"'%s'\n", nr_processes, rec_ev_text[i]);
+	}
+	for (i = 0; i < nr_rec_flt; i++) {
+		if (rec_flt_matched[i])
+			continue;
+		bad++;
+		fprintf(stderr, "utrace record: no event matches the filter '%s'\n",
+			rec_flt_text[i]);
 	}
 	if (bad)
 		fprintf(stderr, "utrace record: the events %s: utrace script --list -i '%s'\n",
@@ -802,6 +824,7 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "event", required_argument, NULL, 'e' },
+		{ "filter", required_argument, NULL, 'f' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "buffer-size", required_argument, NULL, 'm' },
 		{ "overwrite", no_argument, NULL, 'O' },
@@ -818,7 +841,7 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 	o->output = "utrace.dat";
 	o->buffer_size = 8ULL << 20;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+e:o:m:hp:a", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+e:f:o:m:hp:a", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p': {
 			char *end;
@@ -847,6 +870,22 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 				return -1;
 			o->events = n;
 			o->events[o->nr_events++] = optarg;
+			break;
+		}
+		case 'f': {
+			char **n;
+			size_t a, b, e;
+
+			if (utrace__split_event_filter(optarg, strlen(optarg), &a, &b, &e) < 0) {
+				fprintf(stderr, "utrace record: bad filter '%s': give EVENT:EXPRESSION, "
+					"as demo:demo_request:'id > 5'\n", optarg);
+				return -1;
+			}
+			n = realloc(o->filters, (o->nr_filters + 1) * sizeof(*n));
+			if (!n)
+				return -1;
+			o->filters = n;
+			o->filters[o->nr_filters++] = optarg;
 			break;
 		}
 		case 'o':
@@ -948,6 +987,88 @@ static bool all_wants(pid_t pid, uid_t sock_uid)
 	return stat(path, &st) == 0 && st.st_uid == sock_uid && st.st_uid == geteuid();
 }
 
+/* The --filter entries as UTRACE_FILTER holds them: a line each. */
+static char *join_filters(const struct record_opts *o)
+{
+	size_t len = 1, i;
+	char *s;
+
+	for (i = 0; i < o->nr_filters; i++)
+		len += strlen(o->filters[i]) + 1;
+	s = calloc(1, len);
+	if (!s)
+		return NULL;
+	for (i = 0; i < o->nr_filters; i++) {
+		if (i)
+			strcat(s, "\n");
+		strcat(s, o->filters[i]);
+	}
+	return s;
+}
+
+
+static void parse_rec_filters(const struct record_opts *o)
+{
+	size_t i, a, b, c;
+
+	rec_flt = calloc(o->nr_filters + 1, sizeof(*rec_flt));
+	rec_flt_matched = calloc(o->nr_filters + 1, sizeof(*rec_flt_matched));
+	if (!rec_flt || !rec_flt_matched)
+		return;
+	for (i = 0; i < o->nr_filters; i++) {
+		const char *f = o->filters[i];
+
+		if (utrace__split_event_filter(f, strlen(f), &a, &b, &c) < 0 ||
+		    utrace__parse_set_event(f + a, b, &rec_flt[i]) < 0)
+			rec_flt[i] = (struct utrace__set_event_match){ 0 };
+	}
+	rec_flt_text = o->filters;
+	nr_rec_flt = o->nr_filters;
+}
+
+/*
+ * -p/-a: set the --filter entries on a process's events through its
+ * control socket, before its events are switched on; as `utrace filter`,
+ * they stay when the recording ends.  A bad expression is said in one
+ * line and leaves the event unfiltered, as in the program itself.
+ */
+static void filter_attached(struct utrace__ctl *c, const struct record_opts *o)
+{
+	struct utrace__ctl_event *evs;
+	size_t nr, i, j;
+
+	if (!o->nr_filters || utrace__ctl_events(c, &evs, &nr) < 0)
+		return;
+	for (j = 0; j < nr; j++) {
+		const char *expr = NULL;
+
+		for (i = 0; i < o->nr_filters; i++) {
+			const char *f = o->filters[i];
+			struct utrace__set_event_match m;
+			size_t a, b, e;
+
+			if (utrace__split_event_filter(f, strlen(f), &a, &b, &e) < 0 ||
+			    utrace__parse_set_event(f + a, b, &m) < 0 ||
+			    !utrace__set_event_matches(&m, evs[j].system, evs[j].name))
+				continue;
+			expr = f + e;
+			if (i < nr_rec_flt)
+				rec_flt_matched[i] = true;
+		}
+		if (expr) {
+			struct utrace__ctl_filter_error fe = { 0 };
+
+			if (utrace__ctl_filter(c, evs[j].id, expr, &fe) < 0)
+				fprintf(stderr, "utrace record: process %d: bad filter for "
+					"'%s:%s': %s at position %d of '%s'; the event is not "
+					"filtered\n", (int)utrace__ctl_pid(c), evs[j].system,
+					evs[j].name, fe.msg[0] ? fe.msg : "Error: (0)",
+					fe.msg[0] ? fe.pos : 0, expr);
+		}
+	}
+	utrace__ctl_events_free(evs, nr);
+}
+
 /* -p/-a: ask each process's agent to connect here, then switch on. */
 static int attach_all(struct record_opts *o, const char *sock_path, const char *events)
 {
@@ -997,6 +1118,7 @@ static int attach_all(struct record_opts *o, const char *sock_path, const char *
 			return 1;
 		}
 		attached++;
+		filter_attached(c, o);
 		copy = strdup(events);
 		for (tok = copy ? strtok_r(copy, ", \t", &save) : NULL; tok;
 		     tok = strtok_r(NULL, ", \t", &save)) {
@@ -1023,7 +1145,7 @@ int cmd_record(int argc, char **argv)
 	int first, lsock, sfd, status = 0, child_done = 0, stopping = 0, busy = 0, i;
 	sigset_t mask;
 	pid_t child;
-	char *events, *ev_copy = NULL;
+	char *events, *ev_copy = NULL, *filters;
 	uint64_t deadline = 0, stop_deadline = 0, next_clock = 0, first_clock;
 	uint64_t start_ns = utrace__mono_ns(), next_status = 0;
 	bool tty = isatty(STDERR_FILENO);
@@ -1063,6 +1185,7 @@ int cmd_record(int argc, char **argv)
 	sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 
 	events = join_events(&o);
+	parse_rec_filters(&o);
 	snprintf(size_str, sizeof(size_str), "%llu", o.buffer_size);
 	for (i = 0; i < MAX_PROCS; i++) {
 		procs[i].sock = -1;
@@ -1083,6 +1206,7 @@ int cmd_record(int argc, char **argv)
 		child_done = 1;
 		goto loop;
 	}
+	filters = o.nr_filters ? join_filters(&o) : NULL;
 	child = fork();
 	if (child == 0) {
 		sigprocmask(SIG_UNBLOCK, &mask, NULL);
@@ -1090,6 +1214,10 @@ int cmd_record(int argc, char **argv)
 		setenv("UTRACE_EVENTS", events, 1);
 		setenv("UTRACE_BUFFER_SIZE", size_str, 1);
 		setenv("UTRACE_MODE", o.overwrite ? "overwrite" : "discard", 1);
+		if (filters)
+			setenv("UTRACE_FILTER", filters, 1);
+		else
+			unsetenv("UTRACE_FILTER");
 		execvp(argv[first], argv + first);
 		fprintf(stderr, "utrace record: cannot run '%s': %s\n", argv[first],
 			strerror(errno));
@@ -1097,11 +1225,14 @@ int cmd_record(int argc, char **argv)
 	}
 	ev_copy = events;
 	parse_rec_events(ev_copy);
+	free(filters);
 	if (child < 0) {
 		fprintf(stderr, "utrace record: cannot fork: %s\n", strerror(errno));
 		unlink(sock_path);
 		return 1;
 	}
+	/* As trace-cmd: which process to look for (utrace ps, show -p). */
+	fprintf(stderr, "utrace record: started pid %d (%s)\n", (int)child, argv[first]);
 loop:
 	if (o.idle) {
 		/* Only this process: the command was forked before. */
@@ -1269,5 +1400,8 @@ loop:
 	free(rec_ev);
 	free(rec_ev_text);
 	free(rec_ev_matched);
+	free(rec_flt);
+	free(rec_flt_matched);
+	free(o.filters);
 	return out.error ? 1 : 0;
 }

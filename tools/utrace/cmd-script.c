@@ -25,7 +25,8 @@
 /* --- the command --- */
 
 static const char usage_text[] =
-	"usage: utrace script [-i FILE] [-e EVENTS]... [--fields | --json | --list]\n"
+	"usage: utrace script [-i FILE] [-e EVENTS]... [--filter EVENT:EXPR]...\n"
+	"                     [--fields | --json | --list]\n"
 	"\n"
 	"Print the events of a trace file in time order, one line each, as the\n"
 	"kernel's trace file shows them.\n"
@@ -34,6 +35,11 @@ static const char usage_text[] =
 	"  -e, --event EVENTS  only these events, in the kernel's set_event syntax\n"
 	"                      (sys:event, sys:*, *:event, event, !sys:event),\n"
 	"                      ',' or ' ' apart; may be given more than once\n"
+	"  -f, --filter EVENT:EXPR  only the events of EVENT (sys:event, sys:*, event)\n"
+	"                      for which EXPR holds, in the kernel's filter language\n"
+	"                      ('id > 5 && path ~ \"/api*\"'); events of other names\n"
+	"                      pass (select with -e); may repeat, the last entry\n"
+	"                      for an event wins\n"
 	"      --fields        each event's fields as name=value, not its TP_printk text\n"
 	"      --json          one JSON object per line for each event\n"
 	"  -l, --list          list the events in the file ('system:event' lines,\n"
@@ -148,6 +154,7 @@ int cmd_script(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "input", required_argument, NULL, 'i' },
 		{ "event", required_argument, NULL, 'e' },
+		{ "filter", required_argument, NULL, 'f' },
 		{ "fields", no_argument, NULL, 'F' },
 		{ "json", no_argument, NULL, 'J' },
 		{ "list", no_argument, NULL, 'l' },
@@ -161,7 +168,7 @@ int cmd_script(int argc, char **argv)
 
 	opterr = 0;
 	optind = 0;
-	while ((c = getopt_long(argc, argv, ":i:e:lh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":i:e:f:lh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			o.input = optarg;
@@ -176,6 +183,44 @@ int cmd_script(int argc, char **argv)
 			}
 			ev_args = a;
 			nr_ev_args++;
+			break;
+		}
+		case 'f': {
+			struct utrace__print_filter *a;
+			size_t ev, ev_len, ex;
+
+			if (utrace__split_event_filter(optarg, strlen(optarg), &ev, &ev_len,
+						       &ex) < 0) {
+				status = usage_error("script", "bad filter '%s': give "
+						     "EVENT:EXPRESSION, as demo:demo_request:"
+						     "'id > 5'", optarg);
+				goto done;
+			}
+			/* A function's address range is the traced process's,
+			 * which is gone: not something a file can answer. */
+			if (strstr(optarg + ex, ".function")) {
+				status = usage_error("script", "'.function' in '%s' compares "
+						     "with the traced process's symbols: not on "
+						     "a file", optarg);
+				goto done;
+			}
+			a = realloc(o.filters, (o.nr_filters + 1) * sizeof(*a));
+			if (!a) {
+				fprintf(stderr, "utrace: out of memory\n");
+				status = 1;
+				goto done;
+			}
+			o.filters = a;
+			a = &o.filters[o.nr_filters];
+			memset(a, 0, sizeof(*a));
+			if (utrace__parse_set_event(optarg + ev, ev_len, &a->m) < 0) {
+				status = usage_error("script", "bad event specification in '%s'",
+						     optarg);
+				goto done;
+			}
+			a->text = optarg;
+			a->expr = optarg + ex;
+			o.nr_filters++;
 			break;
 		}
 		case 'F':
@@ -246,6 +291,7 @@ done:
 	free(o.ev);
 	free(o.ev_text);
 	free(o.ev_matched);
+	free(o.filters);
 	return status;
 }
 

@@ -50,6 +50,8 @@ static void usage(FILE *f)
 		"                       ' ' apart\n"
 		"  UTRACE_PRINT=DEST    'stderr' or a file: print each event as a line of the\n"
 		"                       kernel's trace file\n"
+		"  UTRACE_FILTER=LIST   filters from the start, EVENT:EXPRESSION entries in\n"
+		"                       the kernel's filter language, ';' apart\n"
 		"\n");
 	if (commands[0].name) {
 		fprintf(f, "commands:\n");
