@@ -961,9 +961,13 @@ static int scan_number(struct compiler *c, const char *str, int pos, int s, int 
 	return i;
 }
 
+int (*utrace__filter_sym_by_name)(const char *name, uint64_t *start, uint64_t *size);
+
 /* '<field>.function == <name or address>': the field holds a code
  * address; it matches anywhere inside the function (the kernel looks the
- * symbol up in kallsyms, utrace with dlsym() and dladdr1()). */
+ * symbol up in kallsyms, utrace with dlsym() and dladdr1(), and for what
+ * they do not know, a static function of the program, in the ELF symbol
+ * tables: utrace__filter_sym_by_name). */
 static int parse_function(struct compiler *c, const char *str, int pos, int i, int s,
 			  const struct field *fd, enum filter_op op,
 			  struct utrace__filter_insn *in, struct node *nd)
@@ -1002,6 +1006,19 @@ static int parse_function(struct compiler *c, const char *str, int pos, int i, i
 		if (!name)
 			return -ENOMEM;
 		addr = dlsym(RTLD_DEFAULT, name);
+		if (!addr && utrace__filter_sym_by_name) {
+			uint64_t start, size;
+
+			if (!utrace__filter_sym_by_name(name, &start, &size) && size) {
+				free(name);
+				in->op = OPC_FUNC;
+				in->val = start;
+				in->val2 = start + size;
+				nd->negate = op == OP_NE;
+				need_bytes(c, fd, 8);
+				return i;
+			}
+		}
 		free(name);
 		if (!addr) {
 			parse_error(c, FE_NO_FUNCTION, pos + i);

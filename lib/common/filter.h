@@ -56,6 +56,14 @@ int utrace__filter_compile(const char *expr, const struct utrace_event_field *fi
 			   unsigned int nr, struct utrace__filter **out,
 			   struct utrace__filter_error *err) UTRACE_HIDDEN;
 
+/*
+ * Where a named function is when dlsym() does not know it (a static
+ * function of a position-independent program): the runtime sets this to
+ * its ELF symbol lookup (symbols.c); NULL in readers.  0 or -ENOENT.
+ */
+extern int (*utrace__filter_sym_by_name)(const char *name, uint64_t *start, uint64_t *size)
+	UTRACE_HIDDEN;
+
 /**
  * utrace__filter_match - run a filter program on a record
  * @f: the program; NULL passes everything

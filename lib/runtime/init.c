@@ -28,6 +28,8 @@
 #include "record.h"
 #include "tp.h"
 #include "clock.h"
+#include "filter.h"
+#include "symbols.h"
 #include "control.h"
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
@@ -95,6 +97,8 @@ static void init_once_fn(void)
 	if (v && *v)
 		utrace__events_spec_set(v);
 	utrace__clock_init();
+	/* .function filters name static functions too (symbols.c) */
+	utrace__filter_sym_by_name = utrace__sym_by_name;
 	utrace__record_init();
 }
 

@@ -121,3 +121,49 @@ int utrace__sym_lookup(uintptr_t addr, const char **name, uint64_t *start, uint6
 	*size = s->size;
 	return 0;
 }
+
+struct by_name {
+	const char *name;
+	uint64_t start, size;
+	bool found;
+};
+
+static int find_name(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct by_name *b = data;
+	const char *path = info->dlpi_name && info->dlpi_name[0] ? info->dlpi_name
+								 : "/proc/self/exe";
+	struct obj_syms *o;
+	size_t i;
+
+	(void)size;
+	if (!strncmp(path, "linux-vdso", 10))
+		return 0;
+	o = lookup_object(info->dlpi_addr, path);
+	if (!o)
+		o = build_object(info->dlpi_addr, path);
+	if (!o)
+		return 0;
+	for (i = 0; i < o->tab.nr; i++) {
+		if (o->tab.syms[i].name >= o->tab.strings_len ||
+		    strcmp(o->tab.strings + o->tab.syms[i].name, b->name))
+			continue;
+		b->start = o->tab.syms[i].addr + o->bias;
+		b->size = o->tab.syms[i].size;
+		b->found = true;
+		return 1;
+	}
+	return 0;
+}
+
+int utrace__sym_by_name(const char *name, uint64_t *start, uint64_t *size)
+{
+	struct by_name b = { .name = name };
+
+	dl_iterate_phdr(find_name, &b);
+	if (!b.found)
+		return -ENOENT;
+	*start = b.start;
+	*size = b.size;
+	return 0;
+}

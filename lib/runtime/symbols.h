@@ -17,4 +17,15 @@
 int utrace__sym_lookup(uintptr_t addr, const char **name, uint64_t *start,
 		       uint64_t *size) UTRACE_HIDDEN;
 
+/*
+ * utrace__sym_by_name - where a function or data object of the process is
+ * @name: its name, as its object's symbol table has it (static functions
+ *        of the program too, which dlsym() does not find)
+ * @start, @size: set to where it starts and its size
+ *
+ * The program first, then its libraries in load order.  Returns 0, or
+ * -ENOENT.
+ */
+int utrace__sym_by_name(const char *name, uint64_t *start, uint64_t *size) UTRACE_HIDDEN;
+
 #endif /* UTRACE_RUNTIME_SYMBOLS_H */

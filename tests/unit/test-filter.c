@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "filter.h"
+#include "internal.h"
 #include "test.h"
 
 /* ------------------------------------------------------------------ */
@@ -1166,6 +1167,29 @@ TEST(cpus_lists)
 	YES("u8 & CPUS{0-1}", r);
 	YES("u8 != CPUS{0-1}", r);
 #undef CTX
+}
+
+/* A function dlsym() does not see (static, in a PIE test program): the
+ * runtime finds it in the program's ELF symbol table. */
+__attribute__((noinline, used)) static int filter_static_target(int x)
+{
+	__asm__ volatile("" : : : "memory");
+	return x * 3 + 1;
+}
+
+TEST(function_field_static)
+{
+	struct all_rec r = { 0 };
+	int (*volatile fn)(int) = filter_static_target;
+
+	utrace__init();                 /* the runtime's symbol lookup */
+	CHECK(dlsym(RTLD_DEFAULT, "filter_static_target") == NULL);
+	CHECK(fn(1) == 4);
+	r.ip = (uint64_t)(uintptr_t)fn + 2;
+	YES("ip.function == filter_static_target", r);
+	NO("ip.function != filter_static_target", r);
+	r.ip = (uint64_t)(uintptr_t)dlsym(RTLD_DEFAULT, "qsort");
+	NO("ip.function == filter_static_target", r);
 }
 
 TEST(function_field)
