@@ -38,12 +38,13 @@ if [ -c /dev/fuse ] && command -v fusermount3 > /dev/null &&
 	fusermount3 -u "$MNT"
 fi
 
-# A recording of a second, then a show: the recorder leaves the pages
-# the program is still writing in place, so both see some of them.
-n0=$(log_lines "$LOG")
+# A recording of a second, then a show once the program has fired two
+# more requests (the recorder took what was there; it leaves the pages the
+# program is still writing in place, so both may see some of them).
 "$UTRACE" record -p "$SP" -o "$TMP/r.dat" --duration 1 2>> "$TMP/err"
-"$UTRACE" show -p "$SP" > "$TMP/s3.txt" 2>> "$TMP/err"
+n0=$(log_lines "$LOG")
 wait_for bash -c '[ "$(log_lines "$1")" -ge $(($2 + 2)) ]' _ "$LOG" "$n0"
+"$UTRACE" show -p "$SP" > "$TMP/s3.txt" 2>> "$TMP/err"
 kill -USR1 "$SP"
 wait "$SP"
 SP=
