@@ -41,6 +41,21 @@ enum utrace_ctl_op {
 	UTRACE_CTL_ATTACH,            /* arg mode, payload recorder socket path */
 	UTRACE_CTL_POOL_MODE,         /* arg: enum utrace_pool_mode, or -1 to ask */
 	UTRACE_CTL_MARKER,            /* arg raw, payload bytes -> status = bytes taken */
+	UTRACE_CTL_EVENT_PID,         /* id enum utrace_ctl_pid_list, arg enum
+				       * utrace_ctl_pid_action, payload the write
+				       * -> text (READ), status = bytes taken (ADD) */
+};
+
+/* UTRACE_CTL_EVENT_PID: which file, and what to do. */
+enum utrace_ctl_pid_list {
+	UTRACE_CTL_PIDS = 0,          /* set_event_pid */
+	UTRACE_CTL_NOTRACE_PIDS = 1,  /* set_event_notrace_pid */
+};
+
+enum utrace_ctl_pid_action {
+	UTRACE_CTL_PID_READ = 0,
+	UTRACE_CTL_PID_CLEAR = 1,     /* an open with O_TRUNC */
+	UTRACE_CTL_PID_ADD = 2,       /* a write */
 };
 
 struct utrace_ctl_req {

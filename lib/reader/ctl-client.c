@@ -610,6 +610,28 @@ int utrace__ctl_error_log_clear(struct utrace__ctl *c)
 	return simple(c, UTRACE_CTL_ERROR_LOG_CLEAR, 0, 0, NULL, 0);
 }
 
+int utrace__ctl_event_pid_text(struct utrace__ctl *c, int notrace, char **out)
+{
+	return text(c, UTRACE_CTL_EVENT_PID, notrace ? UTRACE_CTL_NOTRACE_PIDS : UTRACE_CTL_PIDS,
+		    NULL, 0, out);
+}
+
+int utrace__ctl_event_pid_clear(struct utrace__ctl *c, int notrace)
+{
+	return simple(c, UTRACE_CTL_EVENT_PID,
+		      notrace ? UTRACE_CTL_NOTRACE_PIDS : UTRACE_CTL_PIDS, UTRACE_CTL_PID_CLEAR,
+		      NULL, 0);
+}
+
+int utrace__ctl_event_pid_add(struct utrace__ctl *c, int notrace, const char *buf, size_t len)
+{
+	if (len > UTRACE_CTL_EVENT_PID_MAX)
+		return -EINVAL;
+	return simple(c, UTRACE_CTL_EVENT_PID,
+		      notrace ? UTRACE_CTL_NOTRACE_PIDS : UTRACE_CTL_PIDS, UTRACE_CTL_PID_ADD,
+		      buf, len);
+}
+
 int utrace__ctl_marker(struct utrace__ctl *c, int raw, const void *buf, size_t len)
 {
 	if (len > UTRACE_CTL_MAX_PACKET - sizeof(struct utrace_ctl_req))

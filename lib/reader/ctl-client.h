@@ -143,6 +143,17 @@ int utrace__ctl_error_log(struct utrace__ctl *c, char **text) UTRACE_HIDDEN;
 int utrace__ctl_error_log_clear(struct utrace__ctl *c) UTRACE_HIDDEN;
 
 /*
+ * set_event_pid (notrace 0) and set_event_notrace_pid (1): what the file
+ * reads, its clearing (an open with O_TRUNC), and a write of at most
+ * UTRACE_CTL_EVENT_PID_MAX bytes: the bytes taken or the kernel's -errno.
+ */
+#define UTRACE_CTL_EVENT_PID_MAX 60000
+int utrace__ctl_event_pid_text(struct utrace__ctl *c, int notrace, char **text) UTRACE_HIDDEN;
+int utrace__ctl_event_pid_clear(struct utrace__ctl *c, int notrace) UTRACE_HIDDEN;
+int utrace__ctl_event_pid_add(struct utrace__ctl *c, int notrace, const char *buf,
+			      size_t len) UTRACE_HIDDEN;
+
+/*
  * A write to trace_marker (raw 0) or trace_marker_raw (raw 1), recorded by
  * the agent: the bytes taken, -EINVAL or -EBADF (not recorded) as the
  * kernel's files.  At most a packet's payload.

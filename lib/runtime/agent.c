@@ -285,6 +285,14 @@ static void handle(struct conn *c, const struct utrace_ctl_req *q, const char *p
 		r = utrace__control_error_log(&text);
 		answer_text(c, r, text);
 		return;
+	case UTRACE_CTL_EVENT_PID:
+		if (q->arg == UTRACE_CTL_PID_READ) {
+			r = utrace__control_event_pid(q->id, q->arg, pl, plen, &text);
+			answer_text(c, r, text);
+		} else {
+			answer_status(c, utrace__control_event_pid(q->id, q->arg, pl, plen, NULL));
+		}
+		return;
 	case UTRACE_CTL_ERROR_LOG_CLEAR:
 		utrace__control_error_log_clear();
 		answer_status(c, 0);

@@ -90,7 +90,7 @@ static int list_cb(struct utrace_event *ev, void *arg)
 	const struct utrace__event_state *st = ev->priv;
 	size_t sl = strlen(ev->cls->system) + 1, nl = strlen(ev->name) + 1;
 	struct utrace_ctl_event_msg m = { (uint32_t)ev->id, st->enabled,
-					  st->filter != NULL, (uint16_t)(sl + nl) };
+					  st->filter_expr != NULL, (uint16_t)(sl + nl) };
 	size_t need = sizeof(m) + sl + nl;
 
 	a->nr++;
@@ -324,23 +324,76 @@ static void log_filter_error(const char *expr, const struct utrace__filter_error
 }
 
 /*
- * Install (or remove, f NULL) an event's filter and its readback text.
- * The writer reads ev->filter under the RCU read lock; the old program is
- * freed after a grace period.  Registry lock held.
+ * Install (or remove, f NULL) the program an event runs.  The writer reads
+ * ev->filter under the RCU read lock; the old program is freed after a
+ * grace period.  Registry lock held.
  */
-static void set_filter(struct utrace_event *ev, struct utrace__filter *f, char *text)
+static void set_program(struct utrace_event *ev, struct utrace__filter *f)
 {
 	struct utrace__event_state *st = ev->priv;
 	struct utrace__filter *old = st->filter;
 
 	st->filter = f;
 	__atomic_store_n(&ev->filter, (void *)f, __ATOMIC_RELEASE);
-	free(st->filter_text);
-	st->filter_text = text;
 	/* Freed once no thread can be running it; kept (a small leak) if a
 	 * thread has stayed inside one event too long to wait for. */
 	if (old && utrace__filter_sync())
 		utrace__filter_free(old);
+}
+
+/* Install an event's program, the user's expression that compiled (expr,
+ * NULL: none) and the filter file's text; takes expr and text. */
+static void set_filter(struct utrace_event *ev, struct utrace__filter *f, char *expr,
+		       char *text)
+{
+	struct utrace__event_state *st = ev->priv;
+
+	free(st->filter_expr);
+	st->filter_expr = expr;
+	free(st->filter_text);
+	st->filter_text = text;
+	set_program(ev, f);
+}
+
+/* --- set_event_pid, set_event_notrace_pid --- */
+
+/* The two lists (enum utrace_ctl_pid_list), sorted, without repeats, and
+ * the predicate on common_pid they make (NULL when both are empty). */
+static uint32_t *pid_list[2];
+static size_t pid_nr[2];
+static char *pid_pred;
+
+/*
+ * The program an event runs: its own expression (st->filter_expr) AND
+ * 'pred', NULL when it has neither.  The user's expression compiled on
+ * its own before, so its errors (and their positions) are its own; this
+ * only fails without memory.  Returns 0 or -errno.
+ */
+static int compile_program(const struct utrace__event_state *st, const char *expr,
+			   const char *pred, struct utrace__filter **out)
+{
+	struct utrace__filter_error fe;
+	char *both = NULL;
+	const char *s = expr ? expr : pred;
+	int r;
+
+	*out = NULL;
+	if (st->ignore_enable) {
+		/* ftrace's print and raw_data: trace_marker writes, which the
+		 * kernel records whatever the pid lists say */
+		pred = NULL;
+		s = expr;
+	}
+	if (!s)
+		return 0;
+	if (expr && pred) {
+		if (asprintf(&both, "(%s) && (%s)", expr, pred) < 0)
+			return -ENOMEM;
+		s = both;
+	}
+	r = utrace__filter_compile(s, st->fields, st->nr_fields, out, &fe);
+	free(both);
+	return r < 0 ? r : 0;
 }
 
 /* The expression as the kernel's strstrip() leaves it (trailing white
@@ -365,29 +418,43 @@ static int filter_event(struct utrace_event *ev, const char *expr,
 {
 	const struct utrace__event_state *st = ev->priv;
 	struct utrace__filter *f = NULL;
-	char *text;
+	char *text, *keep;
 	int r;
 
 	memset(fe, 0, sizeof(*fe));
 	if (utrace__filter_is_clear(expr)) {
-		set_filter(ev, NULL, NULL);
-		return 0;
+		r = compile_program(st, NULL, pid_pred, &f);
+		set_filter(ev, f, NULL, NULL);
+		return r;
 	}
 	r = utrace__filter_compile(expr, st->fields, st->nr_fields, &f, fe);
 	if (r < 0) {
 		/* As the kernel: a failed write drops the old filter and the
 		 * file reads back the error. */
-		set_filter(ev, NULL, utrace__filter_error_text(expr, fe));
+		struct utrace__filter *p = NULL;
+
+		compile_program(st, NULL, pid_pred, &p);
+		set_filter(ev, p, NULL, utrace__filter_error_text(expr, fe));
 		log_filter_error(expr, fe);
 		return r;
 	}
+	if (pid_pred) {
+		/* the user's expression AND the threads of set_event_pid */
+		utrace__filter_free(f);
+		r = compile_program(st, expr, pid_pred, &f);
+		if (r < 0)
+			return r;
+	}
 	text = malloc(strlen(expr) + 2);
-	if (!text) {
+	keep = strdup(expr);
+	if (!text || !keep) {
+		free(text);
+		free(keep);
 		utrace__filter_free(f);
 		return -ENOMEM;
 	}
 	sprintf(text, "%s\n", expr);
-	set_filter(ev, f, text);
+	set_filter(ev, f, keep, text);
 	return 0;
 }
 
@@ -505,7 +572,15 @@ void utrace__control_filter_spec_apply(struct utrace_event *ev)
 	for (i = 0; i < nr_fspec; i++)
 		if (utrace__set_event_matches(&fspec[i].m, ev->cls->system, ev->name))
 			f = &fspec[i];
-	if (!f || filter_event(ev, f->expr, &fe) == 0)
+	if (!f) {
+		/* no filter of its own: set_event_pid's threads, if any */
+		struct utrace__filter *p = NULL;
+
+		if (pid_pred && compile_program(ev->priv, NULL, pid_pred, &p) == 0)
+			set_program(ev, p);
+		return;
+	}
+	if (filter_event(ev, f->expr, &fe) == 0)
 		return;
 	if (fe.msg[0]) {
 		size_t pos = fe.pos < 0 ? 0 : (size_t)fe.pos, len = strlen(f->expr);
@@ -569,6 +644,7 @@ static int filter_sys_cb(struct utrace_event *ev, void *arg)
 		snprintf(se.msg, sizeof(se.msg), "%s", UTRACE__FILTER_MSG_BAD_SUBSYS);
 		free(st->filter_text);
 		st->filter_text = utrace__filter_error_text(a->expr, &se);
+		/* (filter_event left it without an expression of its own) */
 		/* filter_event logged the event's own error: replace it */
 		if (nr_error_log) {
 			free(error_log[nr_error_log - 1]);
@@ -990,4 +1066,291 @@ void utrace__control_after_fork_child(void)
 	rec_sock = -1;
 	forget_saved();
 	utrace__control_error_log_clear();
+}
+
+/* --- set_event_pid, set_event_notrace_pid --- */
+
+/* The kernel's kstrtoul(s, 0, &v): an optional '+', then decimal, octal
+ * after a '0' or hexadecimal after "0x", all of it, without overflow. */
+static bool pid_kstrtoul(const char *s, size_t len, uint64_t *out)
+{
+	unsigned int base = 10;
+	uint64_t v = 0;
+	size_t i = 0;
+
+	if (i < len && s[i] == '+')
+		i++;
+	if (i < len && s[i] == '0') {
+		base = 8;
+		if (i + 2 < len && tolower((unsigned char)s[i + 1]) == 'x' &&
+		    isxdigit((unsigned char)s[i + 2])) {
+			base = 16;
+			i += 2;
+		}
+	}
+	if (i == len)
+		return false;
+	for (; i < len; i++) {
+		int c = tolower((unsigned char)s[i]);
+		unsigned int d;
+
+		if (c >= '0' && c <= '9')
+			d = (unsigned int)(c - '0');
+		else if (c >= 'a' && c <= 'f')
+			d = (unsigned int)(c - 'a' + 10);
+		else
+			return false;
+		if (d >= base || v > (UINT64_MAX - d) / base)
+			return false;
+		v = v * base + d;
+	}
+	*out = v;
+	return true;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Append "common_pid == a" or the range a..b to 'out' for the allowed
+ * list (in 1), or their negation for the refused one (in 0). */
+static int pred_ranges(FILE *out, const uint32_t *v, size_t n, bool in)
+{
+	size_t i = 0;
+	bool first = true;
+
+	while (i < n) {
+		size_t j = i;
+
+		while (j + 1 < n && v[j + 1] == v[j] + 1)
+			j++;
+		fputs(first ? "" : in ? " || " : " && ", out);
+		if (i == j)
+			fprintf(out, "common_pid %s %u", in ? "==" : "!=", v[i]);
+		else if (in)
+			fprintf(out, "(common_pid >= %u && common_pid <= %u)", v[i], v[j]);
+		else
+			fprintf(out, "(common_pid < %u || common_pid > %u)", v[i], v[j]);
+		first = false;
+		i = j + 1;
+	}
+	return 0;
+}
+
+/* The predicate of the two lists, as the kernel's
+ * trace_ignore_this_task(): listed in set_event_pid (when it is not
+ * empty) and not in set_event_notrace_pid.  NULL with both empty. */
+static int make_pred(uint32_t *const list[2], const size_t nr[2], char **out)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	*out = NULL;
+	if (!nr[0] && !nr[1])
+		return 0;
+	f = open_memstream(&buf, &len);
+	if (!f)
+		return -ENOMEM;
+	if (nr[0]) {
+		fputs("(", f);
+		pred_ranges(f, list[0], nr[0], true);
+		fputs(")", f);
+	}
+	if (nr[1]) {
+		fputs(nr[0] ? " && (" : "(", f);
+		pred_ranges(f, list[1], nr[1], false);
+		fputs(")", f);
+	}
+	if (fclose(f) != 0 || !buf) {
+		free(buf);
+		return -ENOMEM;
+	}
+	*out = buf;
+	return 0;
+}
+
+struct pid_arg {
+	const char *pred;
+	struct utrace__filter **progs;
+	size_t n, cap;
+	int err;
+};
+
+/* Compile each event's new program, installed only once all have. */
+static int pid_compile_cb(struct utrace_event *ev, void *arg)
+{
+	struct pid_arg *a = arg;
+	const struct utrace__event_state *st = ev->priv;
+
+	if (a->n == a->cap) {
+		size_t cap = a->cap * 2 + 16;
+		struct utrace__filter **p = realloc(a->progs, cap * sizeof(*p));
+
+		if (!p) {
+			a->err = -ENOMEM;
+			return 1;
+		}
+		a->progs = p;
+		a->cap = cap;
+	}
+	a->err = compile_program(st, st->filter_expr, a->pred, &a->progs[a->n]);
+	if (a->err < 0)
+		return 1;
+	a->n++;
+	return 0;
+}
+
+static int pid_install_cb(struct utrace_event *ev, void *arg)
+{
+	struct pid_arg *a = arg;
+
+	set_program(ev, a->progs[a->n++]);
+	return 0;
+}
+
+/* Make 'v' (nr tids, sorted, taken) list 'which' and give every event
+ * its new program; all or nothing.  Registry lock not held. */
+static int pid_install(unsigned int which, uint32_t *v, size_t nr)
+{
+	uint32_t *list[2] = { pid_list[0], pid_list[1] };
+	size_t nrs[2] = { pid_nr[0], pid_nr[1] }, i;
+	struct pid_arg a = { 0 };
+	char *pred;
+	int r;
+
+	list[which] = v;
+	nrs[which] = nr;
+	r = make_pred(list, nrs, &pred);
+	if (r < 0) {
+		free(v);
+		return r;
+	}
+	a.pred = pred;
+	utrace__registry_lock();
+	utrace__registry_foreach(pid_compile_cb, &a);
+	if (a.err == 0) {
+		a.n = 0;
+		utrace__registry_foreach(pid_install_cb, &a);
+	} else {
+		for (i = 0; i < a.n; i++)
+			utrace__filter_free(a.progs[i]);
+	}
+	utrace__registry_unlock();
+	free(a.progs);
+	if (a.err < 0) {
+		free(pred);
+		free(v);
+		return a.err;
+	}
+	free(pid_list[which]);
+	pid_list[which] = v;
+	pid_nr[which] = nr;
+	free(pid_pred);
+	pid_pred = pred;
+	return 0;
+}
+
+/**
+ * utrace__control_event_pid - set_event_pid and set_event_notrace_pid (UTRACE_CTL_EVENT_PID)
+ * @which: UTRACE_CTL_PIDS (set_event_pid) or UTRACE_CTL_NOTRACE_PIDS
+ * @action: UTRACE_CTL_PID_READ, UTRACE_CTL_PID_CLEAR (an open with O_TRUNC)
+ *          or UTRACE_CTL_PID_ADD (a write)
+ * @buf: what was written, not NUL-terminated (ADD)
+ * @len: its bytes
+ * @text: set to what the file reads (READ): the thread ids in ascending
+ *        order, one a line, "" when empty; malloc()ed
+ *
+ * As the kernel's trace_pid_write(), a write adds the numbers it holds
+ * (white space apart, each as kstrtoul(s, 0) reads it, a token of 128
+ * bytes or more is too long) to the list, all or none: -EINVAL for one
+ * that does not parse, -EPERM (the kernel's trace_pid_list_set() -1) for
+ * one of 2^30 or more once cut to 32 bits; a write without a number
+ * leaves the list as it was.  Then every event's program becomes its own
+ * filter AND the threads the lists let through, as
+ * trace_ignore_this_task().
+ *
+ * Return: the bytes taken (ADD), 0, or -errno.
+ */
+int utrace__control_event_pid(uint32_t which, int32_t action, const char *buf, size_t len,
+			      char **text)
+{
+	uint32_t *v = NULL;
+	size_t nr = 0, cap = 0, i = 0, o;
+	int r;
+
+	if (text)
+		*text = NULL;
+	if (which > UTRACE_CTL_NOTRACE_PIDS)
+		return -EINVAL;
+	if (action == UTRACE_CTL_PID_READ) {
+		char *b = NULL;
+		size_t bl = 0;
+		FILE *f = open_memstream(&b, &bl);
+
+		if (!f || !text)
+			return -ENOMEM;
+		for (o = 0; o < pid_nr[which]; o++)
+			fprintf(f, "%u\n", pid_list[which][o]);
+		if (fclose(f) != 0 || !b) {
+			free(b);
+			return -ENOMEM;
+		}
+		*text = b;
+		return 0;
+	}
+	if (action == UTRACE_CTL_PID_CLEAR)
+		return pid_nr[which] ? pid_install(which, NULL, 0) : 0;
+	if (action != UTRACE_CTL_PID_ADD)
+		return -EINVAL;
+	/* the list as it is, then the numbers of the write */
+	cap = pid_nr[which] + 16;
+	v = malloc(cap * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	memcpy(v, pid_list[which], pid_nr[which] * sizeof(*v));
+	nr = pid_nr[which];
+	while (i < len) {
+		size_t s;
+		uint64_t n;
+
+		while (i < len && isspace((unsigned char)buf[i]))
+			i++;
+		if (i == len)
+			break;
+		s = i;
+		while (i < len && !isspace((unsigned char)buf[i]))
+			i++;
+		if (i - s > 127 || !pid_kstrtoul(buf + s, i - s, &n)) {
+			free(v);
+			return -EINVAL;
+		}
+		if ((uint32_t)n >= 1u << 30) {
+			free(v);
+			return -EPERM;
+		}
+		if (nr == cap) {
+			uint32_t *p = realloc(v, (cap *= 2) * sizeof(*v));
+
+			if (!p) {
+				free(v);
+				return -ENOMEM;
+			}
+			v = p;
+		}
+		v[nr++] = (uint32_t)n;
+	}
+	if (nr == pid_nr[which]) {
+		free(v);
+		return (int)(len > INT32_MAX ? INT32_MAX : len);
+	}
+	qsort(v, nr, sizeof(*v), cmp_u32);
+	for (i = 0, o = 0; i < nr; i++)
+		if (!o || v[o - 1] != v[i])
+			v[o++] = v[i];
+	r = pid_install(which, v, o);
+	return r < 0 ? r : (int)(len > INT32_MAX ? INT32_MAX : len);
 }

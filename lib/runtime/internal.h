@@ -27,6 +27,9 @@ struct utrace__event_state {
 	bool ignore_enable;
 	struct utrace__filter *filter;   /* also in ev->filter */
 	char *filter_text;               /* what the filter file reads; NULL: "none\n" */
+	/* the user's expression when it compiled (NULL: none); st->filter
+	 * runs it AND set_event_pid's predicate (control.c) */
+	char *filter_expr;
 };
 
 struct utrace__module {

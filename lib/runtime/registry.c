@@ -573,6 +573,7 @@ void utrace_tp_unregister_module(struct utrace_event *const *start,
 			}
 		}
 		free(st->filter_text);
+		free(st->filter_expr);
 		free(st->fields);
 		free(st->print_fmt);
 		free(st);

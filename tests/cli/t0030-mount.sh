@@ -78,7 +78,7 @@ check "the process appears as <pid>/ and <comm>-<pid> -> <pid>" bash -c '
 
 check "the files of a tracefs instance, with its modes and size 0" bash -c '
 	cd "$1" &&
-	[ "$(ls | tr "\n" " ")" = "README available_events available_tracers buffer_size_kb buffer_total_size_kb current_tracer error_log events options per_cpu saved_cmdlines set_event trace trace_clock trace_marker trace_marker_raw trace_options trace_pipe tracing_on " ] &&
+	[ "$(ls | tr "\n" " ")" = "README available_events available_tracers buffer_size_kb buffer_total_size_kb current_tracer error_log events options per_cpu saved_cmdlines set_event set_event_notrace_pid set_event_pid trace trace_clock trace_marker trace_marker_raw trace_options trace_pipe tracing_on " ] &&
 	[ "$(ls events | tr "\n" " ")" = "demo enable ftrace header_event header_page sample-trace " ] &&
 	[ "$(ls events/demo | tr "\n" " ")" = "demo_request demo_tick enable filter " ] &&
 	[ "$(ls events/demo/demo_tick | tr "\n" " ")" = "enable filter format id " ] &&
@@ -323,6 +323,60 @@ check "tracing_on: 0 stops recording, any non-zero number starts it" bash -c '
 	wait_for has_lines "$2" $((c + 10)) && echo 0 > events/demo/demo_tick/enable && [ "$(grep -vc "^#" trace)" = 0 ] &&
 	wr tracing_on 5 | grep -qx "write(1 bytes) = 1" && [ "$(cat tracing_on)" = 1 ] &&
 	wr tracing_on abc | grep -q EINVAL' _ "$D" "$LOG"
+
+# set_event_pid and set_event_notrace_pid as the kernel's (checked on
+# 6.18): sorted, one a line; > clears at the open, >> adds, a write adds
+# all of its numbers or none; kstrtoul(s, 0); 2^30 and more EPERM.
+for f in set_event_pid set_event_notrace_pid; do
+	printf 't\t%s\t5 3 100\\n\n' "$f"
+	printf 'a\t%s\t7 3\\n\n' "$f"
+	printf 'a\t%s\t\\n\n' "$f"
+	printf 'a\t%s\t9 x 10\n' "$f"
+	printf 'a\t%s\t-1\n' "$f"
+	printf 'a\t%s\t08\n' "$f"
+	printf 'a\t%s\t1073741824\n' "$f"
+	printf 'a\t%s\t18446744073709551616\n' "$f"
+	printf 'a\t%s\t+0x10\\t4294967296\n' "$f"
+	printf 'a\t%s\t1073741823\\n017\n' "$f"
+done > "$TMP/pid.in"
+check "set_event_pid, set_event_notrace_pid: empty, mode 0640" bash -c '
+	cd "$1" && [ "$(stat -c "%A %s" set_event_pid set_event_notrace_pid | tr "\n" " ")" = "-rw-r----- 0 -rw-r----- 0 " ] &&
+	[ "$(wc -c < set_event_pid)" = 0 ] && [ "$(wc -c < set_event_notrace_pid)" = 0 ]' _ "$D"
+(cd "$D" && wrs < "$TMP/pid.in") > "$TMP/pid.out" 2>&1
+for i in 1 2; do
+	printf "write(%s bytes) = %s\n" 8 8 4 4 1 1 6 "-1 EINVAL (Invalid argument)" \
+		2 "-1 EINVAL (Invalid argument)" 2 "-1 EINVAL (Invalid argument)" \
+		10 "-1 EPERM (Operation not permitted)" 20 "-1 EINVAL (Invalid argument)" \
+		16 16 14 14
+done > "$TMP/pid.expect"
+check "set_event_pid, set_event_notrace_pid: the kernel's parsing and errnos" \
+	same "$TMP/pid.out" "$TMP/pid.expect"
+check "set_event_pid, set_event_notrace_pid: ascending, once each; > clears first" bash -c '
+	cd "$1" && [ "$(cat set_event_pid | tr "\n" " ")" = "0 3 5 7 15 16 100 1073741823 " ] &&
+	[ "$(cat set_event_notrace_pid | tr "\n" " ")" = "0 3 5 7 15 16 100 1073741823 " ] &&
+	echo > set_event_pid && [ "$(wc -c < set_event_pid)" = 0 ] &&
+	! echo "5,3" > set_event_notrace_pid 2> /dev/null && [ "$(wc -c < set_event_notrace_pid)" = 0 ]' _ "$D"
+
+# (the sample fires its demo events from its main thread, tid = pid;
+# trace_marker is written by the agent thread, and not filtered by the lists)
+check "set_event_pid: events of the listed threads only; notrace: none of them" bash -c '
+	cd "$1" && F=events/demo/demo_request/filter && echo "bytes > 0" > $F &&
+	echo 1 > events/demo/demo_request/enable &&
+	echo "$3" > set_event_pid && echo > trace && wait_for has_lines trace 2 " demo_request: " &&
+	[ "$(cat $F)" = "bytes > 0" ] && [ "$(cat set_event_pid)" = "$3" ] &&
+	echo pidmark > trace_marker && grep -q " tracing_mark_write: pidmark$" trace &&
+	other=$(ls /proc/$3/task | grep -vx "$3" | head -1) && [ -n "$other" ] &&
+	echo "$other" > set_event_pid && echo > trace && c=$(log_lines "$2") &&
+	wait_for has_lines "$2" $((c + 3)) && [ "$(grep -c " demo_request: " trace)" = 0 ] &&
+	echo "$3" >> set_event_pid && wait_for has_lines trace 1 " demo_request: " &&
+	echo > set_event_pid && echo "$3" > set_event_notrace_pid && echo > trace && c=$(log_lines "$2") &&
+	wait_for has_lines "$2" $((c + 3)) && [ "$(grep -c " demo_request: " trace)" = 0 ] &&
+	: > error_log && ! echo "path == /x" > $F 2> /dev/null && cmp "$4/ferr.expect" $F &&
+	grep -qx "                    ^" error_log && echo > trace && c=$(log_lines "$2") &&
+	wait_for has_lines "$2" $((c + 3)) && [ "$(grep -c " demo_request: " trace)" = 0 ] &&
+	echo 0 > $F && [ "$(cat $F)" = none ] && echo > set_event_notrace_pid &&
+	echo > trace && wait_for has_lines trace 1 " demo_request: " &&
+	echo 0 > events/demo/demo_request/enable' _ "$D" "$LOG" "$SP" "$TMP"
 
 check "current_tracer: nop; echo nop > current_tracer works, other tracers EINVAL" bash -c '
 	cd "$1" && [ "$(cat current_tracer)" = nop ] && [ "$(cat available_tracers)" = nop ] &&

@@ -95,6 +95,8 @@ static const struct mentry pid_entries[] = {
 	{ "per_cpu", MK_PER_CPU },
 	{ "saved_cmdlines", MK_SAVED_CMDLINES },
 	{ "set_event", MK_SET_EVENT },
+	{ "set_event_notrace_pid", MK_SET_EVENT_NOTRACE_PID },
+	{ "set_event_pid", MK_SET_EVENT_PID },
 	{ "trace", MK_TRACE },
 	{ "trace_clock", MK_TRACE_CLOCK },
 	{ "trace_marker", MK_TRACE_MARKER },
@@ -697,6 +699,11 @@ int mount_file_text(struct mfile *f, char **text, size_t *len)
 		err = utrace__ctl_error_log(c, &t);
 		err = take_text(&b, t, err);
 		break;
+	case MK_SET_EVENT_PID:
+	case MK_SET_EVENT_NOTRACE_PID:
+		err = utrace__ctl_event_pid_text(c, m->kind == MK_SET_EVENT_NOTRACE_PID, &t);
+		err = take_text(&b, t, err);
+		break;
 	case MK_EVENTS_ENABLE:
 	case MK_SYS_ENABLE:
 	case MK_EV_ENABLE:
@@ -749,12 +756,16 @@ static int truncate_action(const struct mnode *m)
 	int err;
 
 	if (m->kind != MK_SET_EVENT && m->kind != MK_TRACE && m->kind != MK_ERROR_LOG &&
-	    m->kind != MK_CPU_TRACE)
+	    m->kind != MK_CPU_TRACE && m->kind != MK_SET_EVENT_PID &&
+	    m->kind != MK_SET_EVENT_NOTRACE_PID)
 		return 0;
 	if (mount_ctl(m, &c) < 0)
 		return -ENOENT;
 	if (m->kind == MK_SET_EVENT)
 		err = utrace__ctl_clear_events(c);       /* ftrace_event_set_open() */
+	else if (m->kind == MK_SET_EVENT_PID || m->kind == MK_SET_EVENT_NOTRACE_PID)
+		/* ftrace_event_set_pid_open() */
+		err = utrace__ctl_event_pid_clear(c, m->kind == MK_SET_EVENT_NOTRACE_PID);
 	else if (m->kind == MK_TRACE || m->kind == MK_CPU_TRACE) {
 		/* tracing_open(): one buffer for all CPUs, all of it */
 		err = utrace__ctl_clear_buffer(c);
@@ -980,6 +991,25 @@ static long write_marker(const struct mnode *m, const char *buf, size_t len)
 	return err;
 }
 
+/*
+ * set_event_pid, set_event_notrace_pid: ftrace_event_pid_write().  A write
+ * longer than a request holds is taken up to its last white space there
+ * (a short write; the writer sends the rest as the next).
+ */
+static long write_event_pid(struct utrace__ctl *c, int notrace, const char *buf, size_t len)
+{
+	size_t n = len;
+
+	if (n > UTRACE_CTL_EVENT_PID_MAX) {
+		n = UTRACE_CTL_EVENT_PID_MAX;
+		while (n && !isspace((unsigned char)buf[n - 1]))
+			n--;
+		if (!n)
+			return -EINVAL;     /* a number far longer than the kernel's 127 bytes */
+	}
+	return utrace__ctl_event_pid_add(c, notrace, buf, n);
+}
+
 long mount_file_write(struct mfile *f, const char *buf, size_t len)
 {
 	const struct mnode *m = &f->m;
@@ -1003,6 +1033,8 @@ long mount_file_write(struct mfile *f, const char *buf, size_t len)
 	case MK_TRACE_OPTIONS:
 	case MK_OPTION:
 	case MK_SET_EVENT:
+	case MK_SET_EVENT_PID:
+	case MK_SET_EVENT_NOTRACE_PID:
 	case MK_TRACING_ON:
 	case MK_BUFFER_SIZE_KB:
 	case MK_CPU_BUFFER_SIZE_KB:
@@ -1020,6 +1052,10 @@ long mount_file_write(struct mfile *f, const char *buf, size_t len)
 	switch (m->kind) {
 	case MK_SET_EVENT:
 		ret = write_set_event(c, buf, len);
+		break;
+	case MK_SET_EVENT_PID:
+	case MK_SET_EVENT_NOTRACE_PID:
+		ret = write_event_pid(c, m->kind == MK_SET_EVENT_NOTRACE_PID, buf, len);
 		break;
 	case MK_TRACING_ON:     /* rb_simple_write(): any number, non-zero is on */
 		err = mount_kstrtoul_user(buf, len, &v);
