@@ -45,8 +45,12 @@ int main(int argc, char **argv)
 		}
 		trace_pfmt_sym(fn, fn + 4);
 	}
-	if (argc > 3 && !strcmp(argv[3], "hold"))
+	if (argc > 3 && !strcmp(argv[3], "hold")) {
+		/* the tests' cue: every event has fired */
+		printf("fired\n");
+		fflush(stdout);
 		for (;;)
 			pause();
+	}
 	return 0;
 }

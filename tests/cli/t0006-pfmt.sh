@@ -64,10 +64,11 @@ check "a dlopen()ed library's functions are named in a recording" dlopened
 export UTRACE_RUNTIME_DIR="$TMP/run"
 HP=
 trap '[ -n "$HP" ] && kill "$HP" 2> /dev/null; rm -rf "$TMP"' EXIT
-UTRACE_EVENTS='pfmt:*' "$DEMO" 1 "$LIB" hold 2> "$TMP/hold.err" &
+UTRACE_EVENTS='pfmt:*' "$DEMO" 1 "$LIB" hold > "$TMP/hold.out" 2> "$TMP/hold.err" &
 HP=$!
 shown() {
 	wait_traceable "$HP" "$TMP/hold.err" &&
+	wait_for grep -qx fired "$TMP/hold.out" &&
 	"$UTRACE" show -p "$HP" > "$TMP/show.txt" 2> "$TMP/err" &&
 	grep -v '^#' "$TMP/show.txt" | sed 's/.*: pfmt_/pfmt_/' > "$TMP/b" &&
 	same "$TMP/b" "$TMP/a" || { cat "$TMP/show.txt" "$TMP/err" >&2; false; }
