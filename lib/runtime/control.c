@@ -387,7 +387,24 @@ static int compile_program(const struct utrace__event_state *st, const char *exp
 	if (!s)
 		return 0;
 	if (expr && pred) {
-		if (asprintf(&both, "(%s) && (%s)", expr, pred) < 0)
+		/* The kernel takes a dangling "&&", "||" or "!" at the end
+		 * ("common_pid == 1 &&"), and so does the compiler, but not
+		 * inside parentheses: joined without it. */
+		size_t n = strlen(expr);
+
+		for (;;) {
+			while (n && (expr[n - 1] == ' ' || expr[n - 1] == '\t' ||
+				     expr[n - 1] == '\n'))
+				n--;
+			if (n >= 2 && (!strncmp(expr + n - 2, "&&", 2) ||
+				       !strncmp(expr + n - 2, "||", 2)))
+				n -= 2;
+			else if (n && expr[n - 1] == '!')
+				n--;
+			else
+				break;
+		}
+		if (asprintf(&both, "(%.*s) && (%s)", (int)n, expr, pred) < 0)
 			return -ENOMEM;
 		s = both;
 	}
