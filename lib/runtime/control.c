@@ -1328,7 +1328,8 @@ int utrace__control_event_pid(uint32_t which, int32_t action, const char *buf, s
 	v = malloc(cap * sizeof(*v));
 	if (!v)
 		return -ENOMEM;
-	memcpy(v, pid_list[which], pid_nr[which] * sizeof(*v));
+	if (pid_nr[which])               /* (an empty list is NULL) */
+		memcpy(v, pid_list[which], pid_nr[which] * sizeof(*v));
 	nr = pid_nr[which];
 	while (i < len) {
 		size_t s;

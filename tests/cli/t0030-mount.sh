@@ -59,7 +59,7 @@ export -f wr wrs
 # The sample logs each demo_request it fires in $LOG: the checks wait on
 # that (wait_for, lib.sh) rather than sleep a guessed time.
 LOG="$TMP/sample.log"
-"$SAMPLE" --run 0 --log "$LOG" > /dev/null 2>&1 &
+"$SAMPLE" --run 0 --log "$LOG" > /dev/null 2> "$TMP/sample.err" &
 SP=$!
 pids+=("$SP")
 wait_traceable "$SP" "$TMP/sample.err"
@@ -517,4 +517,8 @@ check "fusermount3 -u DIR unmounts a detached utrace mount" bash -c '
 	"$1" mount "$2" && [ -d "$2/$3" ] && fusermount3 -u "$2" &&
 	! grep -q " $2 fuse" /proc/self/mounts' _ "$UTRACE" "$MNT" "$SP"
 
+# what the program said (a sanitizer's report), when anything failed
+if [ "$failed" -ne 0 ] && [ -s "$TMP/sample.err" ]; then
+	sed 's/^/# the sample: /' "$TMP/sample.err" | head -n 60
+fi
 done_testing
