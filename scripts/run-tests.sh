@@ -35,6 +35,12 @@ run() {
 	local p f
 	p=$(python3 -c 'import json,sys; print(sum(1 for l in open(sys.argv[1]) if json.loads(l)["result"] in ("OK","SKIP","EXPECTEDFAIL")))' "$json")
 	f=$(python3 -c 'import json,sys; print(sum(1 for l in open(sys.argv[1]) if json.loads(l)["result"] not in ("OK","SKIP","EXPECTEDFAIL")))' "$json")
+	# a log that cannot be read hides nothing: it counts as a failure
+	if ! [[ "$p" =~ ^[0-9]+$ && "$f" =~ ^[0-9]+$ ]]; then
+		echo "$name: cannot read $json: counted as one failure"
+		p=0
+		f=1
+	fi
 	passed=$((passed + p))
 	failed=$((failed + f))
 }
