@@ -301,34 +301,27 @@ static void header(FILE *out, uint64_t in_buffer, uint64_t written, bool irq_inf
 {
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 
-	if (!irq_info) {
-		/* print_func_help_header() */
-		fprintf(out,
-			"# tracer: nop\n"
-			"#\n"
-			"# entries-in-buffer/entries-written: %llu/%llu   #P:%ld\n"
-			"#\n"
-			"#           TASK-PID     CPU#     TIMESTAMP  FUNCTION\n"
-			"#              | |         |         |         |\n",
-			(unsigned long long)in_buffer, (unsigned long long)written,
-			cpus > 0 ? cpus : 1);
-		return;
-	}
 	fprintf(out,
 		"# tracer: nop\n"
 		"#\n"
 		"# entries-in-buffer/entries-written: %llu/%llu   #P:%ld\n"
-		"#\n"
-		"#                                _-----=> irqs-off/BH-disabled\n"
-		"#                               / _----=> need-resched\n"
-		"#                              | / _---=> hardirq/softirq\n"
-		"#                              || / _--=> preempt-depth\n"
-		"#                              ||| / _-=> migrate-disable\n"
-		"#                              |||| /     delay\n"
-		"#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n"
-		"#              | |         |   |||||     |         |\n",
+		"#\n",
 		(unsigned long long)in_buffer, (unsigned long long)written,
 		cpus > 0 ? cpus : 1);
+	if (!irq_info) {
+		/* print_func_help_header() */
+		fputs("#           TASK-PID     CPU#     TIMESTAMP  FUNCTION\n"
+		      "#              | |         |         |         |\n", out);
+		return;
+	}
+	fputs("#                                _-----=> irqs-off/BH-disabled\n"
+	      "#                               / _----=> need-resched\n"
+	      "#                              | / _---=> hardirq/softirq\n"
+	      "#                              || / _--=> preempt-depth\n"
+	      "#                              ||| / _-=> migrate-disable\n"
+	      "#                              |||| /     delay\n"
+	      "#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n"
+	      "#              | |         |   |||||     |         |\n", out);
 }
 
 static int page_push(struct utrace__live_pages *to, const struct utrace__live_page *lp)

@@ -789,17 +789,24 @@ int mount_file_truncate(const struct mnode *m)
 	return truncate_action(m);
 }
 
+/* A write of 0 or 1 (kstrtoul_from_user()), else EINVAL: the enable
+ * files' and the options' grammar. */
+static int kstrto01(const char *buf, size_t len, unsigned long long *v)
+{
+	int err = mount_kstrtoul_user(buf, len, v);
+
+	return err < 0 ? err : *v > 1 ? -EINVAL : 0;
+}
+
 /* event_enable_write(), system_enable_write(): 0 or 1, else EINVAL. */
 static long write_enable(const struct mnode *m, struct utrace__ctl *c, const char *buf,
 			 size_t len)
 {
 	unsigned long long v;
-	int err = mount_kstrtoul_user(buf, len, &v);
+	int err = kstrto01(buf, len, &v);
 
 	if (err < 0)
 		return err;
-	if (v > 1)
-		return -EINVAL;
 	if (m->kind == MK_EV_ENABLE) {
 		err = utrace__ctl_enable(c, m->evid, (int)v);
 		if (err == -ENOENT)
@@ -948,12 +955,10 @@ static long write_option(struct utrace__ctl *c, const struct mnode *m, const cha
 			 size_t len)
 {
 	unsigned long long v;
-	int err = mount_kstrtoul_user(buf, len, &v);
+	int err = kstrto01(buf, len, &v);
 
 	if (err < 0)
 		return err;
-	if (v > 1)
-		return -EINVAL;
 	/* trace_options_write(): a tracer's option is asked only to change */
 	if (topts[m->evid].flags & OPT_NOP) {
 		uint64_t opts = mount_opts_get(m->pid, m->start, opts_default());
