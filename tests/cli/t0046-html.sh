@@ -138,9 +138,31 @@ if hits < 50:
 print('# %d pixels of the events colours in the timeline' % hits)
 EOF
 }
+# pick_event K: the page opened at #event=K picks event K as a click does;
+# its side panel holds script's line K (without the flags column) and the
+# fields of script --fields, one a line
+pick_event() {
+	chrome --dump-dom "file://$TMP/s.dat.html#event=$1" > "$TMP/pick.dom" &&
+	"$UTRACE" script --fields -i "$TMP/s.dat" > "$TMP/s.fields" 2> "$TMP/err" &&
+	python3 - "$TMP/pick.dom" "$TMP/s.dat.script" "$TMP/s.fields" "$1" <<'EOF'
+import html, re, sys
+dom, script, fields, k = open(sys.argv[1]).read(), sys.argv[2], sys.argv[3], int(sys.argv[4])
+m = re.search(r'<div id="ut-side">(.*?)</div>', dom, re.S)
+side = html.unescape(m.group(1)).split('\n') if m else ['']
+want = re.sub(r'^(.*?\[\d{3}\]) \S{5} ', r'\1  ', open(script).read().split('\n')[k])
+if side[0] != want:
+    sys.exit('# side panel: %r\n# script:     %r' % (side[0], want))
+f = open(fields).read().split('\n')[k].split(': ', 2)[-1]
+got = ' '.join(l.strip() for l in side[side.index('fields:') + 1:] if l.strip()) \
+    if 'fields:' in side else None
+if got != f:
+    sys.exit('# side panel fields: %r\n# script --fields:   %r' % (got, f))
+EOF
+}
 if [ -z "$CHROMIUM" ]; then
 	skip "Chromium draws the page" "chromium is not installed (apt-get install chromium)"
 	skip "Chromium screenshot" "chromium is not installed"
+	skip "a click shows the event" "chromium is not installed"
 else
 	mkdir -p "$TMP/home"
 	check "Chromium runs the page: all events, every slice in the histogram" \
@@ -151,6 +173,7 @@ else
 	else
 		skip "Chromium screenshot" "python3-pil is missing (apt-get install python3-pil)"
 	fi
+	check "a click on an event shows its script line and its fields" pick_event 5
 	check "Chromium, 100000 events" \
 		dom_summary "$TMP/big.dat.html" 100000 0
 fi
