@@ -682,7 +682,7 @@ static int pair(struct conv *cv, const struct fmt_info *fi, const struct utrace_
 		memset(&k, 0, sizeof(k));
 		k.spec = (uint32_t)j;
 		k.pid = it->proc->pid;
-		if (ek->ok && ek->offset + ek->size <= it->len) {
+		if (ek->ok && (uint64_t)ek->offset + ek->size <= it->len) {
 			int64_t b;
 
 			k.key = utrace__read_num(it->rec + ek->offset, (int)ek->size);
@@ -690,7 +690,7 @@ static int pair(struct conv *cv, const struct fmt_info *fi, const struct utrace_
 			if (b >= 0 && (r = add_slice(cv, (uint32_t)j, (uint32_t)b, idx)) < 0)
 				return r;
 		}
-		if (bk->ok && bk->offset + bk->size <= it->len) {
+		if (bk->ok && (uint64_t)bk->offset + bk->size <= it->len) {
 			struct hnode *e;
 			bool added;
 
