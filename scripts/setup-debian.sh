@@ -13,8 +13,10 @@ pkgs=(
 for arg in "$@"; do
 	case $arg in
 	--bench) pkgs+=(valgrind liblttng-ust-dev lttng-tools binutils babeltrace2) ;;
-	# the kernel's own ftracetest, run by t0032 (from the kernel source)
-	--tests) pkgs+=(linux-source) ;;
+	# the kernel's own ftracetest, run by t0032 (from the kernel source);
+	# t0046: the html export in headless Chromium, the trace.dat export in
+	# KernelShark under Xvfb, their screenshots read with PIL
+	--tests) pkgs+=(linux-source chromium xvfb xauth kernelshark imagemagick python3-pil) ;;
 	*) echo "setup-debian.sh: unknown option '$arg' (--bench, --tests)" >&2; exit 2 ;;
 	esac
 done

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * utrace convert: export a trace file for other tools.  Only trace.dat
- * for now (lib/reader/export-tracedat.c); Perfetto and CTF will sit beside it.
+ * utrace convert: export a trace file for other tools: trace.dat
+ * (lib/reader/export-tracedat.c) and a page for a browser
+ * (lib/reader/export-html.c); Perfetto and CTF will sit beside them.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -14,7 +15,8 @@
 #include "export.h"
 
 static const char usage_text[] =
-	"usage: utrace convert [-i FILE] -o OUT [--format trace.dat]\n"
+	"usage: utrace convert [-i FILE] -o OUT [--format trace.dat|html]\n"
+	"                      [--slice BEGIN.FIELD:END.FIELD]...\n"
 	"\n"
 	"Export a trace file for other tools.\n"
 	"\n"
@@ -22,6 +24,13 @@ static const char usage_text[] =
 	"  -o, --output OUT    the file to write\n"
 	"  -f, --format FMT    trace.dat (default): trace-cmd's file, version 7,\n"
 	"                      for 'trace-cmd report -i OUT' and KernelShark\n"
+	"                      html: one page for a browser, nothing fetched: a\n"
+	"                      timeline per thread, each event's line and fields\n"
+	"      --slice BEGIN.FIELD:END.FIELD\n"
+	"                      (html) a bar from each BEGIN event to the next END\n"
+	"                      event of the same process whose END.FIELD equals its\n"
+	"                      BEGIN.FIELD, and their latency histogram; again for\n"
+	"                      more (sample:req_start.id:sample:req_end.id)\n"
 	"  -h, --help          show this text\n";
 
 int cmd_convert(int argc, char **argv)
@@ -30,11 +39,14 @@ int cmd_convert(int argc, char **argv)
 		{ "input", required_argument, NULL, 'i' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "format", required_argument, NULL, 'f' },
+		{ "slice", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *input = "utrace.dat", *output = NULL, *format = "trace.dat";
 	struct utrace__tf *tf = NULL;
+	const char *slices[64];
+	size_t nr_slices = 0;
 	struct stat si, so;
 	int c, status;
 
@@ -51,6 +63,11 @@ int cmd_convert(int argc, char **argv)
 		case 'f':
 			format = optarg;
 			break;
+		case 'S':
+			if (nr_slices == sizeof(slices) / sizeof(slices[0]))
+				return usage_error("convert", "%s", "more than 64 --slice");
+			slices[nr_slices++] = optarg;
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			return 0;
@@ -62,8 +79,11 @@ int cmd_convert(int argc, char **argv)
 	}
 	if (optind < argc)
 		return usage_error("convert", "unexpected argument '%s'", argv[optind]);
-	if (strcmp(format, "trace.dat"))
-		return usage_error("convert", "unknown format '%s' (there is trace.dat)", format);
+	if (strcmp(format, "trace.dat") && strcmp(format, "html"))
+		return usage_error("convert", "unknown format '%s' (there are trace.dat, html)",
+				   format);
+	if (nr_slices && strcmp(format, "html"))
+		return usage_error("convert", "%s", "--slice is for --format html");
 	if (!output)
 		return usage_error("convert", "%s", "no output file: give -o OUT");
 	/* writing over the input would pull the file from under the reader */
@@ -79,7 +99,10 @@ int cmd_convert(int argc, char **argv)
 		utrace__tf_close(tf);
 		return 1;
 	}
-	status = utrace__export_tracedat(tf, output);
+	if (!strcmp(format, "html"))
+		status = utrace__export_html(tf, output, slices, nr_slices);
+	else
+		status = utrace__export_tracedat(tf, output);
 	utrace__tf_close(tf);
 	return status;
 }
