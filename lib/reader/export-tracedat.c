@@ -621,6 +621,10 @@ static void put_cmdlines(struct conv *cv, struct utrace__obuf *b)
 	for (i = 0; (p = utrace__tf_process(cv->tf, i)); i++)
 		if (p->comm && p->comm[0])
 			put_cmdline(b, p->pid, p->comm);
+	/* the tasks kernel events name */
+	for (i = 0; (t = utrace__tf_ktask(cv->tf, i)); i++)
+		if (t->comm && t->comm[0])
+			put_cmdline(b, t->tid, t->comm);
 	if (!b->nomem)
 		le(b->p + at, b->len - at - 8, 8);
 }

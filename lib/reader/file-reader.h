@@ -138,6 +138,17 @@ const struct utrace__tf_thread *utrace__tf_thread(const struct utrace__tf *tf,
 						  size_t i) UTRACE_HIDDEN;
 struct utrace__tf_format *utrace__tf_format(const struct utrace__tf *tf,
 					    size_t i) UTRACE_HIDDEN;
+/*
+ * Kernel events (KFORMAT, KPAGE, KTASK records) come out of the merged
+ * stream as any other: their format's proc is the kernel (pid 0, comm
+ * "kernel", in no list), their item's proc and thread the task of their
+ * common_pid (tid: common_pid, proc->pid: its thread group when a KTASK
+ * gave it, comm: the KTASK's name or "").  The tasks, in no order; NULL
+ * past the last.  And the number of kernel events.
+ */
+const struct utrace__tf_thread *utrace__tf_ktask(const struct utrace__tf *tf,
+						 size_t i) UTRACE_HIDDEN;
+uint64_t utrace__tf_nr_kernel_events(const struct utrace__tf *tf) UTRACE_HIDDEN;
 /* The format of event 'id' in process 'proc', or NULL. */
 struct utrace__tf_format *utrace__tf_find_format(const struct utrace__tf *tf,
 						 const struct utrace__tf_process *proc,

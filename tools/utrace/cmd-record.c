@@ -41,6 +41,7 @@
 #include "cmds.h"
 #include "live.h"
 #include "live-pool.h"
+#include "kevents.h"
 
 #define MAX_PROCS 256
 
@@ -83,6 +84,9 @@ struct record_opts {
 	pid_t *pids;             /* -p: attach to these running processes */
 	size_t nr_pids;
 	int all;                 /* -a: to every traceable process of ours */
+	char **kevents;          /* the -e entries of kernel events */
+	size_t nr_kevents;
+	bool user_none;          /* -e had kernel entries only */
 };
 
 static struct proc procs[MAX_PROCS];
@@ -129,7 +133,11 @@ static const char record_usage[] =
 	"                       another user to record that user's processes)\n"
 	"  -e, --event EVENTS   events to switch on, in the kernel's set_event syntax\n"
 	"                       (sys:event, sys:*, *:event, !...); may repeat;\n"
-	"                       default: all (*:*)\n"
+	"                       default: all (*:*).  An entry whose system is one of\n"
+	"                       the kernel's (sched:sched_switch, sched:*) records\n"
+	"                       kernel events of the traced processes and their\n"
+	"                       children (root); kernel:SYS:EVENT and user:SYS:EVENT\n"
+	"                       say which is meant\n"
 	"  -f, --filter EVENT:EXPR  record only the events of EVENT (sys:event, sys:*,\n"
 	"                       event) for which EXPR, in the kernel's filter\n"
 	"                       language, holds, from the first one on; may repeat\n"
@@ -800,11 +808,39 @@ static int receive(struct proc *p)
 	return alive;
 }
 
+/*
+ * Take the kernel's entries out of -e (kevents.h says how they are told
+ * apart); with only kernel entries, the programs record none of theirs.
+ */
+static int split_kernel_events(struct record_opts *o)
+{
+	size_t i, n = 0;
+
+	if (!o->nr_events)
+		return 0;
+	o->kevents = calloc(o->nr_events, sizeof(*o->kevents));
+	if (!o->kevents)
+		return -1;
+	for (i = 0; i < o->nr_events; i++) {
+		const char *e = o->events[i];
+
+		if (kev_is_kernel(&e))
+			o->kevents[o->nr_kevents++] = (char *)e;
+		else
+			o->events[n++] = (char *)e;
+	}
+	o->nr_events = n;
+	o->user_none = o->nr_kevents && !n;
+	return 0;
+}
+
 static char *join_events(const struct record_opts *o)
 {
 	size_t len = 1, i;
 	char *s;
 
+	if (o->user_none)
+		return strdup("!*:*");
 	if (!o->nr_events)
 		return strdup("*:*");
 	for (i = 0; i < o->nr_events; i++)
@@ -1149,10 +1185,23 @@ int cmd_record(int argc, char **argv)
 	uint64_t deadline = 0, stop_deadline = 0, next_clock = 0, first_clock;
 	uint64_t start_ns = utrace__mono_ns(), next_status = 0;
 	bool tty = isatty(STDERR_FILENO);
+	struct kev *kev = NULL;
+	unsigned long long kernel_events = 0;
+	int gate[2] = { -1, -1 };
 
 	first = parse_opts(argc, argv, &o);
 	if (first < 0)
 		return 129;
+	if (split_kernel_events(&o) < 0)
+		return 1;
+	if (o.nr_kevents && kev_unavailable()) {
+		/* the programs' events are recorded all the same */
+		fprintf(stderr, "utrace record: %s%s\n", kev_unavailable(),
+			o.nr_events ? "; recording the utrace events only" : "");
+		if (!o.nr_events)
+			return 1;
+		o.nr_kevents = 0;
+	}
 	if (!runtime_dir(dir, sizeof(dir)))
 		return 1;
 	snprintf(sock_path, sizeof(sock_path), "%s/record-%d.sock", dir, (int)getpid());
@@ -1176,6 +1225,13 @@ int cmd_record(int argc, char **argv)
 		return 1;
 	}
 	first_clock = write_clock_point();
+	if (o.nr_kevents && !(kev = kev_start(&out, o.kevents, o.nr_kevents))) {
+		close(lsock);
+		unlink(sock_path);
+		utrace__tfw_close(&out);
+		unlink(o.output);
+		return 1;
+	}
 
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGINT);
@@ -1195,7 +1251,10 @@ int cmd_record(int argc, char **argv)
 		int r = attach_all(&o, sock_path, events);
 
 		free(events);
+		if (!r && kev && kev_set_pids(kev, o.pids, o.nr_pids) < 0)
+			r = 1;
 		if (r) {
+			kev_stop(kev);
 			close(lsock);
 			unlink(sock_path);
 			utrace__tfw_close(&out);
@@ -1207,9 +1266,23 @@ int cmd_record(int argc, char **argv)
 		goto loop;
 	}
 	filters = o.nr_filters ? join_filters(&o) : NULL;
+	/* With kernel events, the command waits for its pid to be in the
+	 * kernel's set_event_pid before it runs. */
+	if (kev && pipe2(gate, O_CLOEXEC) < 0) {
+		fprintf(stderr, "utrace record: cannot make a pipe: %s\n", strerror(errno));
+		gate[0] = gate[1] = -1;
+	}
 	child = fork();
 	if (child == 0) {
 		sigprocmask(SIG_UNBLOCK, &mask, NULL);
+		if (gate[0] >= 0) {
+			char c;
+
+			close(gate[1]);
+			while (read(gate[0], &c, 1) < 0 && errno == EINTR)
+				;
+			close(gate[0]);
+		}
 		setenv("UTRACE_RECORD", sock_path, 1);
 		setenv("UTRACE_EVENTS", events, 1);
 		setenv("UTRACE_BUFFER_SIZE", size_str, 1);
@@ -1226,8 +1299,22 @@ int cmd_record(int argc, char **argv)
 	ev_copy = events;
 	parse_rec_events(ev_copy);
 	free(filters);
+	if (child > 0 && kev) {
+		pid_t cp = child;
+
+		close(gate[0]);
+		if (kev_set_pids(kev, &cp, 1) < 0) {
+			kill(child, SIGKILL);
+			waitpid(child, NULL, 0);
+			child = -1;
+			errno = EPERM;
+		}
+		close(gate[1]);          /* the command runs now */
+	}
 	if (child < 0) {
-		fprintf(stderr, "utrace record: cannot fork: %s\n", strerror(errno));
+		if (!kev)
+			fprintf(stderr, "utrace record: cannot fork: %s\n", strerror(errno));
+		kev_stop(kev);
 		unlink(sock_path);
 		return 1;
 	}
@@ -1332,6 +1419,8 @@ loop:
 			busy |= drain(&procs[i]);
 			copy_calib(&procs[i], false);
 		}
+		if (kev)
+			kev_poll(kev);
 		/* Calibration points along the way: a file cut short
 		 * converts with the rate measured up to its last one. */
 		if (utrace__mono_ns() >= next_clock)
@@ -1358,6 +1447,8 @@ loop:
 			finish(&procs[i]);
 		}
 	}
+	if (kev)
+		kernel_events = kev_stop(kev);
 	write_clock_point();
 	close(lsock);
 	unlink(sock_path);
@@ -1365,6 +1456,8 @@ loop:
 		fprintf(stderr, "utrace record: cannot write '%s': %s; the file is cut at "
 			"byte %llu (what comes before is readable)\n", o.output,
 			strerror(out.error), (unsigned long long)out.bytes);
+	if (kev)
+		fprintf(stderr, "utrace record: %llu kernel events\n", kernel_events);
 	fprintf(stderr, "utrace record: %llu events written, %llu lost, %d process%s, "
 		"%.1f MB, '%s'%s\n", total_written, total_lost, nr_processes,
 		nr_processes == 1 ? "" : "es", out.bytes / 1e6, o.output,
@@ -1395,6 +1488,7 @@ loop:
 		fprintf(stderr, "utrace record: '%s' exited with status %d\n", argv[first],
 			WEXITSTATUS(status));
 	free(o.events);
+	free(o.kevents);
 	free(o.pids);
 	free(ev_copy);
 	free(rec_ev);
