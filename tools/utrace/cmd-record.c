@@ -705,6 +705,9 @@ static void explain_events(const char *cmd, const char *path)
 	if (bad)
 		fprintf(stderr, "utrace record: the events %s: utrace script --list -i '%s'\n",
 			nr_processes == 1 ? "it has" : "they have", path);
+	if (bad && kev_cannot_tell())
+		fprintf(stderr, "utrace record: if an entry names kernel events "
+			"(kernel:SYS:EVENT): %s\n", kev_cannot_tell());
 }
 
 /*

@@ -89,6 +89,9 @@ const char *kev_unavailable(void)
 	return NULL;
 }
 
+/* kev_is_kernel() could not look into tracefs's events/ (not root) */
+static bool cannot_tell;
+
 bool kev_is_kernel(const char **entry)
 {
 	const char *e = *entry, *colon;
@@ -117,16 +120,28 @@ bool kev_is_kernel(const char **entry)
 	if (strchr(sys, '/') || !strcmp(sys, ".") || !strcmp(sys, ".."))
 		return false;
 	dir = tracefs_tracing_dir();
-	if (!dir)
+	if (!dir) {
+		cannot_tell = true;
 		return false;
+	}
 	snprintf(path, sizeof(path), "%s/events/%s", dir, sys);
-	return access(path, F_OK) == 0;
+	if (access(path, F_OK) == 0)
+		return true;
+	if (errno != ENOENT)
+		cannot_tell = true;
+	return false;
 }
 
-/* Instances of recorders whose process is gone. */
+const char *kev_cannot_tell(void)
+{
+	return cannot_tell ? kev_unavailable() : NULL;
+}
+
+/* Instances of recorders whose process is gone (the pattern is a POSIX
+ * basic regular expression: no +). */
 static void remove_stale(void)
 {
-	char **names = tracefs_instances("^" INSTANCE_PREFIX "[0-9]+$");
+	char **names = tracefs_instances("^" INSTANCE_PREFIX "[0-9][0-9]*$");
 	size_t i;
 
 	for (i = 0; names && names[i]; i++) {

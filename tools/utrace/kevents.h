@@ -22,6 +22,9 @@ struct kev;
  * is the programs'.
  */
 bool kev_is_kernel(const char **entry);
+/* Why kev_is_kernel() could not tell an entry without a prefix (tracefs
+ * not readable here: it took it for the programs'), or NULL. */
+const char *kev_cannot_tell(void);
 
 /* Why kernel events cannot be recorded here, or NULL when they can (the
  * tracefs directory mounted, if root, and writable). */
