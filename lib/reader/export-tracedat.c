@@ -406,9 +406,10 @@ static int pass(struct conv *cv)
 		if (!item.format) {
 			if (!item.format_rejected)
 				problem(cv, "'%s': record at offset %llu: event at offset %llu: "
-					"pid %u has no FORMAT for event id %u", cv->name,
+					"%s %u has no %s for event id %u", cv->name,
 					(unsigned long long)item.page_offset,
-					(unsigned long long)item.offset, item.proc->pid, item.id);
+					(unsigned long long)item.offset,
+					UTRACE__TF_NO_FORMAT_ARGS(&item));
 			continue;
 		}
 		d = dfmt_get(cv, item.format);

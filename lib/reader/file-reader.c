@@ -550,7 +550,8 @@ static int reject_format(struct utrace__tf *tf, uint64_t off, struct process *pr
 	va_start(ap, fmt);
 	m = vformat(fmt, ap);
 	va_end(ap);
-	bad(tf, off, "FORMAT record: %s", m ? m : "(out of memory)");
+	bad(tf, off, "%s record: %s", pr == tf->kproc ? "KFORMAT" : "FORMAT",
+	    m ? m : "(out of memory)");
 	free(m);
 	return -EBADMSG;
 }
@@ -586,6 +587,9 @@ static int add_format(struct utrace__tf *tf, uint64_t off, struct process *pr, u
 	if (id < pr->nr_by_id && pr->by_id[id]) {
 		if (!strcmp(pr->by_id[id]->text, text))
 			return 0;
+		if (pr == tf->kproc)
+			return reject_format(tf, off, pr, id, id, "a second, different "
+					     "format for kernel event id %u", id);
 		return reject_format(tf, off, pr, id, id, "a second, different format "
 				     "for event id %u of pid %u", id, pid);
 	}
@@ -1644,6 +1648,7 @@ int utrace__tf_iter_next(struct utrace__tf_iter *it, struct utrace__tf_item *ite
 	item->proc = &s->t->proc->pub;
 	item->thread = &s->t->pub;
 	item->page_offset = s->page_off;
+	item->kernel = s->t->proc == it->tf->kproc;
 	if (s->kind == UTRACE__TF_EVENT) {
 		item->id = le16(s->rec);
 		item->format = utrace__tf_find_format(it->tf, item->proc, item->id);
