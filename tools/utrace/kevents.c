@@ -59,14 +59,22 @@ struct kev {
 	unsigned long long events;
 };
 
+/* Once: tracefs_tracing_dir_is_mounted() of libtracefs 1.6 leaks a copy
+ * of the path at each call after the first. */
 static const char *tracing_dir(void)
 {
-	const char *dir = NULL;
+	static const char *dir;
+	static bool looked;
 
-	/* as trace-cmd: mount it when we may */
-	if (tracefs_tracing_dir_is_mounted(geteuid() == 0, &dir) < 0)
-		return NULL;
-	return dir ? dir : tracefs_tracing_dir();
+	if (!looked) {
+		looked = true;
+		/* as trace-cmd: mount it when we may */
+		if (tracefs_tracing_dir_is_mounted(geteuid() == 0, &dir) < 0)
+			dir = NULL;
+		else if (!dir)
+			dir = tracefs_tracing_dir();
+	}
+	return dir;
 }
 
 const char *kev_unavailable(void)
@@ -119,7 +127,7 @@ bool kev_is_kernel(const char **entry)
 	sys[n] = 0;
 	if (strchr(sys, '/') || !strcmp(sys, ".") || !strcmp(sys, ".."))
 		return false;
-	dir = tracefs_tracing_dir();
+	dir = tracing_dir();
 	if (!dir) {
 		cannot_tell = true;
 		return false;
@@ -137,29 +145,42 @@ const char *kev_cannot_tell(void)
 	return cannot_tell ? kev_unavailable() : NULL;
 }
 
-/* Instances of recorders whose process is gone (the pattern is a POSIX
- * basic regular expression: no +). */
+/* Instances of recorders whose process is gone.  (Read from the
+ * directory: tracefs_instances() of libtracefs 1.6 leaks its regex.) */
 static void remove_stale(void)
 {
-	char **names = tracefs_instances("^" INSTANCE_PREFIX "[0-9][0-9]*$");
-	size_t i;
+	const char *dir = tracing_dir();
+	char path[4096];
+	struct dirent *de;
+	DIR *d;
 
-	for (i = 0; names && names[i]; i++) {
-		long pid = strtol(names[i] + strlen(INSTANCE_PREFIX), NULL, 10);
+	if (!dir)
+		return;
+	snprintf(path, sizeof(path), "%s/instances", dir);
+	d = opendir(path);
+	while (d && (de = readdir(d))) {
+		const char *num = de->d_name + strlen(INSTANCE_PREFIX);
 		struct tracefs_instance *in;
+		char *end;
+		long pid;
 
-		if (pid <= 0 || (kill((pid_t)pid, 0) < 0 && errno == ESRCH)) {
-			in = tracefs_instance_alloc(NULL, names[i]);
-			if (in && tracefs_instance_destroy(in) == 0)
-				fprintf(stderr, "utrace record: removed the tracing instance "
-					"'%s' of a recorder that did not end cleanly\n", names[i]);
-			else
-				fprintf(stderr, "utrace record: cannot remove the stale tracing "
-					"instance '%s': %s\n", names[i], strerror(errno));
-			tracefs_instance_free(in);
-		}
+		if (strncmp(de->d_name, INSTANCE_PREFIX, strlen(INSTANCE_PREFIX)) ||
+		    *num < '0' || *num > '9')
+			continue;
+		pid = strtol(num, &end, 10);
+		if (*end || pid <= 0 || !(kill((pid_t)pid, 0) < 0 && errno == ESRCH))
+			continue;
+		in = tracefs_instance_alloc(NULL, de->d_name);
+		if (in && tracefs_instance_destroy(in) == 0)
+			fprintf(stderr, "utrace record: removed the tracing instance '%s' of "
+				"a recorder that did not end cleanly\n", de->d_name);
+		else
+			fprintf(stderr, "utrace record: cannot remove the stale tracing "
+				"instance '%s': %s\n", de->d_name, strerror(errno));
+		tracefs_instance_free(in);
 	}
-	tracefs_list_free(names);
+	if (d)
+		closedir(d);
 }
 
 /* The tasks of process pid (its own pid if it has no task directory),
@@ -490,7 +511,7 @@ unsigned long long kev_stop(struct kev *k)
 int kev_list(const char *glob)
 {
 	const char *why = kev_unavailable();
-	const char *dir = tracefs_tracing_dir();
+	const char *dir = tracing_dir();
 	char **systems, **events;
 	size_t i, j;
 
