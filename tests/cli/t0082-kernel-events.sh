@@ -42,7 +42,7 @@ record() {
 	"$UTRACE" record -o "$TMP/k.dat" "${KEV[@]}" -e 'sample-trace:*' -- "${CMD[@]}" \
 		> /dev/null 2> "$TMP/err" &&
 	grep -q ' 0 lost' "$TMP/err" &&
-	grep -qE '^utrace record: [1-9][0-9]* kernel events$' "$TMP/err" &&
+	grep -qE '^utrace record: [1-9][0-9]* kernel events, 0 lost$' "$TMP/err" &&
 	sed -nE 's/^utrace record: started pid ([0-9]+) .*/\1/p' "$TMP/err" > "$TMP/root"
 }
 check "record kernel and user events of a command that forks" record

@@ -1189,7 +1189,8 @@ int cmd_record(int argc, char **argv)
 	uint64_t start_ns = utrace__mono_ns(), next_status = 0;
 	bool tty = isatty(STDERR_FILENO);
 	struct kev *kev = NULL;
-	unsigned long long kernel_events = 0;
+	unsigned long long kernel_events = 0, kernel_lost = 0;
+	bool kernel_lost_unknown = false;
 	int gate[2] = { -1, -1 };
 
 	first = parse_opts(argc, argv, &o);
@@ -1257,7 +1258,7 @@ int cmd_record(int argc, char **argv)
 		if (!r && kev && kev_set_pids(kev, o.pids, o.nr_pids) < 0)
 			r = 1;
 		if (r) {
-			kev_stop(kev);
+			kev_stop(kev, &kernel_lost, &kernel_lost_unknown);
 			close(lsock);
 			unlink(sock_path);
 			utrace__tfw_close(&out);
@@ -1317,7 +1318,7 @@ int cmd_record(int argc, char **argv)
 	if (child < 0) {
 		if (!kev)
 			fprintf(stderr, "utrace record: cannot fork: %s\n", strerror(errno));
-		kev_stop(kev);
+		kev_stop(kev, &kernel_lost, &kernel_lost_unknown);
 		unlink(sock_path);
 		return 1;
 	}
@@ -1451,7 +1452,7 @@ loop:
 		}
 	}
 	if (kev)
-		kernel_events = kev_stop(kev);
+		kernel_events = kev_stop(kev, &kernel_lost, &kernel_lost_unknown);
 	write_clock_point();
 	close(lsock);
 	unlink(sock_path);
@@ -1460,7 +1461,10 @@ loop:
 			"byte %llu (what comes before is readable)\n", o.output,
 			strerror(out.error), (unsigned long long)out.bytes);
 	if (kev)
-		fprintf(stderr, "utrace record: %llu kernel events\n", kernel_events);
+		fprintf(stderr, "utrace record: %llu kernel events, %llu%s lost%s\n",
+			kernel_events, kernel_lost, kernel_lost_unknown ? " or more" : "",
+			kernel_lost || kernel_lost_unknown ? " (the instance's buffer was "
+			"full: fewer kernel events would keep them)" : "");
 	fprintf(stderr, "utrace record: %llu events written, %llu lost, %d process%s, "
 		"%.1f MB, '%s'%s\n", total_written, total_lost, nr_processes,
 		nr_processes == 1 ? "" : "es", out.bytes / 1e6, o.output,

@@ -57,6 +57,8 @@ struct kev {
 	struct ktask_seen *tasks;
 	size_t nr_tasks, cap_tasks;
 	unsigned long long events;
+	unsigned long long lost;         /* the kernel's stored counts */
+	bool lost_unknown;               /* a page lost events, uncounted */
 };
 
 /* Once: tracefs_tracing_dir_is_mounted() of libtracefs 1.6 leaks a copy
@@ -410,6 +412,14 @@ static void put_page(struct kev *k, int cpu, int n)
 	len = UTRACE_PAGE_HDR + bytes + (word & UTRACE_RB_MISSED_STORED ? 8 : 0);
 	if (len > (size_t)n)
 		len = (size_t)n;
+	if ((word & UTRACE_RB_MISSED_STORED) && UTRACE_PAGE_HDR + bytes + 8 <= (size_t)n) {
+		uint64_t missed;
+
+		memcpy(&missed, (char *)k->buf + UTRACE_PAGE_HDR + bytes, 8);
+		k->lost += missed;
+	} else if (word & UTRACE_RB_MISSED_EVENTS) {
+		k->lost_unknown = true;
+	}
 	utrace__tfw_kpage(k->out, (uint32_t)cpu, k->seq[cpu]++, k->buf, len);
 	utrace__rb_load(&c, k->buf, (uint32_t)n - UTRACE_PAGE_HDR, 0);
 	while (utrace__rb_next(&c, NULL, 0) == UTRACE_RB_EVENT) {
@@ -466,13 +476,15 @@ static bool saved_word(const char *text, uint32_t pid, char *w, size_t wlen)
 	return false;
 }
 
-unsigned long long kev_stop(struct kev *k)
+unsigned long long kev_stop(struct kev *k, unsigned long long *lost, bool *lost_unknown)
 {
 	unsigned long long events;
 	char *cmdlines, *tgids;
 	size_t i;
 	int cpu, n, j;
 
+	*lost = 0;
+	*lost_unknown = false;
 	if (!k)
 		return 0;
 	tracefs_trace_off(k->inst);
@@ -504,6 +516,8 @@ unsigned long long kev_stop(struct kev *k)
 	free(cmdlines);
 	free(tgids);
 	events = k->events;
+	*lost = k->lost;
+	*lost_unknown = k->lost_unknown;
 	destroy(k);
 	return events;
 }

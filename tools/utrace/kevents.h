@@ -43,9 +43,10 @@ struct kev *kev_start(struct utrace__tfw *out, char **entries, size_t nr);
 int kev_set_pids(struct kev *k, const pid_t *pids, size_t nr_pids);
 /* Copy the pages the kernel has filled to the file. */
 void kev_poll(struct kev *k);
-/* Stop, copy what is left, name the tasks, remove the instance; the
- * number of kernel events written. */
-unsigned long long kev_stop(struct kev *k);
+/* Stop, copy what is left, name the tasks, remove the instance (k may
+ * be NULL); the number of kernel events written, and those the kernel
+ * lost (*lost_unknown: some without a count). */
+unsigned long long kev_stop(struct kev *k, unsigned long long *lost, bool *lost_unknown);
 
 /* utrace list --kernel: the kernel's events, "system:event" a line,
  * those matching 'glob' (NULL: all); 0 or 1 (said why). */
