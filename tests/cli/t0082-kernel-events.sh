@@ -23,7 +23,7 @@ grep -qx 'sched:sched_switch' "$T/available_events" ||
 top_state() {
 	local f
 	for f in tracing_on set_event current_tracer trace_clock set_event_pid \
-		options/event-fork; do
+		options/event-fork options/record-tgid buffer_size_kb; do
 		printf '%s: %s\n' "$f" "$(cat "$T/$f" 2> /dev/null | tr '\n' ' ')"
 	done
 }
@@ -48,8 +48,10 @@ record() {
 check "record kernel and user events of a command that forks" record
 
 check "no utrace-record-* instance is left" no_instance_left
-check "the top instance's tracing state is unchanged" \
-	bash -c 'top_state() { local f; for f in tracing_on set_event current_tracer trace_clock set_event_pid options/event-fork; do printf "%s: %s\n" "$f" "$(cat "'"$T"'/$f" 2> /dev/null | tr "\n" " ")"; done; }; top_state > "$0/top-after"; diff -u "$0/top-before" "$0/top-after" >&2' "$TMP"
+top_unchanged() {
+	top_state > "$TMP/top-after" && same "$TMP/top-after" "$TMP/top-before"
+}
+check "the top instance's tracing state is unchanged" top_unchanged
 
 script_out() {
 	"$UTRACE" script -i "$TMP/k.dat" > "$TMP/script" 2> "$TMP/err" && [ ! -s "$TMP/err" ]
@@ -248,4 +250,5 @@ else
 fi
 
 check "still no utrace-record-* instance left" no_instance_left
+check "and the top instance's tracing state is still unchanged" top_unchanged
 done_testing

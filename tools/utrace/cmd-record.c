@@ -1229,13 +1229,6 @@ int cmd_record(int argc, char **argv)
 		return 1;
 	}
 	first_clock = write_clock_point();
-	if (o.nr_kevents && !(kev = kev_start(&out, o.kevents, o.nr_kevents))) {
-		close(lsock);
-		unlink(sock_path);
-		utrace__tfw_close(&out);
-		unlink(o.output);
-		return 1;
-	}
 
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGINT);
@@ -1243,6 +1236,15 @@ int cmd_record(int argc, char **argv)
 	sigaddset(&mask, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	/* (after the signals are blocked: Ctrl-C now still removes the
+	 * kernel's instance) */
+	if (o.nr_kevents && !(kev = kev_start(&out, o.kevents, o.nr_kevents))) {
+		close(lsock);
+		unlink(sock_path);
+		utrace__tfw_close(&out);
+		unlink(o.output);
+		return 1;
+	}
 
 	events = join_events(&o);
 	parse_rec_filters(&o);
