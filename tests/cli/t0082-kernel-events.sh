@@ -171,6 +171,23 @@ explicit() {
 }
 check "kernel: and user: prefixes say which events are meant" explicit
 
+# ftrace-target has sched:* events of its own (the kernel's names)
+TARGET="$UTRACE_BUILD/tests/ftrace-target"
+same_names() {
+	"$UTRACE" record -o "$TMP/t.dat" -e sched:sched_switch --duration 0.5 -- "$TARGET" \
+		> /dev/null 2> "$TMP/err" &&
+	grep -q "'sched:sched_switch' names kernel events and events of pid [0-9]* too: the kernel's were recorded (user:sched:sched_switch records the program's)" "$TMP/err" &&
+	grep -q ' 0 events written' "$TMP/err" &&
+	grep -qE '^utrace record: [1-9][0-9]* kernel events' "$TMP/err" &&
+	"$UTRACE" record -o "$TMP/u.dat" -e user:sched:sched_switch --duration 0.5 \
+		-- "$TARGET" > /dev/null 2> "$TMP/err" &&
+	! grep -q 'kernel events' "$TMP/err" &&
+	grep -qE ' [1-9][0-9]* events written' "$TMP/err" &&
+	"$UTRACE" script -i "$TMP/u.dat" 2> /dev/null | head -1 |
+		grep -q 'sched_switch: prev_comm=ftrace-target'
+}
+check "a name both sides have: the kernel's, said; user: takes the program's" same_names
+
 stale() {
 	local dead
 	true & dead=$!

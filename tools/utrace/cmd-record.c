@@ -113,6 +113,12 @@ static char **rec_flt_text;
 static size_t nr_rec_flt;
 static uint32_t first_pid;
 static char first_comm[17];
+/* The kernel entries without a kernel: prefix, to say when a program has
+ * events of the same name (the kernel's were taken): the first pid. */
+static struct utrace__set_event_match *rec_kev;
+static const char **rec_kev_text;
+static uint32_t *rec_kev_also;
+static size_t nr_rec_kev;
 
 static const char record_usage[] =
 	"usage: utrace record [-e EVENTS]... [--filter EVENT:EXPR]... [-o FILE]\n"
@@ -608,7 +614,7 @@ static void want_symbols(struct proc *p)
 
 /* A process has this event (its format text, "name: NAME\n..."): mark
  * the -e entries that match it. */
-static void note_format(const char *system, const char *text, size_t len)
+static void note_format(uint32_t pid, const char *system, const char *text, size_t len)
 {
 	char name[256];
 	const char *end;
@@ -629,6 +635,23 @@ static void note_format(const char *system, const char *text, size_t len)
 	for (i = 0; i < nr_rec_flt; i++)
 		if (!rec_flt_matched[i] && utrace__set_event_matches(&rec_flt[i], system, name))
 			rec_flt_matched[i] = true;
+	for (i = 0; i < nr_rec_kev; i++)
+		if (!rec_kev_also[i] && rec_kev[i].set &&
+		    utrace__set_event_matches(&rec_kev[i], system, name))
+			rec_kev_also[i] = pid;
+}
+
+/* A kernel entry that a program's events match too: said once. */
+static void explain_kernel_names(void)
+{
+	size_t i;
+
+	for (i = 0; i < nr_rec_kev; i++)
+		if (rec_kev_also[i])
+			fprintf(stderr, "utrace record: '%s' names kernel events and events "
+				"of pid %u too: the kernel's were recorded (user:%s records "
+				"the program's)\n", rec_kev_text[i], rec_kev_also[i],
+				rec_kev_text[i]);
 }
 
 /* The -e entries of a command, to check them against its events. */
@@ -797,7 +820,7 @@ static int receive(struct proc *p)
 
 			if (sl + 1 < rest && memchr(sys + sl + 1, 0, rest - sl - 1)) {
 				utrace__tfw_format(&out, p->pid, buf->f.id, sys, sys + sl + 1);
-				note_format(sys, sys + sl + 1, rest - sl - 1);
+				note_format(p->pid, sys, sys + sl + 1, rest - sl - 1);
 				/* (not for the runtime's ftrace:print, whose
 				 * %ps the printer never shows: the kernel's
 				 * tracing_mark_write line) */
@@ -824,13 +847,22 @@ static int split_kernel_events(struct record_opts *o)
 	o->kevents = calloc(o->nr_events, sizeof(*o->kevents));
 	if (!o->kevents)
 		return -1;
+	rec_kev = calloc(o->nr_events, sizeof(*rec_kev));
+	rec_kev_text = calloc(o->nr_events, sizeof(*rec_kev_text));
+	rec_kev_also = calloc(o->nr_events, sizeof(*rec_kev_also));
+	if (!rec_kev || !rec_kev_text || !rec_kev_also)
+		return -1;
 	for (i = 0; i < o->nr_events; i++) {
 		const char *e = o->events[i];
+		bool prefixed = !strncmp(e, "kernel:", 7);
 
-		if (kev_is_kernel(&e))
-			o->kevents[o->nr_kevents++] = (char *)e;
-		else
+		if (!kev_is_kernel(&e)) {
 			o->events[n++] = (char *)e;
+			continue;
+		}
+		o->kevents[o->nr_kevents++] = (char *)e;
+		if (!prefixed && !utrace__parse_set_event(e, strlen(e), &rec_kev[nr_rec_kev]))
+			rec_kev_text[nr_rec_kev++] = e;
 	}
 	o->nr_events = n;
 	o->user_none = o->nr_kevents && !n;
@@ -1462,6 +1494,7 @@ loop:
 		fprintf(stderr, "utrace record: cannot write '%s': %s; the file is cut at "
 			"byte %llu (what comes before is readable)\n", o.output,
 			strerror(out.error), (unsigned long long)out.bytes);
+	explain_kernel_names();
 	if (kev)
 		fprintf(stderr, "utrace record: %llu kernel events, %llu%s lost%s\n",
 			kernel_events, kernel_lost, kernel_lost_unknown ? " or more" : "",
@@ -1498,6 +1531,9 @@ loop:
 			WEXITSTATUS(status));
 	free(o.events);
 	free(o.kevents);
+	free(rec_kev);
+	free(rec_kev_text);
+	free(rec_kev_also);
 	free(o.pids);
 	free(ev_copy);
 	free(rec_ev);
