@@ -41,9 +41,10 @@
 #define POLL_NS 100000000ull
 #define MAX_READS 4096          /* pages per CPU and poll */
 
+/* The tasks seen in the events: an open-addressing set by pid. */
 struct ktask_seen {
-	uint32_t pid;
-	bool named;
+	uint32_t key;                    /* pid + 1; 0: a free slot */
+	bool named;                      /* its KTASK is written */
 };
 
 struct kev {
@@ -55,7 +56,7 @@ struct kev {
 	void *buf;
 	int bufsize;
 	struct ktask_seen *tasks;
-	size_t nr_tasks, cap_tasks;
+	size_t nr_tasks, cap_tasks;      /* cap: a power of two, or 0 */
 	unsigned long long events;
 	unsigned long long lost;         /* the kernel's stored counts */
 	bool lost_unknown;               /* a page lost events, uncounted */
@@ -355,27 +356,43 @@ int kev_set_pids(struct kev *k, const pid_t *pids, size_t nr_pids)
 	return 0;
 }
 
+static struct ktask_seen *task_slot(struct ktask_seen *v, size_t cap, uint32_t key)
+{
+	size_t i = (key * 0x9e3779b1u) & (cap - 1);
+
+	while (v[i].key && v[i].key != key)
+		i = (i + 1) & (cap - 1);
+	return &v[i];
+}
+
 /* A task named by an event: its name and thread group now, if it lives. */
 static void see_task(struct kev *k, uint32_t pid)
 {
 	char path[64], comm[300] = "", line[256];
+	struct ktask_seen *t;
 	unsigned long tgid = 0;
-	size_t i;
 	FILE *f;
 
-	for (i = 0; i < k->nr_tasks; i++)
-		if (k->tasks[i].pid == pid)
-			return;
-	if (k->nr_tasks == k->cap_tasks) {
-		size_t c = k->cap_tasks ? 2 * k->cap_tasks : 64;
-		struct ktask_seen *n = realloc(k->tasks, c * sizeof(*n));
+	if (pid == UINT32_MAX)
+		return;
+	if (k->cap_tasks && task_slot(k->tasks, k->cap_tasks, pid + 1)->key)
+		return;
+	if ((k->nr_tasks + 1) * 2 > k->cap_tasks) {
+		size_t c = k->cap_tasks ? 2 * k->cap_tasks : 256, i;
+		struct ktask_seen *n = calloc(c, sizeof(*n));
 
 		if (!n)
 			return;
+		for (i = 0; i < k->cap_tasks; i++)
+			if (k->tasks[i].key)
+				*task_slot(n, c, k->tasks[i].key) = k->tasks[i];
+		free(k->tasks);
 		k->tasks = n;
 		k->cap_tasks = c;
 	}
-	k->tasks[k->nr_tasks] = (struct ktask_seen){ pid, false };
+	t = task_slot(k->tasks, k->cap_tasks, pid + 1);
+	*t = (struct ktask_seen){ pid + 1, false };
+	k->nr_tasks++;
 	snprintf(path, sizeof(path), "/proc/%u/status", pid);
 	f = pid ? fopen(path, "re") : NULL;
 	while (f && fgets(line, sizeof(line), f)) {
@@ -390,9 +407,8 @@ static void see_task(struct kev *k, uint32_t pid)
 		fclose(f);
 	if (comm[0] && tgid) {
 		utrace__tfw_ktask(k->out, pid, (uint32_t)tgid, comm);
-		k->tasks[k->nr_tasks].named = true;
+		t->named = true;
 	}
-	k->nr_tasks++;
 }
 
 /* One page read from the kernel: cut after its data, written, its tasks
@@ -498,11 +514,11 @@ unsigned long long kev_stop(struct kev *k, unsigned long long *lost, bool *lost_
 	}
 	cmdlines = tracefs_instance_file_read(NULL, "saved_cmdlines", NULL);
 	tgids = tracefs_instance_file_read(NULL, "saved_tgids", NULL);
-	for (i = 0; i < k->nr_tasks; i++) {
+	for (i = 0; i < k->cap_tasks; i++) {
 		char comm[64] = "", tg[32] = "";
-		uint32_t pid = k->tasks[i].pid;
+		uint32_t pid = k->tasks[i].key - 1;
 
-		if (k->tasks[i].named)
+		if (!k->tasks[i].key || k->tasks[i].named)
 			continue;
 		if (pid == 0)
 			snprintf(comm, sizeof(comm), "<idle>");
