@@ -200,6 +200,31 @@ stale() {
 }
 check "a stale instance of a killed recorder is removed by the next" stale
 
+gone() {
+	! kill -0 "$1" 2> /dev/null
+}
+killed() {
+	"$UTRACE" record -o "$TMP/kill.dat" -e sched:sched_switch -e 'demo:*' \
+		-- "$SAMPLE" --run 0 --log "$TMP/kill.log" > /dev/null 2> "$TMP/kill.err" &
+	local rec=$! child
+	wait_for has_lines "$TMP/kill.log" 2 &&
+	ls "$T/instances" | grep -qx "utrace-record-$rec" &&
+	child=$(sed -nE 's/^utrace record: started pid ([0-9]+) .*/\1/p' "$TMP/kill.err") &&
+	# the command holds no file of the instance (it would keep it busy)
+	! ls -l "/proc/$child/fd" | grep -q tracing &&
+	kill -KILL "$rec"; wait "$rec" 2> /dev/null
+	# (the command outlives its recorder: its end is waited for, though
+	# it holds nothing of the instance)
+	[ -n "$child" ] && kill "$child" 2> /dev/null && wait_for gone "$child"
+	ls "$T/instances" | grep -qx "utrace-record-$rec" &&
+	"$UTRACE" record -o "$TMP/s2.dat" -e sched:sched_process_exec -- "$SAMPLE" \
+		> /dev/null 2> "$TMP/err" &&
+	grep -q "removed the tracing instance 'utrace-record-$rec' of a recorder" "$TMP/err" &&
+	no_instance_left &&
+	"$COUNT" "$TMP/kill.dat" | grep -q '^sched:sched_switch '
+}
+check "a recorder killed with SIGKILL: its instance goes with the next; its file reads" killed
+
 sigint() {
 	"$UTRACE" record -o "$TMP/i.dat" -e sched:sched_switch -e 'demo:*' \
 		-- "$SAMPLE" --run 0 --log "$TMP/i.log" > /dev/null 2> "$TMP/err" &

@@ -261,7 +261,6 @@ struct kev *kev_start(struct utrace__tfw *out, char **entries, size_t nr)
 	struct kev *k;
 	char name[64], *clock;
 	size_t i;
-	int cpu;
 
 	if (why) {
 		fprintf(stderr, "utrace record: %s\n", why);
@@ -311,27 +310,37 @@ struct kev *kev_start(struct utrace__tfw *out, char **entries, size_t nr)
 		destroy(k);
 		return NULL;
 	}
-	k->nr_cpus = (int)sysconf(_SC_NPROCESSORS_CONF);
-	if (k->nr_cpus < 1)
-		k->nr_cpus = 1;
-	k->cpu = calloc((size_t)k->nr_cpus, sizeof(*k->cpu));
-	k->seq = calloc((size_t)k->nr_cpus, sizeof(*k->seq));
-	if (!k->cpu || !k->seq) {
-		destroy(k);
-		return NULL;
-	}
-	for (cpu = 0; cpu < k->nr_cpus; cpu++) {
+	return k;
+}
+
+/*
+ * Each CPU's trace_pipe_raw, opened only now: a command forked before
+ * (it waits for its pid to be in the filter) must not inherit them, or
+ * the instance could not be removed while it runs.
+ */
+static int open_cpus(struct kev *k)
+{
+	int cpu, n = (int)sysconf(_SC_NPROCESSORS_CONF);
+
+	if (n < 1)
+		n = 1;
+	k->cpu = calloc((size_t)n, sizeof(*k->cpu));
+	k->seq = calloc((size_t)n, sizeof(*k->seq));
+	if (!k->cpu || !k->seq)
+		return -1;
+	k->nr_cpus = n;
+	for (cpu = 0; cpu < n; cpu++) {
 		k->cpu[cpu] = tracefs_cpu_open(k->inst, cpu, true);
 		if (k->cpu[cpu] && tracefs_cpu_read_size(k->cpu[cpu]) > k->bufsize)
 			k->bufsize = tracefs_cpu_read_size(k->cpu[cpu]);
 	}
 	k->buf = k->bufsize > 0 ? malloc((size_t)k->bufsize) : NULL;
 	if (!k->buf) {
-		fprintf(stderr, "utrace record: cannot read the kernel's trace_pipe_raw\n");
-		destroy(k);
-		return NULL;
+		fprintf(stderr, "utrace record: cannot read the kernel's trace_pipe_raw: %s\n",
+			strerror(errno));
+		return -1;
 	}
-	return k;
+	return 0;
 }
 
 int kev_set_pids(struct kev *k, const pid_t *pids, size_t nr_pids)
@@ -352,6 +361,8 @@ int kev_set_pids(struct kev *k, const pid_t *pids, size_t nr_pids)
 		return -1;
 	}
 	free(tasks);
+	if (open_cpus(k) < 0)
+		return -1;
 	tracefs_trace_on(k->inst);
 	return 0;
 }
