@@ -7,7 +7,7 @@ set -euo pipefail
 
 pkgs=(
 	meson ninja-build pkg-config gcc g++ clang python3
-	liburcu-dev libtraceevent-dev libelf-dev libfuse3-dev fuse3 util-linux trace-cmd tmux cmake
+	liburcu-dev libtraceevent-dev libtracefs-dev libelf-dev libfuse3-dev fuse3 util-linux trace-cmd tmux cmake
 	dpkg-dev debhelper fakeroot lintian
 )
 for arg in "$@"; do

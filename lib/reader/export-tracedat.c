@@ -406,9 +406,10 @@ static int pass(struct conv *cv)
 		if (!item.format) {
 			if (!item.format_rejected)
 				problem(cv, "'%s': record at offset %llu: event at offset %llu: "
-					"pid %u has no FORMAT for event id %u", cv->name,
+					"%s %u has no %s for event id %u", cv->name,
 					(unsigned long long)item.page_offset,
-					(unsigned long long)item.offset, item.proc->pid, item.id);
+					(unsigned long long)item.offset,
+					UTRACE__TF_NO_FORMAT_ARGS(&item));
 			continue;
 		}
 		d = dfmt_get(cv, item.format);
@@ -621,6 +622,10 @@ static void put_cmdlines(struct conv *cv, struct utrace__obuf *b)
 	for (i = 0; (p = utrace__tf_process(cv->tf, i)); i++)
 		if (p->comm && p->comm[0])
 			put_cmdline(b, p->pid, p->comm);
+	/* the tasks kernel events name */
+	for (i = 0; (t = utrace__tf_ktask(cv->tf, i)); i++)
+		if (t->comm && t->comm[0])
+			put_cmdline(b, t->tid, t->comm);
 	if (!b->nomem)
 		le(b->p + at, b->len - at - 8, 8);
 }

@@ -34,6 +34,9 @@ enum utrace__tf_type {
 	UTRACE_TF_END = 8,
 	UTRACE_TF_CALIB = 9,
 	UTRACE_TF_SYMBOL = 10,
+	UTRACE_TF_KFORMAT = 11,
+	UTRACE_TF_KPAGE = 12,
+	UTRACE_TF_KTASK = 13,
 };
 
 /* CLOCK: one TSC / CLOCK_MONOTONIC calibration point. */
@@ -83,6 +86,27 @@ struct utrace__tf_symbol_rec {
 	uint64_t addr, size;
 };
 
+/* KFORMAT: then "system\0format\0": a kernel event's format, exactly as
+ * tracefs's events/<sys>/<ev>/format shows it; 'id' is its kernel id. */
+struct utrace__tf_kformat_rec {
+	uint32_t id, reserved;
+};
+
+/* KPAGE: then one kernel ring-buffer page of CPU 'cpu' as trace_pipe_raw
+ * gives it (the record's size says how long: 16 bytes to 1 MiB), times
+ * in CLOCK_MONOTONIC ns (the instance's 'mono' trace clock).  'seq'
+ * counts the CPU's pages from 0. */
+struct utrace__tf_kpage_rec {
+	uint32_t cpu, reserved;
+	uint64_t seq;
+};
+
+/* KTASK: then "comm\0": the name and thread group of a task that kernel
+ * events name by common_pid. */
+struct utrace__tf_ktask_rec {
+	uint32_t pid, tgid;
+};
+
 /* STATS: what the process wrote and lost, at its end. */
 struct utrace__tf_stats_rec {
 	uint32_t pid, reserved;
@@ -99,5 +123,8 @@ _Static_assert(offsetof(struct utrace__tf_page_rec, seq) == 16, "PAGE seq at 16"
 _Static_assert(sizeof(struct utrace__tf_lost_rec) == 16, "LOST is 16 bytes");
 _Static_assert(sizeof(struct utrace__tf_stats_rec) == 24, "STATS is 24 bytes");
 _Static_assert(sizeof(struct utrace__tf_symbol_rec) == 24, "SYMBOL starts with 24");
+_Static_assert(sizeof(struct utrace__tf_kformat_rec) == 8, "KFORMAT starts with 8");
+_Static_assert(sizeof(struct utrace__tf_kpage_rec) == 16, "KPAGE starts with 16");
+_Static_assert(sizeof(struct utrace__tf_ktask_rec) == 8, "KTASK starts with 8");
 
 #endif /* UTRACE_READER_FILE_FORMAT_H */

@@ -165,9 +165,11 @@ static int grow(void *arrp, size_t *cap, size_t n, size_t elem)
 }
 
 struct page_ref {
-	uint64_t rec_off;                /* the PAGE record */
+	uint64_t rec_off;                /* the PAGE or KPAGE record */
 	uint64_t seq, lost_before;
 	uint32_t cpu;
+	uint32_t plen;                   /* the page's bytes (KPAGE: its own) */
+	uint64_t page;                   /* file offset of the page's bytes */
 };
 
 struct process {
@@ -205,6 +207,20 @@ struct format {
 	char *name;
 };
 
+/*
+ * Kernel events (KFORMAT, KPAGE, KTASK records).  Their formats belong to
+ * one pseudo-process, the kernel (pid 0, never in the process list); their
+ * pages to one stream per CPU (a thread of the kernel, not in the thread
+ * list either); each event is told as a thread of its own task, found by
+ * its common_pid: a KTASK names it and gives its thread group.
+ */
+struct ktask {
+	struct process p;
+	struct thread t;
+};
+
+#define KCPU_MAX 8192                    /* the kernel's NR_CPUS limit */
+
 struct utrace__tf {
 	char *name;
 	const unsigned char *data;
@@ -223,6 +239,14 @@ struct utrace__tf {
 	struct map pids;                 /* pid -> its latest process */
 	struct map tids;                 /* process index << 32 | tid -> thread */
 
+	struct process *kproc;           /* kernel events: their formats, */
+	struct thread **kcpu;            /* their pages by CPU (in file order), */
+	size_t nr_kcpu, cap_kcpu;
+	struct map kcpu_map;             /* cpu + 1 -> its stream */
+	struct ktask **ktasks;           /* the tasks they name */
+	size_t nr_ktasks, cap_ktasks;
+	struct map ktask_map;            /* pid + 1 -> its task */
+
 	uint32_t flags;                  /* the header's */
 	bool has_end;                    /* an END record was read */
 	bool cut;                        /* the file was cut at cut_at */
@@ -240,7 +264,8 @@ static const char *const type_names[] = {
 	[UTRACE_TF_FORMAT] = "FORMAT", [UTRACE_TF_THREAD] = "THREAD",
 	[UTRACE_TF_PAGE] = "PAGE", [UTRACE_TF_LOST] = "LOST",
 	[UTRACE_TF_STATS] = "STATS", [UTRACE_TF_END] = "END",
-	[UTRACE_TF_CALIB] = "CALIB",
+	[UTRACE_TF_CALIB] = "CALIB", [UTRACE_TF_KFORMAT] = "KFORMAT",
+	[UTRACE_TF_KPAGE] = "KPAGE", [UTRACE_TF_KTASK] = "KTASK",
 };
 
 static char *vformat(const char *fmt, va_list ap)
@@ -323,13 +348,11 @@ static int pg_next(struct utrace_rb_cursor *c, const unsigned char **rec, uint32
 	return UTRACE_RB_EVENT;
 }
 
-/* Set up a cursor on the page of a PAGE record at file offset 'rec_off'. */
-static void pg_load(const struct utrace__tf *tf, uint64_t rec_off, struct utrace_rb_cursor *c,
-		    uint64_t *commit_word)
+/* Set up a cursor on a page of 'plen' bytes at file offset 'page'. */
+static void pg_load(const struct utrace__tf *tf, uint64_t page, uint32_t plen,
+		    struct utrace_rb_cursor *c, uint64_t *commit_word)
 {
-	uint64_t page = rec_off + REC_HDR + PAGE_META;
-
-	*commit_word = utrace__rb_load(c, tf->data + page, tf->page_size - UTRACE_PAGE_HDR,
+	*commit_word = utrace__rb_load(c, tf->data + page, plen - UTRACE_PAGE_HDR,
 				       page + UTRACE_PAGE_HDR);
 }
 
@@ -527,26 +550,23 @@ static int reject_format(struct utrace__tf *tf, uint64_t off, struct process *pr
 	va_start(ap, fmt);
 	m = vformat(fmt, ap);
 	va_end(ap);
-	bad(tf, off, "FORMAT record: %s", m ? m : "(out of memory)");
+	bad(tf, off, "%s record: %s", pr == tf->kproc ? "KFORMAT" : "FORMAT",
+	    m ? m : "(out of memory)");
 	free(m);
 	return -EBADMSG;
 }
 
-static int rec_format(struct utrace__tf *tf, uint64_t off, const unsigned char *p,
-		      uint64_t size)
+/* The format of event 'id' of process 'pr' (the kernel's for KFORMAT):
+ * "system\0format\0" in [s, end). */
+static int add_format(struct utrace__tf *tf, uint64_t off, struct process *pr, uint32_t id,
+		      const unsigned char *s, const unsigned char *end)
 {
-	const unsigned char *s = p + sizeof(struct utrace__tf_format_rec), *end = p + size;
-	uint32_t pid = le32(p + offsetof(struct utrace__tf_format_rec, pid));
-	uint32_t id = le32(p + offsetof(struct utrace__tf_format_rec, id));
+	uint32_t pid = pr->pub.pid;
 	const char *sys, *text, *name, *body;
 	unsigned long long text_id;
-	struct process *pr;
 	struct format *f;
 	size_t name_len;
 
-	pr = need_proc(tf, off, UTRACE_TF_FORMAT, pid);
-	if (!pr)
-		return -EBADMSG;
 	sys = take_str(&s, end);
 	if (!sys)
 		return reject_format(tf, off, pr, id, id, "system has no NUL inside the "
@@ -567,6 +587,9 @@ static int rec_format(struct utrace__tf *tf, uint64_t off, const unsigned char *
 	if (id < pr->nr_by_id && pr->by_id[id]) {
 		if (!strcmp(pr->by_id[id]->text, text))
 			return 0;
+		if (pr == tf->kproc)
+			return reject_format(tf, off, pr, id, id, "a second, different "
+					     "format for kernel event id %u", id);
 		return reject_format(tf, off, pr, id, id, "a second, different format "
 				     "for event id %u of pid %u", id, pid);
 	}
@@ -600,6 +623,179 @@ static int rec_format(struct utrace__tf *tf, uint64_t off, const unsigned char *
 	return 0;
 }
 
+static int rec_format(struct utrace__tf *tf, uint64_t off, const unsigned char *p,
+		      uint64_t size)
+{
+	uint32_t pid = le32(p + offsetof(struct utrace__tf_format_rec, pid));
+	struct process *pr = need_proc(tf, off, UTRACE_TF_FORMAT, pid);
+
+	if (!pr)
+		return -EBADMSG;
+	return add_format(tf, off, pr, le32(p + offsetof(struct utrace__tf_format_rec, id)),
+			  p + sizeof(struct utrace__tf_format_rec), p + size);
+}
+
+/* Check every event header of the page of record 'off' (at file offset
+ * 'pg', 'plen' bytes); count its events. */
+static int check_page(struct utrace__tf *tf, uint64_t off, uint64_t pg, uint32_t plen,
+		      uint64_t *nr)
+{
+	const unsigned char *page = tf->data + pg;
+	uint64_t word = le64(page + 8), commit = word & UTRACE_RB_COMMIT_MASK;
+	const unsigned char *rec;
+	struct utrace_rb_cursor c;
+	uint32_t len, at;
+	char why[200];
+	int r;
+
+	*nr = 0;
+	if (commit > plen - UTRACE_PAGE_HDR)
+		return bad(tf, off, "page commit %llu exceeds the page's %u data bytes "
+			   "(page size %u)", (unsigned long long)commit,
+			   plen - UTRACE_PAGE_HDR, plen);
+	pg_load(tf, pg, plen, &c, &word);
+	while ((r = pg_next(&c, &rec, &len, &at, why, sizeof(why))) == UTRACE_RB_EVENT)
+		(*nr)++;
+	if (r == UTRACE_RB_BAD)
+		return bad(tf, off, "%s", why);
+	return 0;
+}
+
+/* The kernel pseudo-process, made at its first record. */
+static struct process *kernel_proc(struct utrace__tf *tf)
+{
+	if (!tf->kproc) {
+		tf->kproc = calloc(1, sizeof(*tf->kproc));
+		if (!tf->kproc)
+			return NULL;
+		tf->kproc->pub.comm = "kernel";
+		tf->kproc->pub.exe = "";
+		tf->kproc->index = UINT32_MAX;
+	}
+	return tf->kproc;
+}
+
+static int rec_kformat(struct utrace__tf *tf, uint64_t off, const unsigned char *p,
+		       uint64_t size)
+{
+	struct process *k = kernel_proc(tf);
+
+	if (!k)
+		return nomem(tf);
+	return add_format(tf, off, k, le32(p + offsetof(struct utrace__tf_kformat_rec, id)),
+			  p + sizeof(struct utrace__tf_kformat_rec), p + size);
+}
+
+/* The task of kernel events with common_pid 'pid' (made unnamed). */
+static struct ktask *get_ktask(struct utrace__tf *tf, uint32_t pid)
+{
+	struct ktask *k = map_get(&tf->ktask_map, (uint64_t)pid + 1);
+
+	if (k)
+		return k;
+	if (grow(&tf->ktasks, &tf->cap_ktasks, tf->nr_ktasks, sizeof(*tf->ktasks)))
+		return NULL;
+	k = calloc(1, sizeof(*k));
+	if (!k)
+		return NULL;
+	if (map_put(&tf->ktask_map, (uint64_t)pid + 1, k)) {
+		free(k);
+		return NULL;
+	}
+	k->p.pub.pid = pid;
+	k->p.pub.comm = "";
+	k->p.pub.exe = "";
+	k->p.index = UINT32_MAX;
+	k->t.proc = &k->p;
+	k->t.pub.proc = &k->p.pub;
+	k->t.pub.tid = pid;
+	tf->ktasks[tf->nr_ktasks++] = k;
+	return k;
+}
+
+static int rec_ktask(struct utrace__tf *tf, uint64_t off, const unsigned char *p,
+		     uint64_t size)
+{
+	const unsigned char *s = p + sizeof(struct utrace__tf_ktask_rec);
+	const char *comm = take_str(&s, p + size);
+	struct ktask *k;
+
+	if (!comm)
+		return bad(tf, off, "KTASK record: comm has no NUL inside the record");
+	k = get_ktask(tf, le32(p + offsetof(struct utrace__tf_ktask_rec, pid)));
+	if (!k)
+		return nomem(tf);
+	k->p.pub.pid = le32(p + offsetof(struct utrace__tf_ktask_rec, tgid));
+	k->p.pub.comm = comm;
+	k->t.pub.comm = comm;
+	return 0;
+}
+
+/*
+ * A kernel page: checked as a PAGE's, its length its own (the kernel's
+ * sub-buffer size); the lost count the kernel stores after the data
+ * (RB_MISSED_STORED) read when it is inside the page.  Each common_pid
+ * gets its task.
+ */
+static int rec_kpage(struct utrace__tf *tf, uint64_t off, const unsigned char *p,
+		     uint64_t size)
+{
+	uint32_t cpu = le32(p + offsetof(struct utrace__tf_kpage_rec, cpu));
+	uint64_t pg = off + REC_HDR + sizeof(struct utrace__tf_kpage_rec), nr, word, commit;
+	uint64_t plen = size - sizeof(struct utrace__tf_kpage_rec);
+	const unsigned char *rec;
+	struct utrace_rb_cursor c;
+	struct page_ref *ref;
+	struct thread *t;
+	uint32_t len, at;
+
+	if (plen < UTRACE_PAGE_HDR || plen > (1u << 20))
+		return bad(tf, off, "KPAGE record: a page of %llu bytes is not from 16 to "
+			   "1048576", (unsigned long long)plen);
+	if (cpu >= KCPU_MAX)
+		return bad(tf, off, "KPAGE record: CPU %u is not below %u", cpu, KCPU_MAX);
+	if (!kernel_proc(tf))
+		return nomem(tf);
+	if (check_page(tf, off, pg, (uint32_t)plen, &nr))
+		return -EBADMSG;
+	t = map_get(&tf->kcpu_map, (uint64_t)cpu + 1);
+	if (!t) {
+		if (grow(&tf->kcpu, &tf->cap_kcpu, tf->nr_kcpu, sizeof(*tf->kcpu)))
+			return nomem(tf);
+		t = calloc(1, sizeof(*t));
+		if (!t)
+			return nomem(tf);
+		if (map_put(&tf->kcpu_map, (uint64_t)cpu + 1, t)) {
+			free(t);
+			return nomem(tf);
+		}
+		t->proc = tf->kproc;
+		t->pub.proc = &tf->kproc->pub;
+		t->pub.comm = "kernel";
+		tf->kcpu[tf->nr_kcpu++] = t;
+	}
+	if (grow(&t->pages, &t->cap_pages, t->nr_pages, sizeof(*t->pages)))
+		return nomem(tf);
+	pg_load(tf, pg, (uint32_t)plen, &c, &word);
+	while (pg_next(&c, &rec, &len, &at, NULL, 0) == UTRACE_RB_EVENT)
+		if (!get_ktask(tf, le32(rec + 4)))
+			return nomem(tf);
+	ref = &t->pages[t->nr_pages++];
+	ref->rec_off = off;
+	ref->page = pg;
+	ref->plen = (uint32_t)plen;
+	ref->cpu = cpu;
+	ref->seq = le64(p + offsetof(struct utrace__tf_kpage_rec, seq));
+	ref->lost_before = 0;
+	commit = word & UTRACE_RB_COMMIT_MASK;
+	if ((word & UTRACE_RB_MISSED_STORED) && commit + 8 <= plen - UTRACE_PAGE_HDR)
+		ref->lost_before = le64(tf->data + pg + UTRACE_PAGE_HDR + commit);
+	t->pub.nr_events += nr;
+	t->pub.nr_pages++;
+	tf->nr_events += nr;
+	return 0;
+}
+
 static int rec_thread(struct utrace__tf *tf, uint64_t off, const unsigned char *p,
 		      uint64_t size)
 {
@@ -621,30 +817,6 @@ static int rec_thread(struct utrace__tf *tf, uint64_t off, const unsigned char *
 	return 0;
 }
 
-/* Check every event header of a page; count its events. */
-static int check_page(struct utrace__tf *tf, uint64_t off, uint64_t *nr)
-{
-	const unsigned char *page = tf->data + off + REC_HDR + PAGE_META;
-	uint64_t word = le64(page + 8), commit = word & UTRACE_RB_COMMIT_MASK;
-	const unsigned char *rec;
-	struct utrace_rb_cursor c;
-	uint32_t len, at;
-	char why[200];
-	int r;
-
-	*nr = 0;
-	if (commit > tf->page_size - UTRACE_PAGE_HDR)
-		return bad(tf, off, "page commit %llu exceeds the page's %u data bytes "
-			   "(page size %u)", (unsigned long long)commit,
-			   tf->page_size - UTRACE_PAGE_HDR, tf->page_size);
-	pg_load(tf, off, &c, &word);
-	while ((r = pg_next(&c, &rec, &len, &at, why, sizeof(why))) == UTRACE_RB_EVENT)
-		(*nr)++;
-	if (r == UTRACE_RB_BAD)
-		return bad(tf, off, "%s", why);
-	return 0;
-}
-
 static int rec_page(struct utrace__tf *tf, uint64_t off, const unsigned char *p,
 		    uint64_t size)
 {
@@ -660,13 +832,15 @@ static int rec_page(struct utrace__tf *tf, uint64_t off, const unsigned char *p,
 		       le32(p + offsetof(struct utrace__tf_page_rec, pid)));
 	if (!pr)
 		return -EBADMSG;
-	if (check_page(tf, off, &nr))
+	if (check_page(tf, off, off + REC_HDR + PAGE_META, tf->page_size, &nr))
 		return -EBADMSG;
 	t = get_thread(tf, pr, le32(p + offsetof(struct utrace__tf_page_rec, tid)));
 	if (!t || grow(&t->pages, &t->cap_pages, t->nr_pages, sizeof(*t->pages)))
 		return nomem(tf);
 	ref = &t->pages[t->nr_pages++];
 	ref->rec_off = off;
+	ref->page = off + REC_HDR + PAGE_META;
+	ref->plen = tf->page_size;
 	ref->cpu = le32(p + offsetof(struct utrace__tf_page_rec, cpu));
 	ref->seq = le64(p + offsetof(struct utrace__tf_page_rec, seq));
 	ref->lost_before = le64(p + offsetof(struct utrace__tf_page_rec, lost_before));
@@ -757,6 +931,9 @@ static const uint64_t min_payload[] = {
 	[UTRACE_TF_STATS] = sizeof(struct utrace__tf_stats_rec),
 	[UTRACE_TF_CALIB] = sizeof(struct utrace__tf_calib_rec),
 	[UTRACE_TF_SYMBOL] = sizeof(struct utrace__tf_symbol_rec),
+	[UTRACE_TF_KFORMAT] = sizeof(struct utrace__tf_kformat_rec),
+	[UTRACE_TF_KPAGE] = sizeof(struct utrace__tf_kpage_rec),
+	[UTRACE_TF_KTASK] = sizeof(struct utrace__tf_ktask_rec),
 };
 
 /* A SYMBOL record: kept with its process (the latest of its pid). */
@@ -874,6 +1051,12 @@ static int read_record(struct utrace__tf *tf, uint64_t off, uint32_t type,
 		return rec_calib(tf, off, p);
 	case UTRACE_TF_SYMBOL:
 		return rec_symbol(tf, off, p, size);
+	case UTRACE_TF_KFORMAT:
+		return rec_kformat(tf, off, p, size);
+	case UTRACE_TF_KPAGE:
+		return rec_kpage(tf, off, p, size);
+	case UTRACE_TF_KTASK:
+		return rec_ktask(tf, off, p, size);
 	default:
 		return 0;                /* unknown types are skipped */
 	}
@@ -1011,6 +1194,23 @@ static void finish(struct utrace__tf *tf)
 		t->pub.lost = t->lost_records;
 		for (j = 0; j < k; j++)
 			t->pub.lost = add_sat(t->pub.lost, t->pages[j].lost_before);
+	}
+	/* A CPU's kernel pages, in the order the recorder read them. */
+	for (i = 0; i < tf->nr_kcpu; i++) {
+		struct thread *t = tf->kcpu[i];
+
+		qsort(t->pages, t->nr_pages, sizeof(*t->pages), cmp_page);
+		for (j = k = 0; j < t->nr_pages; j++) {
+			if (k && t->pages[k - 1].seq == t->pages[j].seq) {
+				bad(tf, t->pages[j].rec_off, "KPAGE record: page %llu of CPU %u "
+				    "appears twice", (unsigned long long)t->pages[j].seq,
+				    t->pages[j].cpu);
+				continue;
+			}
+			t->pages[k++] = t->pages[j];
+		}
+		t->nr_pages = k;
+		t->pub.nr_pages = k;
 	}
 }
 
@@ -1189,6 +1389,21 @@ void utrace__tf_close(struct utrace__tf *tf)
 		free(tf->fmts[i]->name);
 		free(tf->fmts[i]);
 	}
+	for (i = 0; i < tf->nr_kcpu; i++) {
+		free(tf->kcpu[i]->pages);
+		free(tf->kcpu[i]);
+	}
+	for (i = 0; i < tf->nr_ktasks; i++)
+		free(tf->ktasks[i]);
+	if (tf->kproc) {
+		free(tf->kproc->by_id);
+		free(tf->kproc->rejected);
+		free(tf->kproc);
+	}
+	free(tf->kcpu);
+	free(tf->ktasks);
+	map_free(&tf->kcpu_map);
+	map_free(&tf->ktask_map);
 	free(tf->procs);
 	free(tf->threads);
 	free(tf->fmts);
@@ -1257,6 +1472,21 @@ const struct utrace__tf_thread *utrace__tf_thread(const struct utrace__tf *tf, s
 	return i < tf->nr_threads ? &tf->threads[i]->pub : NULL;
 }
 
+const struct utrace__tf_thread *utrace__tf_ktask(const struct utrace__tf *tf, size_t i)
+{
+	return i < tf->nr_ktasks ? &tf->ktasks[i]->t.pub : NULL;
+}
+
+uint64_t utrace__tf_nr_kernel_events(const struct utrace__tf *tf)
+{
+	uint64_t n = 0;
+	size_t i;
+
+	for (i = 0; i < tf->nr_kcpu; i++)
+		n += tf->kcpu[i]->pub.nr_events;
+	return n;
+}
+
 struct utrace__tf_format *utrace__tf_format(const struct utrace__tf *tf, size_t i)
 {
 	return i < tf->nr_fmts ? &tf->fmts[i]->pub : NULL;
@@ -1316,7 +1546,7 @@ static void advance(const struct utrace__tf *tf, struct stream *s)
 			const struct page_ref *ref = &s->t->pages[s->next_page++];
 			uint64_t word;
 
-			pg_load(tf, ref->rec_off, &s->c, &word);
+			pg_load(tf, ref->page, ref->plen, &s->c, &word);
 			s->in_page = true;
 			s->cpu = ref->cpu;
 			s->page_off = ref->rec_off;
@@ -1378,18 +1608,20 @@ int utrace__tf_iter_new(struct utrace__tf *tf, struct utrace__tf_iter **itp)
 	if (!it)
 		return -ENOMEM;
 	it->tf = tf;
-	it->s = calloc(tf->nr_threads ? tf->nr_threads : 1, sizeof(*it->s));
-	it->heap = calloc(tf->nr_threads ? tf->nr_threads : 1, sizeof(*it->heap));
+	it->s = calloc(tf->nr_threads + tf->nr_kcpu + 1, sizeof(*it->s));
+	it->heap = calloc(tf->nr_threads + tf->nr_kcpu + 1, sizeof(*it->heap));
 	if (!it->s || !it->heap) {
 		utrace__tf_iter_free(it);
 		return -ENOMEM;
 	}
-	for (i = 0; i < tf->nr_threads; i++) {
+	for (i = 0; i < tf->nr_threads + tf->nr_kcpu; i++) {
 		struct stream *s = &it->s[it->nr];
+		struct thread *t = i < tf->nr_threads ? tf->threads[i] :
+				   tf->kcpu[i - tf->nr_threads];
 
-		if (tf->threads[i]->proc->unusable)
+		if (t->proc->unusable)
 			continue;
-		s->t = tf->threads[i];
+		s->t = t;
 		if (s->t->nr_pages)
 			s->cpu = s->t->pages[s->t->nr_pages - 1].cpu;
 		advance(tf, s);
@@ -1416,9 +1648,20 @@ int utrace__tf_iter_next(struct utrace__tf_iter *it, struct utrace__tf_item *ite
 	item->proc = &s->t->proc->pub;
 	item->thread = &s->t->pub;
 	item->page_offset = s->page_off;
+	item->kernel = s->t->proc == it->tf->kproc;
 	if (s->kind == UTRACE__TF_EVENT) {
 		item->id = le16(s->rec);
 		item->format = utrace__tf_find_format(it->tf, item->proc, item->id);
+		if (s->t->proc == it->tf->kproc) {
+			/* a kernel event: told as a thread of its task */
+			const struct ktask *k = map_get(&it->tf->ktask_map,
+							(uint64_t)le32(s->rec + 4) + 1);
+
+			if (k) {
+				item->proc = &k->p.pub;
+				item->thread = &k->t.pub;
+			}
+		}
 		item->format_rejected = !item->format && s->t->proc->rejected &&
 			(s->t->proc->rejected[item->id / 8] >> (item->id % 8) & 1);
 		item->rec = s->rec;

@@ -87,6 +87,7 @@ struct utrace__tf_item {
 	uint32_t len;
 	uint64_t offset;                /* file offset of the event's header */
 	uint64_t page_offset;           /* file offset of its PAGE record */
+	bool kernel;                    /* a kernel event (a KPAGE's) */
 	/* UTRACE__TF_LOST: events lost just before this point; 0 when the
 	 * count is not known (the page's RB_MISSED_EVENTS bit alone). */
 	uint64_t lost;
@@ -138,6 +139,17 @@ const struct utrace__tf_thread *utrace__tf_thread(const struct utrace__tf *tf,
 						  size_t i) UTRACE_HIDDEN;
 struct utrace__tf_format *utrace__tf_format(const struct utrace__tf *tf,
 					    size_t i) UTRACE_HIDDEN;
+/*
+ * Kernel events (KFORMAT, KPAGE, KTASK records) come out of the merged
+ * stream as any other: their format's proc is the kernel (pid 0, comm
+ * "kernel", in no list), their item's proc and thread the task of their
+ * common_pid (tid: common_pid, proc->pid: its thread group when a KTASK
+ * gave it, comm: the KTASK's name or "").  The tasks, in no order; NULL
+ * past the last.  And the number of kernel events.
+ */
+const struct utrace__tf_thread *utrace__tf_ktask(const struct utrace__tf *tf,
+						 size_t i) UTRACE_HIDDEN;
+uint64_t utrace__tf_nr_kernel_events(const struct utrace__tf *tf) UTRACE_HIDDEN;
 /* The format of event 'id' in process 'proc', or NULL. */
 struct utrace__tf_format *utrace__tf_find_format(const struct utrace__tf *tf,
 						 const struct utrace__tf_process *proc,
@@ -150,6 +162,13 @@ struct utrace__tf_format *utrace__tf_find_format(const struct utrace__tf *tf,
  * marker after the last event of its thread.  utrace__tf_iter_next()
  * returns 1 with *item filled, 0 at the end, or -ENOMEM.
  */
+/* The arguments of "%s %u has no %s for event id %u" of an event without
+ * a format: "pid N ... FORMAT", or "kernel event of pid N ... KFORMAT". */
+#define UTRACE__TF_NO_FORMAT_ARGS(it)						\
+	(it)->kernel ? "kernel event of pid" : "pid",				\
+	(it)->kernel ? (it)->thread->tid : (it)->proc->pid,			\
+	(it)->kernel ? "KFORMAT" : "FORMAT", (it)->id
+
 int utrace__tf_iter_new(struct utrace__tf *tf, struct utrace__tf_iter **itp) UTRACE_HIDDEN;
 int utrace__tf_iter_next(struct utrace__tf_iter *it, struct utrace__tf_item *item) UTRACE_HIDDEN;
 void utrace__tf_iter_free(struct utrace__tf_iter *it) UTRACE_HIDDEN;

@@ -228,6 +228,31 @@ int utrace__tfw_stats(struct utrace__tfw *w, uint32_t pid, uint64_t written, uin
 	return put_record(w, UTRACE_TF_STATS, &r, sizeof(r), NULL, 0, NULL, 0);
 }
 
+int utrace__tfw_kformat(struct utrace__tfw *w, uint32_t id, const char *system,
+			const char *format)
+{
+	struct utrace__tf_kformat_rec r = { id, 0 };
+
+	return put_record(w, UTRACE_TF_KFORMAT, &r, sizeof(r), system, strlen(system) + 1,
+			  format, strlen(format) + 1);
+}
+
+int utrace__tfw_kpage(struct utrace__tfw *w, uint32_t cpu, uint64_t seq, const void *page,
+		      size_t plen)
+{
+	struct utrace__tf_kpage_rec r = { cpu, 0, seq };
+
+	return put_record(w, UTRACE_TF_KPAGE, &r, sizeof(r), page, plen, NULL, 0);
+}
+
+int utrace__tfw_ktask(struct utrace__tfw *w, uint32_t pid, uint32_t tgid, const char *comm)
+{
+	struct utrace__tf_ktask_rec r = { pid, tgid };
+
+	return put_record(w, UTRACE_TF_KTASK, &r, sizeof(r), comm, strlen(comm) + 1,
+			  NULL, 0);
+}
+
 int utrace__tfw_page_now(struct utrace__tfw *w, const struct utrace__tf_page_rec *h,
 			 const void *page, size_t plen)
 {

@@ -75,6 +75,15 @@ int utrace__tfw_lost(struct utrace__tfw *w, uint32_t pid, uint32_t tid,
 		     uint64_t count) UTRACE_HIDDEN;
 int utrace__tfw_stats(struct utrace__tfw *w, uint32_t pid, uint64_t written,
 		      uint64_t lost) UTRACE_HIDDEN;
+/* Kernel events (KFORMAT, KPAGE, KTASK of file-format.h): a kernel
+ * event's format text, one raw ring-buffer page of a CPU (plen bytes, as
+ * trace_pipe_raw gives it), a task's name and thread group. */
+int utrace__tfw_kformat(struct utrace__tfw *w, uint32_t id, const char *system,
+			const char *format) UTRACE_HIDDEN;
+int utrace__tfw_kpage(struct utrace__tfw *w, uint32_t cpu, uint64_t seq, const void *page,
+		      size_t plen) UTRACE_HIDDEN;
+int utrace__tfw_ktask(struct utrace__tfw *w, uint32_t pid, uint32_t tgid,
+		      const char *comm) UTRACE_HIDDEN;
 /* A PAGE record now: 'h', then 'page' (page_size bytes). */
 int utrace__tfw_page_now(struct utrace__tfw *w, const struct utrace__tf_page_rec *h,
 			 const void *page, size_t plen) UTRACE_HIDDEN;

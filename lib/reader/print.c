@@ -375,9 +375,9 @@ static int put_event(struct utrace__printer *sc, const struct utrace__tf_item *i
 		return 0;                /* the reader said why */
 	if (!f) {
 		utrace__fmts_problem(&sc->fmts, "'%s': record at offset %llu: event at "
-			"offset %llu: pid %u has no FORMAT for event id %u", sc->name,
+			"offset %llu: %s %u has no %s for event id %u", sc->name,
 			(unsigned long long)it->page_offset, (unsigned long long)it->offset,
-			it->proc->pid, it->id);
+			UTRACE__TF_NO_FORMAT_ARGS(it));
 		return 0;
 	}
 	e = utrace__fmts_get(&sc->fmts, f);

@@ -135,9 +135,9 @@ struct tep_event *utrace_record_event(struct utrace_reader *r,
 	struct utrace__rec copy;
 
 	if (!it->format) {
-		snprintf(r->error, sizeof(r->error), "'%s': event at offset %llu: pid %u "
-			 "has no FORMAT for event id %u", fmts->name,
-			 (unsigned long long)it->offset, it->proc->pid, it->id);
+		snprintf(r->error, sizeof(r->error), "'%s': event at offset %llu: %s %u "
+			 "has no %s for event id %u", fmts->name,
+			 (unsigned long long)it->offset, UTRACE__TF_NO_FORMAT_ARGS(it));
 		return NULL;
 	}
 	e = utrace__fmts_get(fmts, it->format);

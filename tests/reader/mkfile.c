@@ -816,6 +816,142 @@ static void custom_case(const char *name, const char *common, const char *fields
 	free(x.b.p);
 }
 
+/*
+ * Kernel events (KFORMAT, KPAGE, KTASK): the base, then the format of a
+ * kernel event "sched:kev_switch" (kernel id 372), a page of CPU 1 with
+ * two of its events between the base's three (common_pid 4242, a task
+ * named "kworker/1:2" of thread group 4240), and the task.  Offsets of
+ * the parts the cases change are kept.
+ */
+#define KID 372
+
+struct kbase {
+	struct base x;
+	size_t kformat, kpage, ktask;
+	uint32_t plen;                   /* the KPAGE's page bytes */
+};
+
+static const char kformat_text[] =
+	"name: kev_switch\nID: 372\nformat:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+	"\tfield:int next_pid;\toffset:8;\tsize:4;\tsigned:1;\n\n"
+	"print fmt: \"next_pid=%d\", REC->next_pid\n";
+
+static size_t rec_kformat(struct buf *b, uint32_t id, const char *sys, const char *text)
+{
+	struct { uint32_t id, reserved; } h = { id, 0 };
+	struct buf t = { 0 };
+	size_t off;
+
+	put(&t, sys, strlen(sys) + 1);
+	put(&t, text, strlen(text) + 1);
+	off = record(b, 11, &h, sizeof(h), t.p, t.len);
+	free(t.p);
+	return off;
+}
+
+static size_t rec_ktask(struct buf *b, uint32_t pid, uint32_t tgid, const char *comm)
+{
+	struct { uint32_t pid, tgid; } h = { pid, tgid };
+
+	return record(b, 13, &h, sizeof(h), comm, strlen(comm) + 1);
+}
+
+/* The page cut after its data (as the recorder writes it), with the
+ * kernel's stored count of missed events after the data if 'stored'. */
+static size_t kpage_write(struct buf *b, struct page *pg, uint32_t cpu, uint64_t seq,
+			  uint64_t stored, uint32_t *plen)
+{
+	struct { uint32_t cpu, reserved; uint64_t seq; } h = { cpu, 0, seq };
+	uint64_t commit = pg->tail | (stored ? 3ULL << 30 : 0);
+
+	memcpy(pg->data, &pg->first, 8);
+	memcpy(pg->data + 8, &commit, 8);
+	*plen = 16 + pg->tail;
+	if (stored) {
+		memcpy(pg->data + 16 + pg->tail, &stored, 8);
+		*plen += 8;
+	}
+	return record(b, 12, &h, sizeof(h), pg->data, *plen);
+}
+
+static void kbase_make(struct kbase *k, uint64_t stored)
+{
+	unsigned char r[12] = { KID & 0xff, KID >> 8, 0, 0 };
+	uint32_t v;
+	struct page pg;
+
+	memset(k, 0, sizeof(*k));
+	base_head(&k->x, 0);
+	k->kformat = rec_kformat(&k->x.b, KID, "sched", kformat_text);
+	base_page(&k->x);
+	page_start(&pg, 0, 0, 1, 0, 0);
+	v = 4242;
+	memcpy(r + 4, &v, 4);
+	v = 7;
+	memcpy(r + 8, &v, 4);
+	page_add(&pg, T0 + 1500, r, sizeof(r), 0);
+	v = 8;
+	memcpy(r + 8, &v, 4);
+	page_add(&pg, T0 + 2500, r, sizeof(r), 0);
+	k->kpage = kpage_write(&k->x.b, &pg, 1, 0, stored, &k->plen);
+	k->ktask = rec_ktask(&k->x.b, 4242, 4240, "kworker/1:2");
+	rec_clock(&k->x.b, TSC0 + 3000000000ULL, T0 + 1000000000ULL);
+}
+
+#define KPAGE_DATA(k) ((k).kpage + 16 + 16)  /* the KPAGE's page bytes */
+
+static void mk_corrupt_kernel(void)
+{
+	struct kbase k;
+
+#define KCASE(name, status, words, ...)					\
+	do {								\
+		kbase_make(&k, 0);					\
+		__VA_ARGS__;						\
+		emit(name, &k.x.b, k.x.b.len, status, words);		\
+		free(k.x.b.p);						\
+	} while (0)
+
+	KCASE("kernel-valid", 0, "-");
+	KCASE("kernel-missed-stored", 0, "-", free(k.x.b.p); kbase_make(&k, 5));
+	KCASE("kpage-record-too-short", 1, "KPAGE record of 8 bytes is shorter than 16",
+	      record(&k.x.b, 12, zeros, 8, NULL, 0));
+	KCASE("kpage-page-too-short", 1, "KPAGE record: a page of 8 bytes",
+	      record(&k.x.b, 12, "\1\0\0\0\0\0\0\0\1\0\0\0\0\0\0\0", 16, zeros, 8));
+	KCASE("kpage-cpu-too-big", 1, "CPU 9000 is not below 8192",
+	      set32(&k.x.b, k.kpage + 16, 9000));
+	KCASE("kpage-commit-past-page", 1, "page commit",
+	      set64(&k.x.b, KPAGE_DATA(k) + 8, k.plen));
+	KCASE("kpage-event-past-commit", 1, "runs past the page commit",
+	      set64(&k.x.b, KPAGE_DATA(k) + 8, get64(&k.x.b, KPAGE_DATA(k) + 8) - 4));
+	KCASE("kpage-event-shorter-than-common-fields", 1, "shorter than the common fields",
+	      set32(&k.x.b, KPAGE_DATA(k) + 16, 1 | get32(&k.x.b, KPAGE_DATA(k) + 16) >> 5 << 5));
+	KCASE("kpage-stored-count-past-page", 0, "-",
+	      set64(&k.x.b, KPAGE_DATA(k) + 8, get64(&k.x.b, KPAGE_DATA(k) + 8) | 3ULL << 30));
+	KCASE("kpage-seq-twice", 1, "KPAGE record: page 0 of CPU 1 appears twice",
+	      record(&k.x.b, 12, k.x.b.p + k.kpage + 16, 16 + k.plen, NULL, 0));
+	KCASE("kformat-record-too-short", 1, "KFORMAT record of 4 bytes is shorter than 8",
+	      record(&k.x.b, 11, zeros, 4, NULL, 0));
+	KCASE("kformat-text-without-nul", 1, "KFORMAT record: format text has no NUL",
+	      record(&k.x.b, 11, "\x2a\0\0\0\0\0\0\0", 8, "sched\0name: x", 13));
+	KCASE("kformat-id-mismatch", 1, "differs from the format text's ID",
+	      set32(&k.x.b, k.kformat + 16, KID + 1));
+	KCASE("kformat-second-different", 1, "second, different format for kernel event id 372",
+	      char *t2 = format_with_id(utrace_event_find("utest", "utest_cond"), KID);
+	      rec_kformat(&k.x.b, KID, "sched", t2); free(t2));
+	KCASE("kernel-event-unknown-id", 1, "kernel event of pid 4242 has no KFORMAT for event id 999",
+	      memcpy(k.x.b.p + KPAGE_DATA(k) + 16 + 4, "\xe7\x03", 2));
+	KCASE("ktask-record-too-short", 1, "KTASK record of 4 bytes is shorter than 8",
+	      record(&k.x.b, 13, zeros, 4, NULL, 0));
+	KCASE("ktask-comm-without-nul", 1, "KTASK record: comm has no NUL",
+	      record(&k.x.b, 13, "\1\0\0\0\1\0\0\0", 8, "abc", 3));
+#undef KCASE
+}
+
 static void mk_corrupt(const char *dir)
 {
 	char path[4096];
@@ -1055,6 +1191,7 @@ static void mk_corrupt(const char *dir)
 		custom_case("print-fmt-function-call", NULL, f1, "\"%d\", nosuchfunc(REC->n)",
 			    r, 52, 1, "libtraceevent cannot use");
 	}
+	mk_corrupt_kernel();
 	fclose(manifest);
 }
 

@@ -71,4 +71,29 @@ lost_lines() {
 	head -1 "$TMP/out" | grep -qE '5\.000001: \[LOST 3 EVENTS\]$'
 }
 check "lost-event lines: a LOST record of thread 0, an unknown count, before a page" lost_lines
+
+kernel_merged() {
+	"$UTRACE" script -i "$DIR/kernel-valid.dat" > "$TMP/out" 2> "$TMP/err" &&
+	[ ! -s "$TMP/err" ] &&
+	cat > "$TMP/want" <<'EOF' &&
+          victim-100     [000] .....     5.000001: utest_simple: a=1 b=2
+     kworker/1:2-4242    [001] .....     5.000002: kev_switch: next_pid=7
+          victim-100     [000] .....     5.000002: utest_fn: s=strings mode=A
+     kworker/1:2-4242    [001] .....     5.000003: kev_switch: next_pid=8
+          victim-100     [000] .....     5.000003: utest_cond: v=3
+EOF
+	same "$TMP/out" "$TMP/want" &&
+	"$UTRACE" script -i "$DIR/kernel-valid.dat" --json 2> /dev/null |
+		grep -q '"name":"sched:kev_switch".*"pid":4240,"tid":4242,"cpu":1,"comm":"kworker/1:2"'
+}
+check "kernel events (KFORMAT, KPAGE, KTASK) merge with the threads' in time order" \
+	kernel_merged
+
+kernel_lost() {
+	"$UTRACE" script -i "$DIR/kernel-missed-stored.dat" > "$TMP/out" 2> /dev/null &&
+	grep -qE '^ +kernel-0 +\[001\] \.\.\.\.\. +5\.000002: \[LOST 5 EVENTS\]$' "$TMP/out" &&
+	"$UTRACE" script -i "$DIR/kpage-stored-count-past-page.dat" > "$TMP/out" 2> /dev/null &&
+	grep -qE '5\.000002: \[LOST EVENTS\]$' "$TMP/out"
+}
+check "a kernel page's stored count of lost events, and one past the page" kernel_lost
 done_testing

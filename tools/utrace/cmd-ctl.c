@@ -19,6 +19,7 @@
 
 #include "ctl-client.h"
 #include "cmds.h"
+#include "kevents.h"
 #include "live.h"
 
 struct targets {
@@ -277,6 +278,7 @@ int cmd_ps(int argc, char **argv)
 static const struct cmd_desc list_desc = { "list",
 	"usage: utrace list [-p PID... | -a] [PATTERN]\n"
 	"       utrace list -p PID --format EVENT\n"
+	"       utrace list -k [PATTERN]\n"
 	"\n"
 	"Print the events of running processes as the kernel's available_events\n"
 	"does: one 'system:event' line each, in registration order.  Without -p,\n"
@@ -286,7 +288,9 @@ static const struct cmd_desc list_desc = { "list",
 	"  -a, --all           every traceable process (the default)\n"
 	"  PATTERN             only events whose 'system:event' matches this glob\n"
 	"      --format EVENT  print the event's format file instead\n"
-	"                      (EVENT is system:event or event)\n", true };
+	"                      (EVENT is system:event or event)\n"
+	"  -k, --kernel        the kernel's events instead (its tracefs\n"
+	"                      available_events), which utrace record -e takes\n", true };
 
 static int list_opt(int c, void *arg)
 {
@@ -314,10 +318,18 @@ int cmd_list(int argc, char **argv)
 	const char *format = NULL, *pattern = NULL;
 	char **seen = NULL;
 	size_t nr_seen = 0, i, j, k;
-	int r = parse_common(&list_desc, argc, argv, &t, NULL, lo, list_opt, &format);
-	int status = 0;
+	int r, status = 0;
 	bool found = false;
 
+	/* -k: the kernel's events (kevents.c), no process asked */
+	for (i = 1; i < (size_t)argc && strcmp(argv[i], "--"); i++) {
+		if (strcmp(argv[i], "-k") && strcmp(argv[i], "--kernel"))
+			continue;
+		if (argc > 3 || (argc == 3 && argv[i == 1 ? 2 : 1][0] == '-'))
+			return usage_error("list", "%s takes only a PATTERN", argv[i]);
+		return kev_list(argc == 3 ? argv[i == 1 ? 2 : 1] : NULL);
+	}
+	r = parse_common(&list_desc, argc, argv, &t, NULL, lo, list_opt, &format);
 	if (r)
 		return r < 0 ? 0 : r;
 	if (optind < argc)

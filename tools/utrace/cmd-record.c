@@ -41,6 +41,7 @@
 #include "cmds.h"
 #include "live.h"
 #include "live-pool.h"
+#include "kevents.h"
 
 #define MAX_PROCS 256
 
@@ -83,6 +84,9 @@ struct record_opts {
 	pid_t *pids;             /* -p: attach to these running processes */
 	size_t nr_pids;
 	int all;                 /* -a: to every traceable process of ours */
+	char **kevents;          /* the -e entries of kernel events */
+	size_t nr_kevents;
+	bool user_none;          /* -e had kernel entries only */
 };
 
 static struct proc procs[MAX_PROCS];
@@ -109,6 +113,12 @@ static char **rec_flt_text;
 static size_t nr_rec_flt;
 static uint32_t first_pid;
 static char first_comm[17];
+/* The kernel entries without a kernel: prefix, to say when a program has
+ * events of the same name (the kernel's were taken): the first pid. */
+static struct utrace__set_event_match *rec_kev;
+static const char **rec_kev_text;
+static uint32_t *rec_kev_also;
+static size_t nr_rec_kev;
 
 static const char record_usage[] =
 	"usage: utrace record [-e EVENTS]... [--filter EVENT:EXPR]... [-o FILE]\n"
@@ -129,7 +139,11 @@ static const char record_usage[] =
 	"                       another user to record that user's processes)\n"
 	"  -e, --event EVENTS   events to switch on, in the kernel's set_event syntax\n"
 	"                       (sys:event, sys:*, *:event, !...); may repeat;\n"
-	"                       default: all (*:*)\n"
+	"                       default: all (*:*).  An entry whose system is one of\n"
+	"                       the kernel's (sched:sched_switch, sched:*) records\n"
+	"                       kernel events of the traced processes and their\n"
+	"                       children (root); kernel:SYS:EVENT and user:SYS:EVENT\n"
+	"                       say which is meant\n"
 	"  -f, --filter EVENT:EXPR  record only the events of EVENT (sys:event, sys:*,\n"
 	"                       event) for which EXPR, in the kernel's filter\n"
 	"                       language, holds, from the first one on; may repeat\n"
@@ -600,7 +614,7 @@ static void want_symbols(struct proc *p)
 
 /* A process has this event (its format text, "name: NAME\n..."): mark
  * the -e entries that match it. */
-static void note_format(const char *system, const char *text, size_t len)
+static void note_format(uint32_t pid, const char *system, const char *text, size_t len)
 {
 	char name[256];
 	const char *end;
@@ -621,6 +635,23 @@ static void note_format(const char *system, const char *text, size_t len)
 	for (i = 0; i < nr_rec_flt; i++)
 		if (!rec_flt_matched[i] && utrace__set_event_matches(&rec_flt[i], system, name))
 			rec_flt_matched[i] = true;
+	for (i = 0; i < nr_rec_kev; i++)
+		if (!rec_kev_also[i] && rec_kev[i].set &&
+		    utrace__set_event_matches(&rec_kev[i], system, name))
+			rec_kev_also[i] = pid;
+}
+
+/* A kernel entry that a program's events match too: said once. */
+static void explain_kernel_names(void)
+{
+	size_t i;
+
+	for (i = 0; i < nr_rec_kev; i++)
+		if (rec_kev_also[i])
+			fprintf(stderr, "utrace record: '%s' names kernel events and events "
+				"of pid %u too: the kernel's were recorded (user:%s records "
+				"the program's)\n", rec_kev_text[i], rec_kev_also[i],
+				rec_kev_text[i]);
 }
 
 /* The -e entries of a command, to check them against its events. */
@@ -697,6 +728,9 @@ static void explain_events(const char *cmd, const char *path)
 	if (bad)
 		fprintf(stderr, "utrace record: the events %s: utrace script --list -i '%s'\n",
 			nr_processes == 1 ? "it has" : "they have", path);
+	if (bad && kev_cannot_tell())
+		fprintf(stderr, "utrace record: if an entry names kernel events "
+			"(kernel:SYS:EVENT): %s\n", kev_cannot_tell());
 }
 
 /*
@@ -786,7 +820,7 @@ static int receive(struct proc *p)
 
 			if (sl + 1 < rest && memchr(sys + sl + 1, 0, rest - sl - 1)) {
 				utrace__tfw_format(&out, p->pid, buf->f.id, sys, sys + sl + 1);
-				note_format(sys, sys + sl + 1, rest - sl - 1);
+				note_format(p->pid, sys, sys + sl + 1, rest - sl - 1);
 				/* (not for the runtime's ftrace:print, whose
 				 * %ps the printer never shows: the kernel's
 				 * tracing_mark_write line) */
@@ -800,11 +834,48 @@ static int receive(struct proc *p)
 	return alive;
 }
 
+/*
+ * Take the kernel's entries out of -e (kevents.h says how they are told
+ * apart); with only kernel entries, the programs record none of theirs.
+ */
+static int split_kernel_events(struct record_opts *o)
+{
+	size_t i, n = 0;
+
+	if (!o->nr_events)
+		return 0;
+	o->kevents = calloc(o->nr_events, sizeof(*o->kevents));
+	if (!o->kevents)
+		return -1;
+	rec_kev = calloc(o->nr_events, sizeof(*rec_kev));
+	rec_kev_text = calloc(o->nr_events, sizeof(*rec_kev_text));
+	rec_kev_also = calloc(o->nr_events, sizeof(*rec_kev_also));
+	if (!rec_kev || !rec_kev_text || !rec_kev_also)
+		return -1;
+	for (i = 0; i < o->nr_events; i++) {
+		const char *e = o->events[i];
+		bool prefixed = !strncmp(e, "kernel:", 7);
+
+		if (!kev_is_kernel(&e)) {
+			o->events[n++] = (char *)e;
+			continue;
+		}
+		o->kevents[o->nr_kevents++] = (char *)e;
+		if (!prefixed && !utrace__parse_set_event(e, strlen(e), &rec_kev[nr_rec_kev]))
+			rec_kev_text[nr_rec_kev++] = e;
+	}
+	o->nr_events = n;
+	o->user_none = o->nr_kevents && !n;
+	return 0;
+}
+
 static char *join_events(const struct record_opts *o)
 {
 	size_t len = 1, i;
 	char *s;
 
+	if (o->user_none)
+		return strdup("!*:*");
 	if (!o->nr_events)
 		return strdup("*:*");
 	for (i = 0; i < o->nr_events; i++)
@@ -1149,10 +1220,24 @@ int cmd_record(int argc, char **argv)
 	uint64_t deadline = 0, stop_deadline = 0, next_clock = 0, first_clock;
 	uint64_t start_ns = utrace__mono_ns(), next_status = 0;
 	bool tty = isatty(STDERR_FILENO);
+	struct kev *kev = NULL;
+	unsigned long long kernel_events = 0, kernel_lost = 0;
+	bool kernel_lost_unknown = false;
+	int gate[2] = { -1, -1 };
 
 	first = parse_opts(argc, argv, &o);
 	if (first < 0)
 		return 129;
+	if (split_kernel_events(&o) < 0)
+		return 1;
+	if (o.nr_kevents && kev_unavailable()) {
+		/* the programs' events are recorded all the same */
+		fprintf(stderr, "utrace record: %s%s\n", kev_unavailable(),
+			o.nr_events ? "; recording the utrace events only" : "");
+		if (!o.nr_events)
+			return 1;
+		o.nr_kevents = 0;
+	}
 	if (!runtime_dir(dir, sizeof(dir)))
 		return 1;
 	snprintf(sock_path, sizeof(sock_path), "%s/record-%d.sock", dir, (int)getpid());
@@ -1183,6 +1268,15 @@ int cmd_record(int argc, char **argv)
 	sigaddset(&mask, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	/* (after the signals are blocked: Ctrl-C now still removes the
+	 * kernel's instance) */
+	if (o.nr_kevents && !(kev = kev_start(&out, o.kevents, o.nr_kevents))) {
+		close(lsock);
+		unlink(sock_path);
+		utrace__tfw_close(&out);
+		unlink(o.output);
+		return 1;
+	}
 
 	events = join_events(&o);
 	parse_rec_filters(&o);
@@ -1195,7 +1289,10 @@ int cmd_record(int argc, char **argv)
 		int r = attach_all(&o, sock_path, events);
 
 		free(events);
+		if (!r && kev && kev_set_pids(kev, o.pids, o.nr_pids) < 0)
+			r = 1;
 		if (r) {
+			kev_stop(kev, &kernel_lost, &kernel_lost_unknown);
 			close(lsock);
 			unlink(sock_path);
 			utrace__tfw_close(&out);
@@ -1207,9 +1304,23 @@ int cmd_record(int argc, char **argv)
 		goto loop;
 	}
 	filters = o.nr_filters ? join_filters(&o) : NULL;
+	/* With kernel events, the command waits for its pid to be in the
+	 * kernel's set_event_pid before it runs. */
+	if (kev && pipe2(gate, O_CLOEXEC) < 0) {
+		fprintf(stderr, "utrace record: cannot make a pipe: %s\n", strerror(errno));
+		gate[0] = gate[1] = -1;
+	}
 	child = fork();
 	if (child == 0) {
 		sigprocmask(SIG_UNBLOCK, &mask, NULL);
+		if (gate[0] >= 0) {
+			char c;
+
+			close(gate[1]);
+			while (read(gate[0], &c, 1) < 0 && errno == EINTR)
+				;
+			close(gate[0]);
+		}
 		setenv("UTRACE_RECORD", sock_path, 1);
 		setenv("UTRACE_EVENTS", events, 1);
 		setenv("UTRACE_BUFFER_SIZE", size_str, 1);
@@ -1226,8 +1337,22 @@ int cmd_record(int argc, char **argv)
 	ev_copy = events;
 	parse_rec_events(ev_copy);
 	free(filters);
+	if (child > 0 && kev) {
+		pid_t cp = child;
+
+		close(gate[0]);
+		if (kev_set_pids(kev, &cp, 1) < 0) {
+			kill(child, SIGKILL);
+			waitpid(child, NULL, 0);
+			child = -1;
+			errno = EPERM;
+		}
+		close(gate[1]);          /* the command runs now */
+	}
 	if (child < 0) {
-		fprintf(stderr, "utrace record: cannot fork: %s\n", strerror(errno));
+		if (!kev)
+			fprintf(stderr, "utrace record: cannot fork: %s\n", strerror(errno));
+		kev_stop(kev, &kernel_lost, &kernel_lost_unknown);
 		unlink(sock_path);
 		return 1;
 	}
@@ -1332,6 +1457,8 @@ loop:
 			busy |= drain(&procs[i]);
 			copy_calib(&procs[i], false);
 		}
+		if (kev)
+			kev_poll(kev);
 		/* Calibration points along the way: a file cut short
 		 * converts with the rate measured up to its last one. */
 		if (utrace__mono_ns() >= next_clock)
@@ -1358,6 +1485,8 @@ loop:
 			finish(&procs[i]);
 		}
 	}
+	if (kev)
+		kernel_events = kev_stop(kev, &kernel_lost, &kernel_lost_unknown);
 	write_clock_point();
 	close(lsock);
 	unlink(sock_path);
@@ -1365,6 +1494,12 @@ loop:
 		fprintf(stderr, "utrace record: cannot write '%s': %s; the file is cut at "
 			"byte %llu (what comes before is readable)\n", o.output,
 			strerror(out.error), (unsigned long long)out.bytes);
+	explain_kernel_names();
+	if (kev)
+		fprintf(stderr, "utrace record: %llu kernel events, %llu%s lost%s\n",
+			kernel_events, kernel_lost, kernel_lost_unknown ? " or more" : "",
+			kernel_lost || kernel_lost_unknown ? " (the instance's buffer was "
+			"full: fewer kernel events would keep them)" : "");
 	fprintf(stderr, "utrace record: %llu events written, %llu lost, %d process%s, "
 		"%.1f MB, '%s'%s\n", total_written, total_lost, nr_processes,
 		nr_processes == 1 ? "" : "es", out.bytes / 1e6, o.output,
@@ -1395,6 +1530,10 @@ loop:
 		fprintf(stderr, "utrace record: '%s' exited with status %d\n", argv[first],
 			WEXITSTATUS(status));
 	free(o.events);
+	free(o.kevents);
+	free(rec_kev);
+	free(rec_kev_text);
+	free(rec_kev_also);
 	free(o.pids);
 	free(ev_copy);
 	free(rec_ev);
