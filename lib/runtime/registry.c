@@ -149,7 +149,7 @@ static int set_on_locked(struct utrace_event *ev, bool top, uint32_t mask)
 		ret = utrace__tp_add(ev->tp, ev->cls->probe, ev);
 	if (ret)
 		return ret;
-	st->enabled = top;
+	__atomic_store_n(&st->enabled, top, __ATOMIC_RELAXED);
 	__atomic_store_n(&st->inst_on, mask, __ATOMIC_RELEASE);
 	if (was && !will)
 		ret = utrace__tp_remove(ev->tp, ev->cls->probe, ev);

@@ -859,7 +859,8 @@ static __attribute__((noinline)) void *reserve_inst(struct utrace_tp_reserve *r,
 {
 	const struct utrace__event_state *st = ev->priv;
 	int off = __atomic_load_n(&utrace__tracing_off, __ATOMIC_RELAXED);
-	bool top = st->enabled && !(off & UTRACE_TRACING_OFF) && cur_pool();
+	bool top = __atomic_load_n(&st->enabled, __ATOMIC_RELAXED) &&
+		   !(off & UTRACE_TRACING_OFF) && cur_pool();
 	uint32_t inst = inst_targets(st);
 	struct tbuf *t;
 	void *ent;
@@ -1144,8 +1145,8 @@ static __attribute__((noinline)) void commit_inst(struct utrace_tp_reserve *r)
 		prctl(PR_GET_NAME, comm);
 		ctx.comm = comm;
 	}
-	top = st->enabled && !(off & UTRACE_TRACING_OFF) &&
-	      utrace__filter_run(ev, r->rec, r->size, &ctx);
+	top = __atomic_load_n(&st->enabled, __ATOMIC_RELAXED) &&
+	      !(off & UTRACE_TRACING_OFF) && utrace__filter_run(ev, r->rec, r->size, &ctx);
 	while (on) {
 		uint32_t i = (uint32_t)__builtin_ctz(on);
 

@@ -181,8 +181,15 @@ if os.path.exists(d + "/foo"):
     sys.exit("still there")
 ' "$I"
 
-check "rmdir unmaps the instance's pool (one utrace-pool memfd left in maps)" bash -c '
-	wait_for bash -c "[ \$(grep -c \"memfd:utrace-pool\" /proc/$1/maps) -eq 1 ]"' _ "$SP"
+# (Under ThreadSanitizer, which cannot see membarrier(), the runtime cannot
+# tell that no thread writes into the pool any more and keeps it mapped.)
+if ldd "$SAMPLE" 2> /dev/null | grep -q libtsan; then
+	n=$((n + 1))
+	echo "ok $n # skip rmdir unmaps the pool: not under ThreadSanitizer"
+else
+	check "rmdir unmaps the instance's pool (one utrace-pool memfd left in maps)" bash -c '
+		wait_for bash -c "[ \$(grep -c \"memfd:utrace-pool\" /proc/$1/maps) -eq 1 ]"' _ "$SP"
+fi
 
 check "the top level goes on after the rmdir, with its own filter" bash -c '
 	: > "$1/trace" &&
@@ -208,7 +215,8 @@ kill -USR1 "$SP"        # (the sample's "end the run now")
 wait "$SP"
 rc=$?
 check "the process exits normally (status 0) while an instance exists" bash -c '
-	[ "$1" -eq 0 ] && ! grep -qi "sanitizer\|abort\|segv" "$2"' _ "$rc" "$TMP/sample.err"
+	[ "$1" -eq 0 ] && ! grep -qi "sanitizer\|abort\|segv" "$2" ||
+	{ echo "# status $1" && sed "s/^/# /" "$2" | head -n 60; false; }' _ "$rc" "$TMP/sample.err"
 check "its directory goes; the instance's open trace_pipe then fails as the top level's" bash -c '
 	wait_for bash -c "[ ! -e \"$1\" ]" &&
 	a=$(timeout 10 cat <&7 2>&1 | tail -n 1; echo "${PIPESTATUS[0]}") &&
