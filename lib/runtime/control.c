@@ -983,8 +983,16 @@ int utrace__control_tracing_on(int32_t on)
  */
 int utrace__control_trace_marker(const char *data, size_t len, bool raw)
 {
-	if (cur >= 0)
-		return -EOPNOTSUPP;     /* (not written: see tracefs-differences.md) */
+	if (cur >= 0) {
+		int r;
+
+		if (__atomic_load_n(&utrace__inst[cur].tracing_off, __ATOMIC_RELAXED))
+			return raw && len < 4 ? -EINVAL : -EBADF;
+		utrace__marker_inst = cur;
+		r = utrace__marker_record(raw, data, len);
+		utrace__marker_inst = -1;
+		return r;
+	}
 	if (!(__atomic_load_n(&utrace__tracing_off, __ATOMIC_RELAXED) & UTRACE_TRACING_OFF)) {
 		int r = utrace__pool_ensure();
 

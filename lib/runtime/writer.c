@@ -841,9 +841,22 @@ static inline void put_common(struct utrace_entry *ent, const struct utrace_even
 	ent->pid = tid ? tid : utrace__gettid();
 }
 
-/* The instances that may take an event (on there, instance alive). */
-static inline uint32_t inst_targets(const struct utrace__event_state *st)
+/* The buffer the trace_marker writes of this thread go to: -1 the top
+ * level, else an instance (the agent thread writes them, control.c). */
+__thread int utrace__marker_inst = -1;
+
+/* Where an event may go: the top level (if on there) and the instances
+ * it is on in.  ftrace's own events (trace_marker) go where the marker
+ * write was made. */
+static inline uint32_t inst_targets(const struct utrace__event_state *st, bool *top)
 {
+	if (__builtin_expect(st->ignore_enable, 0)) {
+		int i = utrace__marker_inst;
+
+		*top = i < 0;
+		return i < 0 ? 0 : 1u << i;
+	}
+	*top = __atomic_load_n(&st->enabled, __ATOMIC_RELAXED);
 	return __atomic_load_n(&st->inst_on, __ATOMIC_RELAXED);
 }
 
@@ -859,12 +872,12 @@ static __attribute__((noinline)) void *reserve_inst(struct utrace_tp_reserve *r,
 {
 	const struct utrace__event_state *st = ev->priv;
 	int off = __atomic_load_n(&utrace__tracing_off, __ATOMIC_RELAXED);
-	bool top = __atomic_load_n(&st->enabled, __ATOMIC_RELAXED) &&
-		   !(off & UTRACE_TRACING_OFF) && cur_pool();
-	uint32_t inst = inst_targets(st);
+	bool top;
+	uint32_t inst = inst_targets(st, &top);
 	struct tbuf *t;
 	void *ent;
 
+	top = top && !(off & UTRACE_TRACING_OFF) && cur_pool();
 	if (!top && !inst)
 		return NULL;
 	if (size > UTRACE_EVENT_MAX)
@@ -1131,7 +1144,8 @@ static __attribute__((noinline)) void commit_inst(struct utrace_tp_reserve *r)
 	const struct utrace_event *ev = r->event;
 	const struct utrace__event_state *st = ev->priv;
 	int off = __atomic_load_n(&utrace__tracing_off, __ATOMIC_RELAXED);
-	uint32_t on = inst_targets(st), mask = 0, top;
+	bool top_on;
+	uint32_t on = inst_targets(st, &top_on), mask = 0, top;
 	struct utrace__inst_filter *ifilt = __atomic_load_n(&st->ifilt, __ATOMIC_ACQUIRE);
 	struct utrace__filter_ctx ctx;
 	char comm[17];
@@ -1145,8 +1159,8 @@ static __attribute__((noinline)) void commit_inst(struct utrace_tp_reserve *r)
 		prctl(PR_GET_NAME, comm);
 		ctx.comm = comm;
 	}
-	top = __atomic_load_n(&st->enabled, __ATOMIC_RELAXED) &&
-	      !(off & UTRACE_TRACING_OFF) && utrace__filter_run(ev, r->rec, r->size, &ctx);
+	top = top_on && !(off & UTRACE_TRACING_OFF) &&
+	      utrace__filter_run(ev, r->rec, r->size, &ctx);
 	while (on) {
 		uint32_t i = (uint32_t)__builtin_ctz(on);
 

@@ -156,6 +156,13 @@ check "error_log is the instance's own" bash -c '
 	grep -q "nosuchfield" "$1/foo/error_log" && [ -z "$(cat "$2/error_log")" ] &&
 	echo 0 > "$1/foo/events/demo/demo_tick/filter"' _ "$I" "$D"
 
+check "trace_marker of the instance writes into its buffer only" bash -c '
+	echo "hello instance" > "$1/foo/trace_marker" && echo "hello top" > "$2/trace_marker" &&
+	grep -q "tracing_mark_write: hello instance$" "$1/foo/trace" &&
+	! grep -q "hello top" "$1/foo/trace" &&
+	grep -q "tracing_mark_write: hello top$" "$2/trace" &&
+	! grep -q "hello instance" "$2/trace"' _ "$I" "$D"
+
 check "trace_pipe of the instance gives its events" bash -c '
 	timeout 20 grep -m 3 demo_tick "$1/foo/trace_pipe" > "$2/pipe" &&
 	[ "$(grep -c "demo_tick" "$2/pipe")" -eq 3 ]' _ "$I" "$TMP"
