@@ -214,6 +214,23 @@ check "at most 32 instances a process: the 33rd mkdir is ENOSPC" bash -c '
 	for i in $(seq 2 32); do rmdir "$1/i$i" || exit 1; done
 	[ "$(ls "$1")" = foo ]' _ "$I"
 
+# trace-cmd's -B (a buffer instance) through utrace enter: it makes the
+# instance, records it and removes it, and leaves the top level alone.
+if command -v trace-cmd > /dev/null && "$UTRACE" enter -p "$SP" -- true 2> /dev/null; then
+	check "trace-cmd record -B: the events of the instance only, removed after" bash -c '
+		set_before=$(cat "$4/set_event") &&
+		"$1" enter -p "$2" -- trace-cmd record -d -B tcb -e "demo:demo_request" \
+			-o "$3/b.dat" sleep 1 > "$3/tc.out" 2> "$3/err" &&
+		trace-cmd report -i "$3/b.dat" > "$3/tc-report" 2>> "$3/err" &&
+		grep -q "^tcb: .*demo_request: *id=" "$3/tc-report" &&
+		! grep -v "^tcb:" "$3/tc-report" | grep -q "demo_" &&
+		[ ! -e "$4/instances/tcb" ] && [ "$(cat "$4/set_event")" = "$set_before" ]' \
+		_ "$UTRACE" "$SP" "$TMP" "$D"
+else
+	n=$((n + 1))
+	echo "ok $n # skip trace-cmd record -B: no trace-cmd, or utrace enter cannot run here"
+fi
+
 # A process that exits while it has an instance with an open file.
 echo demo:demo_tick > "$I/foo/set_event"
 exec 7< "$I/foo/trace_pipe"
