@@ -150,6 +150,15 @@ check "tracing_on of the instance is its own" bash -c '
 	echo 1 > "$1/foo/tracing_on" &&
 	wait_for bash -c "[ \"\$(events \"$1/foo/trace\" | wc -l)\" -ge 3 ]"' _ "$I" "$D"
 
+check "set_event_pid of the instance is its own" bash -c '
+	echo 1 > "$1/foo/set_event_pid" && [ "$(cat "$1/foo/set_event_pid")" = 1 ] &&
+	[ -z "$(cat "$2/set_event_pid")" ] && : > "$1/foo/trace" && : > "$2/trace" &&
+	wait_for bash -c "[ \"\$(events \"$2/trace\" | grep -c demo_tick)\" -ge 10 ]" &&
+	[ "$(events "$1/foo/trace" | wc -l)" -eq 0 ] &&
+	echo "$3" > "$1/foo/set_event_pid" &&
+	wait_for bash -c "[ \"\$(events \"$1/foo/trace\" | wc -l)\" -ge 3 ]" &&
+	: > "$1/foo/set_event_pid"' _ "$I" "$D" "$SP"
+
 check "error_log is the instance's own" bash -c '
 	: > "$1/foo/error_log" && : > "$2/error_log" &&
 	! echo "nosuchfield == 1" > "$1/foo/events/demo/demo_tick/filter" 2> /dev/null &&
