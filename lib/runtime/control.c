@@ -1684,8 +1684,16 @@ int utrace__control_instance_mkdir(const char *name, size_t len)
 		return -EEXIST;
 	for (i = 0; i < UTRACE_INSTANCES_MAX && ctxs[1 + i].name; i++)
 		;
-	if (i == UTRACE_INSTANCES_MAX)
+	if (i == UTRACE_INSTANCES_MAX) {
+		/* (a limit of utrace's: said in the top level's error_log) */
+		char *e;
+
+		if (asprintf(&e, "instances: error: A process has at most %d instances\n"
+			     "  Command: mkdir %.*s\n", UTRACE_INSTANCES_MAX, (int)len,
+			     name) >= 0)
+			log_error(e);
 		return -ENOSPC;
+	}
 	r = utrace__pool_ensure();
 	if (r < 0)
 		return r;

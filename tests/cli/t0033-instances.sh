@@ -217,9 +217,11 @@ check "an instance made again under the same name starts afresh" bash -c '
 	[ "$(cat "$1/foo/events/demo/demo_tick/filter")" = none ] &&
 	[ "$(events "$1/foo/trace" | wc -l)" -eq 0 ]' _ "$I"
 
-check "at most 32 instances a process: the 33rd mkdir is ENOSPC" bash -c '
+check "at most 32 instances a process: the 33rd mkdir is ENOSPC, error_log says why" bash -c '
 	for i in $(seq 2 32); do mkdir "$1/i$i" || exit 1; done
 	[ "$(ls "$1" | wc -l)" -eq 32 ] && [ "$(errno_of mkdir "$1/i33")" = ENOSPC ] &&
+	grep -q "instances: error: A process has at most 32 instances" "$1/../error_log" &&
+	grep -q "Command: mkdir i33" "$1/../error_log" &&
 	for i in $(seq 2 32); do rmdir "$1/i$i" || exit 1; done
 	[ "$(ls "$1")" = foo ]' _ "$I"
 
