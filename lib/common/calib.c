@@ -192,3 +192,20 @@ void utrace__pool_calib_second(struct utrace_pool *p)
 	}
 	utrace__pool_calib_tick(p);
 }
+
+void utrace__pool_calib_copy(struct utrace_pool *dst, struct utrace_pool *src)
+{
+	struct utrace_calib_point *d = table(dst), *t = table(src);
+	uint32_t i;
+
+	if (!d || !t)
+		return;
+	for (i = 0; i < UTRACE_POOL_CALIB; i++) {
+		struct utrace_calib_point v = calib_get(&t[i]);
+
+		if (!v.ns)
+			break;
+		__atomic_store_n(&d[i].tsc, v.tsc, __ATOMIC_RELAXED);
+		__atomic_store_n(&d[i].ns, v.ns, __ATOMIC_RELEASE);
+	}
+}

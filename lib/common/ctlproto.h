@@ -44,7 +44,19 @@ enum utrace_ctl_op {
 	UTRACE_CTL_EVENT_PID,         /* id enum utrace_ctl_pid_list, arg enum
 				       * utrace_ctl_pid_action, payload the write
 				       * -> text (READ), status = bytes taken (ADD) */
+	UTRACE_CTL_INSTANCES,         /* -> text "<handle> <name>\n" per instance */
+	UTRACE_CTL_INSTANCE_MKDIR,    /* payload name -> status = handle */
+	UTRACE_CTL_INSTANCE_RMDIR,    /* payload name */
 };
+
+/*
+ * The buffer a request is for: op holds the operation in its low
+ * UTRACE_CTL_INST_SHIFT bits and above them an instance's handle
+ * (UTRACE_CTL_INSTANCES), 0 for the top level.  A handle names one
+ * instance for its life: after an rmdir the agent answers -ENODEV.
+ */
+#define UTRACE_CTL_INST_SHIFT 8
+#define UTRACE_CTL_INST_IDX_BITS 6
 
 /* UTRACE_CTL_EVENT_PID: which file, and what to do. */
 enum utrace_ctl_pid_list {

@@ -676,5 +676,17 @@ uint64_t utrace__pool_calib_due(struct utrace_pool *p) UTRACE_HIDDEN;
  */
 void utrace__pool_calib_second(struct utrace_pool *p) UTRACE_HIDDEN;
 
+/**
+ * utrace__pool_calib_copy() - give a new pool the points of another
+ * @dst: the new pool, not yet seen by any reader
+ * @src: the pool whose points it takes
+ *
+ * An instance's pool converts time stamps as the top level's does, so
+ * that one event shows one time in both (the points due later are taken
+ * on the same schedule, from the same first point).
+ */
+void utrace__pool_calib_copy(struct utrace_pool *dst, struct utrace_pool *src)
+	UTRACE_HIDDEN;
+
 
 #endif /* UTRACE_RINGBUF_POOL_H */

@@ -22,6 +22,7 @@
 struct utrace__ctl {
 	int fd;
 	pid_t pid;
+	uint32_t inst;           /* the instance requests are for; 0: top level */
 	char msg[512];
 };
 
@@ -337,7 +338,8 @@ static int request(struct utrace__ctl *c, uint32_t op, uint32_t id, int32_t arg,
 		   uint64_t size, const void *pl, size_t plen, const void *pl2,
 		   size_t plen2, struct answer *a)
 {
-	struct utrace_ctl_req q = { op, UTRACE_CTL_VERSION, id, arg, size };
+	struct utrace_ctl_req q = { op | c->inst << UTRACE_CTL_INST_SHIFT, UTRACE_CTL_VERSION,
+				    id, arg, size };
 	struct iovec iov[3] = { { &q, sizeof(q) }, { (void *)pl, plen },
 				{ (void *)pl2, plen2 } };
 	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 3 };
@@ -686,4 +688,39 @@ int utrace__ctl_pool(struct utrace__ctl *c, int *fd)
 int utrace__ctl_attach(struct utrace__ctl *c, const char *sock_path, uint32_t mode)
 {
 	return simple(c, UTRACE_CTL_ATTACH, 0, (int32_t)mode, sock_path, strlen(sock_path));
+}
+
+void utrace__ctl_set_instance(struct utrace__ctl *c, uint32_t handle)
+{
+	c->inst = handle;
+}
+
+/* A request about the instances themselves: never for an instance. */
+static int top_request(struct utrace__ctl *c, uint32_t op, const char *name, char **out)
+{
+	uint32_t keep = c->inst;
+	int r;
+
+	c->inst = 0;
+	if (out)
+		r = text(c, op, 0, NULL, 0, out);
+	else
+		r = simple(c, op, 0, 0, name, name ? strlen(name) : 0);
+	c->inst = keep;
+	return r;
+}
+
+int utrace__ctl_instances(struct utrace__ctl *c, char **out)
+{
+	return top_request(c, UTRACE_CTL_INSTANCES, NULL, out);
+}
+
+int utrace__ctl_instance_mkdir(struct utrace__ctl *c, const char *name)
+{
+	return top_request(c, UTRACE_CTL_INSTANCE_MKDIR, name, NULL);
+}
+
+int utrace__ctl_instance_rmdir(struct utrace__ctl *c, const char *name)
+{
+	return top_request(c, UTRACE_CTL_INSTANCE_RMDIR, name, NULL);
 }

@@ -185,6 +185,18 @@ int utrace__ctl_pool_mode(struct utrace__ctl *c, int mode) UTRACE_HIDDEN;
 int utrace__ctl_pool(struct utrace__ctl *c, int *fd) UTRACE_HIDDEN;
 
 /*
+ * Instances (the mount's instances/<name>/): the requests that follow
+ * are for the instance of 'handle' (0: the top level), as listed by
+ * utrace__ctl_instances(): "<handle> <name>\n" per instance.  mkdir
+ * returns the new handle or -EEXIST, -EINVAL, -ENAMETOOLONG, -ENOSPC;
+ * rmdir 0 or -ENOENT.  A request for a removed instance gets -ENODEV.
+ */
+void utrace__ctl_set_instance(struct utrace__ctl *c, uint32_t handle) UTRACE_HIDDEN;
+int utrace__ctl_instances(struct utrace__ctl *c, char **out) UTRACE_HIDDEN;
+int utrace__ctl_instance_mkdir(struct utrace__ctl *c, const char *name) UTRACE_HIDDEN;
+int utrace__ctl_instance_rmdir(struct utrace__ctl *c, const char *name) UTRACE_HIDDEN;
+
+/*
  * Hand the process to the recorder listening on 'sock_path' (the
  * UTRACE_RECORD protocol of proto.h): the process connects, sends its pool
  * and formats, and records in 'mode' until the recorder goes away; then

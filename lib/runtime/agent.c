@@ -233,8 +233,34 @@ static void answer_filter(struct conn *c, int r, const struct utrace__filter_err
  * Decode one request, have control.c apply it, and queue the answer.
  * 'pl' is the request's payload, 'plen' its bytes (not NUL-terminated).
  */
+static void handle_op(struct conn *c, uint32_t op, const struct utrace_ctl_req *q,
+		      const char *pl, size_t plen);
+
 static void handle(struct conn *c, const struct utrace_ctl_req *q, const char *pl,
 		   size_t plen)
+{
+	int r;
+
+	uint32_t inst = q->op >> UTRACE_CTL_INST_SHIFT;
+
+	if (inst) {
+		/* The registry lock holds off events registered meanwhile in
+		 * other threads, which take the top level's filters. */
+		utrace__registry_lock();
+		r = utrace__control_select(inst);
+		if (r == 0)
+			handle_op(c, q->op & ((1u << UTRACE_CTL_INST_SHIFT) - 1), q, pl, plen);
+		else
+			answer_status(c, r);
+		utrace__control_select(0);
+		utrace__registry_unlock();
+		return;
+	}
+	handle_op(c, q->op, q, pl, plen);
+}
+
+static void handle_op(struct conn *c, uint32_t op, const struct utrace_ctl_req *q,
+		      const char *pl, size_t plen)
 {
 	struct utrace_ctl_info_msg info;
 	struct utrace__filter_error fe;
@@ -242,7 +268,17 @@ static void handle(struct conn *c, const struct utrace_ctl_req *q, const char *p
 	char *text;
 	int r;
 
-	switch (q->op) {
+	switch (op) {
+	case UTRACE_CTL_INSTANCES:
+		r = utrace__control_instance_list(&text);
+		answer_text(c, r, text);
+		return;
+	case UTRACE_CTL_INSTANCE_MKDIR:
+		answer_status(c, utrace__control_instance_mkdir(pl, plen));
+		return;
+	case UTRACE_CTL_INSTANCE_RMDIR:
+		answer_status(c, utrace__control_instance_rmdir(pl, plen));
+		return;
 	case UTRACE_CTL_INFO:
 		utrace__control_info(&info);
 		send_ans(c, 0, 0, &info, sizeof(info), 0);
@@ -490,6 +526,9 @@ static void *agent_main(void *arg)
 		}
 		/* and the next TSC calibration point of the pool */
 		i = utrace__pool_calib_timer();
+		if (i >= 0 && (timeout < 0 || i < timeout))
+			timeout = i;
+		i = utrace__control_calib_timer();
 		if (i >= 0 && (timeout < 0 || i < timeout))
 			timeout = i;
 		/* objects dlopen()ed since, for a recorder's symbols: looked

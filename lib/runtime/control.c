@@ -28,6 +28,7 @@
 #include "problems.h"
 #include "setevent.h"
 #include "filter.h"
+#include "instance.h"
 #include "internal.h"
 #include "marker.h"
 #include "record.h"
@@ -48,8 +49,92 @@ static uint32_t rec_old_mode;
 static int *rec_saved_ids;             /* events that were on at the attach */
 static size_t rec_nr_saved;
 
-static char *error_log[ERROR_LOG_MAX];
-static unsigned int nr_error_log;
+/*
+ * What each buffer has of its own: the top level (ctxs[0]) and each
+ * instance (ctxs[1 + i], utrace__inst[i]).  'cur' is the instance the
+ * request being served is for (-1: the top level), 'C' its context.
+ */
+struct ctl_ctx {
+	char *name;                  /* the instance's name; NULL: free slot */
+	uint32_t tag;                /* told apart from an earlier one in the slot */
+	int pool_fd;
+	uint64_t buffer_size;
+	uint32_t mode;
+	char *error_log[ERROR_LOG_MAX];
+	unsigned int nr_error_log;
+	/* set_event_pid and set_event_notrace_pid (enum utrace_ctl_pid_list),
+	 * sorted, without repeats, and the predicate on common_pid they make
+	 * (NULL when both are empty) */
+	uint32_t *pid_list[2];
+	size_t pid_nr[2];
+	char *pid_pred;
+};
+
+static struct ctl_ctx ctxs[1 + UTRACE_INSTANCES_MAX];
+static struct ctl_ctx *C = &ctxs[0];
+static int cur = -1;
+static uint32_t inst_tags;
+static unsigned int inst_gens;
+
+static int inst_buffer_size(uint64_t bytes, uint64_t *size);
+
+/* The pages of a buffer_size_kb write of 'bytes' (whole pages, at least 2). */
+static uint64_t size_pages(uint64_t bytes)
+{
+	uint64_t pages = (bytes + UTRACE_PAGE_DATA - 1) / UTRACE_PAGE_DATA;
+
+	return pages < BUFFER_PAGES_MIN ? BUFFER_PAGES_MIN : pages;
+}
+
+/* An event's filter slot in the current instance, made on first use. */
+static struct utrace__inst_filter *ifilt_of(const struct utrace__event_state *cst)
+{
+	struct utrace__event_state *st = (struct utrace__event_state *)cst;
+
+	if (!st->ifilt) {
+		struct utrace__inst_filter *a = calloc(UTRACE_INSTANCES_MAX, sizeof(*a));
+
+		if (!a)
+			return NULL;
+		__atomic_store_n(&st->ifilt, a, __ATOMIC_RELEASE);
+	}
+	return &st->ifilt[cur];
+}
+
+/* The user's expression of an event in the current instance (or NULL). */
+static const char *expr_of(const struct utrace__event_state *st)
+{
+	if (cur < 0)
+		return st->filter_expr;
+	return st->ifilt ? st->ifilt[cur].expr : NULL;
+}
+
+/* What its filter file reads (NULL: "none\n"). */
+static const char *text_of(const struct utrace__event_state *st)
+{
+	if (cur < 0)
+		return st->filter_text;
+	return st->ifilt ? st->ifilt[cur].text : NULL;
+}
+
+/* Put 'v' in '*slot' (NULL: drop 'v'), freeing what was there. */
+static void replace_str(char **slot, char *v)
+{
+	if (!slot) {
+		free(v);
+		return;
+	}
+	free(*slot);
+	*slot = v;
+}
+
+/* Replace what its filter file reads; takes 'text'. */
+static void set_text(struct utrace__event_state *st, char *text)
+{
+	struct utrace__inst_filter *f = cur < 0 ? NULL : ifilt_of(st);
+
+	replace_str(cur < 0 ? &st->filter_text : f ? &f->text : NULL, text);
+}
 
 /* --- events --- */
 
@@ -89,12 +174,13 @@ static int list_cb(struct utrace_event *ev, void *arg)
 	struct list_arg *a = arg;
 	const struct utrace__event_state *st = ev->priv;
 	size_t sl = strlen(ev->cls->system) + 1, nl = strlen(ev->name) + 1;
-	struct utrace_ctl_event_msg m = { (uint32_t)ev->id, st->enabled,
-					  st->filter_expr != NULL, (uint16_t)(sl + nl) };
+	bool on = utrace__event_on_inst(ev, cur);
+	struct utrace_ctl_event_msg m = { (uint32_t)ev->id, on,
+					  expr_of(st) != NULL, (uint16_t)(sl + nl) };
 	size_t need = sizeof(m) + sl + nl;
 
 	a->nr++;
-	a->nr_on += st->enabled;
+	a->nr_on += on;
 	if (!a->buf)
 		return 0;
 	if (sl + nl > 0xffff)
@@ -190,7 +276,7 @@ int utrace__control_set_event(const char *line, size_t len)
 	if (s[0] != '!')
 		r = utrace__pool_ensure();
 	if (r == 0)
-		r = utrace__registry_set_event(s);
+		r = utrace__registry_set_event_inst(s, cur);
 	free(s);
 	return r;
 }
@@ -213,7 +299,7 @@ static int enable_sys_cb(struct utrace_event *ev, void *arg)
 	if (((const struct utrace__event_state *)ev->priv)->ignore_enable)
 		return 0;   /* ftrace's own events: never on */
 	a->matched++;
-	r = utrace_event_enable(ev, a->on);
+	r = utrace__event_enable_inst(ev, cur, a->on);
 	if (r < 0)
 		a->ret = r;
 	return 0;
@@ -251,7 +337,7 @@ int utrace__control_enable(uint32_t id, bool on)
 	if (!ev)
 		r = -ENOENT;
 	else if (r == 0)
-		r = utrace_event_enable(ev, on);
+		r = utrace__event_enable_inst(ev, cur, on);
 	utrace__registry_unlock();
 	return r;
 }
@@ -297,12 +383,12 @@ static void log_error(char *text)
 	free(text);
 	if (n < 0)
 		return;
-	if (nr_error_log == ERROR_LOG_MAX) {
-		free(error_log[0]);
-		memmove(error_log, error_log + 1, (ERROR_LOG_MAX - 1) * sizeof(*error_log));
-		nr_error_log--;
+	if (C->nr_error_log == ERROR_LOG_MAX) {
+		free(C->error_log[0]);
+		memmove(C->error_log, C->error_log + 1, (ERROR_LOG_MAX - 1) * sizeof(*C->error_log));
+		C->nr_error_log--;
 	}
-	error_log[nr_error_log++] = e;
+	C->error_log[C->nr_error_log++] = e;
 }
 
 /* error_log's entry for a filter that was refused, the command cut short
@@ -331,8 +417,21 @@ static void log_filter_error(const char *expr, const struct utrace__filter_error
 static void set_program(struct utrace_event *ev, struct utrace__filter *f)
 {
 	struct utrace__event_state *st = ev->priv;
-	struct utrace__filter *old = st->filter;
+	struct utrace__inst_filter *slot = cur < 0 ? NULL : ifilt_of(st);
+	struct utrace__filter *old;
 
+	if (cur >= 0) {
+		if (!slot) {
+			utrace__filter_free(f);
+			return;
+		}
+		old = slot->filter;
+		__atomic_store_n(&slot->filter, f, __ATOMIC_RELEASE);
+		if (old && utrace__filter_sync())
+			utrace__filter_free(old);
+		return;
+	}
+	old = st->filter;
 	st->filter = f;
 	__atomic_store_n(&ev->filter, (void *)f, __ATOMIC_RELEASE);
 	/* Freed once no thread can be running it; kept (a small leak) if a
@@ -347,21 +446,14 @@ static void set_filter(struct utrace_event *ev, struct utrace__filter *f, char *
 		       char *text)
 {
 	struct utrace__event_state *st = ev->priv;
+	struct utrace__inst_filter *slot = cur < 0 ? NULL : ifilt_of(st);
 
-	free(st->filter_expr);
-	st->filter_expr = expr;
-	free(st->filter_text);
-	st->filter_text = text;
+	replace_str(cur < 0 ? &st->filter_expr : slot ? &slot->expr : NULL, expr);
+	set_text(st, text);
 	set_program(ev, f);
 }
 
 /* --- set_event_pid, set_event_notrace_pid --- */
-
-/* The two lists (enum utrace_ctl_pid_list), sorted, without repeats, and
- * the predicate on common_pid they make (NULL when both are empty). */
-static uint32_t *pid_list[2];
-static size_t pid_nr[2];
-static char *pid_pred;
 
 /*
  * The program an event runs: its own expression (st->filter_expr) AND
@@ -440,7 +532,7 @@ static int filter_event(struct utrace_event *ev, const char *expr,
 
 	memset(fe, 0, sizeof(*fe));
 	if (utrace__filter_is_clear(expr)) {
-		r = compile_program(st, NULL, pid_pred, &f);
+		r = compile_program(st, NULL, C->pid_pred, &f);
 		set_filter(ev, f, NULL, NULL);
 		return r;
 	}
@@ -450,15 +542,15 @@ static int filter_event(struct utrace_event *ev, const char *expr,
 		 * file reads back the error. */
 		struct utrace__filter *p = NULL;
 
-		compile_program(st, NULL, pid_pred, &p);
+		compile_program(st, NULL, C->pid_pred, &p);
 		set_filter(ev, p, NULL, utrace__filter_error_text(expr, fe));
 		log_filter_error(expr, fe);
 		return r;
 	}
-	if (pid_pred) {
+	if (C->pid_pred) {
 		/* the user's expression AND the threads of set_event_pid */
 		utrace__filter_free(f);
-		r = compile_program(st, expr, pid_pred, &f);
+		r = compile_program(st, expr, C->pid_pred, &f);
 		if (r < 0)
 			return r;
 	}
@@ -593,7 +685,7 @@ void utrace__control_filter_spec_apply(struct utrace_event *ev)
 		/* no filter of its own: set_event_pid's threads, if any */
 		struct utrace__filter *p = NULL;
 
-		if (pid_pred && compile_program(ev->priv, NULL, pid_pred, &p) == 0)
+		if (ctxs[0].pid_pred && compile_program(ev->priv, NULL, ctxs[0].pid_pred, &p) == 0)
 			set_program(ev, p);
 		return;
 	}
@@ -659,13 +751,12 @@ static int filter_sys_cb(struct utrace_event *ev, void *arg)
 		struct utrace__filter_error se = { -EINVAL, 0, "" };
 
 		snprintf(se.msg, sizeof(se.msg), "%s", UTRACE__FILTER_MSG_BAD_SUBSYS);
-		free(st->filter_text);
-		st->filter_text = utrace__filter_error_text(a->expr, &se);
+		set_text(st, utrace__filter_error_text(a->expr, &se));
 		/* (filter_event left it without an expression of its own) */
 		/* filter_event logged the event's own error: replace it */
-		if (nr_error_log) {
-			free(error_log[nr_error_log - 1]);
-			nr_error_log--;
+		if (C->nr_error_log) {
+			free(C->error_log[C->nr_error_log - 1]);
+			C->nr_error_log--;
 		}
 		log_filter_error(a->expr, &se);
 	}
@@ -719,7 +810,7 @@ int utrace__control_filter_text(uint32_t id, char **text)
 	if (ev) {
 		const struct utrace__event_state *st = ev->priv;
 
-		*text = strdup(st->filter_text ? st->filter_text : "none\n");
+		*text = strdup(text_of(st) ? text_of(st) : "none\n");
 	}
 	utrace__registry_unlock();
 	return *text ? 0 : ev ? -ENOMEM : -ENOENT;
@@ -775,14 +866,14 @@ int utrace__control_error_log(char **text)
 	size_t len = 0;
 	unsigned int i;
 
-	for (i = 0; i < nr_error_log; i++)
-		len += strlen(error_log[i]);
+	for (i = 0; i < C->nr_error_log; i++)
+		len += strlen(C->error_log[i]);
 	*text = malloc(len + 1);
 	if (!*text)
 		return -ENOMEM;
 	(*text)[0] = 0;
-	for (i = 0; i < nr_error_log; i++)
-		strcat(*text, error_log[i]);
+	for (i = 0; i < C->nr_error_log; i++)
+		strcat(*text, C->error_log[i]);
 	return 0;
 }
 
@@ -791,8 +882,8 @@ int utrace__control_error_log(char **text)
  */
 void utrace__control_error_log_clear(void)
 {
-	while (nr_error_log)
-		free(error_log[--nr_error_log]);
+	while (C->nr_error_log)
+		free(C->error_log[--C->nr_error_log]);
 }
 
 /* --- the buffer --- */
@@ -805,7 +896,7 @@ static int info_cb(struct utrace_event *ev, void *arg)
 	if (st->ignore_enable)
 		return 0;    /* ftrace's own, not in available_events */
 	m->nr_events++;
-	m->nr_enabled += st->enabled;
+	m->nr_enabled += utrace__event_on_inst(ev, cur);
 	return 0;
 }
 
@@ -820,7 +911,8 @@ static int info_cb(struct utrace_event *ev, void *arg)
  */
 int utrace__control_info(struct utrace_ctl_info_msg *m)
 {
-	struct utrace_pool *p = __atomic_load_n(&utrace__pool, __ATOMIC_ACQUIRE);
+	struct utrace_pool *p = cur < 0 ? __atomic_load_n(&utrace__pool, __ATOMIC_ACQUIRE) :
+		utrace__inst[cur].pool;
 	int cfd;
 	ssize_t n;
 
@@ -839,8 +931,8 @@ int utrace__control_info(struct utrace_ctl_info_msg *m)
 	if (n < 0)
 		m->exe[0] = 0;
 	utrace__registry_foreach(info_cb, m);
-	m->tracing_on = !__atomic_load_n(&utrace__tracing_off, __ATOMIC_RELAXED);
-	m->recorder = rec_sock >= 0;
+	m->tracing_on = utrace__control_tracing_on(-1);
+	m->recorder = cur < 0 && rec_sock >= 0;
 	if (p) {
 		m->has_pool = 1;
 		m->mode = p->mode;
@@ -864,9 +956,16 @@ int utrace__control_info(struct utrace_ctl_info_msg *m)
  */
 int utrace__control_tracing_on(int32_t on)
 {
-	if (on == 0 || on == 1)
-		__atomic_store_n(&utrace__tracing_off, !on, __ATOMIC_RELEASE);
-	return !__atomic_load_n(&utrace__tracing_off, __ATOMIC_RELAXED);
+	if (cur >= 0) {
+		if (on == 0 || on == 1)
+			__atomic_store_n(&utrace__inst[cur].tracing_off, !on, __ATOMIC_RELEASE);
+		return !__atomic_load_n(&utrace__inst[cur].tracing_off, __ATOMIC_RELAXED);
+	}
+	if (on == 1)
+		__atomic_fetch_and(&utrace__tracing_off, ~UTRACE_TRACING_OFF, __ATOMIC_RELEASE);
+	else if (on == 0)
+		__atomic_fetch_or(&utrace__tracing_off, UTRACE_TRACING_OFF, __ATOMIC_RELEASE);
+	return !(__atomic_load_n(&utrace__tracing_off, __ATOMIC_RELAXED) & UTRACE_TRACING_OFF);
 }
 
 /**
@@ -884,7 +983,17 @@ int utrace__control_tracing_on(int32_t on)
  */
 int utrace__control_trace_marker(const char *data, size_t len, bool raw)
 {
-	if (!__atomic_load_n(&utrace__tracing_off, __ATOMIC_RELAXED)) {
+	if (cur >= 0) {
+		int r;
+
+		if (__atomic_load_n(&utrace__inst[cur].tracing_off, __ATOMIC_RELAXED))
+			return raw && len < 4 ? -EINVAL : -EBADF;
+		utrace__marker_inst = cur;
+		r = utrace__marker_record(raw, data, len);
+		utrace__marker_inst = -1;
+		return r;
+	}
+	if (!(__atomic_load_n(&utrace__tracing_off, __ATOMIC_RELAXED) & UTRACE_TRACING_OFF)) {
 		int r = utrace__pool_ensure();
 
 		if (r < 0)
@@ -906,22 +1015,22 @@ int utrace__control_trace_marker(const char *data, size_t len, bool raw)
  */
 int utrace__control_buffer_size(uint64_t bytes, uint64_t *size)
 {
-	struct utrace_pool *cur;
+	struct utrace_pool *p;
 	uint64_t pages;
 	int r;
 
+	if (cur >= 0)
+		return inst_buffer_size(bytes, size);
 	if (bytes) {
 		if (bytes > BUFFER_SIZE_MAX)
 			return -EINVAL;
-		pages = (bytes + UTRACE_PAGE_DATA - 1) / UTRACE_PAGE_DATA;
-		if (pages < BUFFER_PAGES_MIN)
-			pages = BUFFER_PAGES_MIN;
+		pages = size_pages(bytes);
 		r = rec_sock >= 0 ? -EBUSY : utrace__pool_resize(pages * UTRACE_PAGE_SIZE);
 		if (r < 0)
 			return r;
 	}
-	cur = __atomic_load_n(&utrace__pool, __ATOMIC_ACQUIRE);
-	pages = cur ? cur->nr_pages : utrace__pool_next_size() / UTRACE_PAGE_SIZE;
+	p = __atomic_load_n(&utrace__pool, __ATOMIC_ACQUIRE);
+	pages = p ? p->nr_pages : utrace__pool_next_size() / UTRACE_PAGE_SIZE;
 	*size = (pages < BUFFER_PAGES_MIN ? BUFFER_PAGES_MIN : pages) * UTRACE_PAGE_DATA;
 	return 0;
 }
@@ -934,7 +1043,8 @@ int utrace__control_buffer_size(uint64_t bytes, uint64_t *size)
  */
 void utrace__control_clear_buffer(void)
 {
-	struct utrace_pool *p = __atomic_load_n(&utrace__pool, __ATOMIC_ACQUIRE);
+	struct utrace_pool *p = cur >= 0 ? utrace__inst[cur].pool :
+		__atomic_load_n(&utrace__pool, __ATOMIC_ACQUIRE);
 
 	if (p)
 		utrace__pool_mark_clear(p, utrace__clock_now());
@@ -949,8 +1059,10 @@ void utrace__control_clear_buffer(void)
  */
 int utrace__control_pool_fd(void)
 {
-	int r = utrace__pool_ensure();
+	int r = cur >= 0 ? 0 : utrace__pool_ensure();
 
+	if (cur >= 0)
+		return C->pool_fd;
 	return r < 0 ? r : utrace__pool_fd;
 }
 
@@ -967,6 +1079,15 @@ int utrace__control_pool_fd(void)
  */
 int utrace__control_pool_mode(int32_t mode)
 {
+	if (cur >= 0) {
+		struct utrace_pool *p = utrace__inst[cur].pool;
+
+		if (mode == UTRACE_MODE_OVERWRITE || mode == UTRACE_MODE_DISCARD) {
+			C->mode = (uint32_t)mode;
+			__atomic_store_n(&p->mode, (uint32_t)mode, __ATOMIC_RELAXED);
+		}
+		return (int)C->mode;
+	}
 	if (mode == UTRACE_MODE_OVERWRITE || mode == UTRACE_MODE_DISCARD)
 		return utrace__pool_set_mode((uint32_t)mode);
 	return (int)utrace__pool_get_mode();
@@ -1024,6 +1145,8 @@ int utrace__control_attach(const char *path, size_t len, uint32_t mode)
 	char *s;
 	int r;
 
+	if (cur >= 0)
+		return -EINVAL;         /* a recording is of the top level only */
 	if (rec_sock >= 0)
 		return -EBUSY;
 	s = strndup(path, len);
@@ -1080,9 +1203,26 @@ void utrace__control_recorder_gone(void)
  */
 void utrace__control_after_fork_child(void)
 {
+	int i;
+
 	rec_sock = -1;
 	forget_saved();
 	utrace__control_error_log_clear();
+	/* The instances' pools are the parent's (MAP_SHARED): forgotten,
+	 * left mapped. */
+	for (i = 0; i < UTRACE_INSTANCES_MAX; i++) {
+		struct ctl_ctx *x = &ctxs[1 + i];
+
+		if (!x->name)
+			continue;
+		__atomic_store_n(&utrace__inst[i].pool, NULL, __ATOMIC_RELEASE);
+		__atomic_store_n(&utrace__inst[i].gen, ++inst_gens, __ATOMIC_RELEASE);
+		if (x->pool_fd >= 0)
+			close(x->pool_fd);
+		free(x->name);
+		memset(x, 0, sizeof(*x));
+	}
+	utrace__registry_instances_after_fork();
 }
 
 /* --- set_event_pid, set_event_notrace_pid --- */
@@ -1214,7 +1354,7 @@ static int pid_compile_cb(struct utrace_event *ev, void *arg)
 		a->progs = p;
 		a->cap = cap;
 	}
-	a->err = compile_program(st, st->filter_expr, a->pred, &a->progs[a->n]);
+	a->err = compile_program(st, expr_of(st), a->pred, &a->progs[a->n]);
 	if (a->err < 0)
 		return 1;
 	a->n++;
@@ -1233,8 +1373,8 @@ static int pid_install_cb(struct utrace_event *ev, void *arg)
  * its new program; all or nothing.  Registry lock not held. */
 static int pid_install(unsigned int which, uint32_t *v, size_t nr)
 {
-	uint32_t *list[2] = { pid_list[0], pid_list[1] };
-	size_t nrs[2] = { pid_nr[0], pid_nr[1] }, i;
+	uint32_t *list[2] = { C->pid_list[0], C->pid_list[1] };
+	size_t nrs[2] = { C->pid_nr[0], C->pid_nr[1] }, i;
 	struct pid_arg a = { 0 };
 	char *pred;
 	int r;
@@ -1263,11 +1403,11 @@ static int pid_install(unsigned int which, uint32_t *v, size_t nr)
 		free(v);
 		return a.err;
 	}
-	free(pid_list[which]);
-	pid_list[which] = v;
-	pid_nr[which] = nr;
-	free(pid_pred);
-	pid_pred = pred;
+	free(C->pid_list[which]);
+	C->pid_list[which] = v;
+	C->pid_nr[which] = nr;
+	free(C->pid_pred);
+	C->pid_pred = pred;
 	return 0;
 }
 
@@ -1310,8 +1450,8 @@ int utrace__control_event_pid(uint32_t which, int32_t action, const char *buf, s
 
 		if (!f || !text)
 			return -ENOMEM;
-		for (o = 0; o < pid_nr[which]; o++)
-			fprintf(f, "%u\n", pid_list[which][o]);
+		for (o = 0; o < C->pid_nr[which]; o++)
+			fprintf(f, "%u\n", C->pid_list[which][o]);
 		if (fclose(f) != 0 || !b) {
 			free(b);
 			return -ENOMEM;
@@ -1320,17 +1460,17 @@ int utrace__control_event_pid(uint32_t which, int32_t action, const char *buf, s
 		return 0;
 	}
 	if (action == UTRACE_CTL_PID_CLEAR)
-		return pid_nr[which] ? pid_install(which, NULL, 0) : 0;
+		return C->pid_nr[which] ? pid_install(which, NULL, 0) : 0;
 	if (action != UTRACE_CTL_PID_ADD)
 		return -EINVAL;
 	/* the list as it is, then the numbers of the write */
-	cap = pid_nr[which] + 16;
+	cap = C->pid_nr[which] + 16;
 	v = malloc(cap * sizeof(*v));
 	if (!v)
 		return -ENOMEM;
-	if (pid_nr[which])               /* (an empty list is NULL) */
-		memcpy(v, pid_list[which], pid_nr[which] * sizeof(*v));
-	nr = pid_nr[which];
+	if (C->pid_nr[which])               /* (an empty list is NULL) */
+		memcpy(v, C->pid_list[which], C->pid_nr[which] * sizeof(*v));
+	nr = C->pid_nr[which];
 	while (i < len) {
 		size_t s;
 		uint64_t n;
@@ -1361,7 +1501,7 @@ int utrace__control_event_pid(uint32_t which, int32_t action, const char *buf, s
 		}
 		v[nr++] = (uint32_t)n;
 	}
-	if (nr == pid_nr[which]) {
+	if (nr == C->pid_nr[which]) {
 		free(v);
 		return (int)(len > INT32_MAX ? INT32_MAX : len);
 	}
@@ -1371,4 +1511,282 @@ int utrace__control_event_pid(uint32_t which, int32_t action, const char *buf, s
 			v[o++] = v[i];
 	r = pid_install(which, v, o);
 	return r < 0 ? r : (int)(len > INT32_MAX ? INT32_MAX : len);
+}
+
+/* --- instances (instances/<name>/ of the mount) --- */
+
+/* Instance i's pool of 'bytes', replacing the one it has (if any).  The old
+ * one is unmapped once no thread can still be writing into it. */
+static int inst_new_pool(int i, uint64_t bytes)
+{
+	struct ctl_ctx *x = &ctxs[1 + i];
+	struct utrace_pool *p, *old = utrace__inst[i].pool;
+	int fd = utrace__pool_create(bytes, x->mode, &p), oldfd = x->pool_fd;
+	struct utrace_pool *top = __atomic_load_n(&utrace__pool, __ATOMIC_ACQUIRE);
+
+	if (fd < 0)
+		return fd;
+	if (top)
+		utrace__pool_calib_copy(p, top);
+	x->pool_fd = fd;
+	x->buffer_size = bytes;
+	__atomic_store_n(&utrace__inst[i].pool, p, __ATOMIC_RELEASE);
+	__atomic_store_n(&utrace__inst[i].gen, ++inst_gens, __ATOMIC_RELEASE);
+	if (old) {
+		__atomic_store_n(&old->dead, UTRACE_POOL_REPLACED, __ATOMIC_RELEASE);
+		close(oldfd);
+		/* Kept mapped (a leak) when we cannot tell that nobody writes it. */
+		if (utrace__threads_quiesce())
+			utrace__pool_unmap(old);
+	}
+	return 0;
+}
+
+/**
+ * utrace__control_calib_timer - add the calibration points due in the instances' pools
+ *
+ * Return: milliseconds until the next is due, or -1 when none is.
+ */
+int utrace__control_calib_timer(void)
+{
+	uint64_t due = UINT64_MAX;
+	int i;
+
+	for (i = 0; i < UTRACE_INSTANCES_MAX; i++) {
+		struct utrace_pool *p = utrace__inst[i].pool;
+		uint64_t d;
+
+		if (!p)
+			continue;
+		utrace__pool_calib_tick(p);
+		d = utrace__pool_calib_due(p);
+		if (d < due)
+			due = d;
+	}
+	if (due == UINT64_MAX)
+		return -1;
+	return due / 1000000 >= 60000 ? 60000 : (int)(due / 1000000) + 1;
+}
+
+/* buffer_size_kb of the current instance (see utrace__control_buffer_size()). */
+static int inst_buffer_size(uint64_t bytes, uint64_t *size)
+{
+	struct utrace_pool *p = utrace__inst[cur].pool;
+	uint64_t pages;
+
+	if (bytes) {
+		if (bytes > BUFFER_SIZE_MAX)
+			return -EINVAL;
+		pages = size_pages(bytes);
+		if (!p || p->nr_pages != pages) {
+			int r = inst_new_pool(cur, pages * UTRACE_PAGE_SIZE);
+
+			if (r < 0)
+				return r;
+		}
+		p = utrace__inst[cur].pool;
+	}
+	pages = p->nr_pages;
+	*size = (pages < BUFFER_PAGES_MIN ? BUFFER_PAGES_MIN : pages) * UTRACE_PAGE_DATA;
+	return 0;
+}
+
+static int inst_find(const char *name, size_t len)
+{
+	int i;
+
+	for (i = 0; i < UTRACE_INSTANCES_MAX; i++)
+		if (ctxs[1 + i].name && strlen(ctxs[1 + i].name) == len &&
+		    !memcmp(ctxs[1 + i].name, name, len))
+			return i;
+	return -1;
+}
+
+/* The handle of instance i in requests (UTRACE_CTL_INST_SHIFT). */
+static uint32_t inst_handle(int i)
+{
+	return (uint32_t)(i + 1) | ctxs[1 + i].tag << UTRACE_CTL_INST_IDX_BITS;
+}
+
+/**
+ * utrace__control_select - the buffer the next request is for
+ * @handle: 0 for the top level, else an instance's handle from
+ *          utrace__control_instance_list()
+ *
+ * Return: 0, or -ENODEV when the instance was removed (as the kernel
+ * answers on a file of a removed instance).
+ */
+int utrace__control_select(uint32_t handle)
+{
+	uint32_t idx = handle & ((1u << UTRACE_CTL_INST_IDX_BITS) - 1);
+
+	cur = -1;
+	C = &ctxs[0];
+	if (!handle)
+		return 0;
+	if (idx == 0 || idx > UTRACE_INSTANCES_MAX || !ctxs[idx].name ||
+	    inst_handle((int)idx - 1) != handle)
+		return -ENODEV;
+	cur = (int)idx - 1;
+	C = &ctxs[idx];
+	return 0;
+}
+
+/**
+ * utrace__control_instance_list - the instances (UTRACE_CTL_INSTANCES)
+ * @text: set to one "<handle> <name>\n" a line, malloc()ed
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int utrace__control_instance_list(char **text)
+{
+	char *b = NULL;
+	size_t bl = 0;
+	FILE *f = open_memstream(&b, &bl);
+	int i;
+
+	if (!f)
+		return -ENOMEM;
+	for (i = 0; i < UTRACE_INSTANCES_MAX; i++)
+		if (ctxs[1 + i].name)
+			fprintf(f, "%u %s\n", inst_handle(i), ctxs[1 + i].name);
+	if (fclose(f) != 0 || !b) {
+		free(b);
+		return -ENOMEM;
+	}
+	*text = b;
+	return 0;
+}
+
+/**
+ * utrace__control_instance_mkdir - make an instance (UTRACE_CTL_INSTANCE_MKDIR)
+ * @name: its name, not NUL-terminated
+ * @len: its bytes
+ *
+ * A buffer of the top level's default size, in overwrite mode, no event
+ * on, tracing_on 1.  The top-level pool is made too: the writer counts on
+ * a thread's slot there while it copies into an instance.
+ *
+ * Return: the handle, -EEXIST, -EINVAL (an empty name or one with '/' or
+ * a NUL), -ENAMETOOLONG, -ENOSPC (UTRACE_INSTANCES_MAX instances exist)
+ * or -errno.
+ */
+int utrace__control_instance_mkdir(const char *name, size_t len)
+{
+	struct ctl_ctx *x;
+	int i, r;
+
+	if (!len || memchr(name, '/', len) || memchr(name, 0, len))
+		return -EINVAL;
+	if (len > 255)
+		return -ENAMETOOLONG;
+	if (inst_find(name, len) >= 0)
+		return -EEXIST;
+	for (i = 0; i < UTRACE_INSTANCES_MAX && ctxs[1 + i].name; i++)
+		;
+	if (i == UTRACE_INSTANCES_MAX) {
+		/* (a limit of utrace's: said in the top level's error_log) */
+		char *e;
+
+		if (asprintf(&e, "instances: error: A process has at most %d instances\n"
+			     "  Command: mkdir %.*s\n", UTRACE_INSTANCES_MAX, (int)len,
+			     name) >= 0)
+			log_error(e);
+		return -ENOSPC;
+	}
+	r = utrace__pool_ensure();
+	if (r < 0)
+		return r;
+	x = &ctxs[1 + i];
+	memset(x, 0, sizeof(*x));
+	x->pool_fd = -1;
+	x->mode = UTRACE_MODE_OVERWRITE;
+	x->name = strndup(name, len);
+	if (!x->name)
+		return -ENOMEM;
+	r = inst_new_pool(i, utrace__pool_next_size());
+	if (r < 0) {
+		free(x->name);
+		x->name = NULL;
+		return r;
+	}
+	x->tag = ++inst_tags & ((1u << (24 - UTRACE_CTL_INST_IDX_BITS)) - 1);
+	__atomic_store_n(&utrace__inst[i].tracing_off, 0, __ATOMIC_RELEASE);
+	__atomic_fetch_or(&utrace__tracing_off, UTRACE_TRACING_INSTANCES, __ATOMIC_RELEASE);
+	return (int)inst_handle(i);
+}
+
+static int inst_off_cb(struct utrace_event *ev, void *arg)
+{
+	struct utrace__event_state *st = ev->priv;
+	int i = *(int *)arg;
+
+	if (utrace__event_on_inst(ev, i))
+		utrace__event_enable_inst(ev, i, false);
+	if (st->ifilt) {
+		struct utrace__inst_filter *f = &st->ifilt[i];
+		struct utrace__filter *old = f->filter;
+
+		__atomic_store_n(&f->filter, NULL, __ATOMIC_RELEASE);
+		if (old && utrace__filter_sync())
+			utrace__filter_free(old);
+		free(f->text);
+		free(f->expr);
+		f->text = f->expr = NULL;
+	}
+	return 0;
+}
+
+/**
+ * utrace__control_instance_rmdir - remove an instance (UTRACE_CTL_INSTANCE_RMDIR)
+ * @name: its name, not NUL-terminated
+ * @len: its bytes
+ *
+ * Its events go off, its filters and lists are freed, and its pool is
+ * unmapped once no thread can be writing into it (kept, a leak, when
+ * that cannot be told: ThreadSanitizer builds, no membarrier).  Whether a
+ * file of it is open is the mount's to know (EBUSY there).
+ *
+ * Return: 0 or -ENOENT.
+ */
+int utrace__control_instance_rmdir(const char *name, size_t len)
+{
+	int i = inst_find(name, len), k, any = 0;
+	struct ctl_ctx *x;
+	struct utrace_pool *p;
+
+	if (i < 0)
+		return -ENOENT;
+	x = &ctxs[1 + i];
+	utrace__registry_lock();
+	cur = i;
+	C = x;
+	utrace__registry_foreach(inst_off_cb, &i);
+	cur = -1;
+	C = &ctxs[0];
+	utrace__registry_unlock();
+	p = utrace__inst[i].pool;
+	__atomic_store_n(&utrace__inst[i].pool, NULL, __ATOMIC_RELEASE);
+	__atomic_store_n(&utrace__inst[i].gen, ++inst_gens, __ATOMIC_RELEASE);
+	for (k = 0; k < UTRACE_INSTANCES_MAX; k++)
+		any |= k != i && ctxs[1 + k].name != NULL;
+	if (!any)
+		__atomic_fetch_and(&utrace__tracing_off, ~UTRACE_TRACING_INSTANCES,
+				   __ATOMIC_RELEASE);
+	if (p) {
+		__atomic_store_n(&p->dead, UTRACE_POOL_REPLACED, __ATOMIC_RELEASE);
+		if (utrace__threads_quiesce())
+			utrace__pool_unmap(p);
+	}
+	if (x->pool_fd >= 0)
+		close(x->pool_fd);
+	while (x->nr_error_log)
+		free(x->error_log[--x->nr_error_log]);
+	free(x->pid_list[0]);
+	free(x->pid_list[1]);
+	free(x->pid_pred);
+	free(x->name);
+	memset(x, 0, sizeof(*x));
+	x->pool_fd = -1;
+	return 0;
 }

@@ -51,5 +51,10 @@ int utrace__control_attach(const char *path, size_t len, uint32_t mode) UTRACE_H
 int utrace__control_recorder_fd(void) UTRACE_HIDDEN;
 void utrace__control_recorder_gone(void) UTRACE_HIDDEN;
 void utrace__control_after_fork_child(void) UTRACE_HIDDEN;
+int utrace__control_select(uint32_t handle) UTRACE_HIDDEN;
+int utrace__control_calib_timer(void) UTRACE_HIDDEN;
+int utrace__control_instance_list(char **text) UTRACE_HIDDEN;
+int utrace__control_instance_mkdir(const char *name, size_t len) UTRACE_HIDDEN;
+int utrace__control_instance_rmdir(const char *name, size_t len) UTRACE_HIDDEN;
 
 #endif /* UTRACE_RUNTIME_CONTROL_H */

@@ -30,6 +30,11 @@ struct utrace__event_state {
 	/* the user's expression when it compiled (NULL: none); st->filter
 	 * runs it AND set_event_pid's predicate (control.c) */
 	char *filter_expr;
+	/* instances (instances/<name>/, instance.h): bit i set when the
+	 * event is on in instance i; its filters there (NULL until one is
+	 * set, then UTRACE_INSTANCES_MAX entries, freed with the event) */
+	uint32_t inst_on;
+	struct utrace__inst_filter *ifilt;
 };
 
 struct utrace__module {
@@ -133,6 +138,14 @@ int utrace__registry_foreach(int (*fn)(struct utrace_event *ev, void *arg),
  * Return: the number of events it matched, or a negative code.
  */
 int utrace__registry_set_event(const char *token) UTRACE_HIDDEN;
+/* utrace__registry_set_event() in instance 'inst' (-1: the top level). */
+int utrace__registry_set_event_inst(const char *token, int inst) UTRACE_HIDDEN;
+/* utrace_event_enable() in instance 'inst' (-1: the top level). */
+int utrace__event_enable_inst(struct utrace_event *ev, int inst, bool on) UTRACE_HIDDEN;
+/* A fork child has no instance: see registry.c. */
+void utrace__registry_instances_after_fork(void) UTRACE_HIDDEN;
+/* Whether the event is on in instance 'inst' (-1: the top level). */
+bool utrace__event_on_inst(const struct utrace_event *ev, int inst) UTRACE_HIDDEN;
 
 /**
  * utrace__registry_any_enabled - is any registered event on?

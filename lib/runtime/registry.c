@@ -29,6 +29,7 @@
 
 #include "filter.h"
 #include "internal.h"
+#include "instance.h"
 #include "problems.h"
 #include "tp.h"
 #include "writer.h"
@@ -131,22 +132,72 @@ bool utrace__registry_any_enabled(void)
 	return on;
 }
 
+/*
+ * The event on at the top level ('top') and in the instances of 'mask':
+ * its probe is registered while it is on anywhere; the writer decides
+ * where a record goes (writer.c, reserve_inst()).
+ */
+static int set_on_locked(struct utrace_event *ev, bool top, uint32_t mask)
+{
+	struct utrace__event_state *st = ev->priv;
+	bool was = st->enabled || st->inst_on, will = top || mask;
+	int ret = 0;
+
+	if (st->ignore_enable)
+		return -EINVAL;
+	if (!was && will)
+		ret = utrace__tp_add(ev->tp, ev->cls->probe, ev);
+	if (ret)
+		return ret;
+	__atomic_store_n(&st->enabled, top, __ATOMIC_RELAXED);
+	__atomic_store_n(&st->inst_on, mask, __ATOMIC_RELEASE);
+	if (was && !will)
+		ret = utrace__tp_remove(ev->tp, ev->cls->probe, ev);
+	return ret;
+}
+
 static int enable_locked(struct utrace_event *ev, bool on)
 {
 	struct utrace__event_state *st = ev->priv;
-	int ret;
 
 	if (st->ignore_enable)
 		return -EINVAL;
 	if (st->enabled == on)
 		return 0;
-	if (on)
-		ret = utrace__tp_add(ev->tp, ev->cls->probe, ev);
-	else
-		ret = utrace__tp_remove(ev->tp, ev->cls->probe, ev);
-	if (ret == 0)
-		st->enabled = on;
+	return set_on_locked(ev, on, st->inst_on);
+}
+
+/* enable_locked() in instance 'inst' (-1: the top level). */
+static int enable_inst_locked(struct utrace_event *ev, int inst, bool on)
+{
+	struct utrace__event_state *st = ev->priv;
+	uint32_t m;
+
+	if (inst < 0)
+		return enable_locked(ev, on);
+	if (st->ignore_enable)
+		return -EINVAL;
+	m = on ? st->inst_on | (1u << inst) : st->inst_on & ~(1u << inst);
+	return m == st->inst_on ? 0 : set_on_locked(ev, st->enabled, m);
+}
+
+int utrace__event_enable_inst(struct utrace_event *ev, int inst, bool on)
+{
+	int ret = UTRACE_ENOEVENT;
+
+	reg_lock();
+	if (ev && ev->priv)
+		ret = enable_inst_locked(ev, inst, on);
+	reg_unlock();
+	utrace__tp_reap();
 	return ret;
+}
+
+bool utrace__event_on_inst(const struct utrace_event *ev, int inst)
+{
+	const struct utrace__event_state *st = ev->priv;
+
+	return inst < 0 ? st->enabled : (st->inst_on >> inst) & 1;
 }
 
 /* Apply the UTRACE_EVENTS entries to the events [from, nr_events). */
@@ -561,7 +612,8 @@ void utrace_tp_unregister_module(struct utrace_event *const *start,
 			events[j++] = ev;
 			continue;
 		}
-		enable_locked(ev, false);
+		if (st->enabled || st->inst_on)
+			set_on_locked(ev, false, 0);
 		if (st->filter) {
 			/* Freed once no thread can be inside the event. */
 			struct utrace__filter **d = realloc(dead, (nr_dead + 1) * sizeof(*d));
@@ -571,6 +623,22 @@ void utrace_tp_unregister_module(struct utrace_event *const *start,
 				dead = d;
 				dead[nr_dead++] = st->filter;
 			}
+		}
+		if (st->ifilt) {
+			for (unsigned int k = 0; k < UTRACE_INSTANCES_MAX; k++) {
+				struct utrace__filter **d;
+
+				free(st->ifilt[k].text);
+				free(st->ifilt[k].expr);
+				if (!st->ifilt[k].filter)
+					continue;
+				d = realloc(dead, (nr_dead + 1) * sizeof(*d));
+				if (d) {
+					dead = d;
+					dead[nr_dead++] = st->ifilt[k].filter;
+				}
+			}
+			free(st->ifilt);
 		}
 		free(st->filter_text);
 		free(st->filter_expr);
@@ -591,6 +659,18 @@ out:
 		for (i = 0; i < nr_dead; i++)
 			utrace__filter_free(dead[i]);
 	free(dead);
+}
+
+/* In a fork child (one thread; the lock may have been held by a thread
+ * that is not there): no event is on in an instance any more.  Their
+ * probes stay; with UTRACE_TRACING_INSTANCES still set, the writer
+ * records such an event nowhere. */
+void utrace__registry_instances_after_fork(void)
+{
+	size_t i;
+
+	for (i = 0; i < nr_events; i++)
+		((struct utrace__event_state *)events[i]->priv)->inst_on = 0;
 }
 
 int utrace__registry_foreach(int (*fn)(struct utrace_event *ev, void *arg), void *arg)
@@ -687,6 +767,11 @@ int utrace_event_is_enabled(const struct utrace_event *ev)
 
 int utrace__registry_set_event(const char *token)
 {
+	return utrace__registry_set_event_inst(token, -1);
+}
+
+int utrace__registry_set_event_inst(const char *token, int inst)
+{
 	struct utrace__set_event_match m;
 	size_t i;
 	int n = 0, ret;
@@ -702,7 +787,7 @@ int utrace__registry_set_event(const char *token)
 					       events[i]->name))
 			continue;
 		n++;
-		ret = enable_locked(events[i], m.set);
+		ret = enable_inst_locked(events[i], inst, m.set);
 		if (ret < 0) {
 			n = ret;
 			break;

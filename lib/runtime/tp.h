@@ -72,4 +72,16 @@ bool utrace__filter_run(const struct utrace_event *ev, const void *rec,
 			unsigned int size, const struct utrace__filter_ctx *ctx)
 	UTRACE_HIDDEN;
 
+/**
+ * utrace__filter_run_at - run the filter program at '*fp' under the RCU read lock
+ * @fp: where the program's pointer is (NULL: none)
+ * @rec: the record
+ * @size: its bytes
+ * @ctx: CPU and comm of the writer
+ *
+ * Return: true when the record passes (or there is no program).
+ */
+bool utrace__filter_run_at(void *const *fp, const void *rec, unsigned int size,
+			   const struct utrace__filter_ctx *ctx) UTRACE_HIDDEN;
+
 #endif /* UTRACE_RUNTIME_TP_H */

@@ -292,11 +292,18 @@ void utrace__tp_after_fork(int child)
 bool utrace__filter_run(const struct utrace_event *ev, const void *rec,
 			unsigned int size, const struct utrace__filter_ctx *ctx)
 {
+	return utrace__filter_run_at(&ev->filter, rec, size, ctx);
+}
+
+/* The same, with the program at '*fp' (an instance's filter). */
+bool utrace__filter_run_at(void *const *fp, const void *rec, unsigned int size,
+			   const struct utrace__filter_ctx *ctx)
+{
 	const struct utrace__filter *f;
 	bool pass = true;
 
 	urcu_bp_read_lock();
-	f = rcu_dereference(ev->filter);
+	f = rcu_dereference(*fp);
 	if (f)
 		pass = utrace__filter_match(f, rec, size, ctx);
 	rcu_reader_done();

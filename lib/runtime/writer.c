@@ -44,9 +44,13 @@
 #include "event.h"
 #include "tp.h"
 #include "clock.h"
+#include "instance.h"
 #include "writer.h"
 
 #define STASH_SIZE 2048
+/* A stashed event's header: u64 time, u32 record size, u32 "to the
+ * top-level buffer", u32 mask of the instances it goes to, u32 unused. */
+#define STASH_HDR 24
 
 /*
  * Where a reserved event is being written (struct utrace_tp_reserve's
@@ -57,6 +61,10 @@ enum rb_state {
 	RB_STATE_SCRATCH = 0,    /* no page: the caller's scratch buffer */
 	RB_STATE_PAGE = 1,       /* in the thread's page, at its tail */
 	RB_STATE_STASH = 2,      /* nested: in the thread's stash */
+	/* An instance exists (reserve_inst()): the record is built apart and
+	 * copied where it goes at the commit. */
+	RB_STATE_SCRATCH_INST = 3,   /* in the probe's frame */
+	RB_STATE_STASH_INST = 4,     /* nested: in the stash */
 };
 
 /*
@@ -104,6 +112,7 @@ struct tbuf {
 	uint32_t undo_tail;          /* before the event being written, */
 	uint64_t undo_ts;            /* to take it back if its filter says no */
 	const char *comm;            /* the thread's name in its slot (filters) */
+	uint64_t inst_ts;            /* time of the event of reserve_inst() */
 };
 
 /* libutrace is built with TLS descriptors (-mtls-dialect=gnu2): when the
@@ -126,8 +135,14 @@ static inline __attribute__((always_inline)) struct tbuf *my_tbuf(void)
 	return t;
 }
 
-/* Stashed events: u64 time, u32 record size, then the record, 8-aligned. */
+/* Stashed events: STASH_HDR bytes, then the record, 8-aligned. */
 static __thread unsigned char stash[STASH_SIZE] __attribute__((aligned(8)));
+
+/* The thread's state in each instance's pool (only used, with the
+ * thread's own tb.nest set, by the copies of reserve_inst's events). */
+static __thread struct tbuf itb[UTRACE_INSTANCES_MAX];
+
+struct utrace__inst_target utrace__inst[UTRACE_INSTANCES_MAX];
 
 struct utrace_pool *utrace__pool;
 unsigned int utrace__pool_gen = 1;
@@ -387,6 +402,7 @@ static inline __attribute__((always_inline)) void *emit(struct tbuf *t, uint64_t
 
 static void flush_stash(struct tbuf *t);
 static inline __attribute__((always_inline)) void leave(struct tbuf *t);
+static void inst_exit(void);
 
 /* Take the thread's registration for the filter grace periods back. */
 static void unregister(struct tbuf *t)
@@ -447,6 +463,7 @@ static void thread_exit(void *arg)
 		if (t->stash_used)
 			flush_stash(t);
 	}
+	inst_exit();
 	tbuf_reset(t, cur_gen());
 out:
 	leave(t);
@@ -465,27 +482,24 @@ __attribute__((constructor)) static void writer_init(void)
 }
 
 /*
- * First event of this thread with this pool: find a thread slot.  Called
- * with nest set, so a signal handler's event meanwhile goes to the stash.
+ * First event of this thread with pool 'p' of generation 'gen': find a
+ * thread slot.  Called with nest set, so a signal handler's event
+ * meanwhile goes to the stash.  'top': t is the thread's own state (tb),
+ * registered for the filter grace periods; else an instance's (itb[]).
  */
-static int attach(struct tbuf *t)
+static int attach_to(struct tbuf *t, unsigned int gen, struct utrace_pool *p, bool top)
 {
-	/* The generation first: the pool is stored before the generation
-	 * is bumped, so a new generation comes with its pool.  (Read the
-	 * other way round, a thread could take the new generation with no
-	 * pool and never look again.) */
-	unsigned int gen = cur_gen();
-	struct utrace_pool *p = cur_pool();
 	struct utrace_pool_geom *g;
 	uint32_t i, free_slot;
 	int e = errno;
 
 	/* A registration from an earlier pool must not outlive the thread. */
-	unregister(t);
+	if (top)
+		unregister(t);
 	tbuf_reset(t, gen);
 	if (!t->tid)
-		t->tid = utrace__gettid();
-	if (!p || t->exit_rounds >= EXIT_ROUNDS)
+		t->tid = top ? utrace__gettid() : my_tbuf()->tid;
+	if (!p || my_tbuf()->exit_rounds >= EXIT_ROUNDS)
 		goto out;       /* no pool, or the thread is gone: lost, counted */
 	g = utrace__pool_geom(p);
 	if (!g || __atomic_load_n(&g->broken, __ATOMIC_RELAXED))
@@ -506,7 +520,8 @@ static int attach(struct tbuf *t)
 			prctl(PR_GET_NAME, s->comm);
 			t->comm = s->comm;
 			t->slot = (int)i;
-			__atomic_store_n(&thread_tbufs[i], t, __ATOMIC_RELEASE);
+			if (top)
+				__atomic_store_n(&thread_tbufs[i], t, __ATOMIC_RELEASE);
 			break;
 		}
 	}
@@ -517,15 +532,77 @@ out:
 	return t->slot >= 0;
 }
 
-/* A nested event: record it in the stash. */
+static int attach(struct tbuf *t)
+{
+	/* The generation first: the pool is stored before the generation
+	 * is bumped, so a new generation comes with its pool.  (Read the
+	 * other way round, a thread could take the new generation with no
+	 * pool and never look again.) */
+	unsigned int gen = cur_gen();
+
+	return attach_to(t, gen, cur_pool(), true);
+}
+
+/*
+ * The thread's state in instance i, attached to its current pool; NULL
+ * when the instance is gone or has no slot for the thread (the event is
+ * then counted in the pool's lost_no_slot).  Called with tb.nest set.
+ */
+static struct tbuf *inst_tbuf(uint32_t i)
+{
+	struct tbuf *t = &itb[i];
+	unsigned int gen = __atomic_load_n(&utrace__inst[i].gen, __ATOMIC_ACQUIRE);
+	struct utrace_pool *p = __atomic_load_n(&utrace__inst[i].pool, __ATOMIC_ACQUIRE);
+
+	if (!p)
+		return NULL;
+	if (t->gen != gen)
+		attach_to(t, gen, p, false);
+	if (t->slot < 0) {
+		__atomic_fetch_add(&p->lost_no_slot, 1, __ATOMIC_RELAXED);
+		return NULL;
+	}
+	return t;
+}
+
+/* The thread exits: queue its pages of the instances, free its slots. */
+static void inst_exit(void)
+{
+	uint32_t i;
+
+	for (i = 0; i < UTRACE_INSTANCES_MAX; i++) {
+		struct tbuf *t = &itb[i];
+
+		if (t->gen && t->slot >= 0 && t->geom &&
+		    t->gen == __atomic_load_n(&utrace__inst[i].gen, __ATOMIC_ACQUIRE)) {
+			if (t->page)
+				publish(t);
+			__atomic_store_n(&t->geom->slots[t->slot].state, UTRACE_SLOT_FREE,
+					 __ATOMIC_RELEASE);
+		}
+		if (t->gen)
+			tbuf_reset(t, 0);
+	}
+}
+
+/* Room in the stash for a nested event of 'size' bytes? */
+static inline bool stash_room(const struct tbuf *t, uint32_t size)
+{
+	uint32_t need = STASH_HDR + ((rec_bytes(size) + 7) & ~7u);
+
+	return t->nest <= 1 && t->stash_used + need <= STASH_SIZE;
+}
+
+/* A nested event: record it in the stash, for the top-level buffer
+ * (reserve_inst() says where else it goes at its commit). */
 static void *stash_reserve(struct tbuf *t, struct utrace_tp_reserve *r,
 			   uint32_t size)
 {
-	uint32_t need = 16 + ((rec_bytes(size) + 7) & ~7u);
+	uint32_t need = STASH_HDR + ((rec_bytes(size) + 7) & ~7u), top = 1, mask = 0;
 	unsigned char *e;
 	uint64_t ts;
 
-	if (t->nest > 1 || t->stash_used + need > STASH_SIZE) {
+	if (!stash_room(t, size)) {
 		count_lost(t);
 		return NULL;
 	}
@@ -534,9 +611,47 @@ static void *stash_reserve(struct tbuf *t, struct utrace_tp_reserve *r,
 	e = stash + t->stash_used;
 	memcpy(e, &ts, 8);
 	memcpy(e + 8, &size, 4);
+	memcpy(e + 12, &top, 4);
+	memcpy(e + 16, &mask, 4);
 	r->rb_state = RB_STATE_STASH;
 	r->rb_len = need;
-	return e + 16;
+	return e + STASH_HDR;
+}
+
+/*
+ * Write a whole record into t's page (a new page if it does not fit) and
+ * commit it; count it lost when there is no page.  At nesting level 1.
+ */
+static void put_record(struct tbuf *t, uint64_t ts, const void *rec, uint32_t size)
+{
+	uint32_t cpu = utrace__cpu();
+
+	if (!t->page || cpu != t->cpu ||
+	    t->tail + need_len(t, ts, size) > UTRACE_PAGE_DATA) {
+		if (t->page)
+			__atomic_store_n(&t->page->commit, t->tail | t->missed,
+					 __ATOMIC_RELEASE);
+		if (!switch_page(t, ts > t->last_ts ? ts : t->last_ts, cpu)) {
+			count_lost(t);
+			return;
+		}
+	}
+	memcpy(emit(t, ts, size), rec, size);
+	t->nr_events++;
+	__atomic_store_n(&t->page->commit, t->tail | t->missed, __ATOMIC_RELEASE);
+}
+
+/* Copy a record into each instance of 'mask'. */
+static void put_instances(uint32_t mask, uint64_t ts, const void *rec, uint32_t size)
+{
+	while (mask) {
+		uint32_t i = (uint32_t)__builtin_ctz(mask);
+		struct tbuf *it = inst_tbuf(i);
+
+		mask &= mask - 1;
+		if (it)
+			put_record(it, ts, rec, size);
+	}
 }
 
 /* Copy stashed events into the page (called at nesting level 1). */
@@ -558,11 +673,17 @@ static void flush_stash(struct tbuf *t)
 		}
 		unsigned char *e = stash + done;
 		uint64_t ts;
-		uint32_t size, cpu = utrace__cpu();
+		uint32_t size, cpu = utrace__cpu(), top, mask;
 
 		memcpy(&ts, e, 8);
 		memcpy(&size, e + 8, 4);
-		done += 16 + ((rec_bytes(size) + 7) & ~7u);
+		memcpy(&top, e + 12, 4);
+		memcpy(&mask, e + 16, 4);
+		done += STASH_HDR + ((rec_bytes(size) + 7) & ~7u);
+		if (mask)
+			put_instances(mask, ts, e + STASH_HDR, size);
+		if (!top)
+			continue;
 		if (t->slot < 0 || t->gen != cur_gen()) {
 			/* No slot, or a pool that was replaced and may be
 			 * unmapped already: nowhere to copy it. */
@@ -580,7 +701,7 @@ static void flush_stash(struct tbuf *t)
 				continue;
 			}
 		}
-		memcpy(emit(t, ts, size), e + 16, size);
+		memcpy(emit(t, ts, size), e + STASH_HDR, size);
 		t->nr_events++;
 	}
 	/* The copied events are whole: commit them now, before anything can
@@ -709,16 +830,107 @@ static __attribute__((noinline)) void *reserve_page(struct utrace_tp_reserve *r,
 	return ent;
 }
 
+/* The common fields of a record. */
+static inline void put_common(struct utrace_entry *ent, const struct utrace_event *ev,
+			      int32_t tid)
+{
+	/* common_type, and common_flags = common_preempt_count = 0 */
+	uint32_t w = (uint16_t)ev->id;
+
+	memcpy(ent, &w, 4);
+	ent->pid = tid ? tid : utrace__gettid();
+}
+
+/* The buffer the trace_marker writes of this thread go to: -1 the top
+ * level, else an instance (the agent thread writes them, control.c). */
+__thread int utrace__marker_inst = -1;
+
+/* Where an event may go: the top level (if on there) and the instances
+ * it is on in.  ftrace's own events (trace_marker) go where the marker
+ * write was made. */
+static inline uint32_t inst_targets(const struct utrace__event_state *st, bool *top)
+{
+	if (__builtin_expect(st->ignore_enable, 0)) {
+		int i = utrace__marker_inst;
+
+		*top = i < 0;
+		return i < 0 ? 0 : 1u << i;
+	}
+	*top = __atomic_load_n(&st->enabled, __ATOMIC_RELAXED);
+	return __atomic_load_n(&st->inst_on, __ATOMIC_RELAXED);
+}
+
+/*
+ * reserve while an instance exists (UTRACE_TRACING_INSTANCES): the
+ * record is built in the probe's frame (nested: in the stash), and the
+ * commit copies it into each buffer that takes it (commit_inst()).
+ * Whether it goes to the top-level buffer is decided then too.
+ */
+static __attribute__((noinline)) void *reserve_inst(struct utrace_tp_reserve *r,
+						    struct utrace_event *ev, void *scratch,
+						    unsigned int size)
+{
+	const struct utrace__event_state *st = ev->priv;
+	int off = __atomic_load_n(&utrace__tracing_off, __ATOMIC_RELAXED);
+	bool top;
+	uint32_t inst = inst_targets(st, &top);
+	struct tbuf *t;
+	void *ent;
+
+	top = top && !(off & UTRACE_TRACING_OFF) && cur_pool();
+	if (!top && !inst)
+		return NULL;
+	if (size > UTRACE_EVENT_MAX)
+		return top ? utrace__reserve_scratch(r, ev, scratch, size) : NULL;
+	t = my_tbuf();
+	if (t->nest) {
+		if (!stash_room(t, size)) {
+			/* lost, counted where it would have gone */
+			if (top)
+				count_lost(t);
+			while (inst) {
+				uint32_t i = (uint32_t)__builtin_ctz(inst);
+				struct utrace_pool *p =
+					__atomic_load_n(&utrace__inst[i].pool, __ATOMIC_ACQUIRE);
+
+				inst &= inst - 1;
+				if (p)
+					__atomic_fetch_add(&p->lost_no_slot, 1, __ATOMIC_RELAXED);
+			}
+			return NULL;
+		}
+		ent = stash_reserve(t, r, size);
+		r->rb_state = RB_STATE_STASH_INST;
+		r->rec = ent;
+		put_common(ent, ev, t->tid);
+		return ent;
+	}
+	t->nest = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (t->gen != cur_gen())
+		attach(t);
+	if (t->stash_used)
+		flush_stash(t);
+	t->inst_ts = utrace__clock_now();
+	r->rb_state = RB_STATE_SCRATCH_INST;
+	r->rec = scratch;
+	put_common(scratch, ev, t->tid);
+	return scratch;
+}
+
 /* reserve's unusual entries: no pool, tracing off, a record too large,
- * the thread's first event, nesting, a stash to empty. */
+ * the thread's first event, nesting, a stash to empty, an instance. */
 static __attribute__((noinline)) void *reserve_entry(struct utrace_tp_reserve *r,
 						     struct utrace_event *ev, void *scratch,
 						     unsigned int size)
 {
 	struct tbuf *t;
 	struct utrace_entry *ent;
+	int off = __atomic_load_n(&utrace__tracing_off, __ATOMIC_RELAXED);
 
-	if (__atomic_load_n(&utrace__tracing_off, __ATOMIC_RELAXED))
+	if (off & UTRACE_TRACING_INSTANCES)
+		return reserve_inst(r, ev, scratch, size);
+	if (off)
 		return NULL;    /* tracing_on is 0: not recorded, not lost */
 	if (!cur_pool() || size > UTRACE_EVENT_MAX)
 		return utrace__reserve_scratch(r, ev, scratch, size);
@@ -922,6 +1134,72 @@ static void discard(struct utrace_tp_reserve *r)
 	leave(t);
 }
 
+/*
+ * The commit of reserve_inst()'s record: run the filter of each buffer
+ * that has the event on, and copy the record into those that take it.
+ */
+static __attribute__((noinline)) void commit_inst(struct utrace_tp_reserve *r)
+{
+	struct tbuf *t = my_tbuf();
+	const struct utrace_event *ev = r->event;
+	const struct utrace__event_state *st = ev->priv;
+	int off = __atomic_load_n(&utrace__tracing_off, __ATOMIC_RELAXED);
+	bool top_on;
+	uint32_t on = inst_targets(st, &top_on), mask = 0, top;
+	struct utrace__inst_filter *ifilt = __atomic_load_n(&st->ifilt, __ATOMIC_ACQUIRE);
+	struct utrace__filter_ctx ctx;
+	char comm[17];
+	int e = errno;
+
+	ctx.cpu = utrace__cpu();
+	if (t->comm) {
+		ctx.comm = t->comm;
+	} else {
+		memset(comm, 0, sizeof(comm));
+		prctl(PR_GET_NAME, comm);
+		ctx.comm = comm;
+	}
+	top = top_on && !(off & UTRACE_TRACING_OFF) &&
+	      utrace__filter_run(ev, r->rec, r->size, &ctx);
+	while (on) {
+		uint32_t i = (uint32_t)__builtin_ctz(on);
+
+		on &= on - 1;
+		if (__atomic_load_n(&utrace__inst[i].tracing_off, __ATOMIC_RELAXED) ||
+		    !__atomic_load_n(&utrace__inst[i].pool, __ATOMIC_RELAXED))
+			continue;
+		if (ifilt && !utrace__filter_run_at((void *const *)&ifilt[i].filter,
+						    r->rec, r->size, &ctx))
+			continue;
+		mask |= 1u << i;
+	}
+	errno = e;
+	if (top && (utrace__record_hook != NULL || utrace__print_fd >= 0))
+		utrace__commit_observe(r);
+	if (r->rb_state == RB_STATE_STASH_INST) {
+		unsigned char *h = (unsigned char *)r->rec - STASH_HDR;
+
+		memcpy(h + 12, &top, 4);
+		memcpy(h + 16, &mask, 4);
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		if (top || mask)
+			t->stash_used += r->rb_len;
+		t->nest--;
+		return;
+	}
+	if (top) {
+		if (t->slot >= 0 && t->gen == cur_gen())
+			put_record(t, t->inst_ts, r->rec, r->size);
+		else
+			count_lost(t);
+	}
+	if (mask)
+		put_instances(mask, t->inst_ts, r->rec, r->size);
+	if (t->stash_used != 0)
+		flush_stash(t);
+	leave(t);
+}
+
 /* The usual commit, with stashed events to copy in after the event. */
 static __attribute__((noinline)) void commit_stash(struct tbuf *t)
 {
@@ -940,6 +1218,10 @@ static __attribute__((noinline)) void commit_slow(struct utrace_tp_reserve *r)
 	/* (A relaxed load: a plain mov, which the agent may race with.) */
 	const struct utrace__filter *f = __atomic_load_n(&r->event->filter, __ATOMIC_RELAXED);
 
+	if (r->rb_state >= RB_STATE_SCRATCH_INST) {
+		commit_inst(r);
+		return;
+	}
 	if (f != NULL && filter_rejects(r, f)) {
 		discard(r);
 		return;

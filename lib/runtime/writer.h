@@ -16,6 +16,8 @@ extern struct utrace_pool *utrace__pool UTRACE_HIDDEN;
 extern unsigned int utrace__pool_gen UTRACE_HIDDEN;
 /* tracing_on written 0 through the control: events are dropped uncounted. */
 extern int utrace__tracing_off UTRACE_HIDDEN;
+/* The buffer this thread's trace_marker records go to (-1: top level). */
+extern __thread int utrace__marker_inst UTRACE_HIDDEN;
 
 /**
  * utrace__rb_after_fork - forget the parent's pages in a fork child

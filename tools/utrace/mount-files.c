@@ -9,6 +9,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,6 +92,7 @@ static const struct mentry pid_entries[] = {
 	{ "current_tracer", MK_CURRENT_TRACER },
 	{ "error_log", MK_ERROR_LOG },
 	{ "events", MK_EVENTS },
+	{ "instances", MK_INSTANCES },
 	{ "options", MK_OPTIONS },
 	{ "per_cpu", MK_PER_CPU },
 	{ "saved_cmdlines", MK_SAVED_CMDLINES },
@@ -140,10 +142,37 @@ static const struct mentry cpu_entries[] = {
 
 static const struct mentry no_entries[] = { { NULL, MK_ROOT } };
 
+/* An instance's: those of the process directory less README,
+ * available_events, saved_cmdlines and instances, which are top-level
+ * files in the kernel. */
+static struct mentry inst_table[sizeof(pid_entries) / sizeof(pid_entries[0])];
+static pthread_once_t inst_once = PTHREAD_ONCE_INIT;
+
+static void inst_table_make(void)
+{
+	size_t i, n = 0;
+
+	for (i = 0; pid_entries[i].name; i++) {
+		enum mkind k = pid_entries[i].kind;
+
+		if (k != MK_README && k != MK_AVAILABLE_EVENTS && k != MK_SAVED_CMDLINES &&
+		    k != MK_INSTANCES)
+			inst_table[n++] = pid_entries[i];
+	}
+	inst_table[n] = (struct mentry){ NULL, MK_ROOT };
+}
+
+static const struct mentry *inst_entries(void)
+{
+	pthread_once(&inst_once, inst_table_make);
+	return inst_table;
+}
+
 const struct mentry *mount_fixed_entries(const struct mnode *dir)
 {
 	switch (dir->kind) {
 	case MK_PID: return pid_entries;
+	case MK_INST: return inst_entries();
 	case MK_EVENTS: return events_entries;
 	case MK_SYS: return mount_sys_ftrace(dir->sys) ? no_entries : sys_entries;
 	case MK_EV: return mount_sys_ftrace(dir->sys) ? ftrace_ev_entries : ev_entries;
@@ -179,6 +208,7 @@ unsigned int mount_mode(enum mkind k)
 	case MK_ROOT: return 0755;
 	case MK_LINK: return 0777;
 	case MK_PID: case MK_OPTIONS: case MK_PER_CPU: case MK_CPU: return 0750;
+	case MK_INSTANCES: case MK_INST: return 0750;
 	case MK_EVENTS: case MK_SYS: case MK_EV: return 0755;
 	case MK_AVAILABLE_EVENTS: case MK_BUFFER_TOTAL_SIZE_KB: case MK_TRACE_PIPE:
 	case MK_EV_FORMAT: case MK_EV_ID: case MK_AVAILABLE_TRACERS:
@@ -207,6 +237,7 @@ int mount_ctl(const struct mnode *m, struct utrace__ctl **c)
 		return -ENOENT;
 	if (utrace__ctl_open(m->pid, c, NULL, 0) < 0)
 		return -ENOENT;
+	utrace__ctl_set_instance(*c, m->inst);
 	return 0;
 }
 
@@ -425,7 +456,7 @@ static uint64_t opts_default(void);
 
 unsigned int mount_live_flags(const struct mnode *m)
 {
-	uint64_t opts = mount_opts_get(m->pid, m->start, opts_default());
+	uint64_t opts = mount_opts_get(m->pid, m->start, m->inst, opts_default());
 
 	return opts >> TOPT_IRQ_INFO & 1 ? 0 : LIVE_NO_IRQ_INFO;
 }
@@ -587,7 +618,7 @@ static int opts_now(struct utrace__ctl *c, const struct mnode *m, uint64_t *opts
 
 	if (mode < 0)
 		return mode;
-	*opts = mount_opts_get(m->pid, m->start, opts_default()) &
+	*opts = mount_opts_get(m->pid, m->start, m->inst, opts_default()) &
 		~(1ULL << TOPT_OVERWRITE);
 	if (mode == UTRACE_MODE_OVERWRITE)
 		*opts |= 1ULL << TOPT_OVERWRITE;
@@ -769,7 +800,7 @@ static int truncate_action(const struct mnode *m)
 	else if (m->kind == MK_TRACE || m->kind == MK_CPU_TRACE) {
 		/* tracing_open(): one buffer for all CPUs, all of it */
 		err = utrace__ctl_clear_buffer(c);
-		mount_pipe_clear(m->pid, m->start);
+		mount_pipe_clear(m->pid, m->start, m->inst);
 	}
 	else
 		err = utrace__ctl_error_log_clear(c);    /* tracing_err_log_open() */
@@ -917,9 +948,9 @@ static int set_option(struct utrace__ctl *c, const struct mnode *m, size_t k, bo
 		err = utrace__ctl_pool_mode(c, on ? UTRACE_MODE_OVERWRITE : UTRACE_MODE_DISCARD);
 		return err < 0 ? err : 0;
 	}
-	opts = mount_opts_get(m->pid, m->start, opts_default());
+	opts = mount_opts_get(m->pid, m->start, m->inst, opts_default());
 	opts = on ? opts | 1ULL << k : opts & ~(1ULL << k);
-	mount_opts_set(m->pid, m->start, opts);
+	mount_opts_set(m->pid, m->start, m->inst, opts);
 	return 0;
 }
 
@@ -961,7 +992,7 @@ static long write_option(struct utrace__ctl *c, const struct mnode *m, const cha
 		return err;
 	/* trace_options_write(): a tracer's option is asked only to change */
 	if (topts[m->evid].flags & OPT_NOP) {
-		uint64_t opts = mount_opts_get(m->pid, m->start, opts_default());
+		uint64_t opts = mount_opts_get(m->pid, m->start, m->inst, opts_default());
 
 		if ((opts >> m->evid & 1) == v)
 			return (long)len;
@@ -977,7 +1008,7 @@ static long write_option(struct utrace__ctl *c, const struct mnode *m, const cha
  */
 static long write_marker(const struct mnode *m, const char *buf, size_t len)
 {
-	uint64_t opts = mount_opts_get(m->pid, m->start, opts_default());
+	uint64_t opts = mount_opts_get(m->pid, m->start, m->inst, opts_default());
 	struct utrace__ctl *c;
 	int err;
 

@@ -155,6 +155,7 @@ static fuse_ino_t node_enter(fuse_ino_t parent, const char *name, const struct m
 		n->m.pid = m->pid;
 		n->m.start = m->start;
 		n->m.evid = m->evid;
+		n->m.inst = m->inst;
 	} else {
 		n = calloc(1, sizeof(*n));
 		if (!n || !(n->name = strdup(name)) || mnode_copy(&n->m, m) < 0) {
@@ -213,6 +214,32 @@ static void node_forget(fuse_ino_t ino, uint64_t nlookup)
 	free(n);
 out:
 	pthread_mutex_unlock(&nodes_lock);
+}
+
+/*
+ * (parent, name) was removed (rmdir of an instance): its node keeps its
+ * inode for the descriptors still open below it, under a name no lookup
+ * can give, so that a new directory of that name gets a new inode.
+ */
+static void node_unname(fuse_ino_t parent, const char *name)
+{
+	struct node *n, **pp;
+	char *gone = strdup("/gone");
+
+	pthread_mutex_lock(&nodes_lock);
+	n = find_name(parent, name);
+	if (n && gone) {
+		for (pp = &by_name[hash_name(parent, name)]; *pp != n; pp = &(*pp)->name_next)
+			;
+		*pp = n->name_next;
+		free(n->name);
+		n->name = gone;
+		gone = NULL;
+		n->name_next = by_name[hash_name(parent, n->name)];
+		by_name[hash_name(parent, n->name)] = n;
+	}
+	pthread_mutex_unlock(&nodes_lock);
+	free(gone);
 }
 
 /* ---- names -------------------------------------------------------------- */
@@ -315,6 +342,46 @@ static int resolve_event(const struct mnode *pm, const char *name, struct mnode 
 	return err;
 }
 
+/*
+ * The instances of the process of 'm': "<handle> <name>\n" lines
+ * (malloc()ed), or -ENOENT when it is gone.
+ */
+static int instance_list(const struct mnode *m, char **text)
+{
+	struct utrace__ctl *c;
+	int err;
+
+	*text = NULL;
+	if (mount_ctl(m, &c) < 0)
+		return -ENOENT;
+	err = utrace__ctl_instances(c, text);
+	utrace__ctl_close(c);
+	return err < 0 ? -ENOENT : 0;
+}
+
+/* The handle of instance 'name' ('handle' 0), or whether 'handle' is
+ * still an instance ('name' NULL): the handle, or 0. */
+static uint32_t instance_find(const struct mnode *m, const char *name, uint32_t handle)
+{
+	char *text, *line, *save = NULL;
+	uint32_t found = 0;
+
+	if (instance_list(m, &text) < 0)
+		return 0;
+	for (line = strtok_r(text, "\n", &save); line && !found;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *sp = strchr(line, ' ');
+		uint32_t h = (uint32_t)strtoul(line, NULL, 10);
+
+		if (!sp)
+			continue;
+		if (name ? !strcmp(sp + 1, name) : h == handle)
+			found = h;
+	}
+	free(text);
+	return found;
+}
+
 /* What 'name' in directory 'pm' means; cm is filled (mnode_free() it). */
 static int resolve(const struct mnode *pm, const char *name, struct mnode *cm)
 {
@@ -328,9 +395,19 @@ static int resolve(const struct mnode *pm, const char *name, struct mnode *cm)
 		return -ENOTDIR;
 	if (mount_proc(pm->pid, pm->start, NULL, NULL, NULL, NULL) < 0)
 		return -ENOENT;
+	if (pm->inst && !instance_find(pm, NULL, pm->inst))
+		return -ENOENT;         /* the instance was removed */
 	err = mnode_copy(cm, pm);
 	if (err < 0)
 		return err;
+	if (pm->kind == MK_INSTANCES) {
+		cm->inst = instance_find(pm, name, 0);
+		cm->kind = MK_INST;
+		if (cm->inst)
+			return 0;
+		mnode_free(cm);
+		return -ENOENT;
+	}
 	for (e = mount_fixed_entries(pm); e->name; e++)
 		if (!strcmp(e->name, name)) {
 			cm->kind = e->kind;
@@ -516,14 +593,64 @@ static void op_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t
 	fuse_reply_err(req, EACCES);
 }
 
+/* mkdir is the kernel's only in instances/: a new instance. */
 static void op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode)
 {
-	fuse_reply_err(req, EACCES);
+	struct utrace__ctl *c;
+	struct mnode pm;
+	int err = node_get(parent, &pm);
+
+	if (err == 0 && pm.kind != MK_INSTANCES)
+		err = -EACCES;
+	if (err == 0 && mount_ctl(&pm, &c) < 0)
+		err = -ENOENT;
+	if (err == 0) {
+		err = utrace__ctl_instance_mkdir(c, name);
+		utrace__ctl_close(c);
+		if (err == -ENOSPC)
+			fprintf(stderr, "utrace mount: process %d has %d instances, the most a "
+				"process can have; '%s' not made\n", (int)pm.pid,
+				UTRACE_MOUNT_INSTANCES_MAX, name);
+	}
+	mnode_free(&pm);
+	if (err < 0) {
+		fuse_reply_err(req, -err);
+		return;
+	}
+	op_lookup(req, parent, name);
 }
 
 static void op_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
 	fuse_reply_err(req, EACCES);
+}
+
+/* rmdir of instances/<name>: EBUSY while a file of it is open. */
+static void op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	struct utrace__ctl *c;
+	struct mnode pm;
+	uint32_t h = 0;
+	int err = node_get(parent, &pm);
+
+	if (err == 0 && pm.kind != MK_INSTANCES)
+		err = -EACCES;
+	if (err == 0 && !(h = instance_find(&pm, name, 0)))
+		err = -ENOENT;
+	if (err == 0 && mount_inst_busy(pm.pid, pm.start, h))
+		err = -EBUSY;
+	if (err == 0 && mount_ctl(&pm, &c) < 0)
+		err = -ENOENT;
+	if (err == 0) {
+		err = utrace__ctl_instance_rmdir(c, name);
+		utrace__ctl_close(c);
+	}
+	if (err == 0) {
+		mount_pipe_clear(pm.pid, pm.start, h);
+		node_unname(parent, name);
+	}
+	mnode_free(&pm);
+	fuse_reply_err(req, -err);
 }
 
 static void op_symlink(fuse_req_t req, const char *link, fuse_ino_t parent, const char *name)
@@ -638,6 +765,23 @@ static int list_events(fuse_req_t req, fuse_ino_t ino, const struct mnode *m,
 	return err;
 }
 
+static int list_instances(fuse_req_t req, fuse_ino_t ino, const struct mnode *m,
+			  struct dirbuf *d)
+{
+	char *text, *line, *save = NULL;
+	int err = instance_list(m, &text);
+
+	for (line = err ? NULL : strtok_r(text, "\n", &save); line && !err;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *sp = strchr(line, ' ');
+
+		if (sp)
+			err = dir_add(req, d, ino, sp + 1, S_IFDIR);
+	}
+	free(text);
+	return err;
+}
+
 static void op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	const struct mentry *e;
@@ -680,6 +824,8 @@ static void op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 			err = dir_add(req, d, ino, name, S_IFDIR);
 		}
 	}
+	if (!err && m.kind == MK_INSTANCES)
+		err = list_instances(req, ino, &m, d);
 	if (!err && m.kind == MK_ROOT)
 		err = list_root(req, d);
 	else if (!err && (m.kind == MK_EVENTS || m.kind == MK_SYS))
@@ -769,7 +915,8 @@ static void handle_free(struct handle *h)
 		/* the rest of a line begun by a short read is lost */
 		p->off += p->partial < p->len - p->off ? p->partial : p->len - p->off;
 		if (p->off < p->len && h->f.m.kind == MK_TRACE_PIPE)
-			mount_stash_put(h->f.m.pid, h->f.m.start, p->buf + p->off, p->len - p->off);
+			mount_stash_put(h->f.m.pid, h->f.m.start, h->f.m.inst, p->buf + p->off,
+					p->len - p->off);
 		if (h->p->ph)
 			fuse_pollhandle_destroy(h->p->ph);
 		if (h->p->lv)
@@ -779,6 +926,7 @@ static void handle_free(struct handle *h)
 		free(h->p->buf);
 		free(h->p);
 	}
+	mount_inst_ref(h->f.m.pid, h->f.m.start, h->f.m.inst, -1);
 	mnode_free(&h->f.m);
 	free(h->f.text);
 	pthread_mutex_destroy(&h->lock);
@@ -832,7 +980,7 @@ static int pipe_fill(struct handle *h)
 		return 0;
 	}
 	if (h->f.m.kind == MK_TRACE_PIPE)
-		buf = mount_stash_take(h->f.m.pid, h->f.m.start, &p->len);
+		buf = mount_stash_take(h->f.m.pid, h->f.m.start, h->f.m.inst, &p->len);
 	if (buf) {
 		free(p->buf);
 		p->buf = buf;
@@ -1035,6 +1183,7 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		fuse_reply_err(req, -err);
 		return;
 	}
+	mount_inst_ref(h->f.m.pid, h->f.m.start, h->f.m.inst, 1);
 	pthread_mutex_init(&h->lock, NULL);
 	h->f.flags = fi->flags;
 	if (mk_is_dir(h->f.m.kind))
@@ -1183,7 +1332,7 @@ static const struct fuse_lowlevel_ops ops = {
 	.mknod = op_mknod,
 	.mkdir = op_mkdir,
 	.unlink = op_unlink,
-	.rmdir = op_unlink,
+	.rmdir = op_rmdir,
 	.symlink = op_symlink,
 	.rename = op_rename,
 	.link = op_link,

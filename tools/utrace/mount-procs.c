@@ -78,6 +78,7 @@ struct stash {
 	struct stash *next;
 	pid_t pid;
 	uint64_t start;
+	uint32_t inst;
 	char *buf;
 	size_t len;
 };
@@ -85,17 +86,17 @@ struct stash {
 static pthread_mutex_t stash_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct stash *stashes;
 
-static struct stash **stash_find(pid_t pid, uint64_t start)
+static struct stash **stash_find(pid_t pid, uint64_t start, uint32_t inst)
 {
 	struct stash **pp;
 
 	for (pp = &stashes; *pp; pp = &(*pp)->next)
-		if ((*pp)->pid == pid && (*pp)->start == start)
+		if ((*pp)->pid == pid && (*pp)->start == start && (*pp)->inst == inst)
 			break;
 	return pp;
 }
 
-void mount_stash_put(pid_t pid, uint64_t start, const char *text, size_t len)
+void mount_stash_put(pid_t pid, uint64_t start, uint32_t inst, const char *text, size_t len)
 {
 	struct stash **pp, *st;
 	char *buf;
@@ -111,7 +112,7 @@ void mount_stash_put(pid_t pid, uint64_t start, const char *text, size_t len)
 			pp = &st->next;
 		}
 	}
-	pp = stash_find(pid, start);
+	pp = stash_find(pid, start, inst);
 	st = *pp ? *pp : calloc(1, sizeof(*st));
 	buf = st ? realloc(st->buf, st->len + len) : NULL;
 	if (buf) {
@@ -120,6 +121,7 @@ void mount_stash_put(pid_t pid, uint64_t start, const char *text, size_t len)
 		st->len += len;
 		st->pid = pid;
 		st->start = start;
+		st->inst = inst;
 		*pp = st;
 	} else if (st && !*pp) {
 		free(st);
@@ -128,13 +130,13 @@ void mount_stash_put(pid_t pid, uint64_t start, const char *text, size_t len)
 }
 
 /* The kept text of a process (malloc()ed), or NULL. */
-char *mount_stash_take(pid_t pid, uint64_t start, size_t *len)
+char *mount_stash_take(pid_t pid, uint64_t start, uint32_t inst, size_t *len)
 {
 	struct stash **pp, *st;
 	char *buf = NULL;
 
 	pthread_mutex_lock(&stash_lock);
-	pp = stash_find(pid, start);
+	pp = stash_find(pid, start, inst);
 	if ((st = *pp)) {
 		*pp = st->next;
 		buf = st->buf;
@@ -145,11 +147,11 @@ char *mount_stash_take(pid_t pid, uint64_t start, size_t *len)
 	return buf;
 }
 
-void mount_pipe_clear(pid_t pid, uint64_t start)
+void mount_pipe_clear(pid_t pid, uint64_t start, uint32_t inst)
 {
 	size_t len;
 
-	free(mount_stash_take(pid, start, &len));
+	free(mount_stash_take(pid, start, inst, &len));
 }
 
 
@@ -162,36 +164,37 @@ struct popts {
 	struct popts *next;
 	pid_t pid;
 	uint64_t start;
+	uint32_t inst;
 	uint64_t opts;
 };
 
 static pthread_mutex_t opts_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct popts *popts;
 
-static struct popts **opts_find(pid_t pid, uint64_t start)
+static struct popts **opts_find(pid_t pid, uint64_t start, uint32_t inst)
 {
 	struct popts **pp;
 
 	for (pp = &popts; *pp; pp = &(*pp)->next)
-		if ((*pp)->pid == pid && (*pp)->start == start)
+		if ((*pp)->pid == pid && (*pp)->start == start && (*pp)->inst == inst)
 			break;
 	return pp;
 }
 
-uint64_t mount_opts_get(pid_t pid, uint64_t start, uint64_t dflt)
+uint64_t mount_opts_get(pid_t pid, uint64_t start, uint32_t inst, uint64_t dflt)
 {
 	struct popts *o;
 	uint64_t v = dflt;
 
 	pthread_mutex_lock(&opts_lock);
-	o = *opts_find(pid, start);
+	o = *opts_find(pid, start, inst);
 	if (o)
 		v = o->opts;
 	pthread_mutex_unlock(&opts_lock);
 	return v;
 }
 
-void mount_opts_set(pid_t pid, uint64_t start, uint64_t opts)
+void mount_opts_set(pid_t pid, uint64_t start, uint32_t inst, uint64_t opts)
 {
 	struct popts **pp, *o;
 
@@ -205,14 +208,71 @@ void mount_opts_set(pid_t pid, uint64_t start, uint64_t opts)
 			pp = &o->next;
 		}
 	}
-	pp = opts_find(pid, start);
+	pp = opts_find(pid, start, inst);
 	o = *pp;
 	if (!o && (o = calloc(1, sizeof(*o)))) {
 		o->pid = pid;
 		o->start = start;
+		o->inst = inst;
 		*pp = o;
 	}
 	if (o)
 		o->opts = opts;
 	pthread_mutex_unlock(&opts_lock);
+}
+
+/*
+ * Open files of each instance: the kernel's rmdir of an instance is EBUSY
+ * while a file of it is open (trace_array_get() at open).
+ */
+struct iref {
+	struct iref *next;
+	pid_t pid;
+	uint64_t start;
+	uint32_t inst;
+	long n;
+};
+
+static pthread_mutex_t iref_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct iref *irefs;
+
+void mount_inst_ref(pid_t pid, uint64_t start, uint32_t inst, int delta)
+{
+	struct iref **pp, *r;
+
+	if (!inst)
+		return;
+	pthread_mutex_lock(&iref_lock);
+	for (pp = &irefs; (r = *pp); pp = &r->next)
+		if (r->pid == pid && r->start == start && r->inst == inst)
+			break;
+	if (!r && delta > 0 && (r = calloc(1, sizeof(*r)))) {
+		r->pid = pid;
+		r->start = start;
+		r->inst = inst;
+		r->next = irefs;
+		irefs = r;
+		pp = &irefs;
+	}
+	if (r) {
+		r->n += delta;
+		if (r->n <= 0) {
+			*pp = r->next;
+			free(r);
+		}
+	}
+	pthread_mutex_unlock(&iref_lock);
+}
+
+bool mount_inst_busy(pid_t pid, uint64_t start, uint32_t inst)
+{
+	struct iref *r;
+	bool busy = false;
+
+	pthread_mutex_lock(&iref_lock);
+	for (r = irefs; r; r = r->next)
+		if (r->pid == pid && r->start == start && r->inst == inst)
+			busy = r->n > 0;
+	pthread_mutex_unlock(&iref_lock);
+	return busy;
 }

@@ -17,6 +17,9 @@
 struct utrace__ctl;
 struct utrace__ctl_event;
 
+/* The most instances a process can have (the runtime's UTRACE_INSTANCES_MAX). */
+#define UTRACE_MOUNT_INSTANCES_MAX 32
+
 /* What a path of the mount names. */
 enum mkind {
 	MK_ROOT,
@@ -28,6 +31,9 @@ enum mkind {
 	MK_OPTIONS,              /* <pid>/options/ */
 	MK_PER_CPU,              /* <pid>/per_cpu/ */
 	MK_CPU,                  /* <pid>/per_cpu/cpu<N>/: evid is N, as its files */
+	MK_INSTANCES,            /* <pid>/instances/ */
+	MK_INST,                 /* <pid>/instances/<name>/: inst is its handle; below
+				  * it, the files of <pid>/ with the same 'inst' */
 	/* files */
 	MK_AVAILABLE_EVENTS,
 	MK_SET_EVENT,
@@ -69,13 +75,15 @@ struct mnode {
 	pid_t pid;
 	uint64_t start;          /* the process's start time (/proc/<pid>/stat) */
 	uint32_t evid;           /* MK_EV and its files */
+	uint32_t inst;           /* the instance (its handle), 0: the top level */
 	char *sys, *ev;          /* malloc()ed; MK_SYS, MK_EV and their files */
 };
 
 static inline bool mk_is_dir(enum mkind k)
 {
 	return k == MK_ROOT || k == MK_PID || k == MK_EVENTS || k == MK_SYS || k == MK_EV ||
-	       k == MK_OPTIONS || k == MK_PER_CPU || k == MK_CPU;
+	       k == MK_OPTIONS || k == MK_PER_CPU || k == MK_CPU || k == MK_INSTANCES ||
+	       k == MK_INST;
 }
 
 /* The CPUs per_cpu/ has a directory for: the possible ones, as trace-cmd
@@ -136,19 +144,23 @@ long mount_file_write(struct mfile *f, const char *buf, size_t len);
 
 /* mount-procs.c: the whole lines a closing trace_pipe did not return,
  * per process, for its next reader. */
-void mount_stash_put(pid_t pid, uint64_t start, const char *text, size_t len);
+void mount_stash_put(pid_t pid, uint64_t start, uint32_t inst, const char *text, size_t len);
 /* Take them (malloc()ed, *len bytes), or NULL. */
-char *mount_stash_take(pid_t pid, uint64_t start, size_t *len);
+char *mount_stash_take(pid_t pid, uint64_t start, uint32_t inst, size_t *len);
 /* Drop the trace_pipe text kept for a process (its trace was cleared). */
-void mount_pipe_clear(pid_t pid, uint64_t start);
+void mount_pipe_clear(pid_t pid, uint64_t start, uint32_t inst);
+
+/* mount-procs.c: files of an instance open (rmdir is EBUSY meanwhile). */
+void mount_inst_ref(pid_t pid, uint64_t start, uint32_t inst, int delta);
+bool mount_inst_busy(pid_t pid, uint64_t start, uint32_t inst);
 
 /*
  * mount-procs.c: the trace options of a process directory that live only
  * in the mount (a bit per option of mount-files.c's table), kept while the
  * process lives.  mount_opts_get() gives 'dflt' to a process not seen yet.
  */
-uint64_t mount_opts_get(pid_t pid, uint64_t start, uint64_t dflt);
-void mount_opts_set(pid_t pid, uint64_t start, uint64_t opts);
+uint64_t mount_opts_get(pid_t pid, uint64_t start, uint32_t inst, uint64_t dflt);
+void mount_opts_set(pid_t pid, uint64_t start, uint32_t inst, uint64_t opts);
 
 /* mount-readme.c: the kernel's README text. */
 extern const char mount_readme[];
