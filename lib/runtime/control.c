@@ -1223,6 +1223,7 @@ void utrace__control_after_fork_child(void)
 		memset(x, 0, sizeof(*x));
 	}
 	utrace__registry_instances_after_fork();
+	__atomic_fetch_and(&utrace__tracing_off, ~UTRACE_TRACING_INSTANCES, __ATOMIC_RELEASE);
 }
 
 /* --- set_event_pid, set_event_notrace_pid --- */

@@ -661,16 +661,24 @@ out:
 	free(dead);
 }
 
-/* In a fork child (one thread; the lock may have been held by a thread
- * that is not there): no event is on in an instance any more.  Their
- * probes stay; with UTRACE_TRACING_INSTANCES still set, the writer
- * records such an event nowhere. */
+/* In a fork child (one thread; the registry lock was taken before the
+ * fork and released in the child): no event is on in an instance any
+ * more.  An event that was on only in instances goes off (its probe is
+ * removed), so the child's events leave the slow path with
+ * UTRACE_TRACING_INSTANCES, which the control layer clears next. */
 void utrace__registry_instances_after_fork(void)
 {
 	size_t i;
 
-	for (i = 0; i < nr_events; i++)
-		((struct utrace__event_state *)events[i]->priv)->inst_on = 0;
+	reg_lock();
+	for (i = 0; i < nr_events; i++) {
+		struct utrace__event_state *st = events[i]->priv;
+
+		if (st->inst_on)
+			set_on_locked(events[i], st->enabled, 0);
+	}
+	reg_unlock();
+	utrace__tp_reap();
 }
 
 int utrace__registry_foreach(int (*fn)(struct utrace_event *ev, void *arg), void *arg)
