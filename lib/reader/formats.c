@@ -786,6 +786,40 @@ static void rec_fail(struct utrace__rec *r, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* The element type of a field: "__data_loc unsigned int[]" -> "unsigned int". */
+void utrace__elem_type(const struct tep_format_field *f, char *t, size_t len)
+{
+	const char *s = f->type, *e;
+
+	if (!strncmp(s, "__data_loc ", 11))
+		s += 11;
+	else if (!strncmp(s, "__rel_loc ", 10))
+		s += 10;
+	if (!strncmp(s, "const ", 6))
+		s += 6;
+	e = strchr(s, '[');
+	if (!e)
+		e = s + strlen(s);
+	while (e > s && e[-1] == ' ')
+		e--;
+	if ((size_t)(e - s) >= len)
+		e = s + len - 1;
+	memcpy(t, s, (size_t)(e - s));
+	t[e - s] = 0;
+}
+
+const unsigned char *utrace__dyn_data(const struct tep_format_field *f,
+				      const struct utrace__rec *r, uint32_t *n)
+{
+	uint64_t val = utrace__read_num(r->d + f->offset, f->size);
+	uint32_t o = (uint32_t)(val & 0xffff);
+
+	*n = f->size == 2 ? r->size - o : (uint32_t)((val >> 16) & 0xffff);
+	if (f->flags & TEP_FIELD_IS_RELATIVE)
+		o += (uint32_t)(f->offset + f->size);
+	return r->d + o;
+}
+
 uint64_t utrace__read_num(const unsigned char *p, int size)
 {
 	uint8_t v1;

@@ -99,28 +99,6 @@ void utrace__print_prefix(struct utrace__obuf *b, const char *comm, uint32_t tid
 	b->len += utrace__trace_prefix(b->p + b->len, comm, n, tid, cpu, time, irq_info);
 }
 
-/* The element type of a field: "__data_loc unsigned int[]" -> "unsigned int". */
-static void elem_type(const struct tep_format_field *f, char *t, size_t len)
-{
-	const char *s = f->type, *e;
-
-	if (!strncmp(s, "__data_loc ", 11))
-		s += 11;
-	else if (!strncmp(s, "__rel_loc ", 10))
-		s += 10;
-	if (!strncmp(s, "const ", 6))
-		s += 6;
-	e = strchr(s, '[');
-	if (!e)
-		e = s + strlen(s);
-	while (e > s && e[-1] == ' ')
-		e--;
-	if ((size_t)(e - s) >= len)
-		e = s + len - 1;
-	memcpy(t, s, (size_t)(e - s));
-	t[e - s] = 0;
-}
-
 static unsigned int elem_size(const struct tep_format_field *f, const char *t)
 {
 	static const struct { const char *t; unsigned int size; } sizes[] = {
@@ -179,15 +157,9 @@ static void put_fields(struct utrace__obuf *b, const struct utrace__rec *r, bool
 			utrace__ob_putc(b, '=');
 		}
 		first = false;
-		elem_type(f, t, sizeof(t));
+		utrace__elem_type(f, t, sizeof(t));
 		if (f->flags & TEP_FIELD_IS_DYNAMIC) {
-			uint64_t val = utrace__read_num(p, f->size);
-			uint32_t o = (uint32_t)(val & 0xffff);
-
-			n = f->size == 2 ? r->size - o : (uint32_t)((val >> 16) & 0xffff);
-			if (f->flags & TEP_FIELD_IS_RELATIVE)
-				o += (uint32_t)(f->offset + f->size);
-			p = r->d + o;
+			p = utrace__dyn_data(f, r, &n);
 		} else if (!(f->flags & TEP_FIELD_IS_ARRAY) &&
 			   (n == 1 || n == 2 || n == 4 || n == 8) &&
 			   strncmp(t, "struct ", 7)) {
