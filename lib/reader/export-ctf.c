@@ -379,7 +379,8 @@ static int write_metadata(struct ctf *c, struct utrace__tf *tf)
 		"\tevent.header := struct {\n\t\tuint16_t id;\n"
 		"\t\tuint64_clock_monotonic_t timestamp;\n\t};\n"
 		"\tevent.context := struct {\n\t\tint32_t vpid;\n\t\tint32_t vtid;\n\t};\n};\n");
-	utrace__ob_put(&m, c->meta.p, c->meta.len);
+	if (c->meta.len)                 /* (no event classes: no buffer) */
+		utrace__ob_put(&m, c->meta.p, c->meta.len);
 	if (m.nomem || c->meta.nomem)
 		goto out;
 	fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);

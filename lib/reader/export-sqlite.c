@@ -426,7 +426,8 @@ static int sq_event(void *ctx, const struct utrace__tf_item *it, struct utrace__
 		}
 		c[i + 4].off = t->bytes.len;
 		c[i + 4].n = v.n;
-		utrace__ob_put(&t->bytes, v.p, v.n);
+		if (v.n)
+			utrace__ob_put(&t->bytes, v.p, v.n);
 	}
 	if (t->bytes.nomem)
 		return -ENOMEM;
