@@ -72,6 +72,7 @@ struct ctf {
 	size_t cap_xf;
 	int werr;                        /* errno of the first write error */
 	char *werr_path;
+	uint64_t nr_past_cpus;           /* events left out: CPU >= MAX_CPUS */
 };
 
 /* --- bytes --- */
@@ -413,8 +414,12 @@ static int ctf_event(void *ctx, const struct utrace__tf_item *it, struct utrace_
 	uint64_t t = it->time;
 	unsigned int i;
 
+	if (!s && it->cpu >= MAX_CPUS) {
+		c->nr_past_cpus++;
+		return 0;
+	}
 	if (!s)
-		return it->cpu >= MAX_CPUS ? 0 : -ENOMEM;
+		return -ENOMEM;
 	b = &s->b;
 	if (t < s->last)
 		t = s->last;             /* never back in a stream */
@@ -542,6 +547,11 @@ int utrace__export_ctf(struct utrace__tf *tf, const char *out)
 	c.uuid[6] = (unsigned char)((c.uuid[6] & 0x0f) | 0x40);   /* version 4 */
 	c.uuid[8] = (unsigned char)((c.uuid[8] & 0x3f) | 0x80);
 	status = utrace__xwalk(tf, &w);
+	if (c.nr_past_cpus) {
+		fprintf(stderr, "utrace: '%s': %llu events of CPUs from %u on were left out\n",
+			c.name, (unsigned long long)c.nr_past_cpus, MAX_CPUS);
+		status = 1;
+	}
 	if (c.werr)
 		r = -EIO;
 	if (!r)
