@@ -14,25 +14,6 @@
 
 #include "export.h"
 
-/* The element size of a variable array, from its type's name. */
-static unsigned int dyn_elem_size(const char *t)
-{
-	static const struct { const char *t; unsigned int size; } sizes[] = {
-		{ "short", 2 }, { "unsigned short", 2 }, { "u16", 2 }, { "s16", 2 },
-		{ "int", 4 }, { "unsigned int", 4 }, { "unsigned", 4 }, { "u32", 4 },
-		{ "s32", 4 }, { "long", 8 }, { "unsigned long", 8 }, { "long long", 8 },
-		{ "unsigned long long", 8 }, { "u64", 8 }, { "s64", 8 }, { "size_t", 8 },
-	};
-	size_t i;
-
-	if (t[0] && t[strlen(t) - 1] == '*')
-		return 8;
-	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
-		if (!strcmp(sizes[i].t, t))
-			return sizes[i].size;
-	return 1;
-}
-
 static bool num_size(unsigned int n)
 {
 	return n == 1 || n == 2 || n == 4 || n == 8;
@@ -63,7 +44,7 @@ struct utrace__xfield *utrace__xfields(const struct utrace__fmt *e, unsigned int
 			x->kind = UTRACE__X_STR;
 		} else if (f->flags & TEP_FIELD_IS_DYNAMIC) {
 			x->kind = UTRACE__X_SEQ;
-			x->es = dyn_elem_size(t);
+			x->es = utrace__elem_size(f, t);
 		} else if (!(f->flags & TEP_FIELD_IS_ARRAY) && num_size(size) &&
 			   strncmp(t, "struct ", 7)) {
 			x->kind = UTRACE__X_NUM;
@@ -71,7 +52,7 @@ struct utrace__xfield *utrace__xfields(const struct utrace__fmt *e, unsigned int
 		} else {
 			x->kind = UTRACE__X_ARRAY;
 			x->es = (f->flags & TEP_FIELD_IS_ARRAY) && strncmp(t, "struct ", 7) ?
-				(unsigned int)f->elementsize : 1;
+				utrace__elem_size(f, t) : 1;
 			if (!num_size(x->es))
 				x->es = 1;
 			if (x->es == 1 && !(f->flags & TEP_FIELD_IS_ARRAY))

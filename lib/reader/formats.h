@@ -120,6 +120,11 @@ int utrace__fmts_check(struct utrace__fmts *c, struct utrace__fmt *e,
  * "unsigned int", "const char x[8]" -> "char". */
 void utrace__elem_type(const struct tep_format_field *f, char *t, size_t len) UTRACE_HIDDEN;
 
+/* The size of an element of an array field of element type t (from
+ * utrace__elem_type()): the format's, or for a variable array, from the
+ * type's name (1 when not known). */
+unsigned int utrace__elem_size(const struct tep_format_field *f, const char *t) UTRACE_HIDDEN;
+
 /* Where the data of a __data_loc / __rel_loc field of a checked record
  * is, and its length (*n). */
 const unsigned char *utrace__dyn_data(const struct tep_format_field *f,

@@ -99,28 +99,6 @@ void utrace__print_prefix(struct utrace__obuf *b, const char *comm, uint32_t tid
 	b->len += utrace__trace_prefix(b->p + b->len, comm, n, tid, cpu, time, irq_info);
 }
 
-static unsigned int elem_size(const struct tep_format_field *f, const char *t)
-{
-	static const struct { const char *t; unsigned int size; } sizes[] = {
-		{ "char", 1 }, { "signed char", 1 }, { "unsigned char", 1 }, { "u8", 1 },
-		{ "s8", 1 }, { "bool", 1 }, { "_Bool", 1 }, { "short", 2 },
-		{ "unsigned short", 2 }, { "u16", 2 }, { "s16", 2 }, { "int", 4 },
-		{ "unsigned int", 4 }, { "unsigned", 4 }, { "u32", 4 }, { "s32", 4 },
-		{ "long", 8 }, { "unsigned long", 8 }, { "long long", 8 },
-		{ "unsigned long long", 8 }, { "u64", 8 }, { "s64", 8 }, { "size_t", 8 },
-	};
-	size_t i;
-
-	if (!(f->flags & TEP_FIELD_IS_DYNAMIC) && f->elementsize)
-		return f->elementsize;
-	if (t[0] && t[strlen(t) - 1] == '*')
-		return 8;
-	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
-		if (!strcmp(sizes[i].t, t))
-			return sizes[i].size;
-	return 1;
-}
-
 static void put_number(struct utrace__obuf *b, const unsigned char *p, unsigned int size,
 		       bool is_signed)
 {
@@ -175,7 +153,7 @@ static void put_fields(struct utrace__obuf *b, const struct utrace__rec *r, bool
 				utrace__ob_put(b, (const char *)p, sl);
 			continue;
 		}
-		es = elem_size(f, t);
+		es = utrace__elem_size(f, t);
 		if (!strncmp(t, "struct ", 7) || !(f->flags & (TEP_FIELD_IS_ARRAY |
 							      TEP_FIELD_IS_DYNAMIC))) {
 			es = 1;          /* a struct: its bytes */
