@@ -143,9 +143,10 @@ int utrace__xwalk(struct utrace__tf *tf, const struct utrace__xwalk *w)
 		if (!item.format) {
 			if (!item.format_rejected)
 				utrace__fmts_problem(&fmts, "'%s': record at offset %llu: event "
-					"at offset %llu: pid %u has no FORMAT for event id %u",
+					"at offset %llu: %s %u has no %s for event id %u",
 					name, (unsigned long long)item.page_offset,
-					(unsigned long long)item.offset, item.proc->pid, item.id);
+					(unsigned long long)item.offset,
+					UTRACE__TF_NO_FORMAT_ARGS(&item));
 			continue;
 		}
 		e = utrace__fmts_get(&fmts, item.format);
