@@ -127,6 +127,20 @@ kernel_source() {
 	KSRC=$dir
 }
 
+# kernel_tracing: whether kernel events can be recorded here (root, a
+# tracefs with instances and sched_switch)
+kernel_tracing() {
+	[ "$(id -u)" -eq 0 ] && [ -w /sys/kernel/tracing/instances ] &&
+	[ -d /sys/kernel/tracing/events/sched/sched_switch ]
+}
+# record_kernel_sample FILE: the sample's events with kernel events
+# (sched_switch, sched_process_fork) in FILE
+record_kernel_sample() {
+	"$UTRACE" record -e sched:sched_switch -e sched:sched_process_fork -e "sample-trace:*" \
+		-o "$1" -- "$SAMPLE" > /dev/null 2> "$TMP/err" &&
+	"$UTRACE" script -i "$1" 2> /dev/null | grep -q " sched_switch: "
+}
+
 # convert_corpus FORMAT OUT READER...: utrace convert --format FORMAT of
 # each file of the reader's corrupt-file corpus (tests/reader/mkfile.c)
 # to OUT says what the reader says (its first line names the file), exits

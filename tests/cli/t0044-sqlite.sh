@@ -159,16 +159,11 @@ check "  ... converted: the same events, the losses in the lost table" convert_c
 
 # Kernel events recorded into the same file (root and tracefs; else not
 # checked): their fields and tasks as utrace script shows them.
-if [ "$(id -u)" -eq 0 ] && [ -w /sys/kernel/tracing/instances ] &&
-   [ -d /sys/kernel/tracing/events/sched/sched_switch ]; then
-	check "kernel events with the sample's (sched_switch, sched_process_fork)" bash -c '
-		"$0" record -e sched:sched_switch -e sched:sched_process_fork -e "sample-trace:*" \
-			-o "$2/kr.dat" -- "$1" > /dev/null 2> "$2/err" &&
-		"$0" script -i "$2/kr.dat" 2> /dev/null | grep -q " sched_switch: "' \
-		"$UTRACE" "$SAMPLE" "$TMP"
+if kernel_tracing; then
+	check "kernel events with the sample's" record_kernel_sample "$TMP/kr.dat"
 	check "  ... converted and compared" convert_check "$TMP/kr.dat"
 else
-	echo "# kernel events not checked: they need root and a writable /sys/kernel/tracing/instances"
+	echo "# kernel events not checked: they need root and tracefs instances"
 fi
 
 if [ -x "$MKFILE" ]; then
