@@ -239,7 +239,7 @@ def read_recording(data):
     """The files of bench/run.sh's recording part, in data/rec."""
     rd = os.path.join(data, "rec")
     rec = {"times": {}, "utrace_files": {}, "lttng_files": [], "counts": {},
-           "reads": {}, "read_status": {}, "status": {}, "filestats": {}}
+           "reads": {}, "read_status": {}, "read_bytes": {}, "status": {}, "filestats": {}}
     path = os.path.join(rd, "times.txt")
     if os.path.exists(path):
         for line in open(path):
@@ -284,6 +284,8 @@ def read_recording(data):
             f = line.split()
             if len(f) == 5 and f[0] == "READ":
                 rec["reads"].setdefault(f[1], []).append((int(f[3]), int(f[4])))
+            elif len(f) == 3 and f[0] == "READBYTES":
+                rec["read_bytes"][f[1]] = int(f[2])
             elif len(f) >= 3 and f[0] == "READSTATUS":
                 rec["read_status"][f[1]] = line.strip().split(" ", 2)[2]
     path = os.path.join(rd, "status.txt")
@@ -665,7 +667,13 @@ def recording_section(w, data, params, counts, top):
                 "utrace file, 1 thread"),
                ("babeltrace2", "`babeltrace2 DIR > /dev/null`", "LTTng trace, 1 thread"),
                ("trace-cmd", "`trace-cmd report -i FILE > /dev/null`",
-                "`utrace convert` of the utrace file"))
+                "`utrace convert` of the utrace file"),
+               ("convert-ctf", "`utrace convert -i FILE --format ctf -o DIR`",
+                "utrace file, 1 thread"),
+               ("convert-sqlite", "`utrace convert -i FILE --format sqlite -o DB`",
+                "utrace file, 1 thread"),
+               ("babeltrace2-ctf", "`babeltrace2 DIR > /dev/null`",
+                "`utrace convert --format ctf` of the utrace file"))
     speeds = {}
     for key, title, trace in readers:
         v = rec["reads"].get(key)
@@ -680,6 +688,19 @@ def recording_section(w, data, params, counts, top):
         else:
             w(f"| {title} | {trace} | - | - | {st or 'not run'} |")
     w("")
+    rb = rec["read_bytes"]
+    if rb.get("utrace-script") and speeds.get("utrace-script"):
+        cells = []
+        for key, what in (("convert-ctf", "CTF"), ("convert-sqlite", "SQLite")):
+            if key in speeds and rb.get(key):
+                v = rec["reads"][key]
+                cells.append(f"{what} {speeds[key] / speeds['utrace-script']:.2f}x the "
+                             f"speed of `utrace script`, {rb[key] / v[0][0]:.1f} bytes/event")
+        if cells:
+            ev = rec["reads"]["utrace-script"][0][0]
+            w(f"The exports: {'; '.join(cells)} (the utrace file: "
+              f"{rb['utrace-script'] / ev:.1f} bytes/event).")
+            w("")
     if "utrace-script" not in speeds:
         st = rec["read_status"].get("utrace-script", "not run")
         w(f"`utrace script` was not measured: {st}; its rows and its target "

@@ -669,6 +669,47 @@ else
 		read_time trace-cmd "$r" "$uev" trace-cmd report -i "$tfile" || break
 	done
 fi
+# `utrace convert --format ctf` and `--format sqlite` of the same file,
+# timed as readers (the export reads every event and writes it again), the
+# size of what each writes, and babeltrace2 on the CTF trace.
+cdir=$rec/utrace-1t.ctf
+cdb=$rec/utrace-1t.db
+if ! "$utrace" convert --help 2>/dev/null | grep -q sqlite; then
+	for n in convert-ctf convert-sqlite babeltrace2-ctf; do
+		echo "READSTATUS $n skipped (the built utrace convert has no ctf or sqlite format)"
+	done >>"$rdata/read.txt"
+elif [ ! -f "$ufile" ] || [ -z "$uev" ]; then
+	for n in convert-ctf convert-sqlite babeltrace2-ctf; do
+		echo "READSTATUS $n skipped (no utrace trace file was recorded)"
+	done >>"$rdata/read.txt"
+else
+	say "reading: utrace convert --format ctf, --format sqlite, $READ_RUNS runs each"
+	for ((r = 0; r < READ_RUNS; r++)); do
+		rm -rf "$cdir"
+		read_time convert-ctf "$r" "$uev" "$utrace" convert -i "$ufile" --format ctf \
+			-o "$cdir" || break
+	done
+	[ -f "$cdir/metadata" ] &&
+		echo "READBYTES convert-ctf $(du -sb "$cdir" | cut -f1)" >>"$rdata/read.txt"
+	for ((r = 0; r < READ_RUNS; r++)); do
+		rm -f "$cdb"
+		read_time convert-sqlite "$r" "$uev" "$utrace" convert -i "$ufile" --format sqlite \
+			-o "$cdb" || break
+	done
+	[ -f "$cdb" ] && echo "READBYTES convert-sqlite $(stat -c %s "$cdb")" >>"$rdata/read.txt"
+	rm -f "$cdb"
+	echo "READBYTES utrace-script $(stat -c %s "$ufile")" >>"$rdata/read.txt"
+	if ! command -v babeltrace2 >/dev/null; then
+		echo "READSTATUS babeltrace2-ctf skipped (babeltrace2 is not installed)" \
+			>>"$rdata/read.txt"
+	elif [ -f "$cdir/metadata" ]; then
+		say "reading: babeltrace2 on the CTF export, $READ_RUNS runs"
+		for ((r = 0; r < READ_RUNS; r++)); do
+			read_time babeltrace2-ctf "$r" "$uev" babeltrace2 "$cdir" || break
+		done
+	fi
+	rm -rf "$cdir"
+fi
 if [ -z "${BENCH_KEEP_TRACES:-}" ]; then
 	rm -rf "$rec"
 fi

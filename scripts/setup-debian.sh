@@ -7,7 +7,7 @@ set -euo pipefail
 
 pkgs=(
 	meson ninja-build pkg-config gcc g++ clang python3
-	liburcu-dev libtraceevent-dev libtracefs-dev libelf-dev libfuse3-dev fuse3 util-linux trace-cmd tmux cmake
+	liburcu-dev libtraceevent-dev libtracefs-dev libelf-dev libfuse3-dev fuse3 libsqlite3-dev util-linux trace-cmd tmux cmake
 	dpkg-dev debhelper fakeroot lintian
 )
 for arg in "$@"; do
@@ -16,7 +16,9 @@ for arg in "$@"; do
 	# the kernel's own ftracetest, run by t0032 (from the kernel source);
 	# t0046: the html export in headless Chromium, the trace.dat export in
 	# KernelShark under Xvfb, their screenshots read with PIL
-	--tests) pkgs+=(linux-source chromium xvfb xauth kernelshark imagemagick python3-pil) ;;
+	# t0043, t0044: the readers of the CTF and SQLite exports
+	--tests) pkgs+=(linux-source chromium xvfb xauth kernelshark imagemagick python3-pil
+		babeltrace2 sqlite3) ;;
 	*) echo "setup-debian.sh: unknown option '$arg' (--bench, --tests)" >&2; exit 2 ;;
 	esac
 done

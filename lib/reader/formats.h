@@ -116,6 +116,20 @@ int utrace__fmts_check(struct utrace__fmts *c, struct utrace__fmt *e,
 		       const struct utrace__tf_item *it, bool printing,
 		       struct utrace__rec *r, char *why, size_t whylen) UTRACE_HIDDEN;
 
+/* The element type of a field, in t: "__data_loc unsigned int[]" ->
+ * "unsigned int", "const char x[8]" -> "char". */
+void utrace__elem_type(const struct tep_format_field *f, char *t, size_t len) UTRACE_HIDDEN;
+
+/* The size of an element of an array field of element type t (from
+ * utrace__elem_type()): the format's, or for a variable array, from the
+ * type's name (1 when not known). */
+unsigned int utrace__elem_size(const struct tep_format_field *f, const char *t) UTRACE_HIDDEN;
+
+/* Where the data of a __data_loc / __rel_loc field of a checked record
+ * is, and its length (*n). */
+const unsigned char *utrace__dyn_data(const struct tep_format_field *f,
+				      const struct utrace__rec *r, uint32_t *n) UTRACE_HIDDEN;
+
 /* A little-endian number of 1, 2, 4 or 8 bytes (0 for other sizes). */
 uint64_t utrace__read_num(const unsigned char *p, int size) UTRACE_HIDDEN;
 

@@ -99,50 +99,6 @@ void utrace__print_prefix(struct utrace__obuf *b, const char *comm, uint32_t tid
 	b->len += utrace__trace_prefix(b->p + b->len, comm, n, tid, cpu, time, irq_info);
 }
 
-/* The element type of a field: "__data_loc unsigned int[]" -> "unsigned int". */
-static void elem_type(const struct tep_format_field *f, char *t, size_t len)
-{
-	const char *s = f->type, *e;
-
-	if (!strncmp(s, "__data_loc ", 11))
-		s += 11;
-	else if (!strncmp(s, "__rel_loc ", 10))
-		s += 10;
-	if (!strncmp(s, "const ", 6))
-		s += 6;
-	e = strchr(s, '[');
-	if (!e)
-		e = s + strlen(s);
-	while (e > s && e[-1] == ' ')
-		e--;
-	if ((size_t)(e - s) >= len)
-		e = s + len - 1;
-	memcpy(t, s, (size_t)(e - s));
-	t[e - s] = 0;
-}
-
-static unsigned int elem_size(const struct tep_format_field *f, const char *t)
-{
-	static const struct { const char *t; unsigned int size; } sizes[] = {
-		{ "char", 1 }, { "signed char", 1 }, { "unsigned char", 1 }, { "u8", 1 },
-		{ "s8", 1 }, { "bool", 1 }, { "_Bool", 1 }, { "short", 2 },
-		{ "unsigned short", 2 }, { "u16", 2 }, { "s16", 2 }, { "int", 4 },
-		{ "unsigned int", 4 }, { "unsigned", 4 }, { "u32", 4 }, { "s32", 4 },
-		{ "long", 8 }, { "unsigned long", 8 }, { "long long", 8 },
-		{ "unsigned long long", 8 }, { "u64", 8 }, { "s64", 8 }, { "size_t", 8 },
-	};
-	size_t i;
-
-	if (!(f->flags & TEP_FIELD_IS_DYNAMIC) && f->elementsize)
-		return f->elementsize;
-	if (t[0] && t[strlen(t) - 1] == '*')
-		return 8;
-	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
-		if (!strcmp(sizes[i].t, t))
-			return sizes[i].size;
-	return 1;
-}
-
 static void put_number(struct utrace__obuf *b, const unsigned char *p, unsigned int size,
 		       bool is_signed)
 {
@@ -179,15 +135,9 @@ static void put_fields(struct utrace__obuf *b, const struct utrace__rec *r, bool
 			utrace__ob_putc(b, '=');
 		}
 		first = false;
-		elem_type(f, t, sizeof(t));
+		utrace__elem_type(f, t, sizeof(t));
 		if (f->flags & TEP_FIELD_IS_DYNAMIC) {
-			uint64_t val = utrace__read_num(p, f->size);
-			uint32_t o = (uint32_t)(val & 0xffff);
-
-			n = f->size == 2 ? r->size - o : (uint32_t)((val >> 16) & 0xffff);
-			if (f->flags & TEP_FIELD_IS_RELATIVE)
-				o += (uint32_t)(f->offset + f->size);
-			p = r->d + o;
+			p = utrace__dyn_data(f, r, &n);
 		} else if (!(f->flags & TEP_FIELD_IS_ARRAY) &&
 			   (n == 1 || n == 2 || n == 4 || n == 8) &&
 			   strncmp(t, "struct ", 7)) {
@@ -203,7 +153,7 @@ static void put_fields(struct utrace__obuf *b, const struct utrace__rec *r, bool
 				utrace__ob_put(b, (const char *)p, sl);
 			continue;
 		}
-		es = elem_size(f, t);
+		es = utrace__elem_size(f, t);
 		if (!strncmp(t, "struct ", 7) || !(f->flags & (TEP_FIELD_IS_ARRAY |
 							      TEP_FIELD_IS_DYNAMIC))) {
 			es = 1;          /* a struct: its bytes */

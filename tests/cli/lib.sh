@@ -127,6 +127,48 @@ kernel_source() {
 	KSRC=$dir
 }
 
+# kernel_tracing: whether kernel events can be recorded here (root, a
+# tracefs with instances and sched_switch)
+kernel_tracing() {
+	[ "$(id -u)" -eq 0 ] && [ -w /sys/kernel/tracing/instances ] &&
+	[ -d /sys/kernel/tracing/events/sched/sched_switch ]
+}
+# record_kernel_sample FILE: the sample's events with kernel events
+# (sched_switch, sched_process_fork) in FILE
+record_kernel_sample() {
+	"$UTRACE" record -e sched:sched_switch -e sched:sched_process_fork -e "sample-trace:*" \
+		-o "$1" -- "$SAMPLE" > /dev/null 2> "$TMP/err" &&
+	"$UTRACE" script -i "$1" 2> /dev/null | grep -q " sched_switch: "
+}
+
+# convert_corpus FORMAT OUT READER...: utrace convert --format FORMAT of
+# each file of the reader's corrupt-file corpus (tests/reader/mkfile.c)
+# to OUT says what the reader says (its first line names the file), exits
+# 0 or 1, never crashes, and READER... OUT reads what it wrote
+convert_corpus() {
+	local format=$1 out=$2 f st bad=0
+	shift 2
+	"$UTRACE_BUILD/tests/reader/reader-mkfile" corrupt "$TMP/corrupt" > /dev/null || return 1
+	for f in "$TMP"/corrupt/*.dat; do
+		rm -rf "$out"
+		"$UTRACE" convert -i "$f" -o "$out" --format "$format" > /dev/null 2> "$TMP/cerr"
+		st=$?
+		if [ "$st" -gt 1 ]; then
+			echo "# ${f##*/}: convert exit status $st" >&2; bad=1; continue
+		fi
+		if [ "$st" -eq 1 ] && ! head -1 "$TMP/cerr" | grep -qF "utrace: '$f': "; then
+			echo "# ${f##*/}: the first line does not name the file:" >&2
+			sed 's/^/#   /' "$TMP/cerr" >&2; bad=1
+		fi
+		# (60 s: a hang is a failure, but a loaded machine is no hang)
+		if [ -e "$out" ] && ! timeout 60 "$@" "$out" < /dev/null > /dev/null 2> "$TMP/cerr"; then
+			echo "# ${f##*/}: '$*' cannot read the export:" >&2
+			sed 's/^/#   /' "$TMP/cerr" | head -5 >&2; bad=1
+		fi
+	done
+	return $bad
+}
+
 done_testing() {
 	echo "1..$n"
 	[ "$failed" -eq 0 ]

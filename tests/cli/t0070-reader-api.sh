@@ -51,4 +51,17 @@ runtime_only() {
 		"$TMP/syms" > "$TMP/err"
 }
 check "libutrace.so holds no reader, client or consumer code" runtime_only
+
+# SQLite is the tool's (utrace convert --format sqlite): neither library
+# needs it, nor holds its export.
+no_sqlite() {
+	local so
+	command -v readelf > /dev/null && command -v nm > /dev/null || return 0
+	for so in "$UTRACE_BUILD/lib/libutrace.so" "$UTRACE_BUILD/lib/libutrace-reader.so"; do
+		readelf -d "$so" > "$TMP/dyn" && grep -q NEEDED "$TMP/dyn" &&
+		! grep -i sqlite "$TMP/dyn" &&
+		! nm "$so" | grep -E 'sqlite3_|utrace__export_sqlite' || return 1
+	done
+}
+check "neither library depends on libsqlite3" no_sqlite
 done_testing

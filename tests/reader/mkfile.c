@@ -12,6 +12,10 @@
  *                                 lines 'utrace script' must print, made
  *                                 with libutrace's own printer
  *   mkfile big FILE N             N events, 4 threads of 2 processes
+ *   mkfile odd FILE               names and values the exports must carry
+ *                                 through: quotes and SQL in a system name,
+ *                                 keywords as field names, integer extremes,
+ *                                 bytes that are not UTF-8 (utrace convert)
  *   mkfile corrupt DIR            the corrupt-file corpus: DIR/<what is
  *                                 wrong>.dat and DIR/MANIFEST, one line each:
  *                                 "name status words of the message"
@@ -1195,6 +1199,131 @@ static void mk_corrupt(const char *dir)
 	fclose(manifest);
 }
 
+/* --- mkfile odd --- */
+
+/*
+ * Names and values that exporters must carry through unharmed: a system
+ * name with quotes and SQL in it, two systems whose names differ only in
+ * a character a table name cannot hold, fields named as SQL and TSDL
+ * keywords and as the exports' own columns, the extremes of each integer
+ * size, strings with quotes, control bytes and bytes that are not UTF-8;
+ * two threads on two CPUs, events lost between pages and after the last.
+ */
+static const char odd_fields[] =
+	"\tfield:signed char neg8;\toffset:8;\tsize:1;\tsigned:1;\n"
+	"\tfield:unsigned char u8;\toffset:9;\tsize:1;\tsigned:0;\n"
+	"\tfield:short select;\toffset:10;\tsize:2;\tsigned:1;\n"
+	"\tfield:int string;\toffset:12;\tsize:4;\tsigned:1;\n"
+	"\tfield:long long from;\toffset:16;\tsize:8;\tsigned:1;\n"
+	"\tfield:unsigned long long u64max;\toffset:24;\tsize:8;\tsigned:0;\n"
+	"\tfield:unsigned long long pid;\toffset:32;\tsize:8;\tsigned:0;\n"
+	"\tfield:__data_loc char[] text;\toffset:40;\tsize:4;\tsigned:0;\n"
+	"\tfield:__data_loc short[] vals;\toffset:44;\tsize:4;\tsigned:1;\n"
+	"\tfield:char name[8];\toffset:48;\tsize:8;\tsigned:0;\n"
+	"\tfield:int time_ns;\toffset:56;\tsize:4;\tsigned:1;\n";
+
+static const char odd_system[] = "it's\"; DROP TABLE events; --";
+
+static uint32_t odd_record(unsigned char *r, int k)
+{
+	static const char *const texts[] = {
+		"quote\" apostrophe' backslash\\ tab\t newline\n end",
+		"\xff\xfe not UTF-8 \x01\x7f \xc3\xa9 is",
+		"",
+	};
+	const char *text = texts[k % 3];
+	int8_t n8 = k ? -128 : 127;
+	uint8_t ub = 255;
+	int16_t sel = (int16_t)(k ? -32768 : 32767), vals[3] = { -1, 32767, -32768 };
+	int32_t str = k ? INT32_MIN : INT32_MAX, tn = 7 - k;
+	int64_t from = k ? INT64_MIN : INT64_MAX;
+	uint64_t um = UINT64_MAX - (uint64_t)k, pid = 0x123456789abcdef0ULL;
+	uint32_t tl = (uint32_t)strlen(text) + 1, loc;
+
+	memset(r, 0, 200);
+	memcpy(r + 8, &n8, 1);
+	memcpy(r + 9, &ub, 1);
+	memcpy(r + 10, &sel, 2);
+	memcpy(r + 12, &str, 4);
+	memcpy(r + 16, &from, 8);
+	memcpy(r + 24, &um, 8);
+	memcpy(r + 32, &pid, 8);
+	loc = 60 | tl << 16;
+	memcpy(r + 40, &loc, 4);
+	memcpy(r + 60, text, tl);
+	loc = (60 + tl) | (uint32_t)sizeof(vals) << 16;
+	memcpy(r + 44, &loc, 4);
+	memcpy(r + 60 + tl, vals, sizeof(vals));
+	memcpy(r + 48, k % 2 ? "ab\"c'd\\e" : "x", k % 2 ? 8 : 2);
+	memcpy(r + 56, &tn, 4);
+	return 60 + tl + (uint32_t)sizeof(vals);
+}
+
+static char *odd_format(const char *name, uint32_t id, const char *fields, const char *print)
+{
+	char *text;
+
+	if (asprintf(&text, "name: %s\nID: %u\nformat:\n%s\n%s\nprint fmt: %s\n", name, id,
+		     common_fields, fields, print) < 0)
+		die("out of memory");
+	return text;
+}
+
+static void mk_odd(const char *path)
+{
+	static const char small[] = "\tfield:int v;\toffset:8;\tsize:4;\tsigned:1;\n";
+	struct buf b = { 0 };
+	struct page pg;
+	unsigned char r[256];
+	char *t;
+	uint32_t len;
+	int k;
+
+	header(&b, PAGE_SIZE);
+	rec_process(&b, 500, 1, 0, "odd 'app\"", "/usr/bin/odd");
+	t = odd_format("weird", 10, odd_fields, "\"n=%d s=%s\", REC->string, __get_str(text)");
+	rec_format_text(&b, 500, 10, odd_system, t);
+	free(t);
+	t = odd_format("x", 11, small, "\"v=%d\", REC->v");
+	rec_format_text(&b, 500, 11, "odd-sys", t);
+	free(t);
+	t = odd_format("x", 12, small, "\"v=%d\", REC->v");
+	rec_format_text(&b, 500, 12, "odd_sys", t);
+	free(t);
+	rec_thread(&b, 500, 500, "odd-main");
+	rec_thread(&b, 500, 501, "odd;worker");
+
+	/* thread 500 on CPU 0: a page, then another after 4 lost events */
+	page_start(&pg, 500, 500, 0, 0, 0);
+	for (k = 0; k < 3; k++) {
+		len = odd_record(r, k);
+		r[0] = 10;
+		page_add(&pg, T0 + 1000 + (uint64_t)k * 100, r, len, 0);
+	}
+	page_write(&b, &pg, 0);
+	page_start(&pg, 500, 500, 0, 1, 4);
+	memset(r, 0, 16);
+	r[0] = 11;
+	r[8] = 1;
+	page_add(&pg, T0 + 5000, r, 12, 0);
+	r[0] = 12;
+	r[8] = 2;
+	page_add(&pg, T0 + 5001, r, 12, 0);
+	page_write(&b, &pg, 0);
+
+	/* thread 501 on CPU 1, then 6 events lost after its last */
+	page_start(&pg, 500, 501, 1, 0, 0);
+	for (k = 0; k < 3; k++) {
+		len = odd_record(r, 2 - k);
+		r[0] = 10;
+		page_add(&pg, T0 + 1050 + (uint64_t)k * 100, r, len, 0);
+	}
+	page_write(&b, &pg, 0);
+	rec_lost(&b, 500, 501, 6);
+	write_file(path, &b);
+	free(b.p);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "basic"))
@@ -1203,10 +1332,12 @@ int main(int argc, char **argv)
 		mk_sample(argv[2], argv[3]);
 	else if (argc == 4 && !strcmp(argv[1], "big"))
 		mk_big(argv[2], strtoul(argv[3], NULL, 0));
+	else if (argc == 3 && !strcmp(argv[1], "odd"))
+		mk_odd(argv[2]);
 	else if (argc == 3 && !strcmp(argv[1], "corrupt"))
 		mk_corrupt(argv[2]);
 	else
 		die("usage: mkfile basic FILE | sample FILE EXPECTED | big FILE N | "
-		    "corrupt DIR");
+		    "odd FILE | corrupt DIR");
 	return 0;
 }

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * utrace convert: export a trace file for other tools: trace.dat
- * (lib/reader/export-tracedat.c) and a page for a browser
- * (lib/reader/export-html.c); Perfetto and CTF will sit beside them.
+ * utrace convert: export a trace file for other tools.  The exporters
+ * are the reader library's (lib/reader/export-<format>.c); one table row
+ * each: trace.dat, a page for a browser (html), CTF, SQLite.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -15,7 +15,7 @@
 #include "export.h"
 
 static const char usage_text[] =
-	"usage: utrace convert [-i FILE] -o OUT [--format trace.dat|html]\n"
+	"usage: utrace convert [-i FILE] -o OUT [--format trace.dat|html|ctf|sqlite]\n"
 	"                      [--slice BEGIN.FIELD:END.FIELD]...\n"
 	"\n"
 	"Export a trace file for other tools.\n"
@@ -31,7 +31,22 @@ static const char usage_text[] =
 	"                      event of the same process whose END.FIELD equals its\n"
 	"                      BEGIN.FIELD, and their latency histogram; again for\n"
 	"                      more (sample:req_start.id:sample:req_end.id)\n"
+	"                      ctf: a CTF 1.8 trace in the directory OUT (new or\n"
+	"                      empty), for 'babeltrace2 OUT' and Trace Compass\n"
+	"                      sqlite: an SQLite database OUT (replaced), a table\n"
+	"                      per event, for 'sqlite3 OUT'\n"
 	"  -h, --help          show this text\n";
+
+/* The formats and their exporters. */
+static const struct {
+	const char *name;
+	int (*fn)(struct utrace__tf *tf, const char *out);
+} formats[] = {
+	{ "trace.dat", utrace__export_tracedat },
+	{ "html", NULL },                /* utrace__export_html(), with the slices */
+	{ "ctf", utrace__export_ctf },
+	{ "sqlite", utrace__export_sqlite },
+};
 
 int cmd_convert(int argc, char **argv)
 {
@@ -49,6 +64,7 @@ int cmd_convert(int argc, char **argv)
 	size_t nr_slices = 0;
 	struct stat si, so;
 	int c, status;
+	size_t fi;
 
 	opterr = 0;
 	optind = 0;
@@ -79,9 +95,12 @@ int cmd_convert(int argc, char **argv)
 	}
 	if (optind < argc)
 		return usage_error("convert", "unexpected argument '%s'", argv[optind]);
-	if (strcmp(format, "trace.dat") && strcmp(format, "html"))
-		return usage_error("convert", "unknown format '%s' (there are trace.dat, html)",
-				   format);
+	for (fi = 0; fi < sizeof(formats) / sizeof(formats[0]); fi++)
+		if (!strcmp(format, formats[fi].name))
+			break;
+	if (fi == sizeof(formats) / sizeof(formats[0]))
+		return usage_error("convert", "unknown format '%s' (there are trace.dat, html, "
+				   "ctf, sqlite)", format);
 	if (nr_slices && strcmp(format, "html"))
 		return usage_error("convert", "%s", "--slice is for --format html");
 	if (!output)
@@ -99,10 +118,10 @@ int cmd_convert(int argc, char **argv)
 		utrace__tf_close(tf);
 		return 1;
 	}
-	if (!strcmp(format, "html"))
-		status = utrace__export_html(tf, output, slices, nr_slices);
+	if (formats[fi].fn)
+		status = formats[fi].fn(tf, output);
 	else
-		status = utrace__export_tracedat(tf, output);
+		status = utrace__export_html(tf, output, slices, nr_slices);
 	utrace__tf_close(tf);
 	return status;
 }
