@@ -44,6 +44,8 @@ enum utrace_ctl_op {
 	UTRACE_CTL_EVENT_PID,         /* id enum utrace_ctl_pid_list, arg enum
 				       * utrace_ctl_pid_action, payload the write
 				       * -> text (READ), status = bytes taken (ADD) */
+	UTRACE_CTL_TRACE_CLOCK,       /* arg: enum utrace_trace_clock, -1 to ask,
+				       * -2 for the clocks it has (a bit each) */
 };
 
 /* UTRACE_CTL_EVENT_PID: which file, and what to do. */

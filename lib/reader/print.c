@@ -19,6 +19,7 @@
 #include <event-parse.h>
 #include <trace-seq.h>
 
+#include "clock.h"
 #include "filter.h"
 #include "print.h"
 #include "traceline.h"
@@ -89,14 +90,15 @@ const char *utrace__item_comm(const struct utrace__tf_item *it)
 /* "%16s-%-7d [%03d] ..... %5lu.%06lu: " of the comm, tid, cpu and time:
  * the one prefix of the runtime's UTRACE_PRINT too (common/traceline.h). */
 void utrace__print_prefix(struct utrace__obuf *b, const char *comm, uint32_t tid,
-			  uint32_t cpu, uint64_t time, bool irq_info)
+			  uint32_t cpu, uint64_t time, bool irq_info, bool in_ns)
 {
 	size_t n = strlen(comm);
 
 	utrace__ob_reserve(b, n + UTRACE_TRACE_PREFIX_ROOM);
 	if (b->cap - b->len < n + UTRACE_TRACE_PREFIX_ROOM)
 		return;
-	b->len += utrace__trace_prefix(b->p + b->len, comm, n, tid, cpu, time, irq_info);
+	b->len += utrace__trace_prefix_clock(b->p + b->len, comm, n, tid, cpu, time, irq_info,
+					     in_ns);
 }
 
 /* The element type of a field: "__data_loc unsigned int[]" -> "unsigned int". */
@@ -253,7 +255,7 @@ static void put_lost(struct utrace__printer *sc, const struct utrace__tf_item *i
 		return;
 	}
 	utrace__print_prefix(b, utrace__item_comm(it), it->thread->tid, it->cpu, it->time,
-			     !sc->o->no_irq_info);
+			     !sc->o->no_irq_info, utrace__trace_clock_in_ns(it->proc->trace_clock));
 	if (it->lost) {
 		utrace__ob_puts(b, "[LOST ");
 		utrace__ob_num(b, it->lost, 0, ' ', false);
@@ -320,7 +322,8 @@ static void put_line_start(struct utrace__printer *sc, const struct utrace__tf_i
 		annotate_cpu(sc, it->cpu);
 	sc->nr_lines++;
 	at = b->len;
-	utrace__print_prefix(b, comm, it->thread->tid, it->cpu, it->time, !sc->o->no_irq_info);
+	utrace__print_prefix(b, comm, it->thread->tid, it->cpu, it->time, !sc->o->no_irq_info,
+			     utrace__trace_clock_in_ns(it->proc->trace_clock));
 	if (!sc->o->no_irq_info && it->rec[3] && b->len > at)
 		utrace__trace_prefix_preempt(b->p + at, strlen(comm), it->thread->tid, it->cpu,
 					     it->rec[3]);

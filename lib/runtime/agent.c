@@ -318,6 +318,9 @@ static void handle(struct conn *c, const struct utrace_ctl_req *q, const char *p
 	case UTRACE_CTL_POOL_MODE:
 		answer_status(c, utrace__control_pool_mode(q->arg));
 		return;
+	case UTRACE_CTL_TRACE_CLOCK:
+		answer_status(c, utrace__control_trace_clock(q->arg));
+		return;
 	case UTRACE_CTL_MARKER:
 		answer_status(c, utrace__control_trace_marker(pl, plen, q->arg != 0));
 		return;
