@@ -500,6 +500,26 @@ static struct utrace_event_field *filter_fields(const struct tep_event *ev, unsi
 	return v;
 }
 
+/* '.function' of a recording: the SYMBOL records of the event's process. */
+static int proc_sym_by_name(void *ctx, const char *name, uint64_t *start, uint64_t *size)
+{
+	const struct utrace__tf_process *proc = ctx;
+	const char *n;
+	size_t i;
+
+	for (i = 0; utrace__tf_sym_at(proc, i, &n, start, size) == 0; i++)
+		if (!strcmp(n, name))
+			return 0;
+	return -ENOENT;
+}
+
+static int proc_sym_by_addr(void *ctx, uint64_t addr, uint64_t *start, uint64_t *size)
+{
+	const char *name;
+
+	return utrace__tf_sym_lookup(NULL, ctx, addr, &name, start, size);
+}
+
 /*
  * --filter: compile each entry for the events of the file it is for,
  * before anything is printed.  A bad expression is said as `utrace
@@ -516,7 +536,11 @@ static int compile_filters(struct utrace__printer *sc, struct utrace__tf *tf)
 		struct utrace__print_filter *pf = NULL;
 		struct utrace__filter_error fe;
 		struct utrace_event_field *fields;
+		struct utrace__filter_syms syms = { proc_sym_by_name, proc_sym_by_addr,
+						    (void *)f->proc };
+		uint64_t start, size;
 		unsigned int nr = 0;
+		const char *name;
 		char *expr;
 		int r;
 
@@ -543,7 +567,19 @@ static int compile_filters(struct utrace__printer *sc, struct utrace__tf *tf)
 		for (j = strlen(expr); j && strchr(" \t\r\n", expr[j - 1]); j--)
 			expr[j - 1] = 0;
 		memset(&fe, 0, sizeof(fe));
-		r = utrace__filter_compile(expr, fields, nr, &e->filter, &fe);
+		if (strstr(expr, ".function") &&
+		    utrace__tf_sym_at(f->proc, 0, &name, &start, &size) < 0) {
+			/* the function's address range is the traced
+			 * process's: its SYMBOL records, or nothing */
+			fprintf(stderr, "utrace: '.function' in the filter for '%s:%s' needs the "
+				"symbols of pid %u, and '%s' has none (a recording has them "
+				"when an event prints %%ps or %%pS)\n", e->system, e->name,
+				f->proc->pid, sc->name);
+			free(fields);
+			free(expr);
+			return -EINVAL;
+		}
+		r = utrace__filter_compile_syms(expr, fields, nr, &syms, &e->filter, &fe);
 		free(fields);
 		if (r < 0) {
 			fprintf(stderr, "utrace: bad filter for '%s:%s': %s\n  %s\n  %*s^\n",

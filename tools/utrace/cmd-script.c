@@ -203,14 +203,6 @@ int cmd_script(int argc, char **argv)
 						     "'id > 5'", optarg);
 				goto done;
 			}
-			/* A function's address range is the traced process's,
-			 * which is gone: not something a file can answer. */
-			if (strstr(optarg + ex, ".function")) {
-				status = usage_error("script", "'.function' in '%s' compares "
-						     "with the traced process's symbols: not on "
-						     "a file", optarg);
-				goto done;
-			}
 			a = realloc(o.filters, (o.nr_filters + 1) * sizeof(*a));
 			if (!a) {
 				fprintf(stderr, "utrace: out of memory\n");
