@@ -260,6 +260,7 @@ static int refresh_formats(struct lsrc *s)
 static void put_source(struct utrace__tfw *w, struct lsrc *s, struct utrace__live_pages *cl)
 {
 	struct utrace_pool *p = s->pool;
+	uint64_t part = 0;
 	size_t i, j;
 
 	utrace__tfw_process(w, s->info.pid, s->info.ppid, p->clock,
@@ -299,7 +300,15 @@ static void put_source(struct utrace__tfw *w, struct lsrc *s, struct utrace__liv
 			name[16] = 0;
 			utrace__tfw_thread(w, s->info.pid, lp->tid, name);
 		}
-		struct utrace__tf_page_rec hdr = { s->info.pid, lp->tid, lp->cpu, 0, lp->seq, 0 };
+		/* A page read in two parts (a per-CPU reader held the first
+		 * for this one) comes twice: the file's page numbers keep
+		 * them apart, in their order (a file has each once). */
+		if (i && cl->v[i - 1].tid == lp->tid && cl->v[i - 1].seq == lp->seq)
+			part++;
+		else
+			part = 0;
+		struct utrace__tf_page_rec hdr = { s->info.pid, lp->tid, lp->cpu, 0,
+						   lp->seq << 8 | (part < 255 ? part : 255), 0 };
 
 		utrace__tfw_page_now(w, &hdr, &lp->page, sizeof(lp->page));
 	}
