@@ -1096,8 +1096,11 @@ static void *poller_main(void *arg)
 		}
 		for (h = pipes; h; h = h->next) {
 			pthread_mutex_lock(&h->lock);
+			/* (trace_pipe_raw's pages are pushed by the poll
+			 * that this wakes: not here, under waiters_lock,
+			 * which a read may need while the kernel holds the
+			 * page the store waits for) */
 			if (h->p->ph && pipe_ready(h, true)) {
-				raw_push(h);
 				fuse_lowlevel_notify_poll(h->p->ph);
 				fuse_pollhandle_destroy(h->p->ph);
 				h->p->ph = NULL;
