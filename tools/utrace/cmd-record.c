@@ -183,7 +183,7 @@ static uint64_t write_clock_point(void)
 {
 	struct utrace_calib_point pt;
 
-	utrace__calib_measure(&pt);
+	utrace__calib_measure(&pt, NULL, NULL);
 	utrace__tfw_clock(&out, pt.tsc, pt.ns);
 	return pt.ns;
 }
@@ -422,16 +422,22 @@ static int drain(struct proc *p)
 static void copy_calib(struct proc *p, bool now)
 {
 	static struct utrace_calib_point pt[64];
+	static struct utrace_calib_ext x[64];
 	uint64_t t = utrace__mono_ns();
-	uint32_t n, i;
+	uint32_t n, nx, i;
 
 	if (p->pool->clock != UTRACE_CLOCK_TSC || (!now && t < p->next_calib))
 		return;
 	p->next_calib = t + 10000000;
 	utrace__pool_calib_tick(p->pool);
-	while ((n = utrace__pool_calib_points(p->pool, p->nr_calib, pt, 64)) > 0)
-		for (i = 0; i < n; i++, p->nr_calib++)
+	while ((n = utrace__pool_calib_points(p->pool, p->nr_calib, pt, 64)) > 0) {
+		nx = utrace__pool_calib_exts(p->pool, p->nr_calib, pt, n, x);
+		for (i = 0; i < n; i++, p->nr_calib++) {
 			utrace__tfw_calib(&out, p->pid, p->nr_calib, pt[i].tsc, pt[i].ns);
+			if (i < nx && x[i].point)
+				utrace__tfw_calibx(&out, p->pid, p->nr_calib, &x[i]);
+		}
+	}
 }
 
 static int cmp_desc(const void *a, const void *b, void *arg)
@@ -569,7 +575,8 @@ static void hello(struct proc *p, const struct utrace_msg_hello *h, int fd)
 	char exe[257];
 	memcpy(exe, h->exe, 256);
 	exe[256] = 0;
-	utrace__tfw_process(&out, p->pid, p->ppid, p->pool->clock, p->comm, exe);
+	utrace__tfw_process(&out, p->pid, p->ppid, p->pool->clock,
+			    __atomic_load_n(&p->pool->trace_clock, __ATOMIC_ACQUIRE), p->comm, exe);
 	/* the symbols for %ps / %pS come with the process's OBJECT messages */
 	if (!nr_processes++) {
 		first_pid = p->pid;
