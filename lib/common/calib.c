@@ -296,10 +296,13 @@ void utrace__pool_calib_second(struct utrace_pool *p)
 void utrace__pool_calib_copy(struct utrace_pool *dst, struct utrace_pool *src)
 {
 	struct utrace_calib_point *d = table(dst), *t = table(src);
+	struct utrace_calib_ext *dx, *sx;
 	uint32_t i;
 
 	if (!d || !t)
 		return;
+	dx = utrace__pool_geom(dst)->calibx;
+	sx = utrace__pool_geom(src)->calibx;
 	for (i = 0; i < UTRACE_POOL_CALIB; i++) {
 		struct utrace_calib_point v = calib_get(&t[i]);
 
@@ -307,5 +310,17 @@ void utrace__pool_calib_copy(struct utrace_pool *dst, struct utrace_pool *src)
 			break;
 		__atomic_store_n(&d[i].tsc, v.tsc, __ATOMIC_RELAXED);
 		__atomic_store_n(&d[i].ns, v.ns, __ATOMIC_RELEASE);
+		if (dx && sx) {
+			/* the other clocks' readings of the point, when whole */
+			struct utrace_calib_ext x = ext_get(&sx[i]);
+
+			if (!x.point)
+				continue;
+			__atomic_store_n(&dx[i].tsc, x.tsc, __ATOMIC_RELAXED);
+			__atomic_store_n(&dx[i].raw, x.raw, __ATOMIC_RELAXED);
+			__atomic_store_n(&dx[i].boot, x.boot, __ATOMIC_RELAXED);
+			__atomic_store_n(&dx[i].tai, x.tai, __ATOMIC_RELAXED);
+			__atomic_store_n(&dx[i].point, x.point, __ATOMIC_RELEASE);
+		}
 	}
 }

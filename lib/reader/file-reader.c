@@ -272,7 +272,7 @@ static const char *const type_names[] = {
 	[UTRACE_TF_STATS] = "STATS", [UTRACE_TF_END] = "END",
 	[UTRACE_TF_CALIB] = "CALIB", [UTRACE_TF_KFORMAT] = "KFORMAT",
 	[UTRACE_TF_KPAGE] = "KPAGE", [UTRACE_TF_KTASK] = "KTASK",
-	[UTRACE_TF_CALIB] = "CALIB", [UTRACE_TF_CALIBX] = "CALIBX",
+	[UTRACE_TF_CALIBX] = "CALIBX",
 };
 
 static char *vformat(const char *fmt, va_list ap)

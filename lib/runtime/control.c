@@ -1102,6 +1102,20 @@ int utrace__control_pool_mode(int32_t mode)
  */
 int utrace__control_trace_clock(int32_t id)
 {
+	if (cur >= 0) {
+		/* an instance's clock is its own pool's (made at mkdir) */
+		struct utrace_pool *p = utrace__inst[cur].pool;
+
+		if (id == -1)
+			return (int)__atomic_load_n(&p->trace_clock, __ATOMIC_RELAXED);
+		if (id == -2)
+			return (int)utrace__pool_trace_clocks();
+		if (id < 0 || id >= UTRACE_TCLOCK_NR || !((utrace__pool_trace_clocks() >> id) & 1))
+			return -EINVAL;
+		__atomic_store_n(&p->trace_clock, (uint32_t)id, __ATOMIC_RELEASE);
+		utrace__pool_mark_clear(p, utrace__clock_now());
+		return id;
+	}
 	if (id == -1)
 		return (int)utrace__pool_get_trace_clock();
 	if (id == -2)

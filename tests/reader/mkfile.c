@@ -1055,11 +1055,11 @@ static void mk_corrupt(const char *dir)
 
 	/* CALIBX (the trace clocks other than mono) */
 	CASE("calibx-index-too-big", 1, "CALIBX record: point 5000 of pid 100 is past",
-	     record(&x.b, 11, "\x64\0\0\0\x88\x13\0\0", 8, zeros, 32));
+	     record(&x.b, 14, "\x64\0\0\0\x88\x13\0\0", 8, zeros, 32));
 	CASE("calibx-record-too-short", 1, "CALIBX record of 8 bytes",
-	     record(&x.b, 11, "\x64\0\0\0\0\0\0\0", 8, NULL, 0));
+	     record(&x.b, 14, "\x64\0\0\0\0\0\0\0", 8, NULL, 0));
 	CASE("calibx-without-calib", 0, "-",
-	     record(&x.b, 11, "\x64\0\0\0\0\0\0\0", 8, zeros, 32));
+	     record(&x.b, 14, "\x64\0\0\0\0\0\0\0", 8, zeros, 32));
 	CASE("unknown-trace-clock", 0, "-", set32(&x.b, x.process + 16 + 12, 99));
 
 	/* pages */

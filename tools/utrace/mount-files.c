@@ -976,7 +976,7 @@ static long write_trace_clock(struct utrace__ctl *c, const struct mnode *m,
 		return id == UTRACE_TCLOCK_MONO ? (long)len : -EINVAL;
 	if (r < 0)
 		return r;
-	mount_pipe_clear(m->pid, m->start);
+	mount_pipe_clear(m->pid, m->start, m->inst);
 	return (long)len;
 }
 
