@@ -665,6 +665,8 @@ def recording_section(w, data, params, counts, top):
     w("|---|---|---:|---:|---:|")
     readers = (("utrace-script", "`utrace script -i FILE > /dev/null`",
                 "utrace file, 1 thread"),
+               ("utrace-report", "`utrace report -i FILE > /dev/null`",
+                "utrace file, 1 thread"),
                ("babeltrace2", "`babeltrace2 DIR > /dev/null`", "LTTng trace, 1 thread"),
                ("trace-cmd", "`trace-cmd report -i FILE > /dev/null`",
                 "`utrace convert` of the utrace file"),
@@ -846,6 +848,13 @@ def recording_section(w, data, params, counts, top):
     else:
         w(f"- not measured: `utrace script` ≥ 2 M events/s "
           f"({rec['read_status'].get('utrace-script', 'not run')})")
+    if "utrace-report" in speeds:
+        sp = speeds["utrace-report"]
+        w(f"- {verdict(sp >= 20e6)} `utrace report` ≥ 20 M events/s: {sp / 1e6:.2f} M"
+          + ("" if sp >= 20e6 else f" ({20e6 / sp:.2f}x short of the target)"))
+    else:
+        w(f"- not measured: `utrace report` ≥ 20 M events/s "
+          f"({rec['read_status'].get('utrace-report', 'not run')})")
     w("")
 
     # ------------------------------------------------ setup notes

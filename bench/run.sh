@@ -639,6 +639,19 @@ else
 		read_time utrace-script "$r" "$uev" "$utrace" script -i "$ufile" || break
 	done
 fi
+# `utrace report` (counting by comm and event) on the same file: the
+# issue's 20 M events/s
+if ! "$utrace" --help 2>/dev/null | grep -qE '^ +report( |$)'; then
+	echo "READSTATUS utrace-report skipped (the built utrace has no 'report' command)" \
+		>>"$rdata/read.txt"
+elif [ ! -f "$ufile" ] || [ -z "$uev" ]; then
+	echo "READSTATUS utrace-report skipped (no utrace trace file was recorded)" >>"$rdata/read.txt"
+else
+	say "reading: utrace report, $READ_RUNS runs"
+	for ((r = 0; r < READ_RUNS; r++)); do
+		read_time utrace-report "$r" "$uev" "$utrace" report -i "$ufile" || break
+	done
+fi
 ldir=$rec/lttng-1t
 lev=$(awk -v r=$((REC_RUNS - 1)) '$1 == "LTTNG" && $2 == r { print $5 }' "$rdata/files.txt")
 if ! command -v babeltrace2 >/dev/null; then

@@ -320,9 +320,15 @@ static int grow_bytes(unsigned char **p, size_t *cap, size_t need)
 	return 0;
 }
 
-static int kb_put(struct utrace__report *r, const void *p, size_t n)
+static int kb_grow(struct utrace__report *r, size_t need)
 {
-	if (r->kb_len + n > r->kb_cap && grow_bytes(&r->kb, &r->kb_cap, r->kb_len + n) < 0)
+	return grow_bytes(&r->kb, &r->kb_cap, need);
+}
+
+/* The key being built: a few bytes per key, so inline and no call. */
+static inline int kb_put(struct utrace__report *r, const void *p, size_t n)
+{
+	if (__builtin_expect(r->kb_len + n > r->kb_cap, 0) && kb_grow(r, r->kb_len + n) < 0)
 		return -ENOMEM;
 	memcpy(r->kb + r->kb_len, p, n);
 	r->kb_len += n;
@@ -357,12 +363,19 @@ static struct row *table_get(struct table *t, const unsigned char *k, size_t n, 
 	size_t j;
 
 	*made = false;
-	if ((t->nr + 1) * 2 > t->nslots && table_rehash(t) < 0)
+	if (__builtin_expect(!t->nslots, 0) && table_rehash(t) < 0)
 		return NULL;
 	for (j = h & (t->nslots - 1); t->slots[j]; j = (j + 1) & (t->nslots - 1)) {
 		row = &t->rows[t->slots[j] - 1];
 		if (row->hash == h && row->key_len == n && !memcmp(t->keys + row->key_off, k, n))
 			return row;
+	}
+	/* a new row: make room first (the table stays at most half full) */
+	if ((t->nr + 1) * 2 > t->nslots) {
+		if (table_rehash(t) < 0)
+			return NULL;
+		for (j = h & (t->nslots - 1); t->slots[j]; j = (j + 1) & (t->nslots - 1))
+			;
 	}
 	if (t->nr == t->cap) {
 		size_t c = t->cap ? t->cap * 2 : 64;
