@@ -271,8 +271,8 @@ struct utrace__report {
 	bool combined;                  /* 'event' is a key: one table */
 	struct table all;
 	struct strtab comms;
-	struct tcache *tc;
-	size_t ntc;
+	struct tcache *tc;               /* open addressing by thread address */
+	size_t ntc, tc_slots;
 	const void *last_thread;
 	uint32_t last_comm, last_pcomm;
 	struct lat *lat;
@@ -458,40 +458,52 @@ static int intern(struct strtab *st, const char *s, uint32_t *id)
 	return 0;
 }
 
-/* The comm ids of the item's thread and process (cached per thread). */
+/* The comm ids of the item's thread and process: the last thread's, or
+ * from a table by the thread's address (threads come in runs). */
 static int thread_comms(struct utrace__report *r, const struct utrace__tf_item *it)
 {
+	uint64_t h = ((uint64_t)(uintptr_t)it->thread * 0x9e3779b97f4a7c15ULL) >> 20;
+	struct tcache *t;
 	const char *pc;
-	size_t i;
+	size_t j;
 
 	if (it->thread == r->last_thread)
 		return 0;
-	for (i = 0; i < r->ntc; i++)
-		if (r->tc[i].thread == it->thread)
-			break;
-	if (i == r->ntc) {
-		struct tcache *a = realloc(r->tc, (r->ntc + 1) * sizeof(*a));
+	if ((r->ntc + 1) * 2 > r->tc_slots) {
+		size_t n = r->tc_slots ? r->tc_slots * 2 : 64, i;
+		struct tcache *a = calloc(n, sizeof(*a));
 
 		if (!a)
 			return -ENOMEM;
-		r->tc = a;
-		a[i].thread = it->thread;
-		pc = it->proc->comm && it->proc->comm[0] ? it->proc->comm : "<...>";
-		if (intern(&r->comms, utrace__item_comm(it), &a[i].comm) < 0 ||
-		    intern(&r->comms, pc, &a[i].pcomm) < 0)
-			return -ENOMEM;
-		r->ntc++;
-	} else if (i > 0) {
-		/* the most recent first: threads come in runs */
-		struct tcache t = r->tc[i];
+		for (i = 0; i < r->tc_slots; i++) {
+			uint64_t hh = ((uint64_t)(uintptr_t)r->tc[i].thread *
+				       0x9e3779b97f4a7c15ULL) >> 20;
 
-		r->tc[i] = r->tc[0];
-		r->tc[0] = t;
-		i = 0;
+			if (!r->tc[i].thread)
+				continue;
+			for (j = hh & (n - 1); a[j].thread; j = (j + 1) & (n - 1))
+				;
+			a[j] = r->tc[i];
+		}
+		free(r->tc);
+		r->tc = a;
+		r->tc_slots = n;
+	}
+	for (j = h & (r->tc_slots - 1); r->tc[j].thread; j = (j + 1) & (r->tc_slots - 1))
+		if (r->tc[j].thread == it->thread)
+			break;
+	t = &r->tc[j];
+	if (!t->thread) {
+		pc = it->proc->comm && it->proc->comm[0] ? it->proc->comm : "<...>";
+		if (intern(&r->comms, utrace__item_comm(it), &t->comm) < 0 ||
+		    intern(&r->comms, pc, &t->pcomm) < 0)
+			return -ENOMEM;
+		t->thread = it->thread;
+		r->ntc++;
 	}
 	r->last_thread = it->thread;
-	r->last_comm = r->tc[i].comm;
-	r->last_pcomm = r->tc[i].pcomm;
+	r->last_comm = t->comm;
+	r->last_pcomm = t->pcomm;
 	return 0;
 }
 
@@ -1118,20 +1130,22 @@ static char *field_text(struct utrace__report *r, struct rev *v, const struct rf
 }
 
 /* Whether a key has a column for this table's events (perf leaves out a
- * dynamic key's column in the blocks of events without the field). */
-static bool key_shown(struct utrace__report *r, size_t k, struct rev *only, bool latency)
+ * dynamic key's column in the blocks of events without the field); lat:
+ * the latency's index (its begin and end events), or -1. */
+static bool key_shown(struct utrace__report *r, size_t k, struct rev *only, long lat)
 {
 	const struct utrace__rkey *key = &r->o->keys[k];
 	size_t i;
 
-	if (latency && key->kind == UTRACE__RKEY_EVENT)
+	if (lat >= 0 && key->kind == UTRACE__RKEY_EVENT)
 		return false;
 	if (key->kind != UTRACE__RKEY_FIELD)
 		return true;
 	if (only)
 		return only->kf && only->kf[k].f;
 	for (i = 0; i < r->nr_evs; i++)
-		if (r->evs[i]->kf && r->evs[i]->kf[k].f)
+		if (r->evs[i]->kf && r->evs[i]->kf[k].f &&
+		    (lat < 0 || r->evs[i]->lat_role[lat]))
 			return true;
 	return false;
 }
@@ -1288,8 +1302,9 @@ static void ptab_free(struct ptab *pt)
 
 /* The key columns of a table (their headers, widths, cells). */
 static int ptab_build(struct utrace__report *r, struct ptab *pt, const struct table *t,
-		      struct rev *only, bool latency)
+		      struct rev *only, long lat)
 {
+	bool latency = lat >= 0;
 	bool *shown = calloc(r->o->nr_keys + 1, sizeof(*shown));
 	size_t i, j, c = 0, maxcomm = 0;
 
@@ -1297,7 +1312,7 @@ static int ptab_build(struct utrace__report *r, struct ptab *pt, const struct ta
 	if (!shown)
 		return -ENOMEM;
 	for (i = 0; i < r->o->nr_keys; i++)
-		if ((shown[i] = key_shown(r, i, only, latency)))
+		if ((shown[i] = key_shown(r, i, only, lat)))
 			pt->ncols++;
 	pt->nrows = t->nr;
 	pt->head = calloc(pt->ncols + 1, sizeof(*pt->head));
@@ -1409,7 +1424,7 @@ static void print_block(struct utrace__report *r, struct utrace__obuf *b, const 
 	struct ptab pt;
 	size_t i, j;
 
-	if (ptab_build(r, &pt, t, only, false) < 0) {
+	if (ptab_build(r, &pt, t, only, -1) < 0) {
 		ptab_free(&pt);
 		return;
 	}
@@ -1517,8 +1532,9 @@ static const char *const lat_heads[] = {
 };
 #define NR_LAT_COLS (sizeof(lat_heads) / sizeof(lat_heads[0]))
 
-static void print_latency(struct utrace__report *r, struct utrace__obuf *b, struct lat *l)
+static void print_latency(struct utrace__report *r, struct utrace__obuf *b, size_t li)
 {
+	struct lat *l = &r->lat[li];
 	char (*st)[NR_LAT_COLS][32] = NULL;
 	size_t w[NR_LAT_COLS], i, j;
 	double *mean = NULL;
@@ -1529,7 +1545,7 @@ static void print_latency(struct utrace__report *r, struct utrace__obuf *b, stru
 	utrace__ob_printf(b, "# Pairs: %" PRIu64 "  Unmatched begins: %" PRIu64
 			  "  Unmatched ends: %" PRIu64 "\n#\n", l->pairs,
 			  l->unmatched_begin + l->np, l->unmatched_end);
-	if (ptab_build(r, &pt, &l->groups, NULL, true) < 0)
+	if (ptab_build(r, &pt, &l->groups, NULL, (long)li) < 0)
 		goto out;
 	st = calloc(pt.nrows + 1, sizeof(*st));
 	mean = calloc(pt.nrows + 1, sizeof(*mean));
@@ -1651,7 +1667,7 @@ int utrace__report_print(struct utrace__report *r, FILE *out)
 		}
 	}
 	for (i = 0; i < r->o->nr_lat; i++)
-		print_latency(r, &b, &r->lat[i]);
+		print_latency(r, &b, i);
 	if (b.nomem || r->nomem)
 		ret = -ENOMEM;
 	else if (b.len && fwrite(b.p, 1, b.len, out) != b.len)
