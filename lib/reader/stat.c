@@ -97,6 +97,7 @@ struct stat_run {
 	uint64_t go_ns;
 	unsigned int intervals;
 	double user_s, sys_s;
+	bool warned;                    /* about -e entries that match nothing */
 };
 
 static long perf_open(struct perf_event_attr *a, pid_t pid)
@@ -321,7 +322,7 @@ static void add_event(struct stat_run *s, const char *label)
 
 /* The events of -e, as set_event matchers; false when one is malformed. */
 static bool event_matchers(const char *events, struct utrace__set_event_match **m, size_t *n,
-			   char **keep)
+			   char **keep, const char ***toks)
 {
 	char *copy = events ? strdup(events) : NULL, *save = NULL, *tok;
 	bool ok = true;
@@ -333,13 +334,17 @@ static bool event_matchers(const char *events, struct utrace__set_event_match **
 		return true;
 	for (tok = strtok_r(copy, ", \t", &save); tok; tok = strtok_r(NULL, ", \t", &save)) {
 		struct utrace__set_event_match *a = realloc(*m, (*n + 1) * sizeof(*a));
+		const char **t = realloc(*toks, (*n + 1) * sizeof(*t));
 
-		if (!a || utrace__parse_set_event(tok, strlen(tok), &a[*n]) < 0) {
+		if (t)
+			*toks = t;
+		if (!a || !t || utrace__parse_set_event(tok, strlen(tok), &a[*n]) < 0) {
 			*m = a ? a : *m;
 			ok = false;
 			break;
 		}
 		*m = a;
+		t[*n] = tok;
 		(*n)++;
 	}
 	return ok;
@@ -367,12 +372,14 @@ static int count_file(struct stat_run *s, const char *path, double *counts, size
 	struct utrace__tf_item item;
 	struct utrace__tf *tf = NULL;
 	size_t n = 0, i, k;
+	const char **toks = NULL;
 	char *keep = NULL;
 	int r;
 
-	if (!event_matchers(s->o->events, &m, &n, &keep)) {
+	if (!event_matchers(s->o->events, &m, &n, &keep, &toks)) {
 		free(m);
 		free(keep);
+		free(toks);
 		return -EINVAL;
 	}
 	r = utrace__tf_open(path, &tf);
@@ -382,6 +389,7 @@ static int count_file(struct stat_run *s, const char *path, double *counts, size
 		utrace__tf_close(tf);
 		free(m);
 		free(keep);
+		free(toks);
 		return r < 0 ? r : -EBADMSG;
 	}
 	for (i = 0; (f = utrace__tf_format(tf, i)); i++) {
@@ -400,6 +408,17 @@ static int count_file(struct stat_run *s, const char *path, double *counts, size
 				f->priv = (void *)(uintptr_t)(k + 1);
 		free(label);
 	}
+	/* an -e entry that matches no event of the program: a typo */
+	for (k = 0; k < n && !s->warned; k++) {
+		bool hit = !m[k].set;
+
+		for (i = 0; !hit && (f = utrace__tf_format(tf, i)); i++)
+			hit = utrace__set_event_matches(&m[k], f->system, f->name);
+		if (!hit)
+			fprintf(stderr, "utrace stat: no event of '%s' matches '%s'\n",
+				s->o->argv[0], toks[k]);
+	}
+	s->warned = true;
 	for (k = 0; k < cap; k++)
 		counts[k] = 0;
 	r = utrace__tf_iter_new(tf, &it);
@@ -413,6 +432,7 @@ static int count_file(struct stat_run *s, const char *path, double *counts, size
 	utrace__tf_close(tf);
 	free(m);
 	free(keep);
+	free(toks);
 	return r < 0 ? r : 0;
 }
 

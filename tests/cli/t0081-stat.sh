@@ -149,6 +149,9 @@ if [ "$(id -u)" -ne 0 ] && [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -gt 2
 	check "perf_event_open denied: getrusage(), said" grep -q "from getrusage() of the command: perf_event_open" deny.txt
 fi
 
+"$UTRACE" stat -e reqdemo:req_end,nosuch -o /dev/null -- "$DEMO" 1 2> "$TMP/err"
+check "an -e entry that matches no event is said" grep -q "^utrace stat: no event of '.*req-demo' matches 'nosuch'\$" "$TMP/err"
+
 "$UTRACE" stat -x , -j -- true > /dev/null 2> "$TMP/err"
 check "-x with -j is a usage error" test $? -eq 129
 "$UTRACE" stat > /dev/null 2> "$TMP/err"
