@@ -100,6 +100,16 @@ struct stat_run {
 	bool warned;                    /* about -e entries that match nothing */
 };
 
+/* Ctrl-C reaches the recorder and the command too (one process group):
+ * the recorder stops the command, stat prints what was counted. */
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
 static long perf_open(struct perf_event_attr *a, pid_t pid)
 {
 	return syscall(SYS_perf_event_open, a, pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
@@ -654,7 +664,14 @@ int utrace__stat_run(const struct utrace__stat_opts *o, FILE *out)
 		s.c[i].is_clock = i == SW_TASK_CLOCK;
 		s.c[i].supported = true;
 	}
-	for (run = 0; run < o->runs; run++) {
+	{
+		struct sigaction sa = { .sa_handler = on_signal };
+
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+	}
+	for (run = 0; run < o->runs && !interrupted; run++) {
 		double swv[NR_SW];
 
 		status = one_run(&s, path, swv, &wall);
