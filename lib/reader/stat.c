@@ -643,7 +643,7 @@ int utrace__stat_run(const struct utrace__stat_opts *o, FILE *out)
 {
 	struct stat_run s = { .o = o, .out = out, .use_perf = true };
 	char path[] = "/tmp/utrace-stat-XXXXXX";
-	double *vals = NULL, wall = 0;
+	double wall = 0;
 	int fd, status = 1, i;
 	unsigned int run;
 	size_t k;
@@ -730,7 +730,6 @@ nomem:
 	status = 1;
 out:
 	unlink(path);
-	free(vals);
 	for (k = NR_SW; k < s.nr; k++)
 		free((char *)s.c[k].name);
 	free(s.c);
