@@ -639,21 +639,65 @@ static void put_footer(struct stat_run *s)
 	fprintf(s->out, "\n\n");
 }
 
+int utrace__temp_trace(char *path, size_t len, const char *who)
+{
+	const char *dir = getenv("TMPDIR");
+	int fd;
+
+	snprintf(path, len, "%s/utrace-%s-XXXXXX", dir && *dir ? dir : "/tmp", who);
+	fd = mkstemp(path);
+	if (fd < 0) {
+		fprintf(stderr, "utrace %s: cannot make a temporary file: %s\n", who,
+			strerror(errno));
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+int utrace__record_command(const char *self, char **argv, const char *path)
+{
+	size_t n = 0;
+	char **args;
+	pid_t pid;
+	int st;
+
+	while (argv[n])
+		n++;
+	args = calloc(n + 6, sizeof(*args));
+	if (!args)
+		return -1;
+	args[0] = (char *)"utrace";
+	args[1] = (char *)"record";
+	args[2] = (char *)"-o";
+	args[3] = (char *)path;
+	args[4] = (char *)"--";
+	memcpy(args + 5, argv, (n + 1) * sizeof(*args));
+	pid = fork();
+	if (pid == 0) {
+		execv(self, args);
+		_exit(127);
+	}
+	free(args);
+	if (pid < 0)
+		return -1;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
 int utrace__stat_run(const struct utrace__stat_opts *o, FILE *out)
 {
 	struct stat_run s = { .o = o, .out = out, .use_perf = true };
-	char path[] = "/tmp/utrace-stat-XXXXXX";
+	char path[4096];
 	double wall = 0;
-	int fd, status = 1, i;
+	int status = 1, i;
 	unsigned int run;
 	size_t k;
 
-	fd = mkstemp(path);
-	if (fd < 0) {
-		fprintf(stderr, "utrace stat: cannot make a temporary file: %s\n", strerror(errno));
+	if (utrace__temp_trace(path, sizeof(path), "stat") < 0)
 		return 1;
-	}
-	close(fd);
 	s.c = calloc(NR_SW, sizeof(*s.c));
 	if (!s.c)
 		goto nomem;

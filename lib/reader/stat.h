@@ -32,4 +32,14 @@ struct utrace__stat_opts {
  */
 int utrace__stat_run(const struct utrace__stat_opts *o, FILE *out) UTRACE_HIDDEN;
 
+/*
+ * Run argv under `self record -o path -- argv...` (self: the utrace
+ * binary), its lines on stderr as the user would see them.  Returns the
+ * recorder's exit status, or -1 when it could not be run.
+ */
+int utrace__record_command(const char *self, char **argv, const char *path) UTRACE_HIDDEN;
+
+/* A temporary file for a recording ("/tmp/utrace-XXXXXX"); -1 (said). */
+int utrace__temp_trace(char *path, size_t len, const char *who) UTRACE_HIDDEN;
+
 #endif /* UTRACE_READER_STAT_H */

@@ -169,6 +169,20 @@ for p, _ in [(r[1][0], 0) for r in rows]:
         fail('after the histogram of %s: %r' % (p, out[j + 2 + hi - lo]))
 EOF
 
+# the same in one command: record the program, then report
+"$UTRACE" report --latency req_begin.id:req_end.id --sort req_begin.path -- "$DEMO" 4 \
+	> once.txt 2> "$TMP/err"
+check "report -- COMMAND records it and reports" grep -q "^# Pairs: 12  Unmatched begins: 1  Unmatched ends: 1$" once.txt
+check "... with the recorder's lines on stderr" grep -q "^utrace record: 26 events written" "$TMP/err"
+gone() {
+	local f
+	f=$(sed -n "s/^utrace record: .* events written, .*, '\(.*\)'$/\1/p" "$TMP/err")
+	[ -n "$f" ] && [ ! -e "$f" ]
+}
+check "... and leaves no temporary file" gone
+"$UTRACE" report -i req.dat -- "$DEMO" > /dev/null 2> "$TMP/err"
+check "-i with a COMMAND is a usage error" test $? -eq 129
+
 # what goes wrong is said in one line
 "$UTRACE" report -i req.dat --sort 'a.b.c' > /dev/null 2> "$TMP/err"
 check "a bad sort key is a usage error" test $? -eq 129

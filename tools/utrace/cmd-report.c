@@ -11,15 +11,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <limits.h>
+#include <unistd.h>
+
 #include "file-reader.h"
 #include "report.h"
+#include "stat.h"
 #include "cmds.h"
 
 static const char usage_text[] =
 	"usage: utrace report [-i FILE] [-s KEYS] [--latency BEGIN.FIELD:END.FIELD]...\n"
+	"       utrace report [-s KEYS] [--latency BEGIN.FIELD:END.FIELD]... -- COMMAND\n"
 	"\n"
 	"Count the events of a trace file by sort keys, as 'perf report --stdio'\n"
-	"shows samples, and the latency between paired events.\n"
+	"shows samples, and the latency between paired events.  With a COMMAND,\n"
+	"record it first (utrace record, into a temporary file) and report that.\n"
 	"\n"
 	"  -i, --input FILE    the trace file (default: utrace.dat)\n"
 	"  -s, --sort KEYS     ',' apart (default: comm,event): comm, pid, tid, event,\n"
@@ -50,6 +56,8 @@ int cmd_report(int argc, char **argv)
 	};
 	struct utrace__report_opts o = { 0 };
 	const char *input = "utrace.dat", *sort = "comm,event";
+	char tmp[4096] = "", self[PATH_MAX];
+	bool has_input = false;
 	struct utrace__tf *tf = NULL;
 	size_t i, bad = 0;
 	int c, r, status = 0;
@@ -60,6 +68,7 @@ int cmd_report(int argc, char **argv)
 		switch (c) {
 		case 'i':
 			input = optarg;
+			has_input = true;
 			break;
 		case 's':
 			sort = optarg;
@@ -98,8 +107,13 @@ int cmd_report(int argc, char **argv)
 			goto done;
 		}
 	}
-	if (optind < argc) {
+	/* a command after "--": record it first */
+	if (optind < argc && strcmp(argv[optind - 1], "--")) {
 		status = usage_error("report", "unexpected argument '%s'", argv[optind]);
+		goto done;
+	}
+	if (optind < argc && has_input) {
+		status = usage_error("report", "%s", "-i and a COMMAND do not go together");
 		goto done;
 	}
 	r = utrace__report_parse_sort(sort, &o.keys, &o.nr_keys, &bad);
@@ -113,6 +127,21 @@ int cmd_report(int argc, char **argv)
 		status = 1;
 		goto done;
 	}
+	if (optind < argc) {
+		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+		if (n <= 0 || utrace__temp_trace(tmp, sizeof(tmp), "report") < 0) {
+			status = 1;
+			goto done;
+		}
+		self[n] = 0;
+		if (utrace__record_command(self, argv + optind, tmp) != 0) {
+			fprintf(stderr, "utrace report: recording '%s' failed\n", argv[optind]);
+			status = 1;
+			goto done;
+		}
+		input = tmp;
+	}
 	if (utrace__tf_open(input, &tf) == -ENOMEM || !tf) {
 		fprintf(stderr, "utrace: out of memory\n");
 		status = 1;
@@ -122,6 +151,8 @@ int cmd_report(int argc, char **argv)
 	status = utrace__report_file(&o, tf, stdout);
 done:
 	utrace__tf_close(tf);
+	if (tmp[0])
+		unlink(tmp);
 	utrace__report_keys_free(o.keys, o.nr_keys);
 	for (i = 0; i < o.nr_lat; i++)
 		utrace__report_latency_free(&o.lat[i]);
