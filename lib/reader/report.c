@@ -1702,7 +1702,8 @@ int utrace__report_file(const struct utrace__report_opts *o, struct utrace__tf *
 		if (utrace__tf_nr_bad(tf) > 1)
 			utrace__problems_count(&r->fmts.pr, utrace__tf_nr_bad(tf) - 1);
 	}
-	e = utrace__tf_iter_new(tf, &it);
+	/* counts need no order; latencies need time order */
+	e = o->nr_lat ? utrace__tf_iter_new(tf, &it) : utrace__tf_iter_new_unordered(tf, &it);
 	while (e >= 0 && (e = utrace__tf_iter_next(it, &item)) > 0)
 		e = utrace__report_item(r, &item);
 	for (i = 0; e >= 0 && i < o->nr_lat; i++)

@@ -169,6 +169,30 @@ for p, _ in [(r[1][0], 0) for r in rows]:
         fail('after the histogram of %s: %r' % (p, out[j + 2 + hi - lo]))
 EOF
 
+# threads and a forked child: the shares by pid, tid and event (counted
+# thread by thread, without the merge) equal script's
+RB="$UTRACE_BUILD/tests/rb-stress"
+by_thread() {
+	"$UTRACE" record -o "$1.dat" -- "$RB" "$@" > /dev/null 2>&1 &&
+	"$UTRACE" report -i "$1.dat" -s pid,tid,event > "$1.txt" 2> "$TMP/err" &&
+	"$UTRACE" script -i "$1.dat" --json 2> "$TMP/err" | python3 -c '
+import collections, json, re, sys
+c = collections.Counter((e["pid"], e["tid"], e["name"]) for e in map(json.loads, sys.stdin))
+got = {}
+for l in open(sys.argv[1]):
+    m = re.match(r"^ +([\d.]+)%  +(\d+):\S+ +(\d+):\S+ +(\S+) *$", l)
+    if m:
+        got[(int(m.group(2)), int(m.group(3)), m.group(4))] = m.group(1)
+tot = sum(c.values())
+exp = {k: "%.2f" % (100.0 * v / tot) for k, v in c.items()}
+if got != exp or len(c) < 2:
+    print("# %r, expected %r" % (got, exp), file=sys.stderr)
+    sys.exit(1)
+' "$1.txt"
+}
+check "4 threads: shares by pid, tid, event as script counts them" by_thread threads 4 20000
+check "a forked child: the same" by_thread fork 5000
+
 # the same in one command: record the program, then report
 "$UTRACE" report --latency req_begin.id:req_end.id --sort req_begin.path -- "$DEMO" 4 \
 	> once.txt 2> "$TMP/err"
