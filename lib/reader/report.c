@@ -1466,6 +1466,47 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/*
+ * Sort durations: LSD radix, a byte at a time, a pass skipped when every
+ * value has the same byte there (durations rarely use their top bytes).
+ * Millions of values sort in a few passes of the array, where qsort()'s
+ * comparisons took most of a --latency report's time.
+ */
+static void sort_u64(uint64_t *v, size_t n)
+{
+	uint64_t *tmp = n > 1 ? malloc(n * sizeof(*tmp)) : NULL, *src = v, *dst = tmp, *t;
+	unsigned int shift;
+	size_t i;
+
+	if (!tmp) {
+		if (n > 1)
+			qsort(v, n, sizeof(*v), cmp_u64);
+		return;
+	}
+	for (shift = 0; shift < 64; shift += 8) {
+		size_t cnt[256] = { 0 }, sum = 0;
+
+		for (i = 0; i < n; i++)
+			cnt[(src[i] >> shift) & 255]++;
+		if (cnt[(src[0] >> shift) & 255] == n)
+			continue;
+		for (i = 0; i < 256; i++) {
+			size_t c = cnt[i];
+
+			cnt[i] = sum;
+			sum += c;
+		}
+		for (i = 0; i < n; i++)
+			dst[cnt[(src[i] >> shift) & 255]++] = src[i];
+		t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != v)
+		memcpy(v, src, n * sizeof(*v));
+	free(tmp);
+}
+
 /* nearest rank: the smallest value with at least q of them at or below */
 static uint64_t pct(const uint64_t *v, size_t n, double q)
 {
@@ -1561,7 +1602,7 @@ static void print_latency(struct utrace__report *r, struct utrace__obuf *b, size
 		uint64_t sum = 0;
 		size_t n = row->lat->nr;
 
-		qsort(row->lat->v, n, sizeof(*v), cmp_u64);
+		sort_u64(row->lat->v, n);
 		for (j = 0; j < n; j++)
 			sum += v[j];
 		mean[i] = (double)sum / (double)n;
