@@ -179,6 +179,7 @@ struct rfield {
 	struct tep_format_field *f;     /* NULL: the event has no such field */
 	uint32_t off, size;
 	bool dyn, rel, str, is_signed;
+	bool num;                       /* a number of 1, 2, 4 or 8 bytes */
 };
 
 /* A record a row was first seen in, for printing its fields (a file's
@@ -231,8 +232,10 @@ struct rev {
 struct pending {
 	uint64_t hash;                  /* 0: empty slot */
 	uint64_t time;
-	uint32_t key_off, key_len;      /* pid + id bytes, then the begin's fields */
-	uint32_t id_len;
+	uint32_t key_off, key_len;      /* id bytes (not a number), then the
+					 * begin's fields */
+	uint32_t id_len, pid;
+	uint64_t idv;                   /* the id when it is a number */
 	struct rref ref;
 	struct rev *ev;
 };
@@ -537,6 +540,8 @@ static void resolve_field(const struct rev *v, const char *name, struct rfield *
 	rf->is_signed = f->flags & TEP_FIELD_IS_SIGNED;
 	if (rf->dyn && rf->size != 4 && rf->size != 2)
 		rf->f = NULL;                   /* not a layout we can read */
+	rf->num = rf->f && !rf->dyn && !rf->str && !(f->flags & TEP_FIELD_IS_ARRAY) &&
+		  (rf->size == 1 || rf->size == 2 || rf->size == 4 || rf->size == 8);
 }
 
 static struct rev *rev_of(struct utrace__report *r, const struct utrace__tf_item *it)
@@ -787,29 +792,53 @@ static void lat_delete(struct lat *l, size_t j)
 	l->np--;
 }
 
-/* Find the pending begin of (pid, id) in r->kb[0..n): its slot or -1. */
-static long lat_find(struct lat *l, const unsigned char *k, size_t n, uint64_t h)
+/* Find the pending begin of (pid, id): its slot or -1; the id is idv, or
+ * the n bytes at k when it is not a number (n 0: a number). */
+static long lat_find(struct lat *l, const unsigned char *k, size_t n, uint64_t h, uint32_t pid,
+		     uint64_t idv)
 {
 	size_t j;
 
 	if (!l->nslots)
 		return -1;
-	for (j = h & (l->nslots - 1); l->p[j].hash; j = (j + 1) & (l->nslots - 1))
-		if (l->p[j].hash == h && l->p[j].id_len == n &&
-		    !memcmp(l->keys + l->p[j].key_off, k, n))
+	for (j = h & (l->nslots - 1); l->p[j].hash; j = (j + 1) & (l->nslots - 1)) {
+		const struct pending *pd = &l->p[j];
+
+		if (pd->hash == h && pd->pid == pid && pd->idv == idv && pd->id_len == n &&
+		    (!n || !memcmp(l->keys + pd->key_off, k, n)))
 			return (long)j;
+	}
 	return -1;
 }
 
-/* The pairing key into r->kb: the process and the id field's bytes. */
+/*
+ * The pairing key of an item: its process and its id, a number in *idv
+ * (the common case: no bytes, *len 0), else the id field's bytes packed
+ * into r->kb (*len of them); *h their hash.
+ */
 static int lat_id_key(struct utrace__report *r, const struct rfield *idf,
-		      const struct utrace__tf_item *it, uint32_t *len, uint64_t *h)
+		      const struct utrace__tf_item *it, uint32_t *len, uint64_t *h,
+		      uint64_t *idv)
 {
+	uint64_t pid = it->proc->pid;
+
 	r->kb_len = 0;
-	if (kb_u32(r, it->proc->pid) < 0 || kb_field(r, idf, it) < 0)
+	*idv = 0;
+	if (idf->num && idf->off + idf->size <= it->len) {
+		memcpy(idv, it->rec + idf->off, idf->size);   /* little-endian */
+		*len = 0;
+		*h = (pid ^ (*idv * 0x9e3779b97f4a7c15ULL)) * 0xff51afd7ed558ccdULL;
+		*h ^= *h >> 33;
+		if (!*h)
+			*h = 1;
+		return 0;
+	}
+	if (kb_field(r, idf, it) < 0)
 		return -ENOMEM;
 	*len = (uint32_t)r->kb_len;
-	*h = hash_bytes(r->kb, *len);
+	*h = hash_bytes(r->kb, *len) ^ (pid * 0x9e3779b97f4a7c15ULL);
+	if (!*h)
+		*h = 1;
 	return 0;
 }
 
@@ -817,16 +846,16 @@ static int lat_begin(struct utrace__report *r, struct lat *l, size_t li, struct 
 		     const struct utrace__tf_item *it)
 {
 	uint32_t id_len;
-	uint64_t h;
+	uint64_t h, idv;
 	long j;
 	size_t i;
 
-	if (lat_id_key(r, &v->lat_id[li], it, &id_len, &h) < 0)
+	if (lat_id_key(r, &v->lat_id[li], it, &id_len, &h, &idv) < 0)
 		return -ENOMEM;
 	for (i = 0; i < r->o->nr_keys; i++)
 		if (r->o->keys[i].kind == UTRACE__RKEY_FIELD && kb_field(r, &v->kf[i], it) < 0)
 			return -ENOMEM;
-	j = lat_find(l, r->kb, id_len, h);
+	j = lat_find(l, r->kb, id_len, h, it->proc->pid, idv);
 	if (j >= 0) {
 		/* a second begin before the end: the first stays unmatched */
 		l->unmatched_begin++;
@@ -843,6 +872,8 @@ static int lat_begin(struct utrace__report *r, struct lat *l, size_t li, struct 
 	l->p[i].key_off = (uint32_t)l->keys_len;
 	l->p[i].key_len = (uint32_t)r->kb_len;
 	l->p[i].id_len = id_len;
+	l->p[i].pid = it->proc->pid;
+	l->p[i].idv = idv;
 	set_ref(&l->p[i].ref, it);
 	l->p[i].ev = v;
 	memcpy(l->keys + l->keys_len, r->kb, r->kb_len);
@@ -864,14 +895,14 @@ static int lat_end(struct utrace__report *r, struct lat *l, size_t li, struct re
 	struct pending *pd;
 	struct row *row;
 	uint32_t id_len;
-	uint64_t h, d;
+	uint64_t h, d, idv;
 	size_t i;
 	long j;
 	bool made;
 
-	if (lat_id_key(r, &v->lat_id[li], it, &id_len, &h) < 0)
+	if (lat_id_key(r, &v->lat_id[li], it, &id_len, &h, &idv) < 0)
 		return -ENOMEM;
-	j = lat_find(l, r->kb, id_len, h);
+	j = lat_find(l, r->kb, id_len, h, it->proc->pid, idv);
 	if (j < 0) {
 		l->unmatched_end++;
 		return 0;
