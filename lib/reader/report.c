@@ -370,7 +370,8 @@ static struct row *table_get(struct table *t, const unsigned char *k, size_t n, 
 		return NULL;
 	for (j = h & (t->nslots - 1); t->slots[j]; j = (j + 1) & (t->nslots - 1)) {
 		row = &t->rows[t->slots[j] - 1];
-		if (row->hash == h && row->key_len == n && !memcmp(t->keys + row->key_off, k, n))
+		if (row->hash == h && row->key_len == n &&
+		    (!n || !memcmp(t->keys + row->key_off, k, n)))
 			return row;
 	}
 	/* a new row: make room first (the table stays at most half full) */
@@ -389,15 +390,17 @@ static struct row *table_get(struct table *t, const unsigned char *k, size_t n, 
 		t->rows = a;
 		t->cap = c;
 	}
-	if (grow_bytes(&t->keys, &t->keys_cap, t->keys_len + n) < 0)
+	if (n && grow_bytes(&t->keys, &t->keys_cap, t->keys_len + n) < 0)
 		return NULL;
 	row = &t->rows[t->nr];
 	memset(row, 0, sizeof(*row));
 	row->hash = h;
 	row->key_off = (uint32_t)t->keys_len;
 	row->key_len = (uint32_t)n;
-	memcpy(t->keys + t->keys_len, k, n);
-	t->keys_len += n;
+	if (n) {
+		memcpy(t->keys + t->keys_len, k, n);
+		t->keys_len += n;
+	}
 	t->slots[j] = (uint32_t)++t->nr;
 	*made = true;
 	return row;
@@ -863,7 +866,7 @@ static int lat_begin(struct utrace__report *r, struct lat *l, size_t li, struct 
 	}
 	if ((l->np + 1) * 2 > l->nslots && lat_rehash(l) < 0)
 		return -ENOMEM;
-	if (grow_bytes(&l->keys, &l->keys_cap, l->keys_len + r->kb_len) < 0)
+	if (r->kb_len && grow_bytes(&l->keys, &l->keys_cap, l->keys_len + r->kb_len) < 0)
 		return -ENOMEM;
 	for (i = h & (l->nslots - 1); l->p[i].hash; i = (i + 1) & (l->nslots - 1))
 		;
@@ -876,8 +879,10 @@ static int lat_begin(struct utrace__report *r, struct lat *l, size_t li, struct 
 	l->p[i].idv = idv;
 	set_ref(&l->p[i].ref, it);
 	l->p[i].ev = v;
-	memcpy(l->keys + l->keys_len, r->kb, r->kb_len);
-	l->keys_len += r->kb_len;
+	if (r->kb_len) {
+		memcpy(l->keys + l->keys_len, r->kb, r->kb_len);
+		l->keys_len += r->kb_len;
+	}
 	l->np++;
 	return 0;
 }
@@ -912,7 +917,7 @@ static int lat_end(struct utrace__report *r, struct lat *l, size_t li, struct re
 	/* the group key: fields from the begin when it has them, else from
 	 * the end; comm, pid, tid and cpu from the end */
 	r->kb_len = 0;
-	bk = l->keys + pd->key_off + pd->id_len;
+	bk = pd->key_len ? l->keys + pd->key_off + pd->id_len : NULL;   /* NULL: no bytes */
 	for (i = 0; i < r->o->nr_keys; i++) {
 		const struct utrace__rkey *k = &r->o->keys[i];
 		int e = 0;
@@ -1216,7 +1221,7 @@ static uint32_t get_u32(const unsigned char **p)
 static int row_cells(struct utrace__report *r, const struct table *t, const struct row *row,
 		     bool latency, const bool *shown, char **cells)
 {
-	const unsigned char *p = t->keys + row->key_off;
+	const unsigned char *p = row->key_len ? t->keys + row->key_off : NULL;
 	size_t i, c = 0;
 
 	for (i = 0; i < r->o->nr_keys; i++) {
