@@ -169,6 +169,21 @@ for p, _ in [(r[1][0], 0) for r in rows]:
         fail('after the histogram of %s: %r' % (p, out[j + 2 + hi - lo]))
 EOF
 
+# a string id (the path: each request ends before the next begins), and
+# no key to group by: one line, one histogram
+"$UTRACE" report -i req.dat -s event --latency req_begin.path:req_end.path > bypath.txt 2> "$TMP/err"
+check "--latency by a string field, no group key" python3 - bypath.txt "$N" <<'EOF2'
+import sys
+out = open(sys.argv[1]).read().split('\n')
+n = int(sys.argv[2])
+i = out.index('# Latency: req_begin.path -> req_end.path')
+if out[i + 1] != '# Pairs: %d  Unmatched begins: 1  Unmatched ends: 1' % (3 * n):
+    print('# ' + out[i + 1], file=sys.stderr); sys.exit(1)
+rows = [l for l in out[i + 6:] if l.strip() and not l.startswith('@') and not l.startswith('[')]
+if len(rows) != 1 or rows[0].split()[0] != str(3 * n) or '@latency_ns:' not in out:
+    print('# %r' % out[i:], file=sys.stderr); sys.exit(1)
+EOF2
+
 # threads and a forked child: the shares by pid, tid and event (counted
 # thread by thread, without the merge) equal script's
 RB="$UTRACE_BUILD/tests/rb-stress"
