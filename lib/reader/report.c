@@ -1007,9 +1007,9 @@ int utrace__report_item(struct utrace__report *r, const struct utrace__tf_item *
 	if (!it->format) {
 		if (!it->format_rejected)
 			utrace__fmts_problem(&r->fmts, "'%s': record at offset %llu: event at "
-				"offset %llu: pid %u has no FORMAT for event id %u", r->name,
+				"offset %llu: %s %u has no %s for event id %u", r->name,
 				(unsigned long long)it->page_offset,
-				(unsigned long long)it->offset, it->proc->pid, it->id);
+				(unsigned long long)it->offset, UTRACE__TF_NO_FORMAT_ARGS(it));
 		return 0;
 	}
 	v = it->format->priv ? ((struct utrace__fmt *)it->format->priv)->user : NULL;
