@@ -1697,6 +1697,7 @@ struct stream {
 
 struct utrace__tf_iter {
 	struct utrace__tf *tf;
+	bool unordered;                  /* thread by thread, no times */
 	struct stream *s;
 	size_t nr;
 	uint32_t *heap;
@@ -1704,7 +1705,7 @@ struct utrace__tf_iter {
 	uint64_t last_time;
 };
 
-static void advance(const struct utrace__tf *tf, struct stream *s)
+static void advance(const struct utrace__tf *tf, struct stream *s, bool no_time)
 {
 	const struct process *p = s->t->proc;
 
@@ -1712,7 +1713,7 @@ static void advance(const struct utrace__tf *tf, struct stream *s)
 		if (s->in_page) {
 			if (pg_next(&s->c, &s->rec, &s->len, &s->at, NULL, 0) == UTRACE_RB_EVENT) {
 				s->kind = UTRACE__TF_EVENT;
-				s->key = to_ns(tf, p, s->c.ts, &s->seg);
+				s->key = no_time ? 0 : to_ns(tf, p, s->c.ts, &s->seg);
 				return;
 			}
 			s->in_page = false;
@@ -1774,7 +1775,7 @@ static void sift_down(struct utrace__tf_iter *it, size_t i)
 	}
 }
 
-int utrace__tf_iter_new(struct utrace__tf *tf, struct utrace__tf_iter **itp)
+static int iter_new(struct utrace__tf *tf, struct utrace__tf_iter **itp, bool unordered)
 {
 	struct utrace__tf_iter *it = calloc(1, sizeof(*it));
 	size_t i;
@@ -1783,6 +1784,7 @@ int utrace__tf_iter_new(struct utrace__tf *tf, struct utrace__tf_iter **itp)
 	if (!it)
 		return -ENOMEM;
 	it->tf = tf;
+	it->unordered = unordered;
 	it->s = calloc(tf->nr_threads + tf->nr_kcpu + 1, sizeof(*it->s));
 	it->heap = calloc(tf->nr_threads + tf->nr_kcpu + 1, sizeof(*it->heap));
 	if (!it->s || !it->heap) {
@@ -1799,7 +1801,7 @@ int utrace__tf_iter_new(struct utrace__tf *tf, struct utrace__tf_iter **itp)
 		s->t = t;
 		if (s->t->nr_pages)
 			s->cpu = s->t->pages[s->t->nr_pages - 1].cpu;
-		advance(tf, s);
+		advance(tf, s, unordered);
 		if (s->kind)
 			it->heap[it->nh++] = (uint32_t)it->nr;
 		it->nr++;
@@ -1808,6 +1810,16 @@ int utrace__tf_iter_new(struct utrace__tf *tf, struct utrace__tf_iter **itp)
 		sift_down(it, i);
 	*itp = it;
 	return 0;
+}
+
+int utrace__tf_iter_new(struct utrace__tf *tf, struct utrace__tf_iter **itp)
+{
+	return iter_new(tf, itp, false);
+}
+
+int utrace__tf_iter_new_unordered(struct utrace__tf *tf, struct utrace__tf_iter **itp)
+{
+	return iter_new(tf, itp, true);
 }
 
 int utrace__tf_iter_next(struct utrace__tf_iter *it, struct utrace__tf_item *item)
@@ -1856,10 +1868,11 @@ int utrace__tf_iter_next(struct utrace__tf_iter *it, struct utrace__tf_item *ite
 	}
 	if (item->time > it->last_time)
 		it->last_time = item->time;
-	advance(it->tf, s);
+	advance(it->tf, s, it->unordered);
 	if (!s->kind)
 		it->heap[0] = it->heap[--it->nh];
-	sift_down(it, 0);
+	if (!it->unordered)
+		sift_down(it, 0);
 	return 1;
 }
 

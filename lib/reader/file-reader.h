@@ -185,6 +185,11 @@ struct utrace__tf_format *utrace__tf_find_format(const struct utrace__tf *tf,
 	(it)->kernel ? "KFORMAT" : "FORMAT", (it)->id
 
 int utrace__tf_iter_new(struct utrace__tf *tf, struct utrace__tf_iter **itp) UTRACE_HIDDEN;
+/* The same items, thread by thread instead of merged, and without their
+ * times (0): for counting, which needs neither (report.c without
+ * --latency); it skips the heap and the TSC conversion. */
+int utrace__tf_iter_new_unordered(struct utrace__tf *tf,
+				  struct utrace__tf_iter **itp) UTRACE_HIDDEN;
 int utrace__tf_iter_next(struct utrace__tf_iter *it, struct utrace__tf_item *item) UTRACE_HIDDEN;
 void utrace__tf_iter_free(struct utrace__tf_iter *it) UTRACE_HIDDEN;
 
