@@ -94,14 +94,18 @@ int utrace__http_new(const struct utrace__http_opts *o, struct utrace__http **hp
 		return -EINVAL;
 	}
 	{
-		char *scheme = NULL;
+		char *scheme = NULL, *host = NULL;
 		bool ok = curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) == CURLUE_OK &&
-			  (!strcmp(scheme, "http") || !strcmp(scheme, "https"));
+			  (!strcmp(scheme, "http") || !strcmp(scheme, "https")) &&
+			  curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK && *host &&
+			  !strstr(o->url, "?") && !strstr(o->url, "#");
 
 		curl_free(scheme);
+		curl_free(host);
 		curl_url_cleanup(u);
 		if (!ok) {
-			fprintf(stderr, "utrace: '%s': not an http:// or https:// URL\n", o->url);
+			fprintf(stderr, "utrace: '%s': not an http:// or https:// URL with a "
+				"host (and no query)\n", o->url);
 			free(h);
 			return -EINVAL;
 		}
