@@ -225,13 +225,9 @@ static void json_common(struct utrace__obuf *b, const struct utrace__tf_item *it
  *    "attributes":[{"key":"event.system","value":{"stringValue":"demo"}},...]}
  *
  * The attributes utrace adds come first; the event's fields follow, under
- * their names ("field.NAME" for a field named as one of utrace's).
+ * their names: C identifiers, which have no '.', so that only "cpu" can
+ * meet one of utrace's keys ("field.cpu" then).
  */
-static const char *const otlp_keys[] = {
-	"event.system", "event.name", "thread.id", "thread.name", "cpu", "utrace.seq",
-	"utrace.lost",
-};
-
 static void otlp_key(struct utrace__obuf *b, const char *key, bool first)
 {
 	utrace__ob_puts(b, first ? "{\"key\":" : ",{\"key\":");
@@ -294,20 +290,10 @@ static void otlp_event(struct utrace__printer *sc, const struct utrace__tf_item 
 {
 	struct utrace__obuf *b = &sc->ob;
 	struct tep_format_field *f;
-	size_t i;
 
 	otlp_start(sc, it, e->system, e->name, false);
 	for (f = r->e->ev->format.fields; f; f = f->next) {
-		const char *key = f->name;
-		char tmp[128];
-
-		for (i = 0; i < sizeof(otlp_keys) / sizeof(otlp_keys[0]); i++)
-			if (!strcmp(key, otlp_keys[i])) {
-				snprintf(tmp, sizeof(tmp), "field.%s", key);
-				key = tmp;
-				break;
-			}
-		otlp_key(b, key, false);
+		otlp_key(b, strcmp(f->name, "cpu") ? f->name : "field.cpu", false);
 		put_field_value(b, r, f, FS_OTLP);
 		utrace__ob_putc(b, '}');
 	}
