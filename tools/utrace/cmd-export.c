@@ -168,7 +168,26 @@ static int export_file(struct export_state *es, const char *input)
 	return r ? 1 : 0;
 }
 
-int cmd_export(int argc, char **argv)
+/* The command line, parsed. */
+struct export_opts {
+	struct utrace__http_opts ho;
+	struct utrace__otlp_opts xo;
+	struct utrace__otlp_slice *slices;
+	size_t nr_slices;
+	char **headers;              /* "Name: value" */
+	size_t nr_headers;
+	const char *input;
+	pid_t pid;
+};
+
+static int nomem(void)
+{
+	fprintf(stderr, "utrace: out of memory\n");
+	return 1;
+}
+
+/* -1 to go on, or the exit status (said why). */
+static int parse_options(int argc, char **argv, struct export_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "otlp", required_argument, NULL, OPT_OTLP },
@@ -185,83 +204,63 @@ int cmd_export(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct utrace__http_opts ho = { .gzip = true, .timeout_ms = 10000, .retry_ms = 60000,
-					.stop = &stop };
-	struct utrace__otlp_opts xo = { .batch = 512, .batch_ns = 1000000000 };
-	struct utrace__otlp_slice *slices = NULL;
-	struct utrace__http *http = NULL;
-	struct export_state es = { 0 };
-	struct utrace__otlp_stats st;
-	struct utrace__http_stats hs;
-	const char *input = NULL;
-	char **headers = NULL;
-	size_t nr_slices = 0, nr_headers = 0, i;
 	long long v;
-	pid_t pid = 0;
-	int c, status = 129;
 	char *end;
+	int c;
 
 	opterr = 0;
 	optind = 0;
 	while ((c = getopt_long(argc, argv, ":i:p:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_OTLP:
-			ho.url = optarg;
+			o->ho.url = optarg;
 			break;
 		case 'i':
-			input = optarg;
+			o->input = optarg;
 			break;
 		case 'p':
 			errno = 0;
 			v = strtoll(optarg, &end, 10);
-			if (errno || end == optarg || *end || v <= 0 || v > 0x7fffffff) {
-				usage_error("export", "'%s' is not a process id", optarg);
-				goto out;
-			}
-			pid = (pid_t)v;
+			if (errno || end == optarg || *end || v <= 0 || v > 0x7fffffff)
+				return usage_error("export", "'%s' is not a process id", optarg);
+			o->pid = (pid_t)v;
 			break;
 		case OPT_SLICE: {
-			void *p = realloc(slices, (nr_slices + 1) * sizeof(*slices));
+			void *p = realloc(o->slices, (o->nr_slices + 1) * sizeof(*o->slices));
+			int r;
 
 			if (!p)
-				goto nomem;
-			slices = p;
-			int r = utrace__otlp_slice_parse(optarg, &slices[nr_slices]);
-
+				return nomem();
+			o->slices = p;
+			r = utrace__otlp_slice_parse(optarg, &o->slices[o->nr_slices]);
 			if (r == -ENOMEM)
-				goto nomem;
-			if (r < 0) {
-				usage_error("export", "'%s' is not BEGIN.FIELD:END.FIELD "
-					    "([SYSTEM:]EVENT.FIELD)", optarg);
-				goto out;
-			}
-			nr_slices++;
+				return nomem();
+			if (r < 0)
+				return usage_error("export", "'%s' is not BEGIN.FIELD:END.FIELD "
+						   "([SYSTEM:]EVENT.FIELD)", optarg);
+			o->nr_slices++;
 			break;
 		}
 		case OPT_BATCH:
 			errno = 0;
 			v = strtoll(optarg, &end, 10);
-			if (errno || end == optarg || *end || v <= 0 || v > 1000000) {
-				usage_error("export", "'%s' is not a batch size (1 to 1000000)",
-					    optarg);
-				goto out;
-			}
-			xo.batch = (size_t)v;
+			if (errno || end == optarg || *end || v <= 0 || v > 1000000)
+				return usage_error("export",
+						   "'%s' is not a batch size (1 to 1000000)", optarg);
+			o->xo.batch = (size_t)v;
 			break;
 		case OPT_BATCH_TIME:
 		case OPT_TIMEOUT:
 		case OPT_RETRY_TIME:
 			v = parse_ms(optarg);
-			if (v < 0) {
-				usage_error("export", "'%s' is not a number of seconds", optarg);
-				goto out;
-			}
+			if (v < 0)
+				return usage_error("export", "'%s' is not a number of seconds", optarg);
 			if (c == OPT_BATCH_TIME)
-				xo.batch_ns = (uint64_t)v * 1000000;
+				o->xo.batch_ns = (uint64_t)v * 1000000;
 			else if (c == OPT_TIMEOUT)
-				ho.timeout_ms = (long)v;
+				o->ho.timeout_ms = (long)v;
 			else
-				ho.retry_ms = (uint64_t)v;
+				o->ho.retry_ms = (uint64_t)v;
 			break;
 		case OPT_HEADER: {
 			const char *eq = strchr(optarg, '=');
@@ -270,82 +269,71 @@ int cmd_export(int argc, char **argv)
 			/* a token before '=', no line break anywhere */
 			if (!eq || eq == optarg ||
 			    strcspn(optarg, ": \t") < (size_t)(eq - optarg) ||
-			    strpbrk(optarg, "\r\n")) {
-				usage_error("export", "'%s' is not a header NAME=VALUE", optarg);
-				goto out;
-			}
-			p = realloc(headers, (nr_headers + 1) * sizeof(*headers));
+			    strpbrk(optarg, "\r\n"))
+				return usage_error("export", "'%s' is not a header NAME=VALUE", optarg);
+			p = realloc(o->headers, (o->nr_headers + 1) * sizeof(*o->headers));
 			if (!p)
-				goto nomem;
-			headers = p;
-			headers[nr_headers] = malloc(strlen(optarg) + 2);
-			if (!headers[nr_headers])
-				goto nomem;
-			sprintf(headers[nr_headers], "%.*s: %s", (int)(eq - optarg), optarg,
+				return nomem();
+			o->headers = p;
+			o->headers[o->nr_headers] = malloc(strlen(optarg) + 2);
+			if (!o->headers[o->nr_headers])
+				return nomem();
+			sprintf(o->headers[o->nr_headers], "%.*s: %s", (int)(eq - optarg), optarg,
 				eq + 1);
-			nr_headers++;
+			o->nr_headers++;
 			break;
 		}
 		case OPT_SERVICE:
-			xo.service = optarg;
+			o->xo.service = optarg;
 			break;
 		case OPT_COMPRESS:
-			if (strcmp(optarg, "gzip") && strcmp(optarg, "none")) {
-				usage_error("export", "unknown compression '%s' (gzip, none)",
-					    optarg);
-				goto out;
-			}
-			ho.gzip = !strcmp(optarg, "gzip");
+			if (strcmp(optarg, "gzip") && strcmp(optarg, "none"))
+				return usage_error("export",
+						   "unknown compression '%s' (gzip, none)", optarg);
+			o->ho.gzip = !strcmp(optarg, "gzip");
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
-			status = 0;
-			goto out;
+			return 0;
 		case ':':
-			usage_error("export", "option '%s' needs a value", argv[optind - 1]);
-			goto out;
+			return usage_error("export", "option '%s' needs a value", argv[optind - 1]);
 		default:
-			usage_error("export", "unknown option '%s'", argv[optind - 1]);
-			goto out;
+			return usage_error("export", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	if (optind < argc) {
-		usage_error("export", "unexpected argument '%s'", argv[optind]);
-		goto out;
-	}
-	if (!ho.url) {
-		usage_error("export", "%s", "where to? give --otlp URL");
-		goto out;
-	}
-	if (input && pid) {
-		usage_error("export", "%s", "give -i FILE or -p PID, not both");
-		goto out;
-	}
-	ho.headers = headers;
-	ho.nr_headers = nr_headers;
-	status = 1;
-	if (utrace__http_new(&ho, &http) < 0)
-		goto out;
-	xo.slices = slices;
-	xo.nr_slices = nr_slices;
-	xo.send = utrace__http_send;
-	xo.arg = http;
-	es.x = utrace__otlp_new(&xo);
-	if (!es.x)
-		goto nomem;
-	if (pid)
-		status = export_live(&es, pid);
-	else
-		status = export_file(&es, input ? input : "utrace.dat");
-	if (status < 0) {
-		status = 1;     /* nothing to export: said why */
-		goto out;
-	}
-	if (utrace__otlp_flush(es.x) == -ENOMEM)
-		goto nomem;
-	status |= es.status;
+	if (optind < argc)
+		return usage_error("export", "unexpected argument '%s'", argv[optind]);
+	if (!o->ho.url)
+		return usage_error("export", "%s", "where to? give --otlp URL");
+	if (o->input && o->pid)
+		return usage_error("export", "%s", "give -i FILE or -p PID, not both");
+	o->ho.headers = o->headers;
+	o->ho.nr_headers = o->nr_headers;
+	o->xo.slices = o->slices;
+	o->xo.nr_slices = o->nr_slices;
+	return -1;
+}
 
-	utrace__otlp_get_stats(es.x, &st);
+static void free_options(struct export_opts *o)
+{
+	size_t i;
+
+	for (i = 0; i < o->nr_slices; i++)
+		utrace__otlp_slice_free(&o->slices[i]);
+	free(o->slices);
+	for (i = 0; i < o->nr_headers; i++)
+		free(o->headers[i]);
+	free(o->headers);
+}
+
+/* What was sent and what was not, on stderr; the exit status. */
+static int report(const struct utrace__otlp *x, const struct utrace__http *http)
+{
+	struct utrace__otlp_stats st;
+	struct utrace__http_stats hs;
+	int status = 0;
+
+	utrace__otlp_get_stats(x, &st);
 	utrace__http_get_stats(http, &hs);
 	if (st.sent_records < st.records || st.sent_spans < st.spans) {
 		fprintf(stderr, "utrace: not delivered: %llu of %llu log records, %llu of %llu "
@@ -372,18 +360,47 @@ int cmd_export(int argc, char **argv)
 		"(%llu bytes, %llu tries)\n", (unsigned long long)st.sent_records,
 		(unsigned long long)st.sent_spans, (unsigned long long)hs.requests,
 		(unsigned long long)hs.bytes, (unsigned long long)hs.tries);
-	goto out;
-nomem:
-	fprintf(stderr, "utrace: out of memory\n");
+	return status;
+}
+
+int cmd_export(int argc, char **argv)
+{
+	struct export_opts o = {
+		.ho = { .gzip = true, .timeout_ms = 10000, .retry_ms = 60000, .stop = &stop },
+		.xo = { .batch = 512, .batch_ns = 1000000000 },
+	};
+	struct utrace__http *http = NULL;
+	struct export_state es = { 0 };
+	int status = parse_options(argc, argv, &o);
+
+	if (status >= 0)
+		goto out;
 	status = 1;
+	if (utrace__http_new(&o.ho, &http) < 0)
+		goto out;
+	o.xo.send = utrace__http_send;
+	o.xo.arg = http;
+	es.x = utrace__otlp_new(&o.xo);
+	if (!es.x) {
+		status = nomem();
+		goto out;
+	}
+	if (o.pid)
+		status = export_live(&es, o.pid);
+	else
+		status = export_file(&es, o.input ? o.input : "utrace.dat");
+	if (status < 0) {
+		status = 1;     /* nothing to export: said why */
+		goto out;
+	}
+	if (utrace__otlp_flush(es.x) == -ENOMEM) {
+		status = nomem();
+		goto out;
+	}
+	status |= es.status | report(es.x, http);
 out:
 	utrace__otlp_free(es.x);
 	utrace__http_free(http);
-	for (i = 0; i < nr_slices; i++)
-		utrace__otlp_slice_free(&slices[i]);
-	free(slices);
-	for (i = 0; i < nr_headers; i++)
-		free(headers[i]);
-	free(headers);
+	free_options(&o);
 	return status;
 }
