@@ -154,6 +154,9 @@ for ra, r in logs:
         fail('seq %d: process.pid' % k)
     if anyv(ra['service.name']) != opt('--service', j['comm']):
         fail('seq %d: service.name %r' % (k, anyv(ra['service.name'])))
+pids = {anyv(ra['process.pid']) for ra, _ in logs}
+if opt('--pids') and len(pids) != int(opt('--pids')):
+    fail('%d processes, want %s' % (len(pids), opt('--pids')))
 if len(offsets) != 1:
     fail('times are not all CLOCK_MONOTONIC + one offset: %s' % sorted(offsets)[:5])
 import time
@@ -236,6 +239,22 @@ check "--compress none, --header, --service: exit 0" exported_ok plain
 check "--compress none, --header, --service: all there" \
 	verify "$TMP/plain.out" "$TMP/r.txt" "$TMP/r.json" --encoding '' \
 	--header X-Scope-OrgID=tenant-1 --service web
+stop_server
+
+# two processes (a fork): one resourceLogs each, in the same requests
+RB_NO_SIGNALS=1 "$UTRACE" record -o "$TMP/f.dat" -- "$UTRACE_BUILD/tests/rb-stress" fork 300 \
+	> /dev/null 2> "$TMP/err"
+"$UTRACE" script -i "$TMP/f.dat" > "$TMP/f.txt" 2>> "$TMP/err"
+"$UTRACE" script --json -i "$TMP/f.dat" > "$TMP/f.json" 2>> "$TMP/err"
+start_server fork accept
+run_export fork f --batch 1000
+check "two processes: exit 0" exported_ok fork
+check "two processes: each record once, under its own process" \
+	verify "$TMP/fork.out" "$TMP/f.txt" "$TMP/f.json" --pids 2
+check "two processes: both in one request" python3 -c '
+import json, sys
+sys.exit(not any(len(json.loads(l)["body"]["resourceLogs"]) == 2 for l in open(sys.argv[1])))
+' "$TMP/fork.out"
 stop_server
 
 # --- a collector that misbehaves, then accepts: nothing lost, nothing twice ---
@@ -329,6 +348,8 @@ check "bad --compress" bad_input "unknown compression" --otlp http://127.0.0.1:9
 check "no such file" bad_input "cannot read" --otlp http://127.0.0.1:9 -i "$TMP/none.dat"
 check "not a trace file" bad_input "not a utrace trace file" --otlp http://127.0.0.1:9 -i "$SERVER"
 check "-i and -p" bad_input "not both" --otlp http://127.0.0.1:9 -i x -p 1
+check "-p of a process that is not traceable" bad_input "is not traceable" \
+	--otlp http://127.0.0.1:9 -p $$
 
 # --- live: a running process, followed until it exits ---
 export UTRACE_RUNTIME_DIR="$TMP/run"
