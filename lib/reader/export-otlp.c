@@ -32,6 +32,7 @@
 #include "export.h"
 #include "hash.h"
 #include "obuf.h"
+#include "pool.h"
 #include "print.h"
 
 /* The records and spans of one process that wait for their batch. */
@@ -496,8 +497,12 @@ int utrace__otlp_add(struct utrace__otlp *x, struct utrace__tf *tf, int64_t time
 	struct utrace__tf_iter *it = NULL;
 	struct utrace__tf_item item;
 	struct timespec now;
+	uint32_t bad_pid;
 	int r, status = 0;
 
+	/* OTLP's times are Unix times: from CLOCK_MONOTONIC, whatever trace
+	 * clock the recording was made in (every process can give it) */
+	utrace__tf_set_clock(tf, UTRACE_TCLOCK_MONO, &bad_pid);
 	if (utrace__tf_error(tf)) {
 		fprintf(stderr, "utrace: %s\n", utrace__tf_error(tf));
 		status = 1;

@@ -142,8 +142,9 @@ void utrace__otlp_slice_free(struct utrace__otlp_slice *s) UTRACE_HIDDEN;
 struct utrace__otlp;
 struct utrace__otlp *utrace__otlp_new(const struct utrace__otlp_opts *o) UTRACE_HIDDEN;
 /*
- * Add every event (and lost-events marker) of 'tf', times moved by
- * 'time_offset' ns (CLOCK_MONOTONIC to Unix time), sending full batches.
+ * Add every event (and lost-events marker) of 'tf', its times set to
+ * CLOCK_MONOTONIC (utrace__tf_set_clock()) and moved by 'time_offset' ns
+ * (CLOCK_MONOTONIC to Unix time), sending full batches.
  * Returns 0, 1 when the file had problems (said on stderr, the events
  * concerned left out), or a negative code: -ENOMEM, or send()'s failure,
  * after which nothing more is sent (later calls only count).
