@@ -5,6 +5,7 @@
 #define UTRACE_READER_EXPORT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "compiler.h"
@@ -95,5 +96,67 @@ struct utrace__xwalk {
 	int (*lost)(void *ctx, const struct utrace__tf_item *it);
 };
 int utrace__xwalk(struct utrace__tf *tf, const struct utrace__xwalk *w) UTRACE_HIDDEN;
+
+/*
+ * OpenTelemetry (export-otlp.c; docs/utrace-export.1): the events of trace
+ * files or of live buffers as OTLP LogRecords, and declared begin/end
+ * pairs as Spans, in OTLP/HTTP's JSON encoding, handed in batches to a
+ * sender (the utrace tool's HTTP client, lib/otlp-http/): the library
+ * makes the requests' bodies and never touches the network.
+ */
+enum utrace__otlp_signal { UTRACE__OTLP_LOGS, UTRACE__OTLP_TRACES };
+
+/* --slice BEGIN.FIELD:END.FIELD: an event ([SYSTEM:]NAME) and its key field. */
+struct utrace__otlp_slice {
+	char *begin_sys, *begin, *begin_field;  /* begin_sys NULL: any system */
+	char *end_sys, *end, *end_field;
+};
+
+struct utrace__otlp_opts {
+	const char *service;            /* service.name; NULL: each process's comm */
+	size_t batch;                   /* records (or spans) per request */
+	uint64_t batch_ns;              /* the oldest waits no longer (utrace__otlp_tick) */
+	const struct utrace__otlp_slice *slices;
+	size_t nr_slices;
+	/* Deliver one request: 0, or a negative code to stop (the sender said
+	 * why on stderr); nr is the records or spans in it. */
+	int (*send)(void *arg, enum utrace__otlp_signal sig, const char *body, size_t len,
+		    size_t nr);
+	void *arg;
+};
+
+struct utrace__otlp_stats {
+	uint64_t records, spans;        /* made */
+	uint64_t sent_records, sent_spans;  /* delivered (send() returned 0) */
+	uint64_t lost;                  /* events the buffers lost (the markers' counts) */
+	uint64_t open_slices;           /* a begin without an end (at the end, or
+					 * followed by a begin of the same key) */
+	uint64_t replaced_begins;       /* the latter */
+	uint64_t stray_ends;            /* an end without a begin */
+};
+
+/* Parse "BEGIN.FIELD:END.FIELD": 0, or -EINVAL; utrace__otlp_slice_free(). */
+int utrace__otlp_slice_parse(const char *text, struct utrace__otlp_slice *s) UTRACE_HIDDEN;
+void utrace__otlp_slice_free(struct utrace__otlp_slice *s) UTRACE_HIDDEN;
+
+struct utrace__otlp;
+struct utrace__otlp *utrace__otlp_new(const struct utrace__otlp_opts *o) UTRACE_HIDDEN;
+/*
+ * Add every event (and lost-events marker) of 'tf', its times set to
+ * CLOCK_MONOTONIC (utrace__tf_set_clock()) and moved by 'time_offset' ns
+ * (CLOCK_MONOTONIC to Unix time), sending full batches.
+ * Returns 0, 1 when the file had problems (said on stderr, the events
+ * concerned left out), or a negative code: -ENOMEM, or send()'s failure,
+ * after which nothing more is sent (later calls only count).
+ */
+int utrace__otlp_add(struct utrace__otlp *x, struct utrace__tf *tf, int64_t time_offset)
+	UTRACE_HIDDEN;
+/* Send the batches that waited longer than batch_ns: 0 or send()'s failure. */
+int utrace__otlp_tick(struct utrace__otlp *x) UTRACE_HIDDEN;
+/* Send all that waits: 0 or send()'s failure. */
+int utrace__otlp_flush(struct utrace__otlp *x) UTRACE_HIDDEN;
+void utrace__otlp_get_stats(const struct utrace__otlp *x, struct utrace__otlp_stats *st)
+	UTRACE_HIDDEN;
+void utrace__otlp_free(struct utrace__otlp *x) UTRACE_HIDDEN;
 
 #endif /* UTRACE_READER_EXPORT_H */

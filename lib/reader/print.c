@@ -37,6 +37,11 @@ struct utrace__printer {
 	uint64_t nr_printed;             /* events printed, in any mode */
 	unsigned char *cpu_seen;         /* annotate_cpus: one byte per CPU */
 	size_t cpu_seen_len;
+	/* UTRACE__OUT_OTLP */
+	struct utrace__obuf text;        /* the event's text, its body */
+	size_t attr_at, attr_len;        /* its attribute list in ob */
+	struct utrace__rec last;         /* the last event appended */
+	bool has_last;
 };
 
 static bool select_fmt(const void *arg, const char *system, const char *name)
@@ -59,6 +64,7 @@ static void printer_fini(struct utrace__printer *sc)
 {
 	free(sc->cpu_seen);
 	free(sc->ob.p);
+	free(sc->text.p);
 	if (sc->seq.buffer)
 		trace_seq_destroy(&sc->seq);
 	utrace__fmts_fini(&sc->fmts);
@@ -101,17 +107,75 @@ void utrace__print_prefix(struct utrace__obuf *b, const char *comm, uint32_t tid
 					     in_ns);
 }
 
+/* How a field's value is written: --fields, --json, or an OTLP AnyValue. */
+enum field_style { FS_TEXT, FS_JSON, FS_OTLP };
+
 static void put_number(struct utrace__obuf *b, const unsigned char *p, unsigned int size,
-		       bool is_signed)
+		       bool is_signed, enum field_style st)
 {
 	uint64_t v = utrace__read_num(p, (int)size);
 
 	if (is_signed && size < 8 && (v >> (size * 8 - 1)) & 1)
 		v |= ~0ULL << (size * 8);
+	if (st == FS_OTLP) {
+		/* int64 as a decimal string (OTLP's JSON encoding); an
+		 * unsigned value past INT64_MAX would change sign: a string */
+		utrace__ob_puts(b, !is_signed && v > INT64_MAX ? "{\"stringValue\":\""
+							       : "{\"intValue\":\"");
+	}
 	if (is_signed)
 		utrace__ob_snum(b, (int64_t)v);
 	else
 		utrace__ob_num(b, v, 0, ' ', false);
+	if (st == FS_OTLP)
+		utrace__ob_puts(b, "\"}");
+}
+
+/* The value of one field (after the common ones) of a checked record. */
+static void put_field_value(struct utrace__obuf *b, const struct utrace__rec *r,
+			    const struct tep_format_field *f, enum field_style st)
+{
+	const unsigned char *p = r->d + f->offset;
+	uint32_t n = (uint32_t)f->size, i, es;
+	bool is_signed = f->flags & TEP_FIELD_IS_SIGNED;
+	char t[64];
+
+	utrace__elem_type(f, t, sizeof(t));
+	if (f->flags & TEP_FIELD_IS_DYNAMIC) {
+		p = utrace__dyn_data(f, r, &n);
+	} else if (!(f->flags & TEP_FIELD_IS_ARRAY) &&
+		   (n == 1 || n == 2 || n == 4 || n == 8) &&
+		   strncmp(t, "struct ", 7)) {
+		put_number(b, p, n, is_signed, st);
+		return;
+	}
+	if (!strcmp(t, "char")) {
+		size_t sl = strnlen((const char *)p, n);
+
+		if (st == FS_OTLP)
+			utrace__ob_puts(b, "{\"stringValue\":");
+		if (st == FS_TEXT)
+			utrace__ob_put(b, (const char *)p, sl);
+		else
+			utrace__ob_json_str(b, (const char *)p, sl);
+		if (st == FS_OTLP)
+			utrace__ob_putc(b, '}');
+		return;
+	}
+	es = utrace__elem_size(f, t);
+	if (!strncmp(t, "struct ", 7) || !(f->flags & (TEP_FIELD_IS_ARRAY |
+						      TEP_FIELD_IS_DYNAMIC))) {
+		es = 1;          /* a struct: its bytes */
+		is_signed = false;
+	}
+	utrace__ob_puts(b, st == FS_OTLP ? "{\"arrayValue\":{\"values\":[" :
+			   st == FS_JSON ? "[" : "{");
+	for (i = 0; i + es <= n; i += es) {
+		if (i)
+			utrace__ob_putc(b, ',');
+		put_number(b, p + i, es, is_signed, st);
+	}
+	utrace__ob_puts(b, st == FS_OTLP ? "]}}" : st == FS_JSON ? "]" : "}");
 }
 
 /* Every field after the common ones: name=value, or "name":value. */
@@ -121,11 +185,6 @@ static void put_fields(struct utrace__obuf *b, const struct utrace__rec *r, bool
 	bool first = true;
 
 	for (f = r->e->ev->format.fields; f; f = f->next) {
-		const unsigned char *p = r->d + f->offset;
-		uint32_t n = (uint32_t)f->size, i, es;
-		bool is_signed = f->flags & TEP_FIELD_IS_SIGNED;
-		char t[64];
-
 		if (json) {
 			if (!first)
 				utrace__ob_putc(b, ',');
@@ -137,37 +196,7 @@ static void put_fields(struct utrace__obuf *b, const struct utrace__rec *r, bool
 			utrace__ob_putc(b, '=');
 		}
 		first = false;
-		utrace__elem_type(f, t, sizeof(t));
-		if (f->flags & TEP_FIELD_IS_DYNAMIC) {
-			p = utrace__dyn_data(f, r, &n);
-		} else if (!(f->flags & TEP_FIELD_IS_ARRAY) &&
-			   (n == 1 || n == 2 || n == 4 || n == 8) &&
-			   strncmp(t, "struct ", 7)) {
-			put_number(b, p, n, is_signed);
-			continue;
-		}
-		if (!strcmp(t, "char")) {
-			size_t sl = strnlen((const char *)p, n);
-
-			if (json)
-				utrace__ob_json_str(b, (const char *)p, sl);
-			else
-				utrace__ob_put(b, (const char *)p, sl);
-			continue;
-		}
-		es = utrace__elem_size(f, t);
-		if (!strncmp(t, "struct ", 7) || !(f->flags & (TEP_FIELD_IS_ARRAY |
-							      TEP_FIELD_IS_DYNAMIC))) {
-			es = 1;          /* a struct: its bytes */
-			is_signed = false;
-		}
-		utrace__ob_putc(b, json ? '[' : '{');
-		for (i = 0; i + es <= n; i += es) {
-			if (i)
-				utrace__ob_putc(b, ',');
-			put_number(b, p + i, es, is_signed);
-		}
-		utrace__ob_putc(b, json ? ']' : '}');
+		put_field_value(b, r, f, json ? FS_JSON : FS_TEXT);
 	}
 }
 
@@ -186,6 +215,107 @@ static void json_common(struct utrace__obuf *b, const struct utrace__tf_item *it
 	utrace__ob_json_str(b, utrace__item_comm(it), strlen(utrace__item_comm(it)));
 }
 
+/*
+ * UTRACE__OUT_OTLP: one OTLP LogRecord in the JSON encoding of OTLP/HTTP
+ * (opentelemetry-proto logs/v1/logs.proto; lowerCamelCase names, 64-bit
+ * integers as decimal strings), without a newline:
+ *
+ *   {"timeUnixNano":"T","observedTimeUnixNano":"O","severityNumber":9,
+ *    "severityText":"INFO","body":{"stringValue":"TEXT"},
+ *    "attributes":[{"key":"event.system","value":{"stringValue":"demo"}},...]}
+ *
+ * The attributes utrace adds come first; the event's fields follow, under
+ * their names: C identifiers, which have no '.', so that only "cpu" can
+ * meet one of utrace's keys ("field.cpu" then).
+ */
+static void otlp_key(struct utrace__obuf *b, const char *key, bool first)
+{
+	utrace__ob_puts(b, first ? "{\"key\":" : ",{\"key\":");
+	utrace__ob_json_str(b, key, strlen(key));
+	utrace__ob_puts(b, ",\"value\":");
+}
+
+static void otlp_str(struct utrace__obuf *b, const char *key, const char *v, size_t n)
+{
+	otlp_key(b, key, false);
+	utrace__ob_puts(b, "{\"stringValue\":");
+	utrace__ob_json_str(b, v, n);
+	utrace__ob_puts(b, "}}");
+}
+
+static void otlp_int(struct utrace__obuf *b, const char *key, uint64_t v, bool first)
+{
+	otlp_key(b, key, first);
+	utrace__ob_puts(b, "{\"intValue\":\"");
+	utrace__ob_num(b, v, 0, ' ', false);
+	utrace__ob_puts(b, "\"}}");
+}
+
+/* The record up to its attribute list, and utrace's own attributes. */
+static void otlp_start(struct utrace__printer *sc, const struct utrace__tf_item *it,
+		       const char *system, const char *name, bool warn)
+{
+	struct utrace__obuf *b = &sc->ob;
+	const char *comm = utrace__item_comm(it);
+	uint64_t t = it->time + (uint64_t)sc->o->otlp_time_offset;
+
+	utrace__ob_puts(b, "{\"timeUnixNano\":\"");
+	utrace__ob_num(b, t, 0, ' ', false);
+	utrace__ob_puts(b, "\",\"observedTimeUnixNano\":\"");
+	utrace__ob_num(b, sc->o->otlp_observed, 0, ' ', false);
+	utrace__ob_puts(b, warn ? "\",\"severityNumber\":13,\"severityText\":\"WARN\""
+				: "\",\"severityNumber\":9,\"severityText\":\"INFO\"");
+	utrace__ob_puts(b, ",\"body\":{\"stringValue\":");
+	utrace__ob_json_str(b, sc->text.p, sc->text.len);
+	utrace__ob_puts(b, "},\"attributes\":");
+	sc->attr_at = b->len;
+	utrace__ob_putc(b, '[');
+	otlp_int(b, "utrace.seq", sc->o->otlp_seq, true);
+	otlp_str(b, "event.system", system, strlen(system));
+	otlp_str(b, "event.name", name, strlen(name));
+	otlp_int(b, "thread.id", it->thread->tid, false);
+	otlp_str(b, "thread.name", comm, strlen(comm));
+	otlp_int(b, "cpu", it->cpu, false);
+}
+
+static void otlp_end(struct utrace__printer *sc)
+{
+	utrace__ob_putc(&sc->ob, ']');
+	sc->attr_len = sc->ob.len - sc->attr_at;
+	utrace__ob_putc(&sc->ob, '}');
+}
+
+static void otlp_event(struct utrace__printer *sc, const struct utrace__tf_item *it,
+		       const struct utrace__fmt *e, const struct utrace__rec *r)
+{
+	struct utrace__obuf *b = &sc->ob;
+	struct tep_format_field *f;
+
+	otlp_start(sc, it, e->system, e->name, false);
+	for (f = r->e->ev->format.fields; f; f = f->next) {
+		otlp_key(b, strcmp(f->name, "cpu") ? f->name : "field.cpu", false);
+		put_field_value(b, r, f, FS_OTLP);
+		utrace__ob_putc(b, '}');
+	}
+	otlp_end(sc);
+	sc->last = *r;
+	sc->has_last = true;
+}
+
+static void otlp_lost(struct utrace__printer *sc, const struct utrace__tf_item *it)
+{
+	sc->text.len = 0;
+	utrace__ob_puts(&sc->text, it->lost ? "[LOST " : "[LOST EVENTS]");
+	if (it->lost) {
+		utrace__ob_num(&sc->text, it->lost, 0, ' ', false);
+		utrace__ob_puts(&sc->text, " EVENTS]");
+	}
+	otlp_start(sc, it, "utrace", "lost", true);
+	if (it->lost)
+		otlp_int(&sc->ob, "utrace.lost", it->lost, false);
+	otlp_end(sc);
+}
+
 static void put_lost(struct utrace__printer *sc, const struct utrace__tf_item *it)
 {
 	struct utrace__obuf *b = &sc->ob;
@@ -194,6 +324,10 @@ static void put_lost(struct utrace__printer *sc, const struct utrace__tf_item *i
 		sc->lost += it->lost;
 	else
 		sc->lost_unknown = true;
+	if (sc->o->mode == UTRACE__OUT_OTLP) {
+		otlp_lost(sc, it);
+		return;
+	}
 	if (sc->o->mode == UTRACE__OUT_JSON) {
 		utrace__ob_puts(b, "{\"lost\":");
 		if (it->lost)
@@ -355,8 +489,9 @@ static int put_event(struct utrace__printer *sc, const struct utrace__tf_item *i
 		put_ftrace(b, e->name, it->rec, it->len);
 		return 0;
 	}
-	ok = utrace__fmts_check(&sc->fmts, e, it, sc->o->mode == UTRACE__OUT_TEXT, &r, why,
-				sizeof(why));
+	ok = utrace__fmts_check(&sc->fmts, e, it, (sc->o->mode == UTRACE__OUT_TEXT ||
+						  sc->o->mode == UTRACE__OUT_OTLP) &&
+				!is_ftrace_printed(e), &r, why, sizeof(why));
 	if (ok < 0)
 		return ok;
 	if (!ok) {
@@ -378,15 +513,26 @@ static int put_event(struct utrace__printer *sc, const struct utrace__tf_item *i
 		utrace__ob_puts(b, "}}\n");
 		return 0;
 	}
-	put_line_start(sc, it);
-	utrace__ob_puts(b, e->name);
+	if (sc->o->mode != UTRACE__OUT_OTLP) {
+		put_line_start(sc, it);
+		utrace__ob_puts(b, e->name);
+	}
 	if (sc->o->mode == UTRACE__OUT_FIELDS) {
 		utrace__ob_putc(b, ':');
 		put_fields(b, &r, false);
 		utrace__ob_putc(b, '\n');
 		return 0;
 	}
-	utrace__ob_put(b, ": ", 2);
+	if (sc->o->mode == UTRACE__OUT_OTLP && is_ftrace_printed(e)) {
+		sc->text.len = 0;
+		put_ftrace(&sc->text, e->name, it->rec, it->len);
+		while (sc->text.len && sc->text.p[sc->text.len - 1] == '\n')
+			sc->text.len--;
+		otlp_event(sc, it, e, &r);
+		return 0;
+	}
+	if (sc->o->mode != UTRACE__OUT_OTLP)
+		utrace__ob_put(b, ": ", 2);
 	memset(&record, 0, sizeof(record));
 	record.data = (void *)r.d;
 	record.size = (int)it->len;
@@ -396,6 +542,12 @@ static int put_event(struct utrace__printer *sc, const struct utrace__tf_item *i
 	tep_print_event(sc->fmts.tep, &sc->seq, &record, "%s", TEP_PRINT_INFO);
 	if (sc->seq.state != TRACE_SEQ__GOOD)
 		return -ENOMEM;
+	if (sc->o->mode == UTRACE__OUT_OTLP) {
+		sc->text.len = 0;
+		utrace__ob_put(&sc->text, sc->seq.buffer, sc->seq.len);
+		otlp_event(sc, it, e, &r);
+		return 0;
+	}
 	utrace__ob_put(b, sc->seq.buffer, sc->seq.len);
 	utrace__ob_putc(b, '\n');
 	return 0;
@@ -672,6 +824,8 @@ int utrace__printer_item(struct utrace__printer *p, const struct utrace__tf_item
 {
 	int r = 0;
 
+	p->has_last = false;
+	p->attr_len = 0;
 	if (it->kind == UTRACE__TF_LOST)
 		put_lost(p, it);
 	else
@@ -695,4 +849,25 @@ void utrace__printer_free(struct utrace__printer *p)
 		return;
 	printer_fini(p);
 	free(p);
+}
+
+void utrace__printer_otlp_attrs(struct utrace__printer *p, size_t *at, size_t *len)
+{
+	*at = p->attr_at;
+	*len = p->attr_len;
+}
+
+int utrace__printer_field_text(struct utrace__printer *p, const char *name,
+			       struct utrace__obuf *b)
+{
+	struct tep_format_field *f;
+
+	if (!p->has_last)
+		return -ENOENT;
+	for (f = p->last.e->ev->format.fields; f; f = f->next)
+		if (!strcmp(f->name, name)) {
+			put_field_value(b, &p->last, f, FS_TEXT);
+			return 0;
+		}
+	return -ENOENT;
 }

@@ -19,7 +19,12 @@
 #include "obuf.h"
 #include "setevent.h"
 
-enum utrace__out_mode { UTRACE__OUT_TEXT, UTRACE__OUT_FIELDS, UTRACE__OUT_JSON };
+enum utrace__out_mode {
+	UTRACE__OUT_TEXT,
+	UTRACE__OUT_FIELDS,
+	UTRACE__OUT_JSON,
+	UTRACE__OUT_OTLP,    /* OTLP LogRecords in JSON (export-otlp.c), no newlines */
+};
 
 /* A --filter entry: the events it is for, and its expression. */
 struct utrace__print_filter {
@@ -47,6 +52,12 @@ struct utrace__print_opts {
 	bool annotate_cpus;
 	/* no flags column, as the kernel's trace with its irq-info option off */
 	bool no_irq_info;
+	/* UTRACE__OUT_OTLP: added to the CLOCK_MONOTONIC times (Unix time
+	 * ns); the observedTimeUnixNano; the utrace.seq of the next record
+	 * (the caller moves it on) */
+	int64_t otlp_time_offset;
+	uint64_t otlp_observed;
+	uint64_t otlp_seq;
 };
 
 /* Whether -e selects the event (and marks the matching -e as used). */
@@ -82,5 +93,15 @@ int utrace__printer_item(struct utrace__printer *p,
 struct utrace__obuf *utrace__printer_buf(struct utrace__printer *p) UTRACE_HIDDEN;
 struct utrace__fmts *utrace__printer_fmts(struct utrace__printer *p) UTRACE_HIDDEN;
 void utrace__printer_free(struct utrace__printer *p) UTRACE_HIDDEN;
+
+/* UTRACE__OUT_OTLP, after utrace__printer_item() appended a record: where
+ * its attribute list ("[...]") lies in the printer's buffer (*len 0:
+ * nothing was appended). */
+void utrace__printer_otlp_attrs(struct utrace__printer *p, size_t *at, size_t *len)
+	UTRACE_HIDDEN;
+/* The value of field 'name' of the event just appended, as --fields
+ * writes it, appended to 'b': 0, or -ENOENT (no such field, or no event). */
+int utrace__printer_field_text(struct utrace__printer *p, const char *name,
+			       struct utrace__obuf *b) UTRACE_HIDDEN;
 
 #endif /* UTRACE_READER_PRINT_H */

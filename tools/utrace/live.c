@@ -129,6 +129,11 @@ struct lsrc {
 	struct lfmt *fmts;
 	size_t nr_fmts;
 	bool want_syms;              /* a format prints %ps / %pS / %pB */
+	bool gone;                   /* its agent stopped answering: read out once */
+	/* live_take(): the pool's count of events lost (discarded or
+	 * overwritten) at the last take, and since then */
+	uint64_t lost_base, lost_now;
+	bool lost_base_set;
 	struct utrace__symcache syms;    /* its ELF files' symbol tables */
 };
 
@@ -138,6 +143,7 @@ struct live {
 	int cpu;                     /* the one CPU read, or -1 */
 	struct utrace__rbpack pk;    /* live_raw()'s stream */
 	unsigned char page[UTRACE_PAGE_SIZE];
+	bool drain;                  /* live_take(): read a pool once after its process */
 	unsigned char *out;          /* live_raw()'s pages */
 	size_t out_len, out_cap;
 	bool out_failed;
@@ -312,6 +318,10 @@ static void put_source(struct utrace__tfw *w, struct lsrc *s, struct utrace__liv
 
 		utrace__tfw_page_now(w, &hdr, &lp->page, sizeof(lp->page));
 	}
+	/* what the pool lost since the last take, said after its events */
+	if (s->lost_now > s->lost_base)
+		utrace__tfw_lost(w, s->info.pid, 0, s->lost_now - s->lost_base);
+	s->lost_base = s->lost_now;
 }
 
 static void header(FILE *out, uint64_t in_buffer, uint64_t written, bool irq_info)
@@ -468,11 +478,20 @@ static int image_make(struct live *lv, bool consume, struct image *im)
 	for (i = 0; i < lv->n; i++) {
 		struct lsrc *s = &lv->src[i];
 
-		if (refresh_formats(s) < 0) {
+		if (s->gone) {
 			ret = -EIO;
 			goto out;
 		}
-		if (utrace__pool_dead(s->pool) == UTRACE_POOL_REPLACED) {
+		if (refresh_formats(s) < 0) {
+			if (!lv->drain) {
+				ret = -EIO;
+				goto out;
+			}
+			/* The process has exited (or its agent is stuck): its
+			 * pool is still mapped, with the events of its last
+			 * pages, and the formats known so far name them. */
+			s->gone = true;
+		} else if (utrace__pool_dead(s->pool) == UTRACE_POOL_REPLACED) {
 			/* buffer_size_kb was written: read the new pool. */
 			struct utrace_pool *np;
 			int pfd;
@@ -504,6 +523,19 @@ static int image_make(struct live *lv, bool consume, struct image *im)
 		}
 		im->events += cls[i].events;
 		im->written += cls[i].events;
+		if (lv->drain) {
+			/* after the pages: an event lost now is said next time */
+			uint64_t lost = utrace__pool_lost_in_slots(s->pool) +
+					utrace__pool_lost_no_slot(s->pool);
+
+			if (!s->lost_base_set)
+				s->lost_base = lost;
+			s->lost_base_set = true;
+			/* (a slot's count restarts when a new thread takes it) */
+			if (lost < s->lost_base)
+				s->lost_base = lost;
+			s->lost_now = lost;
+		}
 		for (j = 0; j < cls[i].n; j++)
 			im->bytes += cls[i].v[j].page.commit & UTRACE_RB_COMMIT_MASK;
 		s->nr_pts = 0;
@@ -626,6 +658,23 @@ long live_print(struct live *lv, unsigned int flags, FILE *out)
 	r = (int)(im.events > 0x7fffffff ? 0x7fffffff : im.events);
 	image_free(&im);
 	return r;
+}
+
+long live_take(struct live *lv, int (*fn)(void *arg, struct utrace__tf *tf), void *arg)
+{
+	struct image im;
+	int r;
+	long n;
+
+	lv->drain = true;
+	r = image_make(lv, true, &im);
+	if (r < 0)
+		return r;
+	n = im.tf ? (long)(im.events > 0x7fffffff ? 0x7fffffff : im.events) : 0;
+	if (im.tf && (r = fn(arg, im.tf)) < 0)
+		n = r;
+	image_free(&im);
+	return n;
 }
 
 void live_set_cpu(struct live *lv, int cpu)

@@ -33,6 +33,16 @@ enum {
  */
 long live_print(struct live *lv, unsigned int flags, FILE *out);
 
+/*
+ * Take what the buffers hold (as LIVE_CONSUME) as one trace file, given
+ * to fn (utrace export).  A process that has exited is read once more,
+ * for the events of its last pages.  Returns the number of events taken
+ * (0: none, fn not called), fn's negative result, or a negative errno
+ * (a process is gone, and was read out).
+ */
+struct utrace__tf;
+long live_take(struct live *lv, int (*fn)(void *arg, struct utrace__tf *tf), void *arg);
+
 /* Read the events of CPU 'cpu' only (-1: all, the default). */
 void live_set_cpu(struct live *lv, int cpu);
 

@@ -23,6 +23,7 @@ static const struct cmd commands[] = {
 	{ "report", cmd_report, "count the events of a trace file by keys, and latencies (perf report)" },
 	{ "stat", cmd_stat, "run a command and count its events and software counters (perf stat)" },
 	{ "convert", cmd_convert, "export a trace file as trace.dat (trace-cmd, KernelShark)" },
+	{ "export", cmd_export, "send events to an OpenTelemetry Collector (OTLP/HTTP)" },
 	{ "mount", cmd_mount, "mount the tracefs files of running processes (FUSE)" },
 	{ "enter", cmd_enter, "run a command that sees a process's tree as /sys/kernel/tracing" },
 	{ "ps", cmd_ps, "list the running processes that can be traced" },

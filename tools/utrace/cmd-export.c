@@ -1,0 +1,406 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * utrace export: send the events of a trace file, or of a running
+ * process as they come, to an OpenTelemetry Collector over OTLP/HTTP
+ * (JSON).  The requests are made by the reader library
+ * (lib/reader/export-otlp.c) and sent by lib/otlp-http/ (libcurl); here
+ * are the options and the live loop.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ctl-client.h"
+#include "cmds.h"
+#include "export.h"
+#include "file-reader.h"
+#include "live.h"
+#include "otlp-http.h"
+
+static const char usage_text[] =
+	"usage: utrace export --otlp URL [-i FILE | -p PID] [--slice BEGIN.FIELD:END.FIELD]...\n"
+	"                     [--batch N] [--header NAME=VALUE]... [--service NAME]\n"
+	"                     [--compress gzip|none] [--timeout SEC] [--retry-time SEC]\n"
+	"\n"
+	"Send events to an OpenTelemetry Collector over OTLP/HTTP (JSON): each\n"
+	"event as a log record (POST URL/v1/logs), each --slice pair as a span\n"
+	"(POST URL/v1/traces).\n"
+	"\n"
+	"      --otlp URL       the collector's base URL (http://127.0.0.1:4318)\n"
+	"  -i, --input FILE     the trace file (default: utrace.dat)\n"
+	"  -p, --pid PID        a running process instead: its events as they come\n"
+	"                       (consumed, as 'utrace pipe'), until it exits or Ctrl-C\n"
+	"      --slice BEGIN.FIELD:END.FIELD\n"
+	"                       a span from each BEGIN event to the END event of\n"
+	"                       the same process with the same FIELD value\n"
+	"                       ([SYSTEM:]EVENT.FIELD); may repeat\n"
+	"      --batch N        records (or spans) per request (default 512)\n"
+	"      --batch-time SEC a record waits no longer for its batch (default 1)\n"
+	"      --header NAME=VALUE  an HTTP header for every request; may repeat\n"
+	"      --service NAME   service.name (default: each process's name)\n"
+	"      --compress gzip|none  the requests' encoding (default gzip)\n"
+	"      --timeout SEC    one try of a request, connecting included (default 10)\n"
+	"      --retry-time SEC give a request up after trying this long (default 60)\n"
+	"  -h, --help           show this text\n";
+
+enum {
+	OPT_OTLP = 256, OPT_SLICE, OPT_BATCH, OPT_BATCH_TIME, OPT_HEADER, OPT_SERVICE,
+	OPT_COMPRESS, OPT_TIMEOUT, OPT_RETRY_TIME,
+};
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+/* The exports: 0, 1 (problems, said), or -1: nothing could be read (said). */
+
+/* SEC, a decimal number of seconds > 0, in ms; -1 when it is not one. */
+static long long parse_ms(const char *s)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !(v > 0) || v > 86400.0 * 365)
+		return -1;
+	return (long long)(v * 1000 + 0.999);
+}
+
+struct export_state {
+	struct utrace__otlp *x;
+	int status;
+};
+
+/* live_take()'s callback: one take of the buffers. */
+static int add_take(void *arg, struct utrace__tf *tf)
+{
+	struct export_state *es = arg;
+	struct timespec rt, mono;
+	int r;
+
+	/* a live reading has no recording start: the clocks' offset now */
+	clock_gettime(CLOCK_REALTIME, &rt);
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	r = utrace__otlp_add(es->x, tf, ((int64_t)rt.tv_sec - mono.tv_sec) * 1000000000 +
+			     (rt.tv_nsec - mono.tv_nsec));
+	if (r > 0)
+		es->status = 1;
+	return r < 0 ? r : 0;
+}
+
+static int export_live(struct export_state *es, pid_t pid)
+{
+	struct utrace__ctl *c = NULL;
+	struct live *lv = NULL;
+	struct sigaction sa = { .sa_handler = on_signal };
+	char err[512];
+	int r;
+
+	if (utrace__ctl_open(pid, &c, err, sizeof(err)) < 0) {
+		fprintf(stderr, "utrace: %s\n", err);
+		return -1;
+	}
+	r = live_open(&c, 1, &lv);
+	if (r < 0) {
+		const char *m = utrace__ctl_errmsg(c);
+
+		if (m && *m)
+			fprintf(stderr, "utrace: %s\n", m);
+		else
+			fprintf(stderr, "utrace: cannot read the buffers: %s\n", strerror(-r));
+		utrace__ctl_close(c);
+		return -1;
+	}
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	while (!stop) {
+		struct timespec ts = { 0, 50 * 1000 * 1000 };
+		long n = live_take(lv, add_take, es);
+
+		if (n < 0)
+			break;    /* the process is gone, or a request was given up */
+		if (utrace__otlp_tick(es->x) < 0)
+			break;
+		if (n == 0)
+			nanosleep(&ts, NULL);
+	}
+	live_close(lv);
+	utrace__ctl_close(c);
+	return 0;
+}
+
+static int export_file(struct export_state *es, const char *input)
+{
+	struct utrace__tf *tf = NULL;
+	uint64_t rt, mono;
+	int r = utrace__tf_open(input, &tf);
+
+	if (r == -ENOMEM || !tf) {
+		fprintf(stderr, "utrace: out of memory\n");
+		utrace__tf_close(tf);
+		return -1;
+	}
+	if (!utrace__tf_page_size(tf) && utrace__tf_error(tf)) {
+		fprintf(stderr, "utrace: %s\n", utrace__tf_error(tf));
+		utrace__tf_close(tf);
+		return -1;
+	}
+	/* the recording's start: CLOCK_REALTIME and CLOCK_MONOTONIC together */
+	utrace__tf_start_time(tf, &rt, &mono);
+	r = utrace__otlp_add(es->x, tf, (int64_t)(rt - mono));
+	if (utrace__tf_warning(tf) && utrace__tf_cut(tf, NULL))
+		fprintf(stderr, "utrace: %s: exported the events before it\n",
+			utrace__tf_warning(tf));
+	utrace__tf_close(tf);
+	if (r == -ENOMEM) {
+		fprintf(stderr, "utrace: '%s': out of memory\n", input);
+		return 1;
+	}
+	return r ? 1 : 0;
+}
+
+/* The command line, parsed. */
+struct export_opts {
+	struct utrace__http_opts ho;
+	struct utrace__otlp_opts xo;
+	struct utrace__otlp_slice *slices;
+	size_t nr_slices;
+	char **headers;              /* "Name: value" */
+	size_t nr_headers;
+	const char *input;
+	pid_t pid;
+};
+
+static int nomem(void)
+{
+	fprintf(stderr, "utrace: out of memory\n");
+	return 1;
+}
+
+/* -1 to go on, or the exit status (said why). */
+static int parse_options(int argc, char **argv, struct export_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "otlp", required_argument, NULL, OPT_OTLP },
+		{ "input", required_argument, NULL, 'i' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "slice", required_argument, NULL, OPT_SLICE },
+		{ "batch", required_argument, NULL, OPT_BATCH },
+		{ "batch-time", required_argument, NULL, OPT_BATCH_TIME },
+		{ "header", required_argument, NULL, OPT_HEADER },
+		{ "service", required_argument, NULL, OPT_SERVICE },
+		{ "compress", required_argument, NULL, OPT_COMPRESS },
+		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+		{ "retry-time", required_argument, NULL, OPT_RETRY_TIME },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	long long v;
+	char *end;
+	int c;
+
+	opterr = 0;
+	optind = 0;
+	while ((c = getopt_long(argc, argv, ":i:p:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_OTLP:
+			o->ho.url = optarg;
+			break;
+		case 'i':
+			o->input = optarg;
+			break;
+		case 'p':
+			errno = 0;
+			v = strtoll(optarg, &end, 10);
+			if (errno || end == optarg || *end || v <= 0 || v > 0x7fffffff)
+				return usage_error("export", "'%s' is not a process id", optarg);
+			o->pid = (pid_t)v;
+			break;
+		case OPT_SLICE: {
+			void *p = realloc(o->slices, (o->nr_slices + 1) * sizeof(*o->slices));
+			int r;
+
+			if (!p)
+				return nomem();
+			o->slices = p;
+			r = utrace__otlp_slice_parse(optarg, &o->slices[o->nr_slices]);
+			if (r == -ENOMEM)
+				return nomem();
+			if (r < 0)
+				return usage_error("export", "'%s' is not BEGIN.FIELD:END.FIELD "
+						   "([SYSTEM:]EVENT.FIELD)", optarg);
+			o->nr_slices++;
+			break;
+		}
+		case OPT_BATCH:
+			errno = 0;
+			v = strtoll(optarg, &end, 10);
+			if (errno || end == optarg || *end || v <= 0 || v > 1000000)
+				return usage_error("export",
+						   "'%s' is not a batch size (1 to 1000000)", optarg);
+			o->xo.batch = (size_t)v;
+			break;
+		case OPT_BATCH_TIME:
+		case OPT_TIMEOUT:
+		case OPT_RETRY_TIME:
+			v = parse_ms(optarg);
+			if (v < 0)
+				return usage_error("export", "'%s' is not a number of seconds", optarg);
+			if (c == OPT_BATCH_TIME)
+				o->xo.batch_ns = (uint64_t)v * 1000000;
+			else if (c == OPT_TIMEOUT)
+				o->ho.timeout_ms = (long)v;
+			else
+				o->ho.retry_ms = (uint64_t)v;
+			break;
+		case OPT_HEADER: {
+			const char *eq = strchr(optarg, '=');
+			void *p;
+
+			/* a token before '=', no line break anywhere */
+			if (!eq || eq == optarg ||
+			    strcspn(optarg, ": \t") < (size_t)(eq - optarg) ||
+			    strpbrk(optarg, "\r\n"))
+				return usage_error("export", "'%s' is not a header NAME=VALUE", optarg);
+			p = realloc(o->headers, (o->nr_headers + 1) * sizeof(*o->headers));
+			if (!p)
+				return nomem();
+			o->headers = p;
+			o->headers[o->nr_headers] = malloc(strlen(optarg) + 2);
+			if (!o->headers[o->nr_headers])
+				return nomem();
+			sprintf(o->headers[o->nr_headers], "%.*s: %s", (int)(eq - optarg), optarg,
+				eq + 1);
+			o->nr_headers++;
+			break;
+		}
+		case OPT_SERVICE:
+			o->xo.service = optarg;
+			break;
+		case OPT_COMPRESS:
+			if (strcmp(optarg, "gzip") && strcmp(optarg, "none"))
+				return usage_error("export",
+						   "unknown compression '%s' (gzip, none)", optarg);
+			o->ho.gzip = !strcmp(optarg, "gzip");
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return 0;
+		case ':':
+			return usage_error("export", "option '%s' needs a value", argv[optind - 1]);
+		default:
+			return usage_error("export", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return usage_error("export", "unexpected argument '%s'", argv[optind]);
+	if (!o->ho.url)
+		return usage_error("export", "%s", "where to? give --otlp URL");
+	if (o->input && o->pid)
+		return usage_error("export", "%s", "give -i FILE or -p PID, not both");
+	o->ho.headers = o->headers;
+	o->ho.nr_headers = o->nr_headers;
+	o->xo.slices = o->slices;
+	o->xo.nr_slices = o->nr_slices;
+	return -1;
+}
+
+static void free_options(struct export_opts *o)
+{
+	size_t i;
+
+	for (i = 0; i < o->nr_slices; i++)
+		utrace__otlp_slice_free(&o->slices[i]);
+	free(o->slices);
+	for (i = 0; i < o->nr_headers; i++)
+		free(o->headers[i]);
+	free(o->headers);
+}
+
+/* What was sent and what was not, on stderr; the exit status. */
+static int report(const struct utrace__otlp *x, const struct utrace__http *http)
+{
+	struct utrace__otlp_stats st;
+	struct utrace__http_stats hs;
+	int status = 0;
+
+	utrace__otlp_get_stats(x, &st);
+	utrace__http_get_stats(http, &hs);
+	if (st.sent_records < st.records || st.sent_spans < st.spans) {
+		fprintf(stderr, "utrace: not delivered: %llu of %llu log records, %llu of %llu "
+			"spans\n", (unsigned long long)(st.records - st.sent_records),
+			(unsigned long long)st.records,
+			(unsigned long long)(st.spans - st.sent_spans),
+			(unsigned long long)st.spans);
+		status = 1;
+	}
+	if (hs.rejected_records || hs.rejected_spans) {
+		fprintf(stderr, "utrace: the collector rejected %llu log records and %llu "
+			"spans of those delivered\n", (unsigned long long)hs.rejected_records,
+			(unsigned long long)hs.rejected_spans);
+		status = 1;
+	}
+	if (st.lost)
+		fprintf(stderr, "utrace: %llu events were lost before the export read them "
+			"(sent as [LOST] records)\n", (unsigned long long)st.lost);
+	if (st.open_slices || st.stray_ends)
+		fprintf(stderr, "utrace: slices: %llu begins without an end, %llu ends "
+			"without a begin (not sent)\n", (unsigned long long)st.open_slices,
+			(unsigned long long)st.stray_ends);
+	fprintf(stderr, "utrace: sent %llu log records and %llu spans in %llu requests "
+		"(%llu bytes, %llu tries)\n", (unsigned long long)st.sent_records,
+		(unsigned long long)st.sent_spans, (unsigned long long)hs.requests,
+		(unsigned long long)hs.bytes, (unsigned long long)hs.tries);
+	return status;
+}
+
+int cmd_export(int argc, char **argv)
+{
+	struct export_opts o = {
+		.ho = { .gzip = true, .timeout_ms = 10000, .retry_ms = 60000, .stop = &stop },
+		.xo = { .batch = 512, .batch_ns = 1000000000 },
+	};
+	struct utrace__http *http = NULL;
+	struct export_state es = { 0 };
+	int status = parse_options(argc, argv, &o);
+
+	if (status >= 0)
+		goto out;
+	status = 1;
+	if (utrace__http_new(&o.ho, &http) < 0)
+		goto out;
+	o.xo.send = utrace__http_send;
+	o.xo.arg = http;
+	es.x = utrace__otlp_new(&o.xo);
+	if (!es.x) {
+		status = nomem();
+		goto out;
+	}
+	if (o.pid)
+		status = export_live(&es, o.pid);
+	else
+		status = export_file(&es, o.input ? o.input : "utrace.dat");
+	if (status < 0) {
+		status = 1;     /* nothing to export: said why */
+		goto out;
+	}
+	if (utrace__otlp_flush(es.x) == -ENOMEM) {
+		status = nomem();
+		goto out;
+	}
+	status |= es.status | report(es.x, http);
+out:
+	utrace__otlp_free(es.x);
+	utrace__http_free(http);
+	free_options(&o);
+	return status;
+}
