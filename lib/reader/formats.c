@@ -1264,6 +1264,29 @@ int utrace__fmts_check(struct utrace__fmts *sc, struct utrace__fmt *e,
 	return check_record(r, printing) ? 1 : 0;
 }
 
+int utrace__fmts_check_item(struct utrace__fmts *sc, struct utrace__fmt *e,
+			    const struct utrace__tf_item *it, bool printing,
+			    struct utrace__rec *r)
+{
+	char why[256];
+	int ok = utrace__fmts_check(sc, e, it, printing, r, why, sizeof(why));
+
+	if (!ok)
+		utrace__fmts_problem(sc, "'%s': record at offset %llu: event at offset %llu: "
+			"'%s:%s': %s", sc->name, (unsigned long long)it->page_offset,
+			(unsigned long long)it->offset, e->system, e->name, why);
+	return ok;
+}
+
+void utrace__fmts_no_format(struct utrace__fmts *sc, const struct utrace__tf_item *it)
+{
+	if (!it->format_rejected)
+		utrace__fmts_problem(sc, "'%s': record at offset %llu: event at offset %llu: "
+			"pid %u has no FORMAT for event id %u", sc->name,
+			(unsigned long long)it->page_offset, (unsigned long long)it->offset,
+			it->proc->pid, it->id);
+}
+
 /* --- vetting events for other writers (utrace convert) --- */
 
 struct utrace__vet {

@@ -116,6 +116,20 @@ int utrace__fmts_check(struct utrace__fmts *c, struct utrace__fmt *e,
 		       const struct utrace__tf_item *it, bool printing,
 		       struct utrace__rec *r, char *why, size_t whylen) UTRACE_HIDDEN;
 
+/*
+ * The same for the event of a stream item, a failure said through c->pr
+ * ("'x.dat': record at offset N: event at offset M: 'sys:name': why"):
+ * 1, 0 (said), or -ENOMEM.
+ */
+int utrace__fmts_check_item(struct utrace__fmts *c, struct utrace__fmt *e,
+			    const struct utrace__tf_item *it, bool printing,
+			    struct utrace__rec *r) UTRACE_HIDDEN;
+
+/* Say that the event of 'it' has no format (unless its FORMAT record was
+ * bad: the reader said that). */
+void utrace__fmts_no_format(struct utrace__fmts *c, const struct utrace__tf_item *it)
+	UTRACE_HIDDEN;
+
 /* A little-endian number of 1, 2, 4 or 8 bytes (0 for other sizes). */
 uint64_t utrace__read_num(const unsigned char *p, int size) UTRACE_HIDDEN;
 

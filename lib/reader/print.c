@@ -19,6 +19,7 @@
 #include <event-parse.h>
 #include <trace-seq.h>
 
+#include "fields.h"
 #include "filter.h"
 #include "print.h"
 #include "traceline.h"
@@ -99,75 +100,16 @@ void utrace__print_prefix(struct utrace__obuf *b, const char *comm, uint32_t tid
 	b->len += utrace__trace_prefix(b->p + b->len, comm, n, tid, cpu, time, irq_info);
 }
 
-/* The element type of a field: "__data_loc unsigned int[]" -> "unsigned int". */
-static void elem_type(const struct tep_format_field *f, char *t, size_t len)
-{
-	const char *s = f->type, *e;
-
-	if (!strncmp(s, "__data_loc ", 11))
-		s += 11;
-	else if (!strncmp(s, "__rel_loc ", 10))
-		s += 10;
-	if (!strncmp(s, "const ", 6))
-		s += 6;
-	e = strchr(s, '[');
-	if (!e)
-		e = s + strlen(s);
-	while (e > s && e[-1] == ' ')
-		e--;
-	if ((size_t)(e - s) >= len)
-		e = s + len - 1;
-	memcpy(t, s, (size_t)(e - s));
-	t[e - s] = 0;
-}
-
-static unsigned int elem_size(const struct tep_format_field *f, const char *t)
-{
-	static const struct { const char *t; unsigned int size; } sizes[] = {
-		{ "char", 1 }, { "signed char", 1 }, { "unsigned char", 1 }, { "u8", 1 },
-		{ "s8", 1 }, { "bool", 1 }, { "_Bool", 1 }, { "short", 2 },
-		{ "unsigned short", 2 }, { "u16", 2 }, { "s16", 2 }, { "int", 4 },
-		{ "unsigned int", 4 }, { "unsigned", 4 }, { "u32", 4 }, { "s32", 4 },
-		{ "long", 8 }, { "unsigned long", 8 }, { "long long", 8 },
-		{ "unsigned long long", 8 }, { "u64", 8 }, { "s64", 8 }, { "size_t", 8 },
-	};
-	size_t i;
-
-	if (!(f->flags & TEP_FIELD_IS_DYNAMIC) && f->elementsize)
-		return f->elementsize;
-	if (t[0] && t[strlen(t) - 1] == '*')
-		return 8;
-	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
-		if (!strcmp(sizes[i].t, t))
-			return sizes[i].size;
-	return 1;
-}
-
-static void put_number(struct utrace__obuf *b, const unsigned char *p, unsigned int size,
-		       bool is_signed)
-{
-	uint64_t v = utrace__read_num(p, (int)size);
-
-	if (is_signed && size < 8 && (v >> (size * 8 - 1)) & 1)
-		v |= ~0ULL << (size * 8);
-	if (is_signed)
-		utrace__ob_snum(b, (int64_t)v);
-	else
-		utrace__ob_num(b, v, 0, ' ', false);
-}
-
 /* Every field after the common ones: name=value, or "name":value. */
 static void put_fields(struct utrace__obuf *b, const struct utrace__rec *r, bool json)
 {
 	struct tep_format_field *f;
+	struct utrace__fdesc d;
+	struct utrace__fval v;
 	bool first = true;
+	uint32_t i;
 
 	for (f = r->e->ev->format.fields; f; f = f->next) {
-		const unsigned char *p = r->d + f->offset;
-		uint32_t n = (uint32_t)f->size, i, es;
-		bool is_signed = f->flags & TEP_FIELD_IS_SIGNED;
-		char t[64];
-
 		if (json) {
 			if (!first)
 				utrace__ob_putc(b, ',');
@@ -179,43 +121,32 @@ static void put_fields(struct utrace__obuf *b, const struct utrace__rec *r, bool
 			utrace__ob_putc(b, '=');
 		}
 		first = false;
-		elem_type(f, t, sizeof(t));
-		if (f->flags & TEP_FIELD_IS_DYNAMIC) {
-			uint64_t val = utrace__read_num(p, f->size);
-			uint32_t o = (uint32_t)(val & 0xffff);
-
-			n = f->size == 2 ? r->size - o : (uint32_t)((val >> 16) & 0xffff);
-			if (f->flags & TEP_FIELD_IS_RELATIVE)
-				o += (uint32_t)(f->offset + f->size);
-			p = r->d + o;
-		} else if (!(f->flags & TEP_FIELD_IS_ARRAY) &&
-			   (n == 1 || n == 2 || n == 4 || n == 8) &&
-			   strncmp(t, "struct ", 7)) {
-			put_number(b, p, n, is_signed);
-			continue;
-		}
-		if (!strcmp(t, "char")) {
-			size_t sl = strnlen((const char *)p, n);
-
-			if (json)
-				utrace__ob_json_str(b, (const char *)p, sl);
+		utrace__fdesc_init(&d, f);
+		utrace__fdesc_read(&d, r, &v);
+		if (v.kind == UTRACE__FVAL_NUM) {
+			if (v.is_signed)
+				utrace__ob_snum(b, (int64_t)v.num);
 			else
-				utrace__ob_put(b, (const char *)p, sl);
-			continue;
+				utrace__ob_num(b, v.num, 0, ' ', false);
+		} else if (v.kind == UTRACE__FVAL_STR) {
+			if (json)
+				utrace__ob_json_str(b, (const char *)v.p, v.len);
+			else
+				utrace__ob_put(b, v.p, v.len);
+		} else {
+			utrace__ob_putc(b, json ? '[' : '{');
+			for (i = 0; i < v.len / v.elem_size; i++) {
+				uint64_t e = utrace__fval_elem(&v, i);
+
+				if (i)
+					utrace__ob_putc(b, ',');
+				if (v.is_signed)
+					utrace__ob_snum(b, (int64_t)e);
+				else
+					utrace__ob_num(b, e, 0, ' ', false);
+			}
+			utrace__ob_putc(b, json ? ']' : '}');
 		}
-		es = elem_size(f, t);
-		if (!strncmp(t, "struct ", 7) || !(f->flags & (TEP_FIELD_IS_ARRAY |
-							      TEP_FIELD_IS_DYNAMIC))) {
-			es = 1;          /* a struct: its bytes */
-			is_signed = false;
-		}
-		utrace__ob_putc(b, json ? '[' : '{');
-		for (i = 0; i + es <= n; i += es) {
-			if (i)
-				utrace__ob_putc(b, ',');
-			put_number(b, p + i, es, is_signed);
-		}
-		utrace__ob_putc(b, json ? ']' : '}');
 	}
 }
 
@@ -366,18 +297,12 @@ static int put_event(struct utrace__printer *sc, const struct utrace__tf_item *i
 	struct utrace__tf_format *f = it->format;
 	struct utrace__obuf *b = &sc->ob;
 	struct tep_record record;
-	char why[256];
 	struct utrace__fmt *e;
 	struct utrace__rec r;
 	int ok;
 
-	if (!f && it->format_rejected)
-		return 0;                /* the reader said why */
 	if (!f) {
-		utrace__fmts_problem(&sc->fmts, "'%s': record at offset %llu: event at "
-			"offset %llu: pid %u has no FORMAT for event id %u", sc->name,
-			(unsigned long long)it->page_offset, (unsigned long long)it->offset,
-			it->proc->pid, it->id);
+		utrace__fmts_no_format(&sc->fmts, it);
 		return 0;
 	}
 	e = utrace__fmts_get(&sc->fmts, f);
@@ -402,16 +327,9 @@ static int put_event(struct utrace__printer *sc, const struct utrace__tf_item *i
 		put_ftrace(b, e->name, it->rec, it->len);
 		return 0;
 	}
-	ok = utrace__fmts_check(&sc->fmts, e, it, sc->o->mode == UTRACE__OUT_TEXT, &r, why,
-				sizeof(why));
-	if (ok < 0)
+	ok = utrace__fmts_check_item(&sc->fmts, e, it, sc->o->mode == UTRACE__OUT_TEXT, &r);
+	if (ok <= 0)
 		return ok;
-	if (!ok) {
-		utrace__fmts_problem(&sc->fmts, "'%s': record at offset %llu: event at "
-			"offset %llu: '%s:%s': %s", sc->name, (unsigned long long)it->page_offset,
-			(unsigned long long)it->offset, e->system, e->name, why);
-		return 0;
-	}
 	sc->nr_printed++;
 	if (sc->o->mode == UTRACE__OUT_JSON) {
 		utrace__ob_puts(b, "{\"name\":\"");
