@@ -2,7 +2,7 @@
 # Install what utrace needs to build and test on Debian 12 (as root, or
 # through sudo).  Pass --bench to add the peers the benchmarks compare
 # against (LTTng-UST, valgrind), --tests to add what the whole test suite
-# also runs (the kernel's ftracetest, from Debian's kernel source).
+# also runs (the kernel's ftracetest, from Debian's kernel source; protoc).
 set -euo pipefail
 
 pkgs=(
@@ -13,8 +13,10 @@ pkgs=(
 for arg in "$@"; do
 	case $arg in
 	--bench) pkgs+=(valgrind liblttng-ust-dev lttng-tools binutils babeltrace2) ;;
-	# the kernel's own ftracetest, run by t0032 (from the kernel source)
-	--tests) pkgs+=(linux-source) ;;
+	# the kernel's own ftracetest, run by t0032 (from the kernel source);
+	# protoc decodes the Perfetto export (t0042), GNU time measures the
+	# exports' memory (t0041, t0042)
+	--tests) pkgs+=(linux-source protobuf-compiler time) ;;
 	*) echo "setup-debian.sh: unknown option '$arg' (--bench, --tests)" >&2; exit 2 ;;
 	esac
 done

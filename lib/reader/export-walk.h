@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The walk that the streamed exports (export-json.c, export-perfetto.c)
+ * share (export-walk.c): it opens the output, reads the merged stream of
+ * the trace file, checks each event as `utrace script --json` does and
+ * reads its fields, pairs --slice begins and ends, picks out --counter
+ * values, says the problems, and hands each step to a writer, which
+ * appends its bytes to an output buffer that the walk flushes every 64
+ * KiB.  What it keeps is per format, per thread and per open slice, never
+ * per event: memory does not grow with the trace.
+ */
+#ifndef UTRACE_READER_EXPORT_WALK_H
+#define UTRACE_READER_EXPORT_WALK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "export.h"
+#include "fields.h"
+#include "file-reader.h"
+#include "formats.h"
+#include "obuf.h"
+
+/* A distinct event format, as the exports see it. */
+struct utrace__xfmt {
+	struct utrace__fmt *e;           /* e->system, e->name */
+	struct utrace__fdesc *fields;    /* every field after the common ones */
+	size_t nr_fields;
+	int begin, end;                  /* the --slice it begins / ends, or -1 */
+	const struct utrace__fdesc *begin_key, *end_key;
+	size_t *counters;                /* the --counter entries it feeds */
+	const struct utrace__fdesc **counter_field;
+	size_t nr_counters;
+	void *user;                      /* the writer's (freed with free()) */
+};
+
+enum utrace__xkind {
+	UTRACE__X_INSTANT,               /* an event */
+	UTRACE__X_BEGIN,                 /* a --slice begin */
+	UTRACE__X_END,                   /* the end of the innermost open slice */
+};
+
+/* One event, checked and ready to write. */
+struct utrace__xev {
+	const struct utrace__tf_item *it;
+	struct utrace__xfmt *xf;
+	const struct utrace__rec *r;     /* the record copy its fields are read from */
+	enum utrace__xkind kind;
+	size_t thread, proc;             /* indexes: utrace__tf_thread(), _process() */
+	uint32_t pid, tid;               /* tid: the pid for a process's own records */
+};
+
+struct utrace__xwalk;
+
+struct utrace__xwriter {
+	/* Before the first item; 'first' is its time (0: the file has none). */
+	void (*start)(struct utrace__xwalk *w, uint64_t first);
+	void (*event)(struct utrace__xwalk *w, const struct utrace__xev *ev);
+	/* Counter 'c' of the event has value v (a number). */
+	void (*counter)(struct utrace__xwalk *w, const struct utrace__xev *ev, size_t c,
+			const struct utrace__fval *v);
+	/* Events lost before this point (it->lost; 0: not known how many). */
+	void (*lost)(struct utrace__xwalk *w, const struct utrace__xev *ev);
+	void (*end)(struct utrace__xwalk *w);
+};
+
+struct utrace__xwalk {
+	struct utrace__tf *tf;
+	const char *name;                /* the input's, for messages */
+	struct utrace__obuf ob;          /* what the writer appends to */
+	const struct utrace__xwriter *wr;
+	void *ctx;                       /* the writer's */
+	const char *const *counter_text; /* --counter entries, as given */
+	size_t nr_counters;
+	size_t nr_threads, nr_procs;
+	/* the rest is the walk's own (export-walk.c) */
+	struct utrace__fmts fmts;
+	struct xw_slice *slices;
+	size_t nr_slices;
+	struct xw_counter *counters;
+	struct xw_thread *threads;
+	const void **hkeys;              /* thread and process pointers ... */
+	size_t *hvals;                   /* ... to their indexes */
+	size_t hcap;
+	size_t *thread_proc;             /* the process of each thread */
+	size_t max_depth_said;
+	int fd;
+	int werr;
+};
+
+/* The thread name the exports show: its own, its process's, or NULL. */
+const char *utrace__xw_thread_name(const struct utrace__tf_thread *t) UTRACE_HIDDEN;
+/* A thread's id, its process's pid for a process's own records. */
+uint32_t utrace__xw_tid(const struct utrace__tf_thread *t) UTRACE_HIDDEN;
+
+/*
+ * Walk 'tf' into 'out' with writer 'wr' (ctx: its state).  The exit
+ * status: 0, or 1 after saying what was wrong.
+ */
+int utrace__export_walk(struct utrace__tf *tf, const char *out,
+			const struct utrace__export_opts *o, const struct utrace__xwriter *wr,
+			void *ctx) UTRACE_HIDDEN;
+
+#endif /* UTRACE_READER_EXPORT_WALK_H */
