@@ -284,6 +284,8 @@ def read_recording(data):
             f = line.split()
             if len(f) == 5 and f[0] == "READ":
                 rec["reads"].setdefault(f[1], []).append((int(f[3]), int(f[4])))
+            elif len(f) == 3 and f[0] == "EXPORTSIZE":
+                rec.setdefault("export_size", {})[f[1]] = int(f[2])
             elif len(f) >= 3 and f[0] == "READSTATUS":
                 rec["read_status"][f[1]] = line.strip().split(" ", 2)[2]
     path = os.path.join(rd, "status.txt")
@@ -665,7 +667,11 @@ def recording_section(w, data, params, counts, top):
                 "utrace file, 1 thread"),
                ("babeltrace2", "`babeltrace2 DIR > /dev/null`", "LTTng trace, 1 thread"),
                ("trace-cmd", "`trace-cmd report -i FILE > /dev/null`",
-                "`utrace convert` of the utrace file"))
+                "`utrace convert` of the utrace file"),
+               ("convert-json", "`utrace convert -f json -i FILE -o OUT`",
+                "utrace file, 1 thread"),
+               ("convert-perfetto", "`utrace convert -f perfetto -i FILE -o OUT`",
+                "utrace file, 1 thread"))
     speeds = {}
     for key, title, trace in readers:
         v = rec["reads"].get(key)
@@ -680,6 +686,22 @@ def recording_section(w, data, params, counts, top):
         else:
             w(f"| {title} | {trace} | - | - | {st or 'not run'} |")
     w("")
+    exports = [(k, f) for k, f in (("convert-json", "json"), ("convert-perfetto", "perfetto"))
+               if k in speeds]
+    if exports:
+        sizes = rec.get("export_size", {})
+        evn = rec["reads"][exports[0][0]][0][0]
+        parts = []
+        for key, form in exports:
+            part = f"{form} {speeds[key] / 1e6:.2f} M events/s"
+            if "utrace-script" in speeds:
+                part += f" ({speeds[key] / speeds['utrace-script']:.2f}x utrace script's)"
+            if key in sizes:
+                part += f", {sizes[key] / evn:.1f} bytes/event"
+            parts.append(part)
+        w("The exports (`utrace convert -f json|perfetto`, streamed, written to a "
+          "file beside the input): " + "; ".join(parts) + ".")
+        w("")
     if "utrace-script" not in speeds:
         st = rec["read_status"].get("utrace-script", "not run")
         w(f"`utrace script` was not measured: {st}; its rows and its target "
