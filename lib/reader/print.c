@@ -19,6 +19,7 @@
 #include <event-parse.h>
 #include <trace-seq.h>
 
+#include "fields.h"
 #include "filter.h"
 #include "print.h"
 #include "traceline.h"
@@ -99,31 +100,16 @@ void utrace__print_prefix(struct utrace__obuf *b, const char *comm, uint32_t tid
 	b->len += utrace__trace_prefix(b->p + b->len, comm, n, tid, cpu, time, irq_info);
 }
 
-static void put_number(struct utrace__obuf *b, const unsigned char *p, unsigned int size,
-		       bool is_signed)
-{
-	uint64_t v = utrace__read_num(p, (int)size);
-
-	if (is_signed && size < 8 && (v >> (size * 8 - 1)) & 1)
-		v |= ~0ULL << (size * 8);
-	if (is_signed)
-		utrace__ob_snum(b, (int64_t)v);
-	else
-		utrace__ob_num(b, v, 0, ' ', false);
-}
-
 /* Every field after the common ones: name=value, or "name":value. */
 static void put_fields(struct utrace__obuf *b, const struct utrace__rec *r, bool json)
 {
 	struct tep_format_field *f;
+	struct utrace__fdesc d;
+	struct utrace__fval v;
 	bool first = true;
+	uint32_t i;
 
 	for (f = r->e->ev->format.fields; f; f = f->next) {
-		const unsigned char *p = r->d + f->offset;
-		uint32_t n = (uint32_t)f->size, i, es;
-		bool is_signed = f->flags & TEP_FIELD_IS_SIGNED;
-		char t[64];
-
 		if (json) {
 			if (!first)
 				utrace__ob_putc(b, ',');
@@ -135,37 +121,32 @@ static void put_fields(struct utrace__obuf *b, const struct utrace__rec *r, bool
 			utrace__ob_putc(b, '=');
 		}
 		first = false;
-		utrace__elem_type(f, t, sizeof(t));
-		if (f->flags & TEP_FIELD_IS_DYNAMIC) {
-			p = utrace__dyn_data(f, r, &n);
-		} else if (!(f->flags & TEP_FIELD_IS_ARRAY) &&
-			   (n == 1 || n == 2 || n == 4 || n == 8) &&
-			   strncmp(t, "struct ", 7)) {
-			put_number(b, p, n, is_signed);
-			continue;
-		}
-		if (!strcmp(t, "char")) {
-			size_t sl = strnlen((const char *)p, n);
-
-			if (json)
-				utrace__ob_json_str(b, (const char *)p, sl);
+		utrace__fdesc_init(&d, f);
+		utrace__fdesc_read(&d, r, &v);
+		if (v.kind == UTRACE__FVAL_NUM) {
+			if (v.is_signed)
+				utrace__ob_snum(b, (int64_t)v.num);
 			else
-				utrace__ob_put(b, (const char *)p, sl);
-			continue;
+				utrace__ob_num(b, v.num, 0, ' ', false);
+		} else if (v.kind == UTRACE__FVAL_STR) {
+			if (json)
+				utrace__ob_json_str(b, (const char *)v.p, v.len);
+			else
+				utrace__ob_put(b, v.p, v.len);
+		} else {
+			utrace__ob_putc(b, json ? '[' : '{');
+			for (i = 0; i < v.len / v.elem_size; i++) {
+				uint64_t e = utrace__fval_elem(&v, i);
+
+				if (i)
+					utrace__ob_putc(b, ',');
+				if (v.is_signed)
+					utrace__ob_snum(b, (int64_t)e);
+				else
+					utrace__ob_num(b, e, 0, ' ', false);
+			}
+			utrace__ob_putc(b, json ? ']' : '}');
 		}
-		es = utrace__elem_size(f, t);
-		if (!strncmp(t, "struct ", 7) || !(f->flags & (TEP_FIELD_IS_ARRAY |
-							      TEP_FIELD_IS_DYNAMIC))) {
-			es = 1;          /* a struct: its bytes */
-			is_signed = false;
-		}
-		utrace__ob_putc(b, json ? '[' : '{');
-		for (i = 0; i + es <= n; i += es) {
-			if (i)
-				utrace__ob_putc(b, ',');
-			put_number(b, p + i, es, is_signed);
-		}
-		utrace__ob_putc(b, json ? ']' : '}');
 	}
 }
 
@@ -316,18 +297,12 @@ static int put_event(struct utrace__printer *sc, const struct utrace__tf_item *i
 	struct utrace__tf_format *f = it->format;
 	struct utrace__obuf *b = &sc->ob;
 	struct tep_record record;
-	char why[256];
 	struct utrace__fmt *e;
 	struct utrace__rec r;
 	int ok;
 
-	if (!f && it->format_rejected)
-		return 0;                /* the reader said why */
 	if (!f) {
-		utrace__fmts_problem(&sc->fmts, "'%s': record at offset %llu: event at "
-			"offset %llu: %s %u has no %s for event id %u", sc->name,
-			(unsigned long long)it->page_offset, (unsigned long long)it->offset,
-			UTRACE__TF_NO_FORMAT_ARGS(it));
+		utrace__fmts_no_format(&sc->fmts, it);
 		return 0;
 	}
 	e = utrace__fmts_get(&sc->fmts, f);
@@ -352,16 +327,9 @@ static int put_event(struct utrace__printer *sc, const struct utrace__tf_item *i
 		put_ftrace(b, e->name, it->rec, it->len);
 		return 0;
 	}
-	ok = utrace__fmts_check(&sc->fmts, e, it, sc->o->mode == UTRACE__OUT_TEXT, &r, why,
-				sizeof(why));
-	if (ok < 0)
+	ok = utrace__fmts_check_item(&sc->fmts, e, it, sc->o->mode == UTRACE__OUT_TEXT, &r);
+	if (ok <= 0)
 		return ok;
-	if (!ok) {
-		utrace__fmts_problem(&sc->fmts, "'%s': record at offset %llu: event at "
-			"offset %llu: '%s:%s': %s", sc->name, (unsigned long long)it->page_offset,
-			(unsigned long long)it->offset, e->system, e->name, why);
-		return 0;
-	}
 	sc->nr_printed++;
 	if (sc->o->mode == UTRACE__OUT_JSON) {
 		utrace__ob_puts(b, "{\"name\":\"");

@@ -20,7 +20,7 @@ struct cmd {
 static const struct cmd commands[] = {
 	{ "record", cmd_record, "run a command and record its events into a trace file" },
 	{ "script", cmd_script, "print the events of a trace file in time order" },
-	{ "convert", cmd_convert, "export a trace file as trace.dat (trace-cmd, KernelShark)" },
+	{ "convert", cmd_convert, "export a trace file: trace.dat, html, ctf, sqlite, json, perfetto" },
 	{ "mount", cmd_mount, "mount the tracefs files of running processes (FUSE)" },
 	{ "enter", cmd_enter, "run a command that sees a process's tree as /sys/kernel/tracing" },
 	{ "ps", cmd_ps, "list the running processes that can be traced" },
