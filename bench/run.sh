@@ -628,17 +628,26 @@ read_time() { # reader run events command...
 ufile=$rec/utrace-1t.dat
 uev=$(awk -v r=$((REC_RUNS - 1)) '$1 == "FILE" && $2 == "utrace" && $3 == 1 && $4 == r { print $6 }' \
 	"$rdata/files.txt")
-if ! "$utrace" --help 2>/dev/null | grep -qE '^ +script( |$)'; then
-	echo "READSTATUS utrace-script skipped (the built utrace has no 'script' command)" \
-		>>"$rdata/read.txt"
-elif [ ! -f "$ufile" ] || [ -z "$uev" ]; then
-	echo "READSTATUS utrace-script skipped (no utrace trace file was recorded)" >>"$rdata/read.txt"
-else
-	say "reading: utrace script, $READ_RUNS runs"
-	for ((r = 0; r < READ_RUNS; r++)); do
-		read_time utrace-script "$r" "$uev" "$utrace" script -i "$ufile" || break
-	done
-fi
+# read_utrace CMD: `utrace CMD -i FILE` on the last 1-thread utrace file,
+# READ_RUNS times (script prints every event; report counts them by comm
+# and event, the 20 M events/s)
+read_utrace() {
+	local cmd=$1 r
+	if ! "$utrace" --help 2>/dev/null | grep -qE "^ +$cmd( |\$)"; then
+		echo "READSTATUS utrace-$cmd skipped (the built utrace has no '$cmd' command)" \
+			>>"$rdata/read.txt"
+	elif [ ! -f "$ufile" ] || [ -z "$uev" ]; then
+		echo "READSTATUS utrace-$cmd skipped (no utrace trace file was recorded)" \
+			>>"$rdata/read.txt"
+	else
+		say "reading: utrace $cmd, $READ_RUNS runs"
+		for ((r = 0; r < READ_RUNS; r++)); do
+			read_time "utrace-$cmd" "$r" "$uev" "$utrace" "$cmd" -i "$ufile" || break
+		done
+	fi
+}
+read_utrace script
+read_utrace report
 ldir=$rec/lttng-1t
 lev=$(awk -v r=$((REC_RUNS - 1)) '$1 == "LTTNG" && $2 == r { print $5 }' "$rdata/files.txt")
 if ! command -v babeltrace2 >/dev/null; then

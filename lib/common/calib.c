@@ -48,13 +48,40 @@ static uint64_t due_age(uint32_t k)
 	return 7200 * SEC + (uint64_t)(k - 1263) * 600 * SEC;
 }
 
-void utrace__calib_measure(struct utrace_calib_point *pt)
+static uint64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * SEC + (uint64_t)ts.tv_nsec;
+}
+
+/* How far clock 'id' is ahead of CLOCK_MONOTONIC, ns.  The offsets change
+ * only in steps (a suspend, a clock set): a measure within STICKY_NS of
+ * the one before ('prev', 0: none) is that one, so that the times of one
+ * segment and the next do not differ by the measure's jitter. */
+#define STICKY_NS 100000
+static int64_t clock_offset(clockid_t id, int64_t prev)
+{
+	uint64_t a = utrace__mono_ns();
+	uint64_t o = clock_ns(id);
+	uint64_t b = utrace__mono_ns();
+	int64_t off = (int64_t)(o - (a + (b - a) / 2));
+
+	if (prev && off - prev < STICKY_NS && prev - off < STICKY_NS)
+		return prev;
+	return off;
+}
+
+void utrace__calib_measure(struct utrace_calib_point *pt, struct utrace_calib_ext *x,
+			   const struct utrace_calib_ext *prev)
 {
 	uint64_t best = UINT64_MAX;
 	int i;
 
 	/* The tightest of a few rdtsc between two clock reads: a read
-	 * preempted or interrupted half-way is not taken. */
+	 * preempted or interrupted half-way is not taken.  With 'x', the
+	 * same for CLOCK_MONOTONIC_RAW (a rate apart from NTP's). */
 	for (i = 0; i < 4; i++) {
 		uint64_t a = utrace__mono_ns();
 		uint64_t t = __builtin_ia32_rdtsc();
@@ -66,6 +93,23 @@ void utrace__calib_measure(struct utrace_calib_point *pt)
 			pt->ns = a + (b - a) / 2;
 		}
 	}
+	if (!x)
+		return;
+	best = UINT64_MAX;
+	for (i = 0; i < 4; i++) {
+		uint64_t a = clock_ns(CLOCK_MONOTONIC_RAW);
+		uint64_t t = __builtin_ia32_rdtsc();
+		uint64_t b = clock_ns(CLOCK_MONOTONIC_RAW);
+
+		if (b - a < best) {
+			best = b - a;
+			x->tsc = t;
+			x->raw = a + (b - a) / 2;
+		}
+	}
+	x->boot = clock_offset(CLOCK_BOOTTIME, prev ? prev->boot : 0);
+	x->tai = clock_offset(CLOCK_TAI, prev ? prev->tai : 0);
+	x->point = pt->tsc;
 }
 
 /* One 16-byte compare-and-swap of an empty entry to 'v'. */
@@ -158,9 +202,25 @@ uint64_t utrace__pool_calib_due(struct utrace_pool *p)
 	return now >= at ? 0 : at - now;
 }
 
+/* Ext entry i, with 'point' 0 while it is not (yet) whole. */
+static struct utrace_calib_ext ext_get(const struct utrace_calib_ext *e)
+{
+	struct utrace_calib_ext v = { 0 };
+
+	v.point = __atomic_load_n(&e->point, __ATOMIC_ACQUIRE);
+	if (v.point) {
+		v.tsc = __atomic_load_n(&e->tsc, __ATOMIC_RELAXED);
+		v.raw = __atomic_load_n(&e->raw, __ATOMIC_RELAXED);
+		v.boot = __atomic_load_n(&e->boot, __ATOMIC_RELAXED);
+		v.tai = __atomic_load_n(&e->tai, __ATOMIC_RELAXED);
+	}
+	return v;
+}
+
 bool utrace__pool_calib_tick(struct utrace_pool *p)
 {
 	struct utrace_calib_point *t = table(p), first, last, v;
+	struct utrace_calib_ext *xt = t ? utrace__pool_geom(p)->calibx : NULL, x, prev;
 	uint32_t n;
 
 	if (!t)
@@ -168,11 +228,51 @@ bool utrace__pool_calib_tick(struct utrace_pool *p)
 	n = calib_count(t, &first, &last);
 	if (!n || n >= UTRACE_POOL_CALIB || utrace__mono_ns() < first.ns + due_age(n))
 		return false;
-	utrace__calib_measure(&v);
+	if (xt)
+		prev = ext_get(&xt[n - 1]);
+	utrace__calib_measure(&v, xt ? &x : NULL, xt && prev.point == last.tsc ? &prev : NULL);
 	if (v.ns <= last.ns || v.tsc <= last.tsc)
 		return false;
 	/* Lost to another writer: it took the point, that is enough. */
-	return calib_put(&t[n], &v);
+	if (!calib_put(&t[n], &v))
+		return false;
+	if (xt) {
+		/* only the winner writes the entry; 'point' says it is whole */
+		__atomic_store_n(&xt[n].tsc, x.tsc, __ATOMIC_RELAXED);
+		__atomic_store_n(&xt[n].raw, x.raw, __ATOMIC_RELAXED);
+		__atomic_store_n(&xt[n].boot, x.boot, __ATOMIC_RELAXED);
+		__atomic_store_n(&xt[n].tai, x.tai, __ATOMIC_RELAXED);
+		__atomic_store_n(&xt[n].point, x.point, __ATOMIC_RELEASE);
+	}
+	return true;
+}
+
+uint32_t utrace__pool_calib_exts(struct utrace_pool *p, uint32_t from,
+				 const struct utrace_calib_point *pt, uint32_t n,
+				 struct utrace_calib_ext *x)
+{
+	struct utrace_pool_geom *g = utrace__pool_geom(p);
+	uint32_t i, k;
+
+	if (!table(p) || !g->calibx || from > UTRACE_POOL_CALIB ||
+	    n > UTRACE_POOL_CALIB - from)
+		return 0;
+	for (i = 0; i < n; i++) {
+		/* Its point is written and its writer is a few stores from
+		 * done: a short wait, so that readers agree on the entries
+		 * (a writer killed in between leaves the entry out). */
+		for (k = 0; k < 100; k++) {
+			x[i] = ext_get(&g->calibx[from + i]);
+			if (x[i].point)
+				break;
+			struct timespec d = { 0, 10000 };
+
+			nanosleep(&d, NULL);
+		}
+		if (x[i].point != pt[i].tsc)
+			x[i] = (struct utrace_calib_ext){ 0 };
+	}
+	return n;
 }
 
 void utrace__pool_calib_second(struct utrace_pool *p)
@@ -196,10 +296,13 @@ void utrace__pool_calib_second(struct utrace_pool *p)
 void utrace__pool_calib_copy(struct utrace_pool *dst, struct utrace_pool *src)
 {
 	struct utrace_calib_point *d = table(dst), *t = table(src);
+	struct utrace_calib_ext *dx, *sx;
 	uint32_t i;
 
 	if (!d || !t)
 		return;
+	dx = utrace__pool_geom(dst)->calibx;
+	sx = utrace__pool_geom(src)->calibx;
 	for (i = 0; i < UTRACE_POOL_CALIB; i++) {
 		struct utrace_calib_point v = calib_get(&t[i]);
 
@@ -207,5 +310,17 @@ void utrace__pool_calib_copy(struct utrace_pool *dst, struct utrace_pool *src)
 			break;
 		__atomic_store_n(&d[i].tsc, v.tsc, __ATOMIC_RELAXED);
 		__atomic_store_n(&d[i].ns, v.ns, __ATOMIC_RELEASE);
+		if (dx && sx) {
+			/* the other clocks' readings of the point, when whole */
+			struct utrace_calib_ext x = ext_get(&sx[i]);
+
+			if (!x.point)
+				continue;
+			__atomic_store_n(&dx[i].tsc, x.tsc, __ATOMIC_RELAXED);
+			__atomic_store_n(&dx[i].raw, x.raw, __ATOMIC_RELAXED);
+			__atomic_store_n(&dx[i].boot, x.boot, __ATOMIC_RELAXED);
+			__atomic_store_n(&dx[i].tai, x.tai, __ATOMIC_RELAXED);
+			__atomic_store_n(&dx[i].point, x.point, __ATOMIC_RELEASE);
+		}
 	}
 }

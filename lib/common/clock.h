@@ -16,6 +16,7 @@
 #define UTRACE_RINGBUF_CLOCK_H
 
 #include <sched.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
@@ -70,9 +71,33 @@ static inline uint32_t utrace__cpu(void)
 }
 
 /* A calibration point now: the TSC and CLOCK_MONOTONIC read together
- * (calib.c). */
+ * (calib.c); with 'x', what goes beside it (CLOCK_MONOTONIC_RAW, the
+ * offsets of CLOCK_BOOTTIME and CLOCK_TAI; 'prev': the entry before, or
+ * NULL). */
 struct utrace_calib_point;
-void utrace__calib_measure(struct utrace_calib_point *pt) UTRACE_HIDDEN;
+struct utrace_calib_ext;
+void utrace__calib_measure(struct utrace_calib_point *pt, struct utrace_calib_ext *x,
+			   const struct utrace_calib_ext *prev) UTRACE_HIDDEN;
+
+/**
+ * utrace__trace_clock_name() - the kernel's name of an enum utrace_trace_clock
+ * @id: the clock
+ *
+ * Return: "mono", "x86-tsc", ...; NULL for an unknown id.
+ */
+const char *utrace__trace_clock_name(uint32_t id) UTRACE_HIDDEN;
+
+/**
+ * utrace__trace_clock_parse() - the enum utrace_trace_clock of a name
+ * @name: a name of trace_clock
+ *
+ * Return: the clock, or -EINVAL.
+ */
+int utrace__trace_clock_parse(const char *name) UTRACE_HIDDEN;
+
+/* Whether the clock counts nanoseconds (the kernel's in_ns): the others
+ * are printed as a plain count. */
+bool utrace__trace_clock_in_ns(uint32_t id) UTRACE_HIDDEN;
 
 /* Decide the clock once, at start (a CPUID and a file read). */
 void utrace__clock_init(void) UTRACE_HIDDEN;

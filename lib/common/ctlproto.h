@@ -47,6 +47,8 @@ enum utrace_ctl_op {
 	UTRACE_CTL_INSTANCES,         /* -> text "<handle> <name>\n" per instance */
 	UTRACE_CTL_INSTANCE_MKDIR,    /* payload name -> status = handle */
 	UTRACE_CTL_INSTANCE_RMDIR,    /* payload name */
+	UTRACE_CTL_TRACE_CLOCK,       /* arg: enum utrace_trace_clock, -1 to ask,
+				       * -2 for the clocks it has (a bit each) */
 };
 
 /*

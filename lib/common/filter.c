@@ -597,6 +597,7 @@ struct compiler {
 	uint64_t *masks;
 	unsigned int nr_masks;
 	uint32_t min_size;
+	const struct utrace__filter_syms *syms;  /* NULL: this process's */
 };
 
 static void parse_error(struct compiler *c, enum filter_err e, int pos)
@@ -968,6 +969,69 @@ int (*utrace__filter_sym_by_name)(const char *name, uint64_t *start, uint64_t *s
  * symbol up in kallsyms, utrace with dlsym() and dladdr1(), and for what
  * they do not know, a static function of the program, in the ELF symbol
  * tables: utrace__filter_sym_by_name). */
+/* The number at i (a function's address): where it ends, or -errno. */
+static int scan_address(struct compiler *c, const char *str, int pos, int s, int i,
+			uint64_t *v)
+{
+	char num[NUM_BUF];
+
+	i = scan_number(c, str, pos, s, i, num);
+	if (i < 0)
+		return i;
+	if (!parse_u64(num, v)) {
+		parse_error(c, FE_INVALID_VALUE, pos + i);
+		return -EINVAL;
+	}
+	return i;
+}
+
+/* The function name at *i, up to white space (a copy, NULL without
+ * memory); *s is set to its start and *i past it. */
+static char *scan_name(const char *str, int *s, int *i)
+{
+	*s = *i;
+	while (str[*i] && !k_isspace(str[*i]))
+		(*i)++;
+	return strndup(str + *s, (size_t)(*i - *s));
+}
+
+/* '.function' with the symbols of another process (struct
+ * utrace__filter_syms): a name, else an address inside a function. */
+static int parse_function_syms(struct compiler *c, const char *str, int pos, int i, int s,
+			       enum filter_op op, struct utrace__filter_insn *in,
+			       struct node *nd, const struct field *fd)
+{
+	const struct utrace__filter_syms *sy = c->syms;
+	uint64_t start = 0, size = 0;
+	int r;
+
+	if (k_isdigit(str[i])) {
+		uint64_t v;
+
+		i = scan_address(c, str, pos, s, i, &v);
+		if (i < 0)
+			return i;
+		r = sy->by_addr ? sy->by_addr(sy->ctx, v, &start, &size) : -ENOENT;
+	} else {
+		char *name = scan_name(str, &s, &i);
+
+		if (!name)
+			return -ENOMEM;
+		r = sy->by_name ? sy->by_name(sy->ctx, name, &start, &size) : -ENOENT;
+		free(name);
+	}
+	if (r < 0) {
+		parse_error(c, FE_NO_FUNCTION, pos + i);
+		return -EINVAL;
+	}
+	in->op = OPC_FUNC;
+	in->val = start;
+	in->val2 = start + (size ? size : 1);
+	nd->negate = op == OP_NE;
+	need_bytes(c, fd, 8);
+	return i;
+}
+
 static int parse_function(struct compiler *c, const char *str, int pos, int i, int s,
 			  const struct field *fd, enum filter_op op,
 			  struct utrace__filter_insn *in, struct node *nd)
@@ -984,25 +1048,18 @@ static int parse_function(struct compiler *c, const char *str, int pos, int i, i
 		parse_error(c, FE_INVALID_OP, pos + i);
 		return -EINVAL;
 	}
+	if (c->syms)
+		return parse_function_syms(c, str, pos, i, s, op, in, nd, fd);
 	if (k_isdigit(str[i])) {
-		char num[NUM_BUF];
 		uint64_t v;
 
-		i = scan_number(c, str, pos, s, i, num);
+		i = scan_address(c, str, pos, s, i, &v);
 		if (i < 0)
 			return i;
-		if (!parse_u64(num, &v)) {
-			parse_error(c, FE_INVALID_VALUE, pos + i);
-			return -EINVAL;
-		}
 		addr = (void *)(uintptr_t)v;
 	} else {
-		char *name;
+		char *name = scan_name(str, &s, &i);
 
-		s = i;
-		while (str[i] && !k_isspace(str[i]))
-			i++;
-		name = strndup(str + s, (size_t)(i - s));
 		if (!name)
 			return -ENOMEM;
 		addr = dlsym(RTLD_DEFAULT, name);
@@ -1604,7 +1661,14 @@ int utrace__filter_compile(const char *expr, const struct utrace_event_field *fi
 			   unsigned int nr, struct utrace__filter **out,
 			   struct utrace__filter_error *err)
 {
-	struct compiler c = { .str = expr, .fields = fields, .nr_fields = nr };
+	return utrace__filter_compile_syms(expr, fields, nr, NULL, out, err);
+}
+
+int utrace__filter_compile_syms(const char *expr, const struct utrace_event_field *fields,
+				unsigned int nr, const struct utrace__filter_syms *syms,
+				struct utrace__filter **out, struct utrace__filter_error *err)
+{
+	struct compiler c = { .str = expr, .fields = fields, .nr_fields = nr, .syms = syms };
 	struct utrace__filter_error dummy;
 	int parens = 0, preds = 0, pos = 0, ret;
 

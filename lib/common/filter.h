@@ -57,6 +57,29 @@ int utrace__filter_compile(const char *expr, const struct utrace_event_field *fi
 			   struct utrace__filter_error *err) UTRACE_HIDDEN;
 
 /*
+ * The symbols '.function' looks in when they are not this process's (a
+ * recording read by utrace script): a name's function, or the function
+ * holding an address; each 0 or -ENOENT.
+ */
+struct utrace__filter_syms {
+	int (*by_name)(void *ctx, const char *name, uint64_t *start, uint64_t *size);
+	int (*by_addr)(void *ctx, uint64_t addr, uint64_t *start, uint64_t *size);
+	void *ctx;
+};
+
+/**
+ * utrace__filter_compile_syms - utrace__filter_compile() with other symbols
+ * @syms: where '.function' looks names and addresses up; NULL for this
+ *        process's (dlsym(), dladdr(), utrace__filter_sym_by_name)
+ *
+ * The other arguments and the return value are utrace__filter_compile()'s.
+ */
+int utrace__filter_compile_syms(const char *expr, const struct utrace_event_field *fields,
+				unsigned int nr, const struct utrace__filter_syms *syms,
+				struct utrace__filter **out,
+				struct utrace__filter_error *err) UTRACE_HIDDEN;
+
+/*
  * Where a named function is when dlsym() does not know it (a static
  * function of a position-independent program): the runtime sets this to
  * its ELF symbol lookup (symbols.c); NULL in readers.  0 or -ENOENT.

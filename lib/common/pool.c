@@ -148,6 +148,8 @@ static int geom_add(struct utrace_pool *p, const struct utrace_pool *hdr)
 	g->slots = (struct utrace_thread_slot *)((char *)p + hdr->slots_off);
 	g->descs = (struct utrace_page_desc *)((char *)p + hdr->descs_off);
 	g->calib = (struct utrace_calib_point *)((char *)p + hdr->calib_off);
+	g->calibx = hdr->calibx_off ?
+		(struct utrace_calib_ext *)((char *)p + hdr->calibx_off) : NULL;
 	g->pages = (unsigned char *)p + hdr->pages_off;
 	for (q = 0; q < nq; q++) {
 		g->free_cells[q] = (struct utrace_qcell *)((char *)p + hdr->freeq[q].cells_off);
@@ -187,6 +189,8 @@ int utrace__pool_create(uint64_t bytes, uint32_t mode, struct utrace_pool **out)
 	off = align_up(sizeof(*p), 64);
 	uint64_t calib_off = off;
 	off += (uint64_t)UTRACE_POOL_CALIB * sizeof(struct utrace_calib_point);
+	uint64_t calibx_off = off;
+	off += (uint64_t)UTRACE_POOL_CALIB * sizeof(struct utrace_calib_ext);
 	uint64_t slots_off = off;
 	off += align_up((uint64_t)UTRACE_POOL_THREADS * sizeof(struct utrace_thread_slot), 64);
 	uint64_t descs_off = off;
@@ -237,8 +241,10 @@ int utrace__pool_create(uint64_t bytes, uint32_t mode, struct utrace_pool **out)
 			cells[i].seq = i;
 	}
 	p->calib_off = calib_off;
+	p->calibx_off = calibx_off;
 	if (p->clock == UTRACE_CLOCK_TSC)
-		utrace__calib_measure((struct utrace_calib_point *)((char *)p + calib_off));
+		utrace__calib_measure((struct utrace_calib_point *)((char *)p + calib_off),
+				      (struct utrace_calib_ext *)((char *)p + calibx_off), NULL);
 	e = geom_add(p, p);
 	if (e < 0) {
 		munmap(p, size);
@@ -268,6 +274,11 @@ bool utrace__pool_header_ok(const struct utrace_pool *hdr, uint64_t size)
 	    hdr->calib_off < sizeof(*hdr) || hdr->calib_off % 16 ||
 	    hdr->calib_off + (uint64_t)UTRACE_POOL_CALIB * sizeof(struct utrace_calib_point) >
 	    hdr->slots_off ||
+	    (hdr->calibx_off && (hdr->calibx_off % 8 ||
+	     hdr->calibx_off < hdr->calib_off +
+			       (uint64_t)UTRACE_POOL_CALIB * sizeof(struct utrace_calib_point) ||
+	     hdr->calibx_off + (uint64_t)UTRACE_POOL_CALIB * sizeof(struct utrace_calib_ext) >
+	     hdr->slots_off)) ||
 	    hdr->slots_off + (uint64_t)hdr->nr_slots * sizeof(struct utrace_thread_slot) >
 	    hdr->descs_off)
 		return false;

@@ -55,6 +55,24 @@ enum utrace_clock {
 	UTRACE_CLOCK_TSC = 1,    /* rdtsc ticks */
 };
 
+/*
+ * The clock readers show a pool's times in: the kernel's trace_clock, one
+ * per buffer (struct utrace_pool.trace_clock).  The stored times do not
+ * change: readers compute the chosen clock from the calibration points
+ * (lib/reader/tsc-time.c; names and meaning in clock.h).
+ */
+enum utrace_trace_clock {
+	UTRACE_TCLOCK_MONO = 0,      /* CLOCK_MONOTONIC ns (the default) */
+	UTRACE_TCLOCK_LOCAL,         /* sched_clock: here CLOCK_MONOTONIC_RAW */
+	UTRACE_TCLOCK_GLOBAL,        /* the same */
+	UTRACE_TCLOCK_PERF,          /* the same */
+	UTRACE_TCLOCK_MONO_RAW,      /* CLOCK_MONOTONIC_RAW ns */
+	UTRACE_TCLOCK_BOOT,          /* CLOCK_BOOTTIME ns */
+	UTRACE_TCLOCK_TAI,           /* CLOCK_TAI ns */
+	UTRACE_TCLOCK_X86_TSC,       /* the TSC's ticks, as stored */
+	UTRACE_TCLOCK_NR
+};
+
 enum utrace_page_state {
 	UTRACE_PAGE_FREE = 0,
 	UTRACE_PAGE_WRITING = 1,
@@ -111,6 +129,18 @@ struct utrace_calib_point {
 	uint64_t tsc, ns;
 } __attribute__((aligned(16)));
 
+/* What else was read with calibration point i (the same index in a table
+ * beside the points): CLOCK_MONOTONIC_RAW at a TSC reading of its own, and
+ * how far CLOCK_BOOTTIME and CLOCK_TAI were ahead of CLOCK_MONOTONIC.
+ * Written only by whoever wrote point i, 'point' last: the entry counts
+ * when 'point' is the point's tsc. */
+struct utrace_calib_ext {
+	uint64_t point;          /* the tsc of point i */
+	uint64_t tsc, raw;       /* a TSC reading and CLOCK_MONOTONIC_RAW ns */
+	int64_t boot;            /* CLOCK_BOOTTIME - CLOCK_MONOTONIC, ns */
+	int64_t tai;             /* CLOCK_TAI - CLOCK_MONOTONIC, ns */
+};
+
 struct utrace_thread_slot {
 	uint32_t state;          /* enum utrace_slot_state */
 	uint32_t tid;
@@ -144,9 +174,18 @@ struct utrace_pool {
 	 * events overwritten before the clear, for the trace header. */
 	uint64_t clear_ts;
 	uint64_t clear_overwritten;
+	/* In what was padding before (0 in the pools of older runtimes):
+	 * UTRACE_POOL_CALIB struct utrace_calib_ext at calibx_off (0: none),
+	 * and the enum utrace_trace_clock readers show. */
+	uint64_t calibx_off;
+	uint32_t trace_clock;
+	uint32_t pad;
 	struct utrace_queue freeq[UTRACE_POOL_QUEUES];
 	struct utrace_queue fullq[UTRACE_POOL_QUEUES];
 };
+/* calibx_off and trace_clock took padding: the queues stay where pools of
+ * version 5 always had them. */
+_Static_assert(offsetof(struct utrace_pool, freeq) == 128, "pool header moved");
 
 /*
  * The layout of a pool this process made or mapped, in its private
@@ -164,6 +203,7 @@ struct utrace_pool_geom {
 	struct utrace_thread_slot *slots;
 	struct utrace_page_desc *descs;
 	struct utrace_calib_point *calib;
+	struct utrace_calib_ext *calibx; /* NULL: an older pool, none */
 	unsigned char *pages;
 	struct utrace_qcell *free_cells[UTRACE_POOL_QUEUES];
 	struct utrace_qcell *full_cells[UTRACE_POOL_QUEUES];
@@ -656,6 +696,21 @@ uint32_t utrace__pool_calib_points(struct utrace_pool *p, uint32_t from,
  * Return: true if this call added one.
  */
 bool utrace__pool_calib_tick(struct utrace_pool *p) UTRACE_HIDDEN;
+
+/**
+ * utrace__pool_calib_exts() - what was read with the pool's points
+ * @p: the pool (its clock the TSC)
+ * @from: the first point's index
+ * @pt: its points @from .. @from + @n - 1 (utrace__pool_calib_points())
+ * @n: how many
+ * @x: filled with @n entries; one whose 'point' is 0 is missing (a pool
+ *     of an older runtime has none, a writer killed half-way leaves one out)
+ *
+ * Return: @n, or 0 when the pool has no such table.
+ */
+uint32_t utrace__pool_calib_exts(struct utrace_pool *p, uint32_t from,
+				 const struct utrace_calib_point *pt, uint32_t n,
+				 struct utrace_calib_ext *x) UTRACE_HIDDEN;
 
 /**
  * utrace__pool_calib_due() - nanoseconds until the next point is due

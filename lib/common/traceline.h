@@ -47,14 +47,17 @@ static inline char *utrace__tl_put(char *p, const char *s, size_t n)
  * @irq_info: with the flags column "....." (the kernel's irq-info option,
  *            on by default); without, "%16s-%-7d [%03d]  %5lu.%06lu: "
  *
+ * @in_ns:    false for a counter clock (x86-tsc): the count, "%12llu"
+ *            in place of the seconds, as the kernel prints such clocks
+ *
  * Without printf (a fifth of the time of a printed line) and without
  * locks or allocation, so that the runtime's print path may use it;
  * inline, as `utrace script` prints millions of lines.
  * Return: the number of bytes written (no NUL is added).
  */
-static inline size_t utrace__trace_prefix(char *p, const char *comm, size_t comm_len,
-					   uint32_t tid, uint32_t cpu, uint64_t time_ns,
-					   bool irq_info)
+static inline size_t utrace__trace_prefix_clock(char *p, const char *comm, size_t comm_len,
+						 uint32_t tid, uint32_t cpu, uint64_t time_ns,
+						 bool irq_info, bool in_ns)
 {
 	char t[24], *e = t + sizeof(t), *d, *start = p;
 	/* rounded to the microsecond, as the kernel's ns2usecs() does */
@@ -76,6 +79,13 @@ static inline size_t utrace__trace_prefix(char *p, const char *comm, size_t comm
 		p = utrace__tl_put(p, "] ..... ", 8);
 	else
 		p = utrace__tl_put(p, "]  ", 3);
+	if (!in_ns) {
+		/* trace_print_time(): a counter clock, " %12llu" */
+		d = utrace__tl_digits(e, time_ns, 12, ' ');
+		p = utrace__tl_put(p, d, (size_t)(e - d));
+		p = utrace__tl_put(p, ": ", 2);
+		return (size_t)(p - start);
+	}
 	d = utrace__tl_digits(e, usecs / 1000000, 5, ' ');
 	p = utrace__tl_put(p, d, (size_t)(e - d));
 	*p++ = '.';
@@ -83,6 +93,13 @@ static inline size_t utrace__trace_prefix(char *p, const char *comm, size_t comm
 	p = utrace__tl_put(p, d, 6);
 	p = utrace__tl_put(p, ": ", 2);
 	return (size_t)(p - start);
+}
+
+static inline size_t utrace__trace_prefix(char *p, const char *comm, size_t comm_len,
+					   uint32_t tid, uint32_t cpu, uint64_t time_ns,
+					   bool irq_info)
+{
+	return utrace__trace_prefix_clock(p, comm, comm_len, tid, cpu, time_ns, irq_info, true);
 }
 
 /*

@@ -662,6 +662,11 @@ int utrace__ctl_pool_mode(struct utrace__ctl *c, int mode)
 	return simple(c, UTRACE_CTL_POOL_MODE, 0, mode, NULL, 0);
 }
 
+int utrace__ctl_trace_clock(struct utrace__ctl *c, int id)
+{
+	return simple(c, UTRACE_CTL_TRACE_CLOCK, 0, id, NULL, 0);
+}
+
 int utrace__ctl_clear_buffer(struct utrace__ctl *c)
 {
 	return simple(c, UTRACE_CTL_CLEAR_BUFFER, 0, 0, NULL, 0);

@@ -174,6 +174,13 @@ int utrace__ctl_buffer_size(struct utrace__ctl *c, uint64_t set, uint64_t *now)
 /* Empty the buffer (the trace file opened with O_TRUNC). */
 int utrace__ctl_clear_buffer(struct utrace__ctl *c) UTRACE_HIDDEN;
 
+/*
+ * trace_clock: id an enum utrace_trace_clock to choose it (the buffer is
+ * cleared), -1 for the clock now, -2 for the clocks the process can give
+ * (a bit each).  -EOPNOTSUPP from a runtime that has only mono.
+ */
+int utrace__ctl_trace_clock(struct utrace__ctl *c, int id) UTRACE_HIDDEN;
+
 /* The overwrite option: set the buffer's mode (enum utrace_pool_mode) or
  * query with -1; returns the mode now, or -EBUSY while a recorder reads it. */
 int utrace__ctl_pool_mode(struct utrace__ctl *c, int mode) UTRACE_HIDDEN;

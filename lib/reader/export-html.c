@@ -589,7 +589,7 @@ static const char *line_rest(struct conv *cv, struct utrace__printer *p,
 
 	cv->scratch.len = 0;
 	utrace__print_prefix(&cv->scratch, utrace__item_comm(it), it->thread->tid, it->cpu,
-			     it->time, false);
+			     it->time, false, true);
 	skip = cv->scratch.len;
 	if (ob->len < skip) {
 		*len = 0;

@@ -57,6 +57,7 @@
 #include <utrace/reader.h>
 #include <utrace/utrace.h>
 
+#include "clock.h"
 #include "export.h"
 #include "formats.h"
 #include "obuf.h"
@@ -88,9 +89,12 @@ static const char strings[] =
 	"options\0strings\0headers\0ftrace events\0events format\0kallsyms\0"
 	"printk\0command lines\0buffer flyrecord \0";
 
-/* The kernel's trace_clock file with "mono" selected. */
-static const char trace_clock[] =
-	"local global counter uptime perf [mono] mono_raw boot tai x86-tsc\n";
+/* The kernel's trace_clock file, with the export's clock selected. */
+static const char *const trace_clock_names[] = {
+	"local", "global", "counter", "uptime", "perf", "mono", "mono_raw", "boot", "tai",
+	"x86-tsc",
+};
+
 
 /*
  * Events lost after the last event of their CPU have no next page to be
@@ -630,6 +634,23 @@ static void put_cmdlines(struct conv *cv, struct utrace__obuf *b)
 		le(b->p + at, b->len - at - 8, 8);
 }
 
+static void put_trace_clock(struct utrace__obuf *opt, const char *cur)
+{
+	char text[128];
+	size_t k, n = 0;
+
+	for (k = 0; k < sizeof(trace_clock_names) / sizeof(trace_clock_names[0]); k++) {
+		bool on = !strcmp(trace_clock_names[k], cur);
+
+		n += (size_t)snprintf(text + n, sizeof(text) - n, "%s%s%s%s", k ? " " : "",
+				      on ? "[" : "", trace_clock_names[k], on ? "]" : "");
+	}
+	n += (size_t)snprintf(text + n, sizeof(text) - n, "\n");
+	b_num(opt, OPT_TRACECLOCK, 2);
+	b_num(opt, n + 1, 4);
+	utrace__ob_put(opt, text, n + 1);
+}
+
 /*
  * Everything before the CPU pages, then the options that end the file.
  * 'opt' gets the options section, to go at 'options_off'.
@@ -638,6 +659,8 @@ static void build_meta(struct conv *cv, struct utrace__obuf *m, struct utrace__o
 		       uint64_t *data_off, uint64_t *options_off)
 {
 	uint64_t off[SEC_CMDLINES + 1] = { 0 }, buffer_off, end;
+	const struct utrace__tf_process *first;
+	const char *clock;
 	char version[64];
 	size_t at;
 	uint32_t i;
@@ -708,9 +731,9 @@ static void build_meta(struct conv *cv, struct utrace__obuf *m, struct utrace__o
 		b_num(opt, 8, 4);
 		b_num(opt, off[id], 8);
 	}
-	b_num(opt, OPT_TRACECLOCK, 2);
-	b_num(opt, sizeof(trace_clock), 4);
-	utrace__ob_put(opt, trace_clock, sizeof(trace_clock));
+	first = utrace__tf_process(cv->tf, 0);
+	clock = utrace__trace_clock_name(first ? first->trace_clock : UTRACE_TCLOCK_MONO);
+	put_trace_clock(opt, clock);
 	b_num(opt, OPT_CPUCOUNT, 2);
 	b_num(opt, 4, 4);
 	b_num(opt, cv->nr_cpus, 4);
@@ -722,7 +745,7 @@ static void build_meta(struct conv *cv, struct utrace__obuf *m, struct utrace__o
 	b_num(opt, 8 + 1 + 5 + 4 + 4 + (uint64_t)cv->nr_cpus * 20, 4);
 	b_num(opt, buffer_off, 8);
 	b_str(opt, "");                  /* the top instance */
-	b_str(opt, "mono");              /* its clock */
+	b_str(opt, clock);               /* its clock */
 	b_num(opt, cv->page_size, 4);
 	b_num(opt, cv->nr_cpus, 4);
 	for (i = 0; i < cv->nr_cpus; i++) {
@@ -799,6 +822,15 @@ int utrace__export_tracedat(struct utrace__tf *tf, const char *out)
 	cv.page_size = utrace__tf_page_size(tf);
 	if (!cv.page_size)
 		return 1;                /* not even a header: said above */
+	{
+		/* In mono whatever the recording's clock: trace-cmd 3.1.6
+		 * shows no event of a file whose trace_clock is mono_raw,
+		 * tai, local or x86-tsc, and boot's as counts (tried on this
+		 * export; docs/tracefs-differences.md). */
+		uint32_t bad_pid;
+
+		utrace__tf_set_clock(tf, UTRACE_TCLOCK_MONO, &bad_pid);
+	}
 	cv.data_size = cv.page_size - UTRACE_PAGE_HDR;
 	cv.vet = utrace__vet_new(tf);
 	if (!cv.vet) {

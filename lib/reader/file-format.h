@@ -37,6 +37,7 @@ enum utrace__tf_type {
 	UTRACE_TF_KFORMAT = 11,
 	UTRACE_TF_KPAGE = 12,
 	UTRACE_TF_KTASK = 13,
+	UTRACE_TF_CALIBX = 14,
 };
 
 /* CLOCK: one TSC / CLOCK_MONOTONIC calibration point. */
@@ -51,9 +52,21 @@ struct utrace__tf_calib_rec {
 	uint64_t tsc, ns;
 };
 
-/* PROCESS: then "comm\0exe\0".  clock: enum utrace_clock of its pool. */
+/* CALIBX: what was read with CALIB point 'index' of process 'pid'
+ * (struct utrace_calib_ext of pool.h): CLOCK_MONOTONIC_RAW ns at TSC
+ * 'tsc', the offsets of CLOCK_BOOTTIME and CLOCK_TAI from
+ * CLOCK_MONOTONIC; for the trace clocks other than mono. */
+struct utrace__tf_calibx_rec {
+	uint32_t pid, index;
+	uint64_t tsc, raw;
+	int64_t boot, tai;
+};
+
+/* PROCESS: then "comm\0exe\0".  clock: enum utrace_clock of its pool;
+ * trace_clock: the enum utrace_trace_clock its readers show (0, mono, in
+ * files of older writers, where the field was reserved). */
 struct utrace__tf_process_rec {
-	uint32_t pid, ppid, clock, reserved;
+	uint32_t pid, ppid, clock, trace_clock;
 };
 
 /* FORMAT: then "system\0format\0" (the text of events/<sys>/<ev>/format). */
@@ -115,6 +128,7 @@ struct utrace__tf_stats_rec {
 
 _Static_assert(sizeof(struct utrace__tf_clock_rec) == 16, "CLOCK is 16 bytes");
 _Static_assert(sizeof(struct utrace__tf_calib_rec) == 24, "CALIB is 24 bytes");
+_Static_assert(sizeof(struct utrace__tf_calibx_rec) == 40, "CALIBX is 40 bytes");
 _Static_assert(sizeof(struct utrace__tf_process_rec) == 16, "PROCESS starts with 16");
 _Static_assert(sizeof(struct utrace__tf_format_rec) == 8, "FORMAT starts with 8");
 _Static_assert(sizeof(struct utrace__tf_thread_rec) == 8, "THREAD starts with 8");

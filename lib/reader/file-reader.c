@@ -184,6 +184,12 @@ struct process {
 	size_t nr_pts, cap_pts;
 	struct utrace__tsc_seg *segs;    /* their conversion (tsc-time.c); */
 	size_t nr_segs;                  /* 0: the file's CLOCK records */
+	struct utrace_calib_ext *xs;     /* CALIBX records by index (point 0: none) */
+	size_t nr_xs, cap_xs;
+	struct utrace__tsc_seg *rsegs;   /* TSC to CLOCK_MONOTONIC_RAW */
+	size_t nr_rsegs;                 /* 0: no raw time */
+	int64_t *boot, *tai;             /* per point: the offsets from mono */
+	uint32_t tclock;                 /* the clock shown (enum utrace_trace_clock) */
 	struct tf_sym *syms;             /* SYMBOL records, sorted at first use */
 	size_t nr_syms, cap_syms;
 	bool syms_sorted;
@@ -266,6 +272,7 @@ static const char *const type_names[] = {
 	[UTRACE_TF_STATS] = "STATS", [UTRACE_TF_END] = "END",
 	[UTRACE_TF_CALIB] = "CALIB", [UTRACE_TF_KFORMAT] = "KFORMAT",
 	[UTRACE_TF_KPAGE] = "KPAGE", [UTRACE_TF_KTASK] = "KTASK",
+	[UTRACE_TF_CALIBX] = "CALIBX",
 };
 
 static char *vformat(const char *fmt, va_list ap)
@@ -385,12 +392,32 @@ uint64_t utrace__tf_tsc_to_ns(uint64_t tsc, uint64_t tsc0, uint64_t ns0,
 	return v > UINT64_MAX - ns0 ? UINT64_MAX : ns0 + v;
 }
 
-/* A page time in ns; 'hint': the caller's last segment of p's chain. */
+/* A page time in the process's trace clock (ns, or ticks for x86-tsc);
+ * 'hint': the caller's last segment of p's chain. */
 static inline uint64_t to_ns(const struct utrace__tf *tf, const struct process *p,
 			     uint64_t t, uint32_t *hint)
 {
+	uint64_t ns;
+
 	if (p->pub.clock == 0)
 		return t;
+	switch (p->tclock) {
+	case UTRACE_TCLOCK_MONO:
+		break;
+	case UTRACE_TCLOCK_X86_TSC:
+		return t;
+	case UTRACE_TCLOCK_BOOT:
+	case UTRACE_TCLOCK_TAI:
+		if (!p->nr_segs)
+			break;
+		ns = utrace__tsc_time(p->segs, p->nr_segs, t, hint);
+		return ns + (uint64_t)(p->tclock == UTRACE_TCLOCK_BOOT ? p->boot[*hint] :
+				       p->tai[*hint]);
+	default:                         /* mono_raw, and sched_clock's names */
+		if (p->nr_rsegs)
+			return utrace__tsc_time(p->rsegs, p->nr_rsegs, t, hint);
+		break;
+	}
 	if (p->nr_segs)
 		return utrace__tsc_time(p->segs, p->nr_segs, t, hint);
 	return utrace__tf_tsc_to_ns(t, tf->tsc0, tf->ns0, tf->tsc1, tf->ns1);
@@ -474,6 +501,9 @@ static int rec_process(struct utrace__tf *tf, uint64_t off, const unsigned char 
 	pr->pub.pid = le32(p + offsetof(struct utrace__tf_process_rec, pid));
 	pr->pub.ppid = le32(p + offsetof(struct utrace__tf_process_rec, ppid));
 	pr->pub.clock = le32(p + offsetof(struct utrace__tf_process_rec, clock));
+	pr->pub.trace_clock = le32(p + offsetof(struct utrace__tf_process_rec, trace_clock));
+	if (pr->pub.trace_clock >= UTRACE_TCLOCK_NR)
+		pr->pub.trace_clock = UTRACE_TCLOCK_MONO;     /* told in finish() */
 	pr->pub.comm = comm && exe ? comm : "";
 	pr->pub.exe = comm && exe ? exe : "";
 	pr->pub.offset = off;
@@ -897,26 +927,77 @@ static void rec_clock(struct utrace__tf *tf, const unsigned char *p)
 	tf->nr_clock++;
 }
 
+/*
+ * A CALIB or CALIBX record (both start with u32 pid, u32 index): its
+ * process, with the process's table of that type ('arrp', *nr entries)
+ * grown with zeroed entries to hold the index.  NULL when the record is
+ * bad or memory ran out (*err says which, after saying why).
+ */
+static struct process *calib_slot(struct utrace__tf *tf, uint64_t off, const unsigned char *p,
+				  uint32_t type, uint32_t *idx, int *err)
+{
+	uint32_t pid = le32(p), i = le32(p + 4);
+	struct process *pr = need_proc(tf, off, type, pid);
+
+	*idx = i;
+	if (!pr) {
+		*err = -EBADMSG;
+		return NULL;
+	}
+	if (i >= UTRACE_POOL_CALIB) {
+		*err = bad(tf, off, "%s record: point %u of pid %u is past the %u a process has",
+			   type_names[type], i, pid, UTRACE_POOL_CALIB);
+		return NULL;
+	}
+	return pr;
+}
+
+static int grow_to(void *arrp, size_t *nr, size_t *cap, size_t elem, uint32_t i)
+{
+	while (*nr <= i) {
+		if (grow(arrp, cap, *nr, elem))
+			return -ENOMEM;
+		memset((char *)*(void **)arrp + *nr * elem, 0, elem);
+		(*nr)++;
+	}
+	return 0;
+}
+
 /* Kept by index; the first record of an index wins. */
 static int rec_calib(struct utrace__tf *tf, uint64_t off, const unsigned char *p)
 {
-	uint32_t pid = le32(p + offsetof(struct utrace__tf_calib_rec, pid));
-	uint32_t i = le32(p + offsetof(struct utrace__tf_calib_rec, index));
-	struct process *pr = need_proc(tf, off, UTRACE_TF_CALIB, pid);
+	uint32_t i;
+	int err = 0;
+	struct process *pr = calib_slot(tf, off, p, UTRACE_TF_CALIB, &i, &err);
 
 	if (!pr)
-		return -EBADMSG;
-	if (i >= UTRACE_POOL_CALIB)
-		return bad(tf, off, "CALIB record: point %u of pid %u is past the %u a "
-			   "process has", i, pid, UTRACE_POOL_CALIB);
-	while (pr->nr_pts <= i) {
-		if (grow(&pr->pts, &pr->cap_pts, pr->nr_pts, sizeof(*pr->pts)))
-			return nomem(tf);
-		pr->pts[pr->nr_pts++] = (struct utrace_calib_point){ 0, 0 };
-	}
+		return err;
+	if (grow_to(&pr->pts, &pr->nr_pts, &pr->cap_pts, sizeof(*pr->pts), i))
+		return nomem(tf);
 	if (!pr->pts[i].ns) {
 		pr->pts[i].tsc = le64(p + offsetof(struct utrace__tf_calib_rec, tsc));
 		pr->pts[i].ns = le64(p + offsetof(struct utrace__tf_calib_rec, ns));
+	}
+	return 0;
+}
+
+/* Kept by index, as CALIB records. */
+static int rec_calibx(struct utrace__tf *tf, uint64_t off, const unsigned char *p)
+{
+	uint32_t i;
+	int err = 0;
+	struct process *pr = calib_slot(tf, off, p, UTRACE_TF_CALIBX, &i, &err);
+
+	if (!pr)
+		return err;
+	if (grow_to(&pr->xs, &pr->nr_xs, &pr->cap_xs, sizeof(*pr->xs), i))
+		return nomem(tf);
+	if (!pr->xs[i].point) {
+		pr->xs[i].tsc = le64(p + offsetof(struct utrace__tf_calibx_rec, tsc));
+		pr->xs[i].raw = le64(p + offsetof(struct utrace__tf_calibx_rec, raw));
+		pr->xs[i].boot = (int64_t)le64(p + offsetof(struct utrace__tf_calibx_rec, boot));
+		pr->xs[i].tai = (int64_t)le64(p + offsetof(struct utrace__tf_calibx_rec, tai));
+		pr->xs[i].point = 1;
 	}
 	return 0;
 }
@@ -934,6 +1015,7 @@ static const uint64_t min_payload[] = {
 	[UTRACE_TF_KFORMAT] = sizeof(struct utrace__tf_kformat_rec),
 	[UTRACE_TF_KPAGE] = sizeof(struct utrace__tf_kpage_rec),
 	[UTRACE_TF_KTASK] = sizeof(struct utrace__tf_ktask_rec),
+	[UTRACE_TF_CALIBX] = sizeof(struct utrace__tf_calibx_rec),
 };
 
 /* A SYMBOL record: kept with its process (the latest of its pid). */
@@ -1057,6 +1139,8 @@ static int read_record(struct utrace__tf *tf, uint64_t off, uint32_t type,
 		return rec_kpage(tf, off, p, size);
 	case UTRACE_TF_KTASK:
 		return rec_ktask(tf, off, p, size);
+	case UTRACE_TF_CALIBX:
+		return rec_calibx(tf, off, p);
 	default:
 		return 0;                /* unknown types are skipped */
 	}
@@ -1138,6 +1222,85 @@ static void set_cut(struct utrace__tf *tf, uint64_t off)
 		tf->warning = NULL;
 }
 
+/*
+ * The clocks beside mono, from the CALIBX records: CLOCK_MONOTONIC_RAW
+ * as a chain of its own (the same conversion as mono's, from the raw
+ * points that follow each other from the first), and per mono segment
+ * the offsets of CLOCK_BOOTTIME and CLOCK_TAI read with its point (a
+ * point without them takes the last before it, or the first after).
+ */
+static int other_clocks(struct process *p)
+{
+	struct utrace_calib_point *rp;
+	size_t n = p->nr_segs, i, k;
+	int64_t boot = 0, tai = 0;
+
+	for (i = 0; i < n && i < p->nr_xs && !p->xs[i].point; i++)
+		;
+	if (i == n || i >= p->nr_xs)
+		return 0;                /* no CALIBX: mono only */
+	boot = p->xs[i].boot;
+	tai = p->xs[i].tai;
+	p->boot = malloc(n * sizeof(*p->boot));
+	p->tai = malloc(n * sizeof(*p->tai));
+	rp = malloc(n * sizeof(*rp));
+	if (!p->boot || !p->tai || !rp) {
+		free(rp);
+		return -ENOMEM;
+	}
+	for (i = 0, k = 0; i < n; i++) {
+		if (i < p->nr_xs && p->xs[i].point) {
+			boot = p->xs[i].boot;
+			tai = p->xs[i].tai;
+			if (k == i)
+				rp[k++] = (struct utrace_calib_point){ p->xs[i].tsc, p->xs[i].raw };
+		}
+		p->boot[i] = boot;
+		p->tai[i] = tai;
+	}
+	if (k >= 2 && (p->rsegs = malloc(k * sizeof(*p->rsegs))))
+		p->nr_rsegs = utrace__tsc_chain(rp, k, p->rsegs);
+	free(rp);
+	return 0;
+}
+
+/* Whether p's times can be shown in clock 'id'. */
+static bool tclock_ok(const struct process *p, uint32_t id)
+{
+	switch (id) {
+	case UTRACE_TCLOCK_MONO:
+		return true;
+	case UTRACE_TCLOCK_X86_TSC:
+		return p->pub.clock == UTRACE_CLOCK_TSC;
+	case UTRACE_TCLOCK_BOOT:
+	case UTRACE_TCLOCK_TAI:
+		return p->boot != NULL;
+	default:
+		return id < UTRACE_TCLOCK_NR && p->nr_rsegs > 0;
+	}
+}
+
+int utrace__tf_set_clock(struct utrace__tf *tf, uint32_t id, uint32_t *bad_pid)
+{
+	size_t i;
+
+	for (i = 0; i < tf->nr_procs; i++)
+		if (!tf->procs[i]->unusable && !tclock_ok(tf->procs[i], id)) {
+			*bad_pid = tf->procs[i]->pub.pid;
+			return -ENOENT;
+		}
+	for (i = 0; i < tf->nr_procs; i++) {
+		tf->procs[i]->tclock = id;
+		tf->procs[i]->pub.trace_clock = id;
+	}
+	return 0;
+}
+
+uint32_t utrace__tf_proc_clock(const struct utrace__tf_process *proc)
+{
+	return ((const struct process *)(const void *)proc)->tclock;
+}
+
 /* After the records: calibration, page order. */
 static void finish(struct utrace__tf *tf)
 {
@@ -1160,7 +1323,15 @@ static void finish(struct utrace__tf *tf)
 			if (!p->nr_segs)
 				bad(tf, p->pub.offset, "pid %u: its CALIB points are out of "
 				    "order; its times come from the CLOCK records", p->pub.pid);
+			else if (other_clocks(p) < 0) {
+				nomem(tf);
+				return;
+			}
 		}
+		p->tclock = p->pub.trace_clock;
+		if (!tclock_ok(p, p->tclock))
+			p->tclock = UTRACE_TCLOCK_MONO;
+		p->pub.trace_clock = p->tclock;
 		if (p->unusable || p->pub.clock != 1 || p->nr_segs ||
 		    (tf->nr_clock >= 2 && tf->tsc1 != tf->tsc0))
 			continue;
@@ -1378,6 +1549,10 @@ void utrace__tf_close(struct utrace__tf *tf)
 		free(tf->procs[i]->rejected);
 		free(tf->procs[i]->pts);
 		free(tf->procs[i]->segs);
+		free(tf->procs[i]->xs);
+		free(tf->procs[i]->rsegs);
+		free(tf->procs[i]->boot);
+		free(tf->procs[i]->tai);
 		free(tf->procs[i]->syms);
 		free(tf->procs[i]);
 	}
@@ -1522,6 +1697,7 @@ struct stream {
 
 struct utrace__tf_iter {
 	struct utrace__tf *tf;
+	bool unordered;                  /* thread by thread, no times */
 	struct stream *s;
 	size_t nr;
 	uint32_t *heap;
@@ -1529,7 +1705,7 @@ struct utrace__tf_iter {
 	uint64_t last_time;
 };
 
-static void advance(const struct utrace__tf *tf, struct stream *s)
+static void advance(const struct utrace__tf *tf, struct stream *s, bool no_time)
 {
 	const struct process *p = s->t->proc;
 
@@ -1537,7 +1713,7 @@ static void advance(const struct utrace__tf *tf, struct stream *s)
 		if (s->in_page) {
 			if (pg_next(&s->c, &s->rec, &s->len, &s->at, NULL, 0) == UTRACE_RB_EVENT) {
 				s->kind = UTRACE__TF_EVENT;
-				s->key = to_ns(tf, p, s->c.ts, &s->seg);
+				s->key = no_time ? 0 : to_ns(tf, p, s->c.ts, &s->seg);
 				return;
 			}
 			s->in_page = false;
@@ -1599,7 +1775,7 @@ static void sift_down(struct utrace__tf_iter *it, size_t i)
 	}
 }
 
-int utrace__tf_iter_new(struct utrace__tf *tf, struct utrace__tf_iter **itp)
+static int iter_new(struct utrace__tf *tf, struct utrace__tf_iter **itp, bool unordered)
 {
 	struct utrace__tf_iter *it = calloc(1, sizeof(*it));
 	size_t i;
@@ -1608,6 +1784,7 @@ int utrace__tf_iter_new(struct utrace__tf *tf, struct utrace__tf_iter **itp)
 	if (!it)
 		return -ENOMEM;
 	it->tf = tf;
+	it->unordered = unordered;
 	it->s = calloc(tf->nr_threads + tf->nr_kcpu + 1, sizeof(*it->s));
 	it->heap = calloc(tf->nr_threads + tf->nr_kcpu + 1, sizeof(*it->heap));
 	if (!it->s || !it->heap) {
@@ -1624,7 +1801,7 @@ int utrace__tf_iter_new(struct utrace__tf *tf, struct utrace__tf_iter **itp)
 		s->t = t;
 		if (s->t->nr_pages)
 			s->cpu = s->t->pages[s->t->nr_pages - 1].cpu;
-		advance(tf, s);
+		advance(tf, s, unordered);
 		if (s->kind)
 			it->heap[it->nh++] = (uint32_t)it->nr;
 		it->nr++;
@@ -1633,6 +1810,16 @@ int utrace__tf_iter_new(struct utrace__tf *tf, struct utrace__tf_iter **itp)
 		sift_down(it, i);
 	*itp = it;
 	return 0;
+}
+
+int utrace__tf_iter_new(struct utrace__tf *tf, struct utrace__tf_iter **itp)
+{
+	return iter_new(tf, itp, false);
+}
+
+int utrace__tf_iter_new_unordered(struct utrace__tf *tf, struct utrace__tf_iter **itp)
+{
+	return iter_new(tf, itp, true);
 }
 
 int utrace__tf_iter_next(struct utrace__tf_iter *it, struct utrace__tf_item *item)
@@ -1681,10 +1868,11 @@ int utrace__tf_iter_next(struct utrace__tf_iter *it, struct utrace__tf_item *ite
 	}
 	if (item->time > it->last_time)
 		it->last_time = item->time;
-	advance(it->tf, s);
+	advance(it->tf, s, it->unordered);
 	if (!s->kind)
 		it->heap[0] = it->heap[--it->nh];
-	sift_down(it, 0);
+	if (!it->unordered)
+		sift_down(it, 0);
 	return 1;
 }
 

@@ -38,6 +38,8 @@ struct utrace__tf_iter;
 struct utrace__tf_process {
 	uint32_t pid, ppid;
 	uint32_t clock;                 /* 0: CLOCK_MONOTONIC ns, 1: TSC ticks */
+	uint32_t trace_clock;           /* the trace clock it was read in
+					 * (enum utrace_trace_clock of pool.h) */
 	const char *comm, *exe;
 	uint64_t offset;                /* of its PROCESS record */
 	bool has_stats;                 /* a STATS record was read: */
@@ -73,7 +75,9 @@ enum utrace__tf_kind {
 /* One step of the merged stream. */
 struct utrace__tf_item {
 	enum utrace__tf_kind kind;
-	uint64_t time;                  /* CLOCK_MONOTONIC ns */
+	uint64_t time;                  /* ns of the process's trace clock
+					 * (CLOCK_MONOTONIC unless chosen), or
+					 * TSC ticks for x86-tsc */
 	uint32_t cpu;
 	const struct utrace__tf_process *proc;
 	const struct utrace__tf_thread *thread;
@@ -118,6 +122,17 @@ bool utrace__tf_cut(const struct utrace__tf *tf, uint64_t *offset) UTRACE_HIDDEN
 const char *utrace__tf_name(const struct utrace__tf *tf) UTRACE_HIDDEN;
 
 uint32_t utrace__tf_page_size(const struct utrace__tf *tf) UTRACE_HIDDEN;
+
+/*
+ * The trace clock of every process's times (enum utrace_trace_clock of
+ * pool.h), instead of the one each PROCESS record names: 0, or -ENOENT
+ * when process *bad_pid's records cannot give it (an older file without
+ * CALIBX records, a process timed with CLOCK_MONOTONIC); nothing changes
+ * then.
+ */
+int utrace__tf_set_clock(struct utrace__tf *tf, uint32_t id, uint32_t *bad_pid) UTRACE_HIDDEN;
+/* The trace clock a process's item times are in. */
+uint32_t utrace__tf_proc_clock(const struct utrace__tf_process *proc) UTRACE_HIDDEN;
 /* CLOCK_REALTIME and CLOCK_MONOTONIC when the recording started. */
 void utrace__tf_start_time(const struct utrace__tf *tf, uint64_t *realtime_ns,
 			   uint64_t *monotonic_ns) UTRACE_HIDDEN;
@@ -170,6 +185,11 @@ struct utrace__tf_format *utrace__tf_find_format(const struct utrace__tf *tf,
 	(it)->kernel ? "KFORMAT" : "FORMAT", (it)->id
 
 int utrace__tf_iter_new(struct utrace__tf *tf, struct utrace__tf_iter **itp) UTRACE_HIDDEN;
+/* The same items, thread by thread instead of merged, and without their
+ * times (0): for counting, which needs neither (report.c without
+ * --latency); it skips the heap and the TSC conversion. */
+int utrace__tf_iter_new_unordered(struct utrace__tf *tf,
+				  struct utrace__tf_iter **itp) UTRACE_HIDDEN;
 int utrace__tf_iter_next(struct utrace__tf_iter *it, struct utrace__tf_item *item) UTRACE_HIDDEN;
 void utrace__tf_iter_free(struct utrace__tf_iter *it) UTRACE_HIDDEN;
 

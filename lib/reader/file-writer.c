@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "elfsyms.h"
+#include "pool.h"
 #include "file-writer.h"
 
 /* Write all of iov[0..n) (which it changes), or keep the error. */
@@ -180,10 +181,18 @@ int utrace__tfw_calib(struct utrace__tfw *w, uint32_t pid, uint32_t index, uint6
 	return put_record(w, UTRACE_TF_CALIB, &r, sizeof(r), NULL, 0, NULL, 0);
 }
 
-int utrace__tfw_process(struct utrace__tfw *w, uint32_t pid, uint32_t ppid, uint32_t clock,
-			const char *comm, const char *exe)
+int utrace__tfw_calibx(struct utrace__tfw *w, uint32_t pid, uint32_t index,
+		       const struct utrace_calib_ext *x)
 {
-	struct utrace__tf_process_rec r = { pid, ppid, clock, 0 };
+	struct utrace__tf_calibx_rec r = { pid, index, x->tsc, x->raw, x->boot, x->tai };
+
+	return put_record(w, UTRACE_TF_CALIBX, &r, sizeof(r), NULL, 0, NULL, 0);
+}
+
+int utrace__tfw_process(struct utrace__tfw *w, uint32_t pid, uint32_t ppid, uint32_t clock,
+			uint32_t trace_clock, const char *comm, const char *exe)
+{
+	struct utrace__tf_process_rec r = { pid, ppid, clock, trace_clock };
 
 	return put_record(w, UTRACE_TF_PROCESS, &r, sizeof(r), comm, strlen(comm) + 1,
 			  exe, strlen(exe) + 1);

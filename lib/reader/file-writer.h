@@ -44,6 +44,10 @@ int utrace__tfw_clock(struct utrace__tfw *w, uint64_t tsc, uint64_t ns) UTRACE_H
 /* A CALIB record: point 'index' of process 'pid' (file-format.h). */
 int utrace__tfw_calib(struct utrace__tfw *w, uint32_t pid, uint32_t index, uint64_t tsc,
 		      uint64_t ns) UTRACE_HIDDEN;
+/* A CALIBX record: what was read with point 'index' (file-format.h). */
+struct utrace_calib_ext;
+int utrace__tfw_calibx(struct utrace__tfw *w, uint32_t pid, uint32_t index,
+		       const struct utrace_calib_ext *x) UTRACE_HIDDEN;
 /* One symbol of process pid (its address there), for %ps / %pS. */
 int utrace__tfw_symbol(struct utrace__tfw *w, uint32_t pid, uint64_t addr, uint64_t size,
 		       const char *name) UTRACE_HIDDEN;
@@ -66,7 +70,7 @@ void utrace__symcache_free(struct utrace__symcache *c) UTRACE_HIDDEN;
 int utrace__tfw_symbols_file(struct utrace__tfw *w, uint32_t pid, const char *path,
 			     uint64_t bias) UTRACE_HIDDEN;
 int utrace__tfw_process(struct utrace__tfw *w, uint32_t pid, uint32_t ppid, uint32_t clock,
-			const char *comm, const char *exe) UTRACE_HIDDEN;
+			uint32_t trace_clock, const char *comm, const char *exe) UTRACE_HIDDEN;
 int utrace__tfw_format(struct utrace__tfw *w, uint32_t pid, uint32_t id,
 		       const char *system, const char *format) UTRACE_HIDDEN;
 int utrace__tfw_thread(struct utrace__tfw *w, uint32_t pid, uint32_t tid,

@@ -55,7 +55,12 @@ static int cmp_page(const void *a, const void *b)
 
 	if (x->tid != y->tid)
 		return x->tid < y->tid ? -1 : 1;
-	return (x->seq > y->seq) - (x->seq < y->seq);
+	if (x->seq != y->seq)
+		return (x->seq > y->seq) - (x->seq < y->seq);
+	/* two parts of one page (read while it was written, the first held
+	 * for another reader of its CPU): the earlier first */
+	return (x->page.time_stamp > y->page.time_stamp) -
+	       (x->page.time_stamp < y->page.time_stamp);
 }
 
 static struct utrace__live_page *add_page(struct utrace__live_pages *cl)

@@ -19,6 +19,7 @@
 #include <event-parse.h>
 #include <trace-seq.h>
 
+#include "clock.h"
 #include "fields.h"
 #include "filter.h"
 #include "print.h"
@@ -90,14 +91,15 @@ const char *utrace__item_comm(const struct utrace__tf_item *it)
 /* "%16s-%-7d [%03d] ..... %5lu.%06lu: " of the comm, tid, cpu and time:
  * the one prefix of the runtime's UTRACE_PRINT too (common/traceline.h). */
 void utrace__print_prefix(struct utrace__obuf *b, const char *comm, uint32_t tid,
-			  uint32_t cpu, uint64_t time, bool irq_info)
+			  uint32_t cpu, uint64_t time, bool irq_info, bool in_ns)
 {
 	size_t n = strlen(comm);
 
 	utrace__ob_reserve(b, n + UTRACE_TRACE_PREFIX_ROOM);
 	if (b->cap - b->len < n + UTRACE_TRACE_PREFIX_ROOM)
 		return;
-	b->len += utrace__trace_prefix(b->p + b->len, comm, n, tid, cpu, time, irq_info);
+	b->len += utrace__trace_prefix_clock(b->p + b->len, comm, n, tid, cpu, time, irq_info,
+					     in_ns);
 }
 
 /* Every field after the common ones: name=value, or "name":value. */
@@ -184,7 +186,7 @@ static void put_lost(struct utrace__printer *sc, const struct utrace__tf_item *i
 		return;
 	}
 	utrace__print_prefix(b, utrace__item_comm(it), it->thread->tid, it->cpu, it->time,
-			     !sc->o->no_irq_info);
+			     !sc->o->no_irq_info, utrace__trace_clock_in_ns(it->proc->trace_clock));
 	if (it->lost) {
 		utrace__ob_puts(b, "[LOST ");
 		utrace__ob_num(b, it->lost, 0, ' ', false);
@@ -251,7 +253,8 @@ static void put_line_start(struct utrace__printer *sc, const struct utrace__tf_i
 		annotate_cpu(sc, it->cpu);
 	sc->nr_lines++;
 	at = b->len;
-	utrace__print_prefix(b, comm, it->thread->tid, it->cpu, it->time, !sc->o->no_irq_info);
+	utrace__print_prefix(b, comm, it->thread->tid, it->cpu, it->time, !sc->o->no_irq_info,
+			     utrace__trace_clock_in_ns(it->proc->trace_clock));
 	if (!sc->o->no_irq_info && it->rec[3] && b->len > at)
 		utrace__trace_prefix_preempt(b->p + at, strlen(comm), it->thread->tid, it->cpu,
 					     it->rec[3]);
@@ -415,6 +418,26 @@ static struct utrace_event_field *filter_fields(const struct tep_event *ev, unsi
 	return v;
 }
 
+/* '.function' of a recording: the SYMBOL records of the event's process. */
+static int proc_sym_by_name(void *ctx, const char *name, uint64_t *start, uint64_t *size)
+{
+	const struct utrace__tf_process *proc = ctx;
+	const char *n;
+	size_t i;
+
+	for (i = 0; utrace__tf_sym_at(proc, i, &n, start, size) == 0; i++)
+		if (!strcmp(n, name))
+			return 0;
+	return -ENOENT;
+}
+
+static int proc_sym_by_addr(void *ctx, uint64_t addr, uint64_t *start, uint64_t *size)
+{
+	const char *name;
+
+	return utrace__tf_sym_lookup(NULL, ctx, addr, &name, start, size);
+}
+
 /*
  * --filter: compile each entry for the events of the file it is for,
  * before anything is printed.  A bad expression is said as `utrace
@@ -431,7 +454,11 @@ static int compile_filters(struct utrace__printer *sc, struct utrace__tf *tf)
 		struct utrace__print_filter *pf = NULL;
 		struct utrace__filter_error fe;
 		struct utrace_event_field *fields;
+		struct utrace__filter_syms syms = { proc_sym_by_name, proc_sym_by_addr,
+						    (void *)f->proc };
+		uint64_t start, size;
 		unsigned int nr = 0;
+		const char *name;
 		char *expr;
 		int r;
 
@@ -458,7 +485,19 @@ static int compile_filters(struct utrace__printer *sc, struct utrace__tf *tf)
 		for (j = strlen(expr); j && strchr(" \t\r\n", expr[j - 1]); j--)
 			expr[j - 1] = 0;
 		memset(&fe, 0, sizeof(fe));
-		r = utrace__filter_compile(expr, fields, nr, &e->filter, &fe);
+		if (strstr(expr, ".function") &&
+		    utrace__tf_sym_at(f->proc, 0, &name, &start, &size) < 0) {
+			/* the function's address range is the traced
+			 * process's: its SYMBOL records, or nothing */
+			fprintf(stderr, "utrace: '.function' in the filter for '%s:%s' needs the "
+				"symbols of pid %u, and '%s' has none (a recording has them "
+				"when an event prints %%ps or %%pS)\n", e->system, e->name,
+				f->proc->pid, sc->name);
+			free(fields);
+			free(expr);
+			return -EINVAL;
+		}
+		r = utrace__filter_compile_syms(expr, fields, nr, &syms, &e->filter, &fe);
 		free(fields);
 		if (r < 0) {
 			fprintf(stderr, "utrace: bad filter for '%s:%s': %s\n  %s\n  %*s^\n",

@@ -55,10 +55,11 @@ bool utrace__print_select(const struct utrace__print_opts *o, const char *system
 
 /*
  * The kernel's line prefix, "%16s-%-7d [%03d] ..... %5lu.%06lu: " of the
- * comm, tid, cpu and time (ns), the one writer of it in the tools.
+ * comm, tid, cpu and time (ns; with !in_ns a count, "%12llu"), the one
+ * writer of it in the tools.
  */
 void utrace__print_prefix(struct utrace__obuf *b, const char *comm, uint32_t tid,
-			  uint32_t cpu, uint64_t time, bool irq_info) UTRACE_HIDDEN;
+			  uint32_t cpu, uint64_t time, bool irq_info, bool in_ns) UTRACE_HIDDEN;
 
 /* The name of the thread of an item: its THREAD name, its process's, or
  * "<...>" as the kernel says of an unknown one. */

@@ -17,6 +17,7 @@
 #include "file-reader.h"
 #include "log.h"
 #include "formats.h"
+#include "pool.h"
 #include "print.h"
 
 /* What utrace_reader_next() hands out, with the item behind it. */
@@ -57,6 +58,13 @@ int utrace_reader_open(const char *path, struct utrace_reader **rp)
 	ret = utrace__tf_open(path, &r->tf);
 	if (ret < 0 && ret != -EBADMSG)
 		goto fail;
+	if (r->tf) {
+		/* the API's times are CLOCK_MONOTONIC, whatever trace_clock
+		 * the processes had chosen */
+		uint32_t bad_pid;
+
+		utrace__tf_set_clock(r->tf, UTRACE_TCLOCK_MONO, &bad_pid);
+	}
 	r->opts = (struct utrace__print_opts){ .input = path, .mode = UTRACE__OUT_TEXT,
 					       .quiet = true };
 	r->printer = utrace__printer_new(&r->opts, r->tf);

@@ -354,6 +354,9 @@ static void handle_op(struct conn *c, uint32_t op, const struct utrace_ctl_req *
 	case UTRACE_CTL_POOL_MODE:
 		answer_status(c, utrace__control_pool_mode(q->arg));
 		return;
+	case UTRACE_CTL_TRACE_CLOCK:
+		answer_status(c, utrace__control_trace_clock(q->arg));
+		return;
 	case UTRACE_CTL_MARKER:
 		answer_status(c, utrace__control_trace_marker(pl, plen, q->arg != 0));
 		return;

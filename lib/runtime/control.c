@@ -1093,6 +1093,38 @@ int utrace__control_pool_mode(int32_t mode)
 	return (int)utrace__pool_get_mode();
 }
 
+/**
+ * utrace__control_trace_clock - read or write trace_clock (UTRACE_CTL_TRACE_CLOCK)
+ * @id: enum utrace_trace_clock to write; -1 reads; -2 asks which clocks
+ *      the process can give
+ *
+ * Return: the clock now, the bits of the clocks it has, or -EINVAL.
+ */
+int utrace__control_trace_clock(int32_t id)
+{
+	if (cur >= 0) {
+		/* an instance's clock is its own pool's (made at mkdir) */
+		struct utrace_pool *p = utrace__inst[cur].pool;
+
+		if (id == -1)
+			return (int)__atomic_load_n(&p->trace_clock, __ATOMIC_RELAXED);
+		if (id == -2)
+			return (int)utrace__pool_trace_clocks();
+		if (id < 0 || id >= UTRACE_TCLOCK_NR || !((utrace__pool_trace_clocks() >> id) & 1))
+			return -EINVAL;
+		__atomic_store_n(&p->trace_clock, (uint32_t)id, __ATOMIC_RELEASE);
+		utrace__pool_mark_clear(p, utrace__clock_now());
+		return id;
+	}
+	if (id == -1)
+		return (int)utrace__pool_get_trace_clock();
+	if (id == -2)
+		return (int)utrace__pool_trace_clocks();
+	if (id < 0)
+		return -EINVAL;
+	return utrace__pool_set_trace_clock((uint32_t)id);
+}
+
 /* --- the attached recorder --- */
 
 static void forget_saved(void)

@@ -47,6 +47,7 @@ int utrace__control_buffer_size(uint64_t bytes, uint64_t *size) UTRACE_HIDDEN;
 void utrace__control_clear_buffer(void) UTRACE_HIDDEN;
 int utrace__control_pool_fd(void) UTRACE_HIDDEN;
 int utrace__control_pool_mode(int32_t mode) UTRACE_HIDDEN;
+int utrace__control_trace_clock(int32_t id) UTRACE_HIDDEN;
 int utrace__control_attach(const char *path, size_t len, uint32_t mode) UTRACE_HIDDEN;
 int utrace__control_recorder_fd(void) UTRACE_HIDDEN;
 void utrace__control_recorder_gone(void) UTRACE_HIDDEN;

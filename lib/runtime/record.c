@@ -48,6 +48,7 @@ static const char *sock_path;
 static size_t buffer_size = DEFAULT_BUFFER_SIZE;
 static uint32_t pool_mode = UTRACE_MODE_DISCARD;
 static bool mode_set;                  /* UTRACE_MODE was given */
+static uint32_t trace_clock;           /* enum utrace_trace_clock, of every pool */
 int utrace__pool_fd = -1;              /* the memfd of utrace__pool */
 static pthread_mutex_t pool_mutex = PTHREAD_MUTEX_INITIALIZER;
 
@@ -308,6 +309,7 @@ static void connect_recorder(void)
 		give_up("event pool");
 		return;
 	}
+	p->trace_clock = trace_clock;
 	if (send_hello(fd) < 0) {
 		close(fd);
 		munmap(p, p->size);
@@ -344,6 +346,7 @@ int utrace__pool_ensure(void)
 		if (fd < 0) {
 			ret = fd;
 		} else {
+			p->trace_clock = trace_clock;
 			utrace__pool_fd = fd;
 			__atomic_store_n(&utrace__pool, p, __ATOMIC_RELEASE);
 			__atomic_fetch_add(&utrace__pool_gen, 1, __ATOMIC_RELEASE);
@@ -380,6 +383,7 @@ int utrace__pool_resize(uint64_t bytes)
 		pthread_mutex_unlock(&pool_mutex);
 		return fd;
 	}
+	p->trace_clock = trace_clock;
 	oldfd = utrace__pool_fd;
 	utrace__pool_fd = fd;
 	__atomic_store_n(&utrace__pool, p, __ATOMIC_RELEASE);
@@ -627,4 +631,33 @@ void utrace__record_after_fork_child(void)
 	connect_recorder();
 	if (sock >= 0)
 		utrace__registry_foreach(send_format_cb, NULL);
+}
+
+uint32_t utrace__pool_get_trace_clock(void)
+{
+	return __atomic_load_n(&trace_clock, __ATOMIC_RELAXED);
+}
+
+int utrace__pool_set_trace_clock(uint32_t id)
+{
+	struct utrace_pool *p;
+
+	if (id >= UTRACE_TCLOCK_NR || (id != UTRACE_TCLOCK_MONO && !utrace__clock_tsc))
+		return -EINVAL;
+	pthread_mutex_lock(&pool_mutex);
+	__atomic_store_n(&trace_clock, id, __ATOMIC_RELAXED);
+	p = utrace__pool;
+	if (p) {
+		__atomic_store_n(&p->trace_clock, id, __ATOMIC_RELEASE);
+		/* tracing_set_clock(): the times before and after would not
+		 * compare, the buffer is reset */
+		utrace__pool_mark_clear(p, utrace__clock_now());
+	}
+	pthread_mutex_unlock(&pool_mutex);
+	return (int)id;
+}
+
+uint32_t utrace__pool_trace_clocks(void)
+{
+	return utrace__clock_tsc ? (1u << UTRACE_TCLOCK_NR) - 1 : 1u << UTRACE_TCLOCK_MONO;
 }

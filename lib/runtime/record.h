@@ -77,6 +77,28 @@ uint32_t utrace__pool_get_mode(void) UTRACE_HIDDEN;
 int utrace__pool_set_mode(uint32_t mode) UTRACE_HIDDEN;
 
 /**
+ * utrace__pool_get_trace_clock - the trace clock of the pool and the next
+ *
+ * Return: enum utrace_trace_clock.
+ */
+uint32_t utrace__pool_get_trace_clock(void) UTRACE_HIDDEN;
+
+/**
+ * utrace__pool_set_trace_clock - choose the clock readers show
+ * @id: enum utrace_trace_clock
+ *
+ * The pool's events so far are cleared, as the kernel resets its buffer
+ * when its clock changes; a pool made later has the clock too.
+ *
+ * Return: @id, or -EINVAL for a clock this process cannot give (every
+ * clock but mono needs the TSC).
+ */
+int utrace__pool_set_trace_clock(uint32_t id) UTRACE_HIDDEN;
+
+/* The clocks utrace__pool_set_trace_clock() takes: a bit per clock. */
+uint32_t utrace__pool_trace_clocks(void) UTRACE_HIDDEN;
+
+/**
  * utrace__pool_calib_timer - the agent's calibration tick
  *
  * Adds the TSC calibration point that is due to this process's pool (so

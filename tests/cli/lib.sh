@@ -107,6 +107,27 @@ need_fuse() {
 		skip_all "fusermount3 is missing (Debian: apt-get install fuse3)"
 }
 
+# mount_setup: a runtime directory of the test's own (only its own
+# processes are seen), $MNT to mount on, and an exit trap that kills the
+# processes the test adds to pids, unmounts $MNT and removes $TMP
+mount_setup() {
+	export UTRACE_RUNTIME_DIR="$TMP/run"
+	MNT="$TMP/mnt"
+	mkdir -p "$MNT"
+	pids=()
+	trap mount_cleanup EXIT
+}
+mount_cleanup() {
+	local p
+	for p in "${pids[@]}"; do
+		kill "$p" 2> /dev/null
+	done
+	if grep -q " $MNT fuse" /proc/self/mounts 2> /dev/null; then
+		fusermount3 -u "$MNT" 2> /dev/null || umount -l "$MNT" 2> /dev/null
+	fi
+	rm -rf "$TMP"
+}
+
 # kernel_source PATH...: set KSRC to a directory holding PATH... of the kernel's
 # source tree, taken once per build directory out of Debian's linux-source
 # tarball (scripts/setup-debian.sh --tests installs it); skip the whole

@@ -91,8 +91,39 @@ check "script --filter naming no event of the file is an error" bash -c '
 	"$0" script -i "$1/f.dat" --filter "nosuch:x == 1" > /dev/null 2> "$1/err"
 	[ $? = 1 ] && grep -qx "utrace: no event in '\''$1/f.dat'\'' matches the filter '\''nosuch:x == 1'\''" "$1/err"' "$UTRACE" "$TMP"
 
-check "script --filter refuses .function (the traced process's symbols)" bash -c '
-	"$0" script -i "$1/f.dat" --filter "demo_request:id.function == main" 2> "$1/err"
-	[ $? = 129 ] && grep -q "not on a file" "$1/err"' "$UTRACE" "$TMP"
+check "script --filter .function on a file without symbols: one clear line, status 1" bash -c '
+	"$0" script -i "$1/f.dat" --filter "demo_request:id.function == main" > "$1/out" 2> "$1/err"
+	[ $? = 1 ] && [ ! -s "$1/out" ] && [ "$(wc -l < "$1/err")" = 1 ] &&
+	grep -q "^utrace: .\.function. in the filter for .demo:demo_request. needs the symbols of pid [0-9]*, and .$1/f.dat. has none" "$1/err"' "$UTRACE" "$TMP"
+
+# .function on a recording: its SYMBOL records (pfmt-demo's events print
+# %ps, so the recording has them), the static pfmt_worker of the program
+# and pfmt_lib_fn of a library dlopen()ed after the start.
+DEMO="$UTRACE_BUILD/tests/pfmt-demo"
+LIB="$UTRACE_BUILD/tests/libpfmt-lib.so"
+"$UTRACE" record -e 'pfmt:*' -o "$TMP/p.dat" -- "$DEMO" 3 "$LIB" > /dev/null 2> "$TMP/p.err" ||
+	cat "$TMP/p.err" >&2
+sym() { "$UTRACE" script -i "$TMP/p.dat" -e pfmt:pfmt_sym "$@" | sed -nE "s/.*pfmt_sym: fn=([a-z_]+) .*/\1/p" | tr "\n" " "; }
+export -f sym
+export UTRACE TMP DEMO
+check "script --filter 'fn.function == NAME': a static function of the program" bash -c '
+	[ "$(sym --filter "pfmt_sym:fn.function == pfmt_worker")" = "pfmt_worker pfmt_worker pfmt_worker " ]'
+check "script --filter 'fn.function != NAME', and a library loaded later" bash -c '
+	[ "$(sym --filter "pfmt_sym:fn.function != pfmt_worker")" = "pfmt_lib_fn " ] &&
+	[ "$(sym --filter "pfmt_sym:caller.function == pfmt_lib_fn")" = "pfmt_lib_fn " ]'
+check "script --filter '.function == ADDRESS': any address inside the function" bash -c '
+	a=$("$UTRACE" script -i "$TMP/p.dat" -e pfmt:pfmt_sym --fields | sed -nE "s/.*fn=([0-9]+) .*/\1/p" | head -n 1) &&
+	[ -n "$a" ] &&
+	[ "$(sym --filter "pfmt_sym:fn.function == $(( a + 3 ))")" = "pfmt_worker pfmt_worker pfmt_worker " ]'
+check "script --filter '.function': an unknown name and a bad operator, with a caret" bash -c '
+	"$UTRACE" script -i "$TMP/p.dat" --filter "pfmt_sym:fn.function == nosuch" > "$TMP/out" 2> "$TMP/err"
+	[ $? = 1 ] && [ ! -s "$TMP/out" ] &&
+	printf "%s\n" "utrace: bad filter for '\''pfmt:pfmt_sym'\'': Function not found" "  fn.function == nosuch" "                        ^" | diff -u - "$TMP/err" >&2 &&
+	"$UTRACE" script -i "$TMP/p.dat" --filter "pfmt_sym:fn.function > main" > /dev/null 2> "$TMP/err"
+	[ $? = 1 ] && grep -q "Invalid operator" "$TMP/err"'
+check "record --filter '.function' works in the traced process (its own symbols)" bash -c '
+	"$UTRACE" record -e pfmt:pfmt_sym --filter "pfmt_sym:fn.function == pfmt_worker" \
+		-o "$TMP/q.dat" -- "$DEMO" 2 > /dev/null 2>&1 &&
+	[ "$("$UTRACE" script -i "$TMP/q.dat" | grep -c "fn=pfmt_worker")" = 2 ]'
 
 done_testing

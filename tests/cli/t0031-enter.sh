@@ -87,6 +87,34 @@ if command -v trace-cmd > /dev/null; then
 		grep -q "demo_tick: *count=" "$3/tc-report" &&
 		"$1" enter -p "$2" -- trace-cmd reset > /dev/null 2>> "$3/err"' \
 		_ "$UTRACE" "$SP" "$TMP"
+	# trace-cmd record splices per_cpu/cpuN/trace_pipe_raw after a
+	# select(): the mount stores the pages in the file's cache there, so
+	# its per-CPU files grow while it runs (on kernels without "fuse: use
+	# copy_splice_read() for FOPEN_DIRECT_IO" splice read nothing until
+	# the end); every event once, in order (a page read in two parts by
+	# two CPUs' readers lost the first part before)
+	check "trace-cmd record: events come while it runs (splice), each once" bash -c '
+		rm -f "$3"/live.dat* "$3/stop"
+		from=$(log_lines "$4")
+		"$1" enter -p "$2" -- trace-cmd record -d -e demo:demo_request -s 100000 \
+			-o "$3/live.dat" sh -c "while [ ! -e $3/stop ]; do sleep 0.1; done" \
+			> "$3/tc-live" 2> "$3/err" &
+		rec=$!
+		grown() { [ "$(cat "$1"/live.dat.cpu* 2> /dev/null | wc -c)" -gt 0 ]; }
+		wait_for grown "$3"; got=$?
+		running=no; kill -0 $rec 2> /dev/null && [ ! -s "$3/live.dat" ] && running=yes
+		touch "$3/stop"; wait $rec || exit 1
+		[ $got = 0 ] && [ $running = yes ] || { echo "# no data while recording"; exit 1; }
+		trace-cmd report -i "$3/live.dat" 2>> "$3/err" |
+			sed -nE "s/.*demo_request: +id=([0-9]+) .*/\1/p" > "$3/live-ids" &&
+		[ "$(wc -l < "$3/live-ids")" -gt 5 ] &&
+		[ "$(tail -n 1 "$3/live-ids")" -ge "$from" ] &&
+		# (what the buffer held from before has older ids)
+		sort -n "$3/live-ids" | awk -v f="$from" "\$1 < f { next }
+			n++ && \$1 != p + 1 { bad = 1 } { p = \$1 } END { exit bad || n < 5 }" ||
+		{ echo "# ids from $from not each once: $(sort -n "$3/live-ids" | tr "\n" " " | head -c 300)"; exit 1; }
+		"$1" enter -p "$2" -- trace-cmd reset > /dev/null 2>> "$3/err"' \
+		_ "$UTRACE" "$SP" "$TMP" "$LOG"
 	# extract takes the pages per_cpu/cpuN/trace_pipe_raw gives, in ns:
 	# the same events at the same times as utrace show prints
 	check "trace-cmd extract, report: the times of utrace show" bash -c '

@@ -150,6 +150,15 @@ check "tracing_on of the instance is its own" bash -c '
 	echo 1 > "$1/foo/tracing_on" &&
 	wait_for bash -c "[ \"\$(events \"$1/foo/trace\" | wc -l)\" -ge 3 ]"' _ "$I" "$D"
 
+check "trace_clock of the instance is its own (x86-tsc there, mono at the top)" bash -c '
+	grep -qw x86-tsc "$1/foo/trace_clock" || exit 0   # no invariant TSC: mono only
+	echo x86-tsc > "$1/foo/trace_clock" && grep -q "\[x86-tsc\]" "$1/foo/trace_clock" &&
+	grep -q "\[mono\]" "$2/trace_clock" &&
+	wait_for bash -c "events \"$1/foo/trace\" | grep -qE \" [0-9]+: [a-z_]+: \"" &&
+	! events "$1/foo/trace" | grep -qE " [0-9]+\.[0-9]{6}: " &&
+	events "$2/trace" | grep -qE " [0-9]+\.[0-9]{6}: " &&
+	echo mono > "$1/foo/trace_clock" && grep -q "\[mono\]" "$1/foo/trace_clock"' _ "$I" "$D"
+
 check "set_event_pid of the instance is its own" bash -c '
 	echo 1 > "$1/foo/set_event_pid" && [ "$(cat "$1/foo/set_event_pid")" = 1 ] &&
 	[ -z "$(cat "$2/set_event_pid")" ] && : > "$1/foo/trace" && : > "$2/trace" &&

@@ -1053,6 +1053,15 @@ static void mk_corrupt(const char *dir)
 	emit("tsc-same-clock-values", &x.b, x.b.len, 1, "same TSC value");
 	free(x.b.p);
 
+	/* CALIBX (the trace clocks other than mono) */
+	CASE("calibx-index-too-big", 1, "CALIBX record: point 5000 of pid 100 is past",
+	     record(&x.b, 14, "\x64\0\0\0\x88\x13\0\0", 8, zeros, 32));
+	CASE("calibx-record-too-short", 1, "CALIBX record of 8 bytes",
+	     record(&x.b, 14, "\x64\0\0\0\0\0\0\0", 8, NULL, 0));
+	CASE("calibx-without-calib", 0, "-",
+	     record(&x.b, 14, "\x64\0\0\0\0\0\0\0", 8, zeros, 32));
+	CASE("unknown-trace-clock", 0, "-", set32(&x.b, x.process + 16 + 12, 99));
+
 	/* pages */
 	CASE("page-commit-too-big", 1, "page commit 4096 exceeds",
 	     set64(&x.b, x.page + 16 + 32 + 8, PAGE_SIZE));

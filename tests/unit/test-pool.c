@@ -5,8 +5,10 @@
  * run on a pool another process sent them (which they must not trust).
  */
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "pool.h"
 #include "test.h"
 
@@ -293,10 +295,61 @@ TEST(the_header_check_refuses_damaged_pools)
 	REFUSED(h.fullq[nq - 1].cells_off = 0);
 	REFUSED(h.freeq[0].cells_off += 4);
 	REFUSED(h.fullq[0].mask = (1ull << 40) - 1);
+	REFUSED(h.calibx_off = h.calib_off);
+	REFUSED(h.calibx_off = h.slots_off);
+	REFUSED(h.calibx_off = h.calib_off + UTRACE_POOL_CALIB * 16 + 4);
 #undef REFUSED
 	/* and the untouched copy passes */
 	h = *p;
 	CHECK(utrace__pool_header_ok(&h, p->size));
+	munmap(p, p->size);
+}
+
+static int64_t ns_of(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* What the trace clocks other than mono are computed from (calib.c). */
+TEST(calibration_points_carry_the_raw_clock_and_the_offsets)
+{
+	struct utrace_calib_point pt[4];
+	struct utrace_calib_ext x[4];
+	struct utrace_pool *p;
+	struct timespec d = { 0, 30000000 };
+	int64_t boot, tai;
+
+	utrace__clock_init();
+	if (!utrace__clock_tsc)
+		return;          /* no invariant TSC here: no calibration */
+	p = make(1 << 20, UTRACE_MODE_DISCARD);
+	CHECK_INT(p->trace_clock, ==, UTRACE_TCLOCK_MONO);
+	CHECK_INT(utrace__pool_calib_points(p, 0, pt, 4), ==, 1);
+	CHECK_INT(utrace__pool_calib_exts(p, 0, pt, 1, x), ==, 1);
+	CHECK(x[0].point == pt[0].tsc);
+	CHECK(x[0].tsc >= pt[0].tsc);
+	/* taken just now, within a second */
+	CHECK(ns_of(CLOCK_MONOTONIC_RAW) - (int64_t)x[0].raw < 1000000000);
+	CHECK(ns_of(CLOCK_MONOTONIC_RAW) >= (int64_t)x[0].raw);
+	boot = ns_of(CLOCK_BOOTTIME) - ns_of(CLOCK_MONOTONIC);
+	tai = ns_of(CLOCK_TAI) - ns_of(CLOCK_MONOTONIC);
+	CHECK(x[0].boot - boot < 1000000 && boot - x[0].boot < 1000000);
+	CHECK(x[0].tai - tai < 1000000 && tai - x[0].tai < 1000000);
+	/* the second point (20 ms) comes with its own; the offsets, which
+	 * did not step, are the first point's to the ns */
+	nanosleep(&d, NULL);
+	CHECK(utrace__pool_calib_tick(p));
+	CHECK_INT(utrace__pool_calib_points(p, 0, pt, 4), ==, 2);
+	CHECK_INT(utrace__pool_calib_exts(p, 1, pt + 1, 1, x + 1), ==, 1);
+	CHECK(x[1].point == pt[1].tsc);
+	CHECK(x[1].raw > x[0].raw && x[1].tsc > x[0].tsc);
+	CHECK(x[1].boot == x[0].boot);
+	CHECK(x[1].tai == x[0].tai);
+	/* past the table: nothing */
+	CHECK_INT(utrace__pool_calib_exts(p, UTRACE_POOL_CALIB, pt, 1, x), ==, 0);
 	munmap(p, p->size);
 }
 

@@ -275,7 +275,7 @@ static int do_mount(const struct mount_opts *o)
 		goto out_signals;
 	if (fuse_daemonize(o->foreground) != 0)
 		goto out_unmount;
-	if (mount_fs_start() < 0) {
+	if (mount_fs_start(se) < 0) {
 		fprintf(stderr, "utrace mount: cannot start a thread\n");
 		goto out_unmount;
 	}

@@ -26,6 +26,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -120,6 +121,55 @@ static const char **rec_kev_text;
 static uint32_t *rec_kev_also;
 static size_t nr_rec_kev;
 
+/*
+ * `utrace stat` (lib/reader/stat.c) runs `utrace record` with
+ * UTRACE__STAT="SYNC GO ERR", three descriptors: the command's process
+ * writes its pid to SYNC and waits for a byte on GO before it execs (stat
+ * opens its counters on it meanwhile), with ERR as its stderr (the
+ * recorder's own lines go where stat wants them); at the end the recorder
+ * writes the command's struct rusage to SYNC and exits with the command's
+ * status.
+ */
+static int stat_sync = -1, stat_go = -1, stat_err = -1;
+static struct rusage stat_ru;
+
+static void stat_hook_parse(void)
+{
+	const char *e = getenv("UTRACE__STAT");
+
+	if (!e || sscanf(e, "%d %d %d", &stat_sync, &stat_go, &stat_err) != 3)
+		stat_sync = stat_go = stat_err = -1;
+	unsetenv("UTRACE__STAT");
+}
+
+/* In the command's process, before its exec. */
+static void stat_hook_child(void)
+{
+	pid_t me = getpid();
+	char c;
+
+	if (stat_sync < 0)
+		return;
+	dup2(stat_err, STDERR_FILENO);
+	if (write(stat_sync, &me, sizeof(me)) != sizeof(me) || read(stat_go, &c, 1) != 1)
+		_exit(127);
+	close(stat_sync);
+	close(stat_go);
+	close(stat_err);
+}
+
+/* The recorder's exit status: the command's, for stat. */
+static int stat_hook_end(int status, int child_done, int rec_status)
+{
+	if (stat_sync < 0)
+		return rec_status;
+	if (write(stat_sync, &stat_ru, sizeof(stat_ru)) != sizeof(stat_ru))
+		return 1;
+	if (!child_done)
+		return rec_status;
+	return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+}
+
 static const char record_usage[] =
 	"usage: utrace record [-e EVENTS]... [--filter EVENT:EXPR]... [-o FILE]\n"
 	"                     [-m SIZE] [--overwrite] [--idle] [--duration SECONDS]\n"
@@ -183,7 +233,7 @@ static uint64_t write_clock_point(void)
 {
 	struct utrace_calib_point pt;
 
-	utrace__calib_measure(&pt);
+	utrace__calib_measure(&pt, NULL, NULL);
 	utrace__tfw_clock(&out, pt.tsc, pt.ns);
 	return pt.ns;
 }
@@ -422,16 +472,22 @@ static int drain(struct proc *p)
 static void copy_calib(struct proc *p, bool now)
 {
 	static struct utrace_calib_point pt[64];
+	static struct utrace_calib_ext x[64];
 	uint64_t t = utrace__mono_ns();
-	uint32_t n, i;
+	uint32_t n, nx, i;
 
 	if (p->pool->clock != UTRACE_CLOCK_TSC || (!now && t < p->next_calib))
 		return;
 	p->next_calib = t + 10000000;
 	utrace__pool_calib_tick(p->pool);
-	while ((n = utrace__pool_calib_points(p->pool, p->nr_calib, pt, 64)) > 0)
-		for (i = 0; i < n; i++, p->nr_calib++)
+	while ((n = utrace__pool_calib_points(p->pool, p->nr_calib, pt, 64)) > 0) {
+		nx = utrace__pool_calib_exts(p->pool, p->nr_calib, pt, n, x);
+		for (i = 0; i < n; i++, p->nr_calib++) {
 			utrace__tfw_calib(&out, p->pid, p->nr_calib, pt[i].tsc, pt[i].ns);
+			if (i < nx && x[i].point)
+				utrace__tfw_calibx(&out, p->pid, p->nr_calib, &x[i]);
+		}
+	}
 }
 
 static int cmp_desc(const void *a, const void *b, void *arg)
@@ -569,7 +625,8 @@ static void hello(struct proc *p, const struct utrace_msg_hello *h, int fd)
 	char exe[257];
 	memcpy(exe, h->exe, 256);
 	exe[256] = 0;
-	utrace__tfw_process(&out, p->pid, p->ppid, p->pool->clock, p->comm, exe);
+	utrace__tfw_process(&out, p->pid, p->ppid, p->pool->clock,
+			    __atomic_load_n(&p->pool->trace_clock, __ATOMIC_ACQUIRE), p->comm, exe);
 	/* the symbols for %ps / %pS come with the process's OBJECT messages */
 	if (!nr_processes++) {
 		first_pid = p->pid;
@@ -1225,6 +1282,7 @@ int cmd_record(int argc, char **argv)
 	bool kernel_lost_unknown = false;
 	int gate[2] = { -1, -1 };
 
+	stat_hook_parse();
 	first = parse_opts(argc, argv, &o);
 	if (first < 0)
 		return 129;
@@ -1329,6 +1387,7 @@ int cmd_record(int argc, char **argv)
 			setenv("UTRACE_FILTER", filters, 1);
 		else
 			unsetenv("UTRACE_FILTER");
+		stat_hook_child();
 		execvp(argv[first], argv + first);
 		fprintf(stderr, "utrace record: cannot run '%s': %s\n", argv[first],
 			strerror(errno));
@@ -1425,10 +1484,13 @@ loop:
 						pid_t w;
 						int st;
 
-						while ((w = waitpid(-1, &st, WNOHANG)) > 0)
+						struct rusage ru;
+
+						while ((w = wait4(-1, &st, WNOHANG, &ru)) > 0)
 							if (w == child) {
 								child_done = 1;
 								status = st;
+								stat_ru = ru;
 							}
 					} else if (!stopping) {
 						stopping = 1;
@@ -1542,5 +1604,5 @@ loop:
 	free(rec_flt);
 	free(rec_flt_matched);
 	free(o.filters);
-	return out.error ? 1 : 0;
+	return stat_hook_end(status, child_done, out.error ? 1 : 0);
 }

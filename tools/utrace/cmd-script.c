@@ -17,6 +17,7 @@
 
 #include <utrace/utrace.h>
 
+#include "clock.h"
 #include "setevent.h"
 #include "file-reader.h"
 #include "print.h"
@@ -26,7 +27,7 @@
 
 static const char usage_text[] =
 	"usage: utrace script [-i FILE] [-e EVENTS]... [--filter EVENT:EXPR]...\n"
-	"                     [--fields | --json | --list]\n"
+	"                     [--clock CLOCK] [--fields | --json | --list]\n"
 	"\n"
 	"Print the events of a trace file in time order, one line each, as the\n"
 	"kernel's trace file shows them.\n"
@@ -40,6 +41,10 @@ static const char usage_text[] =
 	"                      ('id > 5 && path ~ \"/api*\"'); events of other names\n"
 	"                      pass (select with -e); may repeat, the last entry\n"
 	"                      for an event wins\n"
+	"      --clock CLOCK   times in this trace clock, not the one chosen when it\n"
+	"                      was recorded (its trace_clock, mono by default):\n"
+	"                      mono, mono_raw, boot, tai, x86-tsc (ticks), local,\n"
+	"                      global, perf (= mono_raw here)\n"
 	"      --fields        each event's fields as name=value, not its TP_printk text\n"
 	"      --json          one JSON object per line for each event\n"
 	"  -l, --list          list the events in the file ('system:event' lines,\n"
@@ -156,6 +161,7 @@ int cmd_script(int argc, char **argv)
 		{ "event", required_argument, NULL, 'e' },
 		{ "filter", required_argument, NULL, 'f' },
 		{ "fields", no_argument, NULL, 'F' },
+		{ "clock", required_argument, NULL, 'C' },
 		{ "json", no_argument, NULL, 'J' },
 		{ "list", no_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
@@ -164,7 +170,8 @@ int cmd_script(int argc, char **argv)
 	struct utrace__print_opts o = { .input = "utrace.dat", .mode = UTRACE__OUT_TEXT };
 	char **ev_args = NULL;
 	struct utrace__tf *tf = NULL;
-	int c, status = 0, nr_fields = 0, nr_json = 0, nr_ev_args = 0, list = 0;
+	int c, status = 0, nr_fields = 0, nr_json = 0, nr_ev_args = 0, list = 0, clock = -1;
+	uint32_t bad_pid;
 
 	opterr = 0;
 	optind = 0;
@@ -196,14 +203,6 @@ int cmd_script(int argc, char **argv)
 						     "'id > 5'", optarg);
 				goto done;
 			}
-			/* A function's address range is the traced process's,
-			 * which is gone: not something a file can answer. */
-			if (strstr(optarg + ex, ".function")) {
-				status = usage_error("script", "'.function' in '%s' compares "
-						     "with the traced process's symbols: not on "
-						     "a file", optarg);
-				goto done;
-			}
 			a = realloc(o.filters, (o.nr_filters + 1) * sizeof(*a));
 			if (!a) {
 				fprintf(stderr, "utrace: out of memory\n");
@@ -223,6 +222,15 @@ int cmd_script(int argc, char **argv)
 			o.nr_filters++;
 			break;
 		}
+		case 'C':
+			clock = utrace__trace_clock_parse(optarg);
+			if (clock < 0) {
+				status = usage_error("script", "unknown clock '%s' (mono, "
+						     "mono_raw, boot, tai, x86-tsc, local, "
+						     "global, perf)", optarg);
+				goto done;
+			}
+			break;
 		case 'F':
 			nr_fields = 1;
 			o.mode = UTRACE__OUT_FIELDS;
@@ -278,6 +286,13 @@ int cmd_script(int argc, char **argv)
 
 	if (utrace__tf_open(o.input, &tf) == -ENOMEM || !tf) {
 		fprintf(stderr, "utrace: out of memory\n");
+		status = 1;
+		goto done;
+	}
+	if (clock >= 0 && utrace__tf_set_clock(tf, (uint32_t)clock, &bad_pid) < 0) {
+		fprintf(stderr, "utrace: cannot show '%s' times of '%s': pid %u has no record "
+			"of that clock (recorded by an older utrace, or without the TSC)\n",
+			utrace__trace_clock_name((uint32_t)clock), o.input, bad_pid);
 		status = 1;
 		goto done;
 	}

@@ -16,6 +16,8 @@ int cmd_pipe(int argc, char **argv);
 int cmd_clear(int argc, char **argv);
 int cmd_script(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_stat(int argc, char **argv);
 int cmd_mount(int argc, char **argv);
 int cmd_enter(int argc, char **argv);
 

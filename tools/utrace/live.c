@@ -123,6 +123,8 @@ struct lsrc {
 	int lock_fd;                 /* the pool's memfd opened again, or -1 */
 	struct utrace_calib_point *pts;  /* its calibration points, read */
 	size_t nr_pts;
+	struct utrace_calib_ext *xs;     /* what was read with them */
+	size_t nr_xs;
 	struct utrace__ctl_info info;
 	struct lfmt *fmts;
 	size_t nr_fmts;
@@ -203,6 +205,7 @@ void live_close(struct live *lv)
 		}
 		free(s->fmts);
 		free(s->pts);
+		free(s->xs);
 		utrace__symcache_free(&s->syms);
 	}
 	free(lv->src);
@@ -257,11 +260,17 @@ static int refresh_formats(struct lsrc *s)
 static void put_source(struct utrace__tfw *w, struct lsrc *s, struct utrace__live_pages *cl)
 {
 	struct utrace_pool *p = s->pool;
+	uint64_t part = 0;
 	size_t i, j;
 
-	utrace__tfw_process(w, s->info.pid, s->info.ppid, p->clock, s->info.comm, s->info.exe);
+	utrace__tfw_process(w, s->info.pid, s->info.ppid, p->clock,
+			    __atomic_load_n(&p->trace_clock, __ATOMIC_ACQUIRE), s->info.comm,
+			    s->info.exe);
 	for (i = 0; i < s->nr_pts; i++)
 		utrace__tfw_calib(w, s->info.pid, (uint32_t)i, s->pts[i].tsc, s->pts[i].ns);
+	for (i = 0; i < s->nr_xs; i++)
+		if (s->xs[i].point)
+			utrace__tfw_calibx(w, s->info.pid, (uint32_t)i, &s->xs[i]);
 	for (i = 0; i < s->nr_fmts; i++)
 		utrace__tfw_format(w, s->info.pid, s->fmts[i].id, s->fmts[i].system,
 				   s->fmts[i].text);
@@ -291,7 +300,15 @@ static void put_source(struct utrace__tfw *w, struct lsrc *s, struct utrace__liv
 			name[16] = 0;
 			utrace__tfw_thread(w, s->info.pid, lp->tid, name);
 		}
-		struct utrace__tf_page_rec hdr = { s->info.pid, lp->tid, lp->cpu, 0, lp->seq, 0 };
+		/* A page read in two parts (a per-CPU reader held the first
+		 * for this one) comes twice: the file's page numbers keep
+		 * them apart, in their order (a file has each once). */
+		if (i && cl->v[i - 1].tid == lp->tid && cl->v[i - 1].seq == lp->seq)
+			part++;
+		else
+			part = 0;
+		struct utrace__tf_page_rec hdr = { s->info.pid, lp->tid, lp->cpu, 0,
+						   lp->seq << 8 | (part < 255 ? part : 255), 0 };
 
 		utrace__tfw_page_now(w, &hdr, &lp->page, sizeof(lp->page));
 	}
@@ -490,8 +507,10 @@ static int image_make(struct live *lv, bool consume, struct image *im)
 		for (j = 0; j < cls[i].n; j++)
 			im->bytes += cls[i].v[j].page.commit & UTRACE_RB_COMMIT_MASK;
 		s->nr_pts = 0;
-		if (s->pool->clock == UTRACE_CLOCK_TSC && !s->pts &&
-		    !(s->pts = malloc(UTRACE_POOL_CALIB * sizeof(*s->pts)))) {
+		s->nr_xs = 0;
+		if (s->pool->clock == UTRACE_CLOCK_TSC &&
+		    ((!s->pts && !(s->pts = malloc(UTRACE_POOL_CALIB * sizeof(*s->pts)))) ||
+		     (!s->xs && !(s->xs = malloc(UTRACE_POOL_CALIB * sizeof(*s->xs)))))) {
 			ret = -ENOMEM;
 			goto out;
 		}
@@ -502,6 +521,8 @@ static int image_make(struct live *lv, bool consume, struct image *im)
 			utrace__pool_calib_second(s->pool);
 			utrace__pool_calib_tick(s->pool);
 			s->nr_pts = utrace__pool_calib_points(s->pool, 0, s->pts, UTRACE_POOL_CALIB);
+			s->nr_xs = utrace__pool_calib_exts(s->pool, 0, s->pts, (uint32_t)s->nr_pts,
+							   s->xs);
 			/* The CLOCK records, for a pool whose points were
 			 * spoilt: the oldest pool's first and last. */
 			if (s->nr_pts >= 2 && (!tsc0 || s->pts[0].ns < ns0)) {
@@ -529,9 +550,9 @@ static int image_make(struct live *lv, bool consume, struct image *im)
 
 		if (!tsc1) {
 			/* No pool has two points: two taken here. */
-			utrace__calib_measure(&pt[0]);
+			utrace__calib_measure(&pt[0], NULL, NULL);
 			usleep(20000);
-			utrace__calib_measure(&pt[1]);
+			utrace__calib_measure(&pt[1], NULL, NULL);
 			tsc0 = pt[0].tsc;
 			ns0 = pt[0].ns;
 			tsc1 = pt[1].tsc;

@@ -20,6 +20,8 @@ struct cmd {
 static const struct cmd commands[] = {
 	{ "record", cmd_record, "run a command and record its events into a trace file" },
 	{ "script", cmd_script, "print the events of a trace file in time order" },
+	{ "report", cmd_report, "count the events of a trace file by keys, and latencies (perf report)" },
+	{ "stat", cmd_stat, "run a command and count its events and software counters (perf stat)" },
 	{ "convert", cmd_convert, "export a trace file: trace.dat, html, ctf, sqlite, json, perfetto" },
 	{ "mount", cmd_mount, "mount the tracefs files of running processes (FUSE)" },
 	{ "enter", cmd_enter, "run a command that sees a process's tree as /sys/kernel/tracing" },

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "ctl-client.h"
 #include "page.h"
 #include "pool.h"
@@ -643,14 +644,45 @@ static int text_trace_options(struct utrace__ctl *c, const struct mnode *m, stru
 	return err;
 }
 
-/* tracing_clock_show(): the clocks this tracer has, the one in use in
- * brackets.  utrace has mono only (its times are CLOCK_MONOTONIC): as the
- * kernel lists the clocks of its build and architecture, it lists that
- * one, so that a client that tries every clock listed (ftracetest's
- * basic3) gets what it was promised. */
-static int text_trace_clock(struct sbuf *b)
+/* The order of the kernel's trace_clocks[] (trace.c); counter and uptime
+ * are not there: utrace cannot give them. */
+static const uint32_t clock_order[] = {
+	UTRACE_TCLOCK_LOCAL, UTRACE_TCLOCK_GLOBAL, UTRACE_TCLOCK_PERF, UTRACE_TCLOCK_MONO,
+	UTRACE_TCLOCK_MONO_RAW, UTRACE_TCLOCK_BOOT, UTRACE_TCLOCK_TAI, UTRACE_TCLOCK_X86_TSC,
+};
+
+/* tracing_clock_show(): the clocks the process can give, the one in use
+ * in brackets.  As the kernel lists the clocks of its build and
+ * architecture, only those are listed, so that a client that tries every
+ * clock listed (ftracetest's basic3) gets what it was promised: a
+ * process timed without the TSC, or of an older runtime, has mono only. */
+static int text_trace_clock(struct utrace__ctl *c, struct sbuf *b)
 {
-	return sb_str(b, "[mono]\n");
+	int cur = utrace__ctl_trace_clock(c, -1);
+	int has = cur < 0 ? -1 : utrace__ctl_trace_clock(c, -2);
+	size_t k;
+	int err = 0;
+
+	if (cur < 0 || has < 0) {
+		cur = UTRACE_TCLOCK_MONO;
+		has = 1 << UTRACE_TCLOCK_MONO;
+	}
+	for (k = 0; !err && k < sizeof(clock_order) / sizeof(clock_order[0]); k++) {
+		uint32_t id = clock_order[k];
+		const char *name = utrace__trace_clock_name(id);
+
+		if (!(has >> id & 1))
+			continue;
+		if (b->len)
+			err = sb_str(b, " ");
+		if (!err && id == (uint32_t)cur)
+			err = sb_str(b, "[");
+		if (!err)
+			err = sb_str(b, name);
+		if (!err && id == (uint32_t)cur)
+			err = sb_str(b, "]");
+	}
+	return err ? err : sb_str(b, "\n");
 }
 
 int mount_file_text(struct mfile *f, char **text, size_t *len)
@@ -672,9 +704,6 @@ int mount_file_text(struct mfile *f, char **text, size_t *len)
 	case MK_CURRENT_TRACER:     /* tracing_set_trace_read() */
 	case MK_AVAILABLE_TRACERS:  /* show_traces_open(): nop is the one tracer */
 		err = sb_str(&b, "nop\n");
-		goto out;
-	case MK_TRACE_CLOCK:
-		err = text_trace_clock(&b);
 		goto out;
 	case MK_README:
 		err = sb_str(&b, mount_readme);
@@ -710,6 +739,9 @@ int mount_file_text(struct mfile *f, char **text, size_t *len)
 		err = utrace__ctl_tracing_on(c, -1);
 		if (err >= 0)
 			err = text_number(&b, (unsigned long long)err);
+		break;
+	case MK_TRACE_CLOCK:
+		err = text_trace_clock(c, &b);
 		break;
 	case MK_BUFFER_SIZE_KB:
 	case MK_CPU_BUFFER_SIZE_KB:
@@ -923,17 +955,29 @@ static long write_current_tracer(const char *buf, size_t len)
 	return strcmp(kstrip(tmp), "nop") ? -EINVAL : (long)len;
 }
 
-/* tracing_clock_write(): shorter than 64 bytes, stripped, a clock's name;
- * utrace's times are mono, the others are refused. */
-static long write_trace_clock(const char *buf, size_t len)
+/* tracing_clock_write(): shorter than 64 bytes, stripped, a clock's
+ * name; tracing_set_clock() resets the buffer, the process does (and the
+ * mount forgets what its trace_pipe readers held). */
+static long write_trace_clock(struct utrace__ctl *c, const struct mnode *m,
+			      const char *buf, size_t len)
 {
 	char tmp[CLOCK_BUF];
+	int id, r;
 
 	if (len >= sizeof(tmp))
 		return -EINVAL;
 	memcpy(tmp, buf, len);
 	tmp[len] = '\0';
-	return strcmp(kstrip(tmp), "mono") ? -EINVAL : (long)len;
+	id = utrace__trace_clock_parse(kstrip(tmp));
+	if (id < 0)
+		return -EINVAL;
+	r = utrace__ctl_trace_clock(c, id);
+	if (r == -EOPNOTSUPP)    /* an older runtime: mono only */
+		return id == UTRACE_TCLOCK_MONO ? (long)len : -EINVAL;
+	if (r < 0)
+		return r;
+	mount_pipe_clear(m->pid, m->start, m->inst);
+	return (long)len;
 }
 
 /* set_tracer_flag() and nop_set_flag() for option 'k'. */
@@ -1061,11 +1105,10 @@ long mount_file_write(struct mfile *f, const char *buf, size_t len)
 		return (long)len;
 	case MK_CURRENT_TRACER:
 		return write_current_tracer(buf, len);
-	case MK_TRACE_CLOCK:
-		return write_trace_clock(buf, len);
 	case MK_TRACE_MARKER:
 	case MK_TRACE_MARKER_RAW:
 		return write_marker(m, buf, len);
+	case MK_TRACE_CLOCK:
 	case MK_TRACE_OPTIONS:
 	case MK_OPTION:
 	case MK_SET_EVENT:
@@ -1086,6 +1129,9 @@ long mount_file_write(struct mfile *f, const char *buf, size_t len)
 	if (mount_ctl(m, &c) < 0)
 		return -ENODEV;
 	switch (m->kind) {
+	case MK_TRACE_CLOCK:
+		ret = write_trace_clock(c, m, buf, len);
+		break;
 	case MK_SET_EVENT:
 		ret = write_set_event(c, buf, len);
 		break;

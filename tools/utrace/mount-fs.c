@@ -29,6 +29,20 @@
  *    the kernel has sent an interrupt for it (the reader got a signal:
  *    `timeout 2 cat trace_pipe` ends at once).  poll() on trace_pipe is
  *    answered the same way, through the poll handle.
+ *
+ *  - splice() from trace_pipe_raw.  Kernels before "fuse: use
+ *    copy_splice_read() for FOPEN_DIRECT_IO" splice a FUSE file through
+ *    the page cache, up to i_size, which is 0 here: splice returned 0 and
+ *    trace-cmd record got its events only at the end, with read().  So a
+ *    poll() that finds pages (trace-cmd waits in select() before each
+ *    splice) stores them into the kernel's cache of the file at the
+ *    reader's offset (FUSE_NOTIFY_STORE, which also moves i_size to their
+ *    end), where the splice finds them.  The pages stay in the pipe's
+ *    buffer, "pushed", until a read shows where the reader is (its
+ *    offset): what it spliced is dropped, what it did not is read again,
+ *    so a read() after splices loses nothing.  A reader that only splices
+ *    never says: past PUSH_MAX bytes pushed, the oldest are taken as read.
+ *    read() is unchanged (direct_io: no cache).
  */
 #define FUSE_USE_VERSION 312
 
@@ -875,7 +889,15 @@ struct pipe {
 	bool read_any;           /* this descriptor has returned text */
 	bool raw;                /* per_cpu/cpuN/trace_pipe_raw: pages, not lines */
 	struct fuse_pollhandle *ph;
+	/* trace_pipe_raw: the file offset of buf[off], the bytes from there
+	 * stored into the kernel's cache for splice (see the top), and the
+	 * file's node id */
+	uint64_t pos;
+	size_t pushed;
+	fuse_ino_t ino;
 };
+
+#define PUSH_MAX (4u << 20)
 
 struct handle {
 	pthread_mutex_t lock;
@@ -895,6 +917,7 @@ static pthread_mutex_t waiters_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t poller_cond = PTHREAD_COND_INITIALIZER;
 static struct waiter *waiters;
 static struct handle *pipes;
+static struct fuse_session *session;     /* for FUSE_NOTIFY_STORE */
 static bool poller_stop;
 static pthread_t poller;
 static bool poller_running;
@@ -963,19 +986,26 @@ static int pipe_fill(struct handle *h)
 	long n;
 
 	if (p->raw) {
+		/* after what is left (pushed pages the reader may not have
+		 * taken yet) */
 		unsigned char *pages;
+		size_t left = p->len - p->off;
 
 		n = live_raw(p->lv, &pages);
 		if (n < 0)
 			return (int)n;
-		buf = n ? malloc((size_t)n) : NULL;
-		if (n && !buf)
+		if (!n && left)
+			return 0;
+		buf = left + (size_t)n ? malloc(left + (size_t)n) : NULL;
+		if (left + (size_t)n && !buf)
 			return -ENOMEM;
+		if (left)
+			memcpy(buf, p->buf + p->off, left);
 		if (n)
-			memcpy(buf, pages, (size_t)n);
+			memcpy(buf + left, pages, (size_t)n);
 		free(p->buf);
 		p->buf = buf;
-		p->len = (size_t)n;
+		p->len = left + (size_t)n;
 		p->off = 0;
 		return 0;
 	}
@@ -1010,21 +1040,23 @@ static int pipe_fill(struct handle *h)
  * or (trace_wait_pipe()) tracing is off and this descriptor has already
  * read something.
  */
-static bool pipe_ready(struct handle *h)
+static bool pipe_ready(struct handle *h, bool for_poll)
 {
 	struct pipe *p = h->p;
 
-	if (p->off < p->len || p->gone || p->eof)
+	/* a poll waits for pages not yet pushed (the pushed ones are in the
+	 * cache, for the splice that follows) */
+	if (p->off + (for_poll ? p->pushed : 0) < p->len || p->gone || p->eof)
 		return true;
 	if (pipe_fill(h) < 0) {
 		p->gone = true;
 		return true;
 	}
-	if (p->len)
+	if (p->off + (for_poll ? p->pushed : 0) < p->len)
 		return true;
 	if (mount_proc(h->f.m.pid, h->f.m.start, NULL, NULL, NULL, NULL) < 0) {
 		/* what it wrote before it ended can still be read */
-		if (pipe_fill(h) < 0 || !p->len)
+		if (pipe_fill(h) < 0 || p->off + (for_poll ? p->pushed : 0) >= p->len)
 			p->gone = true;
 		return true;
 	}
@@ -1050,6 +1082,8 @@ static size_t pipe_take(struct pipe *p, size_t size, const char **out)
 		/* tracing_buffers_read(): the rest of a page first */
 		n = avail < size ? avail : size;
 		p->off += n;
+		p->pos += n;
+		p->pushed -= n < p->pushed ? n : p->pushed;
 		return n;
 	}
 	if (p->partial) {
@@ -1087,12 +1121,67 @@ static void pipe_answer(fuse_req_t req, struct handle *h, size_t size)
 	fuse_reply_buf(req, out, n);
 }
 
-static void pipe_read(fuse_req_t req, struct handle *h, size_t size, int flags)
+/*
+ * A read of trace_pipe_raw at 'off': the reader spliced the pushed bytes
+ * before it from the cache; they are dropped (h->lock held).
+ */
+static void raw_seen(struct pipe *p, off_t off)
+{
+	uint64_t n;
+
+	if (!p->raw || off < 0 || (uint64_t)off <= p->pos)
+		return;
+	n = (uint64_t)off - p->pos;
+	if (n > p->pushed)
+		n = p->pushed;   /* not ours to skip: only what was pushed */
+	p->off += (size_t)n;
+	p->pos += n;
+	p->pushed -= (size_t)n;
+}
+
+/*
+ * Store the pages of trace_pipe_raw not yet pushed into the kernel's
+ * cache of the file, at the reader's offset, for splice (see the top).
+ * Called with h->lock held; the store is made after it is let go (the
+ * kernel may wait there on a read of the same file that needs the lock).
+ */
+static void raw_push(struct handle *h)
+{
+	struct pipe *p = h->p;
+	struct fuse_bufvec bv = FUSE_BUFVEC_INIT(0);
+	uint64_t at;
+	size_t n;
+	void *copy;
+
+	if (!p->raw || !session || p->gone)
+		return;
+	if (p->pushed > PUSH_MAX) {
+		/* never read: taken as spliced */
+		p->off += p->pushed;
+		p->pos += p->pushed;
+		p->pushed = 0;
+	}
+	n = p->len - p->off - p->pushed;
+	if (!n || !(copy = malloc(n)))
+		return;
+	memcpy(copy, p->buf + p->off + p->pushed, n);
+	at = p->pos + p->pushed;
+	p->pushed += n;
+	pthread_mutex_unlock(&h->lock);
+	bv.buf[0].mem = copy;
+	bv.buf[0].size = n;
+	fuse_lowlevel_notify_store(session, p->ino, (off_t)at, &bv, 0);
+	free(copy);
+	pthread_mutex_lock(&h->lock);
+}
+
+static void pipe_read(fuse_req_t req, struct handle *h, size_t size, off_t off, int flags)
 {
 	struct waiter *w;
 
 	pthread_mutex_lock(&h->lock);
-	if (pipe_ready(h)) {
+	raw_seen(h->p, off);
+	if (pipe_ready(h, false)) {
 		pipe_answer(req, h, size);
 		pthread_mutex_unlock(&h->lock);
 		return;
@@ -1140,7 +1229,7 @@ static void *poller_main(void *arg)
 				fuse_reply_err(w->req, EINTR);
 			} else {
 				pthread_mutex_lock(&w->h->lock);
-				if (pipe_ready(w->h))
+				if (pipe_ready(w->h, false))
 					pipe_answer(w->req, w->h, w->size);
 				else
 					done = false;
@@ -1155,7 +1244,11 @@ static void *poller_main(void *arg)
 		}
 		for (h = pipes; h; h = h->next) {
 			pthread_mutex_lock(&h->lock);
-			if (h->p->ph && pipe_ready(h)) {
+			/* (trace_pipe_raw's pages are pushed by the poll
+			 * that this wakes: not here, under waiters_lock,
+			 * which a read may need while the kernel holds the
+			 * page the store waits for) */
+			if (h->p->ph && pipe_ready(h, true)) {
 				fuse_lowlevel_notify_poll(h->p->ph);
 				fuse_pollhandle_destroy(h->p->ph);
 				h->p->ph = NULL;
@@ -1205,6 +1298,7 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	fi->direct_io = 1;
 	fi->keep_cache = 0;
 	if (h->p) {
+		h->p->ino = ino;
 		fi->nonseekable = 1;
 		pthread_mutex_lock(&waiters_lock);
 		h->next = pipes;
@@ -1234,7 +1328,7 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	int err = 0;
 
 	if (h->p) {
-		pipe_read(req, h, size, fi->flags);
+		pipe_read(req, h, size, off, fi->flags);
 		return;
 	}
 	pthread_mutex_lock(&h->lock);
@@ -1305,7 +1399,8 @@ static void op_poll(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,
 		return;
 	}
 	pthread_mutex_lock(&h->lock);
-	if (pipe_ready(h)) {
+	if (pipe_ready(h, true)) {
+		raw_push(h);
 		revents = POLLIN | POLLRDNORM;
 		if (ph)
 			fuse_pollhandle_destroy(ph);
@@ -1353,11 +1448,12 @@ const struct fuse_lowlevel_ops *mount_fs_ops(size_t *size)
 	return &ops;
 }
 
-int mount_fs_start(void)
+int mount_fs_start(struct fuse_session *se)
 {
 	sigset_t all, old;
 	int err;
 
+	session = se;
 	fs.uid = getuid();
 	fs.gid = getgid();
 	clock_gettime(CLOCK_REALTIME, &fs.mounted);

@@ -6,10 +6,11 @@
 #include <stddef.h>
 
 struct fuse_lowlevel_ops;
+struct fuse_session;
 
 const struct fuse_lowlevel_ops *mount_fs_ops(size_t *size);
 /* Start the trace_pipe poller (after daemonizing: it is a thread). */
-int mount_fs_start(void);
+int mount_fs_start(struct fuse_session *se);
 /* Stop it, answering the readers still waiting. */
 void mount_fs_stop(void);
 

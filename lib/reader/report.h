@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The aggregation of `utrace report` (report.c): events counted by sort
+ * keys (comm, pid, tid, event, cpu, [EVENT.]FIELD[/raw]) and the latency
+ * between paired events, printed in the layout of `perf report --stdio`.
+ * The aggregation takes one item at a time (utrace__report_item()), so
+ * that a live reader (`utrace top`) can feed it from pools as the file
+ * reader does.  Internal to the reader library.
+ */
+#ifndef UTRACE_READER_REPORT_H
+#define UTRACE_READER_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "compiler.h"
+#include "file-reader.h"
+
+enum utrace__rkey_kind {
+	UTRACE__RKEY_COMM,
+	UTRACE__RKEY_PID,
+	UTRACE__RKEY_TID,
+	UTRACE__RKEY_EVENT,
+	UTRACE__RKEY_CPU,
+	UTRACE__RKEY_FIELD,             /* a field of the events that have it */
+};
+
+/* One --sort key; the strings point into the caller's argument. */
+struct utrace__rkey {
+	enum utrace__rkey_kind kind;
+	char *event;                    /* FIELD: "name" or "sys:name", NULL: any */
+	char *field;                    /* FIELD: the field's name */
+	bool raw;                       /* FIELD/raw: the value, not as printed */
+};
+
+/* One --latency BEGIN.FIELD:END.FIELD. */
+struct utrace__rlatency {
+	char *begin, *begin_field;      /* "name" or "sys:name", field */
+	char *end, *end_field;
+	const char *text;               /* as given, for the header */
+};
+
+struct utrace__report_opts {
+	struct utrace__rkey *keys;
+	size_t nr_keys;
+	struct utrace__rlatency *lat;
+	size_t nr_lat;
+};
+
+/*
+ * Parse a --sort list ("comm,event", "req_end.path/raw") into *keys (the
+ * strings are copied; free with utrace__report_keys_free()).  0, -ENOMEM,
+ * or -EINVAL with *bad set to the offending entry's offset in s.
+ */
+int utrace__report_parse_sort(const char *s, struct utrace__rkey **keys, size_t *nr,
+			      size_t *bad) UTRACE_HIDDEN;
+void utrace__report_keys_free(struct utrace__rkey *keys, size_t nr) UTRACE_HIDDEN;
+/* Parse "BEGIN.FIELD:END.FIELD" (copied): 0, -ENOMEM or -EINVAL. */
+int utrace__report_parse_latency(const char *s, struct utrace__rlatency *l) UTRACE_HIDDEN;
+void utrace__report_latency_free(struct utrace__rlatency *l) UTRACE_HIDDEN;
+
+struct utrace__report;
+
+/* A report on the events of tf (its formats); NULL when out of memory. */
+struct utrace__report *utrace__report_new(const struct utrace__report_opts *o,
+					  struct utrace__tf *tf) UTRACE_HIDDEN;
+/* Count one item (an event or a lost-events marker): 0 or -ENOMEM.  The
+ * record must stay readable until utrace__report_print() (a file's
+ * mapping does). */
+int utrace__report_item(struct utrace__report *r, const struct utrace__tf_item *it) UTRACE_HIDDEN;
+/* Print what was counted: 0, -ENOMEM or -EIO. */
+int utrace__report_print(struct utrace__report *r, FILE *out) UTRACE_HIDDEN;
+void utrace__report_free(struct utrace__report *r) UTRACE_HIDDEN;
+
+/* The worker of `utrace report`: the whole file, problems on stderr;
+ * returns the exit status (0 or 1). */
+int utrace__report_file(const struct utrace__report_opts *o, struct utrace__tf *tf,
+			FILE *out) UTRACE_HIDDEN;
+
+#endif /* UTRACE_READER_REPORT_H */

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A fake request loop for `utrace report --latency` and `utrace stat`
+ * (t0080, t0081): N rounds of three requests, /fast (no wait), /medium
+ * (1 ms asleep) and /slow (4 ms asleep), each a req_begin and a req_end
+ * with the same id; then one begin that never ends and one end that never
+ * began.  Every third /fast answers 404.
+ *
+ *   req-demo [N]      (default 10)
+ */
+#include <stdlib.h>
+#include <time.h>
+
+#define CREATE_TRACE_POINTS
+#include "req-trace.h"
+
+static void nap(long ns)
+{
+	struct timespec ts = { 0, ns };
+
+	while (nanosleep(&ts, &ts))
+		;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct { const char *path; long ns; } req[] = {
+		{ "/fast", 0 }, { "/medium", 1000000 }, { "/slow", 4000000 },
+	};
+	int n = argc > 1 ? atoi(argv[1]) : 10, id = 0, i;
+	unsigned int j;
+
+	for (i = 0; i < n; i++)
+		for (j = 0; j < sizeof(req) / sizeof(req[0]); j++) {
+			id++;
+			trace_req_begin(id, req[j].path);
+			if (req[j].ns)
+				nap(req[j].ns);
+			trace_req_end(id, req[j].path, j == 0 && i % 3 == 2 ? 404 : 200);
+		}
+	trace_req_begin(++id, "/lost");
+	trace_req_end(++id, "/orphan", 200);
+	return 0;
+}

@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * utrace report: the events of a trace file counted by sort keys, in the
+ * layout of `perf report --stdio`, and the latency between paired events.
+ * The work is the reader library's (lib/reader/report.c); here are the
+ * options.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <limits.h>
+#include <unistd.h>
+
+#include "file-reader.h"
+#include "report.h"
+#include "stat.h"
+#include "cmds.h"
+
+static const char usage_text[] =
+	"usage: utrace report [-i FILE] [-s KEYS] [--latency BEGIN.FIELD:END.FIELD]...\n"
+	"       utrace report [-s KEYS] [--latency BEGIN.FIELD:END.FIELD]... -- COMMAND\n"
+	"\n"
+	"Count the events of a trace file by sort keys, as 'perf report --stdio'\n"
+	"shows samples, and the latency between paired events.  With a COMMAND,\n"
+	"record it first (utrace record, into a temporary file) and report that.\n"
+	"\n"
+	"  -i, --input FILE    the trace file (default: utrace.dat)\n"
+	"  -s, --sort KEYS     ',' apart (default: comm,event): comm, pid, tid, event,\n"
+	"                      cpu, or a field of the events, [EVENT.]FIELD[/raw]\n"
+	"                      (req_end.path), printed as the event prints it, or\n"
+	"                      its value with /raw.  Without 'event', one table per\n"
+	"                      event, as perf\n"
+	"      --latency BEGIN.FIELD:END.FIELD\n"
+	"                      the time from each BEGIN event to the END event of\n"
+	"                      the same process whose FIELD has the same value:\n"
+	"                      count, min, mean, max, p50, p90, p99 and a log2\n"
+	"                      histogram, one line per value of the sort keys that\n"
+	"                      are fields of BEGIN or END (and comm, pid, tid,\n"
+	"                      cpu); may repeat\n"
+	"  -h, --help          show this text\n"
+	"\n"
+	"Which request path is slowest, and how are its latencies distributed:\n"
+	"  utrace report --latency req_begin.id:req_end.id --sort req_begin.path\n";
+
+int cmd_report(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "input", required_argument, NULL, 'i' },
+		{ "sort", required_argument, NULL, 's' },
+		{ "latency", required_argument, NULL, 'L' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct utrace__report_opts o = { 0 };
+	const char *input = "utrace.dat", *sort = "comm,event";
+	char tmp[4096] = "", self[PATH_MAX];
+	bool has_input = false;
+	struct utrace__tf *tf = NULL;
+	size_t i, bad = 0;
+	int c, r, status = 0;
+
+	opterr = 0;
+	optind = 0;
+	while ((c = getopt_long(argc, argv, ":i:s:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			input = optarg;
+			has_input = true;
+			break;
+		case 's':
+			sort = optarg;
+			break;
+		case 'L': {
+			struct utrace__rlatency *a = realloc(o.lat, (o.nr_lat + 1) * sizeof(*a));
+
+			if (!a) {
+				fprintf(stderr, "utrace: out of memory\n");
+				status = 1;
+				goto done;
+			}
+			o.lat = a;
+			r = utrace__report_parse_latency(optarg, &o.lat[o.nr_lat]);
+			if (r == -EINVAL) {
+				status = usage_error("report", "bad latency '%s': give BEGIN.FIELD:"
+						     "END.FIELD, as req_begin.id:req_end.id", optarg);
+				goto done;
+			}
+			if (r < 0) {
+				fprintf(stderr, "utrace: out of memory\n");
+				status = 1;
+				goto done;
+			}
+			o.nr_lat++;
+			break;
+		}
+		case 'h':
+			fputs(usage_text, stdout);
+			goto done;
+		case ':':
+			status = usage_error("report", "option '%s' needs a value", argv[optind - 1]);
+			goto done;
+		default:
+			status = usage_error("report", "unknown option '%s'", argv[optind - 1]);
+			goto done;
+		}
+	}
+	/* a command after "--": record it first */
+	if (optind < argc && strcmp(argv[optind - 1], "--")) {
+		status = usage_error("report", "unexpected argument '%s'", argv[optind]);
+		goto done;
+	}
+	if (optind < argc && has_input) {
+		status = usage_error("report", "%s", "-i and a COMMAND do not go together");
+		goto done;
+	}
+	r = utrace__report_parse_sort(sort, &o.keys, &o.nr_keys, &bad);
+	if (r == -EINVAL) {
+		status = usage_error("report", "bad sort key at '%s': give comm, pid, tid, "
+				     "event, cpu or [EVENT.]FIELD[/raw]", sort + bad);
+		goto done;
+	}
+	if (r < 0) {
+		fprintf(stderr, "utrace: out of memory\n");
+		status = 1;
+		goto done;
+	}
+	if (optind < argc) {
+		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+		if (n <= 0 || utrace__temp_trace(tmp, sizeof(tmp), "report") < 0) {
+			status = 1;
+			goto done;
+		}
+		self[n] = 0;
+		if (utrace__record_command(self, argv + optind, tmp) != 0) {
+			fprintf(stderr, "utrace report: recording '%s' failed\n", argv[optind]);
+			status = 1;
+			goto done;
+		}
+		input = tmp;
+	}
+	if (utrace__tf_open(input, &tf) == -ENOMEM || !tf) {
+		fprintf(stderr, "utrace: out of memory\n");
+		status = 1;
+		goto done;
+	}
+	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+	status = utrace__report_file(&o, tf, stdout);
+done:
+	utrace__tf_close(tf);
+	if (tmp[0])
+		unlink(tmp);
+	utrace__report_keys_free(o.keys, o.nr_keys);
+	for (i = 0; i < o.nr_lat; i++)
+		utrace__report_latency_free(&o.lat[i]);
+	free(o.lat);
+	return status;
+}
