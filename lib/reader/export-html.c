@@ -391,7 +391,6 @@ static int thr_find(struct conv *cv, const struct utrace__tf_thread *t)
 	return p ? (int)(p - cv->thr) : -1;
 }
 
-/* "system:name" matches "system:name" or "name". */
 /* Where the numeric field 'name' is in the format's text, from its
  * "\tfield:TYPE NAME;\toffset:N;\tsize:M;" line. */
 static struct key_field find_field(const struct utrace__tf_format *f, const char *name)

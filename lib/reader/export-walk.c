@@ -545,8 +545,10 @@ static int every_format(struct utrace__xwalk *w)
 static int walk(struct utrace__xwalk *w)
 {
 	struct utrace__tf_iter *it = NULL;
+	const struct utrace__tf_thread *last = NULL;
 	struct utrace__tf_item item;
 	bool started = false;
+	size_t thread = 0;
 	int r;
 
 	r = utrace__tf_iter_new(w->tf, &it);
@@ -558,10 +560,14 @@ static int walk(struct utrace__xwalk *w)
 				w->wr->start(w, item.time);
 			started = true;
 		}
-		ev.thread = hget(w, item.thread);
-		if (ev.thread == SIZE_MAX)
-			ev.thread = kernel_thread(w);
-		ev.proc = w->thread_proc[ev.thread];
+		if (item.thread != last) {       /* events come in runs of a thread */
+			last = item.thread;
+			thread = hget(w, last);
+			if (thread == SIZE_MAX)
+				thread = kernel_thread(w);
+		}
+		ev.thread = thread;
+		ev.proc = w->thread_proc[thread];
 		ev.pid = item.proc->pid;
 		ev.tid = utrace__xw_tid(item.thread);
 		if (item.kind == UTRACE__TF_LOST)
