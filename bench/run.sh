@@ -719,10 +719,10 @@ else
 	fi
 	rm -rf "$cdir"
 fi
-# The streamed exports of the same utrace file: `utrace convert -f FMT`
+# The exports to one file of the same utrace file: `utrace convert -f FMT`
 # into a file beside it (its size, READBYTES, gives the bytes per event),
 # timed as the readers above.
-for fmt in json perfetto; do
+for fmt in html json perfetto; do
 	name=convert-$fmt
 	if ! "$utrace" convert --help 2>/dev/null | grep -qE "^ +$fmt: "; then
 		echo "READSTATUS $name skipped (the built utrace cannot convert to $fmt)" \
