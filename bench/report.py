@@ -675,7 +675,13 @@ def recording_section(w, data, params, counts, top):
                ("convert-sqlite", "`utrace convert -i FILE --format sqlite -o DB`",
                 "utrace file, 1 thread"),
                ("babeltrace2-ctf", "`babeltrace2 DIR > /dev/null`",
-                "`utrace convert --format ctf` of the utrace file"))
+                "`utrace convert --format ctf` of the utrace file"),
+               ("convert-html", "`utrace convert -f html -i FILE -o OUT`",
+                "utrace file, 1 thread"),
+               ("convert-json", "`utrace convert -f json -i FILE -o OUT`",
+                "utrace file, 1 thread"),
+               ("convert-perfetto", "`utrace convert -f perfetto -i FILE -o OUT`",
+                "utrace file, 1 thread"))
     speeds = {}
     for key, title, trace in readers:
         v = rec["reads"].get(key)
@@ -693,7 +699,9 @@ def recording_section(w, data, params, counts, top):
     rb = rec["read_bytes"]
     if rb.get("utrace-script") and speeds.get("utrace-script"):
         cells = []
-        for key, what in (("convert-ctf", "CTF"), ("convert-sqlite", "SQLite")):
+        for key, what in (("convert-ctf", "CTF"), ("convert-sqlite", "SQLite"),
+                          ("convert-html", "HTML"), ("convert-json", "JSON"),
+                          ("convert-perfetto", "Perfetto")):
             if key in speeds and rb.get(key):
                 v = rec["reads"][key]
                 cells.append(f"{what} {speeds[key] / speeds['utrace-script']:.2f}x the "

@@ -719,6 +719,27 @@ else
 	fi
 	rm -rf "$cdir"
 fi
+# The exports to one file of the same utrace file: `utrace convert -f FMT`
+# into a file beside it (its size, READBYTES, gives the bytes per event),
+# timed as the readers above.
+for fmt in html json perfetto; do
+	name=convert-$fmt
+	if ! "$utrace" convert --help 2>/dev/null | grep -qE "^ +$fmt: "; then
+		echo "READSTATUS $name skipped (the built utrace cannot convert to $fmt)" \
+			>>"$rdata/read.txt"
+	elif [ ! -f "$ufile" ] || [ -z "$uev" ]; then
+		echo "READSTATUS $name skipped (no utrace trace file was recorded)" >>"$rdata/read.txt"
+	else
+		say "exporting: utrace convert -f $fmt, $READ_RUNS runs"
+		for ((r = 0; r < READ_RUNS; r++)); do
+			read_time "$name" "$r" "$uev" "$utrace" convert -f "$fmt" -i "$ufile" \
+				-o "$rec/export.$fmt" || break
+		done
+		[ -f "$rec/export.$fmt" ] &&
+			echo "READBYTES $name $(stat -c %s "$rec/export.$fmt")" >>"$rdata/read.txt"
+		rm -f "$rec/export.$fmt"
+	fi
+done
 if [ -z "${BENCH_KEEP_TRACES:-}" ]; then
 	rm -rf "$rec"
 fi

@@ -2,7 +2,7 @@
 # Install what utrace needs to build and test on Debian 12 (as root, or
 # through sudo).  Pass --bench to add the peers the benchmarks compare
 # against (LTTng-UST, valgrind), --tests to add what the whole test suite
-# also runs (the kernel's ftracetest, from Debian's kernel source).
+# also runs (the kernel's ftracetest, from Debian's kernel source; protoc).
 set -euo pipefail
 
 pkgs=(
@@ -18,8 +18,10 @@ for arg in "$@"; do
 	# t0046: the html export in headless Chromium, the trace.dat export in
 	# KernelShark under Xvfb, their screenshots read with PIL
 	# t0043, t0044: the readers of the CTF and SQLite exports
+	# protoc decodes the Perfetto export (t0042), GNU time measures the
+	# exports' memory (t0041, t0042)
 	--tests) pkgs+=(linux-source chromium xvfb xauth kernelshark imagemagick python3-pil
-		babeltrace2 sqlite3) ;;
+		babeltrace2 sqlite3 protobuf-compiler time) ;;
 	*) echo "setup-debian.sh: unknown option '$arg' (--bench, --tests)" >&2; exit 2 ;;
 	esac
 done

@@ -41,7 +41,7 @@
 
 #include <utrace/reader.h>
 
-#include "export.h"
+#include "export-walk.h"
 #include "obuf.h"
 #include "print.h"
 
@@ -67,9 +67,6 @@ struct ctf {
 	struct cstream *s;
 	uint32_t nr_s;
 	struct utrace__obuf meta;        /* event classes, as the formats come */
-	struct utrace__xfield **xf;      /* by format id */
-	unsigned int *nr_xf;
-	size_t cap_xf;
 	int werr;                        /* errno of the first write error */
 	char *werr_path;
 	uint64_t nr_past_cpus;           /* events left out: CPU >= MAX_CPUS */
@@ -256,66 +253,50 @@ static void put_int_type(struct utrace__obuf *b, unsigned int bytes, bool is_sig
 			  bytes * 8, is_signed ? "true" : "false", hex ? "hex" : "decimal");
 }
 
-static int ctf_format(void *ctx, struct utrace__fmt *e)
+static void ctf_format(struct utrace__xwalk *w, struct utrace__xfmt *xf)
 {
-	struct ctf *c = ctx;
+	struct ctf *c = w->ctx;
 	struct utrace__obuf *b = &c->meta;
-	struct utrace__xfield *xf;
-	unsigned int nr, i;
+	const struct utrace__fmt *e = xf->e;
+	size_t i;
 	char *full;
 
-	if (e->id >= c->cap_xf) {
-		size_t n = e->id + 64;
-		void *a = realloc(c->xf, n * sizeof(*c->xf)), *bb;
-
-		if (!a)
-			return -ENOMEM;
-		c->xf = a;
-		bb = realloc(c->nr_xf, n * sizeof(*c->nr_xf));
-		if (!bb)
-			return -ENOMEM;
-		c->nr_xf = bb;
-		memset(c->xf + c->cap_xf, 0, (n - c->cap_xf) * sizeof(*c->xf));
-		memset(c->nr_xf + c->cap_xf, 0, (n - c->cap_xf) * sizeof(*c->nr_xf));
-		c->cap_xf = n;
+	if (asprintf(&full, "%s:%s", e->system, e->name) < 0) {
+		w->err = -ENOMEM;
+		return;
 	}
-	xf = utrace__xfields(e, &nr);
-	if (!xf || asprintf(&full, "%s:%s", e->system, e->name) < 0) {
-		free(xf);
-		return -ENOMEM;
-	}
-	c->xf[e->id] = xf;
-	c->nr_xf[e->id] = nr;
 	utrace__ob_puts(b, "\nevent {\n\tname = ");
 	put_literal(b, full);
 	free(full);
 	utrace__ob_printf(b, ";\n\tid = %u;\n\tstream_id = 0;\n\tfields := struct {\n", e->id);
-	for (i = 0; i < nr; i++) {
-		struct utrace__xfield *x = &xf[i];
+	for (i = 0; i < xf->nr_fields; i++) {
+		const struct utrace__fdesc *x = &xf->fields[i];
 
 		utrace__ob_putc(b, '\t');
 		utrace__ob_putc(b, '\t');
 		switch (x->kind) {
-		case UTRACE__X_NUM:
-			put_int_type(b, x->es, x->is_signed, x->hex);
+		case UTRACE__FVAL_NUM:
+			put_int_type(b, x->elem_size, x->is_signed, x->hex);
 			utrace__ob_putc(b, ' ');
 			put_ident(b, x->name, ";\n");
 			break;
-		case UTRACE__X_STR:
+		case UTRACE__FVAL_STR:
 			utrace__ob_puts(b, "string ");
 			put_ident(b, x->name, ";\n");
 			break;
-		case UTRACE__X_ARRAY:
-			put_int_type(b, x->es, x->is_signed, x->hex);
-			utrace__ob_putc(b, ' ');
-			put_ident(b, x->name, "");
-			utrace__ob_printf(b, "[%u];\n", x->count);
-			break;
-		case UTRACE__X_SEQ:
-			/* the length first: "_<name>_length", as LTTng names it */
+		case UTRACE__FVAL_ARRAY:
+			if (!x->dynamic) {
+				put_int_type(b, x->elem_size, x->is_signed, x->hex);
+				utrace__ob_putc(b, ' ');
+				put_ident(b, x->name, "");
+				utrace__ob_printf(b, "[%u];\n", x->count);
+				break;
+			}
+			/* a sequence, its length first: "_<name>_length", as
+			 * LTTng names it */
 			utrace__ob_puts(b, "integer { size = 32; align = 8; signed = false; } _");
 			put_ident(b, x->name, "_length;\n\t\t");
-			put_int_type(b, x->es, x->is_signed, x->hex);
+			put_int_type(b, x->elem_size, x->is_signed, x->hex);
 			utrace__ob_putc(b, ' ');
 			put_ident(b, x->name, "[_");
 			put_ident(b, x->name, "_length];\n");
@@ -323,7 +304,6 @@ static int ctf_format(void *ctx, struct utrace__fmt *e)
 		}
 	}
 	utrace__ob_puts(b, "\t};\n};\n");
-	return b->nomem ? -ENOMEM : 0;
 }
 
 static void put_uuid(struct utrace__obuf *b, const unsigned char *u)
@@ -404,15 +384,14 @@ out:
 
 /* --- events --- */
 
-static int ctf_event(void *ctx, const struct utrace__tf_item *it, struct utrace__fmt *e,
-		     const struct utrace__rec *r)
+static int ctf_event_put(struct ctf *c, const struct utrace__xev *ev)
 {
-	struct ctf *c = ctx;
+	const struct utrace__tf_item *it = ev->it;
+	const struct utrace__xfmt *xf = ev->xf;
 	struct cstream *s = stream_get(c, it->cpu);
-	struct utrace__xfield *xf;
 	struct utrace__obuf *b;
 	uint64_t t = it->time;
-	unsigned int i;
+	size_t i;
 
 	if (!s && it->cpu >= MAX_CPUS) {
 		c->nr_past_cpus++;
@@ -429,28 +408,27 @@ static int ctf_event(void *ctx, const struct utrace__tf_item *it, struct utrace_
 		t = s->end;
 	s->end = t;
 	s->nr++;
-	put_le(b, e->id, 2);
+	put_le(b, xf->e->id, 2);
 	put_le(b, t, 8);
 	put_le(b, it->proc->pid, 4);
 	put_le(b, it->thread->tid, 4);
-	xf = c->xf[e->id];
-	for (i = 0; i < c->nr_xf[e->id]; i++) {
-		struct utrace__xval v;
+	for (i = 0; i < xf->nr_fields; i++) {
+		const struct utrace__fdesc *x = &xf->fields[i];
+		struct utrace__fval v;
 
-		utrace__xvalue(&xf[i], r, &v);
-		switch (xf[i].kind) {
-		case UTRACE__X_NUM:
-			put_le(b, v.num, (int)xf[i].es);
+		utrace__fdesc_read(x, ev->r, &v);
+		switch (x->kind) {
+		case UTRACE__FVAL_NUM:
+			put_le(b, v.num, (int)x->elem_size);
 			break;
-		case UTRACE__X_STR:
-			utrace__ob_put(b, v.p, v.n);
+		case UTRACE__FVAL_STR:
+			utrace__ob_put(b, v.p, v.len);
 			utrace__ob_putc(b, 0);
 			break;
-		case UTRACE__X_SEQ:
-			put_le(b, v.n / xf[i].es, 4);
-			/* fall through */
-		case UTRACE__X_ARRAY:
-			utrace__ob_put(b, v.p, v.n);
+		case UTRACE__FVAL_ARRAY:
+			if (x->dynamic)
+				put_le(b, v.len / x->elem_size, 4);
+			utrace__ob_put(b, v.p, v.len);
 			break;
 		}
 	}
@@ -459,9 +437,16 @@ static int ctf_event(void *ctx, const struct utrace__tf_item *it, struct utrace_
 	return b->len >= PACKET_BYTES ? packet_write(c, s, it->cpu) : 0;
 }
 
-static int ctf_lost(void *ctx, const struct utrace__tf_item *it)
+static void ctf_event(struct utrace__xwalk *w, const struct utrace__xev *ev)
 {
-	struct ctf *c = ctx;
+	int r = ctf_event_put(w->ctx, ev);
+
+	if (r < 0)
+		w->err = r;
+}
+
+static int ctf_lost_put(struct ctf *c, const struct utrace__tf_item *it)
+{
 	struct cstream *s = stream_get(c, it->cpu);
 	int r = 0;
 
@@ -477,6 +462,20 @@ static int ctf_lost(void *ctx, const struct utrace__tf_item *it)
 		s->last = it->time;
 	return r;
 }
+
+static void ctf_lost(struct utrace__xwalk *w, const struct utrace__xev *ev)
+{
+	int r = ctf_lost_put(w->ctx, ev->it);
+
+	if (r < 0)
+		w->err = r;
+}
+
+static const struct utrace__xwriter ctf_writer = {
+	.format = ctf_format,
+	.event = ctf_event,
+	.lost = ctf_lost,
+};
 
 /* Write what is left of every stream; the losses after a CPU's last event
  * in an empty packet. */
@@ -529,13 +528,11 @@ static int make_dir(const char *dir)
 int utrace__export_ctf(struct utrace__tf *tf, const char *out)
 {
 	struct ctf c = { .dir = out, .name = utrace__tf_name(tf) };
-	struct utrace__xwalk w = { &c, ctf_format, ctf_event, ctf_lost };
 	int status, r = 0;
 	uint32_t i;
-	size_t k;
 
 	if (!utrace__tf_page_size(tf))
-		return utrace__xwalk(tf, &w) | 1;   /* says why */
+		return utrace__export_walk(tf, NULL, NULL, &ctf_writer, &c) | 1;  /* says why */
 	if (make_dir(out) < 0)
 		return 1;
 	if (getrandom(c.uuid, sizeof(c.uuid), 0) != (ssize_t)sizeof(c.uuid)) {
@@ -546,7 +543,7 @@ int utrace__export_ctf(struct utrace__tf *tf, const char *out)
 	}
 	c.uuid[6] = (unsigned char)((c.uuid[6] & 0x0f) | 0x40);   /* version 4 */
 	c.uuid[8] = (unsigned char)((c.uuid[8] & 0x3f) | 0x80);
-	status = utrace__xwalk(tf, &w);
+	status = utrace__export_walk(tf, NULL, NULL, &ctf_writer, &c);
 	if (c.nr_past_cpus) {
 		fprintf(stderr, "utrace: '%s': %llu events of CPUs from %u on were left out\n",
 			c.name, (unsigned long long)c.nr_past_cpus, MAX_CPUS);
@@ -573,10 +570,6 @@ int utrace__export_ctf(struct utrace__tf *tf, const char *out)
 		}
 		free(c.s[i].b.p);
 	}
-	for (k = 0; k < c.cap_xf; k++)
-		free(c.xf[k]);
-	free(c.xf);
-	free(c.nr_xf);
 	free(c.s);
 	free(c.meta.p);
 	free(c.werr_path);

@@ -43,7 +43,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "export.h"
+#include "export-walk.h"
 #include "print.h"
 #include "problems.h"
 
@@ -59,7 +59,7 @@ extern const size_t utrace__html_page_len;
 /* A --slice BEGIN.FIELD:END.FIELD */
 struct spec {
 	const char *text;
-	char *begin, *bfield, *end, *efield;
+	struct utrace__xslice x;         /* parsed as json and perfetto parse it */
 	uint64_t nr, unclosed;
 	bool begin_seen, end_seen;
 };
@@ -391,16 +391,6 @@ static int thr_find(struct conv *cv, const struct utrace__tf_thread *t)
 	return p ? (int)(p - cv->thr) : -1;
 }
 
-/* "system:name" matches "system:name" or "name". */
-static bool name_matches(const char *want, const struct utrace__tf_format *f)
-{
-	size_t n = strlen(f->system);
-
-	if (!strcmp(want, f->name))
-		return true;
-	return !strncmp(want, f->system, n) && want[n] == ':' && !strcmp(want + n + 1, f->name);
-}
-
 /* Where the numeric field 'name' is in the format's text, from its
  * "\tfield:TYPE NAME;\toffset:N;\tsize:M;" line. */
 static struct key_field find_field(const struct utrace__tf_format *f, const char *name)
@@ -432,25 +422,6 @@ static struct key_field find_field(const struct utrace__tf_format *f, const char
 }
 
 /* Split BEGIN.FIELD:END.FIELD (an event may be system:name): 0 or -EINVAL. */
-static int parse_spec(struct spec *sp, const char *text)
-{
-	const char *dot = strchr(text, '.'), *colon, *dot2;
-
-	sp->text = text;
-	if (!dot || !(colon = strchr(dot, ':')) || !(dot2 = strrchr(colon, '.')) ||
-	    dot == text || colon == dot + 1 || dot2 == colon + 1 || !dot2[1])
-		return -EINVAL;
-	sp->begin = strndup(text, (size_t)(dot - text));
-	sp->bfield = strndup(dot + 1, (size_t)(colon - dot - 1));
-	sp->end = strndup(colon + 1, (size_t)(dot2 - colon - 1));
-	sp->efield = strdup(dot2 + 1);
-	if (!sp->begin || !sp->bfield || !sp->end || !sp->efield)
-		return -ENOMEM;
-	if (strchr(sp->bfield, '.') || strchr(sp->end, '.'))
-		return -EINVAL;
-	return 0;
-}
-
 static int add_type(struct conv *cv, const struct utrace__tf_format *f, uint32_t *type)
 {
 	size_t i, n = strlen(f->system) + strlen(f->name) + 2;
@@ -535,14 +506,14 @@ static int build_tables(struct conv *cv)
 		for (j = 0; j < cv->nr_specs; j++) {
 			struct spec *sp = &cv->specs[j];
 
-			if (name_matches(sp->begin, f)) {
+			if (utrace__set_event_matches(&sp->x.b.m, f->system, f->name)) {
 				sp->begin_seen = fi->is_begin = true;
-				if (!key_of(cv, sp, f, sp->bfield, &fi->bkey[j]))
+				if (!key_of(cv, sp, f, sp->x.b.field, &fi->bkey[j]))
 					return -EINVAL;
 			}
-			if (name_matches(sp->end, f)) {
+			if (utrace__set_event_matches(&sp->x.e.m, f->system, f->name)) {
 				sp->end_seen = fi->is_end = true;
-				if (!key_of(cv, sp, f, sp->efield, &fi->ekey[j]))
+				if (!key_of(cv, sp, f, sp->x.e.field, &fi->ekey[j]))
 					return -EINVAL;
 			}
 		}
@@ -553,7 +524,8 @@ static int build_tables(struct conv *cv)
 
 		if (!sp->begin_seen || !sp->end_seen) {
 			fprintf(stderr, "utrace: '%s': --slice '%s': no event '%s' in the file\n",
-				cv->name, sp->text, sp->begin_seen ? sp->end : sp->begin);
+				cv->name, sp->text, sp->begin_seen ? sp->x.e.event :
+				sp->x.b.event);
 			return -EINVAL;
 		}
 	}
@@ -854,10 +826,7 @@ static void conv_free(struct conv *cv)
 	size_t i;
 
 	for (i = 0; i < cv->nr_specs; i++) {
-		free(cv->specs[i].begin);
-		free(cv->specs[i].bfield);
-		free(cv->specs[i].end);
-		free(cv->specs[i].efield);
+		free(cv->specs[i].x.text);
 	}
 	free(cv->specs);
 	for (i = 0; i < cv->nr_types; i++)
@@ -901,7 +870,8 @@ int utrace__export_html(struct utrace__tf *tf, const char *out, const char *cons
 	if (!cv.specs)
 		goto nomem;
 	for (i = 0; i < nr_slices; i++, cv.nr_specs++) {
-		r = parse_spec(&cv.specs[i], slices[i]);
+		cv.specs[i].text = slices[i];
+		r = utrace__xslice_parse(slices[i], &cv.specs[i].x);
 		if (r == -ENOMEM) {
 			cv.nr_specs++;
 			goto nomem;

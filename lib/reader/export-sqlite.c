@@ -38,7 +38,7 @@
 
 #include <sqlite3.h>
 
-#include "export.h"
+#include "export-walk.h"
 #include "obuf.h"
 
 #define VIEW_CHUNK 400                  /* SQLite's compound SELECT limit is 500 */
@@ -59,7 +59,8 @@ struct stable {
 	unsigned int batch, pending;     /* rows per INSERT, rows waiting */
 	struct cell *cells;              /* pending * (nr + 4) of them */
 	struct utrace__obuf bytes;       /* their strings and arrays */
-	struct utrace__xfield *xf;
+	struct utrace__fdesc *xf;        /* a copy of the walk's (export-walk.h): the
+					  * rows are flushed after it (kind only) */
 	unsigned int nr;
 	char **col;                      /* column names of the fields */
 	const char *system, *event;
@@ -187,9 +188,10 @@ static void table_free(struct stable *t)
 	free(t);
 }
 
-static const char *col_type(const struct utrace__xfield *x)
+static const char *col_type(const struct utrace__fdesc *x)
 {
-	return x->kind == UTRACE__X_NUM ? "INTEGER" : x->kind == UTRACE__X_STR ? "TEXT" : "BLOB";
+	return x->kind == UTRACE__FVAL_NUM ? "INTEGER" : x->kind == UTRACE__FVAL_STR ? "TEXT" :
+	       "BLOB";
 }
 
 /*
@@ -212,7 +214,7 @@ static char *table_select(const struct stable *t)
 
 		sqlite3_str_appendf(q, "%s%Q || ", i ? " || " : "", lit);
 		sqlite3_free(lit);
-		if (t->xf[i].kind == UTRACE__X_STR || t->xf[i].kind == UTRACE__X_NUM)
+		if (t->xf[i].kind != UTRACE__FVAL_ARRAY)
 			sqlite3_str_appendf(q, "\"%w\"", t->col[i]);
 		else
 			sqlite3_str_appendf(q, "hex(\"%w\")", t->col[i]);
@@ -246,9 +248,9 @@ static int prepare_insert(struct sq *s, struct stable *t, unsigned int rows,
 }
 
 /* The table of a format, its row in events, its INSERTs. */
-static int sq_format(void *ctx, struct utrace__fmt *e)
+static int sq_format_put(struct sq *s, const struct utrace__xfmt *xf)
 {
-	struct sq *s = ctx;
+	const struct utrace__fmt *e = xf->e;
 	struct stable *t = calloc(1, sizeof(*t)), **v;
 	char *base = NULL, **names = NULL;
 	sqlite3_str *q = NULL;
@@ -274,8 +276,11 @@ static int sq_format(void *ctx, struct utrace__fmt *e)
 	if (!v)
 		goto fail;
 	s->all = v;
-	t->xf = utrace__xfields(e, &t->nr);
+	t->nr = (unsigned int)xf->nr_fields;
+	t->xf = malloc((t->nr + 1) * sizeof(*t->xf));
 	names = calloc(s->nr_all + 1, sizeof(*names));
+	if (t->xf)
+		memcpy(t->xf, xf->fields, t->nr * sizeof(*t->xf));
 	if (!t->xf || !names || asprintf(&base, "%s_%s", e->system, e->name) < 0)
 		goto fail;
 	for (k = 0; k < s->nr_all; k++)
@@ -375,9 +380,9 @@ static void bind_rows(struct stable *t, sqlite3_stmt *st, unsigned int first, un
 			const struct cell *c = &t->cells[k * cols + i];
 			const char *p = t->bytes.p + c->off;
 
-			if (i < 4 || t->xf[i - 4].kind == UTRACE__X_NUM)
+			if (i < 4 || t->xf[i - 4].kind == UTRACE__FVAL_NUM)
 				sqlite3_bind_int64(st, at, c->num);
-			else if (t->xf[i - 4].kind == UTRACE__X_STR)
+			else if (t->xf[i - 4].kind == UTRACE__FVAL_STR)
 				sqlite3_bind_text(st, at, c->n ? p : "", (int)c->n, SQLITE_STATIC);
 			else
 				sqlite3_bind_blob(st, at, c->n ? p : "", (int)c->n, SQLITE_STATIC);
@@ -404,11 +409,10 @@ static int flush_rows(struct sq *s, struct stable *t)
 	return r;
 }
 
-static int sq_event(void *ctx, const struct utrace__tf_item *it, struct utrace__fmt *e,
-		    const struct utrace__rec *r)
+static int sq_event_put(struct sq *s, const struct utrace__xev *ev)
 {
-	struct sq *s = ctx;
-	struct stable *t = s->t[e->id];
+	const struct utrace__tf_item *it = ev->it;
+	struct stable *t = s->t[ev->xf->e->id];
 	struct cell *c = &t->cells[(size_t)t->pending * (t->nr + 4)];
 	unsigned int i;
 
@@ -417,27 +421,25 @@ static int sq_event(void *ctx, const struct utrace__tf_item *it, struct utrace__
 	c[2].num = it->thread->tid;
 	c[3].num = it->cpu;
 	for (i = 0; i < t->nr; i++) {
-		struct utrace__xval v;
+		struct utrace__fval v;
 
-		utrace__xvalue(&t->xf[i], r, &v);
-		if (t->xf[i].kind == UTRACE__X_NUM) {
+		utrace__fdesc_read(&t->xf[i], ev->r, &v);
+		if (v.kind == UTRACE__FVAL_NUM) {
 			c[i + 4].num = (int64_t)v.num;
 			continue;
 		}
 		c[i + 4].off = t->bytes.len;
-		c[i + 4].n = v.n;
-		if (v.n)
-			utrace__ob_put(&t->bytes, v.p, v.n);
+		c[i + 4].n = v.len;
+		if (v.len)
+			utrace__ob_put(&t->bytes, v.p, v.len);
 	}
 	if (t->bytes.nomem)
 		return -ENOMEM;
 	return ++t->pending == t->batch ? flush_rows(s, t) : 0;
 }
 
-static int sq_lost(void *ctx, const struct utrace__tf_item *it)
+static int sq_lost_put(struct sq *s, const struct utrace__tf_item *it)
 {
-	struct sq *s = ctx;
-
 	bind_common(s->lost, it);
 	if (it->lost)
 		sqlite3_bind_int64(s->lost, 5, (sqlite3_int64)it->lost);
@@ -445,6 +447,37 @@ static int sq_lost(void *ctx, const struct utrace__tf_item *it)
 		sqlite3_bind_null(s->lost, 5);
 	return step(s, s->lost);
 }
+
+/* The walk's steps; an SQLite error is said where it happens. */
+static void sq_format(struct utrace__xwalk *w, struct utrace__xfmt *xf)
+{
+	int r = sq_format_put(w->ctx, xf);
+
+	if (r < 0)
+		w->err = r;
+}
+
+static void sq_event(struct utrace__xwalk *w, const struct utrace__xev *ev)
+{
+	int r = sq_event_put(w->ctx, ev);
+
+	if (r < 0)
+		w->err = r;
+}
+
+static void sq_lost(struct utrace__xwalk *w, const struct utrace__xev *ev)
+{
+	int r = sq_lost_put(w->ctx, ev->it);
+
+	if (r < 0)
+		w->err = r;
+}
+
+static const struct utrace__xwriter sq_writer = {
+	.format = sq_format,
+	.event = sq_event,
+	.lost = sq_lost,
+};
 
 static int put_processes(struct sq *s, struct utrace__tf *tf)
 {
@@ -512,13 +545,12 @@ static int put_view(struct sq *s)
 int utrace__export_sqlite(struct utrace__tf *tf, const char *out)
 {
 	struct sq s = { .out = out, .name = utrace__tf_name(tf) };
-	struct utrace__xwalk w = { &s, sq_format, sq_event, sq_lost };
 	struct stat st;
 	int status = 0, r = 0, flags;
 	size_t k;
 
 	if (!utrace__tf_page_size(tf))
-		return utrace__xwalk(tf, &w) | 1;   /* says why */
+		return utrace__export_walk(tf, NULL, NULL, &sq_writer, &s) | 1;  /* says why */
 	if (stat(out, &st) == 0) {
 		if (!S_ISREG(st.st_mode)) {
 			fprintf(stderr, "utrace: '%s' is not a regular file: the database "
@@ -549,7 +581,7 @@ int utrace__export_sqlite(struct utrace__tf *tf, const char *out)
 	if (!r)
 		r = put_processes(&s, tf);
 	if (!r) {
-		status = utrace__xwalk(tf, &w);
+		status = utrace__export_walk(tf, NULL, NULL, &sq_writer, &s);
 		if (s.failed)
 			r = -EIO;
 	}

@@ -44,58 +44,35 @@ int utrace__export_ctf(struct utrace__tf *tf, const char *out) UTRACE_HIDDEN;
  */
 int utrace__export_sqlite(struct utrace__tf *tf, const char *out);
 
-/* --- what the exporters that write fields share (export-walk.c) --- */
+/*
+ * What the streamed exports (json, perfetto) make of chosen events:
+ * --slice "BEGIN.FIELD:END.FIELD" pairs a begin event with the end event
+ * whose FIELD has the same value on the same thread (BEGIN and END in
+ * the set_event forms "system:name" or "name"); --counter "EVENT.FIELD"
+ * makes a counter of a numeric field, per process.
+ */
+struct utrace__export_opts {
+	const char *const *slices;
+	size_t nr_slices;
+	const char *const *counters;
+	size_t nr_counters;
+};
+
+/* The --slice / --counter texts well formed?  0, or -EINVAL with the
+ * reason in why ("--slice 'x': ..."). */
+int utrace__export_opts_check(const struct utrace__export_opts *o, char *why,
+			      size_t whylen) UTRACE_HIDDEN;
 
 /*
- * A field of an event as the exports write it, the way `utrace script
- * --fields` prints it: a number, a string (char arrays, __data_loc
- * char[]), a fixed array or a variable-length sequence of numbers (other
- * arrays; a struct or a field of odd size is an array of bytes).
+ * Write the events of 'tf' to 'out' as Chrome's JSON trace event format
+ * (export-json.c) or as a Perfetto protobuf trace (export-perfetto.c),
+ * streamed: memory does not grow with the trace.  Say what is wrong on
+ * stderr; return the exit status (0 or 1).
  */
-enum utrace__xkind { UTRACE__X_NUM, UTRACE__X_STR, UTRACE__X_ARRAY, UTRACE__X_SEQ };
-
-struct utrace__xfield {
-	const char *name;                /* as in the format */
-	enum utrace__xkind kind;
-	unsigned int es;                 /* bytes of a number or element: 1, 2, 4, 8 */
-	bool is_signed;
-	bool hex;                        /* a pointer: shown in hex where it can be */
-	unsigned int count;              /* elements of a fixed array */
-	const struct tep_format_field *f;
-};
-
-/* A field's value in a checked record. */
-struct utrace__xval {
-	uint64_t num;                    /* UTRACE__X_NUM, sign-extended */
-	const unsigned char *p;          /* the others: bytes ... */
-	uint32_t n;                      /* ... their number (a string: up to its NUL) */
-};
-
-/* The fields after the common ones (*nr of them, in a malloc()ed
- * vector), or NULL when out of memory. */
-struct utrace__xfield *utrace__xfields(const struct utrace__fmt *e, unsigned int *nr)
-	UTRACE_HIDDEN;
-void utrace__xvalue(const struct utrace__xfield *x, const struct utrace__rec *r,
-		    struct utrace__xval *v) UTRACE_HIDDEN;
-
-/*
- * The reading all field-writing exports share: every distinct format of
- * the file that libtraceevent takes goes to format() once, in file order,
- * before the first event; then each event, checked as `utrace script
- * --fields` checks it, to event(), and each lost-events marker to lost().
- * Bad records and formats are said (first in full, the others counted)
- * and left out.  A callback returns 0 or a negative code that ends the
- * walk (-ENOMEM is said here; others the callback said).  Returns the
- * exit status so far (0 or 1).
- */
-struct utrace__xwalk {
-	void *ctx;
-	int (*format)(void *ctx, struct utrace__fmt *e);
-	int (*event)(void *ctx, const struct utrace__tf_item *it, struct utrace__fmt *e,
-		     const struct utrace__rec *r);
-	int (*lost)(void *ctx, const struct utrace__tf_item *it);
-};
-int utrace__xwalk(struct utrace__tf *tf, const struct utrace__xwalk *w) UTRACE_HIDDEN;
+int utrace__export_json(struct utrace__tf *tf, const char *out,
+			const struct utrace__export_opts *o) UTRACE_HIDDEN;
+int utrace__export_perfetto(struct utrace__tf *tf, const char *out,
+			    const struct utrace__export_opts *o) UTRACE_HIDDEN;
 
 /*
  * OpenTelemetry (export-otlp.c; docs/utrace-export.1): the events of trace

@@ -786,62 +786,6 @@ static void rec_fail(struct utrace__rec *r, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* The element type of a field: "__data_loc unsigned int[]" -> "unsigned int". */
-void utrace__elem_type(const struct tep_format_field *f, char *t, size_t len)
-{
-	const char *s = f->type, *e;
-
-	if (!strncmp(s, "__data_loc ", 11))
-		s += 11;
-	else if (!strncmp(s, "__rel_loc ", 10))
-		s += 10;
-	if (!strncmp(s, "const ", 6))
-		s += 6;
-	e = strchr(s, '[');
-	if (!e)
-		e = s + strlen(s);
-	while (e > s && e[-1] == ' ')
-		e--;
-	if ((size_t)(e - s) >= len)
-		e = s + len - 1;
-	memcpy(t, s, (size_t)(e - s));
-	t[e - s] = 0;
-}
-
-unsigned int utrace__elem_size(const struct tep_format_field *f, const char *t)
-{
-	static const struct { const char *t; unsigned int size; } sizes[] = {
-		{ "char", 1 }, { "signed char", 1 }, { "unsigned char", 1 }, { "u8", 1 },
-		{ "s8", 1 }, { "bool", 1 }, { "_Bool", 1 }, { "short", 2 },
-		{ "unsigned short", 2 }, { "u16", 2 }, { "s16", 2 }, { "int", 4 },
-		{ "unsigned int", 4 }, { "unsigned", 4 }, { "u32", 4 }, { "s32", 4 },
-		{ "long", 8 }, { "unsigned long", 8 }, { "long long", 8 },
-		{ "unsigned long long", 8 }, { "u64", 8 }, { "s64", 8 }, { "size_t", 8 },
-	};
-	size_t i;
-
-	if (!(f->flags & TEP_FIELD_IS_DYNAMIC) && f->elementsize)
-		return f->elementsize;
-	if (t[0] && t[strlen(t) - 1] == '*')
-		return 8;
-	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
-		if (!strcmp(sizes[i].t, t))
-			return sizes[i].size;
-	return 1;
-}
-
-const unsigned char *utrace__dyn_data(const struct tep_format_field *f,
-				      const struct utrace__rec *r, uint32_t *n)
-{
-	uint64_t val = utrace__read_num(r->d + f->offset, f->size);
-	uint32_t o = (uint32_t)(val & 0xffff);
-
-	*n = f->size == 2 ? r->size - o : (uint32_t)((val >> 16) & 0xffff);
-	if (f->flags & TEP_FIELD_IS_RELATIVE)
-		o += (uint32_t)(f->offset + f->size);
-	return r->d + o;
-}
-
 uint64_t utrace__read_num(const unsigned char *p, int size)
 {
 	uint8_t v1;
@@ -1318,6 +1262,29 @@ int utrace__fmts_check(struct utrace__fmts *sc, struct utrace__fmt *e,
 	*r = (struct utrace__rec){ sc->scratch, it->len, e, why, whylen, false,
 				   it->proc, sc->syms, sc->syms_ctx };
 	return check_record(r, printing) ? 1 : 0;
+}
+
+int utrace__fmts_check_item(struct utrace__fmts *sc, struct utrace__fmt *e,
+			    const struct utrace__tf_item *it, bool printing,
+			    struct utrace__rec *r)
+{
+	char why[256];
+	int ok = utrace__fmts_check(sc, e, it, printing, r, why, sizeof(why));
+
+	if (!ok)
+		utrace__fmts_problem(sc, "'%s': record at offset %llu: event at offset %llu: "
+			"'%s:%s': %s", sc->name, (unsigned long long)it->page_offset,
+			(unsigned long long)it->offset, e->system, e->name, why);
+	return ok;
+}
+
+void utrace__fmts_no_format(struct utrace__fmts *sc, const struct utrace__tf_item *it)
+{
+	if (!it->format_rejected)
+		utrace__fmts_problem(sc, "'%s': record at offset %llu: event at offset %llu: "
+			"%s %u has no %s for event id %u", sc->name,
+			(unsigned long long)it->page_offset, (unsigned long long)it->offset,
+			UTRACE__TF_NO_FORMAT_ARGS(it));
 }
 
 /* --- vetting events for other writers (utrace convert) --- */

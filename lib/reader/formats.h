@@ -116,19 +116,19 @@ int utrace__fmts_check(struct utrace__fmts *c, struct utrace__fmt *e,
 		       const struct utrace__tf_item *it, bool printing,
 		       struct utrace__rec *r, char *why, size_t whylen) UTRACE_HIDDEN;
 
-/* The element type of a field, in t: "__data_loc unsigned int[]" ->
- * "unsigned int", "const char x[8]" -> "char". */
-void utrace__elem_type(const struct tep_format_field *f, char *t, size_t len) UTRACE_HIDDEN;
+/*
+ * The same for the event of a stream item, a failure said through c->pr
+ * ("'x.dat': record at offset N: event at offset M: 'sys:name': why"):
+ * 1, 0 (said), or -ENOMEM.
+ */
+int utrace__fmts_check_item(struct utrace__fmts *c, struct utrace__fmt *e,
+			    const struct utrace__tf_item *it, bool printing,
+			    struct utrace__rec *r) UTRACE_HIDDEN;
 
-/* The size of an element of an array field of element type t (from
- * utrace__elem_type()): the format's, or for a variable array, from the
- * type's name (1 when not known). */
-unsigned int utrace__elem_size(const struct tep_format_field *f, const char *t) UTRACE_HIDDEN;
-
-/* Where the data of a __data_loc / __rel_loc field of a checked record
- * is, and its length (*n). */
-const unsigned char *utrace__dyn_data(const struct tep_format_field *f,
-				      const struct utrace__rec *r, uint32_t *n) UTRACE_HIDDEN;
+/* Say that the event of 'it' has no format (unless its FORMAT record was
+ * bad: the reader said that). */
+void utrace__fmts_no_format(struct utrace__fmts *c, const struct utrace__tf_item *it)
+	UTRACE_HIDDEN;
 
 /* A little-endian number of 1, 2, 4 or 8 bytes (0 for other sizes). */
 uint64_t utrace__read_num(const unsigned char *p, int size) UTRACE_HIDDEN;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A growing byte buffer (the printer's output, convert's trace.dat
- * metadata) and the JSON strings written into it.  When memory runs out,
+ * A growing byte buffer (the printer's output, convert's outputs) and
+ * the JSON strings and UTF-8 written into it.  When memory runs out,
  * nomem is set and what comes after is dropped.  Internal to the reader
  * library.
  */
@@ -58,5 +58,10 @@ void utrace__ob_snum(struct utrace__obuf *b, int64_t v) UTRACE_HIDDEN;
  * \u00XX; utrace__ob_json_str() adds the quotes. */
 void utrace__ob_json_chars(struct utrace__obuf *b, const char *s, size_t n) UTRACE_HIDDEN;
 void utrace__ob_json_str(struct utrace__obuf *b, const char *s, size_t n) UTRACE_HIDDEN;
+/* s as UTF-8: the same when it is, other bytes as the code point of their
+ * number (two bytes each). */
+void utrace__ob_utf8(struct utrace__obuf *b, const char *s, size_t n) UTRACE_HIDDEN;
+/* The length of the well-formed UTF-8 character at p (1 for ASCII), or 0. */
+size_t utrace__utf8_seq(const unsigned char *p, const unsigned char *end) UTRACE_HIDDEN;
 
 #endif /* UTRACE_READER_OBUF_H */

@@ -20,6 +20,7 @@
 #include <trace-seq.h>
 
 #include "clock.h"
+#include "fields.h"
 #include "filter.h"
 #include "print.h"
 #include "traceline.h"
@@ -110,13 +111,8 @@ void utrace__print_prefix(struct utrace__obuf *b, const char *comm, uint32_t tid
 /* How a field's value is written: --fields, --json, or an OTLP AnyValue. */
 enum field_style { FS_TEXT, FS_JSON, FS_OTLP };
 
-static void put_number(struct utrace__obuf *b, const unsigned char *p, unsigned int size,
-		       bool is_signed, enum field_style st)
+static void put_number(struct utrace__obuf *b, uint64_t v, bool is_signed, enum field_style st)
 {
-	uint64_t v = utrace__read_num(p, (int)size);
-
-	if (is_signed && size < 8 && (v >> (size * 8 - 1)) & 1)
-		v |= ~0ULL << (size * 8);
 	if (st == FS_OTLP) {
 		/* int64 as a decimal string (OTLP's JSON encoding); an
 		 * unsigned value past INT64_MAX would change sign: a string */
@@ -135,47 +131,33 @@ static void put_number(struct utrace__obuf *b, const unsigned char *p, unsigned 
 static void put_field_value(struct utrace__obuf *b, const struct utrace__rec *r,
 			    const struct tep_format_field *f, enum field_style st)
 {
-	const unsigned char *p = r->d + f->offset;
-	uint32_t n = (uint32_t)f->size, i, es;
-	bool is_signed = f->flags & TEP_FIELD_IS_SIGNED;
-	char t[64];
+	struct utrace__fdesc d;
+	struct utrace__fval v;
+	uint32_t i;
 
-	utrace__elem_type(f, t, sizeof(t));
-	if (f->flags & TEP_FIELD_IS_DYNAMIC) {
-		p = utrace__dyn_data(f, r, &n);
-	} else if (!(f->flags & TEP_FIELD_IS_ARRAY) &&
-		   (n == 1 || n == 2 || n == 4 || n == 8) &&
-		   strncmp(t, "struct ", 7)) {
-		put_number(b, p, n, is_signed, st);
-		return;
-	}
-	if (!strcmp(t, "char")) {
-		size_t sl = strnlen((const char *)p, n);
-
+	utrace__fdesc_init(&d, f);
+	utrace__fdesc_read(&d, r, &v);
+	if (v.kind == UTRACE__FVAL_NUM) {
+		put_number(b, v.num, v.is_signed, st);
+	} else if (v.kind == UTRACE__FVAL_STR) {
 		if (st == FS_OTLP)
 			utrace__ob_puts(b, "{\"stringValue\":");
 		if (st == FS_TEXT)
-			utrace__ob_put(b, (const char *)p, sl);
+			utrace__ob_put(b, v.p, v.len);
 		else
-			utrace__ob_json_str(b, (const char *)p, sl);
+			utrace__ob_json_str(b, (const char *)v.p, v.len);
 		if (st == FS_OTLP)
 			utrace__ob_putc(b, '}');
-		return;
+	} else {
+		utrace__ob_puts(b, st == FS_OTLP ? "{\"arrayValue\":{\"values\":[" :
+				   st == FS_JSON ? "[" : "{");
+		for (i = 0; i < v.len / v.elem_size; i++) {
+			if (i)
+				utrace__ob_putc(b, ',');
+			put_number(b, utrace__fval_elem(&v, i), v.is_signed, st);
+		}
+		utrace__ob_puts(b, st == FS_OTLP ? "]}}" : st == FS_JSON ? "]" : "}");
 	}
-	es = utrace__elem_size(f, t);
-	if (!strncmp(t, "struct ", 7) || !(f->flags & (TEP_FIELD_IS_ARRAY |
-						      TEP_FIELD_IS_DYNAMIC))) {
-		es = 1;          /* a struct: its bytes */
-		is_signed = false;
-	}
-	utrace__ob_puts(b, st == FS_OTLP ? "{\"arrayValue\":{\"values\":[" :
-			   st == FS_JSON ? "[" : "{");
-	for (i = 0; i + es <= n; i += es) {
-		if (i)
-			utrace__ob_putc(b, ',');
-		put_number(b, p + i, es, is_signed, st);
-	}
-	utrace__ob_puts(b, st == FS_OTLP ? "]}}" : st == FS_JSON ? "]" : "}");
 }
 
 /* Every field after the common ones: name=value, or "name":value. */
@@ -453,18 +435,12 @@ static int put_event(struct utrace__printer *sc, const struct utrace__tf_item *i
 	struct utrace__tf_format *f = it->format;
 	struct utrace__obuf *b = &sc->ob;
 	struct tep_record record;
-	char why[256];
 	struct utrace__fmt *e;
 	struct utrace__rec r;
 	int ok;
 
-	if (!f && it->format_rejected)
-		return 0;                /* the reader said why */
 	if (!f) {
-		utrace__fmts_problem(&sc->fmts, "'%s': record at offset %llu: event at "
-			"offset %llu: %s %u has no %s for event id %u", sc->name,
-			(unsigned long long)it->page_offset, (unsigned long long)it->offset,
-			UTRACE__TF_NO_FORMAT_ARGS(it));
+		utrace__fmts_no_format(&sc->fmts, it);
 		return 0;
 	}
 	e = utrace__fmts_get(&sc->fmts, f);
@@ -489,17 +465,11 @@ static int put_event(struct utrace__printer *sc, const struct utrace__tf_item *i
 		put_ftrace(b, e->name, it->rec, it->len);
 		return 0;
 	}
-	ok = utrace__fmts_check(&sc->fmts, e, it, (sc->o->mode == UTRACE__OUT_TEXT ||
-						  sc->o->mode == UTRACE__OUT_OTLP) &&
-				!is_ftrace_printed(e), &r, why, sizeof(why));
-	if (ok < 0)
+	ok = utrace__fmts_check_item(&sc->fmts, e, it, (sc->o->mode == UTRACE__OUT_TEXT ||
+						       sc->o->mode == UTRACE__OUT_OTLP) &&
+				     !is_ftrace_printed(e), &r);
+	if (ok <= 0)
 		return ok;
-	if (!ok) {
-		utrace__fmts_problem(&sc->fmts, "'%s': record at offset %llu: event at "
-			"offset %llu: '%s:%s': %s", sc->name, (unsigned long long)it->page_offset,
-			(unsigned long long)it->offset, e->system, e->name, why);
-		return 0;
-	}
 	sc->nr_printed++;
 	if (sc->o->mode == UTRACE__OUT_JSON) {
 		utrace__ob_puts(b, "{\"name\":\"");

@@ -151,7 +151,8 @@ check "trace-cmd report names %ps/%pS from the kallsyms section" pfmt_names
 check "usage errors: exit 129" bash -c '
 	"$0" convert -i "$1/s.dat" 2> "$1/err"; [ $? -eq 129 ] && grep -q "no output file" "$1/err" &&
 	"$0" convert -i "$1/s.dat" -o "$1/x" --format nosuch 2> "$1/err"; [ $? -eq 129 ] &&
-	grep -q "unknown format '\''nosuch'\''" "$1/err"' "$UTRACE" "$TMP"
+	grep -q "unknown format '\''nosuch'\'' (there are trace.dat, html, ctf, sqlite, json, perfetto)" \
+		"$1/err"' "$UTRACE" "$TMP"
 
 check "the input as output is refused, the input kept" bash -c '
 	cp "$1/s.dat" "$1/same.dat" &&

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * utrace convert: export a trace file for other tools.  The exporters
- * are the reader library's (lib/reader/export-<format>.c); one table row
- * each: trace.dat, a page for a browser (html), CTF, SQLite.
+ * are the reader library's (lib/reader/export-<format>.c, export.h); one
+ * table row each: trace.dat, a page for a browser (html), CTF, SQLite,
+ * Chrome's JSON, Perfetto.
  */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -15,8 +17,8 @@
 #include "export.h"
 
 static const char usage_text[] =
-	"usage: utrace convert [-i FILE] -o OUT [--format trace.dat|html|ctf|sqlite]\n"
-	"                      [--slice BEGIN.FIELD:END.FIELD]...\n"
+	"usage: utrace convert [-i FILE] -o OUT [--format FMT] [--slice B.F:E.F]...\n"
+	"                      [--counter EVENT.FIELD]...\n"
 	"\n"
 	"Export a trace file for other tools.\n"
 	"\n"
@@ -26,27 +28,80 @@ static const char usage_text[] =
 	"                      for 'trace-cmd report -i OUT' and KernelShark\n"
 	"                      html: one page for a browser, nothing fetched: a\n"
 	"                      timeline per thread, each event's line and fields\n"
-	"      --slice BEGIN.FIELD:END.FIELD\n"
-	"                      (html) a bar from each BEGIN event to the next END\n"
-	"                      event of the same process whose END.FIELD equals its\n"
-	"                      BEGIN.FIELD, and their latency histogram; again for\n"
-	"                      more (sample:req_start.id:sample:req_end.id)\n"
 	"                      ctf: a CTF 1.8 trace in the directory OUT (new or\n"
 	"                      empty), for 'babeltrace2 OUT' and Trace Compass\n"
 	"                      sqlite: an SQLite database OUT (replaced), a table\n"
 	"                      per event, for 'sqlite3 OUT'\n"
+	"                      json: Chrome's trace event format (chrome://tracing,\n"
+	"                      ui.perfetto.dev), each field an arg\n"
+	"                      perfetto: Perfetto's protobuf trace of track events,\n"
+	"                      for ui.perfetto.dev and trace_processor\n"
+	"  --slice BEGIN.FIELD:END.FIELD\n"
+	"                      (html, json, perfetto) events as 'name' or\n"
+	"                      'system:name'; may repeat.  html: a bar from each\n"
+	"                      BEGIN event to the next END event of the same\n"
+	"                      process whose END.FIELD equals its BEGIN.FIELD, and\n"
+	"                      their latency histogram; json, perfetto: a BEGIN\n"
+	"                      event opens a slice on its thread that the END event\n"
+	"                      with the same FIELD value closes\n"
+	"                      (sample:req_start.id:sample:req_end.id)\n"
+	"  --counter EVENT.FIELD\n"
+	"                      (json, perfetto) a counter track per process of the\n"
+	"                      numeric FIELD of EVENT; may repeat\n"
 	"  -h, --help          show this text\n";
 
-/* The formats and their exporters. */
+static int tracedat(struct utrace__tf *tf, const char *out,
+		    const struct utrace__export_opts *o)
+{
+	(void)o;
+	return utrace__export_tracedat(tf, out);
+}
+
+static int html(struct utrace__tf *tf, const char *out, const struct utrace__export_opts *o)
+{
+	return utrace__export_html(tf, out, o->slices, o->nr_slices);
+}
+
+static int ctf(struct utrace__tf *tf, const char *out, const struct utrace__export_opts *o)
+{
+	(void)o;
+	return utrace__export_ctf(tf, out);
+}
+
+static int sqlite(struct utrace__tf *tf, const char *out, const struct utrace__export_opts *o)
+{
+	(void)o;
+	return utrace__export_sqlite(tf, out);
+}
+
+/* The formats, and whether each takes --slice and --counter. */
 static const struct {
 	const char *name;
-	int (*fn)(struct utrace__tf *tf, const char *out);
+	int (*run)(struct utrace__tf *tf, const char *out, const struct utrace__export_opts *o);
+	bool slices, counters;
 } formats[] = {
-	{ "trace.dat", utrace__export_tracedat },
-	{ "html", NULL },                /* utrace__export_html(), with the slices */
-	{ "ctf", utrace__export_ctf },
-	{ "sqlite", utrace__export_sqlite },
+	{ "trace.dat", tracedat, false, false },
+	{ "html", html, true, false },
+	{ "ctf", ctf, false, false },
+	{ "sqlite", sqlite, false, false },
+	{ "json", utrace__export_json, true, true },
+	{ "perfetto", utrace__export_perfetto, true, true },
 };
+
+#define NR_FORMATS (sizeof(formats) / sizeof(formats[0]))
+
+/* "trace.dat, html, ..." of the formats that take an option (all: NULL). */
+static void format_list(char *s, size_t len, const char *opt)
+{
+	size_t f, n = 0;
+
+	s[0] = 0;
+	for (f = 0; f < NR_FORMATS && n < len; f++) {
+		if (opt && !(strcmp(opt, "--slice") ? formats[f].counters : formats[f].slices))
+			continue;
+		n += (size_t)snprintf(s + n, len - n, "%s%s", n ? ", " : "", formats[f].name);
+	}
+}
 
 int cmd_convert(int argc, char **argv)
 {
@@ -55,16 +110,25 @@ int cmd_convert(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "slice", required_argument, NULL, 'S' },
+		{ "counter", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *input = "utrace.dat", *output = NULL, *format = "trace.dat";
+	const char **slices = calloc((size_t)argc + 1, sizeof(*slices));
+	const char **counters = calloc((size_t)argc + 1, sizeof(*counters));
+	struct utrace__export_opts opts = { slices, 0, counters, 0 };
 	struct utrace__tf *tf = NULL;
-	const char *slices[64];
-	size_t nr_slices = 0;
 	struct stat si, so;
+	char why[512], list[128];
+	size_t f;
 	int c, status;
-	size_t fi;
+
+	if (!slices || !counters) {
+		fprintf(stderr, "utrace: out of memory\n");
+		status = 1;
+		goto out;
+	}
 
 	opterr = 0;
 	optind = 0;
@@ -80,48 +144,68 @@ int cmd_convert(int argc, char **argv)
 			format = optarg;
 			break;
 		case 'S':
-			if (nr_slices == sizeof(slices) / sizeof(slices[0]))
-				return usage_error("convert", "%s", "more than 64 --slice");
-			slices[nr_slices++] = optarg;
+			slices[opts.nr_slices++] = optarg;
+			break;
+		case 'C':
+			counters[opts.nr_counters++] = optarg;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
-			return 0;
+			status = 0;
+			goto out;
 		case ':':
-			return usage_error("convert", "option '%s' needs a value", argv[optind - 1]);
+			status = usage_error("convert", "option '%s' needs a value",
+					     argv[optind - 1]);
+			goto out;
 		default:
-			return usage_error("convert", "unknown option '%s'", argv[optind - 1]);
+			status = usage_error("convert", "unknown option '%s'", argv[optind - 1]);
+			goto out;
 		}
 	}
-	if (optind < argc)
-		return usage_error("convert", "unexpected argument '%s'", argv[optind]);
-	for (fi = 0; fi < sizeof(formats) / sizeof(formats[0]); fi++)
-		if (!strcmp(format, formats[fi].name))
+	status = 129;
+	for (f = 0; f < NR_FORMATS; f++)
+		if (!strcmp(format, formats[f].name))
 			break;
-	if (fi == sizeof(formats) / sizeof(formats[0]))
-		return usage_error("convert", "unknown format '%s' (there are trace.dat, html, "
-				   "ctf, sqlite)", format);
-	if (nr_slices && strcmp(format, "html"))
-		return usage_error("convert", "%s", "--slice is for --format html");
-	if (!output)
-		return usage_error("convert", "%s", "no output file: give -o OUT");
+	if (optind < argc) {
+		usage_error("convert", "unexpected argument '%s'", argv[optind]);
+	} else if (f == NR_FORMATS) {
+		format_list(list, sizeof(list), NULL);
+		snprintf(why, sizeof(why), "unknown format '%s' (there are %s)", format, list);
+		usage_error("convert", "%s", why);
+	} else if (!output) {
+		usage_error("convert", "%s", "no output file: give -o OUT");
+	} else if ((opts.nr_slices && !formats[f].slices) ||
+		   (opts.nr_counters && !formats[f].counters)) {
+		const char *opt = opts.nr_slices && !formats[f].slices ? "--slice" : "--counter";
+
+		format_list(list, sizeof(list), opt);
+		snprintf(why, sizeof(why), "%s is for --format %s", opt, list);
+		usage_error("convert", "%s", why);
+	} else if (utrace__export_opts_check(&opts, why, sizeof(why)) < 0) {
+		usage_error("convert", "%s", why);
+	} else {
+		status = 0;
+	}
+	if (status)
+		goto out;
 	/* writing over the input would pull the file from under the reader */
 	if (stat(input, &si) == 0 && stat(output, &so) == 0 &&
 	    si.st_dev == so.st_dev && si.st_ino == so.st_ino) {
 		fprintf(stderr, "utrace: '%s' is the input file; give another output\n",
 			output);
-		return 1;
+		status = 1;
+		goto out;
 	}
 
 	if (utrace__tf_open(input, &tf) == -ENOMEM || !tf) {
 		fprintf(stderr, "utrace: out of memory\n");
-		utrace__tf_close(tf);
-		return 1;
+		status = 1;
+		goto out;
 	}
-	if (formats[fi].fn)
-		status = formats[fi].fn(tf, output);
-	else
-		status = utrace__export_html(tf, output, slices, nr_slices);
+	status = formats[f].run(tf, output, &opts);
+out:
 	utrace__tf_close(tf);
+	free(slices);
+	free(counters);
 	return status;
 }
