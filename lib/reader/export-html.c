@@ -102,9 +102,13 @@ struct conv {
 	size_t nr_fi;
 	char **types;                    /* "system:name" */
 	size_t nr_types;
-	const struct utrace__tf_thread **thr;  /* sorted by pointer */
-	uint32_t *thr_idx;
+	const struct utrace__tf_thread **thr;  /* the page's threads, in its order */
 	size_t nr_thr;
+	struct thr_ref *tmap;            /* every thread an item names: its row */
+	size_t nr_tmap;
+	/* the row of the kernel's own items (its per-CPU losses) */
+	struct utrace__tf_process kproc;
+	struct utrace__tf_thread kthr;
 	struct utrace__printer *text, *fields;
 	struct utrace__obuf line, scratch;
 	/* the chunk */
@@ -383,12 +387,45 @@ static struct fmt_info *fi_find(struct conv *cv, const struct utrace__tf_format 
 	return bsearch(&key, cv->fi, cv->nr_fi, sizeof(*cv->fi), fi_cmp);
 }
 
+/* A thread as items name it, and its row in the page. */
+struct thr_ref {
+	const struct utrace__tf_thread *t;
+	uint32_t row;
+};
+
+/* The row of an item's thread: its own, or for a task that kernel events
+ * name, the row of the file's thread with its tid and pid, else its own;
+ * the kernel's own items (losses of its per-CPU streams) the kernel row. */
 static int thr_find(struct conv *cv, const struct utrace__tf_thread *t)
 {
-	const struct utrace__tf_thread **p = bsearch(&t, cv->thr, cv->nr_thr, sizeof(*cv->thr),
-						     ptr_cmp);
+	struct thr_ref key = { .t = t };
+	const struct thr_ref *p = bsearch(&key, cv->tmap, cv->nr_tmap, sizeof(*cv->tmap),
+					  ptr_cmp);
 
-	return p ? (int)(p - cv->thr) : -1;
+	if (p)
+		return (int)p->row;
+	return cv->thr[cv->nr_thr - 1] == &cv->kthr ? (int)cv->nr_thr - 1 : -1;
+}
+
+static int add_thread(struct conv *cv, const struct utrace__tf_thread *t, size_t nr_user)
+{
+	size_t row;
+
+	for (row = 0; row < nr_user; row++)
+		if (cv->thr[row]->tid == t->tid && cv->thr[row]->proc->pid == t->proc->pid)
+			break;
+	if (row == nr_user) {
+		if (cv->nr_thr == 65535) {
+			fprintf(stderr, "utrace: '%s': more than 65535 threads; the html page "
+				"takes 65535\n", cv->name);
+			return -EINVAL;
+		}
+		row = cv->nr_thr;
+		cv->thr[cv->nr_thr++] = t;
+	}
+	cv->tmap[cv->nr_tmap].t = t;
+	cv->tmap[cv->nr_tmap++].row = (uint32_t)row;
+	return 0;
 }
 
 /* Where the numeric field 'name' is in the format's text, from its
@@ -467,20 +504,37 @@ static int build_tables(struct conv *cv)
 	size_t i, j;
 	int r;
 
-	for (cv->nr_thr = 0; utrace__tf_thread(cv->tf, cv->nr_thr); cv->nr_thr++)
-		;
-	if (cv->nr_thr > 65535) {
-		fprintf(stderr, "utrace: '%s': %zu threads; the html page takes 65535\n",
-			cv->name, cv->nr_thr);
-		return -EINVAL;
-	}
-	cv->thr = calloc(cv->nr_thr + 1, sizeof(*cv->thr));
-	if (!cv->thr)
+	size_t nr_user = 0, nr_k = 0;
+
+	while (utrace__tf_thread(cv->tf, nr_user))
+		nr_user++;
+	while (utrace__tf_ktask(cv->tf, nr_k))
+		nr_k++;
+	cv->thr = calloc(nr_user + nr_k + 2, sizeof(*cv->thr));
+	cv->tmap = calloc(nr_user + nr_k + 1, sizeof(*cv->tmap));
+	if (!cv->thr || !cv->tmap)
 		return -ENOMEM;
+	/* the file's threads in file order, then the kernel events' tasks
+	 * that are none of them, then the kernel's row if it has events */
 	for (i = 0; (t = utrace__tf_thread(cv->tf, i)); i++)
-		cv->thr[i] = t;
-	/* the page lists threads in file order; the search wants them sorted */
-	qsort(cv->thr, cv->nr_thr, sizeof(*cv->thr), ptr_cmp);
+		if ((r = add_thread(cv, t, 0)) < 0)
+			return r;
+	for (i = 0; (t = utrace__tf_ktask(cv->tf, i)); i++)
+		if ((r = add_thread(cv, t, nr_user)) < 0)
+			return r;
+	if (utrace__tf_nr_kernel_events(cv->tf) || nr_k) {
+		if (cv->nr_thr == 65535) {
+			fprintf(stderr, "utrace: '%s': more than 65535 threads; the html "
+				"page takes 65535\n", cv->name);
+			return -EINVAL;
+		}
+		cv->kproc.comm = "kernel";
+		cv->kproc.exe = "";
+		cv->kthr.proc = &cv->kproc;
+		cv->thr[cv->nr_thr++] = &cv->kthr;
+	}
+	/* the search wants them sorted */
+	qsort(cv->tmap, cv->nr_tmap, sizeof(*cv->tmap), ptr_cmp);
 
 	cv->types = calloc(1, sizeof(*cv->types));
 	if (!cv->types || !(cv->types[0] = strdup("[lost]")))
@@ -548,7 +602,7 @@ static void put_meta(struct conv *cv, struct utrace__obuf *b)
 		put_jstr(cv, b, p->exe ? p->exe : "", p->exe ? strlen(p->exe) : 0);
 		utrace__ob_putc(b, '}');
 	}
-	/* threads in the page's index order (sorted pointers) */
+	/* threads in the page's row order */
 	utrace__ob_puts(b, "],\"threads\":[");
 	for (i = 0; i < cv->nr_thr; i++) {
 		const char *comm;
@@ -834,6 +888,7 @@ static void conv_free(struct conv *cv)
 	free(cv->types);
 	free(cv->fi);
 	free(cv->thr);
+	free(cv->tmap);
 	free(cv->dt);
 	free(cv->tthr);
 	free(cv->ttype);

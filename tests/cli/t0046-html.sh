@@ -32,6 +32,19 @@ check "  ... html" html "$TMP/s.dat"
 check "  ... one page, nothing outside it; its events are script's, line by line" \
 	python3 "$CHECK" "$TMP/s.dat.html" "$TMP/s.dat.script"
 
+# Kernel events recorded with the sample's (root and tracefs; else not
+# checked): each is on its task's row, the traced threads' own when the
+# task is one of them.
+if kernel_tracing; then
+	check "kernel events with the sample's" record_kernel_sample "$TMP/kr.dat"
+	check "  ... html: every kernel and user event, script's line by line" bash -c '
+		"$0" convert -i "$1/kr.dat" -o "$1/kr.dat.html" --format html 2> "$1/err" &&
+		"$0" script -i "$1/kr.dat" > "$1/kr.dat.script" 2>> "$1/err" &&
+		python3 "$2" "$1/kr.dat.html" "$1/kr.dat.script"' "$UTRACE" "$TMP" "$CHECK"
+else
+	echo "# kernel events not checked: they need root and tracefs instances"
+fi
+
 check "sample --run 0.3, demo events" bash -c '
 	"$0" record -e "demo:*" -o "$2/r.dat" -- "$1" --run 0.3 > /dev/null 2> "$2/err"' \
 	"$UTRACE" "$SAMPLE" "$TMP"
