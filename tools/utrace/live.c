@@ -763,10 +763,20 @@ int live_clear(struct live *lv)
 	int r = 0;
 
 	for (i = 0; i < lv->n; i++) {
+		struct shared *sh = lv->src[i].sh;
 		int e = utrace__ctl_clear_buffer(lv->src[i].c);
 
-		if (e < 0)
+		if (e < 0) {
 			r = e;
+			continue;
+		}
+		/* ring_buffer_reset_cpu(): per_cpu stats' read events from 0 */
+		if (sh) {
+			pthread_mutex_lock(&shared_lock);
+			if (sh->read)
+				memset(sh->read, 0, sh->nr_read * sizeof(*sh->read));
+			pthread_mutex_unlock(&shared_lock);
+		}
 	}
 	return r;
 }
