@@ -1455,8 +1455,9 @@ static int pid_install(unsigned int which, uint32_t *v, size_t nr)
  *        order, one a line, "" when empty; malloc()ed
  *
  * As the kernel's trace_pid_write(), a write adds the numbers it holds
- * (white space apart, each as kstrtoul(s, 0) reads it, a token of 128
- * bytes or more is too long) to the list, all or none: -EINVAL for one
+ * (white space or a NUL apart, each as kstrtoul(s, 0) reads it, a token
+ * of 128 bytes or more is too long; a NUL where a number would start ends
+ * the write there) to the list, all or none: -EINVAL for one
  * that does not parse, -EPERM (the kernel's trace_pid_list_set() -1) for
  * one of 2^30 or more once cut to 32 bits; a write without a number
  * leaves the list as it was.  Then every event's program becomes its own
@@ -1469,7 +1470,7 @@ int utrace__control_event_pid(uint32_t which, int32_t action, const char *buf, s
 			      char **text)
 {
 	uint32_t *v = NULL;
-	size_t nr = 0, cap = 0, i = 0, o;
+	size_t nr = 0, cap = 0, i = 0, o, taken = len;
 	int r;
 
 	if (text)
@@ -1512,8 +1513,14 @@ int utrace__control_event_pid(uint32_t which, int32_t action, const char *buf, s
 			i++;
 		if (i == len)
 			break;
+		if (!buf[i]) {
+			/* trace_get_user(): a NUL where a number would start
+			 * ends the write, taken up to it */
+			taken = i + 1;
+			break;
+		}
 		s = i;
-		while (i < len && !isspace((unsigned char)buf[i]))
+		while (i < len && !isspace((unsigned char)buf[i]) && buf[i])
 			i++;
 		if (i - s > 127 || !pid_kstrtoul(buf + s, i - s, &n)) {
 			free(v);
@@ -1533,17 +1540,19 @@ int utrace__control_event_pid(uint32_t which, int32_t action, const char *buf, s
 			v = p;
 		}
 		v[nr++] = (uint32_t)n;
+		if (i < len && !buf[i])
+			i++;        /* a NUL after a number ends it, as white space */
 	}
 	if (nr == C->pid_nr[which]) {
 		free(v);
-		return (int)(len > INT32_MAX ? INT32_MAX : len);
+		return (int)(taken > INT32_MAX ? INT32_MAX : taken);
 	}
 	qsort(v, nr, sizeof(*v), cmp_u32);
 	for (i = 0, o = 0; i < nr; i++)
 		if (!o || v[o - 1] != v[i])
 			v[o++] = v[i];
 	r = pid_install(which, v, o);
-	return r < 0 ? r : (int)(len > INT32_MAX ? INT32_MAX : len);
+	return r < 0 ? r : (int)(taken > INT32_MAX ? INT32_MAX : taken);
 }
 
 /* --- instances (instances/<name>/ of the mount) --- */

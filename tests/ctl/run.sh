@@ -5,7 +5,9 @@
 # usage: tests/ctl/run.sh [options] TARGET...
 #   TARGET          kernel      a fresh instance instances/utrace-ctl-<pid> of this machine's
 #                               tracefs (root; mounts tracefs if needed), events from kernel.env;
-#                               the instance is removed at the end, also on failure or signal
+#                               the instance is removed at the end, also on failure or signal;
+#                               instances.tc makes instances/utrace-ctl-<pid>-* beside it
+#                               (removed the same way)
 #                   dir:PATH    an already mounted directory (e.g. a utrace mount's DIR/<pid>/),
 #                               events from the environment or --env FILE
 #   --env FILE      source FILE (like kernel.env) for the dir: targets
@@ -45,8 +47,21 @@ if [ ${#tests[@]} -eq 0 ]; then
 fi
 
 tmp=$(mktemp -d /tmp/utrace-ctl.XXXXXX)
-inst="" mounted=""
+inst="" mounted="" subinst=""
+# rm_subinst: remove the instances instances.tc made in the kernel's instances/ (the names
+# $subinst*), if a failure or a signal left some
+rm_subinst() {
+	local d
+	[ -n "$subinst" ] || return 0
+	for d in "$subinst"*; do
+		[ -d "$d" ] || continue
+		( cd "$d" && echo 0 > events/enable; : > set_event; echo 0 > tracing_on ) 2>/dev/null
+		for _ in 1 2 3 4 5 6 7 8 9 10; do rmdir "$d" 2>/dev/null && break; sleep 0.3; done
+		[ -d "$d" ] && echo "run.sh: WARNING: could not remove $d" >&2
+	done
+}
 cleanup() {
+	rm_subinst
 	if [ -n "$inst" ] && [ -d "$inst" ]; then
 		( cd "$inst" && echo 0 > events/enable; : > set_event; echo 0 > tracing_on ) 2>/dev/null
 		for _ in 1 2 3 4 5 6 7 8 9 10; do rmdir "$inst" 2>/dev/null && break; sleep 0.3; done
@@ -102,7 +117,13 @@ for tg in "${targets[@]}"; do
 		fi
 		inst=$T/instances/utrace-ctl-$$
 		if ! mkdir "$inst"; then echo "SKIP kernel: cannot create $inst"; inst=""; skipped+=(kernel); continue; fi
+		# instances.tc makes its instances beside this one (a kernel instance has no
+		# instances/ of its own), with names of this run only
+		subinst=$T/instances/utrace-ctl-$$-
+		export CTL_INSTANCES=$T/instances CTL_INST_PREFIX=utrace-ctl-$$-
 		run_scripts kernel "$inst" "$here/kernel.env" "$T/available_events"
+		unset CTL_INSTANCES CTL_INST_PREFIX
+		rm_subinst; subinst=""
 		( cd "$inst" && echo 0 > events/enable; : > set_event ) 2>/dev/null
 		for _ in 1 2 3 4 5 6 7 8 9 10; do rmdir "$inst" 2>/dev/null && break; sleep 0.3; done
 		if [ -d "$inst" ]; then echo "run.sh: WARNING: could not remove $inst" >&2; else inst=""; fi

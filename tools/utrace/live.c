@@ -642,8 +642,25 @@ long live_print(struct live *lv, unsigned int flags, FILE *out)
 
 	if (r < 0)
 		return r;
-	if (flags & LIVE_HEADER)
-		header(out, im.events, im.written, !(flags & LIVE_NO_IRQ_INFO));
+	if (flags & LIVE_HEADER) {
+		uint64_t in = im.events, written = im.written;
+
+		if (lv->cpu >= 0) {
+			/* print_event_info(): a per_cpu trace's header counts
+			 * the whole buffer, every CPU */
+			struct image all;
+			int cpu = lv->cpu;
+
+			lv->cpu = -1;
+			if (image_make(lv, false, &all) == 0) {
+				in = all.events;
+				written = all.written;
+				image_free(&all);
+			}
+			lv->cpu = cpu;
+		}
+		header(out, in, written, !(flags & LIVE_NO_IRQ_INFO));
+	}
 	if (im.tf) {
 		/* The kernel marks where each CPU's events start in its trace
 		 * file when the buffer was overrun. */
@@ -795,10 +812,20 @@ int live_clear(struct live *lv)
 	int r = 0;
 
 	for (i = 0; i < lv->n; i++) {
+		struct shared *sh = lv->src[i].sh;
 		int e = utrace__ctl_clear_buffer(lv->src[i].c);
 
-		if (e < 0)
+		if (e < 0) {
 			r = e;
+			continue;
+		}
+		/* ring_buffer_reset_cpu(): per_cpu stats' read events from 0 */
+		if (sh) {
+			pthread_mutex_lock(&shared_lock);
+			if (sh->read)
+				memset(sh->read, 0, sh->nr_read * sizeof(*sh->read));
+			pthread_mutex_unlock(&shared_lock);
+		}
 	}
 	return r;
 }

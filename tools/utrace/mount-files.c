@@ -830,8 +830,16 @@ static int truncate_action(const struct mnode *m)
 		/* ftrace_event_set_pid_open() */
 		err = utrace__ctl_event_pid_clear(c, m->kind == MK_SET_EVENT_NOTRACE_PID);
 	else if (m->kind == MK_TRACE || m->kind == MK_CPU_TRACE) {
-		/* tracing_open(): one buffer for all CPUs, all of it */
-		err = utrace__ctl_clear_buffer(c);
+		/* tracing_open(): one buffer for all CPUs, all of it; the
+		 * per_cpu stats count from there (live_clear()) */
+		struct live *lv;
+
+		if (live_open(&c, 1, &lv) == 0) {
+			err = live_clear(lv);
+			live_close(lv);
+		} else {
+			err = utrace__ctl_clear_buffer(c);
+		}
 		mount_pipe_clear(m->pid, m->start, m->inst);
 	}
 	else

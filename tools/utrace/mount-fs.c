@@ -1038,9 +1038,11 @@ static int pipe_fill(struct handle *h)
  * Whether a read can be answered now (h->lock held): text is waiting, or
  * the buffer has some, or it is the end of the file: the process is gone,
  * or (trace_wait_pipe()) tracing is off and this descriptor has already
- * read something.
+ * read something.  That end of file is not for 'nonblock', an O_NONBLOCK
+ * read: tracing_wait_pipe() and tracing_buffers_read() answer it EAGAIN
+ * when empty before they look at tracing_on.
  */
-static bool pipe_ready(struct handle *h, bool for_poll)
+static bool pipe_ready(struct handle *h, bool for_poll, bool nonblock)
 {
 	struct pipe *p = h->p;
 
@@ -1060,7 +1062,7 @@ static bool pipe_ready(struct handle *h, bool for_poll)
 			p->gone = true;
 		return true;
 	}
-	if (p->read_any && utrace__ctl_tracing_on(p->ctl, -1) == 0) {
+	if (p->read_any && !nonblock && utrace__ctl_tracing_on(p->ctl, -1) == 0) {
 		p->eof = true;
 		return true;
 	}
@@ -1181,7 +1183,7 @@ static void pipe_read(fuse_req_t req, struct handle *h, size_t size, off_t off, 
 
 	pthread_mutex_lock(&h->lock);
 	raw_seen(h->p, off);
-	if (pipe_ready(h, false)) {
+	if (pipe_ready(h, false, flags & O_NONBLOCK)) {
 		pipe_answer(req, h, size);
 		pthread_mutex_unlock(&h->lock);
 		return;
@@ -1229,7 +1231,7 @@ static void *poller_main(void *arg)
 				fuse_reply_err(w->req, EINTR);
 			} else {
 				pthread_mutex_lock(&w->h->lock);
-				if (pipe_ready(w->h, false))
+				if (pipe_ready(w->h, false, false))
 					pipe_answer(w->req, w->h, w->size);
 				else
 					done = false;
@@ -1248,7 +1250,7 @@ static void *poller_main(void *arg)
 			 * that this wakes: not here, under waiters_lock,
 			 * which a read may need while the kernel holds the
 			 * page the store waits for) */
-			if (h->p->ph && pipe_ready(h, true)) {
+			if (h->p->ph && pipe_ready(h, true, false)) {
 				fuse_lowlevel_notify_poll(h->p->ph);
 				fuse_pollhandle_destroy(h->p->ph);
 				h->p->ph = NULL;
@@ -1399,7 +1401,7 @@ static void op_poll(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,
 		return;
 	}
 	pthread_mutex_lock(&h->lock);
-	if (pipe_ready(h, true)) {
+	if (pipe_ready(h, true, false)) {
 		raw_push(h);
 		revents = POLLIN | POLLRDNORM;
 		if (ph)
