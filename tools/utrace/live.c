@@ -628,6 +628,21 @@ long live_print(struct live *lv, unsigned int flags, FILE *out)
 	return r;
 }
 
+long live_take(struct live *lv, int (*fn)(void *arg, struct utrace__tf *tf), void *arg)
+{
+	struct image im;
+	int r = image_make(lv, true, &im);
+	long n;
+
+	if (r < 0)
+		return r;
+	n = (long)(im.events > 0x7fffffff ? 0x7fffffff : im.events);
+	if (im.tf && (r = fn(arg, im.tf)) < 0)
+		n = r;
+	image_free(&im);
+	return n;
+}
+
 void live_set_cpu(struct live *lv, int cpu)
 {
 	lv->cpu = cpu;

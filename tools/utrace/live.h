@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 struct utrace__ctl;
+struct utrace__tf;
 struct live;
 
 /* Open the buffers of the processes (their pools are made if needed). */
@@ -32,6 +33,13 @@ enum {
  * number of events printed, or a negative errno.
  */
 long live_print(struct live *lv, unsigned int flags, FILE *out);
+
+/*
+ * Take what the buffers hold (as LIVE_CONSUME) as a trace file image and
+ * give it to fn (not called when there is no event); the image goes after.
+ * Returns the number of events taken, fn's negative return, or -errno.
+ */
+long live_take(struct live *lv, int (*fn)(void *arg, struct utrace__tf *tf), void *arg);
 
 /* Read the events of CPU 'cpu' only (-1: all, the default). */
 void live_set_cpu(struct live *lv, int cpu);
