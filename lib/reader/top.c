@@ -10,8 +10,9 @@
  * with their counts (and a latency's durations).  Two keys that print the
  * same (a field whose print format maps two values to one name) make one
  * row here, as they look one on the screen.  A latency's begin and end
- * are paired within an image: a pair that straddles two images is
- * counted as an unmatched begin and an unmatched end.
+ * are paired within an image (the tool takes one an interval then): a
+ * pair that straddles two images is counted as an unmatched begin and an
+ * unmatched end.
  *
  *      UtraceTop:     500 events/s  events: 1000  lost: 0  [pid 42, 2.0 s, per interval]
  *   -------------------------------------------------------------------------
@@ -153,10 +154,33 @@ static struct trow *ttab_get(struct ttab *t, char *key, bool *made)
 	return w;
 }
 
+/* A row's cells, '\x1f' apart (the key of the row). */
+static char *join_cells(char *const *cells, size_t n)
+{
+	size_t len = 1, j, k;
+	char *key;
+
+	for (j = 0; j < n; j++)
+		len += strlen(cells[j]) + 1;
+	key = malloc(len);
+	if (!key)
+		return NULL;
+	for (k = 0, j = 0; j < n; j++) {
+		size_t l = strlen(cells[j]);
+
+		if (j)
+			key[k++] = '\x1f';
+		memcpy(key + k, cells[j], l);
+		k += l;
+	}
+	key[k] = 0;
+	return key;
+}
+
 /* The rows of one image into the table (their cells are taken). */
 static int ttab_merge(struct ttab *t, struct utrace__report_rows *rr)
 {
-	size_t i, j;
+	size_t i;
 
 	if (!t->head) {
 		t->ncols = rr->ncols;
@@ -168,30 +192,22 @@ static int ttab_merge(struct ttab *t, struct utrace__report_rows *rr)
 	if (rr->ncols != t->ncols)
 		return -EINVAL;         /* the keys make the columns: never */
 	for (i = 0; i < rr->nrows; i++) {
-		struct utrace__obuf k = { 0 };
+		char *key = join_cells(rr->cell[i], rr->ncols);
 		struct trow *w;
 		bool made;
 
-		for (j = 0; j < rr->ncols; j++) {
-			if (j)
-				utrace__ob_putc(&k, '\x1f');
-			utrace__ob_puts(&k, rr->cell[i][j]);
-		}
-		utrace__ob_putc(&k, 0);
-		if (k.nomem) {
-			free(k.p);
+		if (!key)
 			return -ENOMEM;
-		}
-		w = ttab_get(t, k.p, &made);
+		w = ttab_get(t, key, &made);
 		if (!w) {
-			free(k.p);
+			free(key);
 			return -ENOMEM;
 		}
 		if (made) {
 			w->cells = rr->cell[i];
 			rr->cell[i] = NULL;
 		} else {
-			free(k.p);
+			free(key);
 		}
 		w->count += rr->count[i];
 		t->total += rr->count[i];
