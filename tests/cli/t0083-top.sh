@@ -77,6 +77,9 @@ EOF
 L0=$(log_lines "$TMP/log")
 "$UTRACE" top -p "$SPID" -e demo:demo_request,demo:demo_tick -d 1 -n 3 > interval.txt 2> "$TMP/err"
 st=$?
+# a request top counted may be logged just after top ended: two more lines
+# and it is in
+wait_for has_lines "$TMP/log" $(($(log_lines "$TMP/log") + 2))
 L1=$(log_lines "$TMP/log")
 check "top -n 3 prints three snapshots and exits 0" test "$st" -eq 0
 check "per interval: the counts are those the program fired" verify interval.txt "$SPID" "$L0" "$L1" <<'EOF'
