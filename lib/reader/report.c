@@ -285,6 +285,7 @@ struct utrace__report {
 	bool lost_unknown;
 	struct trace_seq seq;
 	bool nomem;
+	char problem[256];              /* one_table: the latest problem */
 };
 
 static uint64_t hash_bytes(const unsigned char *p, size_t n)
@@ -986,9 +987,16 @@ struct utrace__report *utrace__report_new(const struct utrace__report_opts *o,
 	}
 	for (i = 0; i < o->nr_lat; i++)
 		r->lat[i].spec = &o->lat[i];
+	if (o->one_table) {
+		r->fmts.pr.quiet = true;
+		r->fmts.pr.keep = r->problem;
+		r->fmts.pr.keep_len = sizeof(r->problem);
+	}
 	for (i = 0; i < o->nr_keys; i++)
 		if (o->keys[i].kind == UTRACE__RKEY_EVENT)
 			r->combined = true;
+	if (o->one_table)
+		r->combined = true;
 	return r;
 }
 
@@ -1175,7 +1183,7 @@ static bool key_shown(struct utrace__report *r, size_t k, struct rev *only, long
 
 	if (lat >= 0 && key->kind == UTRACE__RKEY_EVENT)
 		return false;
-	if (key->kind != UTRACE__RKEY_FIELD)
+	if (key->kind != UTRACE__RKEY_FIELD || r->o->one_table)
 		return true;
 	if (only)
 		return only->kf && only->kf[k].f;
@@ -1314,22 +1322,27 @@ static int cmp_rows(const void *pa, const void *pb)
 	return 0;
 }
 
-static void ptab_free(struct ptab *pt)
+/* A table's cells and column headers. */
+static void free_text(char ***cell, size_t nrows, char **head, size_t ncols)
 {
 	size_t i, j;
 
-	for (i = 0; i < pt->nrows; i++) {
-		for (j = 0; pt->cell && pt->cell[i] && j < pt->ncols; j++)
-			free(pt->cell[i][j]);
-		if (pt->cell)
-			free(pt->cell[i]);
+	for (i = 0; cell && i < nrows; i++) {
+		for (j = 0; cell[i] && j < ncols; j++)
+			free(cell[i][j]);
+		free(cell[i]);
 	}
-	for (j = 0; pt->head && j < pt->ncols; j++)
-		free(pt->head[j]);
-	free(pt->head);
+	for (j = 0; head && j < ncols; j++)
+		free(head[j]);
+	free(cell);
+	free(head);
+}
+
+static void ptab_free(struct ptab *pt)
+{
+	free_text(pt->cell, pt->nrows, pt->head, pt->ncols);
 	free(pt->right);
 	free(pt->width);
-	free(pt->cell);
 	free(pt->num);
 	free(pt->count);
 	free(pt->order);
@@ -1751,6 +1764,86 @@ int utrace__report_print(struct utrace__report *r, FILE *out)
 		ret = -EIO;
 	free(b.p);
 	return ret;
+}
+
+int utrace__report_rows(struct utrace__report *r, long lat, struct utrace__report_rows *out)
+{
+	const struct table *t = lat < 0 ? &r->all : &r->lat[lat].groups;
+	struct ptab pt;
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	if (ptab_build(r, &pt, t, NULL, lat) < 0) {
+		ptab_free(&pt);
+		return -ENOMEM;
+	}
+	if (lat >= 0) {
+		out->lat = calloc(pt.nrows + 1, sizeof(*out->lat));
+		out->nr_lat = calloc(pt.nrows + 1, sizeof(*out->nr_lat));
+		if (!out->lat || !out->nr_lat) {
+			free(out->lat);
+			free(out->nr_lat);
+			ptab_free(&pt);
+			return -ENOMEM;
+		}
+		for (i = 0; i < pt.nrows; i++) {
+			struct lvals *lv = t->rows[i].lat;
+
+			out->lat[i] = lv->v;
+			out->nr_lat[i] = lv->nr;
+			memset(lv, 0, sizeof(*lv));     /* the caller's now */
+		}
+	}
+	out->ncols = pt.ncols;
+	out->nrows = pt.nrows;
+	out->head = pt.head;
+	out->right = pt.right;
+	out->cell = pt.cell;
+	out->count = pt.count;
+	pt.head = NULL;
+	pt.right = NULL;
+	pt.cell = NULL;
+	pt.count = NULL;
+	pt.nrows = 0;
+	pt.ncols = 0;
+	ptab_free(&pt);
+	return 0;
+}
+
+void utrace__report_rows_free(struct utrace__report_rows *rows)
+{
+	size_t i;
+
+	for (i = 0; rows->lat && i < rows->nrows; i++)
+		free(rows->lat[i]);
+	free_text(rows->cell, rows->nrows, rows->head, rows->ncols);
+	free(rows->right);
+	free(rows->count);
+	free(rows->lat);
+	free(rows->nr_lat);
+	memset(rows, 0, sizeof(*rows));
+}
+
+uint64_t utrace__report_lost(const struct utrace__report *r, bool *unknown)
+{
+	*unknown = r->lost_unknown;
+	return r->lost;
+}
+
+uint64_t utrace__report_problems(const struct utrace__report *r, const char **last)
+{
+	*last = r->problem;
+	return r->fmts.pr.count;
+}
+
+void utrace__report_lat_counts(const struct utrace__report *r, size_t li, uint64_t *pairs,
+			       uint64_t *unmatched_begin, uint64_t *unmatched_end)
+{
+	const struct lat *l = &r->lat[li];
+
+	*pairs = l->pairs;
+	*unmatched_begin = l->unmatched_begin + l->np;
+	*unmatched_end = l->unmatched_end;
 }
 
 int utrace__report_file(const struct utrace__report_opts *o, struct utrace__tf *tf, FILE *out)

@@ -47,6 +47,8 @@ struct utrace__report_opts {
 	size_t nr_keys;
 	struct utrace__rlatency *lat;
 	size_t nr_lat;
+	bool one_table;                 /* top: one table over all the events,
+					 * a column for every key */
 };
 
 /*
@@ -73,6 +75,37 @@ int utrace__report_item(struct utrace__report *r, const struct utrace__tf_item *
 /* Print what was counted: 0, -ENOMEM or -EIO. */
 int utrace__report_print(struct utrace__report *r, FILE *out) UTRACE_HIDDEN;
 void utrace__report_free(struct utrace__report *r) UTRACE_HIDDEN;
+
+/*
+ * A table as text, for a reader that keeps counts longer than the records
+ * stay readable (`utrace top`: its images of the buffers go after each
+ * read): the cells as they are printed, the counts, and for a latency's
+ * groups every duration.  Everything is the caller's (free it with
+ * utrace__report_rows_free()); the report keeps its counts.
+ */
+struct utrace__report_rows {
+	size_t ncols, nrows;
+	char **head;                    /* [col]: the column headers */
+	bool *right;                    /* [col]: right-aligned */
+	char ***cell;                   /* [row][col] */
+	uint64_t *count;                /* [row] */
+	uint64_t **lat;                 /* latency: [row] its durations (ns), */
+	size_t *nr_lat;                 /* count[row] of them; else NULL */
+};
+/* lat -1: the counts (one_table), else the groups of --latency number lat;
+ * 0 or -ENOMEM. */
+int utrace__report_rows(struct utrace__report *r, long lat, struct utrace__report_rows *out)
+	UTRACE_HIDDEN;
+void utrace__report_rows_free(struct utrace__report_rows *rows) UTRACE_HIDDEN;
+/* The lost events counted (*unknown: some were lost, how many not known). */
+uint64_t utrace__report_lost(const struct utrace__report *r, bool *unknown) UTRACE_HIDDEN;
+/* The problems met (records or formats left out), and the latest one
+ * (one_table: they are not said on stderr, the screen is the caller's). */
+uint64_t utrace__report_problems(const struct utrace__report *r, const char **last) UTRACE_HIDDEN;
+/* The pairs of --latency number li, its begins left without an end (those
+ * still waiting included) and its ends without a begin. */
+void utrace__report_lat_counts(const struct utrace__report *r, size_t li, uint64_t *pairs,
+			       uint64_t *unmatched_begin, uint64_t *unmatched_end) UTRACE_HIDDEN;
 
 /* The worker of `utrace report`: the whole file, problems on stderr;
  * returns the exit status (0 or 1). */

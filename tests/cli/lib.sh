@@ -107,6 +107,19 @@ need_fuse() {
 		skip_all "fusermount3 is missing (Debian: apt-get install fuse3)"
 }
 
+# tmux_unusable: why a test cannot drive a terminal through tmux (on
+# stdout), or fail when it can
+tmux_unusable() {
+	if ! command -v tmux > /dev/null; then
+		echo "tmux is not installed"
+	elif ! { tmux -S "$TMP/probe.sock" -f /dev/null new-session -d -s probe 'sleep 60' 2> /dev/null &&
+		 tmux -S "$TMP/probe.sock" kill-server 2> /dev/null; }; then
+		echo "tmux cannot run here"
+	else
+		return 1
+	fi
+}
+
 # mount_setup: a runtime directory of the test's own (only its own
 # processes are seen), $MNT to mount on, and an exit trap that kills the
 # processes the test adds to pids, unmounts $MNT and removes $TMP

@@ -7,8 +7,11 @@
  * began.  Every third /fast answers 404.
  *
  *   req-demo [N]      (default 10)
+ *   req-demo loop     rounds until killed, for `utrace top` (t0083)
  */
+#include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #define CREATE_TRACE_POINTS
@@ -27,10 +30,11 @@ int main(int argc, char **argv)
 	static const struct { const char *path; long ns; } req[] = {
 		{ "/fast", 0 }, { "/medium", 1000000 }, { "/slow", 4000000 },
 	};
-	int n = argc > 1 ? atoi(argv[1]) : 10, id = 0, i;
+	bool loop = argc > 1 && !strcmp(argv[1], "loop");
+	int n = argc > 1 && !loop ? atoi(argv[1]) : 10, id = 0, i;
 	unsigned int j;
 
-	for (i = 0; i < n; i++)
+	for (i = 0; loop || i < n; i++)
 		for (j = 0; j < sizeof(req) / sizeof(req[0]); j++) {
 			id++;
 			trace_req_begin(id, req[j].path);

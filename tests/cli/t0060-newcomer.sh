@@ -174,11 +174,8 @@ status_tty() {
 	! grep -q 'utrace record: [0-9]* s, ' "$TMP/err" &&
 	grep -q "^utrace record: 0 events written" "$TMP/err"
 }
-if ! command -v tmux > /dev/null; then
-	n=$((n + 1)); echo "ok $n # SKIP the status line on a terminal: tmux is not installed"
-elif ! { tmux -S "$TMP/probe.sock" -f /dev/null new-session -d -s probe 'sleep 60' 2> /dev/null &&
-	   tmux -S "$TMP/probe.sock" kill-server 2> /dev/null; }; then
-	n=$((n + 1)); echo "ok $n # SKIP the status line on a terminal: tmux cannot run here"
+if why=$(tmux_unusable); then
+	n=$((n + 1)); echo "ok $n # SKIP the status line on a terminal: $why"
 else
 	trap 'tmux -S "$TMUX_SOCK" kill-server 2> /dev/null; rm -rf "$TMP"' EXIT
 	check "a status line once a second on a terminal, erased at the end" status_tty

@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 struct utrace__ctl;
+struct utrace__tf;
 struct live;
 
 /* Open the buffers of the processes (their pools are made if needed). */

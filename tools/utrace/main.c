@@ -22,6 +22,7 @@ static const struct cmd commands[] = {
 	{ "script", cmd_script, "print the events of a trace file in time order" },
 	{ "report", cmd_report, "count the events of a trace file by keys, and latencies (perf report)" },
 	{ "stat", cmd_stat, "run a command and count its events and software counters (perf stat)" },
+	{ "top", cmd_top, "count the events of running processes live, by keys (perf top)" },
 	{ "convert", cmd_convert, "export a trace file: trace.dat, html, ctf, sqlite, json, perfetto" },
 	{ "export", cmd_export, "send events to an OpenTelemetry Collector (OTLP/HTTP)" },
 	{ "mount", cmd_mount, "mount the tracefs files of running processes (FUSE)" },

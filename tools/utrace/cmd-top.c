@@ -1,0 +1,496 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * utrace top: the table of `utrace report` over the events of running
+ * processes, refreshed every few seconds, as `perf top`.  The table is the
+ * reader library's (lib/reader/top.c), the buffers are read as `utrace
+ * pipe` reads them (live.c); here are the options, the events switched on
+ * and back, and the terminal.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmds.h"
+#include "ctl-client.h"
+#include "live.h"
+#include "top.h"
+
+static const char usage_text[] =
+	"usage: utrace top [-p PID... | -a] [-e EVENTS] [-s KEYS] [-d SECS]\n"
+	"                  [--latency BEGIN.FIELD:END.FIELD] [--cumulative]\n"
+	"                  [--stdio] [-n N]\n"
+	"\n"
+	"Count the events of running processes by sort keys, as 'utrace report'\n"
+	"does for a file, and show the table every SECS seconds, as 'perf top'.\n"
+	"The events are taken from the buffers as 'utrace pipe' takes them (gone\n"
+	"for other readers).  On a terminal the screen is redrawn; 'q' or Ctrl-C\n"
+	"quits.  Otherwise (a pipe, --stdio, -n) each snapshot is printed after\n"
+	"the last.  The events switched on for top are switched back at the end.\n"
+	"\n"
+	"  -p, --pid PID       this process (may repeat)\n"
+	"  -a, --all           every traceable process running now\n"
+	"  -e, --event EVENTS  switch these on, in the kernel's set_event syntax\n"
+	"                      (sys:event, sys:*, *:event, !...), ',' apart\n"
+	"                      (default: all the events of the processes)\n"
+	"  -s, --sort KEYS     ',' apart (default: comm,event): comm, pid, tid,\n"
+	"                      event, cpu, or [EVENT.]FIELD[/raw] (as report)\n"
+	"  -d, --delay SECS    seconds between refreshes (default 2, as perf top)\n"
+	"      --latency BEGIN.FIELD:END.FIELD\n"
+	"                      also the latency between events paired by a field\n"
+	"                      (may repeat)\n"
+	"      --cumulative    counts since the start (default: per interval)\n"
+	"      --stdio         print snapshots one after another, no screen\n"
+	"  -n, --iterations N  print N snapshots, then exit (implies --stdio)\n"
+	"  -h, --help          show this text\n";
+
+/* How often the buffers are emptied between two refreshes (with
+ * --latency, once a refresh: a begin and its end pair within one image). */
+#define TAKE_MS 100
+
+static volatile sig_atomic_t stop, resized;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static void on_winch(int sig)
+{
+	(void)sig;
+	resized = 1;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* A process's events and whether each was on, before top changed them. */
+struct saved {
+	struct utrace__ctl *c;
+	struct utrace__ctl_event *evs;
+	size_t nr;
+};
+
+/* Switch the events on in every process (all when events is NULL). */
+static int enable_events(struct saved *sv, size_t n, char *const *events, size_t nr_events)
+{
+	size_t i, k;
+	int status = 0;
+
+	for (i = 0; i < n; i++)
+		if (utrace__ctl_events(sv[i].c, &sv[i].evs, &sv[i].nr) < 0) {
+			fprintf(stderr, "utrace: process %d: cannot list its events\n",
+				(int)utrace__ctl_pid(sv[i].c));
+			return 1;
+		}
+	for (k = 0; k < (nr_events ? nr_events : 1); k++) {
+		char *copy = strdup(nr_events ? events[k] : "*:*"), *save = NULL, *tok;
+
+		if (!copy)
+			return 1;
+		for (tok = strtok_r(copy, ", \t", &save); tok; tok = strtok_r(NULL, ", \t", &save)) {
+			bool any = false;
+
+			for (i = 0; i < n; i++)
+				if (utrace__ctl_set_event(sv[i].c, tok, strlen(tok)) > 0)
+					any = true;
+			if (!any) {
+				fprintf(stderr, "utrace: no event matches '%s'%s\n", tok,
+					n == 1 ? "" : " in any of the processes");
+				status = 1;
+			}
+		}
+		free(copy);
+	}
+	return status;
+}
+
+/* Each event back as it was (those registered since are left alone). */
+static void restore_events(struct saved *sv, size_t n)
+{
+	size_t i, j, k;
+
+	for (i = 0; i < n; i++) {
+		struct utrace__ctl_event *now;
+		size_t nr;
+
+		if (!sv[i].evs || utrace__ctl_events(sv[i].c, &now, &nr) < 0)
+			continue;       /* it exited: nothing to restore */
+		for (j = 0; j < nr; j++)
+			for (k = 0; k < sv[i].nr; k++)
+				if (sv[i].evs[k].id == now[j].id &&
+				    sv[i].evs[k].enabled != now[j].enabled &&
+				    !utrace__ctl_event_is_ftrace(&now[j]))
+					utrace__ctl_enable(sv[i].c, now[j].id,
+							   sv[i].evs[k].enabled);
+		utrace__ctl_events_free(now, nr);
+	}
+}
+
+static int take_one(void *arg, struct utrace__tf *tf)
+{
+	return utrace__top_add(arg, tf);
+}
+
+static int take_none(void *arg, struct utrace__tf *tf)
+{
+	(void)arg;
+	(void)tf;
+	return 0;
+}
+
+struct screen {
+	bool tty;
+	bool raw;                       /* stdin's modes changed */
+	struct termios saved;
+};
+
+static void screen_enter(struct screen *sc)
+{
+	struct termios t;
+
+	/* the alternate screen, no cursor (as top(1)) */
+	fputs("\033[?1049h\033[?25l", stdout);
+	if (isatty(STDIN_FILENO) && tcgetattr(STDIN_FILENO, &sc->saved) == 0) {
+		t = sc->saved;
+		t.c_lflag &= ~(tcflag_t)(ICANON | ECHO);
+		t.c_cc[VMIN] = 0;
+		t.c_cc[VTIME] = 0;
+		sc->raw = tcsetattr(STDIN_FILENO, TCSANOW, &t) == 0;
+	}
+}
+
+static void screen_leave(struct screen *sc)
+{
+	if (sc->raw)
+		tcsetattr(STDIN_FILENO, TCSANOW, &sc->saved);
+	fputs("\033[?25h\033[?1049l", stdout);
+	fflush(stdout);
+}
+
+/* 'q' typed? */
+static bool quit_key(void)
+{
+	char buf[64];
+	ssize_t n = read(STDIN_FILENO, buf, sizeof(buf)), i;
+
+	for (i = 0; i < n; i++)
+		if (buf[i] == 'q' || buf[i] == 'Q')
+			return true;
+	return false;
+}
+
+static int parse_delay(const char *s, double *d)
+{
+	char *end;
+
+	errno = 0;
+	*d = strtod(s, &end);
+	return errno || end == s || *end || !(*d >= 0.1 && *d <= 3600) ? -1 : 0;
+}
+
+struct top_args {
+	pid_t *pids;
+	size_t nr_pids;
+	bool all, cumulative, stdio_mode;
+	char **events;
+	size_t nr_events;
+	const char *sort;
+	double delay;
+	long iterations;
+	struct utrace__report_opts o;
+};
+
+static int parse_args(int argc, char **argv, struct top_args *a)
+{
+	static const struct option longopts[] = {
+		{ "pid", required_argument, NULL, 'p' },
+		{ "all", no_argument, NULL, 'a' },
+		{ "event", required_argument, NULL, 'e' },
+		{ "sort", required_argument, NULL, 's' },
+		{ "delay", required_argument, NULL, 'd' },
+		{ "latency", required_argument, NULL, 'L' },
+		{ "cumulative", no_argument, NULL, 'C' },
+		{ "stdio", no_argument, NULL, 'S' },
+		{ "iterations", required_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	size_t bad = 0;
+	char *end;
+	void *v;
+	long n;
+	int c, r;
+
+	opterr = 0;
+	optind = 0;
+	while ((c = getopt_long(argc, argv, ":p:ae:s:d:n:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			errno = 0;
+			n = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || n <= 0 || n > 0x7fffffff)
+				return usage_error("top", "'%s' is not a process id", optarg);
+			if (!(v = realloc(a->pids, (a->nr_pids + 1) * sizeof(*a->pids))))
+				goto nomem;
+			a->pids = v;
+			a->pids[a->nr_pids++] = (pid_t)n;
+			break;
+		case 'a':
+			a->all = true;
+			break;
+		case 'e':
+			if (!(v = realloc(a->events, (a->nr_events + 1) * sizeof(*a->events))))
+				goto nomem;
+			a->events = v;
+			a->events[a->nr_events++] = optarg;
+			break;
+		case 's':
+			a->sort = optarg;
+			break;
+		case 'd':
+			if (parse_delay(optarg, &a->delay) < 0)
+				return usage_error("top", "bad delay '%s': give seconds, 0.1 to 3600",
+						   optarg);
+			break;
+		case 'L':
+			if (!(v = realloc(a->o.lat, (a->o.nr_lat + 1) * sizeof(*a->o.lat))))
+				goto nomem;
+			a->o.lat = v;
+			r = utrace__report_parse_latency(optarg, &a->o.lat[a->o.nr_lat]);
+			if (r == -EINVAL)
+				return usage_error("top", "bad latency '%s': give BEGIN.FIELD:"
+						   "END.FIELD, as req_begin.id:req_end.id", optarg);
+			if (r < 0)
+				goto nomem;
+			a->o.nr_lat++;
+			break;
+		case 'C':
+			a->cumulative = true;
+			break;
+		case 'S':
+			a->stdio_mode = true;
+			break;
+		case 'n':
+			errno = 0;
+			a->iterations = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || a->iterations <= 0 ||
+			    a->iterations > 1000000)
+				return usage_error("top", "bad number of iterations '%s'", optarg);
+			a->stdio_mode = true;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return -1;
+		case ':':
+			return usage_error("top", "option '%s' needs a value", argv[optind - 1]);
+		default:
+			return usage_error("top", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return usage_error("top", "unexpected argument '%s'", argv[optind]);
+	if (a->all && a->nr_pids)
+		return usage_error("top", "%s", "-a and -p do not go together");
+	if (!a->all && !a->nr_pids)
+		return usage_error("top", "%s", "which process? give -p PID or -a");
+	r = utrace__report_parse_sort(a->sort, &a->o.keys, &a->o.nr_keys, &bad);
+	if (r == -EINVAL)
+		return usage_error("top", "bad sort key at '%s': give comm, pid, tid, event, cpu "
+				   "or [EVENT.]FIELD[/raw]", a->sort + bad);
+	if (r < 0)
+		goto nomem;
+	a->o.one_table = true;
+	return 0;
+nomem:
+	fprintf(stderr, "utrace: out of memory\n");
+	return 1;
+}
+
+/* Connect to the processes: 0, or the exit status. */
+static int connect_all(struct top_args *a, struct utrace__ctl ***cs, size_t *n)
+{
+	char err[512];
+	size_t i;
+
+	if (a->all) {
+		struct utrace__ctl_proc *ps = NULL;
+		size_t np = 0;
+
+		utrace__ctl_list(&ps, &np);
+		a->pids = calloc(np + 1, sizeof(*a->pids));
+		for (i = 0; a->pids && i < np; i++)
+			if (ps[i].pid != getpid())
+				a->pids[a->nr_pids++] = ps[i].pid;
+		free(ps);
+		if (!a->pids) {
+			fprintf(stderr, "utrace: out of memory\n");
+			return 1;
+		}
+	}
+	*cs = calloc(a->nr_pids + 1, sizeof(**cs));
+	if (!*cs) {
+		fprintf(stderr, "utrace: out of memory\n");
+		return 1;
+	}
+	for (i = 0; i < a->nr_pids; i++) {
+		if (utrace__ctl_open(a->pids[i], &(*cs)[*n], err, sizeof(err)) == 0)
+			(*n)++;
+		else if (!a->all) {
+			fprintf(stderr, "utrace: %s\n", err);
+			return 1;
+		}
+	}
+	if (!*n) {
+		fprintf(stderr, "utrace: no traceable process is running\n");
+		return 1;
+	}
+	return 0;
+}
+
+/* Refresh until 'q', a signal, -n snapshots, or the processes are gone. */
+static int run(struct top_args *a, struct live *lv, struct utrace__top *top, const char *what)
+{
+	struct screen sc = { .tty = !a->stdio_mode && isatty(STDOUT_FILENO) };
+	double last = now_s(), next = last + a->delay;
+	long drawn = 0;
+	bool gone = false;
+	int status = 0;
+
+	/* top counts from its start: what the buffers hold is dropped */
+	if (live_take(lv, take_none, NULL) < 0) {
+		fprintf(stderr, "utrace: the process%s exited\n", a->nr_pids > 1 ? "es" : "");
+		return 1;
+	}
+	last = now_s();
+	next = last + a->delay;
+	if (sc.tty)
+		screen_enter(&sc);
+	while (!stop && !gone) {
+		struct pollfd pfd = { .fd = STDIN_FILENO, .events = POLLIN };
+		struct utrace__top_screen s = { .what = what };
+		struct winsize ws;
+		double t = now_s();
+		int wait = (int)((next - t) * 1000);
+		long r;
+
+		/* a latency pairs within one image: take once a refresh */
+		if (wait > TAKE_MS && !a->o.nr_lat)
+			wait = TAKE_MS;
+		if (poll(&pfd, sc.raw ? 1 : 0, wait > 0 ? wait : 0) > 0 && quit_key())
+			break;
+		r = live_take(lv, take_one, top);
+		if (r == -ENOMEM) {
+			fprintf(stderr, "utrace: out of memory\n");
+			status = 1;
+			break;
+		}
+		gone = r < 0;           /* the processes exited: a last snapshot */
+		t = now_s();
+		if (t < next && !resized && !gone)
+			continue;
+		resized = 0;
+		s.seconds = t - last;
+		if (sc.tty) {
+			if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row) {
+				s.rows = ws.ws_row;
+				s.cols = ws.ws_col;
+			}
+			fputs("\033[H\033[2J", stdout);
+		} else if (drawn) {
+			putchar('\n');
+		}
+		if (utrace__top_print(top, &s, stdout) < 0 || fflush(stdout) != 0) {
+			status = 1;
+			break;
+		}
+		drawn++;
+		if (t < next && !gone)
+			continue;       /* a redraw for a new size: same interval */
+		utrace__top_next(top);
+		last = t;
+		next = t + a->delay;
+		if (a->iterations && drawn >= a->iterations)
+			break;
+	}
+	if (sc.tty)
+		screen_leave(&sc);
+	if (gone)
+		fprintf(stderr, "utrace: the process%s exited\n", a->nr_pids > 1 ? "es" : "");
+	return status;
+}
+
+int cmd_top(int argc, char **argv)
+{
+	struct top_args a = { .sort = "comm,event", .delay = 2.0 };
+	struct sigaction sa = { .sa_handler = on_stop }, sw = { .sa_handler = on_winch };
+	struct utrace__ctl **cs = NULL;
+	struct utrace__top *top = NULL;
+	struct saved *sv = NULL;
+	struct live *lv = NULL;
+	size_t n = 0, i;
+	char what[64];
+	int status = parse_args(argc, argv, &a), r;
+
+	if (status)
+		goto done;
+	if ((status = connect_all(&a, &cs, &n)))
+		goto done;
+	sv = calloc(n, sizeof(*sv));
+	top = utrace__top_new(&a.o, a.cumulative);
+	if (!sv || !top) {
+		fprintf(stderr, "utrace: out of memory\n");
+		status = 1;
+		goto done;
+	}
+	for (i = 0; i < n; i++)
+		sv[i].c = cs[i];
+	/* from here, a signal only ends the loop: the events go back */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGWINCH, &sw, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	status = enable_events(sv, n, a.events, a.nr_events);
+	if (!status && (r = live_open(cs, n, &lv)) < 0) {
+		fprintf(stderr, "utrace: cannot read the buffers: %s\n", strerror(-r));
+		status = 1;
+	}
+	if (n == 1)
+		snprintf(what, sizeof(what), "pid %d", (int)utrace__ctl_pid(cs[0]));
+	else
+		snprintf(what, sizeof(what), "%zu processes", n);
+	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+	if (!status && !stop)
+		status = run(&a, lv, top, what);
+	restore_events(sv, n);
+done:
+	live_close(lv);
+	utrace__top_free(top);
+	for (i = 0; sv && i < n; i++)
+		utrace__ctl_events_free(sv[i].evs, sv[i].nr);
+	free(sv);
+	for (i = 0; i < n; i++)
+		utrace__ctl_close(cs[i]);
+	free(cs);
+	free(a.pids);
+	free(a.events);
+	utrace__report_keys_free(a.o.keys, a.o.nr_keys);
+	for (i = 0; i < a.o.nr_lat; i++)
+		utrace__report_latency_free(&a.o.lat[i]);
+	free(a.o.lat);
+	return status < 0 ? 0 : status;
+}
