@@ -56,20 +56,32 @@ static uint64_t clock_ns(clockid_t id)
 	return (uint64_t)ts.tv_sec * SEC + (uint64_t)ts.tv_nsec;
 }
 
-/* How far clock 'id' is ahead of CLOCK_MONOTONIC, ns.  The offsets change
- * only in steps (a suspend, a clock set): a measure within STICKY_NS of
- * the one before ('prev', 0: none) is that one, so that the times of one
- * segment and the next do not differ by the measure's jitter. */
-#define STICKY_NS 100000
-static int64_t clock_offset(clockid_t id, int64_t prev)
+/* How far clock 'id' is ahead of CLOCK_MONOTONIC, ns: from the tightest
+ * of a few mono/id/mono reads (one preempted half-way is not taken).  The
+ * offsets change only in steps (a suspend, a clock set, of a second or
+ * so): a measure within STICKY_NS of the one before (*prev, NULL: none;
+ * 0 is an offset like any other, the usual one of CLOCK_BOOTTIME) is
+ * that one, so that the times of one segment and the next do not differ
+ * by the measure's jitter. */
+#define STICKY_NS 1000000
+static int64_t clock_offset(clockid_t id, const int64_t *prev)
 {
-	uint64_t a = utrace__mono_ns();
-	uint64_t o = clock_ns(id);
-	uint64_t b = utrace__mono_ns();
-	int64_t off = (int64_t)(o - (a + (b - a) / 2));
+	uint64_t best = UINT64_MAX;
+	int64_t off = 0;
+	int i;
 
-	if (prev && off - prev < STICKY_NS && prev - off < STICKY_NS)
-		return prev;
+	for (i = 0; i < 4; i++) {
+		uint64_t a = utrace__mono_ns();
+		uint64_t o = clock_ns(id);
+		uint64_t b = utrace__mono_ns();
+
+		if (b - a < best) {
+			best = b - a;
+			off = (int64_t)(o - (a + (b - a) / 2));
+		}
+	}
+	if (prev && off - *prev < STICKY_NS && *prev - off < STICKY_NS)
+		return *prev;
 	return off;
 }
 
@@ -107,8 +119,8 @@ void utrace__calib_measure(struct utrace_calib_point *pt, struct utrace_calib_ex
 			x->raw = a + (b - a) / 2;
 		}
 	}
-	x->boot = clock_offset(CLOCK_BOOTTIME, prev ? prev->boot : 0);
-	x->tai = clock_offset(CLOCK_TAI, prev ? prev->tai : 0);
+	x->boot = clock_offset(CLOCK_BOOTTIME, prev ? &prev->boot : NULL);
+	x->tai = clock_offset(CLOCK_TAI, prev ? &prev->tai : NULL);
 	x->point = pt->tsc;
 }
 

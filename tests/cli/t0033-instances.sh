@@ -265,7 +265,7 @@ check "its directory goes; the instance's open trace_pipe then fails as the top 
 	wait_for bash -c "[ ! -e \"$1\" ]" &&
 	a=$(timeout 10 cat <&7 2>&1 | tail -n 1; echo "${PIPESTATUS[0]}") &&
 	b=$(timeout 10 cat <&8 2>&1 | tail -n 1; echo "${PIPESTATUS[0]}") &&
-	echo "# instance: $a; top level: $b" && [ "$a" = "$b" ] && [ "${a##*$'"'"'\n'"'"'}" != 124 ]' _ "$D"
+	{ echo "# instance: $a; top level: $b" | tr "\n" " "; echo; } && [ "$a" = "$b" ] && [ "${a##*$'"'"'\n'"'"'}" != 124 ]' _ "$D"
 exec 7<&- 8<&-
 
 done_testing
