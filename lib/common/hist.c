@@ -23,9 +23,11 @@
  * (an atomic increment), copies the key in and publishes the entry with
  * a release store.  A writer that finds its hash in a slot whose entry is
  * not published yet waits for it (a few loads: the winner is between two
- * stores).  The pool running dry makes a drop, and the slot is given
- * back, so that at most half the slots are ever taken and a probe ends at
- * an empty one soon.  Sums are relaxed atomic additions.  Nothing is ever removed, except by clear, which needs the
+ * stores).  The pool running dry makes a drop: a new key then takes no
+ * slot (checked before the compare-and-swap), so that at most half the
+ * slots, plus one per writer that lost the race for the last entry, are
+ * ever taken and a probe ends at an empty one soon.  Sums are relaxed
+ * atomic additions.  Nothing is ever removed, except by clear, which needs the
  * writers stopped.
  */
 #include <ctype.h>
@@ -957,6 +959,9 @@ struct utrace__hist_map {
 	_Atomic uint64_t hits, drops;
 };
 
+/* The entry of a slot taken by a writer that then found no entry left. */
+static struct elt dead_elt;
+
 static struct elt *elt_at(const struct utrace__hist_map *m, uint32_t i)
 {
 	return (struct elt *)(m->pool + (size_t)i * m->elt_size);
@@ -1026,21 +1031,16 @@ static struct elt *map_insert(struct utrace__hist_map *m, const unsigned char *k
 		if (sh == h) {
 			/* the winner is between its two stores: wait for it,
 			 * or for it to give the slot back */
-			while (!(e = atomic_load_explicit(&s->elt, memory_order_acquire)) &&
-			       atomic_load_explicit(&s->hash, memory_order_acquire) == h)
+			while (!(e = atomic_load_explicit(&s->elt, memory_order_acquire)))
 				;
-			if (e && !memcmp(e->key, key, ks))
+			if (e != &dead_elt && !memcmp(e->key, key, ks))
 				return e;
-			if (!e) {
-				n--;              /* given back: look at it again */
-				idx = (idx - 1) & (m->nr_slots - 1);
-			}
 			continue;
 		}
 		if (sh)
 			continue;
-		/* a new key: none left to take (the slot stays free, so that
-		 * probes stay short, as the kernel gives it back) */
+		/* a new key, and no entry left: no slot is taken for it, so
+		 * that probes stay short */
 		if (atomic_load_explicit(&m->next_elt, memory_order_relaxed) >= m->max_elts)
 			return NULL;
 		if (!atomic_compare_exchange_strong_explicit(&s->hash, &sh, h,
@@ -1054,7 +1054,10 @@ static struct elt *map_insert(struct utrace__hist_map *m, const unsigned char *k
 		}
 		i = atomic_fetch_add_explicit(&m->next_elt, 1, memory_order_relaxed);
 		if (i >= m->max_elts) {
-			atomic_store_explicit(&s->hash, 0, memory_order_release);
+			/* lost the race for the last entry: the slot stays
+			 * taken (freeing it could end a later probe before a
+			 * key placed after it) */
+			atomic_store_explicit(&s->elt, &dead_elt, memory_order_release);
 			return NULL;
 		}
 		e = elt_at(m, i);
@@ -1336,7 +1339,7 @@ int utrace__hist_print(struct utrace__hist_map *m, const struct utrace__hist_pri
 	for (i = 0; i < m->nr_slots; i++) {
 		struct elt *e = atomic_load_explicit(&m->slots[i].elt, memory_order_acquire);
 
-		if (e && n < m->max_elts)
+		if (e && e != &dead_elt && n < m->max_elts)
 			v[n++] = e;
 	}
 	qsort_r(v, n, sizeof(*v), cmp_entries, (void *)h);
