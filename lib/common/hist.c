@@ -1031,8 +1031,13 @@ static struct elt *map_insert(struct utrace__hist_map *m, const unsigned char *k
 		if (sh == h) {
 			/* the winner is between its two stores: wait for it,
 			 * or for it to give the slot back */
-			while (!(e = atomic_load_explicit(&s->elt, memory_order_acquire)))
-				;
+			for (i = 0; !(e = atomic_load_explicit(&s->elt, memory_order_acquire));
+			     i++)
+				if (i == 1u << 20)
+					/* the winner is stopped (this thread,
+					 * interrupted by a signal whose
+					 * handler's event is here): a drop */
+					return NULL;
 			if (e != &dead_elt && !memcmp(e->key, key, ks))
 				return e;
 			continue;
