@@ -1374,3 +1374,81 @@ void utrace__vet_free(struct utrace__vet *v)
 	utrace__fmts_fini(&v->sc);
 	free(v);
 }
+
+/*
+ * An event's fields as the filter compiler takes them, from its format
+ * (the fields after the four common ones).  A pointer is only a number
+ * here: what it points to was in the traced process.
+ */
+struct utrace_event_field *utrace__fmt_fields(const struct tep_event *ev, unsigned int *nr)
+{
+	struct tep_format_field *f;
+	struct utrace_event_field *v;
+	unsigned int n = 0;
+
+	for (f = ev->format.fields; f; f = f->next)
+		n++;
+	v = calloc(n ? n : 1, sizeof(*v));
+	if (!v)
+		return NULL;
+	n = 0;
+	for (f = ev->format.fields; f; f = f->next, n++) {
+		v[n].name = f->name;
+		v[n].type = f->type;
+		v[n].offset = f->offset;
+		v[n].size = f->size;
+		v[n].is_signed = !!(f->flags & TEP_FIELD_IS_SIGNED);
+		if (f->flags & TEP_FIELD_IS_RELATIVE) {
+			v[n].type = "u32";       /* __rel_loc: not read as a string */
+			v[n].kind = UTRACE_FIELD_PLAIN;
+		} else if (f->flags & TEP_FIELD_IS_DYNAMIC) {
+			v[n].kind = UTRACE_FIELD_DYNAMIC;
+		} else if (f->flags & TEP_FIELD_IS_ARRAY) {
+			v[n].kind = UTRACE_FIELD_ARRAY;
+			v[n].array_len = f->arraylen;
+		} else {
+			v[n].kind = UTRACE_FIELD_PLAIN;
+			if (f->flags & TEP_FIELD_IS_POINTER || strchr(f->type, '*'))
+				v[n].type = "unsigned long";
+		}
+	}
+	*nr = n;
+	return v;
+}
+
+/* '.function' of a recording: the SYMBOL records of the event's process. */
+int utrace__proc_sym_by_name(void *ctx, const char *name, uint64_t *start, uint64_t *size)
+{
+	const struct utrace__tf_process *proc = ctx;
+	const char *n;
+	size_t i;
+
+	for (i = 0; utrace__tf_sym_at(proc, i, &n, start, size) == 0; i++)
+		if (!strcmp(n, name))
+			return 0;
+	return -ENOENT;
+}
+
+int utrace__proc_sym_by_addr(void *ctx, uint64_t addr, uint64_t *start, uint64_t *size)
+{
+	const char *name;
+
+	return utrace__tf_sym_lookup(NULL, ctx, addr, &name, start, size);
+}
+
+/*
+ * The start of a worker on a file: its warning (unless it was cut short:
+ * said after the events), and false with the reason said when it has not
+ * even a header.
+ */
+bool utrace__tf_readable(struct utrace__tf *tf)
+{
+	if (utrace__tf_warning(tf) && !utrace__tf_cut(tf, NULL))
+		fprintf(stderr, "utrace: %s\n", utrace__tf_warning(tf));
+	if (!utrace__tf_page_size(tf)) {
+		fprintf(stderr, "utrace: %s\n", utrace__tf_error(tf) ? utrace__tf_error(tf) :
+			"not a trace file");
+		return false;
+	}
+	return true;
+}

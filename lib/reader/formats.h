@@ -130,6 +130,26 @@ int utrace__fmts_check_item(struct utrace__fmts *c, struct utrace__fmt *e,
 void utrace__fmts_no_format(struct utrace__fmts *c, const struct utrace__tf_item *it)
 	UTRACE_HIDDEN;
 
+/* An event's fields as the filter compiler and the hist trigger parser
+ * take them (after the four common ones; pointers are numbers); a
+ * malloc()ed array (the strings are the handle's), NULL when out of
+ * memory. */
+struct utrace_event_field;
+struct utrace_event_field *utrace__fmt_fields(const struct tep_event *ev, unsigned int *nr)
+	UTRACE_HIDDEN;
+
+/* '.function' of a recording (struct utrace__filter_syms, ctx: the
+ * process): its SYMBOL records, by name or holding an address; 0 or
+ * -ENOENT. */
+int utrace__proc_sym_by_name(void *ctx, const char *name, uint64_t *start, uint64_t *size)
+	UTRACE_HIDDEN;
+int utrace__proc_sym_by_addr(void *ctx, uint64_t addr, uint64_t *start, uint64_t *size)
+	UTRACE_HIDDEN;
+
+/* A worker's start on a file: its warning said, and false (the reason
+ * said) when it has not even a header. */
+bool utrace__tf_readable(struct utrace__tf *tf) UTRACE_HIDDEN;
+
 /* A little-endian number of 1, 2, 4 or 8 bytes (0 for other sizes). */
 uint64_t utrace__read_num(const unsigned char *p, int size) UTRACE_HIDDEN;
 

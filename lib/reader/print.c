@@ -532,67 +532,6 @@ static int flush_out(struct utrace__printer *sc)
 }
 
 /*
- * An event's fields as the filter compiler takes them, from its format
- * (the fields after the four common ones).  A pointer is only a number
- * here: what it points to was in the traced process.
- */
-static struct utrace_event_field *filter_fields(const struct tep_event *ev, unsigned int *nr)
-{
-	struct tep_format_field *f;
-	struct utrace_event_field *v;
-	unsigned int n = 0;
-
-	for (f = ev->format.fields; f; f = f->next)
-		n++;
-	v = calloc(n ? n : 1, sizeof(*v));
-	if (!v)
-		return NULL;
-	n = 0;
-	for (f = ev->format.fields; f; f = f->next, n++) {
-		v[n].name = f->name;
-		v[n].type = f->type;
-		v[n].offset = f->offset;
-		v[n].size = f->size;
-		v[n].is_signed = !!(f->flags & TEP_FIELD_IS_SIGNED);
-		if (f->flags & TEP_FIELD_IS_RELATIVE) {
-			v[n].type = "u32";       /* __rel_loc: not read as a string */
-			v[n].kind = UTRACE_FIELD_PLAIN;
-		} else if (f->flags & TEP_FIELD_IS_DYNAMIC) {
-			v[n].kind = UTRACE_FIELD_DYNAMIC;
-		} else if (f->flags & TEP_FIELD_IS_ARRAY) {
-			v[n].kind = UTRACE_FIELD_ARRAY;
-			v[n].array_len = f->arraylen;
-		} else {
-			v[n].kind = UTRACE_FIELD_PLAIN;
-			if (f->flags & TEP_FIELD_IS_POINTER || strchr(f->type, '*'))
-				v[n].type = "unsigned long";
-		}
-	}
-	*nr = n;
-	return v;
-}
-
-/* '.function' of a recording: the SYMBOL records of the event's process. */
-static int proc_sym_by_name(void *ctx, const char *name, uint64_t *start, uint64_t *size)
-{
-	const struct utrace__tf_process *proc = ctx;
-	const char *n;
-	size_t i;
-
-	for (i = 0; utrace__tf_sym_at(proc, i, &n, start, size) == 0; i++)
-		if (!strcmp(n, name))
-			return 0;
-	return -ENOENT;
-}
-
-static int proc_sym_by_addr(void *ctx, uint64_t addr, uint64_t *start, uint64_t *size)
-{
-	const char *name;
-
-	return utrace__tf_sym_lookup(NULL, ctx, addr, &name, start, size);
-}
-
-/*
  * --filter: compile each entry for the events of the file it is for,
  * before anything is printed.  A bad expression is said as `utrace
  * filter` says it, with the kernel's message and a caret; -EINVAL then,
@@ -608,7 +547,7 @@ static int compile_filters(struct utrace__printer *sc, struct utrace__tf *tf)
 		struct utrace__print_filter *pf = NULL;
 		struct utrace__filter_error fe;
 		struct utrace_event_field *fields;
-		struct utrace__filter_syms syms = { proc_sym_by_name, proc_sym_by_addr,
+		struct utrace__filter_syms syms = { utrace__proc_sym_by_name, utrace__proc_sym_by_addr,
 						    (void *)f->proc };
 		uint64_t start, size;
 		unsigned int nr = 0;
@@ -628,7 +567,7 @@ static int compile_filters(struct utrace__printer *sc, struct utrace__tf *tf)
 			return -ENOMEM;
 		if (e->state < 0 || !e->ev)
 			continue;        /* utrace__fmts_parse() said why */
-		fields = filter_fields(e->ev, &nr);
+		fields = utrace__fmt_fields(e->ev, &nr);
 		expr = strdup(pf->expr);
 		if (!fields || !expr) {
 			free(fields);

@@ -1855,13 +1855,8 @@ int utrace__report_file(const struct utrace__report_opts *o, struct utrace__tf *
 	int e = 0, status = 0;
 	size_t i;
 
-	if (utrace__tf_warning(tf) && !utrace__tf_cut(tf, NULL))
-		fprintf(stderr, "utrace: %s\n", utrace__tf_warning(tf));
-	if (!utrace__tf_page_size(tf)) {
-		fprintf(stderr, "utrace: %s\n", utrace__tf_error(tf) ? utrace__tf_error(tf) :
-			"not a trace file");
+	if (!utrace__tf_readable(tf))
 		return 1;
-	}
 	r = utrace__report_new(o, tf);
 	if (!r) {
 		fprintf(stderr, "utrace: '%s': out of memory\n", name);

@@ -20,6 +20,7 @@ int cmd_report(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_top(int argc, char **argv);
+int cmd_hist(int argc, char **argv);
 int cmd_mount(int argc, char **argv);
 int cmd_enter(int argc, char **argv);
 

@@ -21,6 +21,7 @@ static const struct cmd commands[] = {
 	{ "record", cmd_record, "run a command and record its events into a trace file" },
 	{ "script", cmd_script, "print the events of a trace file in time order" },
 	{ "report", cmd_report, "count the events of a trace file by keys, and latencies (perf report)" },
+	{ "hist", cmd_hist, "run the kernel's hist triggers on a trace file (events/*/hist)" },
 	{ "stat", cmd_stat, "run a command and count its events and software counters (perf stat)" },
 	{ "top", cmd_top, "count the events of running processes live, by keys (perf top)" },
 	{ "convert", cmd_convert, "export a trace file: trace.dat, html, ctf, sqlite, json, perfetto" },

@@ -1,0 +1,1389 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Hist triggers (hist.h): the kernel's trigger language, parsed as
+ * kernel/trace/trace_events_hist.c parses it (the same steps in the same
+ * order, so that the same text gets the same error at the same place),
+ * a fixed-size lock-free table as its tracing_map, and the `hist` file's
+ * text with its format strings.
+ *
+ * ERROR POSITIONS
+ *
+ * The kernel keeps the command as "hist:" + the text after "hist:" (at
+ * most 249 bytes of it) and places the caret of an error at the first
+ * occurrence, in that command, of the text it complains about (err_pos():
+ * strstr()).  So does errpos() here: "keys=pid:vals=pid" complaining
+ * about the value "pid" puts the caret under the key.
+ *
+ * THE TABLE
+ *
+ * As tracing_map: 2^bits entries in a pool, and an open-addressing array
+ * of 2^(bits+1) slots of (hash, entry).  A writer hashes its key, probes
+ * from hash >> shift, and claims an empty slot by a compare-and-swap of
+ * its hash word from 0; the winner takes the next entry of the pool
+ * (an atomic increment), copies the key in and publishes the entry with
+ * a release store.  A writer that finds its hash in a slot whose entry is
+ * not published yet waits for it (a few loads: the winner is between two
+ * stores).  The pool running dry makes a drop: a new key then takes no
+ * slot (checked before the compare-and-swap), so that at most half the
+ * slots, plus one per writer that lost the race for the last entry, are
+ * ever taken and a probe ends at an empty one soon.  Sums are relaxed
+ * atomic additions.  Nothing is ever removed, except by clear, which needs the
+ * writers stopped.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hist.h"
+
+#define LAST_CMD_MAX 256         /* MAX_FILTER_STR_VAL */
+#define KEY_SIZE_MAX (UTRACE__HIST_STR_MAX + 16 * 8)   /* HIST_KEY_SIZE_MAX */
+#define BITS_MIN 7
+#define BITS_MAX 17
+#define COMM_LEN 16
+
+/* ------------------------------------------------------------ errors */
+
+struct parser {
+	char last_cmd[LAST_CMD_MAX];
+	struct utrace__hist_error *err;
+	const struct utrace_event_field *fields;
+	unsigned int nr;
+	struct utrace__hist *h;
+	bool ts_usecs;
+};
+
+static int errpos(const struct parser *p, const char *s)
+{
+	const char *found;
+
+	if (!s)
+		return 0;
+	found = strstr(p->last_cmd, s);
+	return found ? (int)(found - p->last_cmd) : 0;
+}
+
+/* A refusal the kernel logs (hist_err()). */
+static int hist_err(struct parser *p, int err, const char *msg, const char *at)
+{
+	p->err->err = err;
+	p->err->logged = true;
+	p->err->pos = errpos(p, at);
+	snprintf(p->err->msg, sizeof(p->err->msg), "%s", msg);
+	return err;
+}
+
+/* A refusal without an error_log entry; msg says what utrace does not do,
+ * or is "" when the kernel says nothing either. */
+static int quiet_err(struct parser *p, int err, const char *msg)
+{
+	p->err->err = err;
+	p->err->logged = false;
+	snprintf(p->err->msg, sizeof(p->err->msg), "%s", msg);
+	return err;
+}
+
+void utrace__hist_error_fini(struct utrace__hist_error *err)
+{
+	free(err->filter_expr);
+	err->filter_expr = NULL;
+}
+
+char *utrace__hist_error_text(const char *system, const char *event, const char *text,
+			      const struct utrace__hist_error *err)
+{
+	char cmd[LAST_CMD_MAX], *s = NULL;
+	const char *param;
+	size_t n;
+
+	if (err->in_filter)
+		return utrace__filter_log_text(err->filter_expr ? err->filter_expr : "",
+					       &err->fe);
+	if (!err->logged)
+		return NULL;
+	/* the command as the kernel keeps it: "hist:" + the parameter */
+	while (isspace((unsigned char)*text))
+		text++;
+	param = text + strcspn(text, ": \t");
+	if (*param)
+		param++;
+	while (isspace((unsigned char)*param))
+		param++;
+	snprintf(cmd, sizeof(cmd), "hist:%.*s", (int)(LAST_CMD_MAX - 1 - sizeof("hist:")),
+		 param);
+	n = strlen(cmd);
+	while (n && isspace((unsigned char)cmd[n - 1]))
+		cmd[--n] = 0;
+	if (asprintf(&s, "hist:%s:%s: error: %s\n  Command: %s\n%*s^\n", system, event,
+		     err->msg, cmd, 11 + err->pos, "") < 0)
+		return NULL;
+	return s;
+}
+
+/* ------------------------------------------------------------ fields */
+
+enum ftype { F_NUM, F_STATIC_STRING, F_DYN_STRING, F_PTR_STRING, F_CPU, F_COMM, F_NONE };
+
+struct efield {
+	const char *name;
+	uint32_t offset, size;
+	bool is_signed;
+	enum ftype type;
+};
+
+static enum ftype event_ftype(const struct utrace_event_field *f)
+{
+	const char *t = f->type ? f->type : "";
+
+	switch (f->kind) {
+	case UTRACE_FIELD_STRING:
+		return F_DYN_STRING;
+	case UTRACE_FIELD_DYNAMIC:
+		return strstr(t, "char") ? F_DYN_STRING : F_NUM;
+	case UTRACE_FIELD_ARRAY:
+		return strstr(t, "char") ? F_STATIC_STRING : F_NUM;
+	default:
+		return !strcmp(t, "char *") || !strcmp(t, "const char *") ? F_PTR_STRING : F_NUM;
+	}
+}
+
+/* The kernel's trace_find_event_field(): the event's own fields, then the
+ * generic ones (size 0), then the common ones. */
+static bool find_field(const struct parser *p, const char *name, struct efield *out)
+{
+	static const struct efield generic[] = {
+		{ "CPU", 0, 0, true, F_CPU }, { "cpu", 0, 0, true, F_CPU },
+		{ "COMM", 0, 0, false, F_COMM }, { "comm", 0, 0, false, F_COMM },
+		{ "stacktrace", 0, 0, false, F_NONE }, { "STACKTRACE", 0, 0, false, F_NONE },
+		{ "common_type", 0, 2, false, F_NUM }, { "common_flags", 2, 1, false, F_NUM },
+		{ "common_preempt_count", 3, 1, false, F_NUM },
+		{ "common_pid", 4, 4, true, F_NUM },
+	};
+	unsigned int i;
+
+	for (i = 0; i < p->nr; i++)
+		if (p->fields[i].name && !strcmp(p->fields[i].name, name)) {
+			const struct utrace_event_field *f = &p->fields[i];
+
+			*out = (struct efield){ f->name, (uint32_t)f->offset, (uint32_t)f->size,
+						f->is_signed != 0, event_ftype(f) };
+			return true;
+		}
+	for (i = 0; i < sizeof(generic) / sizeof(generic[0]); i++)
+		if (!strcmp(generic[i].name, name)) {
+			*out = generic[i];
+			return true;
+		}
+	return false;
+}
+
+/* The kernel's parse_field() and create_hist_field() for one atom
+ * "name[.modifier]". */
+static int parse_field(struct parser *p, const char *s, unsigned int flags,
+		       struct utrace__hist_field *hf)
+{
+	char str[LAST_CMD_MAX], *field_name = str, *modifier;
+	struct efield ef;
+	unsigned long long buckets = 0;
+
+	snprintf(str, sizeof(str), "%s", s);
+	modifier = strchr(str, '.');
+	if (modifier)
+		*modifier++ = 0;
+	if (modifier) {
+		if (!strcmp(modifier, "hex")) {
+			flags |= UTRACE__HF_HEX;
+		} else if (!strcmp(modifier, "sym")) {
+			flags |= UTRACE__HF_SYM;
+		} else if (!strcmp(modifier, "symXoffset")) {
+			flags |= UTRACE__HF_SYM_OFFSET;
+		} else if (!strcmp(modifier, "execname") && !strcmp(field_name, "common_pid")) {
+			flags |= UTRACE__HF_EXECNAME;
+		} else if (!strcmp(modifier, "syscall")) {
+			flags |= UTRACE__HF_SYSCALL;
+		} else if (!strcmp(modifier, "log2")) {
+			flags |= UTRACE__HF_LOG2;
+		} else if (!strcmp(modifier, "usecs")) {
+			flags |= UTRACE__HF_USECS;
+		} else if (!strncmp(modifier, "bucket", 6)) {
+			char *end;
+
+			modifier += 6;
+			if (*modifier == 's')
+				modifier++;
+			if (*modifier != '=')
+				goto bad_modifier;
+			modifier++;
+			/* kstrtoul(s, 0): digits only, an optional final newline */
+			errno = 0;
+			buckets = strtoull(modifier, &end, 0);
+			if (*end == '\n')
+				end++;
+			if (!isdigit((unsigned char)*modifier) || *end || errno || !buckets)
+				goto bad_modifier;
+			flags |= UTRACE__HF_BUCKET;
+		} else if (!strncmp(modifier, "percent", 7)) {
+			if (flags & UTRACE__HF_KEY)
+				goto bad_modifier;
+			flags |= UTRACE__HF_PERCENT;
+		} else if (!strncmp(modifier, "graph", 5)) {
+			if (flags & UTRACE__HF_KEY)
+				goto bad_modifier;
+			flags |= UTRACE__HF_GRAPH;
+		} else {
+bad_modifier:
+			return hist_err(p, -EINVAL, "Invalid field modifier", modifier);
+		}
+	}
+	memset(hf, 0, sizeof(*hf));
+	hf->buckets = buckets;
+	if (!strcmp(field_name, "common_timestamp")) {
+		flags |= UTRACE__HF_TIMESTAMP;
+		p->h->timestamps = true;
+		if (flags & UTRACE__HF_USECS)
+			p->ts_usecs = true;
+		hf->src = UTRACE__HS_TIMESTAMP;
+		hf->size = 8;
+		snprintf(hf->name, sizeof(hf->name), "common_timestamp");
+	} else if (!strcmp(field_name, "common_cpu")) {
+		flags |= UTRACE__HF_CPU;
+		hf->src = UTRACE__HS_CPU;
+		hf->size = 4;
+		snprintf(hf->name, sizeof(hf->name), "common_cpu");
+	} else {
+		if (!find_field(p, field_name, &ef) || !ef.size) {
+			if (!find_field(p, field_name, &ef) || ef.type != F_CPU)
+				return hist_err(p, -EINVAL, "Couldn't find field", field_name);
+			flags |= UTRACE__HF_CPU;
+			hf->src = UTRACE__HS_CPU;
+			hf->size = 4;
+		} else if (ef.type == F_STATIC_STRING || ef.type == F_DYN_STRING) {
+			flags |= UTRACE__HF_STRING;
+			hf->src = ef.type == F_STATIC_STRING ? UTRACE__HS_STR : UTRACE__HS_DYNSTR;
+			hf->offset = ef.offset;
+			hf->size = ef.type == F_STATIC_STRING ? ef.size : UTRACE__HIST_STR_MAX;
+		} else {
+			if (ef.size != 1 && ef.size != 2 && ef.size != 4 && ef.size != 8)
+				/* the kernel's create_hist_field() fails: -ENOMEM */
+				return quiet_err(p, -ENOMEM, "a field of a size other than 1, 2, 4 "
+						 "or 8 bytes can't be a key or a value");
+			hf->src = UTRACE__HS_NUM;
+			hf->offset = ef.offset;
+			hf->size = ef.size;
+			hf->is_signed = ef.is_signed;
+		}
+		snprintf(hf->name, sizeof(hf->name), "%s", ef.name);
+	}
+	hf->flags = flags;
+	return 0;
+}
+
+/* The kernel's parse_expr() and parse_atom(), for what utrace supports:
+ * one field, no arithmetic, no variables. */
+static int parse_atom(struct parser *p, char *str, unsigned int flags,
+		      struct utrace__hist_field *hf)
+{
+	char *s;
+
+	if (strpbrk(str, "+-*/"))
+		return quiet_err(p, -EINVAL, "expressions of fields (+ - * /) are not "
+				 "supported by utrace");
+	if (isdigit((unsigned char)str[0])) {
+		char *end;
+
+		errno = 0;
+		(void)strtoull(str, &end, 0);
+		if (*end || errno)
+			return hist_err(p, -EINVAL, "Expecting numeric literal", str);
+		return quiet_err(p, -EINVAL, "constants are not supported by utrace");
+	}
+	/* "system.event.field": the kernel looks for a variable, then
+	 * takes what is after the second dot as the field */
+	s = strchr(str, '.');
+	if (s && strchr(s + 1, '.')) {
+		s = strchr(s + 1, '.');
+		str = s + 1;
+	}
+	if (str[0] == '$' && str[1])
+		return hist_err(p, -EINVAL, "Couldn't find variable", str + 1);
+	return parse_field(p, str, flags, hf);
+}
+
+/* ------------------------------------------------------------ parsing */
+
+struct attrs {
+	char *keys, *vals, *sort, *name, *clock;
+	unsigned int bits;
+	bool pause, cont, clear, nohitcount;
+};
+
+/* The kernel's parse_map_size(): bits, or -EINVAL. */
+static int map_bits(const char *s)
+{
+	unsigned long long size;
+	unsigned int bits = 0;
+	char *end;
+
+	errno = 0;
+	size = strtoull(s, &end, 0);
+	if (*end == '\n')
+		end++;
+	if (!isdigit((unsigned char)*s) || *end || errno)
+		return -EINVAL;
+	while (bits < 64 && (1ULL << bits) < size)
+		bits++;
+	if (bits < BITS_MIN || bits > BITS_MAX)
+		return -EINVAL;
+	return (int)bits;
+}
+
+static int parse_attrs(struct parser *p, char *s, struct attrs *a)
+{
+	while (s) {
+		char *str = s, *rhs, *colon = strchr(s, ':');
+
+		if (colon)
+			*colon = 0;
+		s = colon ? colon + 1 : NULL;
+		rhs = strchr(str, '=');
+		if (rhs) {
+			if (!*++rhs)
+				return hist_err(p, -EINVAL, "Empty assignment", str);
+			if (!strncmp(str, "key=", 4) || !strncmp(str, "keys=", 5)) {
+				a->keys = rhs;
+			} else if (!strncmp(str, "val=", 4) || !strncmp(str, "vals=", 5) ||
+				   !strncmp(str, "values=", 7)) {
+				a->vals = rhs;
+			} else if (!strncmp(str, "sort=", 5)) {
+				a->sort = rhs;
+			} else if (!strncmp(str, "name=", 5)) {
+				a->name = str;
+			} else if (!strncmp(str, "clock=", 6)) {
+				size_t n;
+
+				while (isspace((unsigned char)*rhs))
+					rhs++;
+				n = strlen(rhs);
+				while (n && isspace((unsigned char)rhs[n - 1]))
+					rhs[--n] = 0;
+				a->clock = rhs;
+			} else if (!strncmp(str, "size=", 5)) {
+				int bits = map_bits(rhs);
+
+				if (bits < 0)
+					return quiet_err(p, -EINVAL, "");
+				a->bits = (unsigned int)bits;
+			} else {
+				return quiet_err(p, -EINVAL, "variables (name=expression) are not "
+						 "supported by utrace");
+			}
+		} else if (!strcmp(str, "nohitcount") || !strcmp(str, "NOHC")) {
+			a->nohitcount = true;
+		} else if (!strcmp(str, "pause")) {
+			a->pause = true;
+		} else if (!strcmp(str, "cont") || !strcmp(str, "continue")) {
+			a->cont = true;
+		} else if (!strcmp(str, "clear")) {
+			a->clear = true;
+		} else if (!strncmp(str, "onmatch(", 8) || !strncmp(str, "onmax(", 6) ||
+			   !strncmp(str, "onchange(", 9)) {
+			return quiet_err(p, -EINVAL, "handlers and actions (onmatch, onmax, "
+					 "onchange) are not supported by utrace");
+		} else {
+			return quiet_err(p, -EINVAL, "");
+		}
+	}
+	if (!a->keys)
+		return quiet_err(p, -EINVAL, "");
+	return 0;
+}
+
+static int create_vals(struct parser *p, char *s)
+{
+	struct utrace__hist *h = p->h;
+	unsigned int i;
+	int r;
+
+	memset(&h->vals[0], 0, sizeof(h->vals[0]));
+	h->vals[0].flags = UTRACE__HF_HITCOUNT;
+	h->vals[0].src = UTRACE__HS_COUNTER;
+	snprintf(h->vals[0].name, sizeof(h->vals[0].name), "hitcount");
+	h->nr_vals = 1;
+	for (i = 0; s && i < UTRACE__HIST_VALS_MAX && h->nr_vals < UTRACE__HIST_VALS_MAX; i++) {
+		char *f = s, *comma = strchr(s, ',');
+
+		if (comma)
+			*comma = 0;
+		s = comma ? comma + 1 : NULL;
+		if (!strcmp(f, "hitcount"))
+			continue;
+		r = parse_atom(p, f, 0, &h->vals[h->nr_vals]);
+		if (r < 0)
+			return r;
+		if (h->vals[h->nr_vals].flags & (UTRACE__HF_BUCKET | UTRACE__HF_LOG2 |
+						 UTRACE__HF_SYM | UTRACE__HF_SYM_OFFSET |
+						 UTRACE__HF_SYSCALL))
+			return hist_err(p, -EINVAL, "Invalid field modifier", f);
+		if (h->vals[h->nr_vals].flags & UTRACE__HF_STRING)
+			return quiet_err(p, -EINVAL, "a string can't be a value");
+		h->nr_vals++;
+	}
+	if (s && strcmp(s, "hitcount"))
+		return quiet_err(p, -EINVAL, "");
+	if (h->nr_vals == 1 && h->nohitcount)
+		return hist_err(p, -ENOENT, "Non-hitcount value is required for 'nohitcount'",
+				NULL);
+	return 0;
+}
+
+static int create_keys(struct parser *p, char *s)
+{
+	struct utrace__hist *h = p->h;
+	int r;
+
+	h->nr_keys = 0;
+	while (s && h->nr_keys < UTRACE__HIST_KEYS_MAX) {
+		struct utrace__hist_field *k = &h->keys[h->nr_keys];
+		char *f = s, *comma = strchr(s, ',');
+		uint32_t size;
+
+		if (comma)
+			*comma = 0;
+		s = comma ? comma + 1 : NULL;
+		if (!strcmp(f, "stacktrace"))
+			return quiet_err(p, -EINVAL, "the stacktrace key is not supported by utrace");
+		r = parse_atom(p, f, UTRACE__HF_KEY, k);
+		if (r < 0)
+			return r;
+		/* the sort compares a number as its field's type */
+		k->cmp_size = k->src == UTRACE__HS_NUM ? k->size : 8;
+		k->cmp_signed = k->src == UTRACE__HS_NUM && k->is_signed;
+		size = (k->flags & UTRACE__HF_STRING) ? k->size : 8;
+		size = (size + 7) & ~7u;
+		k->key_offset = h->key_size;
+		k->key_size = size;
+		h->key_size += size;
+		if (h->key_size > KEY_SIZE_MAX)
+			return quiet_err(p, -EINVAL, "");
+		h->nr_keys++;
+	}
+	if (s)
+		return quiet_err(p, -EINVAL, "");
+	return 0;
+}
+
+static int is_descending(struct parser *p, const char *mod)
+{
+	if (!mod || !strcmp(mod, "ascending"))
+		return 0;
+	if (!strcmp(mod, "descending"))
+		return 1;
+	return hist_err(p, -EINVAL, "Invalid sort modifier", mod);
+}
+
+static int create_sort(struct parser *p, char *s)
+{
+	struct utrace__hist *h = p->h;
+	unsigned int i, j;
+	int d;
+
+	h->nr_sort = 1;
+	memset(&h->sort[0], 0, sizeof(h->sort[0]));
+	if (!s)
+		return 0;
+	for (i = 0; i < UTRACE__HIST_SORT_MAX; i++) {
+		struct utrace__hist_sort *sk = &h->sort[i];
+		char *f = s, *comma, *mod;
+		bool found = false;
+
+		if (!s)
+			break;
+		comma = strchr(s, ',');
+		if (comma)
+			*comma = 0;
+		s = comma ? comma + 1 : NULL;
+		memset(sk, 0, sizeof(*sk));
+		if (!*f)
+			return hist_err(p, -EINVAL, "Empty sort field", "sort=");
+		if (i == UTRACE__HIST_SORT_MAX - 1 && s)
+			return hist_err(p, -EINVAL, "Too many sort fields (Max = 2)", "sort=");
+		mod = strchr(f, '.');
+		if (mod)
+			*mod++ = 0;
+		if (!*f)
+			return hist_err(p, -EINVAL, "Empty sort field", "sort=");
+		if (!strcmp(f, "hitcount")) {
+			d = is_descending(p, mod);
+			if (d < 0)
+				return d;
+			sk->descending = d;
+			continue;
+		}
+		for (j = 1; j < h->nr_vals && !found; j++)
+			if (!strcmp(f, h->vals[j].name)) {
+				sk->idx = j;
+				found = true;
+			}
+		for (j = 0; j < h->nr_keys && !found; j++)
+			if (!strcmp(f, h->keys[j].name)) {
+				sk->is_key = true;
+				sk->idx = j;
+				found = true;
+			}
+		if (!found)
+			return hist_err(p, -EINVAL, "Sort field must be a key or a val", f);
+		d = is_descending(p, mod);
+		if (d < 0)
+			return d;
+		sk->descending = d;
+	}
+	h->nr_sort = i;
+	return 0;
+}
+
+static bool known_clock(const char *c)
+{
+	static const char *const clocks[] = {
+		"local", "global", "counter", "uptime", "perf", "mono", "mono_raw",
+		"boot", "tai", "x86-tsc",
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(clocks) / sizeof(clocks[0]); i++)
+		if (!strcmp(c, clocks[i]))
+			return true;
+	return false;
+}
+
+/* The fixed record bytes a field reads (0 for the others). */
+static uint32_t field_end(const struct utrace__hist_field *f)
+{
+	switch (f->src) {
+	case UTRACE__HS_NUM:
+	case UTRACE__HS_STR:
+		return f->offset + f->size;
+	case UTRACE__HS_DYNSTR:
+		return f->offset + 4;
+	default:
+		return 0;
+	}
+}
+
+void utrace__hist_free(struct utrace__hist *h)
+{
+	if (!h)
+		return;
+	utrace__filter_free(h->filter);
+	free(h->filter_str);
+	free(h->clock);
+	free(h->name);
+	free(h);
+}
+
+int utrace__hist_parse(const char *text, const struct utrace_event_field *fields,
+		       unsigned int nr, const struct utrace__filter_syms *syms,
+		       struct utrace__hist **out, struct utrace__hist_error *err)
+{
+	struct parser p = { .err = err, .fields = fields, .nr = nr };
+	struct attrs a = { 0 };
+	char *buf, *cmd, *param, *filter = NULL, *q, *x;
+	size_t n;
+	unsigned int i;
+	int r;
+
+	*out = NULL;
+	memset(err, 0, sizeof(*err));
+	buf = strdup(text);
+	p.h = calloc(1, sizeof(*p.h));
+	if (!buf || !p.h) {
+		r = -ENOMEM;
+		goto fail;
+	}
+	/* the trigger file's write: strim(), then the command up to ": \t" */
+	n = strlen(buf);
+	while (n && isspace((unsigned char)buf[n - 1]))
+		buf[--n] = 0;
+	cmd = buf;
+	while (isspace((unsigned char)*cmd))
+		cmd++;
+	param = cmd + strcspn(cmd, ": \t");
+	if (*param)
+		*param++ = 0;
+	while (isspace((unsigned char)*param))
+		param++;
+	if (!strcmp(cmd, "!hist")) {
+		r = quiet_err(&p, -EINVAL, "removing a trigger (!hist) has no meaning here");
+		goto fail;
+	}
+	if (strcmp(cmd, "hist")) {
+		r = quiet_err(&p, -EINVAL, "not a hist trigger: give hist:keys=...");
+		goto fail;
+	}
+	if (!*param) {
+		r = quiet_err(&p, -EINVAL, "");
+		goto fail;
+	}
+	snprintf(p.last_cmd, sizeof(p.last_cmd), "hist:%.*s",
+		 (int)(LAST_CMD_MAX - 1 - sizeof("hist:")), param);
+
+	/* the kernel's split of "k:v [if filter]": an "if" between blanks */
+	for (q = param; (q = strstr(q, "if")); q++) {
+		if (q == param) {
+			r = quiet_err(&p, -EINVAL, "");
+			goto fail;
+		}
+		if (q[-1] != ' ' && q[-1] != '\t')
+			continue;
+		if (q >= param + strlen(param) - 2 - 1) {
+			r = quiet_err(&p, -EINVAL, "");
+			goto fail;
+		}
+		if (q[2] != ' ' && q[2] != '\t')
+			continue;
+		break;
+	}
+	if (q) {
+		/* set_trigger_filter(): strsep() "if" off at one blank */
+		q[-1] = 0;
+		filter = q + 3;
+		n = strlen(filter);
+		while (n && isspace((unsigned char)filter[n - 1]))
+			filter[--n] = 0;
+		n = strlen(param);
+		while (n && isspace((unsigned char)param[n - 1]))
+			param[--n] = 0;
+	}
+	/* as the kernel: ".sym-offset" is ".symXoffset" from here on */
+	for (x = strstr(param, ".sym-offset"); x; x = strstr(x + 11, ".sym-offset"))
+		x[4] = 'X';
+
+	r = parse_attrs(&p, param, &a);
+	if (r < 0)
+		goto fail;
+	p.h->nohitcount = a.nohitcount;
+	p.h->pause = a.pause;
+	p.h->cont = a.cont;
+	p.h->clear = a.clear;
+	p.h->bits = a.bits ? a.bits : UTRACE__HIST_BITS_DEFAULT;
+	r = create_vals(&p, a.vals);
+	if (r < 0)
+		goto fail;
+	r = create_keys(&p, a.keys);
+	if (r < 0)
+		goto fail;
+	r = create_sort(&p, a.sort);
+	if (r < 0)
+		goto fail;
+	if (p.h->timestamps && a.clock && !known_clock(a.clock)) {
+		r = hist_err(&p, -EINVAL, "Couldn't set trace_clock", a.clock);
+		goto fail;
+	}
+	if (a.name) {
+		p.h->name = strdup(a.name);
+		if (!p.h->name) {
+			r = -ENOMEM;
+			goto fail;
+		}
+	}
+	if (filter) {
+		const struct utrace_event_field *ff = fields;
+
+		p.h->filter_str = strdup(filter);
+		if (!p.h->filter_str) {
+			r = -ENOMEM;
+			goto fail;
+		}
+		r = utrace__filter_compile_syms(filter, ff, nr, syms, &p.h->filter, &err->fe);
+		if (r < 0) {
+			err->err = r;
+			err->in_filter = true;
+			err->logged = true;
+			err->filter_expr = strdup(filter);
+			snprintf(err->msg, sizeof(err->msg), "%s", err->fe.msg);
+			goto fail;
+		}
+	}
+	/* the clock it would set ("global" unless told) */
+	if (p.h->timestamps) {
+		char *c = strdup(a.clock ? a.clock : "global");
+
+		if (!c) {
+			r = -ENOMEM;
+			goto fail;
+		}
+		p.h->clock = c;
+	}
+	p.h->ts_usecs = p.ts_usecs;
+	for (i = 0; i < p.h->nr_vals; i++)
+		if (field_end(&p.h->vals[i]) > p.h->min_size)
+			p.h->min_size = field_end(&p.h->vals[i]);
+	for (i = 0; i < p.h->nr_keys; i++) {
+		if (field_end(&p.h->keys[i]) > p.h->min_size)
+			p.h->min_size = field_end(&p.h->keys[i]);
+		if (p.h->keys[i].flags & UTRACE__HF_EXECNAME)
+			p.h->execname = true;
+	}
+	free(buf);
+	*out = p.h;
+	return 0;
+fail:
+	if (r == -ENOMEM && !err->err)
+		err->err = -ENOMEM;
+	free(buf);
+	utrace__hist_free(p.h);
+	return r;
+}
+
+/* ------------------------------------------------------------ trigger info */
+
+struct sbuf {
+	char *p;
+	size_t len, cap;
+	bool oom;
+};
+
+static void sb_printf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void sb_printf(struct sbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (b->oom)
+		return;
+	for (;;) {
+		size_t room = b->cap - b->len;
+
+		va_start(ap, fmt);
+		n = vsnprintf(b->p ? b->p + b->len : NULL, room, fmt, ap);
+		va_end(ap);
+		if (n < 0) {
+			b->oom = true;
+			return;
+		}
+		if ((size_t)n < room) {
+			b->len += (size_t)n;
+			return;
+		}
+		{
+			size_t cap = (b->cap + (size_t)n + 1) * 2;
+			char *q = realloc(b->p, cap);
+
+			if (!q) {
+				b->oom = true;
+				return;
+			}
+			b->p = q;
+			b->cap = cap;
+		}
+	}
+}
+
+static const char *flag_name(unsigned int flags)
+{
+	if (flags & UTRACE__HF_HEX)
+		return "hex";
+	if (flags & UTRACE__HF_SYM)
+		return "sym";
+	if (flags & UTRACE__HF_SYM_OFFSET)
+		return "sym-offset";
+	if (flags & UTRACE__HF_EXECNAME)
+		return "execname";
+	if (flags & UTRACE__HF_SYSCALL)
+		return "syscall";
+	if (flags & UTRACE__HF_LOG2)
+		return "log2";
+	if (flags & UTRACE__HF_BUCKET)
+		return "buckets";
+	if (flags & UTRACE__HF_USECS)
+		return "usecs";
+	if (flags & UTRACE__HF_PERCENT)
+		return "percent";
+	if (flags & UTRACE__HF_GRAPH)
+		return "graph";
+	return NULL;
+}
+
+/* The kernel's hist_field_print(). */
+static void field_print(struct sbuf *b, const struct utrace__hist_field *f)
+{
+	const char *fl = flag_name(f->flags);
+
+	if (f->flags & UTRACE__HF_CPU)
+		sb_printf(b, "common_cpu");
+	else
+		sb_printf(b, "%s", f->name);
+	if (fl)
+		sb_printf(b, ".%s", fl);
+	if (f->buckets)
+		sb_printf(b, "=%" PRIu64, f->buckets);
+}
+
+static void info_print(struct sbuf *b, const struct utrace__hist *h, bool paused)
+{
+	bool show = false;
+	unsigned int i;
+
+	sb_printf(b, "hist:");
+	if (h->name)
+		sb_printf(b, "%s:", h->name);
+	sb_printf(b, "keys=");
+	for (i = 0; i < h->nr_keys; i++) {
+		if (i)
+			sb_printf(b, ",");
+		field_print(b, &h->keys[i]);
+	}
+	sb_printf(b, ":vals=");
+	for (i = 0; i < h->nr_vals; i++) {
+		if (i == 0) {
+			if (h->nohitcount)
+				continue;
+			sb_printf(b, "hitcount");
+		} else {
+			if (show)
+				sb_printf(b, ",");
+			field_print(b, &h->vals[i]);
+		}
+		show = true;
+	}
+	sb_printf(b, ":sort=");
+	for (i = 0; i < h->nr_sort; i++) {
+		const struct utrace__hist_sort *s = &h->sort[i];
+
+		if (i)
+			sb_printf(b, ",");
+		if (!s->is_key && s->idx == 0)
+			sb_printf(b, "hitcount");
+		else
+			field_print(b, s->is_key ? &h->keys[s->idx] : &h->vals[s->idx]);
+		if (s->descending)
+			sb_printf(b, ".descending");
+	}
+	sb_printf(b, ":size=%u", 1u << h->bits);
+	if (h->timestamps)
+		sb_printf(b, ":clock=%s", h->clock);
+	if (h->nohitcount)
+		sb_printf(b, ":nohitcount");
+	if (h->filter_str)
+		sb_printf(b, " if %s", h->filter_str);
+	sb_printf(b, paused ? " [paused]\n" : " [active]\n");
+}
+
+char *utrace__hist_info(const struct utrace__hist *h, bool paused)
+{
+	struct sbuf b = { 0 };
+
+	info_print(&b, h, paused);
+	if (b.oom) {
+		free(b.p);
+		return NULL;
+	}
+	return b.p;
+}
+
+static bool same_field(const struct utrace__hist_field *a, const struct utrace__hist_field *b)
+{
+	return a->flags == b->flags && a->src == b->src && a->offset == b->offset &&
+	       a->size == b->size && a->is_signed == b->is_signed &&
+	       a->buckets == b->buckets && !strcmp(a->name, b->name);
+}
+
+bool utrace__hist_same_layout(const struct utrace__hist *a, const struct utrace__hist *b)
+{
+	unsigned int i;
+
+	if (a->nr_vals != b->nr_vals || a->nr_keys != b->nr_keys || a->key_size != b->key_size)
+		return false;
+	for (i = 0; i < a->nr_keys; i++) {
+		const struct utrace__hist_field *x = &a->keys[i], *y = &b->keys[i];
+
+		if (x->flags != y->flags || x->src != y->src || x->key_offset != y->key_offset ||
+		    x->key_size != y->key_size || x->cmp_size != y->cmp_size ||
+		    x->cmp_signed != y->cmp_signed)
+			return false;
+	}
+	for (i = 0; i < a->nr_vals; i++)
+		if (a->vals[i].flags != b->vals[i].flags)
+			return false;
+	return true;
+}
+
+bool utrace__hist_same(const struct utrace__hist *a, const struct utrace__hist *b)
+{
+	unsigned int i;
+
+	if (a->nr_vals != b->nr_vals || a->nr_keys != b->nr_keys || a->nr_sort != b->nr_sort)
+		return false;
+	if (!a->filter_str != !b->filter_str)
+		return false;
+	if (a->filter_str && strcmp(a->filter_str, b->filter_str))
+		return false;
+	for (i = 0; i < a->nr_vals; i++)
+		if (!same_field(&a->vals[i], &b->vals[i]))
+			return false;
+	for (i = 0; i < a->nr_keys; i++)
+		if (!same_field(&a->keys[i], &b->keys[i]))
+			return false;
+	for (i = 0; i < a->nr_sort; i++)
+		if (a->sort[i].is_key != b->sort[i].is_key || a->sort[i].idx != b->sort[i].idx ||
+		    a->sort[i].descending != b->sort[i].descending)
+			return false;
+	return true;
+}
+
+/* ------------------------------------------------------------ the table */
+
+struct elt {
+	const void *owner;
+	char comm[COMM_LEN];
+	_Atomic uint64_t sums[UTRACE__HIST_VALS_MAX];
+	unsigned char key[];
+};
+
+struct slot {
+	_Atomic uint32_t hash;
+	struct elt *_Atomic elt;
+};
+
+struct utrace__hist_map {
+	const struct utrace__hist *h;
+	uint32_t max_elts, nr_slots;
+	size_t elt_size;
+	unsigned char *pool;
+	_Atomic uint32_t next_elt;
+	struct slot *slots;
+	_Atomic uint64_t hits, drops;
+};
+
+/* The entry of a slot taken by a writer that then found no entry left. */
+static struct elt dead_elt;
+
+static struct elt *elt_at(const struct utrace__hist_map *m, uint32_t i)
+{
+	return (struct elt *)(m->pool + (size_t)i * m->elt_size);
+}
+
+struct utrace__hist_map *utrace__hist_map_new(const struct utrace__hist *h)
+{
+	struct utrace__hist_map *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return NULL;
+	m->h = h;
+	m->max_elts = 1u << h->bits;
+	m->nr_slots = 2u << h->bits;
+	m->elt_size = (sizeof(struct elt) + h->key_size + 7) & ~(size_t)7;
+	m->pool = calloc(m->max_elts, m->elt_size);
+	m->slots = calloc(m->nr_slots, sizeof(*m->slots));
+	if (!m->pool || !m->slots) {
+		utrace__hist_map_free(m);
+		return NULL;
+	}
+	return m;
+}
+
+void utrace__hist_map_free(struct utrace__hist_map *m)
+{
+	if (!m)
+		return;
+	free(m->pool);
+	free(m->slots);
+	free(m);
+}
+
+void utrace__hist_map_clear(struct utrace__hist_map *m)
+{
+	memset(m->pool, 0, (size_t)m->max_elts * m->elt_size);
+	memset(m->slots, 0, (size_t)m->nr_slots * sizeof(*m->slots));
+	atomic_store(&m->next_elt, 0);
+	atomic_store(&m->hits, 0);
+	atomic_store(&m->drops, 0);
+}
+
+static uint32_t key_hash(const unsigned char *k, uint32_t n)
+{
+	uint32_t h = 2166136261u, i;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ k[i]) * 16777619u;
+	h ^= h >> 15;
+	h *= 0x2c1b3c6dU;
+	h ^= h >> 12;
+	return h ? h : 1;
+}
+
+/* The entry of key, made if new; NULL when the pool is used up. */
+static struct elt *map_insert(struct utrace__hist_map *m, const unsigned char *key,
+			      const struct utrace__hist_ctx *ctx)
+{
+	uint32_t ks = m->h->key_size, h = key_hash(key, ks), i, n, idx;
+
+	idx = h & (m->nr_slots - 1);
+	for (n = 0; n < m->nr_slots; n++, idx = (idx + 1) & (m->nr_slots - 1)) {
+		struct slot *s = &m->slots[idx];
+		uint32_t sh = atomic_load_explicit(&s->hash, memory_order_acquire);
+		struct elt *e;
+
+		if (sh == h) {
+			/* the winner is between its two stores: wait for it,
+			 * or for it to give the slot back */
+			for (i = 0; !(e = atomic_load_explicit(&s->elt, memory_order_acquire));
+			     i++)
+				if (i == 1u << 20)
+					/* the winner is stopped (this thread,
+					 * interrupted by a signal whose
+					 * handler's event is here): a drop */
+					return NULL;
+			if (e != &dead_elt && !memcmp(e->key, key, ks))
+				return e;
+			continue;
+		}
+		if (sh)
+			continue;
+		/* a new key, and no entry left: no slot is taken for it, so
+		 * that probes stay short */
+		if (atomic_load_explicit(&m->next_elt, memory_order_relaxed) >= m->max_elts)
+			return NULL;
+		if (!atomic_compare_exchange_strong_explicit(&s->hash, &sh, h,
+							     memory_order_acq_rel,
+							     memory_order_acquire)) {
+			if (sh != h)
+				continue;
+			n--;                      /* look at this slot again */
+			idx = (idx - 1) & (m->nr_slots - 1);
+			continue;
+		}
+		i = atomic_fetch_add_explicit(&m->next_elt, 1, memory_order_relaxed);
+		if (i >= m->max_elts) {
+			/* lost the race for the last entry: the slot stays
+			 * taken (freeing it could end a later probe before a
+			 * key placed after it) */
+			atomic_store_explicit(&s->elt, &dead_elt, memory_order_release);
+			return NULL;
+		}
+		e = elt_at(m, i);
+		memcpy(e->key, key, ks);
+		e->owner = ctx->owner;
+		if (m->h->execname)
+			snprintf(e->comm, sizeof(e->comm), "%s", ctx->comm ? ctx->comm : "");
+		atomic_store_explicit(&s->elt, e, memory_order_release);
+		return e;
+	}
+	return NULL;
+}
+
+static uint64_t read_num(const unsigned char *p, uint32_t size, bool is_signed)
+{
+	uint64_t v = 0;
+
+	memcpy(&v, p, size);     /* little-endian */
+	if (is_signed && size < 8 && (v >> (size * 8 - 1)) & 1)
+		v |= ~0ULL << (size * 8);
+	return v;
+}
+
+/* A field's number for an event (the kernel's hist_fn_call()). */
+static uint64_t field_value(const struct utrace__hist *h, const struct utrace__hist_field *f,
+			    const unsigned char *rec, const struct utrace__hist_ctx *ctx)
+{
+	uint64_t v;
+
+	switch (f->src) {
+	case UTRACE__HS_COUNTER:
+		return 1;
+	case UTRACE__HS_NUM:
+		v = read_num(rec + f->offset, f->size, f->is_signed);
+		break;
+	case UTRACE__HS_TIMESTAMP:
+		v = h->ts_usecs ? (ctx->time + 500) / 1000 : ctx->time;
+		break;
+	case UTRACE__HS_CPU:
+		v = ctx->cpu;
+		break;
+	default:
+		return 0;
+	}
+	if (f->flags & UTRACE__HF_LOG2)
+		v = v <= 1 ? 0 : (uint64_t)(64 - __builtin_clzll(v - 1));
+	else if (f->flags & UTRACE__HF_BUCKET)
+		v = v / f->buckets * f->buckets;
+	return v;
+}
+
+bool utrace__hist_add(struct utrace__hist_map *m, const struct utrace__hist *h, const void *rec,
+		      uint32_t size, const struct utrace__hist_ctx *ctx)
+{
+	const unsigned char *r = rec;
+	unsigned char key[KEY_SIZE_MAX];
+	struct utrace__filter_ctx fc = { ctx->cpu, ctx->comm };
+	struct elt *e;
+	unsigned int i;
+
+	if (!h)
+		h = m->h;
+	if (size < h->min_size || !utrace__filter_match(h->filter, rec, size, &fc))
+		return false;
+	memset(key, 0, h->key_size);
+	for (i = 0; i < h->nr_keys; i++) {
+		const struct utrace__hist_field *k = &h->keys[i];
+		const unsigned char *s = NULL;
+		uint32_t n = 0, j;
+
+		if (k->src == UTRACE__HS_STR) {
+			s = r + k->offset;
+			n = k->size;
+		} else if (k->src == UTRACE__HS_DYNSTR) {
+			uint32_t loc = (uint32_t)read_num(r + k->offset, 4, false);
+
+			s = r + (loc & 0xffff);
+			n = loc >> 16;
+			if ((loc & 0xffff) + (uint64_t)n > size)
+				return false;     /* a string outside the record */
+		} else {
+			uint64_t v = field_value(h, k, r, ctx);
+
+			memcpy(key + k->key_offset, &v, 8);
+			continue;
+		}
+		if (n > k->key_size - 1)
+			n = k->key_size - 1;
+		for (j = 0; j < n && s[j]; j++)       /* strncpy() */
+			key[k->key_offset + j] = s[j];
+	}
+	atomic_fetch_add_explicit(&m->hits, 1, memory_order_relaxed);
+	e = map_insert(m, key, ctx);
+	if (!e) {
+		atomic_fetch_add_explicit(&m->drops, 1, memory_order_relaxed);
+		return true;
+	}
+	for (i = 0; i < h->nr_vals; i++)
+		atomic_fetch_add_explicit(&e->sums[i], field_value(h, &h->vals[i], r, ctx),
+					  memory_order_relaxed);
+	return true;
+}
+
+/* ------------------------------------------------------------ the hist file */
+
+static int64_t cmp_num(const unsigned char *a, const unsigned char *b, uint32_t size,
+		       bool is_signed)
+{
+	uint64_t x = read_num(a, size, is_signed), y = read_num(b, size, is_signed);
+
+	if (is_signed)
+		return (int64_t)x < (int64_t)y ? -1 : (int64_t)x > (int64_t)y;
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_key_field(const struct utrace__hist_field *k, const struct elt *a,
+			 const struct elt *b)
+{
+	const unsigned char *x = a->key + k->key_offset, *y = b->key + k->key_offset;
+
+	if (k->flags & UTRACE__HF_STRING) {
+		int c = strcmp((const char *)x, (const char *)y);
+
+		return c < 0 ? -1 : c > 0;
+	}
+	return (int)cmp_num(x, y, k->cmp_size, k->cmp_signed);
+}
+
+static int cmp_entries(const void *pa, const void *pb, void *arg)
+{
+	const struct utrace__hist *h = arg;
+	const struct elt *a = *(const struct elt *const *)pa, *b = *(const struct elt *const *)pb;
+	unsigned int i;
+	int c;
+
+	for (i = 0; i < h->nr_sort; i++) {
+		const struct utrace__hist_sort *s = &h->sort[i];
+
+		if (s->is_key) {
+			c = cmp_key_field(&h->keys[s->idx], a, b);
+		} else {
+			uint64_t x = atomic_load_explicit(&a->sums[s->idx], memory_order_relaxed);
+			uint64_t y = atomic_load_explicit(&b->sums[s->idx], memory_order_relaxed);
+
+			c = x < y ? -1 : x > y;
+		}
+		if (c)
+			return s->descending ? -c : c;
+	}
+	/* the kernel leaves ties in its heap sort's order: the keys here */
+	for (i = 0; i < h->nr_keys; i++) {
+		c = cmp_key_field(&h->keys[i], a, b);
+		if (c)
+			return c;
+	}
+	return 0;
+}
+
+static void sym_print(struct sbuf *b, const struct utrace__hist_print_opts *o,
+		      const struct elt *e, uint64_t addr, bool offset, int width)
+{
+	const char *name;
+	uint64_t start, size;
+	char s[512];
+
+	if (o->sym && o->sym(o->sym_arg, e->owner, addr, &name, &start, &size) == 0) {
+		if (offset)
+			snprintf(s, sizeof(s), "%s+0x%" PRIx64 "/0x%" PRIx64, name, addr - start,
+				 size);
+		else
+			snprintf(s, sizeof(s), "%s", name);
+	} else {
+		snprintf(s, sizeof(s), "0x%" PRIx64, addr);
+	}
+	sb_printf(b, "%-*s", width, s);
+}
+
+/* The kernel's hist_trigger_print_key(). */
+static void key_print(struct sbuf *b, const struct utrace__hist *h,
+		      const struct utrace__hist_print_opts *o, const struct elt *e)
+{
+	unsigned int i;
+
+	sb_printf(b, "{ ");
+	for (i = 0; i < h->nr_keys; i++) {
+		const struct utrace__hist_field *k = &h->keys[i];
+		const unsigned char *kp = e->key + k->key_offset;
+		uint64_t v;
+
+		memcpy(&v, kp, 8);
+		if (i)
+			sb_printf(b, ", ");
+		if (k->flags & UTRACE__HF_HEX) {
+			sb_printf(b, "%s: %" PRIx64, k->name, v);
+		} else if (k->flags & (UTRACE__HF_SYM | UTRACE__HF_SYM_OFFSET)) {
+			bool off = k->flags & UTRACE__HF_SYM_OFFSET;
+
+			sb_printf(b, "%s: [%" PRIx64 "] ", k->name, v);
+			sym_print(b, o, e, v, off, off ? 55 : 45);
+		} else if (k->flags & UTRACE__HF_EXECNAME) {
+			sb_printf(b, "%s: %-16s[%10" PRIu64 "]", k->name, e->comm, v);
+		} else if (k->flags & UTRACE__HF_SYSCALL) {
+			const char *name = o->syscall ? o->syscall(v) : NULL;
+
+			sb_printf(b, "%s: %-30s[%3" PRIu64 "]", k->name,
+				  name ? name : "unknown_syscall", v);
+		} else if (k->flags & UTRACE__HF_LOG2) {
+			sb_printf(b, "%s: ~ 2^%-2" PRIu64, k->name, v);
+		} else if (k->flags & UTRACE__HF_BUCKET) {
+			sb_printf(b, "%s: ~ %" PRIu64 "-%" PRIu64, k->name, v, v + k->buckets - 1);
+		} else if (k->flags & UTRACE__HF_STRING) {
+			sb_printf(b, "%s: %-50s", k->name, (const char *)kp);
+		} else {
+			sb_printf(b, "%s: %10" PRIu64, k->name, v);
+		}
+	}
+	sb_printf(b, " }");
+}
+
+/* The kernel's __get_percentage(): 100 times the percentage. */
+static unsigned int percentage(uint64_t val, uint64_t total)
+{
+	if (!total)
+		return val ? UINT32_MAX : 0;
+	if (val < UINT64_MAX / 10000)
+		return (unsigned int)(val * 10000 / total);
+	total /= 10000;
+	if (!total)
+		return val ? UINT32_MAX : 0;
+	return (unsigned int)(val / total);
+}
+
+static void val_print(struct sbuf *b, const struct utrace__hist_field *f, uint64_t v,
+		      uint64_t total, uint64_t max)
+{
+	if (f->flags & UTRACE__HF_PERCENT) {
+		unsigned int pc = percentage(v, total);
+
+		if (pc == UINT32_MAX)
+			sb_printf(b, " %s (%%):[ERROR]", f->name);
+		else
+			sb_printf(b, " %s (%%): %3u.%02u", f->name, pc / 100, pc % 100);
+	} else if (f->flags & UTRACE__HF_GRAPH) {
+		unsigned int len = percentage(v, max), i;
+		char bar[21];
+
+		if (len == UINT32_MAX) {
+			snprintf(bar, sizeof(bar), "[ERROR]");
+		} else {
+			len = len * 20 / 10000;
+			for (i = 0; i < 20; i++)
+				bar[i] = i < len ? '#' : ' ';
+			bar[20] = 0;
+		}
+		sb_printf(b, " %s: %20s", f->name, bar);
+	} else if (f->flags & UTRACE__HF_HEX) {
+		sb_printf(b, " %s: %10" PRIx64, f->name, v);
+	} else {
+		sb_printf(b, " %s: %10" PRIu64, f->name, v);
+	}
+}
+
+int utrace__hist_print(struct utrace__hist_map *m, const struct utrace__hist_print_opts *o,
+		       FILE *out)
+{
+	static const struct utrace__hist_print_opts none;
+	const struct utrace__hist *h = m->h;
+	uint64_t total[UTRACE__HIST_VALS_MAX] = { 0 }, max[UTRACE__HIST_VALS_MAX] = { 0 };
+	struct sbuf b = { 0 };
+	struct elt **v;
+	uint32_t i, n = 0, j;
+	int ret = 0;
+
+	if (!o)
+		o = &none;
+	v = malloc((m->max_elts ? m->max_elts : 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (i = 0; i < m->nr_slots; i++) {
+		struct elt *e = atomic_load_explicit(&m->slots[i].elt, memory_order_acquire);
+
+		if (e && e != &dead_elt && n < m->max_elts)
+			v[n++] = e;
+	}
+	qsort_r(v, n, sizeof(*v), cmp_entries, (void *)h);
+	for (j = 0; j < h->nr_vals; j++)
+		for (i = 0; i < n; i++) {
+			uint64_t x = atomic_load_explicit(&v[i]->sums[j], memory_order_relaxed);
+
+			total[j] += x;
+			if (x > max[j])
+				max[j] = x;
+		}
+	sb_printf(&b, "# event histogram\n#\n# trigger info: ");
+	info_print(&b, h, o->paused);
+	sb_printf(&b, "#\n\n");
+	for (i = 0; i < n; i++) {
+		key_print(&b, h, o, v[i]);
+		for (j = 0; j < h->nr_vals; j++) {
+			uint64_t x = atomic_load_explicit(&v[i]->sums[j], memory_order_relaxed);
+
+			if (j == 0 && h->nohitcount)
+				continue;
+			if (j)
+				sb_printf(&b, " ");
+			val_print(&b, &h->vals[j], x, total[j], max[j]);
+		}
+		sb_printf(&b, "\n");
+		if (b.len > 1 << 16 && !b.oom) {
+			if (fwrite(b.p, 1, b.len, out) != b.len)
+				ret = -EIO;
+			b.len = 0;
+		}
+	}
+	sb_printf(&b, "\nTotals:\n    Hits: %" PRIu64 "\n    Entries: %u\n    Dropped: %" PRIu64
+		  "\n", atomic_load(&m->hits), n, atomic_load(&m->drops));
+	if (b.oom)
+		ret = -ENOMEM;
+	else if (b.len && fwrite(b.p, 1, b.len, out) != b.len)
+		ret = -EIO;
+	free(b.p);
+	free(v);
+	return ret;
+}

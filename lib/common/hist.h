@@ -1,0 +1,241 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Hist triggers: the kernel's `hist:keys=...` trigger language
+ * (Documentation/trace/histogram.rst), its aggregation table (the
+ * kernel's tracing_map) and the text of its `hist` file, in the layout of
+ * kernel/trace/trace_events_hist.c.
+ *
+ * Three steps, split so that the traced program's runtime and the reader
+ * can share them:
+ *
+ *  - utrace__hist_parse() (control side, may allocate): the trigger text
+ *    against an event's fields, with the kernel's errors, error positions
+ *    and errnos; the `if FILTER` part goes through the filter compiler.
+ *  - utrace__hist_map_new() / utrace__hist_add() (writer side): one
+ *    record into the table.  The table is sized at creation (2^bits
+ *    entries, as tracing_map) and never grows: a new key past that is
+ *    counted in Dropped.  utrace__hist_add() takes no lock and allocates
+ *    nothing: slots are claimed with compare-and-swap and the sums are
+ *    atomic additions, so several threads may add at once.
+ *  - utrace__hist_print() (reader side): the `hist` file's text.
+ *
+ * docs/design-notes.md ("hist triggers") says where utrace differs.
+ */
+#ifndef UTRACE_HIST_H
+#define UTRACE_HIST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <utrace/tracepoint.h>
+
+#include "compiler.h"
+#include "filter.h"
+
+#define UTRACE__HIST_KEYS_MAX 3          /* TRACING_MAP_KEYS_MAX */
+#define UTRACE__HIST_VALS_MAX 3          /* TRACING_MAP_VALS_MAX, hitcount included */
+#define UTRACE__HIST_SORT_MAX 2          /* TRACING_MAP_SORT_KEYS_MAX */
+#define UTRACE__HIST_BITS_DEFAULT 11     /* 2048 entries */
+#define UTRACE__HIST_STR_MAX 256         /* MAX_FILTER_STR_VAL */
+
+/* The modifiers and kinds of a field (the kernel's HIST_FIELD_FL_*). */
+enum {
+	UTRACE__HF_HITCOUNT = 1 << 0,
+	UTRACE__HF_KEY = 1 << 1,
+	UTRACE__HF_STRING = 1 << 2,
+	UTRACE__HF_HEX = 1 << 3,
+	UTRACE__HF_SYM = 1 << 4,
+	UTRACE__HF_SYM_OFFSET = 1 << 5,
+	UTRACE__HF_EXECNAME = 1 << 6,
+	UTRACE__HF_SYSCALL = 1 << 7,
+	UTRACE__HF_LOG2 = 1 << 9,
+	UTRACE__HF_TIMESTAMP = 1 << 10,
+	UTRACE__HF_USECS = 1 << 11,
+	UTRACE__HF_CPU = 1 << 15,
+	UTRACE__HF_BUCKET = 1 << 17,
+	UTRACE__HF_PERCENT = 1 << 19,
+	UTRACE__HF_GRAPH = 1 << 20,
+};
+
+/* Where a field's value comes from. */
+enum utrace__hist_src {
+	UTRACE__HS_COUNTER,      /* hitcount: 1 */
+	UTRACE__HS_NUM,          /* a number of 1, 2, 4 or 8 bytes in the record */
+	UTRACE__HS_STR,          /* char name[N] */
+	UTRACE__HS_DYNSTR,       /* __data_loc char[] */
+	UTRACE__HS_TIMESTAMP,    /* the event's time, ns */
+	UTRACE__HS_CPU,
+};
+
+struct utrace__hist_field {
+	char name[64];           /* as the kernel's hist_field_name() */
+	unsigned int flags;
+	enum utrace__hist_src src;
+	uint32_t offset, size;   /* in the record (NUM, STR, DYNSTR) */
+	bool is_signed;
+	uint64_t buckets;        /* .buckets=N */
+	uint32_t cmp_size;       /* keys: the size the sort compares */
+	bool cmp_signed;
+	uint32_t key_offset, key_size;   /* keys: their bytes in the key */
+};
+
+struct utrace__hist_sort {
+	bool is_key;
+	unsigned int idx;        /* into vals[] (0: hitcount) or keys[] */
+	bool descending;
+};
+
+/* A parsed trigger: immutable once made, shared by the table. */
+struct utrace__hist {
+	char *name;              /* "name=foo" as the kernel keeps it, or NULL */
+	struct utrace__hist_field keys[UTRACE__HIST_KEYS_MAX];
+	unsigned int nr_keys;
+	struct utrace__hist_field vals[UTRACE__HIST_VALS_MAX];  /* [0]: hitcount */
+	unsigned int nr_vals;
+	struct utrace__hist_sort sort[UTRACE__HIST_SORT_MAX];
+	unsigned int nr_sort;
+	unsigned int bits;       /* 2^bits entries */
+	uint32_t key_size;
+	bool pause, cont, clear, nohitcount;
+	bool timestamps;         /* common_timestamp is used: ":clock=..." */
+	bool ts_usecs;           /* a .usecs on it: every timestamp in usecs */
+	char *clock;             /* timestamps: the clock ("global" unless told) */
+	bool execname;           /* an entry keeps the comm of its first hit */
+	char *filter_str;        /* the `if` part, stripped, or NULL */
+	struct utrace__filter *filter;
+	uint32_t min_size;       /* the record bytes the fixed fields need */
+};
+
+struct utrace__hist_error {
+	int err;                 /* the negative errno of the kernel's write() */
+	bool logged;             /* the kernel writes an error_log entry */
+	int pos;                 /* its caret: column 11 + pos */
+	char msg[128];           /* its message */
+	bool in_filter;          /* the `if` part's: fe says it */
+	struct utrace__filter_error fe;
+	char *filter_expr;       /* in_filter: the expression (malloc()ed) */
+};
+
+/**
+ * utrace__hist_parse - parse a hist trigger for an event
+ * @text: what is written to the trigger file: "hist:keys=...[ if FILTER]"
+ *        (white space around it is stripped, as the kernel does)
+ * @fields: the event's own fields, after the four common ones
+ * @nr: how many
+ * @syms: for `.function` in the filter (see utrace__filter_compile_syms())
+ * @out: set to the trigger, or NULL on error
+ * @err: filled in on error (free its filter_expr with
+ *       utrace__hist_error_fini())
+ *
+ * Return: 0, or the negative errno of the kernel's write().
+ */
+int utrace__hist_parse(const char *text, const struct utrace_event_field *fields,
+		       unsigned int nr, const struct utrace__filter_syms *syms,
+		       struct utrace__hist **out, struct utrace__hist_error *err) UTRACE_HIDDEN;
+void utrace__hist_free(struct utrace__hist *h) UTRACE_HIDDEN;
+void utrace__hist_error_fini(struct utrace__hist_error *err) UTRACE_HIDDEN;
+
+/**
+ * utrace__hist_error_text - the error_log entry of a refused trigger
+ * @system: the event's system
+ * @event: its name
+ * @text: the trigger written
+ * @err: its error
+ *
+ * The entry after its "[<ts>] " prefix:
+ * "hist:SYS:EVENT: error: MSG\n  Command: hist:...\n<11+pos spaces>^\n",
+ * or the filter's entry for an error of the `if` part; NULL when the
+ * kernel logs nothing (err->logged false) or out of memory.
+ *
+ * Return: the text, malloc()ed.
+ */
+char *utrace__hist_error_text(const char *system, const char *event, const char *text,
+			      const struct utrace__hist_error *err) UTRACE_HIDDEN;
+
+/**
+ * utrace__hist_same - would the kernel take @a and @b for the same trigger?
+ *
+ * Its hist_trigger_match(): the same fields, modifiers, sort keys and
+ * filter (the name and the size aside).  A second one is refused with
+ * "Hist trigger already exists" (-EEXIST), or applies its pause, continue
+ * or clear to the first.
+ */
+bool utrace__hist_same(const struct utrace__hist *a, const struct utrace__hist *b) UTRACE_HIDDEN;
+
+/* ------------------------------------------------------------ the table */
+
+struct utrace__hist_map;
+
+/* What the writer knows of an event beyond its record. */
+struct utrace__hist_ctx {
+	uint64_t time;           /* ns */
+	uint32_t cpu;
+	const char *comm;        /* the writer's, for .execname; NULL: "" */
+	const void *owner;       /* kept with a new entry (the reader: its
+				  * process, for .sym names); may be NULL */
+};
+
+/* A table for h (which must outlive it); NULL when out of memory. */
+struct utrace__hist_map *utrace__hist_map_new(const struct utrace__hist *h) UTRACE_HIDDEN;
+void utrace__hist_map_free(struct utrace__hist_map *m) UTRACE_HIDDEN;
+/* Forget every entry and the counts (the kernel's clear); no writer may
+ * be adding. */
+void utrace__hist_map_clear(struct utrace__hist_map *m) UTRACE_HIDDEN;
+
+/**
+ * utrace__hist_add - count one record
+ * @m: the table
+ * @h: the trigger as parsed for the record's format (see
+ *     utrace__hist_same_layout()); NULL: the table's
+ * @rec: the record (common fields first)
+ * @size: its bytes
+ * @ctx: its time, CPU and writer
+ *
+ * The filter is run first; a record it rejects, or one too short for the
+ * fields, is not a hit.  Lock-free; no allocation.
+ *
+ * Return: true when it was a hit.
+ */
+bool utrace__hist_add(struct utrace__hist_map *m, const struct utrace__hist *h, const void *rec,
+		      uint32_t size, const struct utrace__hist_ctx *ctx) UTRACE_HIDDEN;
+
+/* Can records read with @b (the same trigger parsed for another format of
+ * the event) go into a table made for @a: the same keys and values, in
+ * the same places of the key? */
+bool utrace__hist_same_layout(const struct utrace__hist *a, const struct utrace__hist *b)
+	UTRACE_HIDDEN;
+
+/* What .sym and .sym-offset print for an address: the symbol holding it
+ * (0), or -ENOENT. */
+typedef int (*utrace__hist_sym_fn)(void *arg, const void *owner, uint64_t addr,
+				   const char **name, uint64_t *start, uint64_t *size);
+
+struct utrace__hist_print_opts {
+	utrace__hist_sym_fn sym;        /* NULL: no names */
+	void *sym_arg;
+	bool paused;                    /* "[paused]" instead of "[active]" */
+	const char *(*syscall)(uint64_t nr);   /* .syscall's name, or NULL */
+};
+
+/**
+ * utrace__hist_print - the `hist` file's table of one trigger
+ * @m: the table
+ * @o: options (NULL for none)
+ * @out: where
+ *
+ * "# event histogram" ... "Totals:" ..., as the kernel's
+ * hist_trigger_show().  Two tables of one event are apart by "\n\n"
+ * (the caller's).  Rows with the same sort keys are in the order of
+ * their keys, ascending (the kernel leaves it to its heap sort).
+ *
+ * Return: 0, -ENOMEM or -EIO.
+ */
+int utrace__hist_print(struct utrace__hist_map *m, const struct utrace__hist_print_opts *o,
+		       FILE *out) UTRACE_HIDDEN;
+
+/* The trigger file's line: "hist:keys=...:size=2048 [active]\n"; NULL
+ * when out of memory.  malloc()ed. */
+char *utrace__hist_info(const struct utrace__hist *h, bool paused) UTRACE_HIDDEN;
+
+#endif /* UTRACE_HIST_H */

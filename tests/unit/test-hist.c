@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The hist table (lib/common/hist.c) under concurrent writers: threads
+ * add the same keys at once; no hit is lost or counted twice, a key has
+ * one entry, and a full table drops whole keys (an entry that got in has
+ * every hit of its key).  The layout of the printed table is t0084's.
+ */
+#include <pthread.h>
+#include <stdio.h>
+
+#include "hist.h"
+#include "test.h"
+
+#define THREADS 4
+
+struct rec {
+	unsigned short common_type;
+	unsigned char common_flags, common_preempt_count;
+	int common_pid;
+	unsigned int k;
+	unsigned int pad;
+	unsigned long long v;
+};
+
+static const struct utrace_event_field fields[] = {
+	{ "unsigned int", "k", 8, 4, 0, UTRACE_FIELD_PLAIN, 0 },
+	{ "u64", "v", 16, 8, 0, UTRACE_FIELD_PLAIN, 0 },
+};
+
+struct job {
+	struct utrace__hist_map *m;
+	unsigned int keys, rounds;
+};
+
+static void *adder(void *arg)
+{
+	const struct job *j = arg;
+	struct utrace__hist_ctx ctx = { .comm = "adder" };
+	struct rec r = { 0 };
+	unsigned int i, k;
+
+	for (i = 0; i < j->rounds; i++)
+		for (k = 0; k < j->keys; k++) {
+			r.k = k;
+			r.v = k;
+			utrace__hist_add(j->m, NULL, &r, sizeof(r), &ctx);
+		}
+	return NULL;
+}
+
+struct counts {
+	unsigned long long hits, entries, dropped, rows, hitsum;
+	int bad;
+};
+
+/* Run THREADS adders and read the printed table back. */
+static void run(const char *trigger, unsigned int keys, unsigned int rounds, struct counts *c)
+{
+	struct utrace__hist_error err;
+	struct utrace__hist *h;
+	struct utrace__hist_map *m;
+	pthread_t t[THREADS];
+	struct job j;
+	char *text = NULL, *line, *save;
+	size_t len = 0;
+	FILE *f;
+	int i;
+
+	CHECK_INT(utrace__hist_parse(trigger, fields, 2, NULL, &h, &err), ==, 0);
+	m = utrace__hist_map_new(h);
+	CHECK(m);
+	j = (struct job){ m, keys, rounds };
+	for (i = 0; i < THREADS; i++)
+		CHECK_INT(pthread_create(&t[i], NULL, adder, &j), ==, 0);
+	for (i = 0; i < THREADS; i++)
+		pthread_join(t[i], NULL);
+	f = open_memstream(&text, &len);
+	CHECK(f);
+	CHECK_INT(utrace__hist_print(m, NULL, f), ==, 0);
+	fclose(f);
+	memset(c, 0, sizeof(*c));
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		unsigned long long k, hc, v;
+
+		if (sscanf(line, "{ k: %llu } hitcount: %llu v: %llu", &k, &hc, &v) == 3) {
+			c->rows++;
+			c->hitsum += hc;
+			/* every hit of a key that got in, and its sum */
+			if (hc != (unsigned long long)THREADS * rounds || v != k * hc || k >= keys)
+				c->bad++;
+		}
+		sscanf(line, "    Hits: %llu", &c->hits);
+		sscanf(line, "    Entries: %llu", &c->entries);
+		sscanf(line, "    Dropped: %llu", &c->dropped);
+	}
+	free(text);
+	utrace__hist_map_free(m);
+	utrace__hist_free(h);
+}
+
+TEST(concurrent_adds_lose_nothing)
+{
+	struct counts c;
+
+	run("hist:keys=k:vals=v:size=1024", 600, 300, &c);
+	CHECK_INT(c.rows, ==, 600);
+	CHECK_INT(c.entries, ==, 600);
+	CHECK_INT(c.hits, ==, (long long)THREADS * 300 * 600);
+	CHECK_INT(c.hitsum, ==, c.hits);
+	CHECK_INT(c.dropped, ==, 0);
+	CHECK_INT(c.bad, ==, 0);
+}
+
+TEST(a_full_table_drops_whole_keys)
+{
+	struct counts c;
+
+	run("hist:keys=k:vals=v:size=128", 1000, 50, &c);
+	CHECK_INT(c.rows, ==, 128);
+	CHECK_INT(c.entries, ==, 128);
+	CHECK_INT(c.hits, ==, (long long)THREADS * 50 * 1000);
+	CHECK_INT(c.hitsum + c.dropped, ==, c.hits);
+	CHECK_INT(c.bad, ==, 0);
+}
+
+TEST(clear_empties_the_table)
+{
+	struct utrace__hist_error err;
+	struct utrace__hist *h;
+	struct utrace__hist_map *m;
+	struct utrace__hist_ctx ctx = { 0 };
+	struct rec r = { .k = 7, .v = 3 };
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	CHECK_INT(utrace__hist_parse("hist:keys=k:vals=v if v > 1", fields, 2, NULL, &h, &err),
+		  ==, 0);
+	m = utrace__hist_map_new(h);
+	CHECK(utrace__hist_add(m, NULL, &r, sizeof(r), &ctx));
+	r.v = 1;
+	CHECK(!utrace__hist_add(m, NULL, &r, sizeof(r), &ctx));   /* filtered out */
+	CHECK(!utrace__hist_add(m, NULL, &r, 12, &ctx));          /* too short */
+	utrace__hist_map_clear(m);
+	f = open_memstream(&text, &len);
+	CHECK_INT(utrace__hist_print(m, NULL, f), ==, 0);
+	fclose(f);
+	CHECK_STR(text, "# event histogram\n#\n# trigger info: hist:keys=k:vals=hitcount,v:"
+		  "sort=hitcount:size=2048 if v > 1 [active]\n#\n\n\nTotals:\n    Hits: 0\n"
+		  "    Entries: 0\n    Dropped: 0\n");
+	free(text);
+	utrace__hist_map_free(m);
+	utrace__hist_free(h);
+}
+
+TEST_MAIN()
