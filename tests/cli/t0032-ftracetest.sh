@@ -35,7 +35,27 @@ if ! "$UTRACE" enter -p "$TP" -- true 2> "$TMP/err"; then
 fi
 # ftracetest takes the first tracefs of /proc/mounts: inside, the
 # program's tree.  Its logs stay in $TMP.
-(cd "$FT" && "$UTRACE" enter -p "$TP" -- ./ftracetest -l "$TMP/logs") > "$TMP/out" 2>&1
+# A run takes 20 to 30 s here; one that takes 240 s is stuck: say where
+# (the test it was in, its log, the threads and their wait channels), and
+# end it, within meson's time limit.
+(cd "$FT" && exec "$UTRACE" enter -p "$TP" -- ./ftracetest -l "$TMP/logs") > "$TMP/out" 2>&1 &
+FTP=$!
+for _ in $(seq 480); do
+	kill -0 "$FTP" 2> /dev/null || break
+	sleep 0.5
+done
+if kill -0 "$FTP" 2> /dev/null; then
+	echo "# ftracetest stuck after 240 s; its last lines:"
+	tail -n 5 "$TMP/out" | sed 's/^/#   /'
+	last=$(ls -t "$TMP"/logs/*.log 2> /dev/null | head -n 1)
+	[ -n "$last" ] && { echo "# the log of the test it was in ($last):"; tail -n 30 "$last" | sed 's/^/#   /'; }
+	echo "# threads (pid tid state wchan command):"
+	ps -eLo pid,tid,stat,wchan:32,args | grep -E "utrace|ftrace|mkdir|rmdir|cat|sh" |
+		grep -v grep | head -n 80 | sed 's/^/#   /'
+	pkill -KILL -P "$FTP" 2> /dev/null
+	kill -KILL "$FTP" 2> /dev/null
+fi
+wait "$FTP" 2> /dev/null
 # "[N] (instance)  description	[RESULT]" -> "RESULT<TAB>description"
 sed -nE 's/^\[[0-9]+\] (.*)\t\[([A-Z]+)\]$/\2\t\1/p' "$TMP/out" > "$TMP/results"
 grep '^# of ' "$TMP/out" | sed 's/^/# /'
