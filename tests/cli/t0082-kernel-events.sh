@@ -200,6 +200,10 @@ stale() {
 }
 check "a stale instance of a killed recorder is removed by the next" stale
 
+# kernel_in FILE: the (growing) recording holds a sched_switch already
+kernel_in() {
+	"$COUNT" "$1" 2> /dev/null | grep -q '^sched:sched_switch '
+}
 gone() {
 	! kill -0 "$1" 2> /dev/null
 }
@@ -208,6 +212,9 @@ killed() {
 		-- "$SAMPLE" --run 0 --log "$TMP/kill.log" > /dev/null 2> "$TMP/kill.err" &
 	local rec=$! child
 	wait_for has_lines "$TMP/kill.log" 2 &&
+	# kernel pages are read every 100 ms: killed before the first was
+	# written, the file would have none (as it should) and nothing to check
+	wait_for kernel_in "$TMP/kill.dat" &&
 	ls "$T/instances" | grep -qx "utrace-record-$rec" &&
 	child=$(sed -nE 's/^utrace record: started pid ([0-9]+) .*/\1/p' "$TMP/kill.err") &&
 	# the command holds no file of the instance (it would keep it busy)
