@@ -52,6 +52,16 @@ check "no -p: usage error 129; a process that is not traceable: 1, one line" bas
 	"$1" enter -- true 2> "$2/e1"; [ $? = 129 ] && grep -q "no process given" "$2/e1" &&
 	"$1" enter -p $$ -- true 2> "$2/e2"; [ $? = 1 ] && [ "$(wc -l < "$2/e2")" = 1 ] &&
 	grep -q "not traceable" "$2/e2"' _ "$UTRACE" "$TMP"
+# A killed enter cannot unmount: its mount server, alone in enter's mount
+# namespace, must end by itself (--exit-with) or it stays for good.
+check "a SIGKILLed enter leaves no mount server and no command behind" bash -c '
+	"$1" enter -p "$2" -- sleep 61.25 &
+	e=$!
+	wait_for pgrep -f "mount --exit-with $e " > /dev/null &&
+	wait_for pgrep -fx "sleep 61.25" > /dev/null || exit 1
+	kill -KILL $e; wait $e
+	pkill -fx "sleep 61.25"
+	wait_for bash -c "! pgrep -f \"[m]ount --exit-with $e \" > /dev/null"' _ "$UTRACE" "$SP"
 check "no mount or directory is left behind" bash -c '
 	[ "$(ls -d /tmp/utrace-enter.* 2> /dev/null | wc -l)" = "$1" ] &&
 	! grep -q "utrace-enter" /proc/mounts' _ "$before"

@@ -32,13 +32,9 @@ struct targets {
 
 static int add_pid(struct targets *t, const char *cmd, const char *arg)
 {
-	char *end;
-	long v;
-	pid_t *p;
+	pid_t v, *p;
 
-	errno = 0;
-	v = strtol(arg, &end, 10);
-	if (errno || end == arg || *end || v <= 0 || v > 0x7fffffff)
+	if (!parse_pid(arg, &v))
 		return usage_error(cmd, "'%s' is not a process id", arg);
 	p = realloc(t->pids, (t->nr + 1) * sizeof(*p));
 	if (!p) {
@@ -46,7 +42,7 @@ static int add_pid(struct targets *t, const char *cmd, const char *arg)
 		return 1;
 	}
 	t->pids = p;
-	t->pids[t->nr++] = (pid_t)v;
+	t->pids[t->nr++] = v;
 	return 0;
 }
 

@@ -145,9 +145,13 @@ static int start_mount(const char *dir)
 {
 	char self[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	char *argv[] = { self, "mount", (char *)dir, NULL };
+	char me[24];
+	/* the mount ends with this process, even when it is killed: in this
+	 * mount namespace nothing else would unmount it */
+	char *argv[] = { self, "mount", "--exit-with", me, (char *)dir, NULL };
 	int st;
 
+	snprintf(me, sizeof(me), "%d", (int)getpid());
 	if (n < 0)
 		return -errno;
 	self[n] = 0;
@@ -189,19 +193,12 @@ int cmd_enter(int argc, char **argv)
 
 	while ((opt = getopt_long(argc, argv, "+p:h", longopts, NULL)) != -1) {
 		switch (opt) {
-		case 'p': {
-			char *end;
-			long v;
-
-			errno = 0;
-			v = strtol(optarg, &end, 10);
-			if (errno || *end || v <= 0 || v > 0x3fffffff) {
+		case 'p':
+			if (!parse_pid(optarg, &pid)) {
 				fprintf(stderr, "utrace enter: '%s' is not a process id\n", optarg);
 				return 129;
 			}
-			pid = (pid_t)v;
 			break;
-		}
 		case 'h':
 			fputs(usage_text, stdout);
 			return 0;

@@ -219,11 +219,8 @@ static int parse_options(int argc, char **argv, struct export_opts *o)
 			o->input = optarg;
 			break;
 		case 'p':
-			errno = 0;
-			v = strtoll(optarg, &end, 10);
-			if (errno || end == optarg || *end || v <= 0 || v > 0x7fffffff)
+			if (!parse_pid(optarg, &o->pid))
 				return usage_error("export", "'%s' is not a process id", optarg);
-			o->pid = (pid_t)v;
 			break;
 		case OPT_SLICE: {
 			void *p = realloc(o->slices, (o->nr_slices + 1) * sizeof(*o->slices));

@@ -8,7 +8,10 @@
  * Like sshfs, it detaches once the filesystem is mounted, so that when
  * `utrace mount DIR` returns 0 the tree can be used at once; -f keeps it
  * in the foreground.  It ends, unmounting, on SIGINT, SIGTERM or SIGHUP,
- * or when DIR is unmounted (fusermount3 -u DIR, utrace mount -u DIR).
+ * or when DIR is unmounted (fusermount3 -u DIR, utrace mount -u DIR),
+ * or, with --exit-with PID, when process PID ends (utrace enter's mount
+ * must not outlive a killed enter: nothing else would unmount it); DIR
+ * is then removed if it is empty.
  */
 #define FUSE_USE_VERSION 312
 
@@ -20,7 +23,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/mount.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -36,6 +43,7 @@ struct mount_opts {
 	const char *dir;
 	bool foreground, debug, unmount, lazy;
 	char *fuse_opts;         /* the -o options, ',' apart */
+	pid_t exit_with;         /* --exit-with: end when it ends (0: none) */
 };
 
 static const char usage_text[] =
@@ -52,6 +60,7 @@ static const char usage_text[] =
 	"  -f, --foreground    do not detach; run until unmounted or interrupted\n"
 	"  -d, --debug         print every FUSE request (implies -f)\n"
 	"  -o OPTIONS          FUSE mount options, ',' apart (allow_other, ...)\n"
+	"      --exit-with PID end, unmounting DIR, when process PID ends\n"
 	"  -u, --unmount       unmount DIR (as fusermount3 -u DIR)\n"
 	"  -z, --lazy          with -u: detach DIR even while it is busy\n"
 	"  -h, --help          show this help\n";
@@ -94,6 +103,7 @@ static int parse_opts(int argc, char **argv, struct mount_opts *o)
 		{ "debug", no_argument, NULL, 'd' },
 		{ "unmount", no_argument, NULL, 'u' },
 		{ "lazy", no_argument, NULL, 'z' },
+		{ "exit-with", required_argument, NULL, 'E' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -121,11 +131,20 @@ static int parse_opts(int argc, char **argv, struct mount_opts *o)
 		case 'z':
 			o->lazy = true;
 			break;
+		case 'E':
+			if (!parse_pid(optarg, &o->exit_with)) {
+				fprintf(stderr, "utrace mount: --exit-with: '%s' is not a process id\n",
+					optarg);
+				return 129;
+			}
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			return 0;
 		default:
-			if (optopt && strchr("o", optopt))
+			if (optopt == 'E')
+				fprintf(stderr, "utrace mount: option '--exit-with' needs a process id\n");
+			else if (optopt && strchr("o", optopt))
 				fprintf(stderr, "utrace mount: option '-%c' needs a value\n", optopt);
 			else if (optopt)
 				fprintf(stderr, "utrace mount: unknown option '-%c'\n", optopt);
@@ -229,6 +248,51 @@ static int do_unmount(const struct mount_opts *o)
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
 }
 
+/*
+ * --exit-with: a thread that waits on a pidfd of the process and, when it
+ * ends, sends this process SIGTERM; the loop's thread (the only one not
+ * blocking it) then leaves the loop and unmounts, as on a user's SIGTERM.
+ */
+static volatile sig_atomic_t watched_ended;
+
+static void *watch_main(void *arg)
+{
+	struct pollfd p = { .fd = (int)(intptr_t)arg, .events = POLLIN };
+
+	while (poll(&p, 1, -1) < 0 && errno == EINTR)
+		;
+	watched_ended = 1;
+	kill(getpid(), SIGTERM);
+	return NULL;
+}
+
+/* Open the pidfd now (before fuse_daemonize: an error is still seen). */
+static int watch_open(pid_t pid)
+{
+	int fd = (int)syscall(SYS_pidfd_open, pid, 0);
+
+	if (fd < 0)
+		fprintf(stderr, "utrace mount: --exit-with %d: %s\n", (int)pid,
+			errno == ESRCH ? "no such process" : strerror(errno));
+	return fd;
+}
+
+static int watch_start(int fd)
+{
+	sigset_t all, old;
+	pthread_t t;
+	int err;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	err = pthread_create(&t, NULL, watch_main, (void *)(intptr_t)fd);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err)
+		return -err;
+	pthread_detach(t);
+	return 0;
+}
+
 static int do_mount(const struct mount_opts *o)
 {
 	char *argv[8];
@@ -239,7 +303,7 @@ static int do_mount(const struct mount_opts *o)
 	const struct fuse_lowlevel_ops *ops;
 	size_t ops_size;
 	struct stat st;
-	int argc = 0, ret = 1;
+	int argc = 0, ret = 1, wfd = -1;
 
 	if (stat(o->dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
 		fprintf(stderr, "utrace mount: cannot mount on '%s': %s\n", o->dir,
@@ -264,6 +328,8 @@ static int do_mount(const struct mount_opts *o)
 	argv[argc] = NULL;
 	args = (struct fuse_args)FUSE_ARGS_INIT(argc, argv);
 
+	if (o->exit_with && (wfd = watch_open(o->exit_with)) < 0)
+		goto out_args;
 	fuse_set_log_func(mount_log);
 	ops = mount_fs_ops(&ops_size);
 	se = fuse_session_new(&args, ops, ops_size, NULL);
@@ -275,9 +341,9 @@ static int do_mount(const struct mount_opts *o)
 		goto out_signals;
 	if (fuse_daemonize(o->foreground) != 0)
 		goto out_unmount;
-	if (mount_fs_start(se) < 0) {
+	if (mount_fs_start(se) < 0 || (wfd >= 0 && watch_start(wfd) < 0)) {
 		fprintf(stderr, "utrace mount: cannot start a thread\n");
-		goto out_unmount;
+		goto out_stop;
 	}
 	cfg = fuse_loop_cfg_create();
 	if (!cfg) {
@@ -291,11 +357,17 @@ out_stop:
 	mount_fs_stop();
 out_unmount:
 	fuse_session_unmount(se);
+	/* the mount point was the watched process's (utrace enter's mkdtemp
+	 * directory), which it can no longer remove: do it when empty */
+	if (watched_ended)
+		rmdir(o->dir);
 out_signals:
 	fuse_remove_signal_handlers(se);
 out_session:
 	fuse_session_destroy(se);
 out_args:
+	if (wfd >= 0)
+		close(wfd);
 	fuse_opt_free_args(&args);
 	free(opts);
 	return ret;

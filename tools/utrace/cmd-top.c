@@ -232,23 +232,23 @@ static int parse_args(int argc, char **argv, struct top_args *a)
 	size_t bad = 0;
 	char *end;
 	void *v;
-	long n;
 	int c, r;
 
 	opterr = 0;
 	optind = 0;
 	while ((c = getopt_long(argc, argv, ":p:ae:s:d:n:h", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'p':
-			errno = 0;
-			n = strtol(optarg, &end, 10);
-			if (errno || end == optarg || *end || n <= 0 || n > 0x7fffffff)
+		case 'p': {
+			pid_t pid;
+
+			if (!parse_pid(optarg, &pid))
 				return usage_error("top", "'%s' is not a process id", optarg);
 			if (!(v = realloc(a->pids, (a->nr_pids + 1) * sizeof(*a->pids))))
 				goto nomem;
 			a->pids = v;
-			a->pids[a->nr_pids++] = (pid_t)n;
+			a->pids[a->nr_pids++] = pid;
 			break;
+		}
 		case 'a':
 			a->all = true;
 			break;

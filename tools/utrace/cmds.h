@@ -3,7 +3,11 @@
 #ifndef UTRACE_TOOL_CMDS_H
 #define UTRACE_TOOL_CMDS_H
 
+#include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <sys/types.h>
 
 int cmd_record(int argc, char **argv);
 int cmd_ps(int argc, char **argv);
@@ -33,6 +37,20 @@ static inline int usage_error(const char *cmd, const char *fmt, const char *arg)
 	fprintf(stderr, fmt, arg);
 	fprintf(stderr, "; see 'utrace %s --help'\n", cmd);
 	return 129;
+}
+
+/* A process id given on the command line: decimal, 1 to 2^31-1. */
+static inline bool parse_pid(const char *s, pid_t *pid)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v <= 0 || v > 0x7fffffff)
+		return false;
+	*pid = (pid_t)v;
+	return true;
 }
 
 #endif /* UTRACE_TOOL_CMDS_H */
