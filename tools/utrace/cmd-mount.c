@@ -47,7 +47,7 @@ struct mount_opts {
 };
 
 static const char usage_text[] =
-	"usage: utrace mount [-f] [-d] [-o OPTIONS] DIR\n"
+	"usage: utrace mount [-f] [-d] [-o OPTIONS] [--exit-with PID] DIR\n"
 	"   or: utrace mount -u [-z] DIR\n"
 	"\n"
 	"Mount at DIR a filesystem showing, for each traceable process of yours,\n"
