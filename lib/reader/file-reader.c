@@ -1871,8 +1871,18 @@ int utrace__tf_iter_next(struct utrace__tf_iter *it, struct utrace__tf_item *ite
 	advance(it->tf, s, it->unordered);
 	if (!s->kind)
 		it->heap[0] = it->heap[--it->nh];
-	if (!it->unordered)
+	/* one stream left (or a file of one thread): nothing to order; two:
+	 * one comparison */
+	if (!it->unordered && it->nh == 2) {
+		if (before(it, it->heap[1], it->heap[0])) {
+			uint32_t tmp = it->heap[0];
+
+			it->heap[0] = it->heap[1];
+			it->heap[1] = tmp;
+		}
+	} else if (!it->unordered && it->nh > 2) {
 		sift_down(it, 0);
+	}
 	return 1;
 }
 

@@ -226,6 +226,11 @@ struct rev {
 	struct table tab;               /* its rows (per-event blocks) */
 	struct rfield *lat_id;          /* per --latency: the id field */
 	uint8_t *lat_role;              /* per --latency: 1 begin, 2 end */
+	/* the row of its last event, when no key is a field: the same
+	 * thread, comms and CPU make the same key (count_event()) */
+	const void *c_thread;           /* NULL: none yet */
+	uint32_t c_comm, c_pcomm, c_cpu;
+	size_t c_row;
 };
 
 /* A begin waiting for its end. */
@@ -249,6 +254,10 @@ struct lat {
 	size_t keys_len, keys_cap;
 	uint64_t pairs, unmatched_begin, unmatched_end, replaced;
 	bool begin_seen, end_seen;
+	/* the group of the last end, as rev's c_* (no field key) */
+	const void *c_thread;
+	uint32_t c_comm, c_pcomm, c_cpu;
+	size_t c_row;
 };
 
 /* interned strings (comm names) */
@@ -272,6 +281,7 @@ struct utrace__report {
 	struct rev **evs;
 	size_t nr_evs, cap_evs;
 	bool combined;                  /* 'event' is a key: one table */
+	bool no_field_key;              /* keys of comm, pid, tid, event, cpu only */
 	struct table all;
 	struct strtab comms;
 	struct tcache *tc;               /* open addressing by thread address */
@@ -729,6 +739,14 @@ static int count_event(struct utrace__report *r, struct rev *v, const struct utr
 	size_t i;
 	bool made;
 
+	/* Events come in runs of one thread: without field keys, the key of
+	 * an event of this format on the thread, comms and CPU of its last
+	 * one is that one's (the CPU compared even when it is not a key). */
+	if (r->no_field_key && it->thread == v->c_thread && r->last_comm == v->c_comm &&
+	    r->last_pcomm == v->c_pcomm && it->cpu == v->c_cpu) {
+		row = &t->rows[v->c_row];
+		goto count;
+	}
 	r->kb_len = 0;
 	for (i = 0; i < r->o->nr_keys; i++) {
 		const struct utrace__rkey *k = &r->o->keys[i];
@@ -743,6 +761,14 @@ static int count_event(struct utrace__report *r, struct rev *v, const struct utr
 		return -ENOMEM;
 	if (made)
 		set_ref(&row->ref[0], it);
+	if (r->no_field_key) {
+		v->c_thread = it->thread;
+		v->c_comm = r->last_comm;
+		v->c_pcomm = r->last_pcomm;
+		v->c_cpu = it->cpu;
+		v->c_row = (size_t)(row - t->rows);
+	}
+count:
 	row->count++;
 	t->total++;
 	if (r->combined)
@@ -829,7 +855,24 @@ static int lat_id_key(struct utrace__report *r, const struct rfield *idf,
 	r->kb_len = 0;
 	*idv = 0;
 	if (idf->num && idf->off + idf->size <= it->len) {
-		memcpy(idv, it->rec + idf->off, idf->size);   /* little-endian */
+		const unsigned char *p = it->rec + idf->off;
+
+		/* little-endian; a constant size each, so no call */
+		if (idf->size == 8) {
+			memcpy(idv, p, 8);
+		} else if (idf->size == 4) {
+			uint32_t x;
+
+			memcpy(&x, p, 4);
+			*idv = x;
+		} else if (idf->size == 2) {
+			uint16_t x;
+
+			memcpy(&x, p, 2);
+			*idv = x;
+		} else {
+			*idv = *p;
+		}
 		*len = 0;
 		*h = (pid ^ (*idv * 0x9e3779b97f4a7c15ULL)) * 0xff51afd7ed558ccdULL;
 		*h ^= *h >> 33;
@@ -915,6 +958,11 @@ static int lat_end(struct utrace__report *r, struct lat *l, size_t li, struct re
 	}
 	pd = &l->p[j];
 	d = it->time >= pd->time ? it->time - pd->time : 0;
+	if (r->no_field_key && it->thread == l->c_thread && r->last_comm == l->c_comm &&
+	    r->last_pcomm == l->c_pcomm && it->cpu == l->c_cpu) {
+		row = &l->groups.rows[l->c_row];
+		goto add;
+	}
 	/* the group key: fields from the begin when it has them, else from
 	 * the end; comm, pid, tid and cpu from the end */
 	r->kb_len = 0;
@@ -950,6 +998,14 @@ static int lat_end(struct utrace__report *r, struct lat *l, size_t li, struct re
 		if (!row->lat)
 			return -ENOMEM;
 	}
+	if (r->no_field_key) {
+		l->c_thread = it->thread;
+		l->c_comm = r->last_comm;
+		l->c_pcomm = r->last_pcomm;
+		l->c_cpu = it->cpu;
+		l->c_row = (size_t)(row - l->groups.rows);
+	}
+add:
 	if (row->lat->nr == row->lat->cap) {
 		size_t c = row->lat->cap ? row->lat->cap * 2 : 16;
 		uint64_t *a = realloc(row->lat->v, c * sizeof(*a));
@@ -992,9 +1048,13 @@ struct utrace__report *utrace__report_new(const struct utrace__report_opts *o,
 		r->fmts.pr.keep = r->problem;
 		r->fmts.pr.keep_len = sizeof(r->problem);
 	}
-	for (i = 0; i < o->nr_keys; i++)
+	r->no_field_key = true;
+	for (i = 0; i < o->nr_keys; i++) {
 		if (o->keys[i].kind == UTRACE__RKEY_EVENT)
 			r->combined = true;
+		if (o->keys[i].kind == UTRACE__RKEY_FIELD)
+			r->no_field_key = false;
+	}
 	if (o->one_table)
 		r->combined = true;
 	return r;

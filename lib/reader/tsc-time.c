@@ -30,6 +30,19 @@
 #include "pool.h"
 #include "tsc-time.h"
 
+/* A segment with its rate, for the multiplication in utrace__tsc_time(). */
+static struct utrace__tsc_seg tsc_seg(uint64_t tsc0, uint64_t ns0, uint64_t tsc1, uint64_t ns1)
+{
+	struct utrace__tsc_seg s = { tsc0, ns0, tsc1, ns1, 0 };
+
+	/* a tick shorter than a ns (any TSC above 1 GHz): the quotient
+	 * fits in 64 bits */
+	if (tsc1 > tsc0 && ns1 >= ns0 && ns1 - ns0 < tsc1 - tsc0 &&
+	    tsc1 - tsc0 < (UINT64_C(1) << 62))
+		s.rate = (uint64_t)(((unsigned __int128)(ns1 - ns0) << 64) / (tsc1 - tsc0));
+	return s;
+}
+
 size_t utrace__tsc_chain(const struct utrace_calib_point *pt, size_t n,
 			 struct utrace__tsc_seg *seg)
 {
@@ -40,7 +53,7 @@ size_t utrace__tsc_chain(const struct utrace_calib_point *pt, size_t n,
 	for (k = 1; k < n; k++)
 		if (pt[k].tsc <= pt[k - 1].tsc || pt[k].ns <= pt[k - 1].ns)
 			return 0;
-	seg[0] = (struct utrace__tsc_seg){ pt[0].tsc, pt[0].ns, pt[1].tsc, pt[1].ns };
+	seg[0] = tsc_seg(pt[0].tsc, pt[0].ns, pt[1].tsc, pt[1].ns);
 	for (k = 1, j = 0; k < n; k++) {
 		uint64_t at = utrace__tf_tsc_to_ns(pt[k].tsc, seg[k - 1].tsc0, seg[k - 1].ns0,
 						   seg[k - 1].tsc1, seg[k - 1].ns1);
@@ -63,7 +76,7 @@ size_t utrace__tsc_chain(const struct utrace_calib_point *pt, size_t n,
 			num = at - pt[k].ns >= raw / 2 ? raw - raw / 2 : raw - (at - pt[k].ns);
 		else
 			num = pt[k].ns - at >= raw ? 2 * raw : raw + (pt[k].ns - at);
-		seg[k] = (struct utrace__tsc_seg){ pt[k].tsc, at, pt[k].tsc + len, at + num };
+		seg[k] = tsc_seg(pt[k].tsc, at, pt[k].tsc + len, at + num);
 	}
 	return n;
 }
@@ -94,5 +107,21 @@ uint64_t utrace__tsc_time(const struct utrace__tsc_seg *seg, size_t n, uint64_t 
 		k = lo;
 	}
 	*hint = (uint32_t)k;
+	/*
+	 * floor(dt * dn / dd) without a division (tens of cycles each
+	 * event): q = high half of dt * rate is that or one less, since
+	 * rate is short of dn * 2^64 / dd by less than 1 and dt < 2^64;
+	 * the remainder says which.  The same integer as the division.
+	 */
+	if (seg[k].rate && tsc >= seg[k].tsc0) {
+		uint64_t dt = tsc - seg[k].tsc0, dn = seg[k].ns1 - seg[k].ns0;
+		uint64_t dd = seg[k].tsc1 - seg[k].tsc0;
+		uint64_t q = (uint64_t)(((unsigned __int128)dt * seg[k].rate) >> 64);
+		unsigned __int128 rem = (unsigned __int128)dt * dn - (unsigned __int128)q * dd;
+
+		if (rem >= dd)
+			q++;
+		return q > UINT64_MAX - seg[k].ns0 ? UINT64_MAX : seg[k].ns0 + q;
+	}
 	return utrace__tf_tsc_to_ns(tsc, seg[k].tsc0, seg[k].ns0, seg[k].tsc1, seg[k].ns1);
 }

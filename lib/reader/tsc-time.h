@@ -16,6 +16,10 @@ struct utrace_calib_point;
 /* One piece of the conversion: the line through (tsc0, ns0), (tsc1, ns1). */
 struct utrace__tsc_seg {
 	uint64_t tsc0, ns0, tsc1, ns1;
+	/* floor((ns1 - ns0) * 2^64 / (tsc1 - tsc0)) when ns1 - ns0 is less
+	 * than tsc1 - tsc0 (tsc_seg_rate()), else 0: utrace__tsc_time()
+	 * multiplies by it instead of dividing, with the same result */
+	uint64_t rate;
 };
 
 /**

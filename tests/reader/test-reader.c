@@ -97,6 +97,47 @@ static size_t make_points(struct utrace_calib_point *pt, size_t n)
 	return i;
 }
 
+/* The multiplication of utrace__tsc_time() gives the division's integer:
+ * random segments (rates of 0.05 to 1 ns a tick) and times, near and far. */
+TEST(tsc_time_exact)
+{
+	struct utrace_calib_point pt[2];
+	struct utrace__tsc_seg seg[2];
+	uint64_t seed = 0x9e3779b97f4a7c15ULL;
+	size_t i, bad = 0;
+
+	for (i = 0; i < 200000; i++) {
+		uint64_t tsc0, dd, dn, dt, want, got;
+		uint32_t h = 0;
+
+		seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+		tsc0 = seed >> 8;
+		seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+		dd = 1 + (seed >> (20 + (seed & 31)));
+		seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+		dn = dd - 1 - (seed % dd) * (seed >> 63) / 20 - (seed & 7) % dd;
+		if (dn >= dd || !dn)
+			dn = dd > 1 ? dd - 1 : 1;
+		seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+		dt = i % 3 == 0 ? seed >> (seed & 63) : (seed % (dd * 4 + 1));
+		pt[0] = (struct utrace_calib_point){ .tsc = tsc0, .ns = 1000 };
+		pt[1] = (struct utrace_calib_point){ .tsc = tsc0 + dd, .ns = 1000 + dn };
+		if (pt[1].tsc <= pt[0].tsc || utrace__tsc_chain(pt, 2, seg) != 2)
+			continue;
+		if (tsc0 + dt < tsc0)
+			dt = UINT64_MAX - tsc0;
+		want = utrace__tf_tsc_to_ns(tsc0 + dt, seg[0].tsc0, seg[0].ns0, seg[0].tsc1,
+					    seg[0].ns1);
+		got = utrace__tsc_time(seg, 1, tsc0 + dt, &h);
+		if (got != want && bad++ < 5)
+			fprintf(stderr, "# tsc0 %llu dd %llu dn %llu dt %llu: %llu, not %llu\n",
+				(unsigned long long)tsc0, (unsigned long long)dd,
+				(unsigned long long)dn, (unsigned long long)dt,
+				(unsigned long long)got, (unsigned long long)want);
+	}
+	CHECK_INT(bad, ==, 0);
+}
+
 TEST(tsc_chain)
 {
 	struct utrace_calib_point pt[13];
