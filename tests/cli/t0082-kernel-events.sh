@@ -300,4 +300,32 @@ fi
 
 check "still no utrace-record-* instance left" no_instance_left
 check "and the top instance's tracing state is still unchanged" top_unchanged
+# --filter on kernel events: the kernel filters them in the recorder's
+# instance; a refused expression or one naming no recorded kernel event
+# stops the recording before the command starts, in one line.
+kfilter() {
+	"$UTRACE" record -o "$TMP/kf.dat" -e sched:sched_process_exec -e sched:sched_process_fork \
+		--filter 'sched:sched_process_exec:filename ~ "*/true"' -- \
+		sh -c '/bin/true; /bin/ls / > /dev/null; /bin/true' > /dev/null 2> "$TMP/kf-err" &&
+	"$UTRACE" script -i "$TMP/kf.dat" > "$TMP/kf-script" 2>> "$TMP/kf-err" &&
+	[ "$(grep -c 'sched_process_exec: filename=/bin/true ' "$TMP/kf-script")" = 2 ] &&
+	! grep -q 'sched_process_exec: filename=/bin/ls' "$TMP/kf-script" &&
+	[ "$(grep -c 'sched_process_fork:' "$TMP/kf-script")" -ge 3 ]
+}
+check "--filter on a kernel event: only its matches, other events unfiltered" kfilter
+kfilter_bad() {
+	! "$UTRACE" record -o "$TMP/kb.dat" -e sched:sched_process_exec \
+		--filter 'sched:sched_process_exec:filename == /bin/true' -- true 2> "$TMP/kb-err" &&
+	[ "$(wc -l < "$TMP/kb-err")" = 1 ] &&
+	grep -q "bad filter for kernel event 'sched:sched_process_exec': Invalid value (did you forget quotes)? at position [0-9]* of 'filename == /bin/true'" "$TMP/kb-err" &&
+	! "$UTRACE" record -o "$TMP/kb.dat" -e sched:sched_process_exec \
+		--filter 'sched:sched_switch:prev_pid == 1' -- true 2> "$TMP/kb-err2" &&
+	grep -q "no kernel event recorded matches the filter 'sched:sched_switch:prev_pid == 1'" "$TMP/kb-err2" &&
+	! "$UTRACE" record -o "$TMP/kb.dat" --filter 'kernel:sched:sched_switch:prev_pid == 1' \
+		-- true 2> "$TMP/kb-err3" &&
+	grep -q "is for kernel events, and none is recorded" "$TMP/kb-err3" &&
+	no_instance_left
+}
+check "a kernel filter refused: one line with the kernel's reason, nothing left" kfilter_bad
+
 done_testing

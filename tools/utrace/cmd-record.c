@@ -87,6 +87,8 @@ struct record_opts {
 	int all;                 /* -a: to every traceable process of ours */
 	char **kevents;          /* the -e entries of kernel events */
 	size_t nr_kevents;
+	char **kfilters;         /* the --filter entries of kernel events */
+	size_t nr_kfilters;
 	bool user_none;          /* -e had kernel entries only */
 };
 
@@ -926,6 +928,52 @@ static int split_kernel_events(struct record_opts *o)
 	return 0;
 }
 
+/*
+ * Take the kernel's entries out of --filter, told apart as -e's by the
+ * EVENT part: the kernel filters them itself, in the recorder's tracing
+ * instance (kev_start()).
+ */
+static int split_kernel_filters(struct record_opts *o)
+{
+	size_t i, n = 0, a, b, c;
+
+	if (!o->nr_filters)
+		return 0;
+	o->kfilters = calloc(o->nr_filters, sizeof(*o->kfilters));
+	if (!o->kfilters)
+		return -1;
+	for (i = 0; i < o->nr_filters; i++) {
+		char *f = o->filters[i], ev[512];
+		const char *e = ev;
+		bool kernel;
+
+		if (!strncmp(f, "user:", 5) || !strncmp(f, "kernel:", 7)) {
+			kernel = f[0] == 'k';
+			f = strchr(f, ':') + 1;
+		} else {
+			if (utrace__split_event_filter(f, strlen(f), &a, &b, &c) < 0 ||
+			    b >= sizeof(ev)) {
+				o->filters[n++] = f;
+				continue;
+			}
+			memcpy(ev, f + a, b);
+			ev[b] = 0;
+			kernel = kev_is_kernel(&e);
+		}
+		if (kernel)
+			o->kfilters[o->nr_kfilters++] = f;
+		else
+			o->filters[n++] = f;
+	}
+	o->nr_filters = n;
+	if (o->nr_kfilters && !o->nr_kevents) {
+		fprintf(stderr, "utrace record: the filter '%s' is for kernel events, and none "
+			"is recorded (give them with -e)\n", o->kfilters[0]);
+		return -1;
+	}
+	return 0;
+}
+
 static char *join_events(const struct record_opts *o)
 {
 	size_t len = 1, i;
@@ -1286,7 +1334,7 @@ int cmd_record(int argc, char **argv)
 	first = parse_opts(argc, argv, &o);
 	if (first < 0)
 		return 129;
-	if (split_kernel_events(&o) < 0)
+	if (split_kernel_events(&o) < 0 || split_kernel_filters(&o) < 0)
 		return 1;
 	if (o.nr_kevents && kev_unavailable()) {
 		/* the programs' events are recorded all the same */
@@ -1295,6 +1343,7 @@ int cmd_record(int argc, char **argv)
 		if (!o.nr_events)
 			return 1;
 		o.nr_kevents = 0;
+		o.nr_kfilters = 0;
 	}
 	if (!runtime_dir(dir, sizeof(dir)))
 		return 1;
@@ -1328,7 +1377,7 @@ int cmd_record(int argc, char **argv)
 	sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	/* (after the signals are blocked: Ctrl-C now still removes the
 	 * kernel's instance) */
-	if (o.nr_kevents && !(kev = kev_start(&out, o.kevents, o.nr_kevents))) {
+	if (o.nr_kevents && !(kev = kev_start(&out, o.kevents, o.nr_kevents, o.kfilters, o.nr_kfilters))) {
 		close(lsock);
 		unlink(sock_path);
 		utrace__tfw_close(&out);
@@ -1593,6 +1642,7 @@ loop:
 			WEXITSTATUS(status));
 	free(o.events);
 	free(o.kevents);
+	free(o.kfilters);
 	free(rec_kev);
 	free(rec_kev_text);
 	free(rec_kev_also);

@@ -34,8 +34,9 @@
 #include <tracefs.h>
 
 #include "file-writer.h"
-#include "page.h"
 #include "kevents.h"
+#include "page.h"
+#include "setevent.h"
 
 #define INSTANCE_PREFIX "utrace-record-"
 #define POLL_NS 100000000ull
@@ -255,7 +256,100 @@ static int write_formats(struct kev *k)
 	return n;
 }
 
-struct kev *kev_start(struct utrace__tfw *out, char **entries, size_t nr)
+/*
+ * The kernel's complaint about a filter it refused, from the event's
+ * filter file ("EXPR\n   ^\nparse_error: MSG"): MSG and the caret's
+ * column into *pos; NULL when there is none.
+ */
+static char *filter_error(struct kev *k, const char *sys, const char *ev, int *pos)
+{
+	char *text = tracefs_event_file_read(k->inst, sys, ev, "filter", NULL);
+	char *pe = text ? strstr(text, "parse_error: ") : NULL, *msg, *caret, *nl;
+
+	*pos = 0;
+	if (!pe) {
+		free(text);
+		return NULL;
+	}
+	nl = strchr(pe, '\n');
+	if (nl)
+		*nl = 0;
+	msg = strdup(pe + 13);
+	/* the caret's line is the one before */
+	*pe = 0;
+	caret = strrchr(text, '^');
+	if (caret) {
+		char *bol = caret;
+
+		while (bol > text && bol[-1] != '\n')
+			bol--;
+		*pos = (int)(caret - bol);
+	}
+	free(text);
+	return msg;
+}
+
+/* Say why the kernel refused 'expr' on sys:ev; -1. */
+static int filter_refused(struct kev *k, const char *sys, const char *ev, const char *expr)
+{
+	int e = errno, pos;
+	char *msg = filter_error(k, sys, ev, &pos);
+
+	fprintf(stderr, "utrace record: bad filter for kernel event '%s:%s': %s at position "
+		"%d of '%s'\n", sys, ev, msg ? msg : strerror(e), pos, expr);
+	free(msg);
+	return -1;
+}
+
+/* Each filter on the enabled events it names: 0, or -1 said why. */
+static int set_filters(struct kev *k, char **filters, size_t nr)
+{
+	char *list = tracefs_instance_file_read(k->inst, "set_event", NULL);
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < nr && !ret; i++) {
+		struct utrace__set_event_match m;
+		size_t a, b, c;
+		char *save = NULL, *line, *copy;
+		int n = 0;
+
+		if (utrace__split_event_filter(filters[i], strlen(filters[i]), &a, &b, &c) < 0 ||
+		    utrace__parse_set_event(filters[i] + a, b, &m) < 0) {
+			fprintf(stderr, "utrace record: bad filter '%s': give EVENT:EXPRESSION, "
+				"as sched:sched_switch:'prev_pid != 0'\n", filters[i]);
+			ret = -1;
+			break;
+		}
+		copy = list ? strdup(list) : NULL;
+		for (line = copy ? strtok_r(copy, "\n", &save) : NULL; line && !ret;
+		     line = strtok_r(NULL, "\n", &save)) {
+			char *colon = strchr(line, ':');
+			const char *expr = filters[i] + c;
+
+			if (!colon)
+				continue;
+			*colon = 0;
+			if (!utrace__set_event_matches(&m, line, colon + 1))
+				continue;
+			n++;
+			if (tracefs_event_file_write(k->inst, line, colon + 1, "filter",
+						     expr) < 0)
+				ret = filter_refused(k, line, colon + 1, expr);
+		}
+		free(copy);
+		if (!ret && !n) {
+			fprintf(stderr, "utrace record: no kernel event recorded matches the "
+				"filter '%s'\n", filters[i]);
+			ret = -1;
+		}
+	}
+	free(list);
+	return ret;
+}
+
+struct kev *kev_start(struct utrace__tfw *out, char **entries, size_t nr,
+		      char **filters, size_t nr_filters)
 {
 	const char *why = kev_unavailable();
 	struct kev *k;
@@ -304,6 +398,10 @@ struct kev *kev_start(struct utrace__tfw *out, char **entries, size_t nr)
 			destroy(k);
 			return NULL;
 		}
+	}
+	if (set_filters(k, filters, nr_filters) < 0) {
+		destroy(k);
+		return NULL;
 	}
 	if (!write_formats(k)) {
 		fprintf(stderr, "utrace record: no kernel event is on\n");

@@ -34,10 +34,14 @@ const char *kev_unavailable(void);
  * Set up the instance "utrace-record-<our pid>" for the kernel entries
  * (a stale one of a recorder that died is removed first): trace clock
  * mono (checked), options event-fork and record-tgid, the entries
- * enabled, their formats written to 'out'; its tracing stays off.  NULL
- * after saying why on stderr; nothing is left behind then.
+ * enabled, the filters ("EVENT:EXPRESSION", EVENT as set_event's) written
+ * to the filter files of the enabled events they name, their formats
+ * written to 'out'; its tracing stays off.  NULL after saying why on
+ * stderr (a filter the kernel refuses, one naming no enabled event);
+ * nothing is left behind then.
  */
-struct kev *kev_start(struct utrace__tfw *out, char **entries, size_t nr);
+struct kev *kev_start(struct utrace__tfw *out, char **entries, size_t nr,
+		      char **filters, size_t nr_filters);
 /* Trace the tasks of these processes (and, through event-fork, their
  * children) from now on: 0, or -1 said why. */
 int kev_set_pids(struct kev *k, const pid_t *pids, size_t nr_pids);
