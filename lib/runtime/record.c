@@ -277,6 +277,15 @@ static void give_up(const char *what)
 }
 
 /* Connect to the recorder and hand it a new pool. */
+/* A recorder that stops reading cannot hold this process: a send gives
+ * up after 2 s (the formats go out under the registry lock, from the
+ * thread that registers them, dlopen()'s caller for instance). */
+static void send_timeout(int s)
+{
+	setsockopt(s, SOL_SOCKET, SO_SNDTIMEO, &(struct timeval){ 2, 0 },
+		   sizeof(struct timeval));
+}
+
 static void connect_recorder(void)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -298,6 +307,7 @@ static void connect_recorder(void)
 		give_up(sock_path);
 		return;
 	}
+	send_timeout(sock);
 	if (recorder_allowed(sock) < 0) {
 		close(sock);
 		sock = -1;
@@ -483,10 +493,7 @@ int utrace__record_attach(const char *path, uint32_t mode)
 		close(s);
 		return ret;
 	}
-	/* A recorder that stops reading cannot hold this process: a send
-	 * gives up after 2 s (the formats go out under the registry lock). */
-	setsockopt(s, SOL_SOCKET, SO_SNDTIMEO, &(struct timeval){ 2, 0 },
-		   sizeof(struct timeval));
+	send_timeout(s);
 	utrace__registry_lock();
 	if (sock >= 0) {
 		utrace__registry_unlock();
