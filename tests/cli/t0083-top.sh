@@ -267,6 +267,35 @@ small() {
 	[ "$(awk 'length > 60' small.txt | wc -l)" -eq 0 ] &&
 	[ "$(grep -c '%' small.txt)" -eq 2 ] || { cp small.txt "$TMP/err"; return 1; }
 }
+# -a reads the processes that start after it, and goes on when they exit:
+# a req-demo started once top shows its second snapshot appears in a later
+# one, top still runs after it is killed, and the count of processes in
+# the header goes up by one and back.
+all_dynamic() {
+	local tp lp n0
+	kill "$DPID" 2> /dev/null       # the req-demo of the tests above
+	wait "$DPID" 2> /dev/null
+	"$UTRACE" top -a --stdio -e 'reqdemo:*' -s comm,event -d 0.5 -n 200 > all.txt \
+		2> "$TMP/err" &
+	tp=$!
+	wait_for bash -c '[ "$(grep -c UtraceTop all.txt)" -ge 2 ]' || return 1
+	n0=$(grep UtraceTop all.txt | tail -n 1 | sed -nE 's/.*\[([0-9]+) process(es)?, .*/\1/p')
+	"$DEMO" loop > /dev/null 2> "$TMP/demo2.err" &
+	lp=$!
+	pids+=("$lp")
+	wait_for grep -q ' req-demo  *reqdemo:req_begin' all.txt || { kill "$tp"; return 1; }
+	grep -q "\[$((n0 + 1)) processes, " all.txt || { kill "$tp"; return 1; }
+	kill "$lp"
+	wait "$lp" 2> /dev/null
+	lp=$(grep -c UtraceTop all.txt)
+	# two snapshots more, the last without it
+	wait_for bash -c '[ "$(grep -c UtraceTop all.txt)" -ge $(('"$lp"' + 3)) ]' ||
+		{ kill "$tp"; return 1; }
+	kill -0 "$tp" && kill "$tp" && wait "$tp" &&
+	grep UtraceTop all.txt | tail -n 1 | grep -qE "\[$n0 process(es)?, "
+}
+check "-a: a process that starts later is read, one that exits dropped" all_dynamic
+
 if why=$(tmux_unusable); then
 	for i in 1 2 3; do
 		n=$((n + 1)); echo "ok $n # SKIP top on a terminal: $why"

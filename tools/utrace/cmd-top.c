@@ -36,7 +36,7 @@ static const char usage_text[] =
 	"the last.  The events switched on for top are switched back at the end.\n"
 	"\n"
 	"  -p, --pid PID       this process (may repeat)\n"
-	"  -a, --all           every traceable process running now\n"
+	"  -a, --all           every traceable process, those that start later too\n"
 	"  -e, --event EVENTS  switch these on, in the kernel's set_event syntax\n"
 	"                      (sys:event, sys:*, *:event, !...), ',' apart\n"
 	"                      (default: all the events of the processes)\n"
@@ -84,14 +84,21 @@ struct saved {
 	size_t nr;
 };
 
-/* Switch the events on in every process (all when events is NULL). */
-static int enable_events(struct saved *sv, size_t n, char *const *events, size_t nr_events)
+/*
+ * Switch the events on in every process (all when events is NULL).
+ * quiet: a process found later by -a; an entry that matches none of its
+ * events is not said, and one whose events cannot be listed is left.
+ */
+static int enable_events(struct saved *sv, size_t n, char *const *events, size_t nr_events,
+			 bool quiet)
 {
 	size_t i, k;
 	int status = 0;
 
 	for (i = 0; i < n; i++)
 		if (utrace__ctl_events(sv[i].c, &sv[i].evs, &sv[i].nr) < 0) {
+			if (quiet)
+				return 1;
 			fprintf(stderr, "utrace: process %d: cannot list its events\n",
 				(int)utrace__ctl_pid(sv[i].c));
 			return 1;
@@ -107,7 +114,7 @@ static int enable_events(struct saved *sv, size_t n, char *const *events, size_t
 			for (i = 0; i < n; i++)
 				if (utrace__ctl_set_event(sv[i].c, tok, strlen(tok)) > 0)
 					any = true;
-			if (!any) {
+			if (!any && !quiet) {
 				fprintf(stderr, "utrace: no event matches '%s'%s\n", tok,
 					n == 1 ? "" : " in any of the processes");
 				status = 1;
@@ -354,16 +361,97 @@ static int connect_all(struct top_args *a, struct utrace__ctl ***cs, size_t *n)
 			return 1;
 		}
 	}
-	if (!*n) {
+	if (!*n && !a->all) {
 		fprintf(stderr, "utrace: no traceable process is running\n");
 		return 1;
 	}
 	return 0;
 }
 
-/* Refresh until 'q', a signal, -n snapshots, or the processes are gone. */
-static int run(struct top_args *a, struct live *lv, struct utrace__top *top, const char *what)
+/* The processes top reads: their controls and what it changed in them. */
+struct procs {
+	struct utrace__ctl **cs;
+	struct saved *sv;
+	size_t n;                       /* connected (some may have exited) */
+	size_t alive;                   /* read now */
+	pid_t *tried;                   /* -a: pids seen that could not be read */
+	size_t nr_tried;
+};
+
+static bool known_pid(const struct procs *ps, pid_t pid)
 {
+	size_t i;
+
+	for (i = 0; i < ps->n; i++)
+		if (utrace__ctl_pid(ps->cs[i]) == pid)
+			return true;
+	for (i = 0; i < ps->nr_tried; i++)
+		if (ps->tried[i] == pid)
+			return true;
+	return pid == getpid();
+}
+
+/* -a: read the traceable processes that started since; -ENOMEM or 0. */
+static int adopt_new(struct top_args *a, struct procs *ps, struct live *lv)
+{
+	struct utrace__ctl_proc *list = NULL;
+	size_t nl = 0, i;
+	int ret = 0;
+
+	utrace__ctl_list(&list, &nl);
+	for (i = 0; i < nl && !ret; i++) {
+		struct utrace__ctl **cs;
+		struct saved *sv;
+		struct utrace__ctl *c;
+		pid_t *t;
+		char err[256];
+
+		if (known_pid(ps, list[i].pid))
+			continue;
+		cs = realloc(ps->cs, (ps->n + 1) * sizeof(*cs));
+		if (cs)
+			ps->cs = cs;
+		sv = realloc(ps->sv, (ps->n + 1) * sizeof(*sv));
+		if (sv)
+			ps->sv = sv;
+		t = realloc(ps->tried, (ps->nr_tried + 1) * sizeof(*t));
+		if (t)
+			ps->tried = t;
+		if (!cs || !sv || !t) {
+			ret = -ENOMEM;
+			break;
+		}
+		if (utrace__ctl_open(list[i].pid, &c, err, sizeof(err)) < 0) {
+			ps->tried[ps->nr_tried++] = list[i].pid;
+			continue;
+		}
+		ps->sv[ps->n] = (struct saved){ .c = c };
+		if (enable_events(&ps->sv[ps->n], 1, a->events, a->nr_events, true) &&
+		    !ps->sv[ps->n].evs) {
+			ps->tried[ps->nr_tried++] = list[i].pid;
+			utrace__ctl_close(c);
+			continue;
+		}
+		if (live_add(lv, c) < 0) {
+			restore_events(&ps->sv[ps->n], 1);
+			utrace__ctl_events_free(ps->sv[ps->n].evs, ps->sv[ps->n].nr);
+			ps->tried[ps->nr_tried++] = list[i].pid;
+			utrace__ctl_close(c);
+			continue;
+		}
+		ps->cs[ps->n++] = c;
+		ps->alive++;
+	}
+	free(list);
+	return ret;
+}
+
+/* Refresh until 'q', a signal, -n snapshots, or the processes are gone
+ * (with -a: never; processes that start are read from the next refresh,
+ * those that exit are dropped). */
+static int run(struct top_args *a, struct live *lv, struct utrace__top *top, struct procs *ps)
+{
+	char what[64];
 	struct screen sc = { .tty = !a->stdio_mode && isatty(STDOUT_FILENO) };
 	double last = now_s(), next = last + a->delay;
 	long drawn = 0;
@@ -371,10 +459,12 @@ static int run(struct top_args *a, struct live *lv, struct utrace__top *top, con
 	int status = 0;
 
 	/* top counts from its start: what the buffers hold is dropped */
-	if (live_take(lv, take_none, NULL) < 0) {
+	if (live_take(lv, take_none, NULL) < 0 && !a->all) {
 		fprintf(stderr, "utrace: the process%s exited\n", a->nr_pids > 1 ? "es" : "");
 		return 1;
 	}
+	if (a->all)
+		ps->alive -= live_drop_gone(lv);
 	last = now_s();
 	next = last + a->delay;
 	if (sc.tty)
@@ -398,11 +488,21 @@ static int run(struct top_args *a, struct live *lv, struct utrace__top *top, con
 			status = 1;
 			break;
 		}
-		gone = r < 0;           /* the processes exited: a last snapshot */
+		if (a->all) {
+			/* the exited were read out by this take */
+			ps->alive -= live_drop_gone(lv);
+		} else {
+			gone = r < 0;   /* the processes exited: a last snapshot */
+		}
 		t = now_s();
 		if (t < next && !resized && !gone)
 			continue;
 		resized = 0;
+		if (ps->alive == 1 && !a->all)
+			snprintf(what, sizeof(what), "pid %d", (int)utrace__ctl_pid(ps->cs[0]));
+		else
+			snprintf(what, sizeof(what), "%zu process%s", ps->alive,
+				 ps->alive == 1 ? "" : "es");
 		s.seconds = t - last;
 		if (sc.tty) {
 			if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row) {
@@ -423,6 +523,11 @@ static int run(struct top_args *a, struct live *lv, struct utrace__top *top, con
 		utrace__top_next(top);
 		last = t;
 		next = t + a->delay;
+		if (a->all && adopt_new(a, ps, lv) < 0) {
+			fprintf(stderr, "utrace: out of memory\n");
+			status = 1;
+			break;
+		}
 		if (a->iterations && drawn >= a->iterations)
 			break;
 	}
@@ -437,55 +542,53 @@ int cmd_top(int argc, char **argv)
 {
 	struct top_args a = { .sort = "comm,event", .delay = 2.0 };
 	struct sigaction sa = { .sa_handler = on_stop }, sw = { .sa_handler = on_winch };
-	struct utrace__ctl **cs = NULL;
 	struct utrace__top *top = NULL;
-	struct saved *sv = NULL;
+	struct procs ps = { 0 };
 	struct live *lv = NULL;
-	size_t n = 0, i;
-	char what[64];
+	size_t i;
 	int status = parse_args(argc, argv, &a), r;
 
 	if (status)
 		goto done;
-	if ((status = connect_all(&a, &cs, &n)))
+	if ((status = connect_all(&a, &ps.cs, &ps.n)))
 		goto done;
-	sv = calloc(n, sizeof(*sv));
+	ps.sv = calloc(ps.n, sizeof(*ps.sv));
 	top = utrace__top_new(&a.o, a.cumulative);
-	if (!sv || !top) {
+	if (!ps.sv || !top) {
 		fprintf(stderr, "utrace: out of memory\n");
 		status = 1;
 		goto done;
 	}
-	for (i = 0; i < n; i++)
-		sv[i].c = cs[i];
+	for (i = 0; i < ps.n; i++)
+		ps.sv[i].c = ps.cs[i];
+	ps.alive = ps.n;
 	/* from here, a signal only ends the loop: the events go back */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	sigaction(SIGWINCH, &sw, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	status = enable_events(sv, n, a.events, a.nr_events);
-	if (!status && (r = live_open(cs, n, &lv)) < 0) {
+	status = enable_events(ps.sv, ps.n, a.events, a.nr_events, false);
+	if (a.all)
+		status = 0;     /* said; the events may come with later processes */
+	if (!status && (r = live_open(ps.cs, ps.n, &lv)) < 0) {
 		fprintf(stderr, "utrace: cannot read the buffers: %s\n", strerror(-r));
 		status = 1;
 	}
-	if (n == 1)
-		snprintf(what, sizeof(what), "pid %d", (int)utrace__ctl_pid(cs[0]));
-	else
-		snprintf(what, sizeof(what), "%zu processes", n);
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
 	if (!status && !stop)
-		status = run(&a, lv, top, what);
-	restore_events(sv, n);
+		status = run(&a, lv, top, &ps);
+	restore_events(ps.sv, ps.n);
 done:
 	live_close(lv);
 	utrace__top_free(top);
-	for (i = 0; sv && i < n; i++)
-		utrace__ctl_events_free(sv[i].evs, sv[i].nr);
-	free(sv);
-	for (i = 0; i < n; i++)
-		utrace__ctl_close(cs[i]);
-	free(cs);
+	for (i = 0; ps.sv && i < ps.n; i++)
+		utrace__ctl_events_free(ps.sv[i].evs, ps.sv[i].nr);
+	free(ps.sv);
+	for (i = 0; i < ps.n; i++)
+		utrace__ctl_close(ps.cs[i]);
+	free(ps.cs);
+	free(ps.tried);
 	free(a.pids);
 	free(a.events);
 	utrace__report_keys_free(a.o.keys, a.o.nr_keys);

@@ -149,6 +149,48 @@ struct live {
 	bool out_failed;
 };
 
+/* Map a process's pool for reading: 0, or -errno (*s then holds nothing). */
+static int src_open(struct lsrc *s, struct utrace__ctl *c)
+{
+	int fd, r;
+
+	memset(s, 0, sizeof(*s));
+	s->lock_fd = -1;
+	s->c = c;
+	r = utrace__ctl_info(c, &s->info);
+	if (r < 0)
+		return r;
+	r = utrace__ctl_pool(c, &fd);
+	if (r < 0)
+		return r;
+	r = utrace__pool_map(fd, &s->pool);
+	if (r == 0) {
+		s->lock_fd = utrace__live_lock_open(fd);
+		s->sh = shared_get(fd);
+	}
+	close(fd);
+	return r;
+}
+
+static void src_close(struct lsrc *s)
+{
+	size_t j;
+
+	if (s->pool)
+		utrace__pool_unmap(s->pool);
+	if (s->lock_fd >= 0)
+		close(s->lock_fd);
+	shared_put(s->sh);
+	for (j = 0; j < s->nr_fmts; j++) {
+		free(s->fmts[j].system);
+		free(s->fmts[j].text);
+	}
+	free(s->fmts);
+	free(s->pts);
+	free(s->xs);
+	utrace__symcache_free(&s->syms);
+}
+
 int live_open(struct utrace__ctl *const *ctls, size_t n, struct live **out)
 {
 	struct live *lv = calloc(1, sizeof(*lv));
@@ -161,23 +203,8 @@ int live_open(struct utrace__ctl *const *ctls, size_t n, struct live **out)
 		return -ENOMEM;
 	}
 	lv->cpu = -1;
-	for (i = 0; i < n; i++)
-		lv->src[i].lock_fd = -1;
 	for (i = 0; i < n; i++) {
-		struct lsrc *s = &lv->src[i];
-		int fd;
-
-		s->c = ctls[i];
-		r = utrace__ctl_info(s->c, &s->info);
-		if (r < 0)
-			break;
-		r = utrace__ctl_pool(s->c, &fd);
-		if (r < 0)
-			break;
-		r = utrace__pool_map(fd, &s->pool);
-		s->lock_fd = utrace__live_lock_open(fd);
-		s->sh = shared_get(fd);
-		close(fd);
+		r = src_open(&lv->src[i], ctls[i]);
 		if (r < 0)
 			break;
 		lv->n++;
@@ -190,30 +217,44 @@ int live_open(struct utrace__ctl *const *ctls, size_t n, struct live **out)
 	return 0;
 }
 
+int live_add(struct live *lv, struct utrace__ctl *c)
+{
+	struct lsrc *v = realloc(lv->src, (lv->n + 1) * sizeof(*v));
+	int r;
+
+	if (!v)
+		return -ENOMEM;
+	lv->src = v;
+	r = src_open(&lv->src[lv->n], c);
+	if (r == 0)
+		lv->n++;
+	return r;
+}
+
+size_t live_drop_gone(struct live *lv)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < lv->n; i++) {
+		if (lv->src[i].gone)
+			src_close(&lv->src[i]);
+		else
+			lv->src[k++] = lv->src[i];
+	}
+	i = lv->n - k;
+	lv->n = k;
+	return i;
+}
+
 void live_close(struct live *lv)
 {
-	size_t i, j;
+	size_t i;
 
 	if (!lv)
 		return;
 	free(lv->out);
-	for (i = 0; i < lv->n; i++) {
-		struct lsrc *s = &lv->src[i];
-
-		if (s->pool)
-			utrace__pool_unmap(s->pool);
-		if (s->lock_fd >= 0)
-			close(s->lock_fd);
-		shared_put(s->sh);
-		for (j = 0; j < s->nr_fmts; j++) {
-			free(s->fmts[j].system);
-			free(s->fmts[j].text);
-		}
-		free(s->fmts);
-		free(s->pts);
-		free(s->xs);
-		utrace__symcache_free(&s->syms);
-	}
+	for (i = 0; i < lv->n; i++)
+		src_close(&lv->src[i]);
 	free(lv->src);
 	free(lv);
 }

@@ -20,6 +20,12 @@ struct live;
 /* Open the buffers of the processes (their pools are made if needed). */
 int live_open(struct utrace__ctl *const *ctls, size_t n, struct live **out);
 void live_close(struct live *lv);
+/* Read one more process from now on (utrace top -a): 0 or -errno. */
+int live_add(struct live *lv, struct utrace__ctl *c);
+/* Stop reading the processes that have exited and were read out (after
+ * the live_take() that found them gone); how many.  Their controls stay
+ * the caller's. */
+size_t live_drop_gone(struct live *lv);
 
 enum {
 	LIVE_HEADER = 1,   /* the kernel's "# tracer: nop" header first (trace) */
