@@ -11,13 +11,15 @@ command -v python3 > /dev/null || skip_all "python3 is missing"
 
 # --- the recordings: every field type (sample), and volume (sample --run) ---
 "$UTRACE" record -o "$TMP/s.dat" -- "$SAMPLE" > /dev/null 2> "$TMP/err"
-"$UTRACE" record -e 'demo:*' -o "$TMP/r.dat" -- "$SAMPLE" --run 0.5 > /dev/null 2>> "$TMP/err"
+# (about 600 events a second, fewer on a busy machine: 296 in 0.5 s were
+# seen; the checks need a few batches of 50)
+"$UTRACE" record -e 'demo:*' -o "$TMP/r.dat" -- "$SAMPLE" --run 1 > /dev/null 2>> "$TMP/err"
 for f in s r; do
 	"$UTRACE" script -i "$TMP/$f.dat" > "$TMP/$f.txt" 2>> "$TMP/err"
 	"$UTRACE" script --json -i "$TMP/$f.dat" > "$TMP/$f.json" 2>> "$TMP/err"
 done
 check "the recordings have events" \
-	test "$(wc -l < "$TMP/s.txt")" -ge 20 -a "$(wc -l < "$TMP/r.txt")" -ge 300
+	test "$(wc -l < "$TMP/s.txt")" -ge 20 -a "$(wc -l < "$TMP/r.txt")" -ge 200
 
 # start_server NAME MODE [ARGS]: a collector in the background; sets PORT
 start_server() {

@@ -29,8 +29,14 @@ top_state() {
 }
 top_state > "$TMP/top-before"
 
+# No instance of a recorder that has ended: other tests' recorders may be
+# running beside this one (t0041-t0046 record kernel events too), and
+# their instances are theirs while they run.
 no_instance_left() {
-	! ls "$T/instances" | grep -q '^utrace-record-'
+	local p
+	for p in $(ls "$T/instances" | sed -n 's/^utrace-record-//p'); do
+		kill -0 "$p" 2> /dev/null || return 1
+	done
 }
 
 KEV=(-e sched:sched_process_fork -e sched:sched_process_exec
