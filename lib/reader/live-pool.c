@@ -139,5 +139,6 @@ void utrace__live_collect(struct utrace_pool *p, bool consume, struct utrace__li
 
 void utrace__live_sort(struct utrace__live_pages *cl)
 {
-	qsort(cl->v, cl->n, sizeof(*cl->v), cmp_page);
+	if (cl->n > 1)
+		qsort(cl->v, cl->n, sizeof(*cl->v), cmp_page);
 }

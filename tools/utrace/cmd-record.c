@@ -1313,6 +1313,23 @@ static int attach_all(struct record_opts *o, const char *sock_path, const char *
 	return status;
 }
 
+/* What parse_opts() and the splits allocated; 'ret' back (early exits). */
+static int free_opts(struct record_opts *o, int ret)
+{
+	free(o->events);
+	free(o->kevents);
+	free(o->kfilters);
+	free(o->pids);
+	free(o->filters);
+	free(rec_kev);
+	free(rec_kev_text);
+	free(rec_kev_also);
+	rec_kev = NULL;
+	rec_kev_text = NULL;
+	rec_kev_also = NULL;
+	return ret;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct record_opts o;
@@ -1333,24 +1350,24 @@ int cmd_record(int argc, char **argv)
 	stat_hook_parse();
 	first = parse_opts(argc, argv, &o);
 	if (first < 0)
-		return 129;
+		return free_opts(&o, 129);
 	if (split_kernel_events(&o) < 0 || split_kernel_filters(&o) < 0)
-		return 1;
+		return free_opts(&o, 1);
 	if (o.nr_kevents && kev_unavailable()) {
 		/* the programs' events are recorded all the same */
 		fprintf(stderr, "utrace record: %s%s\n", kev_unavailable(),
 			o.nr_events ? "; recording the utrace events only" : "");
 		if (!o.nr_events)
-			return 1;
+			return free_opts(&o, 1);
 		o.nr_kevents = 0;
 		o.nr_kfilters = 0;
 	}
 	if (!runtime_dir(dir, sizeof(dir)))
-		return 1;
+		return free_opts(&o, 1);
 	snprintf(sock_path, sizeof(sock_path), "%s/record-%d.sock", dir, (int)getpid());
 	if (strlen(sock_path) >= sizeof(sa.sun_path)) {
 		fprintf(stderr, "utrace record: socket path '%s' is too long\n", sock_path);
-		return 1;
+		return free_opts(&o, 1);
 	}
 	strcpy(sa.sun_path, sock_path);
 	unlink(sock_path);
@@ -1359,13 +1376,13 @@ int cmd_record(int argc, char **argv)
 	    listen(lsock, 64) < 0) {
 		fprintf(stderr, "utrace record: cannot listen on '%s': %s\n", sock_path,
 			strerror(errno));
-		return 1;
+		return free_opts(&o, 1);
 	}
 	if (utrace__tfw_open(&out, o.output, UTRACE_PAGE_SIZE) < 0) {
 		fprintf(stderr, "utrace record: cannot create '%s': %s\n", o.output,
 			strerror(errno));
 		unlink(sock_path);
-		return 1;
+		return free_opts(&o, 1);
 	}
 	first_clock = write_clock_point();
 
@@ -1382,7 +1399,7 @@ int cmd_record(int argc, char **argv)
 		unlink(sock_path);
 		utrace__tfw_close(&out);
 		unlink(o.output);
-		return 1;
+		return free_opts(&o, 1);
 	}
 
 	events = join_events(&o);
@@ -1640,19 +1657,11 @@ loop:
 	else if (child_done && WEXITSTATUS(status))
 		fprintf(stderr, "utrace record: '%s' exited with status %d\n", argv[first],
 			WEXITSTATUS(status));
-	free(o.events);
-	free(o.kevents);
-	free(o.kfilters);
-	free(rec_kev);
-	free(rec_kev_text);
-	free(rec_kev_also);
-	free(o.pids);
 	free(ev_copy);
 	free(rec_ev);
 	free(rec_ev_text);
 	free(rec_ev_matched);
 	free(rec_flt);
 	free(rec_flt_matched);
-	free(o.filters);
-	return stat_hook_end(status, child_done, out.error ? 1 : 0);
+	return free_opts(&o, stat_hook_end(status, child_done, out.error ? 1 : 0));
 }
