@@ -180,6 +180,16 @@ def main():
     elif stats_written != sum(in_file.values()):
         fail("STATS say %d written, the pages hold %d" % (stats_written, sum(in_file.values())))
     if not cut and total_file + stats_lost != total_fired:
+        # where the difference is: the threads short of what they fired
+        # by more than their pages say was lost (LOST records are per
+        # process), and the processes' LOST records
+        short = [(t, n, in_file.get(t, 0), lost_pages.get(t, 0)) for t, n in fired.items()
+                 if in_file.get(t, 0) + lost_pages.get(t, 0) < n]
+        for t, n, f, lp in sorted(short, key=lambda x: x[2] + x[3] - x[1])[:12]:
+            print("check-trace: thread %d fired %d, in file %d, lost in its pages %d" %
+                  (t, n, f, lp), file=sys.stderr)
+        print("check-trace: %d threads short; LOST records by pid: %r" %
+              (len(short), lost_rec), file=sys.stderr)
         fail("fired %d, in file %d + lost %d = %d" % (total_fired, total_file, stats_lost,
                                                      total_file + stats_lost))
     if not cut and stats_lost != sum(lost_pages.values()) + sum(lost_rec.values()):
