@@ -140,7 +140,7 @@ bool utrace__registry_any_enabled(void)
 static int set_on_locked(struct utrace_event *ev, bool top, uint32_t mask)
 {
 	struct utrace__event_state *st = ev->priv;
-	bool was = st->enabled || st->inst_on, will = top || mask;
+	bool was = st->enabled || st->inst_on || st->soft, will = top || mask || st->soft;
 	int ret = 0;
 
 	if (st->ignore_enable)
@@ -179,6 +179,30 @@ static int enable_inst_locked(struct utrace_event *ev, int inst, bool on)
 		return -EINVAL;
 	m = on ? st->inst_on | (1u << inst) : st->inst_on & ~(1u << inst);
 	return m == st->inst_on ? 0 : set_on_locked(ev, st->enabled, m);
+}
+
+int utrace__event_soft(struct utrace_event *ev, bool on)
+{
+	struct utrace__event_state *st;
+	int ret = 0;
+
+	reg_lock();
+	st = ev->priv;
+	if (!st) {
+		ret = UTRACE_ENOEVENT;
+	} else if (on) {
+		if (!st->enabled && !st->inst_on && !st->soft)
+			ret = utrace__tp_add(ev->tp, ev->cls->probe, ev);
+		if (!ret)
+			__atomic_store_n(&st->soft, st->soft + 1, __ATOMIC_RELEASE);
+	} else if (st->soft) {
+		__atomic_store_n(&st->soft, st->soft - 1, __ATOMIC_RELEASE);
+		if (!st->enabled && !st->inst_on && !st->soft)
+			ret = utrace__tp_remove(ev->tp, ev->cls->probe, ev);
+	}
+	reg_unlock();
+	utrace__tp_reap();
+	return ret;
 }
 
 int utrace__event_enable_inst(struct utrace_event *ev, int inst, bool on)
@@ -611,6 +635,13 @@ void utrace_tp_unregister_module(struct utrace_event *const *start,
 		if (st->mod != mod) {
 			events[j++] = ev;
 			continue;
+		}
+		if (st->triggers) {
+			/* Its triggers are forgotten, not freed (a thread may
+			 * still run them), and still counted: the process keeps
+			 * the slow path for triggered events (design-notes.md). */
+			__atomic_store_n(&st->triggers, NULL, __ATOMIC_RELEASE);
+			st->soft = 0;
 		}
 		if (st->enabled || st->inst_on)
 			set_on_locked(ev, false, 0);
