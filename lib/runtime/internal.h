@@ -73,6 +73,8 @@ void utrace__init(void) UTRACE_HIDDEN;
  * @module_added: an object's events have registered and UTRACE_EVENTS was
  *                applied to them; called with no lock held (the agent
  *                starts, and events switched on get a pool)
+ * @event_removed: an object is unloaded: each of its events, registry
+ *                 lock held, before any of them is torn down (triggers)
  *
  * The registry is below the control layer (agent.c, control.c, record.c),
  * which calls into it: it tells them about new events through these hooks,
@@ -81,6 +83,8 @@ void utrace__init(void) UTRACE_HIDDEN;
 struct utrace__registry_ops {
 	void (*event_added)(const struct utrace_event *ev);
 	void (*module_added)(void);
+	/* an object's event is about to go (dlclose), registry lock held */
+	void (*event_removed)(struct utrace_event *ev);
 };
 
 /**

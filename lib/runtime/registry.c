@@ -628,6 +628,11 @@ void utrace_tp_unregister_module(struct utrace_event *const *start,
 	if (!mod || --mod->refs > 0)
 		goto out;
 	*pm = mod->next;
+	/* The control layer lets go of what points at them (triggers), while
+	 * every event is still whole. */
+	for (i = 0; reg_ops && reg_ops->event_removed && i < nr_events; i++)
+		if (((struct utrace__event_state *)events[i]->priv)->mod == mod)
+			reg_ops->event_removed(events[i]);
 	for (i = 0, j = 0; i < nr_events; i++) {
 		struct utrace_event *ev = events[i];
 		struct utrace__event_state *st = ev->priv;
@@ -635,13 +640,6 @@ void utrace_tp_unregister_module(struct utrace_event *const *start,
 		if (st->mod != mod) {
 			events[j++] = ev;
 			continue;
-		}
-		if (st->triggers) {
-			/* Its triggers are forgotten, not freed (a thread may
-			 * still run them), and still counted: the process keeps
-			 * the slow path for triggered events (design-notes.md). */
-			__atomic_store_n(&st->triggers, NULL, __ATOMIC_RELEASE);
-			st->soft = 0;
 		}
 		if (st->enabled || st->inst_on)
 			set_on_locked(ev, false, 0);

@@ -263,6 +263,22 @@ static int uninstall(struct utrace_event *ev, unsigned int i)
 	return 0;
 }
 
+static int gone_cb(struct utrace_event *ev, void *arg)
+{
+	struct utrace__event_state *st = ev->priv;
+	unsigned int i;
+
+	for (i = st && st->triggers ? st->triggers->nr : 0; i-- > 0;)
+		if (ev == arg || st->triggers->t[i]->target == arg)
+			uninstall(ev, i);
+	return 0;
+}
+
+void utrace__triggers_event_gone(struct utrace_event *ev)
+{
+	utrace__registry_foreach(gone_cb, ev);
+}
+
 static char *strip(const char *in, size_t len)
 {
 	size_t b = 0;

@@ -69,4 +69,8 @@ char *utrace__trigger_text(struct utrace_event *ev) UTRACE_HIDDEN;
  * when out of memory.  malloc()ed. */
 char *utrace__trigger_hist_text(struct utrace_event *ev) UTRACE_HIDDEN;
 
+/* An event goes away (dlclose; registry lock held): its triggers, and
+ * those of other events that enable or disable it, are removed. */
+void utrace__triggers_event_gone(struct utrace_event *ev) UTRACE_HIDDEN;
+
 #endif /* UTRACE_RUNTIME_TRIGGER_H */
