@@ -1206,7 +1206,7 @@ static void forget_saved(void)
 static int save_cb(struct utrace_event *ev, void *arg)
 {
 	(void)arg;
-	if (((struct utrace__event_state *)ev->priv)->enabled) {
+	if (__atomic_load_n(&((struct utrace__event_state *)ev->priv)->enabled, __ATOMIC_RELAXED)) {
 		int *n = realloc(rec_saved_ids, (rec_nr_saved + 1) * sizeof(*n));
 
 		if (!n)
