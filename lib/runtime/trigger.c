@@ -24,6 +24,7 @@
 #include "hist.h"
 #include "instance.h"
 #include "internal.h"
+#include "marker.h"
 #include "record.h"
 #include "symbols.h"
 #include "trigger.h"
@@ -33,16 +34,17 @@ enum trig_kind {
 	TK_HIST,
 	TK_TRACEON,
 	TK_TRACEOFF,
+	TK_STACKTRACE,
 	TK_ENABLE,
 	TK_DISABLE,
 };
 
 /* The kernel's event_trigger_type: two triggers of one type on one event
  * are refused (register_trigger()), enable and disable counting as one. */
-static const int kind_type[] = { 0, 1, 1, 2, 2 };
+static const int kind_type[] = { 0, 1, 1, 3, 2, 2 };
 
 static const char *const kind_name[] = {
-	"hist", "traceon", "traceoff", "enable_event", "disable_event",
+	"hist", "traceon", "traceoff", "stacktrace", "enable_event", "disable_event",
 };
 
 struct trig {
@@ -54,6 +56,7 @@ struct trig {
 	struct utrace__hist *h;          /* hist */
 	struct utrace__hist_map *map;    /* (atomic: :clear replaces it) */
 	int paused;                      /* (atomic) */
+	unsigned long skip[2];           /* stacktrace: the probe, the iterator */
 };
 
 struct utrace__trig_list {
@@ -111,6 +114,10 @@ static void fire(struct trig *t)
 		    !take_count(t))
 			return;
 		__atomic_store_n(&ts->enabled, want, __ATOMIC_RELAXED);
+		return;
+	case TK_STACKTRACE:     /* stacktrace_count_trigger() */
+		if (take_count(t))
+			utrace__user_stack_record(t->skip);
 		return;
 	case TK_HIST:
 		return;
@@ -543,7 +550,23 @@ static int cmd_write(struct utrace_event *ev, enum trig_kind kind, char *param, 
 		r = -EEXIST;
 		goto out;
 	}
-	if (t->target || kind == TK_TRACEON) {
+	if (kind == TK_STACKTRACE) {
+		/* the frames the stack leaves out: the probe, and the
+		 * tracepoint's iterator (a global of the event's object) */
+		char iter[160];
+		uint64_t start, size;
+
+		if (!utrace__user_stack_register()) {
+			/* no libunwind: as a kernel without the command */
+			r = -EINVAL;
+			goto out;
+		}
+		t->skip[0] = (unsigned long)(uintptr_t)ev->cls->probe;
+		snprintf(iter, sizeof(iter), "__traceiter_%s", ev->tp->name);
+		if (utrace__sym_by_name(iter, &start, &size) == 0)
+			t->skip[1] = (unsigned long)start;
+	}
+	if (t->target || kind == TK_TRACEON || kind == TK_STACKTRACE) {
 		/* what they switch on records into the pool */
 		r = utrace__pool_ensure();
 		if (r < 0)
@@ -648,8 +671,8 @@ char *utrace__trigger_text(struct utrace_event *ev)
 		return NULL;
 	if (!st->triggers || !st->triggers->nr)
 		/* event_triggers_seq_show(): the commands this build has */
-		fputs("# Available triggers:\n"
-		      "# traceon traceoff enable_event disable_event hist\n", f);
+		fprintf(f, "# Available triggers:\n# traceon traceoff %senable_event "
+			"disable_event hist\n", UTRACE_HAVE_UNWINDER ? "stacktrace " : "");
 	for (i = 0; st->triggers && i < st->triggers->nr && !r; i++)
 		r = print_trig(f, st->triggers->t[i]);
 	if (fclose(f) || r < 0) {

@@ -2,8 +2,8 @@
 /*
  * Event triggers (the kernel's events/<sys>/<ev>/trigger,
  * kernel/trace/trace_events_trigger.c and trace_events_hist.c): hist,
- * traceon, traceoff, enable_event and disable_event, each with an
- * optional count (":N") and filter ("if ...").
+ * traceon, traceoff, stacktrace (with libunwind), enable_event and
+ * disable_event, each with an optional count (":N") and filter ("if ...").
  *
  * The agent (control.c) parses and installs them; the writer runs them
  * on each record of the event (writer.c, commit_inst()).  While any

@@ -35,9 +35,16 @@ live_hist() {
 		same "$TMP/got.txt" "$TMP/want.txt"
 }
 
+# stacktrace needs libunwind (a build without it does not offer it)
+AVAIL="# traceon traceoff stacktrace enable_event disable_event hist"
+if ! "$UTRACE" trigger -p "$P" kmalloc | grep -q stacktrace; then
+	AVAIL="# traceon traceoff enable_event disable_event hist"
+	echo "# this build has no libunwind: no stacktrace trigger, its checks are left out"
+fi
+export AVAIL
 check "an event without triggers: the kernel's list of the commands" bash -c '
 	[ "$("$0" trigger -p "$1" histdemo:kmalloc)" = "# Available triggers:
-# traceon traceoff enable_event disable_event hist" ]' "$UTRACE" "$P"
+$AVAIL" ]' "$UTRACE" "$P"
 
 check "histogram.rst's first trigger is taken and read back as the kernel prints it" bash -c '
 	"$0" trigger -p "$1" kmalloc "hist:key=call_site:val=bytes_req if gfp_flags != 0x10" &&
@@ -162,9 +169,18 @@ check "enable_event:histdemo:task:1 and disable_event on tick: readback" bash -c
 	"$0" trigger -p "$1" kmalloc "enable_event:histdemo:task:1 if bytes_req == 512" &&
 	"$0" trigger -p "$1" kmalloc | grep -qx "enable_event:histdemo:task:count=1 if bytes_req == 512"' \
 	"$UTRACE" "$P"
-check "traceon:2 on task: tracing back on at its first event" bash -c '
+check "traceon:2 on task: tracing back on at its first event (readback)" bash -c '
 	"$0" trigger -p "$1" task "traceon:2" &&
 	"$0" trigger -p "$1" task | grep -qx "traceon:count=2"' "$UTRACE" "$P"
+if [ "${AVAIL/stacktrace/}" != "$AVAIL" ]; then
+	# on task, after its traceon (tracing is off until then: a stack
+	# taken while it is off is dropped, as in the kernel); with a filter,
+	# so it runs after the record (the kernel's post-call)
+	check "stacktrace:2 if pid == 200: readback, newest first" bash -c '
+		"$0" trigger -p "$1" task "stacktrace:2 if pid == 200" &&
+		[ "$("$0" trigger -p "$1" task)" = "stacktrace:count=2 if pid == 200
+traceon:count=2" ]' "$UTRACE" "$P"
+fi
 send fire
 check "after a fire: task on (count=0), tracing back on (traceon:count=1)" bash -c '
 	"$0" trigger -p "$1" kmalloc | grep -qx "enable_event:histdemo:task:count=0 if bytes_req == 512" &&
@@ -173,6 +189,20 @@ check "the buffer holds the task events and no kmalloc nor tick (held, not on)" 
 	"$0" show -p "$1" > "$2/show" &&
 	[ "$(grep -c "task: comm=" "$2/show")" = 6 ] &&
 	! grep -q "kmalloc:\|tick:" "$2/show"' "$UTRACE" "$P" "$TMP"
+if [ "${AVAIL/stacktrace/}" != "$AVAIL" ]; then
+	check "stacktrace: one ftrace:user_stack record, from the function that fired the event out" bash -c '
+		"$0" trigger -p "$1" task | grep -qx "stacktrace:count=1 if pid == 200" &&
+		[ "$(grep -c "user_stack: " "$2/show")" = 1 ] &&
+		grep -A3 "user_stack: " "$2/show" > "$2/stack" &&
+		grep -q "user_stack: .=> main$" "$2/stack" && grep -qx ".=> __libc_start_main" "$2/stack"' \
+		"$UTRACE" "$P" "$TMP"
+	check "stacktrace: the record is the kernel's ftrace:user_stack (tgid, caller[8])" bash -c '
+		"$0" list -p "$1" --format ftrace:user_stack > "$2/fmt" &&
+		grep -qxF "	field:unsigned int tgid;	offset:8;	size:4;	signed:0;" "$2/fmt" &&
+		grep -qxF "	field:unsigned long caller[8];	offset:16;	size:64;	signed:0;" "$2/fmt" &&
+		grep -q "^print fmt: \"\\\\t=> %ps\\\\n" "$2/fmt"' "$UTRACE" "$P" "$TMP"
+	trig task '!stacktrace' > /dev/null
+fi
 check "!enable_event removes it; the other triggers stay" bash -c '
 	"$0" trigger -p "$1" kmalloc "!enable_event:histdemo:task" &&
 	! "$0" trigger -p "$1" kmalloc | grep -q enable_event' "$UTRACE" "$P"
@@ -208,7 +238,7 @@ if "$UTRACE" mount "$MNT" 2> "$TMP/err"; then
 		[ "$(cat "$1/tick/trigger")" = "traceoff:count=0 if n == 150" ] &&
 		: > "$1/kmalloc/trigger" &&
 		[ "$(cat "$1/kmalloc/trigger")" = "# Available triggers:
-# traceon traceoff enable_event disable_event hist" ] && [ ! -s "$1/kmalloc/hist" ] &&
+$AVAIL" ] && [ ! -s "$1/kmalloc/hist" ] &&
 		[ "$(cat "$1/kmalloc/enable")" = "0" ]' _ "$E"
 	check "mount: instances have no trigger files (triggers are the top level's)" bash -c '
 		mkdir "$1/instances/i1" && [ "$(ls "$1/instances/i1/events/histdemo/tick" | tr "\n" " ")" = "enable filter format id " ] &&

@@ -602,6 +602,7 @@ static const struct cmd_desc trigger_desc = { "trigger",
 	"       [:clear][:name=NAME] [if FILTER]   aggregate in the process\n"
 	"  traceon[:N] [if FILTER]      switch tracing_on on\n"
 	"  traceoff[:N] [if FILTER]     switch tracing_on off\n"
+	"  stacktrace[:N] [if FILTER]   record the thread's stack (ftrace:user_stack)\n"
 	"  enable_event:SYS:EVENT[:N] [if FILTER]    switch another event on\n"
 	"  disable_event:SYS:EVENT[:N] [if FILTER]   switch another event off\n"
 	"The tables of the hist triggers: utrace hist -p PID EVENT.  A command the\n"
