@@ -46,6 +46,18 @@ check "an event without triggers: the kernel's list of the commands" bash -c '
 	[ "$("$0" trigger -p "$1" histdemo:kmalloc)" = "# Available triggers:
 $AVAIL" ]' "$UTRACE" "$P"
 
+check "--help: utrace trigger's commands, utrace hist's -p" bash -c '
+	"$0" trigger --help | grep -q "^usage: utrace trigger -p PID... EVENT \[COMMAND\]" &&
+	"$0" trigger --help | grep -q "enable_event:SYS:EVENT\[:N\]" &&
+	"$0" hist --help | grep -q "^       utrace hist -p PID... EVENT"' "$UTRACE"
+check "bad use: no process, no event, too many commands (129); an unknown event (1)" bash -c '
+	"$0" trigger kmalloc traceon 2> /dev/null; [ $? = 129 ] || exit 1
+	"$0" trigger -p "$1" 2> /dev/null; [ $? = 129 ] || exit 1
+	"$0" trigger -p "$1" kmalloc traceon traceoff 2> /dev/null; [ $? = 129 ] || exit 1
+	"$0" hist -p "$1" -i x.dat kmalloc 2> /dev/null; [ $? = 129 ] || exit 1
+	"$0" trigger -p "$1" nosuch traceon 2> "$2/e"; [ $? = 1 ] &&
+	[ "$(cat "$2/e")" = "utrace: process $1 has no event '\''nosuch'\''" ]' "$UTRACE" "$P" "$TMP"
+
 check "histogram.rst's first trigger is taken and read back as the kernel prints it" bash -c '
 	"$0" trigger -p "$1" kmalloc "hist:key=call_site:val=bytes_req if gfp_flags != 0x10" &&
 	[ "$("$0" trigger -p "$1" kmalloc)" = "hist:keys=call_site:vals=hitcount,bytes_req:sort=hitcount:size=2048 if gfp_flags != 0x10 [active]" ]' \
