@@ -673,13 +673,17 @@ int cmd_trigger(int argc, char **argv)
 	int status = 0;
 	size_t i;
 
-	if (r)
+	if (r) {
+		free_targets(&t);
 		return r < 0 ? 0 : r;
+	}
 	if (!t.nr && !t.all)
 		return usage_error("trigger", "%s", "which process? give -p PID or -a");
-	if (argc - optind < 1 || argc - optind > 2)
+	if (argc - optind < 1 || argc - optind > 2) {
+		free_targets(&t);
 		return usage_error("trigger", "%s", "give an EVENT and at most one COMMAND "
 				   "(quote it)");
+	}
 	what = argv[optind];
 	cmd = argc - optind == 2 ? argv[optind + 1] : NULL;
 	if ((r = connect_targets(&t, true))) {

@@ -118,11 +118,14 @@ int cmd_hist(int argc, char **argv)
 			pids[nr_pids++] = (pid_t)v;
 			break;
 		case 'h':
+			free(pids);
 			fputs(usage_text, stdout);
 			return 0;
 		case ':':
+			free(pids);
 			return usage_error("hist", "option '%s' needs a value", argv[optind - 1]);
 		default:
+			free(pids);
 			return usage_error("hist", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
