@@ -295,6 +295,17 @@ check "after the storm: 3 threads x 1000 ticks counted exactly, sums right" bash
 	grep -qE "^\{ common_pid: trigger-demo +\[ *[0-9]+\] \} hitcount:       1000  delta:     399500$" "$2/h" &&
 	[ "$(grep -c "^{" "$2/h")" = 3 ]' "$UTRACE" "$P" "$TMP"
 
+# Signal handlers fire the event inside the thread's own events: the
+# nested record (the writer's stash) goes through the triggers too.
+trig tick '!hist:keys=common_pid.execname:vals=delta' > /dev/null
+trig tick 'hist:keys=n.log2:vals=delta' > /dev/null
+send "signals 200000"
+check "signal handlers' events, nested in the thread's, are counted: Hits = ticks + handler ticks" bash -c '
+	s=$(sed -n "s/^signals //p" "$2/out" | tail -n 1) && [ "$s" -gt 0 ] &&
+	"$0" hist -p "$1" tick > "$2/h" &&
+	grep -qx "    Hits: $((200000 + s))" "$2/h" && grep -qx "    Dropped: 0" "$2/h"' \
+	"$UTRACE" "$P" "$TMP"
+
 echo quit > "$TMP/ff"
 check "the demo ends cleanly" bash -c 'wait_for bash -c "! kill -0 $1 2> /dev/null"' _ "$P"
 wait "$P"
