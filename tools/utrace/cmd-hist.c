@@ -92,8 +92,6 @@ int cmd_hist(int argc, char **argv)
 	opterr = 0;
 	optind = 0;
 	while ((c = getopt_long(argc, argv, "+:i:p:h", longopts, NULL)) != -1) {
-		char *end;
-		long v;
 		pid_t *np;
 
 		switch (c) {
@@ -102,12 +100,6 @@ int cmd_hist(int argc, char **argv)
 			input_given = true;
 			break;
 		case 'p':
-			errno = 0;
-			v = strtol(optarg, &end, 10);
-			if (errno || end == optarg || *end || v <= 0 || v > 0x7fffffff) {
-				free(pids);
-				return usage_error("hist", "'%s' is not a process id", optarg);
-			}
 			np = realloc(pids, (nr_pids + 1) * sizeof(*np));
 			if (!np) {
 				free(pids);
@@ -115,7 +107,11 @@ int cmd_hist(int argc, char **argv)
 				return 1;
 			}
 			pids = np;
-			pids[nr_pids++] = (pid_t)v;
+			if (!parse_pid(optarg, &pids[nr_pids])) {
+				free(pids);
+				return usage_error("hist", "'%s' is not a process id", optarg);
+			}
+			nr_pids++;
 			break;
 		case 'h':
 			free(pids);
