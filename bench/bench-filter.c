@@ -52,6 +52,9 @@
  *                                             three predicates, all true
  *   reject3  "a < 1000000000000 && b < 4000000000 && common_pid < 0"
  *                                             three predicates, the last false
+ *   hist     no filter, a hist trigger "hist:keys=b.log2:vals=a"
+ *            (aggregated in the writer, and recorded)
+ *   histoff  the same trigger with the event off: aggregated only
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -102,14 +105,21 @@ struct filt_case {
 	const char *name;
 	const char *expr;
 	int accepts;
+	const char *trigger;     /* a trigger set for the case, or NULL */
+	int off;                 /* the event switched off (the trigger holds it) */
 };
 
 static const struct filt_case filt_cases[] = {
-	{ "none", "0", 1 },
-	{ "accept1", "b < 4000000000", 1 },
-	{ "reject1", "b >= 4000000000", 0 },
-	{ "accept3", "a < 1000000000000 && b < 4000000000 && common_pid > 0", 1 },
-	{ "reject3", "a < 1000000000000 && b < 4000000000 && common_pid < 0", 0 },
+	{ "none", "0", 1, NULL, 0 },
+	{ "accept1", "b < 4000000000", 1, NULL, 0 },
+	{ "reject1", "b >= 4000000000", 0, NULL, 0 },
+	{ "accept3", "a < 1000000000000 && b < 4000000000 && common_pid > 0", 1, NULL, 0 },
+	{ "reject3", "a < 1000000000000 && b < 4000000000 && common_pid < 0", 0, NULL, 0 },
+	/* a hist trigger aggregating every event (b.log2: 32 keys), the
+	 * event recorded too; and the same with the event off (soft mode:
+	 * aggregated, not recorded) */
+	{ "hist", "0", 1, "hist:keys=b.log2:vals=a", 0 },
+	{ "histoff", "0", 0, "hist:keys=b.log2:vals=a", 1 },
 };
 #define NR_FILT (sizeof(filt_cases) / sizeof(filt_cases[0]))
 
@@ -168,13 +178,36 @@ static void ctl_up(void)
 
 static void set_case(const struct filt_case *c)
 {
+	static const struct filt_case *prev;
 	struct utrace__ctl_filter_error fe;
 	int r = utrace__ctl_filter(ctl, ev_id, c->expr, &fe);
+	char bang[128];
 
 	if (r < 0) {
 		fprintf(stderr, "bench-filter: filter '%s' refused (%d): pos %d: %s\n",
 			c->expr, r, fe.pos, fe.msg);
 		exit(1);
+	}
+	/* the previous case's trigger goes, the event back on */
+	if (prev && prev->trigger) {
+		snprintf(bang, sizeof(bang), "!%s", prev->trigger);
+		r = utrace__ctl_trigger(ctl, ev_id, bang, 0, NULL);
+		if (r == 0 && prev->off)
+			r = utrace__ctl_enable(ctl, ev_id, 1);
+		if (r < 0) {
+			fprintf(stderr, "bench-filter: cannot remove '%s' (%d)\n", prev->trigger, r);
+			exit(1);
+		}
+	}
+	prev = c;
+	if (c->trigger) {
+		r = utrace__ctl_trigger(ctl, ev_id, c->trigger, 0, NULL);
+		if (r == 0 && c->off)
+			r = utrace__ctl_enable(ctl, ev_id, 0);
+		if (r < 0) {
+			fprintf(stderr, "bench-filter: trigger '%s' refused (%d)\n", c->trigger, r);
+			exit(1);
+		}
 	}
 }
 

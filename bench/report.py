@@ -899,6 +899,10 @@ FILT_CASES = [
      "3 predicates, accepts every event"),
     ("reject3", "`a < 1000000000000 && b < 4000000000 && common_pid < 0`",
      "3 predicates, rejects every event (the last one false)"),
+    ("hist", "(no filter; trigger `hist:keys=b.log2:vals=a`)",
+     "hist trigger, event recorded too"),
+    ("histoff", "(no filter; the same trigger, event off: soft mode)",
+     "hist trigger only (aggregated, not recorded)"),
 ]
 
 

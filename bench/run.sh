@@ -568,7 +568,7 @@ fdata=$data/filt
 mkdir -p "$fdata"
 : >"$fdata/counts.txt"
 filt_bin=$build/bench/bench-filter
-filt_cases=(none accept1 reject1 accept3 reject3)
+filt_cases=(none accept1 reject1 accept3 reject3 hist histoff)
 say "filters: $FILT_RUNS rounds of $FILT_N events per case (${filt_cases[*]})"
 # -m 64M: room for a whole case (FILT_N events of 24 bytes), so that a
 # recorder that falls behind on this shared machine makes no event lost

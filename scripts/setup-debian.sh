@@ -7,7 +7,7 @@ set -euo pipefail
 
 pkgs=(
 	meson ninja-build pkg-config gcc g++ clang python3
-	liburcu-dev libtraceevent-dev libtracefs-dev libelf-dev libfuse3-dev fuse3 libsqlite3-dev libseccomp-dev util-linux trace-cmd tmux cmake
+	liburcu-dev libtraceevent-dev libtracefs-dev libelf-dev libfuse3-dev fuse3 libsqlite3-dev libseccomp-dev libunwind-dev util-linux trace-cmd tmux cmake
 	libcurl4-openssl-dev zlib1g-dev
 	dpkg-dev debhelper fakeroot lintian
 )

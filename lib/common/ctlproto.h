@@ -49,6 +49,11 @@ enum utrace_ctl_op {
 	UTRACE_CTL_INSTANCE_RMDIR,    /* payload name */
 	UTRACE_CTL_TRACE_CLOCK,       /* arg: enum utrace_trace_clock, -1 to ask,
 				       * -2 for the clocks it has (a bit each) */
+	UTRACE_CTL_TRIGGER,           /* id, arg 0: payload the write; arg 1: the
+				       * open with O_TRUNC (hist triggers go)
+				       * -> status, payload the error_log entry */
+	UTRACE_CTL_TRIGGER_TEXT,      /* id -> the trigger file's text */
+	UTRACE_CTL_HIST,              /* id -> the hist file's text */
 };
 
 /*
@@ -94,6 +99,10 @@ struct utrace_ctl_info_msg {
 	uint32_t tracing_on, has_pool, mode, recorder;
 	uint64_t buffer_size, pages_used, nr_pages, written, lost;
 };
+
+/* utrace_ctl_event_msg.enabled: on, and held by a trigger (soft mode). */
+#define UTRACE_CTL_EV_ON 1u
+#define UTRACE_CTL_EV_SOFT 2u
 
 struct utrace_ctl_event_msg {
 	uint32_t id;

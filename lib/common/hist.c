@@ -1191,10 +1191,18 @@ static int cmp_key_field(const struct utrace__hist_field *k, const struct elt *a
 	return (int)cmp_num(x, y, k->cmp_size, k->cmp_signed);
 }
 
+/* An entry as printed: its sums read once, so that the sort compares
+ * values that writers adding meanwhile (a live table) do not change. */
+struct row {
+	const struct elt *e;
+	uint64_t sums[UTRACE__HIST_VALS_MAX];
+};
+
 static int cmp_entries(const void *pa, const void *pb, void *arg)
 {
 	const struct utrace__hist *h = arg;
-	const struct elt *a = *(const struct elt *const *)pa, *b = *(const struct elt *const *)pb;
+	const struct row *ra = pa, *rb = pb;
+	const struct elt *a = ra->e, *b = rb->e;
 	unsigned int i;
 	int c;
 
@@ -1204,8 +1212,7 @@ static int cmp_entries(const void *pa, const void *pb, void *arg)
 		if (s->is_key) {
 			c = cmp_key_field(&h->keys[s->idx], a, b);
 		} else {
-			uint64_t x = atomic_load_explicit(&a->sums[s->idx], memory_order_relaxed);
-			uint64_t y = atomic_load_explicit(&b->sums[s->idx], memory_order_relaxed);
+			uint64_t x = ra->sums[s->idx], y = rb->sums[s->idx];
 
 			c = x < y ? -1 : x > y;
 		}
@@ -1332,7 +1339,7 @@ int utrace__hist_print(struct utrace__hist_map *m, const struct utrace__hist_pri
 	const struct utrace__hist *h = m->h;
 	uint64_t total[UTRACE__HIST_VALS_MAX] = { 0 }, max[UTRACE__HIST_VALS_MAX] = { 0 };
 	struct sbuf b = { 0 };
-	struct elt **v;
+	struct row *v;
 	uint32_t i, n = 0, j;
 	int ret = 0;
 
@@ -1344,13 +1351,17 @@ int utrace__hist_print(struct utrace__hist_map *m, const struct utrace__hist_pri
 	for (i = 0; i < m->nr_slots; i++) {
 		struct elt *e = atomic_load_explicit(&m->slots[i].elt, memory_order_acquire);
 
-		if (e && e != &dead_elt && n < m->max_elts)
-			v[n++] = e;
+		if (!e || e == &dead_elt || n >= m->max_elts)
+			continue;
+		v[n].e = e;
+		for (j = 0; j < h->nr_vals; j++)
+			v[n].sums[j] = atomic_load_explicit(&e->sums[j], memory_order_relaxed);
+		n++;
 	}
 	qsort_r(v, n, sizeof(*v), cmp_entries, (void *)h);
 	for (j = 0; j < h->nr_vals; j++)
 		for (i = 0; i < n; i++) {
-			uint64_t x = atomic_load_explicit(&v[i]->sums[j], memory_order_relaxed);
+			uint64_t x = v[i].sums[j];
 
 			total[j] += x;
 			if (x > max[j])
@@ -1360,9 +1371,9 @@ int utrace__hist_print(struct utrace__hist_map *m, const struct utrace__hist_pri
 	info_print(&b, h, o->paused);
 	sb_printf(&b, "#\n\n");
 	for (i = 0; i < n; i++) {
-		key_print(&b, h, o, v[i]);
+		key_print(&b, h, o, v[i].e);
 		for (j = 0; j < h->nr_vals; j++) {
-			uint64_t x = atomic_load_explicit(&v[i]->sums[j], memory_order_relaxed);
+			uint64_t x = v[i].sums[j];
 
 			if (j == 0 && h->nohitcount)
 				continue;

@@ -505,7 +505,8 @@ int utrace__ctl_events(struct utrace__ctl *c, struct utrace__ctl_event **evs, si
 		if (strnlen(name, m.len - (size_t)(name - sys)) >= m.len - (size_t)(name - sys))
 			break;
 		v[n].id = m.id;
-		v[n].enabled = m.enabled;
+		v[n].enabled = (m.enabled & UTRACE_CTL_EV_ON) != 0;
+		v[n].soft = (m.enabled & UTRACE_CTL_EV_SOFT) != 0;
 		v[n].filtered = m.filtered;
 		v[n].system = strdup(sys);
 		v[n].name = strdup(name);
@@ -600,6 +601,28 @@ int utrace__ctl_filter_text(struct utrace__ctl *c, uint32_t id, char **out)
 int utrace__ctl_filter_system_text(struct utrace__ctl *c, const char *system, char **out)
 {
 	return text(c, UTRACE_CTL_FILTER_SYSTEM_TEXT, 0, system, strlen(system), out);
+}
+
+int utrace__ctl_trigger(struct utrace__ctl *c, uint32_t id, const char *cmd, int truncate,
+			char **log)
+{
+	struct answer a;
+	int r = request(c, UTRACE_CTL_TRIGGER, id, truncate != 0, 0, cmd, cmd ? strlen(cmd) : 0,
+			NULL, 0, &a);
+
+	if (log && a.data && a.len) {
+		*log = a.data;
+		a.data = NULL;
+	} else if (log) {
+		*log = NULL;
+	}
+	free(a.data);
+	return r;
+}
+
+int utrace__ctl_trigger_text(struct utrace__ctl *c, uint32_t id, int hist, char **out)
+{
+	return text(c, hist ? UTRACE_CTL_HIST : UTRACE_CTL_TRIGGER_TEXT, id, NULL, 0, out);
 }
 
 int utrace__ctl_error_log(struct utrace__ctl *c, char **out)

@@ -78,6 +78,7 @@ struct utrace__ctl_event {
 	uint32_t id;
 	bool enabled;
 	bool filtered;           /* a filter is set */
+	bool soft;               /* held by a trigger (enable reads "0*"/"1*") */
 	char *system, *name;
 };
 /*
@@ -139,6 +140,17 @@ int utrace__ctl_filter_system_text(struct utrace__ctl *c, const char *system,
 				   char **text) UTRACE_HIDDEN;
 
 /* error_log: the bytes it reads (up to 8 entries), and clearing it. */
+/*
+ * A write to events/<sys>/<ev>/trigger (truncate: opened with O_TRUNC,
+ * which removes the hist triggers first; cmd may then be ""): 0 or the
+ * kernel's -errno; *log (if not NULL) gets the error_log entry of a
+ * refused write, malloc()ed, or NULL.
+ */
+int utrace__ctl_trigger(struct utrace__ctl *c, uint32_t id, const char *cmd, int truncate,
+			char **log) UTRACE_HIDDEN;
+/* The trigger file's text, or (hist) the hist file's.  malloc()ed. */
+int utrace__ctl_trigger_text(struct utrace__ctl *c, uint32_t id, int hist, char **text)
+	UTRACE_HIDDEN;
 int utrace__ctl_error_log(struct utrace__ctl *c, char **text) UTRACE_HIDDEN;
 int utrace__ctl_error_log_clear(struct utrace__ctl *c) UTRACE_HIDDEN;
 

@@ -360,6 +360,19 @@ static void handle_op(struct conn *c, uint32_t op, const struct utrace_ctl_req *
 	case UTRACE_CTL_MARKER:
 		answer_status(c, utrace__control_trace_marker(pl, plen, q->arg != 0));
 		return;
+	case UTRACE_CTL_TRIGGER:
+		r = utrace__control_trigger(q->id, pl, plen, q->arg == 1, &text);
+		size = text ? strlen(text) : 0;
+		if (size > UTRACE_CTL_MAX_PACKET - sizeof(struct utrace_ctl_ans))
+			size = UTRACE_CTL_MAX_PACKET - sizeof(struct utrace_ctl_ans);
+		send_ans(c, r, 0, text, size, 0);
+		free(text);
+		return;
+	case UTRACE_CTL_TRIGGER_TEXT:
+	case UTRACE_CTL_HIST:
+		r = utrace__control_trigger_text(q->id, op == UTRACE_CTL_HIST, &text);
+		answer_text(c, r, text);
+		return;
 	case UTRACE_CTL_ATTACH:
 		answer_status(c, utrace__control_attach(pl, plen, (uint32_t)q->arg));
 		return;

@@ -32,6 +32,7 @@
 #include "internal.h"
 #include "marker.h"
 #include "record.h"
+#include "trigger.h"
 #include "writer.h"
 
 /* As the kernel's tracing error_log: the last 8 entries; the kernel takes
@@ -175,7 +176,9 @@ static int list_cb(struct utrace_event *ev, void *arg)
 	const struct utrace__event_state *st = ev->priv;
 	size_t sl = strlen(ev->cls->system) + 1, nl = strlen(ev->name) + 1;
 	bool on = utrace__event_on_inst(ev, cur);
-	struct utrace_ctl_event_msg m = { (uint32_t)ev->id, on,
+	struct utrace_ctl_event_msg m = { (uint32_t)ev->id,
+					  (uint8_t)((on ? UTRACE_CTL_EV_ON : 0) |
+						    (cur < 0 && st->soft ? UTRACE_CTL_EV_SOFT : 0)),
 					  expr_of(st) != NULL, (uint16_t)(sl + nl) };
 	size_t need = sizeof(m) + sl + nl;
 
@@ -451,6 +454,72 @@ static void set_filter(struct utrace_event *ev, struct utrace__filter *f, char *
 	replace_str(cur < 0 ? &st->filter_expr : slot ? &slot->expr : NULL, expr);
 	set_text(st, text);
 	set_program(ev, f);
+}
+
+/* --- triggers (trigger.c) --- */
+
+/**
+ * utrace__control_trigger - a write to an event's trigger file (UTRACE_CTL_TRIGGER)
+ * @id: the event's id
+ * @text: what was written, not NUL-terminated
+ * @len: its bytes
+ * @truncate: the file was opened with O_TRUNC: the hist triggers go first
+ * @log: set to the error_log entry of a refused write (malloc()ed), or NULL
+ *
+ * Only the top level has triggers (an instance's request: -EINVAL).
+ *
+ * Return: 0, -ENOENT (no such event), or the kernel's -errno.
+ */
+int utrace__control_trigger(uint32_t id, const char *text, size_t len, bool truncate,
+			    char **log)
+{
+	struct utrace_event *ev;
+	int r = 0;
+
+	*log = NULL;
+	if (cur >= 0)
+		return -EINVAL;
+	utrace__registry_lock();
+	ev = find_id(id);
+	if (!ev || ((struct utrace__event_state *)ev->priv)->ignore_enable) {
+		r = -ENOENT;
+	} else {
+		if (truncate)
+			utrace__trigger_truncate(ev);
+		if (len)
+			r = utrace__trigger_write(ev, text, len, log);
+	}
+	utrace__registry_unlock();
+	if (*log) {
+		char *copy = strdup(*log);
+
+		log_error(copy);
+	}
+	return r;
+}
+
+/**
+ * utrace__control_trigger_text - an event's trigger or hist file (UTRACE_CTL_TRIGGER_TEXT,
+ * UTRACE_CTL_HIST)
+ * @id: the event's id
+ * @hist: the hist file, else the trigger file
+ * @text: set to the text, malloc()ed, when 0 is returned
+ *
+ * Return: 0, -ENOENT (no such event) or -ENOMEM.
+ */
+int utrace__control_trigger_text(uint32_t id, bool hist, char **text)
+{
+	struct utrace_event *ev;
+
+	*text = NULL;
+	if (cur >= 0)
+		return -EINVAL;
+	utrace__registry_lock();
+	ev = find_id(id);
+	if (ev && !((struct utrace__event_state *)ev->priv)->ignore_enable)
+		*text = hist ? utrace__trigger_hist_text(ev) : utrace__trigger_text(ev);
+	utrace__registry_unlock();
+	return *text ? 0 : ev ? -ENOMEM : -ENOENT;
 }
 
 /* --- set_event_pid, set_event_notrace_pid --- */
@@ -1137,7 +1206,7 @@ static void forget_saved(void)
 static int save_cb(struct utrace_event *ev, void *arg)
 {
 	(void)arg;
-	if (((struct utrace__event_state *)ev->priv)->enabled) {
+	if (__atomic_load_n(&((struct utrace__event_state *)ev->priv)->enabled, __ATOMIC_RELAXED)) {
 		int *n = realloc(rec_saved_ids, (rec_nr_saved + 1) * sizeof(*n));
 
 		if (!n)

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "trigger.h"
 #include "agent.h"
 #include "event.h"
 #include "marker.h"
@@ -78,6 +79,7 @@ static void event_added(const struct utrace_event *ev)
 static const struct utrace__registry_ops registry_ops = {
 	.event_added = event_added,
 	.module_added = module_added,
+	.event_removed = utrace__triggers_event_gone,
 };
 
 static void init_once_fn(void)

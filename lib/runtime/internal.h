@@ -35,6 +35,11 @@ struct utrace__event_state {
 	 * set, then UTRACE_INSTANCES_MAX entries, freed with the event) */
 	uint32_t inst_on;
 	struct utrace__inst_filter *ifilt;
+	/* triggers (trigger.c): the list the writer runs, published with
+	 * RCU; and how many triggers hold the event's probe while it may be
+	 * off (the kernel's SOFT_MODE: its enable file reads "0*") */
+	struct utrace__trig_list *triggers;
+	unsigned int soft;
 };
 
 struct utrace__module {
@@ -68,6 +73,8 @@ void utrace__init(void) UTRACE_HIDDEN;
  * @module_added: an object's events have registered and UTRACE_EVENTS was
  *                applied to them; called with no lock held (the agent
  *                starts, and events switched on get a pool)
+ * @event_removed: an object is unloaded: each of its events, registry
+ *                 lock held, before any of them is torn down (triggers)
  *
  * The registry is below the control layer (agent.c, control.c, record.c),
  * which calls into it: it tells them about new events through these hooks,
@@ -76,6 +83,8 @@ void utrace__init(void) UTRACE_HIDDEN;
 struct utrace__registry_ops {
 	void (*event_added)(const struct utrace_event *ev);
 	void (*module_added)(void);
+	/* an object's event is about to go (dlclose), registry lock held */
+	void (*event_removed)(struct utrace_event *ev);
 };
 
 /**
@@ -142,6 +151,9 @@ int utrace__registry_set_event(const char *token) UTRACE_HIDDEN;
 int utrace__registry_set_event_inst(const char *token, int inst) UTRACE_HIDDEN;
 /* utrace_event_enable() in instance 'inst' (-1: the top level). */
 int utrace__event_enable_inst(struct utrace_event *ev, int inst, bool on) UTRACE_HIDDEN;
+/* Hold (on) or let go of the event's probe for a trigger: the kernel's
+ * trace_event_enable_disable(file, on, soft_disable=1).  0 or -errno. */
+int utrace__event_soft(struct utrace_event *ev, bool on) UTRACE_HIDDEN;
 /* A fork child has no instance: see registry.c. */
 void utrace__registry_instances_after_fork(void) UTRACE_HIDDEN;
 /* Whether the event is on in instance 'inst' (-1: the top level). */

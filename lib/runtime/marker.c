@@ -10,12 +10,22 @@
  *
  *   print:     ip (unsigned long), buf[] (the text, NUL-terminated)
  *   raw_data:  id (unsigned int), buf[] (the bytes)
+ *   user_stack: tgid (unsigned int), caller[8] (unsigned long): what the
+ *              stacktrace trigger records (struct userstack_entry),
+ *              registered when the first such trigger is set
  *
  * The agent thread writes the record (control.c), for whichever task
  * wrote the file.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <string.h>
+#include <unistd.h>
+
+#ifdef UTRACE_HAVE_LIBUNWIND
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
+#endif
 
 #include "internal.h"
 #include "marker.h"
@@ -87,7 +97,51 @@ static struct utrace_event raw_event = {
 	.print = raw_fmt,
 };
 
+static const struct utrace_event_field stack_fields[] = {
+	{ "unsigned int", "tgid", 8, 4, 0, UTRACE_FIELD_PLAIN, 0 },
+	{ "unsigned long", "caller", 16, 8 * UTRACE_USER_STACK_ENTRIES, 0, UTRACE_FIELD_ARRAY,
+	  UTRACE_USER_STACK_ENTRIES },
+};
+
+static const struct utrace_event_field *stack_fields_fn(unsigned int *nr)
+{
+	*nr = sizeof(stack_fields) / sizeof(stack_fields[0]);
+	return stack_fields;
+}
+
+/* trace_user_stack_print(), the addresses without names */
+static void stack_output(struct utrace_seq *s, const void *rec)
+{
+	unsigned long ip;
+	int i;
+
+	utrace_seq_printf(s, "<user stack trace>");
+	for (i = 0; i < UTRACE_USER_STACK_ENTRIES; i++) {
+		memcpy(&ip, (const char *)rec + 16 + 8 * i, sizeof(ip));
+		if (!ip || ip == ~0UL)
+			break;
+		utrace_seq_printf(s, "\n => <%016lx>", ip);
+	}
+}
+
+static const struct utrace_event_class stack_class = {
+	"ftrace", stack_fields_fn, UTRACE_USER_STACK_SIZE, NULL,
+};
+static struct utrace_tracepoint stack_tp = { .name = "user_stack" };
+static const char *const stack_fmt[2] = {
+	"\"\\t=> %ps\\n\\t=> %ps\\n\\t=> %ps\\n\\t=> %ps\\n"
+	"\\t=> %ps\\n\\t=> %ps\\n\\t=> %ps\\n\\t=> %ps\\n\"",
+	"(void *)REC->caller[0], (void *)REC->caller[1], (void *)REC->caller[2], "
+	"(void *)REC->caller[3], (void *)REC->caller[4], (void *)REC->caller[5], "
+	"(void *)REC->caller[6], (void *)REC->caller[7]",
+};
+static struct utrace_event stack_event = {
+	.name = "user_stack", .cls = &stack_class, .tp = &stack_tp, .output = stack_output,
+	.print = stack_fmt,
+};
+
 static struct utrace_event *const marker_events[] = { &print_event, &raw_event };
+static struct utrace_event *const stack_events[] = { &stack_event };
 
 static void register_once(void)
 {
@@ -99,6 +153,79 @@ void utrace__marker_register(void)
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 	pthread_once(&once, register_once);
+}
+
+static void register_stack_once(void)
+{
+	utrace__registry_add_builtin(stack_events, stack_events + 1);
+}
+
+bool utrace__user_stack_register(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+#ifdef UTRACE_HAVE_LIBUNWIND
+	pthread_once(&once, register_stack_once);
+	return true;
+#else
+	(void)once;
+	(void)register_stack_once;
+	return false;
+#endif
+}
+
+#ifdef UTRACE_HAVE_LIBUNWIND
+/*
+ * The stack of the code that fired the event: the frames up to the last
+ * one in skip[] (the event's probe and its tracepoint's iterator, by their
+ * start addresses; libutrace's own frames are below them) are passed by;
+ * when none is found, every frame is kept.
+ */
+static void user_stack(const unsigned long skip[2], unsigned long *out)
+{
+	unsigned long ips[UTRACE_USER_STACK_ENTRIES + 16];
+	unw_context_t uc;
+	unw_cursor_t cur;
+	int n = 0, from = 0, i;
+
+	if (unw_getcontext(&uc) < 0 || unw_init_local(&cur, &uc) < 0)
+		return;
+	while (n < (int)(sizeof(ips) / sizeof(ips[0])) && unw_step(&cur) > 0) {
+		unw_proc_info_t pi;
+		unw_word_t ip;
+
+		if (unw_get_reg(&cur, UNW_REG_IP, &ip) < 0)
+			break;
+		ips[n++] = ip;
+		if (n <= 16 && unw_get_proc_info(&cur, &pi) == 0 && pi.start_ip &&
+		    (pi.start_ip == skip[0] || pi.start_ip == skip[1]))
+			from = n;
+	}
+	for (i = 0; i < UTRACE_USER_STACK_ENTRIES && from + i < n; i++)
+		out[i] = ips[from + i];
+}
+#endif
+
+void utrace__user_stack_record(const unsigned long skip[2])
+{
+#ifdef UTRACE_HAVE_LIBUNWIND
+	unsigned char scratch[UTRACE_EVENT_MAX];
+	unsigned long callers[UTRACE_USER_STACK_ENTRIES] = { 0 };
+	struct utrace_tp_reserve r;
+	unsigned char *rec;
+	uint32_t tgid = (uint32_t)getpid();
+
+	user_stack(skip, callers);
+	rec = utrace_tp_reserve(&r, &stack_event, scratch, UTRACE_USER_STACK_SIZE);
+	if (!rec)
+		return;
+	memcpy(rec + 8, &tgid, 4);
+	memset(rec + 12, 0, 4);
+	memcpy(rec + 16, callers, sizeof(callers));
+	utrace_tp_commit(&r);
+#else
+	(void)skip;
+#endif
 }
 
 int utrace__marker_record(bool raw, const void *data, size_t len)

@@ -44,4 +44,37 @@ void utrace__marker_register(void) UTRACE_HIDDEN;
  */
 int utrace__marker_record(bool raw, const void *data, size_t len) UTRACE_HIDDEN;
 
+/* ftrace:user_stack (FTRACE_STACK_ENTRIES callers): 16 + 64 bytes. */
+#define UTRACE_USER_STACK_ENTRIES 8
+#define UTRACE_USER_STACK_SIZE (16 + 8 * UTRACE_USER_STACK_ENTRIES)
+#ifdef UTRACE_HAVE_LIBUNWIND
+#define UTRACE_HAVE_UNWINDER 1
+#else
+#define UTRACE_HAVE_UNWINDER 0
+#endif
+
+/**
+ * utrace__user_stack_register - register ftrace:user_stack, once
+ *
+ * On the first stacktrace trigger (so that the ids of the other events
+ * do not depend on it).
+ *
+ * Return: false when this build has no unwinder (no libunwind).
+ */
+bool utrace__user_stack_register(void) UTRACE_HIDDEN;
+
+/**
+ * utrace__user_stack_record - record the calling thread's stack (writer)
+ * @skip: start addresses of the functions whose frames, and those below
+ *        them, are left out: the event's probe and its tracepoint's
+ *        iterator (0: none)
+ *
+ * The stacktrace trigger: up to 8 return addresses, from the code that
+ * fired the event outwards, unwound with libunwind's local unwinder
+ * (DWARF CFI, so frame pointers are not needed; unw_step() is safe in a
+ * signal handler), into an ftrace:user_stack record, nested in the
+ * event's.
+ */
+void utrace__user_stack_record(const unsigned long skip[2]) UTRACE_HIDDEN;
+
 #endif /* UTRACE_RUNTIME_MARKER_H */

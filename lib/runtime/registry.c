@@ -110,6 +110,13 @@ static int id_for(const char *system, const char *name)
 	return ids[nr_ids++].id;
 }
 
+/* An event's top-level switch: enable_event and disable_event triggers
+ * flip it from the writer (trigger.c), so it is read atomically. */
+static inline bool st_enabled(const struct utrace__event_state *st)
+{
+	return __atomic_load_n(&st->enabled, __ATOMIC_RELAXED);
+}
+
 /* The control layer's hooks (init.c installs them); NULL until then. */
 static const struct utrace__registry_ops *reg_ops;
 
@@ -127,7 +134,7 @@ bool utrace__registry_any_enabled(void)
 
 	reg_lock();
 	for (i = 0; i < nr_events && !on; i++)
-		on = ((struct utrace__event_state *)events[i]->priv)->enabled;
+		on = st_enabled(events[i]->priv);
 	reg_unlock();
 	return on;
 }
@@ -140,7 +147,7 @@ bool utrace__registry_any_enabled(void)
 static int set_on_locked(struct utrace_event *ev, bool top, uint32_t mask)
 {
 	struct utrace__event_state *st = ev->priv;
-	bool was = st->enabled || st->inst_on, will = top || mask;
+	bool was = st_enabled(st) || st->inst_on || st->soft, will = top || mask || st->soft;
 	int ret = 0;
 
 	if (st->ignore_enable)
@@ -162,7 +169,7 @@ static int enable_locked(struct utrace_event *ev, bool on)
 
 	if (st->ignore_enable)
 		return -EINVAL;
-	if (st->enabled == on)
+	if (st_enabled(st) == on)
 		return 0;
 	return set_on_locked(ev, on, st->inst_on);
 }
@@ -178,7 +185,31 @@ static int enable_inst_locked(struct utrace_event *ev, int inst, bool on)
 	if (st->ignore_enable)
 		return -EINVAL;
 	m = on ? st->inst_on | (1u << inst) : st->inst_on & ~(1u << inst);
-	return m == st->inst_on ? 0 : set_on_locked(ev, st->enabled, m);
+	return m == st->inst_on ? 0 : set_on_locked(ev, st_enabled(st), m);
+}
+
+int utrace__event_soft(struct utrace_event *ev, bool on)
+{
+	struct utrace__event_state *st;
+	int ret = 0;
+
+	reg_lock();
+	st = ev->priv;
+	if (!st) {
+		ret = UTRACE_ENOEVENT;
+	} else if (on) {
+		if (!st_enabled(st) && !st->inst_on && !st->soft)
+			ret = utrace__tp_add(ev->tp, ev->cls->probe, ev);
+		if (!ret)
+			__atomic_store_n(&st->soft, st->soft + 1, __ATOMIC_RELEASE);
+	} else if (st->soft) {
+		__atomic_store_n(&st->soft, st->soft - 1, __ATOMIC_RELEASE);
+		if (!st_enabled(st) && !st->inst_on && !st->soft)
+			ret = utrace__tp_remove(ev->tp, ev->cls->probe, ev);
+	}
+	reg_unlock();
+	utrace__tp_reap();
+	return ret;
 }
 
 int utrace__event_enable_inst(struct utrace_event *ev, int inst, bool on)
@@ -197,7 +228,7 @@ bool utrace__event_on_inst(const struct utrace_event *ev, int inst)
 {
 	const struct utrace__event_state *st = ev->priv;
 
-	return inst < 0 ? st->enabled : (st->inst_on >> inst) & 1;
+	return inst < 0 ? st_enabled(st) : (st->inst_on >> inst) & 1;
 }
 
 /* Apply the UTRACE_EVENTS entries to the events [from, nr_events). */
@@ -604,6 +635,11 @@ void utrace_tp_unregister_module(struct utrace_event *const *start,
 	if (!mod || --mod->refs > 0)
 		goto out;
 	*pm = mod->next;
+	/* The control layer lets go of what points at them (triggers), while
+	 * every event is still whole. */
+	for (i = 0; reg_ops && reg_ops->event_removed && i < nr_events; i++)
+		if (((struct utrace__event_state *)events[i]->priv)->mod == mod)
+			reg_ops->event_removed(events[i]);
 	for (i = 0, j = 0; i < nr_events; i++) {
 		struct utrace_event *ev = events[i];
 		struct utrace__event_state *st = ev->priv;
@@ -612,7 +648,7 @@ void utrace_tp_unregister_module(struct utrace_event *const *start,
 			events[j++] = ev;
 			continue;
 		}
-		if (st->enabled || st->inst_on)
+		if (st_enabled(st) || st->inst_on)
 			set_on_locked(ev, false, 0);
 		if (st->filter) {
 			/* Freed once no thread can be inside the event. */
@@ -675,7 +711,7 @@ void utrace__registry_instances_after_fork(void)
 		struct utrace__event_state *st = events[i]->priv;
 
 		if (st->inst_on)
-			set_on_locked(events[i], st->enabled, 0);
+			set_on_locked(events[i], st_enabled(st), 0);
 	}
 	reg_unlock();
 	utrace__tp_reap();
@@ -770,7 +806,7 @@ int utrace_event_is_enabled(const struct utrace_event *ev)
 {
 	const struct utrace__event_state *st = ev ? ev->priv : NULL;
 
-	return st && st->enabled;
+	return st && st_enabled(st);
 }
 
 int utrace__registry_set_event(const char *token)

@@ -45,6 +45,7 @@
 #include "tp.h"
 #include "clock.h"
 #include "instance.h"
+#include "trigger.h"
 #include "writer.h"
 
 #define STASH_SIZE 2048
@@ -874,11 +875,12 @@ static __attribute__((noinline)) void *reserve_inst(struct utrace_tp_reserve *r,
 	int off = __atomic_load_n(&utrace__tracing_off, __ATOMIC_RELAXED);
 	bool top;
 	uint32_t inst = inst_targets(st, &top);
+	bool trig = __atomic_load_n(&st->soft, __ATOMIC_RELAXED) != 0;
 	struct tbuf *t;
 	void *ent;
 
 	top = top && !(off & UTRACE_TRACING_OFF) && cur_pool();
-	if (!top && !inst)
+	if (!top && !inst && !trig)
 		return NULL;
 	if (size > UTRACE_EVENT_MAX)
 		return top ? utrace__reserve_scratch(r, ev, scratch, size) : NULL;
@@ -928,9 +930,12 @@ static __attribute__((noinline)) void *reserve_entry(struct utrace_tp_reserve *r
 	struct utrace_entry *ent;
 	int off = __atomic_load_n(&utrace__tracing_off, __ATOMIC_RELAXED);
 
-	if (off & UTRACE_TRACING_INSTANCES)
+	if ((off & UTRACE_TRACING_INSTANCES) ||
+	    ((off & UTRACE_TRACING_TRIGGERS) &&
+	     __atomic_load_n(&((const struct utrace__event_state *)ev->priv)->soft,
+			     __ATOMIC_RELAXED)))
 		return reserve_inst(r, ev, scratch, size);
-	if (off)
+	if (off & ~UTRACE_TRACING_TRIGGERS)
 		return NULL;    /* tracing_on is 0: not recorded, not lost */
 	if (!cur_pool() || size > UTRACE_EVENT_MAX)
 		return utrace__reserve_scratch(r, ev, scratch, size);
@@ -1144,8 +1149,8 @@ static __attribute__((noinline)) void commit_inst(struct utrace_tp_reserve *r)
 	const struct utrace_event *ev = r->event;
 	const struct utrace__event_state *st = ev->priv;
 	int off = __atomic_load_n(&utrace__tracing_off, __ATOMIC_RELAXED);
-	bool top_on;
-	uint32_t on = inst_targets(st, &top_on), mask = 0, top;
+	bool top_on, trig = __atomic_load_n(&st->triggers, __ATOMIC_RELAXED) != NULL;
+	uint32_t on, mask = 0, top;
 	struct utrace__inst_filter *ifilt = __atomic_load_n(&st->ifilt, __ATOMIC_ACQUIRE);
 	struct utrace__filter_ctx ctx;
 	char comm[17];
@@ -1159,7 +1164,14 @@ static __attribute__((noinline)) void commit_inst(struct utrace_tp_reserve *r)
 		prctl(PR_GET_NAME, comm);
 		ctx.comm = comm;
 	}
-	top = top_on && !(off & UTRACE_TRACING_OFF) &&
+	if (trig) {
+		/* the event's triggers, before its own filter and whether it
+		 * is on (they may switch it, or tracing, on or off) */
+		utrace__triggers_run(r->event, r->rec, r->size, &ctx, false);
+		off = __atomic_load_n(&utrace__tracing_off, __ATOMIC_RELAXED);
+	}
+	on = inst_targets(st, &top_on);
+	top = top_on && !(off & UTRACE_TRACING_OFF) && cur_pool() &&
 	      utrace__filter_run(ev, r->rec, r->size, &ctx);
 	while (on) {
 		uint32_t i = (uint32_t)__builtin_ctz(on);
@@ -1173,6 +1185,8 @@ static __attribute__((noinline)) void commit_inst(struct utrace_tp_reserve *r)
 			continue;
 		mask |= 1u << i;
 	}
+	if (trig)
+		utrace__triggers_run(r->event, r->rec, r->size, &ctx, true);
 	errno = e;
 	if (top && (utrace__record_hook != NULL || utrace__print_fd >= 0))
 		utrace__commit_observe(r);

@@ -11,6 +11,9 @@
 
 #include "internal.h"
 #include "event.h"
+#include "instance.h"
+#include "trigger.h"
+#include "writer.h"
 #include "test.h"
 
 static int records, last_n;
@@ -93,6 +96,49 @@ TEST(many_cycles)
 		CHECK_INT(dlclose(h), ==, 0);
 	}
 	CHECK_INT(records, ==, 50);
+}
+
+/* An unloaded event's triggers go with it, and so do those that point
+ * at it (enable_event): nothing is left that points into the library. */
+TEST(dlclose_with_triggers)
+{
+	int (*fire)(int);
+	struct utrace_event *ev;
+	char *log = NULL, *text;
+	void *h = open_lib();
+
+	ev = utrace_event_find("dlib", "dlib_hello");
+	CHECK(ev != NULL);
+	utrace__registry_lock();
+	CHECK_INT(utrace__trigger_write(ev, "hist:keys=n", 11, &log), ==, 0);
+	CHECK_INT(utrace__trigger_write(ev, "enable_event:dlib:dlib_hello:2", 30, &log), ==, 0);
+	utrace__registry_unlock();
+	CHECK(log == NULL);
+	CHECK(utrace__tracing_off & UTRACE_TRACING_TRIGGERS);
+	*(void **)&fire = dlsym(h, "dlib_fire");
+	fire(3);
+	utrace__registry_lock();
+	text = utrace__trigger_hist_text(ev);
+	utrace__registry_unlock();
+	CHECK(text && strstr(text, "    Hits: 3\n"));
+	free(text);
+	utrace__registry_lock();
+	text = utrace__trigger_text(ev);
+	utrace__registry_unlock();
+	CHECK(text && strstr(text, "enable_event:dlib:dlib_hello:count=1\n"));
+	free(text);
+	CHECK_INT(dlclose(h), ==, 0);
+	CHECK(!(utrace__tracing_off & UTRACE_TRACING_TRIGGERS));
+
+	h = open_lib();
+	ev = utrace_event_find("dlib", "dlib_hello");
+	CHECK(ev != NULL);
+	utrace__registry_lock();
+	text = utrace__trigger_text(ev);
+	utrace__registry_unlock();
+	CHECK(text && !strncmp(text, "# Available triggers:", 21));
+	free(text);
+	CHECK_INT(dlclose(h), ==, 0);
 }
 
 TEST_MAIN()

@@ -5,6 +5,7 @@
  *   utrace list [-p PID|-a] [PATTERN] their events (available_events)
  *   utrace enable|disable -p PID EVENTS...
  *   utrace filter -p PID EVENT|SYSTEM EXPR
+ *   utrace trigger -p PID EVENT [COMMAND]
  *   utrace show|pipe|clear -p PID...|-a
  */
 #include <errno.h>
@@ -584,6 +585,162 @@ int cmd_filter(int argc, char **argv)
 		}
 		utrace__ctl_events_free(evs, nr);
 	}
+	free_targets(&t);
+	return status;
+}
+
+/* --- trigger --- */
+
+static const struct cmd_desc trigger_desc = { "trigger",
+	"usage: utrace trigger -p PID... EVENT [COMMAND]\n"
+	"\n"
+	"Write COMMAND to the trigger file of an event (system:event or event) of\n"
+	"running processes, as 'echo COMMAND > events/SYS/EVENT/trigger' does in the\n"
+	"kernel's tracefs; without COMMAND, print the trigger file.  Commands, each\n"
+	"with an optional count and filter, '!' in front removes one:\n"
+	"  hist:keys=FIELD[.MOD],...[:vals=...][:sort=...][:size=N][:pause][:cont]\n"
+	"       [:clear][:name=NAME] [if FILTER]   aggregate in the process\n"
+	"  traceon[:N] [if FILTER]      switch tracing_on on\n"
+	"  traceoff[:N] [if FILTER]     switch tracing_on off\n"
+	"  stacktrace[:N] [if FILTER]   record the thread's stack (ftrace:user_stack)\n"
+	"  enable_event:SYS:EVENT[:N] [if FILTER]    switch another event on\n"
+	"  disable_event:SYS:EVENT[:N] [if FILTER]   switch another event off\n"
+	"The tables of the hist triggers: utrace hist -p PID EVENT.  A command the\n"
+	"kernel refuses is refused with its errno and its error_log entry.\n"
+	"See utrace-trigger(1).\n"
+	"\n"
+	"  -p, --pid PID   this process (may repeat)\n"
+	"  -a, --all       every traceable process\n", true };
+
+/* Find the event 'what' in process c: 0 and its id, or 1 (said). */
+static int find_event_id(struct utrace__ctl *c, const char *what, uint32_t *id)
+{
+	struct utrace__ctl_event *evs;
+	size_t nr, j;
+	int r = utrace__ctl_events(c, &evs, &nr);
+
+	if (r < 0)
+		return ctl_fail(c, r, "cannot list its events");
+	for (j = 0; j < nr; j++)
+		if (!utrace__ctl_event_is_ftrace(&evs[j]) && event_is(&evs[j], what))
+			break;
+	if (j < nr)
+		*id = evs[j].id;
+	utrace__ctl_events_free(evs, nr);
+	if (j < nr)
+		return 0;
+	fprintf(stderr, "utrace: process %d has no event '%s'\n", (int)utrace__ctl_pid(c), what);
+	return 1;
+}
+
+/* Print the trigger (hist false) or hist file of 'what' in each process. */
+static int trigger_show(struct targets *t, const char *what, bool hist)
+{
+	int status = 0, r;
+	size_t i;
+
+	for (i = 0; i < t->nr_c; i++) {
+		uint32_t id;
+		char *text;
+
+		if (find_event_id(t->c[i], what, &id)) {
+			status = 1;
+			continue;
+		}
+		r = utrace__ctl_trigger_text(t->c[i], id, hist, &text);
+		if (r < 0) {
+			status = ctl_fail(t->c[i], r, hist ? "cannot read the hist file" :
+					  "cannot read the trigger file");
+			continue;
+		}
+		if (t->nr_c > 1)
+			printf("# process %d\n", (int)utrace__ctl_pid(t->c[i]));
+		fputs(text, stdout);
+		free(text);
+	}
+	if (fflush(stdout) != 0) {
+		fprintf(stderr, "utrace: cannot write the output: %s\n", strerror(errno));
+		status = 1;
+	}
+	return status;
+}
+
+int cmd_trigger(int argc, char **argv)
+{
+	struct targets t = { 0 };
+	int r = parse_common(&trigger_desc, argc, argv, &t, NULL, NULL, NULL, NULL);
+	const char *what, *cmd;
+	int status = 0;
+	size_t i;
+
+	if (r) {
+		free_targets(&t);
+		return r < 0 ? 0 : r;
+	}
+	if (!t.nr && !t.all)
+		return usage_error("trigger", "%s", "which process? give -p PID or -a");
+	if (argc - optind < 1 || argc - optind > 2) {
+		free_targets(&t);
+		return usage_error("trigger", "%s", "give an EVENT and at most one COMMAND "
+				   "(quote it)");
+	}
+	what = argv[optind];
+	cmd = argc - optind == 2 ? argv[optind + 1] : NULL;
+	if ((r = connect_targets(&t, true))) {
+		free_targets(&t);
+		return r;
+	}
+	if (!cmd) {
+		status = trigger_show(&t, what, false);
+		free_targets(&t);
+		return status;
+	}
+	for (i = 0; i < t.nr_c; i++) {
+		uint32_t id;
+		char *log = NULL;
+
+		if (find_event_id(t.c[i], what, &id)) {
+			status = 1;
+			continue;
+		}
+		r = utrace__ctl_trigger(t.c[i], id, cmd, 0, &log);
+		if (r < 0 && utrace__ctl_errmsg(t.c[i])[0]) {
+			status = ctl_fail(t.c[i], r, "cannot set the trigger");
+		} else if (r < 0) {
+			/* what `echo CMD > trigger` says, and the kernel's
+			 * error_log entry */
+			fprintf(stderr, "utrace: process %d: trigger '%s' for '%s' refused: %s%s\n",
+				(int)utrace__ctl_pid(t.c[i]), cmd, what, strerror(-r),
+				log ? "; error_log:" : "");
+			if (log)
+				fputs(log, stderr);
+			status = 1;
+		}
+		free(log);
+	}
+	free_targets(&t);
+	return status;
+}
+
+/* utrace hist -p PID... EVENT: the live hist file of running processes. */
+int cmd_hist_live(const pid_t *pids, size_t nr, const char *event)
+{
+	struct targets t = { 0 };
+	int status;
+	size_t i;
+
+	for (i = 0; i < nr; i++) {
+		char buf[16];
+
+		snprintf(buf, sizeof(buf), "%d", (int)pids[i]);
+		if ((status = add_pid(&t, "hist", buf))) {
+			free_targets(&t);
+			return status;
+		}
+	}
+	status = connect_targets(&t, true);
+	if (!status)
+		status = trigger_show(&t, event, true);
 	free_targets(&t);
 	return status;
 }

@@ -8,6 +8,7 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #ifdef UTRACE_HAVE_SECCOMP
 #include <seccomp.h>
@@ -19,6 +20,7 @@
 
 static const char usage_text[] =
 	"usage: utrace hist [-i FILE] EVENT TRIGGER...\n"
+	"       utrace hist -p PID... EVENT\n"
 	"\n"
 	"Run the kernel's hist triggers on the events EVENT (SYSTEM:NAME or NAME) of a\n"
 	"trace file and print what the event's 'hist' file would show: one table per\n"
@@ -35,7 +37,12 @@ static const char usage_text[] =
 	"common_cpu, hitcount.  A trigger the kernel refuses is refused with its\n"
 	"message and its error_log entry.  See utrace-hist(1).\n"
 	"\n"
+	"With -p, print the hist file of EVENT in running processes: the tables of\n"
+	"the hist triggers set there with 'utrace trigger' (or the mount's trigger\n"
+	"files), aggregated inside the process as the events happen.\n"
+	"\n"
 	"  -i, --input FILE  the trace file (default: utrace.dat)\n"
+	"  -p, --pid PID     a running process (may repeat)\n"
 	"  -h, --help        show this text\n";
 
 #ifdef UTRACE_HAVE_SECCOMP
@@ -70,29 +77,64 @@ int cmd_hist(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "input", required_argument, NULL, 'i' },
+		{ "pid", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct utrace__histfile_opts o = { 0 };
 	const char *input = "utrace.dat";
 	struct utrace__tf *tf = NULL;
+	pid_t *pids = NULL;
+	size_t nr_pids = 0;
+	bool input_given = false;
 	int c, status;
 
 	opterr = 0;
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "+:i:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:i:p:h", longopts, NULL)) != -1) {
+		pid_t *np;
+
 		switch (c) {
 		case 'i':
 			input = optarg;
+			input_given = true;
+			break;
+		case 'p':
+			np = realloc(pids, (nr_pids + 1) * sizeof(*np));
+			if (!np) {
+				free(pids);
+				fprintf(stderr, "utrace: out of memory\n");
+				return 1;
+			}
+			pids = np;
+			if (!parse_pid(optarg, &pids[nr_pids])) {
+				free(pids);
+				return usage_error("hist", "'%s' is not a process id", optarg);
+			}
+			nr_pids++;
 			break;
 		case 'h':
+			free(pids);
 			fputs(usage_text, stdout);
 			return 0;
 		case ':':
+			free(pids);
 			return usage_error("hist", "option '%s' needs a value", argv[optind - 1]);
 		default:
+			free(pids);
 			return usage_error("hist", "unknown option '%s'", argv[optind - 1]);
 		}
+	}
+	if (nr_pids) {
+		if (input_given)
+			status = usage_error("hist", "%s", "-i and -p do not go together");
+		else if (argc - optind != 1)
+			status = usage_error("hist", "%s", "with -p, give one EVENT (set triggers "
+					     "with 'utrace trigger')");
+		else
+			status = cmd_hist_live(pids, nr_pids, argv[optind]);
+		free(pids);
+		return status;
 	}
 	if (optind >= argc)
 		return usage_error("hist", "%s", "no event: give EVENT TRIGGER...");

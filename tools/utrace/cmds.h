@@ -25,6 +25,9 @@ int cmd_stat(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_top(int argc, char **argv);
 int cmd_hist(int argc, char **argv);
+int cmd_trigger(int argc, char **argv);
+/* utrace hist -p: the hist files of running processes (cmd-ctl.c). */
+int cmd_hist_live(const pid_t *pids, size_t nr, const char *event);
 int cmd_mount(int argc, char **argv);
 int cmd_enter(int argc, char **argv);
 

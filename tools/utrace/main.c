@@ -33,6 +33,7 @@ static const struct cmd commands[] = {
 	{ "enable", cmd_enable, "switch events on in running processes" },
 	{ "disable", cmd_disable, "switch events off in running processes" },
 	{ "filter", cmd_filter, "set an event's filter in running processes" },
+	{ "trigger", cmd_trigger, "set or read an event's triggers in running processes (hist, traceon...)" },
 	{ "show", cmd_show, "print the buffers of running processes (trace)" },
 	{ "pipe", cmd_pipe, "print events as they come, consuming them (trace_pipe)" },
 	{ "clear", cmd_clear, "empty the buffers of running processes" },

@@ -124,6 +124,16 @@ static const struct mentry ev_entries[] = {
 	{ "enable", MK_EV_ENABLE },
 	{ "filter", MK_EV_FILTER },
 	{ "format", MK_EV_FORMAT },
+	{ "hist", MK_EV_HIST },
+	{ "id", MK_EV_ID },
+	{ "trigger", MK_EV_TRIGGER },
+	{ NULL, MK_ROOT },
+};
+/* An instance's events: triggers are the top level's only (for now). */
+static const struct mentry inst_ev_entries[] = {
+	{ "enable", MK_EV_ENABLE },
+	{ "filter", MK_EV_FILTER },
+	{ "format", MK_EV_FORMAT },
 	{ "id", MK_EV_ID },
 	{ NULL, MK_ROOT },
 };
@@ -176,7 +186,8 @@ const struct mentry *mount_fixed_entries(const struct mnode *dir)
 	case MK_INST: return inst_entries();
 	case MK_EVENTS: return events_entries;
 	case MK_SYS: return mount_sys_ftrace(dir->sys) ? no_entries : sys_entries;
-	case MK_EV: return mount_sys_ftrace(dir->sys) ? ftrace_ev_entries : ev_entries;
+	case MK_EV: return mount_sys_ftrace(dir->sys) ? ftrace_ev_entries :
+			   dir->inst ? inst_ev_entries : ev_entries;
 	case MK_CPU: return cpu_entries;
 	default: return no_entries;
 	}
@@ -212,7 +223,7 @@ unsigned int mount_mode(enum mkind k)
 	case MK_INSTANCES: case MK_INST: return 0750;
 	case MK_EVENTS: case MK_SYS: case MK_EV: return 0755;
 	case MK_AVAILABLE_EVENTS: case MK_BUFFER_TOTAL_SIZE_KB: case MK_TRACE_PIPE:
-	case MK_EV_FORMAT: case MK_EV_ID: case MK_AVAILABLE_TRACERS:
+	case MK_EV_FORMAT: case MK_EV_ID: case MK_AVAILABLE_TRACERS: case MK_EV_HIST:
 	case MK_README: case MK_SAVED_CMDLINES:
 	case MK_HEADER_PAGE: case MK_HEADER_EVENT:
 	case MK_CPU_TRACE_PIPE: case MK_CPU_TRACE_PIPE_RAW: case MK_CPU_STATS:
@@ -381,7 +392,10 @@ static int text_event_list(struct utrace__ctl *c, bool enabled_only, struct sbuf
 	if (err < 0)
 		return err;
 	for (i = 0; i < nr && !err; i++) {
-		if ((enabled_only && !evs[i].enabled) || mount_sys_ftrace(evs[i].system))
+		/* set_event lists the events a trigger holds too, as the
+		 * kernel's (EVENT_FILE_FL_ENABLED) */
+		if ((enabled_only && !evs[i].enabled && !evs[i].soft) ||
+		    mount_sys_ftrace(evs[i].system))
 			continue;
 		err = sb_str(b, evs[i].system);
 		if (!err)
@@ -406,8 +420,8 @@ static int text_enable(struct utrace__ctl *c, const struct mnode *m, struct sbuf
 	struct utrace__ctl_event *evs;
 	size_t nr, i;
 	unsigned int set = 0;
-	bool found = false;
-	char out[2];
+	bool found = false, soft = false;
+	char out[3];
 	int err = utrace__ctl_events(c, &evs, &nr);
 
 	if (err < 0)
@@ -416,6 +430,7 @@ static int text_enable(struct utrace__ctl *c, const struct mnode *m, struct sbuf
 		if (m->kind == MK_EV_ENABLE) {
 			if (evs[i].id == m->evid) {
 				set = evs[i].enabled ? 2 : 1;
+				soft = evs[i].soft;
 				found = true;
 				break;
 			}
@@ -424,16 +439,19 @@ static int text_enable(struct utrace__ctl *c, const struct mnode *m, struct sbuf
 		if ((m->kind == MK_SYS_ENABLE && strcmp(evs[i].system, m->sys)) ||
 		    mount_sys_ftrace(evs[i].system))
 			continue;
-		set |= 1u << (evs[i].enabled ? 1 : 0);
+		/* a trigger's event counts as on (EVENT_FILE_FL_ENABLED) */
+		set |= 1u << (evs[i].enabled || evs[i].soft ? 1 : 0);
 		if (set == 3)
 			break;
 	}
 	utrace__ctl_events_free(evs, nr);
 	if (m->kind == MK_EV_ENABLE && !found)
 		return -ENODEV;
+	/* event_enable_read(): "*" while a trigger holds the event */
 	out[0] = set_to_char[set];
-	out[1] = '\n';
-	return sb_add(b, out, 2);
+	out[1] = soft ? '*' : '\n';
+	out[2] = '\n';
+	return sb_add(b, out, soft ? 3 : 2);
 }
 
 static int text_number(struct sbuf *b, unsigned long long v)
@@ -780,6 +798,13 @@ int mount_file_text(struct mfile *f, char **text, size_t *len)
 		err = utrace__ctl_filter_text(c, m->evid, &t);
 		err = take_text(&b, t, err);
 		break;
+	case MK_EV_TRIGGER:
+	case MK_EV_HIST:
+		err = utrace__ctl_trigger_text(c, m->evid, m->kind == MK_EV_HIST, &t);
+		if (err == -ENOENT)
+			err = -ENODEV;
+		err = take_text(&b, t, err);
+		break;
 	case MK_EV_FORMAT:
 		err = utrace__ctl_format(c, m->evid, &t);
 		if (err == -ENOENT)
@@ -820,12 +845,15 @@ static int truncate_action(const struct mnode *m)
 
 	if (m->kind != MK_SET_EVENT && m->kind != MK_TRACE && m->kind != MK_ERROR_LOG &&
 	    m->kind != MK_CPU_TRACE && m->kind != MK_SET_EVENT_PID &&
-	    m->kind != MK_SET_EVENT_NOTRACE_PID)
+	    m->kind != MK_SET_EVENT_NOTRACE_PID && m->kind != MK_EV_TRIGGER)
 		return 0;
 	if (mount_ctl(m, &c) < 0)
 		return -ENOENT;
 	if (m->kind == MK_SET_EVENT)
 		err = utrace__ctl_clear_events(c);       /* ftrace_event_set_open() */
+	else if (m->kind == MK_EV_TRIGGER)
+		/* event_trigger_regex_open(): the hist triggers go */
+		err = utrace__ctl_trigger(c, m->evid, "", 1, NULL);
 	else if (m->kind == MK_SET_EVENT_PID || m->kind == MK_SET_EVENT_NOTRACE_PID)
 		/* ftrace_event_set_pid_open() */
 		err = utrace__ctl_event_pid_clear(c, m->kind == MK_SET_EVENT_NOTRACE_PID);
@@ -905,7 +933,8 @@ static long write_set_event(struct utrace__ctl *c, const char *buf, size_t len)
 	return err < 0 ? err : read;
 }
 
-/* event_filter_write(), subsystem_filter_write(). */
+/* event_filter_write(), subsystem_filter_write(); event_trigger_write(),
+ * where the whole write is one command too. */
 static long write_filter(const struct mnode *m, struct utrace__ctl *c, const char *buf,
 			 size_t len)
 {
@@ -919,7 +948,9 @@ static long write_filter(const struct mnode *m, struct utrace__ctl *c, const cha
 		return -ENOMEM;
 	memcpy(expr, buf, len);
 	expr[len] = '\0';
-	if (m->kind == MK_EV_FILTER) {
+	if (m->kind == MK_EV_TRIGGER) {
+		err = utrace__ctl_trigger(c, m->evid, expr, 0, NULL);
+	} else if (m->kind == MK_EV_FILTER) {
 		err = utrace__ctl_filter(c, m->evid, expr, NULL);
 	} else {
 		err = utrace__ctl_filter_system(c, m->sys, expr);
@@ -1130,6 +1161,7 @@ long mount_file_write(struct mfile *f, const char *buf, size_t len)
 	case MK_SYS_FILTER:
 	case MK_EV_ENABLE:
 	case MK_EV_FILTER:
+	case MK_EV_TRIGGER:
 		break;
 	default:
 		return -EINVAL;  /* a file without a write operation */

@@ -52,6 +52,8 @@ enum mkind {
 	MK_EV_FILTER,
 	MK_EV_FORMAT,
 	MK_EV_ID,
+	MK_EV_TRIGGER,           /* events/<sys>/<ev>/trigger (top level only) */
+	MK_EV_HIST,              /* events/<sys>/<ev>/hist */
 	MK_CURRENT_TRACER,
 	MK_AVAILABLE_TRACERS,
 	MK_TRACE_CLOCK,

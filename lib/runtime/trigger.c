@@ -1,0 +1,721 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Event triggers (trigger.h): the kernel's trigger file, its commands
+ * and their readback, in the rules of trace_events_trigger.c
+ * (event_trigger_parse(), event_enable_trigger_parse(), register_trigger())
+ * and trace_events_hist.c (hist_register_trigger(): EEXIST, pause, cont,
+ * clear).
+ *
+ * An event's triggers are an array published with RCU (st->triggers):
+ * every change makes a new array, publishes it, waits for the grace
+ * period (utrace__filter_sync(), as for filters) and frees what left.
+ * The writer reads the array under the RCU read lock.  A trigger's
+ * remaining count, a hist trigger's pause and its table are atomics that
+ * the writer reads; `:clear` puts a new table in and frees the old one
+ * after a grace period.  All of this runs on the agent thread, one
+ * request at a time, with the registry lock held.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+#include "hist.h"
+#include "instance.h"
+#include "internal.h"
+#include "marker.h"
+#include "record.h"
+#include "symbols.h"
+#include "trigger.h"
+#include "writer.h"
+
+enum trig_kind {
+	TK_HIST,
+	TK_TRACEON,
+	TK_TRACEOFF,
+	TK_STACKTRACE,
+	TK_ENABLE,
+	TK_DISABLE,
+};
+
+/* The kernel's event_trigger_type: two triggers of one type on one event
+ * are refused (register_trigger()), enable and disable counting as one. */
+static const int kind_type[] = { 0, 1, 1, 3, 2, 2 };
+
+static const char *const kind_name[] = {
+	"hist", "traceon", "traceoff", "stacktrace", "enable_event", "disable_event",
+};
+
+struct trig {
+	enum trig_kind kind;
+	long count;                      /* left; -1: unlimited (atomic) */
+	char *filter_str;                /* after "if ", or NULL */
+	struct utrace__filter *filter;
+	struct utrace_event *target;     /* enable_event, disable_event */
+	struct utrace__hist *h;          /* hist */
+	struct utrace__hist_map *map;    /* (atomic: :clear replaces it) */
+	int paused;                      /* (atomic) */
+	unsigned long skip[2];           /* stacktrace: the probe, the iterator */
+};
+
+struct utrace__trig_list {
+	unsigned int nr;
+	struct trig *t[];
+};
+
+/* Triggers in the process: UTRACE_TRACING_TRIGGERS is set while any. */
+static unsigned int nr_triggers;
+
+static bool is_post(const struct trig *t)
+{
+	return t->kind != TK_HIST && t->filter;
+}
+
+/* Take one from a trigger's count: false when none is left. */
+static bool take_count(struct trig *t)
+{
+	long c = __atomic_load_n(&t->count, __ATOMIC_RELAXED);
+
+	do {
+		if (c == 0)
+			return false;
+		if (c < 0)
+			return true;
+	} while (!__atomic_compare_exchange_n(&t->count, &c, c - 1, false, __ATOMIC_RELAXED,
+					      __ATOMIC_RELAXED));
+	return true;
+}
+
+static void fire(struct trig *t)
+{
+	int off = __atomic_load_n(&utrace__tracing_off, __ATOMIC_RELAXED);
+	struct utrace__event_state *ts;
+	bool want;
+
+	switch (t->kind) {
+	case TK_TRACEON:        /* traceon_count_trigger() */
+		if (!(off & UTRACE_TRACING_OFF) || !take_count(t))
+			return;
+		__atomic_fetch_and(&utrace__tracing_off, ~UTRACE_TRACING_OFF, __ATOMIC_RELEASE);
+		return;
+	case TK_TRACEOFF:
+		if ((off & UTRACE_TRACING_OFF) || !take_count(t))
+			return;
+		__atomic_fetch_or(&utrace__tracing_off, UTRACE_TRACING_OFF, __ATOMIC_RELEASE);
+		return;
+	case TK_ENABLE:         /* event_enable_count_trigger() */
+	case TK_DISABLE:
+		/* the target's probe is held (soft mode): switching it is
+		 * the flag alone */
+		ts = t->target->priv;
+		want = t->kind == TK_ENABLE;
+		if (!ts || __atomic_load_n(&ts->enabled, __ATOMIC_RELAXED) == want ||
+		    !take_count(t))
+			return;
+		__atomic_store_n(&ts->enabled, want, __ATOMIC_RELAXED);
+		return;
+	case TK_STACKTRACE:     /* stacktrace_count_trigger() */
+		if (take_count(t))
+			utrace__user_stack_record(t->skip);
+		return;
+	case TK_HIST:
+		return;
+	}
+}
+
+void utrace__triggers_run(struct utrace_event *ev, const void *rec, uint32_t size,
+			  const struct utrace__filter_ctx *fc, bool post)
+{
+	const struct utrace__event_state *st = ev->priv;
+	const struct utrace__trig_list *tl;
+	unsigned int i;
+
+	utrace_tp_read_lock();
+	tl = __atomic_load_n(&st->triggers, __ATOMIC_ACQUIRE);
+	for (i = 0; tl && i < tl->nr; i++) {
+		struct trig *t = tl->t[i];
+
+		if (is_post(t) != post)
+			continue;
+		if (t->kind == TK_HIST) {
+			struct utrace__hist_ctx hc = { 0, fc->cpu, fc->comm, NULL };
+
+			if (__atomic_load_n(&t->paused, __ATOMIC_RELAXED))
+				continue;
+			if (t->h->timestamps)
+				hc.time = utrace__mono_ns();
+			utrace__hist_add(__atomic_load_n(&t->map, __ATOMIC_ACQUIRE), NULL, rec,
+					 size, &hc);
+			continue;
+		}
+		if (t->filter && !utrace__filter_match(t->filter, rec, size, fc))
+			continue;
+		fire(t);
+	}
+	utrace_tp_read_unlock();
+}
+
+/* --- the agent's side --- */
+
+static void trig_free(struct trig *t)
+{
+	if (!t)
+		return;
+	utrace__hist_map_free(t->map);
+	utrace__hist_free(t->h);
+	utrace__filter_free(t->filter);
+	free(t->filter_str);
+	free(t);
+}
+
+/*
+ * Publish 'nl' as the event's list (NULL: none) and, once no writer can
+ * see the old one, free the old array and the triggers in 'gone'.  A
+ * thread stuck inside an event for too long: kept (a small leak).
+ */
+static void publish(struct utrace_event *ev, struct utrace__trig_list *nl, struct trig *gone)
+{
+	struct utrace__event_state *st = ev->priv;
+	struct utrace__trig_list *old = st->triggers;
+
+	__atomic_store_n(&st->triggers, nl, __ATOMIC_RELEASE);
+	if (!utrace__filter_sync())
+		return;
+	free(old);
+	trig_free(gone);
+}
+
+/* The list with 't' added (hist at the end, the others in front, as the
+ * kernel's list_add_tail_rcu() and list_add_rcu()), or without entry 'drop'
+ * (t NULL). */
+static struct utrace__trig_list *list_with(const struct utrace__trig_list *tl, struct trig *t,
+					   unsigned int drop)
+{
+	unsigned int n = tl ? tl->nr : 0, i, j = 0;
+	struct utrace__trig_list *nl = malloc(sizeof(*nl) + (n + 1) * sizeof(nl->t[0]));
+
+	if (!nl)
+		return NULL;
+	if (t && t->kind != TK_HIST)
+		nl->t[j++] = t;
+	for (i = 0; i < n; i++)
+		if (t || i != drop)
+			nl->t[j++] = tl->t[i];
+	if (t && t->kind == TK_HIST)
+		nl->t[j++] = t;
+	nl->nr = j;
+	return nl;
+}
+
+static void count_changed(int by)
+{
+	nr_triggers += (unsigned int)by;
+	if (nr_triggers)
+		__atomic_fetch_or(&utrace__tracing_off, UTRACE_TRACING_TRIGGERS, __ATOMIC_RELEASE);
+	else
+		__atomic_fetch_and(&utrace__tracing_off, ~UTRACE_TRACING_TRIGGERS,
+				   __ATOMIC_RELEASE);
+}
+
+/* Add t to the event: its probe (and a target's) held while it lives. */
+static int install(struct utrace_event *ev, struct trig *t)
+{
+	struct utrace__event_state *st = ev->priv;
+	struct utrace__trig_list *nl = list_with(st->triggers, t, 0);
+	int r;
+
+	if (!nl)
+		return -ENOMEM;
+	if (t->target) {
+		r = utrace__event_soft(t->target, true);
+		if (r < 0) {
+			free(nl);
+			return r;
+		}
+	}
+	/* the slow path first, then the probe: never recorded while off */
+	count_changed(1);
+	r = utrace__event_soft(ev, true);
+	if (r < 0) {
+		count_changed(-1);
+		if (t->target)
+			utrace__event_soft(t->target, false);
+		free(nl);
+		return r;
+	}
+	publish(ev, nl, NULL);
+	return 0;
+}
+
+/* Remove entry i of the event's list. */
+static int uninstall(struct utrace_event *ev, unsigned int i)
+{
+	struct utrace__event_state *st = ev->priv;
+	struct trig *t = st->triggers->t[i];
+	struct utrace__trig_list *nl = NULL;
+	struct utrace_event *target = t->target;
+
+	if (st->triggers->nr > 1) {
+		nl = list_with(st->triggers, NULL, i);
+		if (!nl)
+			return -ENOMEM;
+	}
+	publish(ev, nl, t);
+	/* no writer runs it any more: let go of the probes */
+	utrace__event_soft(ev, false);
+	if (target)
+		utrace__event_soft(target, false);
+	count_changed(-1);
+	return 0;
+}
+
+static int gone_cb(struct utrace_event *ev, void *arg)
+{
+	struct utrace__event_state *st = ev->priv;
+	unsigned int i;
+
+	for (i = st && st->triggers ? st->triggers->nr : 0; i-- > 0;)
+		if (ev == arg || st->triggers->t[i]->target == arg)
+			uninstall(ev, i);
+	return 0;
+}
+
+void utrace__triggers_event_gone(struct utrace_event *ev)
+{
+	utrace__registry_foreach(gone_cb, ev);
+}
+
+static char *strip(const char *in, size_t len)
+{
+	size_t b = 0;
+	char *s;
+
+	while (b < len && strchr(" \t\n\r\f\v", in[b]))
+		b++;
+	while (len > b && strchr(" \t\n\r\f\v", in[len - 1]))
+		len--;
+	s = malloc(len - b + 1);
+	if (!s)
+		return NULL;
+	memcpy(s, in + b, len - b);
+	s[len - b] = 0;
+	return s;
+}
+
+static char *skip_spaces(char *s)
+{
+	while (*s == ' ' || *s == '\t' || *s == '\n')
+		s++;
+	return s;
+}
+
+/* --- hist --- */
+
+static int hist_refused(struct utrace_event *ev, const char *text, int err, const char *msg,
+			char **log)
+{
+	struct utrace__hist_error e = { .err = err, .logged = true };
+
+	snprintf(e.msg, sizeof(e.msg), "%s", msg);
+	*log = utrace__hist_error_text(ev->cls->system, ev->name, text, &e);
+	return err;
+}
+
+static int hist_write(struct utrace_event *ev, const char *text, bool remove, char **log)
+{
+	struct utrace__event_state *st = ev->priv;
+	struct utrace__hist_error err;
+	struct utrace__hist *h;
+	struct trig *t;
+	unsigned int i;
+	int r;
+
+	r = utrace__hist_parse(text, st->fields, st->nr_fields, NULL, &h, &err);
+	if (r < 0) {
+		*log = utrace__hist_error_text(ev->cls->system, ev->name, text, &err);
+		utrace__hist_error_fini(&err);
+		return r;
+	}
+	for (i = 0; st->triggers && i < st->triggers->nr; i++) {
+		struct trig *o = st->triggers->t[i];
+		struct utrace__hist_map *m, *old;
+
+		if (o->kind != TK_HIST || !utrace__hist_same(o->h, h))
+			continue;
+		if (remove) {
+			utrace__hist_free(h);
+			return uninstall(ev, i);
+		}
+		if (!h->pause && !h->cont && !h->clear) {
+			utrace__hist_free(h);
+			return hist_refused(ev, text, -EEXIST, "Hist trigger already exists", log);
+		}
+		if (h->pause)
+			__atomic_store_n(&o->paused, 1, __ATOMIC_RELAXED);
+		else if (h->cont)
+			__atomic_store_n(&o->paused, 0, __ATOMIC_RELAXED);
+		if (h->clear) {
+			/* a new table; the old one once no writer adds to it */
+			m = utrace__hist_map_new(o->h);
+			if (!m) {
+				utrace__hist_free(h);
+				return -ENOMEM;
+			}
+			old = o->map;
+			__atomic_store_n(&o->map, m, __ATOMIC_RELEASE);
+			if (utrace__filter_sync())
+				utrace__hist_map_free(old);
+		}
+		utrace__hist_free(h);
+		return 0;
+	}
+	if (remove) {
+		utrace__hist_free(h);
+		return 0;
+	}
+	if (h->cont || h->clear) {
+		utrace__hist_free(h);
+		return hist_refused(ev, text, -ENOENT,
+				    "Can't clear or continue a nonexistent hist trigger", log);
+	}
+	t = calloc(1, sizeof(*t));
+	if (!t) {
+		utrace__hist_free(h);
+		return -ENOMEM;
+	}
+	t->kind = TK_HIST;
+	t->count = -1;
+	t->h = h;
+	t->paused = h->pause;
+	t->map = utrace__hist_map_new(h);
+	if (!t->map) {
+		trig_free(t);
+		return -ENOMEM;
+	}
+	r = install(ev, t);
+	if (r < 0)
+		trig_free(t);
+	return r;
+}
+
+/* --- traceon, traceoff, enable_event, disable_event --- */
+
+/* event_trigger_separate_filter(): "N if ..." or "if ..." or "N". */
+static int separate_filter(char *pf, char **param, char **filter, bool param_required)
+{
+	*param = NULL;
+	*filter = NULL;
+	if (!pf)
+		return param_required ? -EINVAL : 0;
+	if (!param_required && !(*pf >= '0' && *pf <= '9')) {
+		*filter = pf;
+		return 0;
+	}
+	*param = pf;
+	pf += strcspn(pf, " \t");
+	if (*pf) {
+		*pf++ = 0;
+		*filter = skip_spaces(pf);
+		if (!**filter)
+			*filter = NULL;
+	}
+	return 0;
+}
+
+/* kstrtoul(number, 0, &count) of event_trigger_parse_num(). */
+static int parse_num(char *param, long *count)
+{
+	char *num, *end;
+	unsigned long long v;
+
+	*count = -1;
+	if (!param)
+		return 0;
+	num = param;
+	param = strchr(param, ':');
+	if (param)
+		*param = 0;
+	if (!*num)
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(num, &end, 0);
+	if (errno || *end || *num == '-' || *num == '+' || v > (unsigned long long)(~0UL >> 1))
+		return -EINVAL;
+	*count = (long)v;
+	return 0;
+}
+
+/* set_trigger_filter(): "if EXPR", compiled against the event. */
+static int set_filter(struct utrace_event *ev, char *filter, struct trig *t, char **log)
+{
+	struct utrace__event_state *st = ev->priv;
+	struct utrace__filter_error fe;
+	char *s;
+	int r;
+
+	if (!filter)
+		return 0;
+	s = filter;
+	filter += strcspn(filter, " \t");
+	if (*filter)
+		*filter++ = 0;
+	else
+		filter = NULL;
+	if (strcmp(s, "if") || !filter)
+		return -EINVAL;
+	r = utrace__filter_compile(filter, st->fields, st->nr_fields, &t->filter, &fe);
+	if (r < 0) {
+		*log = utrace__filter_log_text(filter, &fe);
+		return r;
+	}
+	t->filter_str = strdup(filter);
+	return t->filter_str ? 0 : -ENOMEM;
+}
+
+struct find_ev {
+	const char *system, *name;
+	struct utrace_event *ev;
+};
+
+static int find_cb(struct utrace_event *ev, void *arg)
+{
+	struct find_ev *a = arg;
+
+	if (strcmp(ev->cls->system, a->system) || strcmp(ev->name, a->name))
+		return 0;
+	a->ev = ev;
+	return 1;
+}
+
+static int cmd_write(struct utrace_event *ev, enum trig_kind kind, char *param, bool remove,
+		     char **log)
+{
+	struct utrace__event_state *st = ev->priv;
+	struct trig *t;
+	char *p = NULL, *filter = NULL;
+	unsigned int i;
+	int r;
+
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	t->kind = kind;
+	if (kind == TK_ENABLE || kind == TK_DISABLE) {
+		/* event_enable_trigger_parse(): SYS:EVENT[:N] */
+		struct find_ev fa = { 0 };
+		char *sys, *evn;
+
+		r = separate_filter(param, &p, &filter, true);
+		if (r < 0)
+			goto out;
+		r = -EINVAL;
+		sys = p;
+		p = strchr(p, ':');
+		if (!p)
+			goto out;
+		*p++ = 0;
+		evn = p;
+		p = strchr(p, ':');
+		if (p)
+			*p++ = 0;
+		fa.system = sys;
+		fa.name = evn;
+		utrace__registry_foreach(find_cb, &fa);
+		if (!fa.ev || ((struct utrace__event_state *)fa.ev->priv)->ignore_enable)
+			goto out;
+		t->target = fa.ev;
+	} else {
+		r = separate_filter(param, &p, &filter, false);
+		if (r < 0)
+			goto out;
+	}
+	/* as register_trigger() / event_enable_register_trigger() */
+	for (i = 0; st->triggers && i < st->triggers->nr; i++) {
+		struct trig *o = st->triggers->t[i];
+
+		if (kind_type[o->kind] == kind_type[kind] && o->target == t->target)
+			break;
+	}
+	if (remove) {
+		r = st->triggers && i < st->triggers->nr ? uninstall(ev, i) : 0;
+		goto out;
+	}
+	r = parse_num(p, &t->count);
+	if (r == 0)
+		r = set_filter(ev, filter, t, log);
+	if (r < 0)
+		goto out;
+	if (st->triggers && i < st->triggers->nr) {
+		r = -EEXIST;
+		goto out;
+	}
+	if (kind == TK_STACKTRACE) {
+		/* the frames the stack leaves out: the probe, and the
+		 * tracepoint's iterator (a global of the event's object) */
+		char iter[160];
+		uint64_t start, size;
+
+		if (!utrace__user_stack_register()) {
+			/* no libunwind: as a kernel without the command */
+			r = -EINVAL;
+			goto out;
+		}
+		t->skip[0] = (unsigned long)(uintptr_t)ev->cls->probe;
+		snprintf(iter, sizeof(iter), "__traceiter_%s", ev->tp->name);
+		if (utrace__sym_by_name(iter, &start, &size) == 0)
+			t->skip[1] = (unsigned long)start;
+	}
+	if (t->target || kind == TK_TRACEON || kind == TK_STACKTRACE) {
+		/* what they switch on records into the pool */
+		r = utrace__pool_ensure();
+		if (r < 0)
+			goto out;
+	}
+	r = install(ev, t);
+	if (r == 0)
+		return 0;
+out:
+	trig_free(t);
+	return r;
+}
+
+int utrace__trigger_write(struct utrace_event *ev, const char *text, size_t len, char **log)
+{
+	char *buf = strip(text, len), *cmd, *next;
+	bool remove;
+	unsigned int k;
+	int r = -EINVAL;
+
+	*log = NULL;
+	if (!buf)
+		return -ENOMEM;
+	if (!*buf) {
+		free(buf);
+		return 0;
+	}
+	/* trigger_process_regex() */
+	remove = buf[0] == '!';
+	cmd = buf + remove;
+	if (!strncmp(cmd, "hist", 4) && (!cmd[4] || strchr(": \t", cmd[4]))) {
+		r = hist_write(ev, cmd, remove, log);
+		free(buf);
+		return r;
+	}
+	next = cmd + strcspn(cmd, ": \t");
+	if (*next) {
+		*next++ = 0;
+		next = skip_spaces(next);
+		if (!*next)
+			next = NULL;
+	} else {
+		next = NULL;
+	}
+	for (k = TK_TRACEON; k <= TK_DISABLE; k++)
+		if (!strcmp(cmd, kind_name[k]))
+			break;
+	if (k <= TK_DISABLE)
+		r = cmd_write(ev, (enum trig_kind)k, next, remove, log);
+	free(buf);
+	return r;
+}
+
+void utrace__trigger_truncate(struct utrace_event *ev)
+{
+	struct utrace__event_state *st = ev->priv;
+	unsigned int i;
+
+	for (i = st->triggers ? st->triggers->nr : 0; i-- > 0;)
+		if (st->triggers->t[i]->kind == TK_HIST)
+			uninstall(ev, i);
+}
+
+/* event_trigger_print(), event_enable_trigger_print(). */
+static int print_trig(FILE *f, const struct trig *t)
+{
+	long c = __atomic_load_n(&t->count, __ATOMIC_RELAXED);
+	char *info;
+
+	if (t->kind == TK_HIST) {
+		info = utrace__hist_info(t->h, __atomic_load_n(&t->paused, __ATOMIC_RELAXED));
+		if (!info)
+			return -ENOMEM;
+		fputs(info, f);
+		free(info);
+		return 0;
+	}
+	fputs(kind_name[t->kind], f);
+	if (t->target)
+		fprintf(f, ":%s:%s", t->target->cls->system, t->target->name);
+	if (c == -1)
+		fputs(":unlimited", f);
+	else
+		fprintf(f, ":count=%ld", c);
+	if (t->filter_str)
+		fprintf(f, " if %s\n", t->filter_str);
+	else
+		fputc('\n', f);
+	return 0;
+}
+
+char *utrace__trigger_text(struct utrace_event *ev)
+{
+	const struct utrace__event_state *st = ev->priv;
+	char *text = NULL;
+	size_t n = 0;
+	unsigned int i;
+	int r = 0;
+	FILE *f = open_memstream(&text, &n);
+
+	if (!f)
+		return NULL;
+	if (!st->triggers || !st->triggers->nr)
+		/* event_triggers_seq_show(): the commands this build has */
+		fprintf(f, "# Available triggers:\n# traceon traceoff %senable_event "
+			"disable_event hist\n", UTRACE_HAVE_UNWINDER ? "stacktrace " : "");
+	for (i = 0; st->triggers && i < st->triggers->nr && !r; i++)
+		r = print_trig(f, st->triggers->t[i]);
+	if (fclose(f) || r < 0) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+/* .sym and .sym-offset: this process's symbols. */
+static int own_sym(void *arg, const void *owner, uint64_t addr, const char **name,
+		   uint64_t *start, uint64_t *size)
+{
+	(void)arg;
+	(void)owner;
+	return utrace__sym_lookup((uintptr_t)addr, name, start, size);
+}
+
+char *utrace__trigger_hist_text(struct utrace_event *ev)
+{
+	const struct utrace__event_state *st = ev->priv;
+	char *text = NULL;
+	size_t n = 0;
+	unsigned int i, k = 0;
+	int r = 0;
+	FILE *f = open_memstream(&text, &n);
+
+	if (!f)
+		return NULL;
+	for (i = 0; st->triggers && i < st->triggers->nr && r >= 0; i++) {
+		const struct trig *t = st->triggers->t[i];
+		struct utrace__hist_print_opts po = { .sym = own_sym };
+
+		if (t->kind != TK_HIST)
+			continue;
+		po.paused = __atomic_load_n(&t->paused, __ATOMIC_RELAXED);
+		if (k++)
+			fputs("\n\n", f);
+		r = utrace__hist_print(t->map, &po, f);
+	}
+	if (fclose(f) || r < 0) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}

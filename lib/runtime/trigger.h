@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Event triggers (the kernel's events/<sys>/<ev>/trigger,
+ * kernel/trace/trace_events_trigger.c and trace_events_hist.c): hist,
+ * traceon, traceoff, stacktrace (with libunwind), enable_event and
+ * disable_event, each with an optional count (":N") and filter ("if ...").
+ *
+ * The agent (control.c) parses and installs them; the writer runs them
+ * on each record of the event (writer.c, commit_inst()).  While any
+ * event has a trigger, UTRACE_TRACING_TRIGGERS is set in
+ * utrace__tracing_off, which the reserve already tests: the events that
+ * hold a trigger (st->soft) take the slow path, where the record is built
+ * apart, the triggers run, and it is copied into the buffers that have
+ * the event on (none while it is off: the kernel's soft mode).
+ */
+#ifndef UTRACE_RUNTIME_TRIGGER_H
+#define UTRACE_RUNTIME_TRIGGER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <utrace/tracepoint.h>
+
+#include "compiler.h"
+#include "filter.h"
+
+/* A bit of utrace__tracing_off (instance.h has the others). */
+#define UTRACE_TRACING_TRIGGERS 4
+
+struct utrace__trig_list;
+
+/**
+ * utrace__triggers_run - run an event's triggers on its record (writer)
+ * @ev: the event
+ * @rec: its record, whole
+ * @size: its bytes
+ * @fc: the writer's CPU and comm
+ * @post: false: the hist triggers and those without a filter, before the
+ *        record is committed; true: the others, after it (the kernel's
+ *        event_triggers_post_call())
+ *
+ * Lock-free and allocation-free; runs under the RCU read lock.
+ */
+void utrace__triggers_run(struct utrace_event *ev, const void *rec, uint32_t size,
+			  const struct utrace__filter_ctx *fc, bool post) UTRACE_HIDDEN;
+
+/**
+ * utrace__trigger_write - a write to the event's trigger file (agent)
+ * @ev: the event (registry lock held)
+ * @text: what was written, not NUL-terminated
+ * @len: its bytes
+ * @log: set to the error_log entry of a refused write (malloc()ed,
+ *       without its time stamp), or NULL
+ *
+ * Return: 0, or the kernel's -errno (-EINVAL, -EEXIST, -ENOENT, -ENOMEM).
+ */
+int utrace__trigger_write(struct utrace_event *ev, const char *text, size_t len, char **log)
+	UTRACE_HIDDEN;
+
+/* An open of the trigger file with O_TRUNC: every hist trigger goes (the
+ * kernel's unreg_all, which only hist triggers have). */
+void utrace__trigger_truncate(struct utrace_event *ev) UTRACE_HIDDEN;
+
+/* The trigger file's text; NULL when out of memory.  malloc()ed. */
+char *utrace__trigger_text(struct utrace_event *ev) UTRACE_HIDDEN;
+
+/* The hist file's text: each hist trigger's table, "\n\n" apart; NULL
+ * when out of memory.  malloc()ed. */
+char *utrace__trigger_hist_text(struct utrace_event *ev) UTRACE_HIDDEN;
+
+/* An event goes away (dlclose; registry lock held): its triggers, and
+ * those of other events that enable or disable it, are removed. */
+void utrace__triggers_event_gone(struct utrace_event *ev) UTRACE_HIDDEN;
+
+#endif /* UTRACE_RUNTIME_TRIGGER_H */
