@@ -470,11 +470,9 @@ uint32_t utrace__pool_dealt(const struct utrace_pool *p) UTRACE_HIDDEN;
  * utrace__pool_grow() - deal 'more' pages not dealt yet to the free queues
  *
  * Called by the one consumer that owns the pool's growth (the recorder,
- * under the consumers' turn).  The pages are populated first, in the
- * caller's mapping of the pool (one memfd: the writers then find them
- * there), so neither the writer nor the host's lazy backing of guest
- * memory makes the writer pay for them on its first lap.  Returns the
- * pages dealt now in all.
+ * under the consumers' turn).  The pages are not populated: a writer's
+ * first store to each faults it in (once).  Returns the pages dealt now
+ * in all.
  */
 uint32_t utrace__pool_grow(struct utrace_pool *p, uint32_t more) UTRACE_HIDDEN;
 

@@ -66,6 +66,7 @@ struct proc {
 	int lock_fd;                 /* the consumers' turn (live-pool.h), or -1 */
 	uint32_t dealt, dealt0;      /* its pool's pages dealt now and at first
 				      * (utrace__pool_grow()) */
+	uint64_t lost_seen;          /* its writers' lost events when it last grew */
 	uint32_t nr_calib;           /* its pool's calibration points written */
 	uint64_t next_calib;         /* when to look for more (CLOCK_MONOTONIC) */
 	/* The objects it loaded (OBJECT messages): their symbols go into the
@@ -460,8 +461,9 @@ static void drain_batch_end(void *arg, struct utrace_pool *pool)
  *
  * When one look finds a quarter of the pool's dealt pages full, the writers
  * are ahead of the recorder (it was not scheduled for a while: the
- * machine is busy): the pool grows, twice its pages dealt, up to what the
- * process made room for (UTRACE_BUFFER_MAX, GROW_MAX times -m).  A pool
+ * machine is busy): the pool grows, twice its pages dealt (four times
+ * when events were lost since the last growth: it was full), up to what
+ * the process made room for (UTRACE_BUFFER_MAX, GROW_MAX times -m).  A pool
  * that keeps up never grows, so it costs no more memory than -m.
  */
 static int drain(struct proc *p)
@@ -474,8 +476,14 @@ static int drain(struct proc *p)
 
 	utrace__live_consumer_lock(&p->lock_fd, true);
 	n = utrace__pool_drain(p->pool, &ops, &b);
-	if (n >= p->dealt / 4 && p->dealt < utrace_pool_nr_pages(p->pool) && !out_failed)
-		p->dealt = utrace__pool_grow(p->pool, p->dealt);
+	if (n >= p->dealt / 4 && p->dealt < utrace_pool_nr_pages(p->pool) && !out_failed) {
+		/* events lost already: the pool was full; grow faster */
+		uint64_t lost = utrace__pool_lost_in_slots(p->pool);
+
+		p->dealt = utrace__pool_grow(p->pool, lost > p->lost_seen ? 3 * p->dealt :
+					     p->dealt);
+		p->lost_seen = lost;
+	}
 	utrace__live_consumer_lock(&p->lock_fd, false);
 	return n > 0;
 }
