@@ -250,20 +250,21 @@ uint32_t utrace__pool_dealt(const struct utrace_pool *p)
 	return n == 0 || n > utrace_pool_nr_pages(p) ? utrace_pool_nr_pages(p) : n;
 }
 
-uint32_t utrace__pool_grow(struct utrace_pool *p, uint32_t more)
+uint32_t utrace__pool_grow(struct utrace_pool *p, uint32_t dealt, uint32_t more)
 {
-	uint32_t dealt = utrace__pool_dealt(p), nr = utrace_pool_nr_pages(p), i;
+	uint32_t nr = utrace_pool_nr_pages(p), i;
 	uint32_t nq = utrace__pool_geom(p) ? utrace__pool_geom(p)->nr_queues : 0;
 
 	if (!nq || dealt >= nr)
 		return dealt;
 	if (more > nr - dealt)
 		more = nr - dealt;
-	/* Not populated here: on this VM the first write to a page costs
-	 * about 3.4 us (the host backs guest memory lazily), 4 times what
-	 * draining a page costs, so a recorder that populated the pages
-	 * it dealt spent its time on that instead of catching up.  The
-	 * writer's first store faults each page in once. */
+	/* Not populated here: on the VM of bench/RESULTS.md the first
+	 * write to a page costs microseconds (the host backs guest memory
+	 * lazily), more than draining a page, so a recorder that populated
+	 * the pages it dealt spent its time on that instead of catching up
+	 * (design-notes.md, "The recorder keeps up").  The writer's first
+	 * store faults each page in once. */
 	for (i = dealt; i < dealt + more; i++)
 		/* each queue has room for every page */
 		if (!utrace_queue_push(p, &p->freeq[i % nq], i))

@@ -470,11 +470,15 @@ uint32_t utrace__pool_dealt(const struct utrace_pool *p) UTRACE_HIDDEN;
  * utrace__pool_grow() - deal 'more' pages not dealt yet to the free queues
  *
  * Called by the one consumer that owns the pool's growth (the recorder,
- * under the consumers' turn).  The pages are not populated: a writer's
- * first store to each faults it in (once).  Returns the pages dealt now
- * in all.
+ * under the consumers' turn), with the pages dealt so far as it counts
+ * them itself ('dealt': the header's nr_dealt when it mapped the pool,
+ * then what this returned), not as the shared header says now, so that a
+ * header written from outside cannot make it deal a page twice.  The
+ * pages are not populated: a writer's first store to each faults it in
+ * (once).  Returns the pages dealt now in all, and notes it in nr_dealt.
  */
-uint32_t utrace__pool_grow(struct utrace_pool *p, uint32_t more) UTRACE_HIDDEN;
+uint32_t utrace__pool_grow(struct utrace_pool *p, uint32_t dealt, uint32_t more)
+	UTRACE_HIDDEN;
 
 /* Whether a pool header (of an object of 'size' bytes) is one this code
  * reads, with every part, queues included, inside the object. */

@@ -87,13 +87,13 @@ TEST(a_pool_that_can_grow_deals_its_pages_on_demand)
 	CHECK_INT(count_taken_free(p, &max_seen), ==, 16);
 	CHECK_INT(max_seen, ==, 15);
 	/* twice, then more than there is: up to the end, never past it */
-	CHECK_INT(utrace__pool_grow(p, 16), ==, 32);
+	CHECK_INT(utrace__pool_grow(p, 16, 16), ==, 32);
 	CHECK_INT(count_taken_free(p, &max_seen), ==, 16);
 	CHECK_INT(max_seen, ==, 31);
-	CHECK_INT(utrace__pool_grow(p, 1000), ==, 64);
+	CHECK_INT(utrace__pool_grow(p, 32, 1000), ==, 64);
 	CHECK_INT(count_taken_free(p, &max_seen), ==, 32);
 	CHECK_INT(max_seen, ==, 63);
-	CHECK_INT(utrace__pool_grow(p, 16), ==, 64);
+	CHECK_INT(utrace__pool_grow(p, 64, 16), ==, 64);
 	CHECK_INT(count_taken_free(p, &max_seen), ==, 0);
 	/* a header claiming more dealt pages than it has is refused */
 	p->nr_dealt = 65;
@@ -107,7 +107,7 @@ TEST(a_pool_made_whole_has_every_page_dealt)
 
 	CHECK_INT(p->nr_dealt, ==, 256);
 	CHECK_INT(utrace__pool_dealt(p), ==, 256);
-	CHECK_INT(utrace__pool_grow(p, 16), ==, 256);
+	CHECK_INT(utrace__pool_grow(p, 256, 16), ==, 256);
 	p->nr_dealt = 0;        /* an older pool: all of them */
 	CHECK_INT(utrace__pool_dealt(p), ==, 256);
 	munmap(p, p->size);

@@ -480,8 +480,8 @@ static int drain(struct proc *p)
 		/* events lost already: the pool was full; grow faster */
 		uint64_t lost = utrace__pool_lost_in_slots(p->pool);
 
-		p->dealt = utrace__pool_grow(p->pool, lost > p->lost_seen ? 3 * p->dealt :
-					     p->dealt);
+		p->dealt = utrace__pool_grow(p->pool, p->dealt,
+					     lost > p->lost_seen ? 3 * p->dealt : p->dealt);
 		p->lost_seen = lost;
 	}
 	utrace__live_consumer_lock(&p->lock_fd, false);
@@ -625,8 +625,8 @@ static void hello(struct proc *p, const struct utrace_msg_hello *h, int fd)
 		return;
 	}
 	/* populated (no fault per page while copying at full speed): the
-	 * pages dealt so far; the pages of a pool that can grow are
-	 * populated when they are dealt (utrace__pool_grow()) */
+	 * pages dealt so far; those a pool that can grow deals later
+	 * (utrace__pool_grow()) fault in once, on their first lap */
 	p->dealt = hdr.nr_dealt ? hdr.nr_dealt : hdr.nr_pages;
 	p->dealt0 = p->dealt;
 	m = mmap(NULL, hdr.size, PROT_READ | PROT_WRITE,
