@@ -52,11 +52,16 @@ if [ -n "${BENCH_BEFORE:-}" ]; then
 	before=$(git -C "$top" rev-parse --short "$BENCH_BEFORE") ||
 		die "BENCH_BEFORE: '$BENCH_BEFORE' is not a commit"
 	src=$out/before-src
-	rm -rf "$src"
-	mkdir -p "$src"
-	git -C "$top" archive "$before" | tar -x -C "$src"
+	# A build of another commit is started over: git archive gives the
+	# files their commit's time, which ninja would take for up to date.
+	if [ "$(cat "$out/before/keepup-commit" 2>/dev/null)" != "$before" ]; then
+		rm -rf "$src" "$out/before"
+		mkdir -p "$src"
+		git -C "$top" archive "$before" | tar -x -C "$src"
+	fi
 	say "building $before in $out/before"
 	build_tree "$src" "$out/before"
+	echo "$before" >"$out/before/keepup-commit"
 	cases=("before:$out/before/tools/utrace/utrace:$out/before/bench/bench-record-utrace"
 	       "${cases[@]}")
 fi
