@@ -126,16 +126,17 @@ def report(argv):
     L.append(f"A burst of {int(params.get('n', 0)):,} events (the two-field event of "
              "bench-record.c) from one thread that fires at once, no warm-up, recorded "
              "by `utrace record -o FILE -- prog` with the default options (8 MiB "
-             "buffer, discard mode), on this 2-core machine: **quiet**, and with two "
+             "buffer, discard mode), on this 2-core machine: **no loops** (the machine as it is, "
+             "shared with others' jobs: see the load average below), and with two "
              "busy loops (`while :; do :; done`) beside it (**2 busy loops**).  "
-             f"{params.get('rounds', '?')} rounds; in each, every build in turn, quiet "
-             "then loaded, so that the before and after rows share the machine's "
+             f"{params.get('rounds', '?')} rounds; in each, every build in turn, without "
+             "then with the loops, so that the before and after rows share the machine's "
              "moods.  Written by `bench/keepup.sh` "
              f"({params.get('date', '?')}, load average at the start "
              f"{params.get('load', '?')}).")
     L.append("")
-    L.append("- **lost**: events the recorder counted lost (written + lost = fired in "
-             "every run); min / median / max over the runs, and the runs that lost "
+    L.append("- **lost**: events the recorder counted lost: "
+             "min / median / max over the runs, and the runs that lost "
              "none.")
     L.append("- **recorder CPU per event**: user + system CPU of `utrace record` "
              "itself (wait4 of the recorder less the traced program's own, "
@@ -149,7 +150,7 @@ def report(argv):
     L.append("")
     L.append("| recorder | load | runs | lost events min / median / max | lost % (max) | runs with 0 lost | recorder CPU ns / event | recording wall ms (median) | buffer grew to (MiB, runs) | written + lost = fired |")
     L.append("|---|---|---:|---:|---:|---:|---:|---:|---|---|")
-    names = {"quiet": "quiet", "busy2": "2 busy loops"}
+    names = {"quiet": "no loops", "busy2": "2 busy loops"}
     for label in labels:
         for load in ("quiet", "busy2"):
             v = rows.get((label, load))
