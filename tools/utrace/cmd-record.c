@@ -45,8 +45,10 @@
 #include "kevents.h"
 
 #define MAX_PROCS 256
-/* A pool grows up to this many times its size (-m), in discard mode. */
+/* A pool grows up to this many times its size (-m), in discard mode, and
+ * to at most GROW_LIMIT bytes. */
 #define GROW_MAX 8
+#define GROW_LIMIT (512ULL << 20)
 
 struct tid_seen {
 	uint32_t tid;
@@ -207,6 +209,7 @@ static const char record_usage[] =
 	"  -m, --buffer-size SIZE  event memory per process, e.g. 8M (default), 512K,\n"
 	"                       1G; pages that the recorder has not saved yet live here;\n"
 	"                       without --overwrite it grows up to 8 times this size\n"
+	"                       (at most 512M)\n"
 	"                       while the recorder falls behind\n"
 	"      --overwrite      when the memory is full, reuse the oldest pages\n"
 	"                       (flight recorder) instead of dropping new events\n"
@@ -1380,8 +1383,15 @@ int cmd_record(int argc, char **argv)
 	events = join_events(&o);
 	parse_rec_filters(&o);
 	snprintf(size_str, sizeof(size_str), "%llu", o.buffer_size);
-	snprintf(max_str, sizeof(max_str), "%llu", o.buffer_size * GROW_MAX > (1ULL << 36) ?
-		 (1ULL << 36) : o.buffer_size * GROW_MAX);
+	{
+		/* the room's queue cells (128 bytes a page on two CPUs) are
+		 * made at once: a large -m needs no growth */
+		unsigned long long max = o.buffer_size * GROW_MAX;
+
+		if (max > GROW_LIMIT)
+			max = o.buffer_size > GROW_LIMIT ? o.buffer_size : GROW_LIMIT;
+		snprintf(max_str, sizeof(max_str), "%llu", max);
+	}
 	for (i = 0; i < MAX_PROCS; i++) {
 		procs[i].sock = -1;
 		procs[i].lock_fd = -1;
