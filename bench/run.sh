@@ -14,6 +14,10 @@
 # and liblttng-ust-dev; clang, lttng-tools and babeltrace2 are used when
 # present.
 #
+# Whether the recorder keeps up with a burst (lost events and its CPU per
+# event, quiet and beside two busy loops, before/after): bench/keepup.sh,
+# which writes a section of its own into RESULTS.md; this script keeps it.
+#
 # Knobs (environment):
 #   BENCH_N=100000000        iterations of each timed run
 #   BENCH_RUNS=5             timed runs of each case

@@ -13,51 +13,6 @@
 #include "clock.h"
 #include "pool.h"
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <cpuid.h>
-
-__attribute__((target("clflushopt")))
-static void evict_opt(const char *p, const char *end)
-{
-	for (; p < end; p += 64)
-		__builtin_ia32_clflushopt(p);
-}
-
-static void evict_plain(const char *p, const char *end)
-{
-	for (; p < end; p += 64)
-		__builtin_ia32_clflush(p);
-}
-
-void utrace__cache_evict(const void *ptr, size_t len)
-{
-	/* 0: not looked yet, 1: CLFLUSH, 2: CLFLUSHOPT (CPUID.7.0:EBX[23]) */
-	static int how;
-	const char *p = (const char *)((uintptr_t)ptr & ~(uintptr_t)63);
-	const char *end = (const char *)ptr + len;
-	int h = __atomic_load_n(&how, __ATOMIC_RELAXED);
-
-	if (!len)
-		return;
-	if (!h) {
-		unsigned int a, b, c, d;
-
-		h = __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & (1u << 23)) ? 2 : 1;
-		__atomic_store_n(&how, h, __ATOMIC_RELAXED);
-	}
-	if (h == 2)
-		evict_opt(p, end);
-	else
-		evict_plain(p, end);
-}
-#else
-void utrace__cache_evict(const void *ptr, size_t len)
-{
-	(void)ptr;
-	(void)len;
-}
-#endif
-
 static uint64_t next_pow2(uint64_t v)
 {
 	uint64_t p = 1;
@@ -76,14 +31,10 @@ void utrace__pool_give_back(struct utrace_pool *p, const uint32_t *idx, size_t n
 {
 	size_t i;
 
-	/* Cold, so the writer that takes a page need not take its lines back
-	 * from this CPU.  All the flushes first: a flush completes only at
-	 * the next fence or locked instruction, here the first push, which
-	 * then waits for them all at once.  Waiting for each page's flushes
-	 * at its own push made the pushes a quarter of the recorder's time
-	 * (2 busy threads, perf). */
-	for (i = 0; i < n; i++)
-		utrace__cache_evict(utrace_pool_page(p, idx[i]), UTRACE_PAGE_SIZE);
+	/* No cache flush first: flushing the copied pages cost a fifth of
+	 * the recorder's CPU and made the writer slower, not faster, on
+	 * this machine in 2026-11 (design-notes.md, "The recorder keeps
+	 * up"). */
 	for (i = 0; i < n; i++) {
 		struct utrace_page_desc *d = utrace_pool_desc(p, idx[i]);
 		/* To the free queue of the CPU that wrote it. */
@@ -169,10 +120,37 @@ static int geom_add(struct utrace_pool *p, const struct utrace_pool *hdr)
 	return 0;
 }
 
-int utrace__pool_create(uint64_t bytes, uint32_t mode, struct utrace_pool **out)
+/* Write [p, p + len) of a shared mapping once, so that its memory exists
+ * (MADV_POPULATE_WRITE, Linux 5.14; else a store to each page). */
+static void populate(void *p, uint64_t len)
+{
+	volatile unsigned char *c = p;
+	uint64_t i;
+
+#ifdef MADV_POPULATE_WRITE
+	if (madvise(p, len, MADV_POPULATE_WRITE) == 0)
+		return;
+#endif
+	for (i = 0; i < len; i += UTRACE_PAGE_SIZE)
+		c[i] = c[i];
+}
+
+static uint32_t nr_pages_of(uint64_t bytes)
 {
 	uint64_t nr = bytes / UTRACE_PAGE_SIZE;
-	uint32_t nr_pages = nr < 2 ? 2 : nr > (1u << 24) ? 1u << 24 : (uint32_t)nr;
+
+	return nr < 2 ? 2 : nr > (1u << 24) ? 1u << 24 : (uint32_t)nr;
+}
+
+int utrace__pool_create(uint64_t bytes, uint32_t mode, struct utrace_pool **out)
+{
+	return utrace__pool_create_max(bytes, bytes, mode, out);
+}
+
+int utrace__pool_create_max(uint64_t bytes, uint64_t max_bytes, uint32_t mode,
+			    struct utrace_pool **out)
+{
+	uint32_t dealt = nr_pages_of(bytes), nr_pages = nr_pages_of(max_bytes);
 	uint64_t qsize, off, size, i, cells_off;
 	struct utrace_pool *p;
 	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
@@ -208,15 +186,21 @@ int utrace__pool_create(uint64_t bytes, uint32_t mode, struct utrace_pool **out)
 		close(fd);
 		return -e;
 	}
+	if (dealt > nr_pages)
+		dealt = nr_pages;
 	/* Populated now, as the kernel allocates its ring buffer: a writer
 	 * that faults in each new page of a large pool pays for it in every
-	 * event (10 M events into 64 MiB: 35 ns an event, 22 populated). */
-	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
+	 * event (10 M events into 64 MiB: 35 ns an event, 22 populated).
+	 * A pool that can grow: its dealt pages only. */
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		 MAP_SHARED | (dealt == nr_pages ? MAP_POPULATE : 0), fd, 0);
 	if (p == MAP_FAILED) {
 		e = errno;
 		close(fd);
 		return -e;
 	}
+	if (dealt < nr_pages)
+		populate(p, pages_off + (uint64_t)dealt * UTRACE_PAGE_SIZE);
 	p->magic = UTRACE_POOL_MAGIC;
 	p->version = UTRACE_POOL_VERSION;
 	p->page_size = UTRACE_PAGE_SIZE;
@@ -252,10 +236,41 @@ int utrace__pool_create(uint64_t bytes, uint32_t mode, struct utrace_pool **out)
 		return e;
 	}
 	/* The free pages dealt out to the CPUs' queues in turn. */
-	for (i = 0; i < nr_pages; i++)
+	for (i = 0; i < dealt; i++)
 		utrace_queue_push(p, &p->freeq[i % nq], i);
+	__atomic_store_n(&p->nr_dealt, dealt, __ATOMIC_RELEASE);
 	*out = p;
 	return fd;
+}
+
+uint32_t utrace__pool_dealt(const struct utrace_pool *p)
+{
+	uint32_t n = __atomic_load_n(&p->nr_dealt, __ATOMIC_ACQUIRE);
+
+	return n == 0 || n > utrace_pool_nr_pages(p) ? utrace_pool_nr_pages(p) : n;
+}
+
+uint32_t utrace__pool_grow(struct utrace_pool *p, uint32_t dealt, uint32_t more)
+{
+	uint32_t nr = utrace_pool_nr_pages(p), i;
+	uint32_t nq = utrace__pool_geom(p) ? utrace__pool_geom(p)->nr_queues : 0;
+
+	if (!nq || dealt >= nr)
+		return dealt;
+	if (more > nr - dealt)
+		more = nr - dealt;
+	/* Not populated here: on the VM of bench/RESULTS.md the first
+	 * write to a page costs microseconds (the host backs guest memory
+	 * lazily), more than draining a page, so a recorder that populated
+	 * the pages it dealt spent its time on that instead of catching up
+	 * (design-notes.md, "The recorder keeps up").  The writer's first
+	 * store faults each page in once. */
+	for (i = dealt; i < dealt + more; i++)
+		/* each queue has room for every page */
+		if (!utrace_queue_push(p, &p->freeq[i % nq], i))
+			break;
+	__atomic_store_n(&p->nr_dealt, i, __ATOMIC_RELEASE);
+	return i;
 }
 
 bool utrace__pool_header_ok(const struct utrace_pool *hdr, uint64_t size)
@@ -282,7 +297,8 @@ bool utrace__pool_header_ok(const struct utrace_pool *hdr, uint64_t size)
 	    hdr->slots_off + (uint64_t)hdr->nr_slots * sizeof(struct utrace_thread_slot) >
 	    hdr->descs_off)
 		return false;
-	if (hdr->nr_queues < 1 || hdr->nr_queues > UTRACE_POOL_QUEUES)
+	if (hdr->nr_queues < 1 || hdr->nr_queues > UTRACE_POOL_QUEUES ||
+	    hdr->nr_dealt > hdr->nr_pages)
 		return false;
 	for (q = 0; q < 2 * hdr->nr_queues; q++) {
 		const struct utrace_queue *qu = q < hdr->nr_queues ? &hdr->freeq[q] :

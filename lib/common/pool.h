@@ -179,7 +179,13 @@ struct utrace_pool {
 	 * and the enum utrace_trace_clock readers show. */
 	uint64_t calibx_off;
 	uint32_t trace_clock;
-	uint32_t pad;
+	/* Pages dealt to the free queues so far (0, as in older pools: all
+	 * of them).  A pool made to grow (utrace__pool_create_max()) starts
+	 * with some of its pages dealt; the recorder deals the others when
+	 * the writers fill the dealt ones faster than it empties them
+	 * (utrace__pool_grow()).  The pages not dealt are never touched, so
+	 * they take no memory. */
+	uint32_t nr_dealt;
 	struct utrace_queue freeq[UTRACE_POOL_QUEUES];
 	struct utrace_queue fullq[UTRACE_POOL_QUEUES];
 };
@@ -447,6 +453,33 @@ void utrace__pool_unmap(struct utrace_pool *p) UTRACE_HIDDEN;
 int utrace__pool_create(uint64_t bytes, uint32_t mode, struct utrace_pool **out)
 	UTRACE_HIDDEN;
 
+/*
+ * The same, with room for up to 'max_bytes' of pages (more than 'bytes':
+ * a pool that can grow): only 'bytes' of them are dealt to the free
+ * queues, populated; the others take no memory until utrace__pool_grow()
+ * deals them.  Their descriptors and queue cells are there from the
+ * start (192 bytes per page on two CPUs, a twentieth of a page).
+ */
+int utrace__pool_create_max(uint64_t bytes, uint64_t max_bytes, uint32_t mode,
+			    struct utrace_pool **out) UTRACE_HIDDEN;
+
+/* The pages dealt to the free queues of a pool (see nr_dealt). */
+uint32_t utrace__pool_dealt(const struct utrace_pool *p) UTRACE_HIDDEN;
+
+/*
+ * utrace__pool_grow() - deal 'more' pages not dealt yet to the free queues
+ *
+ * Called by the one consumer that owns the pool's growth (the recorder,
+ * under the consumers' turn), with the pages dealt so far as it counts
+ * them itself ('dealt': the header's nr_dealt when it mapped the pool,
+ * then what this returned), not as the shared header says now, so that a
+ * header written from outside cannot make it deal a page twice.  The
+ * pages are not populated: a writer's first store to each faults it in
+ * (once).  Returns the pages dealt now in all, and notes it in nr_dealt.
+ */
+uint32_t utrace__pool_grow(struct utrace_pool *p, uint32_t dealt, uint32_t more)
+	UTRACE_HIDDEN;
+
 /* Whether a pool header (of an object of 'size' bytes) is one this code
  * reads, with every part, queues included, inside the object. */
 bool utrace__pool_header_ok(const struct utrace_pool *hdr, uint64_t size)
@@ -456,22 +489,9 @@ bool utrace__pool_header_ok(const struct utrace_pool *hdr, uint64_t size)
  * against the size of the object; -errno (-EBADMSG: not a pool). */
 int utrace__pool_map(int fd, struct utrace_pool **out) UTRACE_HIDDEN;
 
-/*
- * Drop the cache lines of [p, p + len) from every CPU's caches, after a
- * reader in another process has copied a page it is about to give back.
- * Without this the writer, when it takes the page again, finds each line
- * shared with the reader's CPU and must invalidate that copy before it can
- * write: on the 2-core VM of bench/RESULTS.md that made a recorded event
- * cost 21-34 ns instead of 13 ns (design-notes.md, "Giving pages back
- * cold").  x86: CLFLUSHOPT where the CPU has it, else CLFLUSH; elsewhere
- * nothing.  The flushes are ordered by the next fence or locked
- * instruction, such as the push that gives the page back.
- */
-void utrace__cache_evict(const void *p, size_t len) UTRACE_HIDDEN;
-
 /* A reader (the recorder, a trace_pipe reader) gives back 'n' full pages
- * it has copied: their lines flushed (utrace__cache_evict()), then each
- * marked free and pushed on the free queue for the writers. */
+ * it has copied: each marked free and pushed on the free queue for the
+ * writers. */
 void utrace__pool_give_back(struct utrace_pool *p, const uint32_t *idx, size_t n)
 	UTRACE_HIDDEN;
 

@@ -1005,7 +1005,8 @@ int utrace__control_info(struct utrace_ctl_info_msg *m)
 	if (p) {
 		m->has_pool = 1;
 		m->mode = p->mode;
-		m->nr_pages = utrace_pool_nr_pages(p);
+		/* a pool that can grow: the pages it has so far */
+		m->nr_pages = utrace__pool_dealt(p);
 		m->buffer_size = (uint64_t)m->nr_pages * UTRACE_PAGE_SIZE;
 		utrace__pool_usage(p, &m->pages_used, &m->written, &m->lost);
 	} else {
@@ -1099,7 +1100,7 @@ int utrace__control_buffer_size(uint64_t bytes, uint64_t *size)
 			return r;
 	}
 	p = __atomic_load_n(&utrace__pool, __ATOMIC_ACQUIRE);
-	pages = p ? p->nr_pages : utrace__pool_next_size() / UTRACE_PAGE_SIZE;
+	pages = p ? utrace__pool_dealt(p) : utrace__pool_next_size() / UTRACE_PAGE_SIZE;
 	*size = (pages < BUFFER_PAGES_MIN ? BUFFER_PAGES_MIN : pages) * UTRACE_PAGE_DATA;
 	return 0;
 }

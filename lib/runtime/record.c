@@ -2,7 +2,8 @@
 /*
  * The traced side of `utrace record`.  When UTRACE_RECORD names the
  * recorder's socket, the process makes its pool (a memfd of
- * UTRACE_BUFFER_SIZE bytes, default 8 MiB), hands it to the recorder with
+ * UTRACE_BUFFER_SIZE bytes, default 8 MiB, with room to grow to
+ * UTRACE_BUFFER_MAX bytes when the recorder asks it), hands it to the recorder with
  * a HELLO message and sends the format of every event that registers.
  * From then on events go into the pool's pages.
  *
@@ -46,6 +47,7 @@ static int sock = -1;
 static enum recorder_kind recorder = RECORDER_NONE;
 static const char *sock_path;
 static size_t buffer_size = DEFAULT_BUFFER_SIZE;
+static size_t buffer_max;              /* UTRACE_BUFFER_MAX, 0: no growth */
 static uint32_t pool_mode = UTRACE_MODE_DISCARD;
 static bool mode_set;                  /* UTRACE_MODE was given */
 static uint32_t trace_clock;           /* enum utrace_trace_clock, of every pool */
@@ -313,7 +315,8 @@ static void connect_recorder(void)
 		sock = -1;
 		return;
 	}
-	fd = utrace__pool_create(buffer_size, pool_mode, &p);
+	fd = utrace__pool_create_max(buffer_size, buffer_max > buffer_size ? buffer_max :
+				     buffer_size, pool_mode, &p);
 	if (fd < 0) {
 		errno = -fd;
 		give_up("event pool");
@@ -586,6 +589,16 @@ void utrace__record_init(void)
 				     DEFAULT_BUFFER_SIZE);
 		else
 			buffer_size = (size_t)n;
+	}
+	/* Set by the recorder, which deals the pages above the buffer size
+	 * when they are needed (utrace__pool_grow()); nonsense: no growth. */
+	v = getenv("UTRACE_BUFFER_MAX");
+	if (v && *v) {
+		char *end;
+		unsigned long long n = strtoull(v, &end, 10);
+
+		if (!*end && n <= (1ULL << 36))
+			buffer_max = (size_t)n;
 	}
 	v = getenv("UTRACE_MODE");
 	mode_set = v && (!strcmp(v, "overwrite") || !strcmp(v, "discard"));

@@ -57,6 +57,62 @@ TEST(free_pages_are_dealt_to_every_cpu_queue)
 	munmap(p, p->size);
 }
 
+/* The free pages in all the queues, taken out. */
+static uint32_t count_taken_free(struct utrace_pool *p, uint32_t *max_seen)
+{
+	uint32_t q, n = 0;
+	uint64_t v;
+
+	for (q = 0; q < p->nr_queues; q++)
+		while (utrace_queue_pop(p, &p->freeq[q], &v)) {
+			if (v > *max_seen)
+				*max_seen = (uint32_t)v;
+			n++;
+		}
+	return n;
+}
+
+TEST(a_pool_that_can_grow_deals_its_pages_on_demand)
+{
+	struct utrace_pool *p;
+	int fd = utrace__pool_create_max(64 << 10, 256 << 10, UTRACE_MODE_DISCARD, &p);
+	uint32_t max_seen = 0;
+
+	if (fd < 0)
+		TEST_FAIL("utrace__pool_create_max: %d", fd);
+	close(fd);
+	CHECK(utrace__pool_header_ok(p, p->size));
+	CHECK_INT(p->nr_pages, ==, 64);
+	CHECK_INT(utrace__pool_dealt(p), ==, 16);
+	CHECK_INT(count_taken_free(p, &max_seen), ==, 16);
+	CHECK_INT(max_seen, ==, 15);
+	/* twice, then more than there is: up to the end, never past it */
+	CHECK_INT(utrace__pool_grow(p, 16, 16), ==, 32);
+	CHECK_INT(count_taken_free(p, &max_seen), ==, 16);
+	CHECK_INT(max_seen, ==, 31);
+	CHECK_INT(utrace__pool_grow(p, 32, 1000), ==, 64);
+	CHECK_INT(count_taken_free(p, &max_seen), ==, 32);
+	CHECK_INT(max_seen, ==, 63);
+	CHECK_INT(utrace__pool_grow(p, 64, 16), ==, 64);
+	CHECK_INT(count_taken_free(p, &max_seen), ==, 0);
+	/* a header claiming more dealt pages than it has is refused */
+	p->nr_dealt = 65;
+	CHECK(!utrace__pool_header_ok(p, p->size));
+	munmap(p, p->size);
+}
+
+TEST(a_pool_made_whole_has_every_page_dealt)
+{
+	struct utrace_pool *p = make(1 << 20, UTRACE_MODE_DISCARD);
+
+	CHECK_INT(p->nr_dealt, ==, 256);
+	CHECK_INT(utrace__pool_dealt(p), ==, 256);
+	CHECK_INT(utrace__pool_grow(p, 256, 16), ==, 256);
+	p->nr_dealt = 0;        /* an older pool: all of them */
+	CHECK_INT(utrace__pool_dealt(p), ==, 256);
+	munmap(p, p->size);
+}
+
 TEST(pop_any_takes_its_own_cpu_queue_first_then_the_others)
 {
 	struct utrace_pool *p = make(1 << 20, UTRACE_MODE_OVERWRITE);

@@ -45,6 +45,10 @@
 #include "kevents.h"
 
 #define MAX_PROCS 256
+/* A pool grows up to this many times its size (-m), in discard mode, and
+ * to at most GROW_LIMIT bytes. */
+#define GROW_MAX 8
+#define GROW_LIMIT (512ULL << 20)
 
 struct tid_seen {
 	uint32_t tid;
@@ -62,6 +66,9 @@ struct proc {
 	size_t nr_tids;
 	int used;
 	int lock_fd;                 /* the consumers' turn (live-pool.h), or -1 */
+	uint32_t dealt, dealt0;      /* its pool's pages dealt now and at first
+				      * (utrace__pool_grow()) */
+	uint64_t lost_seen;          /* its writers' lost events when it last grew */
 	uint32_t nr_calib;           /* its pool's calibration points written */
 	uint64_t next_calib;         /* when to look for more (CLOCK_MONOTONIC) */
 	/* The objects it loaded (OBJECT messages): their symbols go into the
@@ -202,7 +209,10 @@ static const char record_usage[] =
 	"                       (the last entry for an event wins)\n"
 	"  -o, --output FILE    the trace file (default utrace.dat)\n"
 	"  -m, --buffer-size SIZE  event memory per process, e.g. 8M (default), 512K,\n"
-	"                       1G; pages that the recorder has not saved yet live here\n"
+	"                       1G; pages that the recorder has not saved yet live here;\n"
+	"                       without --overwrite it grows up to 8 times this size\n"
+	"                       (at most 512M)\n"
+	"                       while the recorder falls behind\n"
 	"      --overwrite      when the memory is full, reuse the oldest pages\n"
 	"                       (flight recorder) instead of dropping new events\n"
 	"      --idle           run the recorder at idle priority (SCHED_IDLE): it\n"
@@ -451,6 +461,16 @@ static void drain_batch_end(void *arg, struct utrace_pool *pool)
 	b->base = out.pages_done;
 }
 
+/*
+ * Move the full pages of a live process to the file; 1 if there were any.
+ *
+ * When one look finds a quarter of the pool's dealt pages full, the writers
+ * are ahead of the recorder (it was not scheduled for a while: the
+ * machine is busy): the pool grows, twice its pages dealt (four times
+ * when events were lost since the last growth: it was full), up to what
+ * the process made room for (UTRACE_BUFFER_MAX, GROW_MAX times -m).  A pool
+ * that keeps up never grows, so it costs no more memory than -m.
+ */
 static int drain(struct proc *p)
 {
 	static const struct utrace_pool_drain_ops ops = {
@@ -461,6 +481,14 @@ static int drain(struct proc *p)
 
 	utrace__live_consumer_lock(&p->lock_fd, true);
 	n = utrace__pool_drain(p->pool, &ops, &b);
+	if (n >= p->dealt / 4 && p->dealt < utrace_pool_nr_pages(p->pool) && !out_failed) {
+		/* events lost already: the pool was full; grow faster */
+		uint64_t lost = utrace__pool_lost_in_slots(p->pool);
+
+		p->dealt = utrace__pool_grow(p->pool, p->dealt,
+					     lost > p->lost_seen ? 3 * p->dealt : p->dealt);
+		p->lost_seen = lost;
+	}
 	utrace__live_consumer_lock(&p->lock_fd, false);
 	return n > 0;
 }
@@ -552,6 +580,11 @@ static void finish(struct proc *p)
 			fprintf(stderr, "utrace record: pid %u (%s): %llu events, %llu lost\n",
 				p->pid, p->comm, (unsigned long long)p->written,
 				(unsigned long long)lost);
+		if (p->dealt > p->dealt0)
+			fprintf(stderr, "utrace record: pid %u (%s): its buffer grew from %.1f "
+				"to %.1f MiB while the recorder was behind\n", p->pid, p->comm,
+				p->dealt0 * (double)UTRACE_PAGE_SIZE / (1 << 20),
+				p->dealt * (double)UTRACE_PAGE_SIZE / (1 << 20));
 		total_written += p->written;
 		total_lost += lost;
 		total_no_slot += utrace__pool_lost_no_slot(p->pool);
@@ -596,9 +629,20 @@ static void hello(struct proc *p, const struct utrace_msg_hello *h, int fd)
 		close(fd);
 		return;
 	}
-	/* populated: no fault per page while copying at full speed */
-	m = mmap(NULL, hdr.size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
+	/* populated (no fault per page while copying at full speed): the
+	 * pages dealt so far; those a pool that can grow deals later
+	 * (utrace__pool_grow()) fault in once, on their first lap */
+	p->dealt = hdr.nr_dealt ? hdr.nr_dealt : hdr.nr_pages;
+	p->dealt0 = p->dealt;
+	m = mmap(NULL, hdr.size, PROT_READ | PROT_WRITE,
+		 MAP_SHARED | (p->dealt == hdr.nr_pages ? MAP_POPULATE : 0), fd, 0);
 	if (m != MAP_FAILED) {
+#ifdef MADV_POPULATE_READ
+		if (p->dealt < hdr.nr_pages)
+			/* a hint: without it, a fault per page on the first lap */
+			(void)madvise(m, hdr.pages_off + (uint64_t)p->dealt * UTRACE_PAGE_SIZE,
+				      MADV_POPULATE_READ);
+#endif
 		if (p->lock_fd >= 0)
 			close(p->lock_fd);
 		p->lock_fd = utrace__live_lock_open(fd);
@@ -1333,7 +1377,7 @@ static int free_opts(struct record_opts *o, int ret)
 int cmd_record(int argc, char **argv)
 {
 	struct record_opts o;
-	char dir[4096], sock_path[4200], size_str[32];
+	char dir[4096], sock_path[4200], size_str[32], max_str[32];
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	int first, lsock, sfd, status = 0, child_done = 0, stopping = 0, busy = 0, i;
 	sigset_t mask;
@@ -1405,6 +1449,15 @@ int cmd_record(int argc, char **argv)
 	events = join_events(&o);
 	parse_rec_filters(&o);
 	snprintf(size_str, sizeof(size_str), "%llu", o.buffer_size);
+	{
+		/* the room's queue cells (128 bytes a page on two CPUs) are
+		 * made at once: a large -m needs no growth */
+		unsigned long long max = o.buffer_size * GROW_MAX;
+
+		if (max > GROW_LIMIT)
+			max = o.buffer_size > GROW_LIMIT ? o.buffer_size : GROW_LIMIT;
+		snprintf(max_str, sizeof(max_str), "%llu", max);
+	}
 	for (i = 0; i < MAX_PROCS; i++) {
 		procs[i].sock = -1;
 		procs[i].lock_fd = -1;
@@ -1448,6 +1501,11 @@ int cmd_record(int argc, char **argv)
 		setenv("UTRACE_RECORD", sock_path, 1);
 		setenv("UTRACE_EVENTS", events, 1);
 		setenv("UTRACE_BUFFER_SIZE", size_str, 1);
+		/* Room to grow in discard mode (see drain()). */
+		if (o.overwrite)
+			unsetenv("UTRACE_BUFFER_MAX");
+		else
+			setenv("UTRACE_BUFFER_MAX", max_str, 1);
 		setenv("UTRACE_MODE", o.overwrite ? "overwrite" : "discard", 1);
 		if (filters)
 			setenv("UTRACE_FILTER", filters, 1);
