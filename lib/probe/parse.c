@@ -260,7 +260,7 @@ static int parse_at_symbol(struct pctx *c, struct utrace__probe_arg *a, char *s,
 	const struct utrace__probe_resolver *r = c->res;
 	char *sep = strpbrk(s, "+-");
 	int64_t off = 0;
-	uint64_t addr, size;
+	uint64_t addr, foff, size;
 
 	if (sep) {
 		if (k_strtol(sep, &off))
@@ -268,7 +268,7 @@ static int parse_at_symbol(struct pctx *c, struct utrace__probe_arg *a, char *s,
 		*sep = '\0';
 	}
 	if (!good_name(s) || !r || !r->symbol ||
-	    r->symbol(r->data, c->def->path, s, &addr, &size) < 0)
+	    r->symbol(r->data, c->def->path, s, &addr, &foff, &size) < 0)
 		return perr(c, offs, EINVAL, "Symbol is not available with uprobe");
 	free(a->sym);
 	a->sym = strdup(s);
@@ -800,9 +800,9 @@ static int parse_place(struct pctx *c, char *w)
 		return pfail(c, ENOMEM, "out of memory");
 	d->entry = d->symoff == 0;
 	if (c->res && c->res->symbol) {
-		uint64_t size;
+		uint64_t vaddr, size;
 
-		if (c->res->symbol(c->res->data, d->path, d->symbol, &off, &size) < 0)
+		if (c->res->symbol(c->res->data, d->path, d->symbol, &vaddr, &off, &size) < 0)
 			return perr(c, (int)(arg - w), ENOENT, "Failed to find the given symbol");
 		d->offset = off + (uint64_t)d->symoff;
 		d->resolved = true;

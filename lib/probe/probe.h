@@ -132,10 +132,10 @@ struct utrace__probe_error {
 struct utrace__probe_resolver {
 	/* An object given without a '/': its path, or -ENOENT. */
 	int (*object)(void *data, const char *name, char *path, size_t len);
-	/* SYMBOL in the object at path: its file offset (and the function's
-	 * size when it is one).  0 or -ENOENT. */
+	/* SYMBOL in the object at path: its address in the file (st_value),
+	 * its file offset and its size.  0 or -ENOENT. */
 	int (*symbol)(void *data, const char *path, const char *sym,
-		      uint64_t *off, uint64_t *size);
+		      uint64_t *vaddr, uint64_t *off, uint64_t *size);
 	void *data;
 };
 

@@ -12,6 +12,7 @@
  * had committed from the pool, which it still holds.
  */
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <poll.h>
@@ -88,6 +89,8 @@ struct record_opts {
 	char **kevents;          /* the -e entries of kernel events */
 	size_t nr_kevents;
 	bool user_none;          /* -e had kernel entries only */
+	char **probes;           /* --probe definitions (uprobe_events lines) */
+	size_t nr_probes;
 };
 
 static struct proc procs[MAX_PROCS];
@@ -208,6 +211,10 @@ static const char record_usage[] =
 	"                       they keep every CPU busy, events are lost (and\n"
 	"                       counted) instead\n"
 	"      --duration SECONDS  stop after this long (the command gets SIGTERM)\n"
+	"      --probe DEFINITION  a dynamic probe in the command, in the kernel's\n"
+	"                       uprobe_events syntax (see utrace-probe(1)); may\n"
+	"                       repeat; the command needs no utrace events of its own\n"
+	"                       (libutrace is preloaded)\n"
 	"  -h, --help           this text\n"
 	"\n"
 	"Ctrl-C (SIGINT) or SIGTERM stops the recording cleanly.\n";
@@ -961,6 +968,7 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "all", no_argument, NULL, 'a' },
+		{ "probe", required_argument, NULL, 'P' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -1019,6 +1027,15 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		case 'o':
 			o->output = optarg;
 			break;
+		case 'P': {
+			char **n = realloc(o->probes, (o->nr_probes + 1) * sizeof(*n));
+
+			if (!n)
+				return -1;
+			o->probes = n;
+			o->probes[o->nr_probes++] = optarg;
+			break;
+		}
 		case 'm':
 			if (parse_size(optarg, &o->buffer_size) < 0 ||
 			    o->buffer_size < 16384 || o->buffer_size > (1ULL << 36)) {
@@ -1056,6 +1073,11 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		fprintf(stderr, "utrace record: -a and -p do not go together\n");
 		return -1;
 	}
+	if ((o->all || o->nr_pids) && o->nr_probes) {
+		fprintf(stderr, "utrace record: --probe is for a command; place probes in running "
+			"processes with 'utrace probe -p PID'\n");
+		return -1;
+	}
 	if ((o->all || o->nr_pids) && optind < argc) {
 		fprintf(stderr, "utrace record: give a command or -p/-a, not both\n");
 		return -1;
@@ -1065,6 +1087,57 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		return -1;
 	}
 	return optind;
+}
+
+/* libutrace.so for LD_PRELOAD: next to a build tree's utrace, or installed. */
+static int find_libutrace(char *buf, size_t len)
+{
+	char exe[PATH_MAX - 32];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char *slash;
+
+	if (n > 0) {
+		exe[n] = '\0';
+		slash = strrchr(exe, '/');
+		if (slash) {
+			*slash = '\0';
+			snprintf(buf, len, "%s/../../lib/libutrace.so.0", exe);
+			if (access(buf, R_OK) == 0)
+				return 0;
+		}
+	}
+	snprintf(buf, len, "%s/libutrace.so.0", UTRACE_LIBDIR);
+	return access(buf, R_OK);
+}
+
+/* In the command's process: UTRACE_PROBES and libutrace preloaded. */
+static int preload_probes(const struct record_opts *o)
+{
+	const char *old = getenv("LD_PRELOAD");
+	char lib[PATH_MAX], *defs = NULL, *pre = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if (find_libutrace(lib, sizeof(lib)) < 0) {
+		fprintf(stderr, "utrace record: cannot find libutrace.so.0 for --probe (looked in "
+			"%s)\n", UTRACE_LIBDIR);
+		return -1;
+	}
+	f = open_memstream(&defs, &len);
+	if (!f)
+		return -1;
+	for (size_t i = 0; i < o->nr_probes; i++)
+		fprintf(f, "%s%s", i ? "\n" : "", o->probes[i]);
+	if (fclose(f) || asprintf(&pre, "%s%s%s", lib, old && *old ? " " : "",
+				  old ? old : "") < 0) {
+		free(defs);
+		return -1;
+	}
+	setenv("UTRACE_PROBES", defs, 1);
+	setenv("LD_PRELOAD", pre, 1);
+	free(defs);
+	free(pre);
+	return 0;
 }
 
 static int add_proc(int sock)
@@ -1387,6 +1460,8 @@ int cmd_record(int argc, char **argv)
 			setenv("UTRACE_FILTER", filters, 1);
 		else
 			unsetenv("UTRACE_FILTER");
+		if (o.nr_probes && preload_probes(&o) < 0)
+			_exit(127);
 		stat_hook_child();
 		execvp(argv[first], argv + first);
 		fprintf(stderr, "utrace record: cannot run '%s': %s\n", argv[first],
