@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "probe.h"
@@ -114,4 +115,117 @@ int utrace__probe_print(const struct utrace__probe_def *d, const uint8_t *rec,
 		}
 	}
 	return (int)o.len;
+}
+
+/*
+ * The def a format file describes, for printing recorded uprobe events
+ * (the reader has formats, not definitions).  Each argument's type comes
+ * from its conversion in the print fmt and its field's size.
+ */
+static const char *conv_type(const char *p, unsigned int size, uint8_t *type, size_t *len)
+{
+	static const struct {
+		const char *conv;
+		uint8_t u, s, x;   /* by size: the type's base, +0..3 for 1,2,4,8 */
+	} convs[] = {
+		{ "0x%Lx", 0, 0, UTRACE__PT_X8 }, { "0x%x", 0, 0, UTRACE__PT_X8 },
+		{ "%Lu", UTRACE__PT_U8, 0, 0 }, { "%u", UTRACE__PT_U8, 0, 0 },
+		{ "%Ld", 0, UTRACE__PT_S8, 0 }, { "%d", 0, UTRACE__PT_S8, 0 },
+		{ "'%c'", UTRACE__PT_CHAR, 0, 0 }, { "\"%s\"", UTRACE__PT_STRING, 0, 0 },
+		{ "%pS", UTRACE__PT_SYMBOL, 0, 0 },
+	};
+	unsigned int step = size == 1 ? 0 : size == 2 ? 1 : size == 4 ? 2 : 3;
+
+	for (size_t i = 0; i < sizeof(convs) / sizeof(convs[0]); i++) {
+		size_t n = strlen(convs[i].conv);
+
+		if (strncmp(p, convs[i].conv, n))
+			continue;
+		*len = n;
+		if (convs[i].u == UTRACE__PT_CHAR || convs[i].u == UTRACE__PT_STRING ||
+		    convs[i].u == UTRACE__PT_SYMBOL)
+			*type = convs[i].u;
+		else
+			*type = (uint8_t)((convs[i].u | convs[i].s | convs[i].x) + step);
+		return p + n;
+	}
+	return NULL;
+}
+
+struct utrace__probe_def *utrace__probe_def_from_format(const struct utrace_event_field *fields,
+							unsigned int nr, const char *fmt)
+{
+	struct utrace__probe_def *d = calloc(1, sizeof(*d));
+	const char *p = fmt;
+	unsigned int first;
+
+	if (!d)
+		return NULL;
+	if (nr >= 2 && !strcmp(fields[0].name, "__probe_func") &&
+	    !strcmp(fields[1].name, "__probe_ret_ip") && !strncmp(p, "(%lx <- %lx)", 12)) {
+		d->kind = 'r';
+		first = 2;
+		p += 12;
+	} else if (nr >= 1 && !strcmp(fields[0].name, "__probe_ip") && !strncmp(p, "(%lx)", 5)) {
+		d->kind = 'p';
+		first = 1;
+		p += 5;
+	} else {
+		goto fail;
+	}
+	d->nr_args = nr - first;
+	d->args = calloc(d->nr_args ? d->nr_args : 1, sizeof(*d->args));
+	if (!d->args)
+		goto fail;
+	d->size = fields[first - 1].offset + 8u;
+	for (unsigned int i = 0; i < d->nr_args; i++) {
+		const struct utrace_event_field *f = &fields[first + i];
+		struct utrace__probe_arg *a = &d->args[i];
+		size_t nl = strlen(f->name), cl;
+		bool arr;
+
+		if (*p++ != ' ' || strncmp(p, f->name, nl) || p[nl] != '=')
+			goto fail;
+		p += nl + 1;
+		arr = *p == '{';
+		if (arr)
+			p++;
+		a->name = strdup(f->name);
+		if (!a->name)
+			goto fail;
+		a->offset = (uint16_t)f->offset;
+		unsigned int esz = 4, nel = 1;
+
+		if (f->kind != UTRACE_FIELD_STRING) {
+			/* the element's size: the field's over the count */
+			for (const char *q = p; arr && *q && *q != '}'; q++)
+				nel += *q == ',';
+			esz = (unsigned int)f->size / nel;
+			if (esz != 1 && esz != 2 && esz != 4 && esz != 8)
+				goto fail;
+		}
+		for (unsigned int k = 0;; k++) {
+			p = conv_type(p, esz, &a->type, &cl);
+			if (!p)
+				goto fail;
+			a->size = (uint8_t)esz;
+			if (!arr)
+				break;
+			a->count = (uint8_t)(k + 1);
+			if (*p == '}') {
+				p++;
+				break;
+			}
+			if (*p++ != ',')
+				goto fail;
+		}
+		if ((unsigned int)f->offset + (unsigned int)f->size > d->size)
+			d->size = (unsigned int)f->offset + (unsigned int)f->size;
+	}
+	if (*p)
+		goto fail;
+	return d;
+fail:
+	utrace__probe_def_free(d);
+	return NULL;
 }

@@ -219,7 +219,18 @@ int utrace__probe_print(const struct utrace__probe_def *d, const uint8_t *rec,
 			size_t len, char *out, size_t cap,
 			int (*sym)(uint64_t addr, char *buf, size_t len)) UTRACE_HIDDEN;
 
-/* The event's fields (after the common ones) and print fmt, built by
- * utrace__probe_parse (d->fields, d->print_fmt). */
+/**
+ * utrace__probe_def_from_format - what a recorded uprobe event's format
+ * says, enough for utrace__probe_print()
+ * @fields: the fields after the common ones
+ * @nr: how many
+ * @fmt: the print fmt's format string, unquoted ("(%lx) a=%d")
+ *
+ * Return: a def to free with utrace__probe_def_free(), or NULL when the
+ * format is not a uprobe event's.
+ */
+struct utrace__probe_def *utrace__probe_def_from_format(const struct utrace_event_field *fields,
+							unsigned int nr, const char *fmt)
+	UTRACE_HIDDEN;
 
 #endif /* UTRACE_PROBE_PROBE_H */

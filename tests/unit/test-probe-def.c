@@ -382,14 +382,15 @@ TEST(fetch_and_print_as_the_kernel)
 		  "(0x55d66c31d250) istr=\"hello\" f=(fault) t=\"hello\\\"");
 }
 
-static int sym_lookup(void *data, const char *path, const char *sym, uint64_t *off,
-		      uint64_t *size)
+static int sym_lookup(void *data, const char *path, const char *sym, uint64_t *vaddr,
+		      uint64_t *off, uint64_t *size)
 {
 	(void)data;
 	(void)path;
 	if (strcmp(sym, "add") && strcmp(sym, "counter"))
 		return -ENOENT;
-	*off = !strcmp(sym, "add") ? 0x1240 : 0x4028;
+	*off = !strcmp(sym, "add") ? 0x1240 : 0x3028;
+	*vaddr = !strcmp(sym, "add") ? 0x1240 : 0x4028;
 	*size = 4;
 	return 0;
 }
@@ -437,6 +438,49 @@ TEST(symbols_and_sysv_arguments)
 	CHECK_INT(utrace__probe_parse(subst("p:grp/x " REF ":0x10 a=+0(%di)x"), &res, &cmd, &d,
 				      &err), ==, -EINVAL);
 	CHECK_STR(err.msg, "Garbage after the dereference brace");
+}
+
+/* What a reader does with a recorded event's format: the same print. */
+TEST(def_from_format_prints_the_same)
+{
+	static const char *const defs[] = {
+		"p:g/a REF/tools/prog:0x1240 a=%di:s32 b=%si:s64 c=%di:x16 d=%di:u8",
+		"r:g/r REF/tools/prog:0x1240 ret=$retval:s32 rs=$retval",
+		"p:g/t REF/tools/prog:0x1250 ch=+0(%di):char us=+0(%di):ustring arr=+0(%di):u8[4] "
+		"carr=+0(%di):char[5] bf=+0(%di):b4@4/8 bad=+0(%si):string s16=%di:s16",
+	};
+	static const char name[] = "hello-uprobe";
+	struct utrace_probe_regs regs = { .ip = 0x1234, .ax = 77, .si = 8 };
+	struct utrace__probe_env env = { .func = 0x4444 };
+	uint64_t stack[1] = { 0x5555 };
+
+	make_prog();
+	regs.di = (uint64_t)(uintptr_t)name;
+	regs.sp = (uint64_t)(uintptr_t)stack;
+	for (size_t i = 0; i < sizeof(defs) / sizeof(defs[0]); i++) {
+		struct utrace__probe_def *d = parse_ok(defs[i]), *f;
+		char fmt[1024], a[1024], b[1024];
+		const char *p = d->print_fmt + 1, *end = strstr(p, "\", REC->");
+		unsigned int faults = 0;
+		uint8_t rec[2048];
+		size_t len, n = 0;
+
+		for (; p < end; p++) {   /* unquoted, as libtraceevent has it */
+			if (*p == '\\')
+				p++;
+			fmt[n++] = *p;
+		}
+		fmt[n] = '\0';
+		f = utrace__probe_def_from_format(d->fields, d->nr_fields, fmt);
+		if (!f)
+			TEST_FAIL("%s: not read back from '%s'", defs[i], fmt);
+		len = utrace__probe_fetch(d, &regs, &env, rec, sizeof(rec), &faults);
+		utrace__probe_print(d, rec, len, a, sizeof(a), NULL);
+		utrace__probe_print(f, rec, len, b, sizeof(b), NULL);
+		CHECK_STR(b, a);
+		utrace__probe_def_free(d);
+		utrace__probe_def_free(f);
+	}
 }
 
 TEST(made_up_names_and_groups)
