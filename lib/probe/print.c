@@ -132,6 +132,8 @@ static const char *conv_type(const char *p, unsigned int size, uint8_t *type, si
 		{ "%Lu", UTRACE__PT_U8, 0, 0 }, { "%u", UTRACE__PT_U8, 0, 0 },
 		{ "%Ld", 0, UTRACE__PT_S8, 0 }, { "%d", 0, UTRACE__PT_S8, 0 },
 		{ "'%c'", UTRACE__PT_CHAR, 0, 0 }, { "\"%s\"", UTRACE__PT_STRING, 0, 0 },
+		/* libtraceevent keeps the format file's escapes */
+		{ "\\\"%s\\\"", UTRACE__PT_STRING, 0, 0 },
 		{ "%pS", UTRACE__PT_SYMBOL, 0, 0 },
 	};
 	unsigned int step = size == 1 ? 0 : size == 2 ? 1 : size == 4 ? 2 : 3;

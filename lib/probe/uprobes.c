@@ -384,6 +384,15 @@ static int attach(struct uprobe *p, struct utrace__probe_error *err)
 		return place_error(err, ENOENT, "File is not loaded in this process");
 	free(p->shown_path);
 	p->shown_path = strdup(d->path[0] ? d->path : q.path);
+	if (!d->path[0]) {
+		/* the program itself: uprobe_events names its file */
+		char *path = strdup(q.path);
+
+		if (!path)
+			return place_error(err, ENOMEM, "Out of memory");
+		free(d->path);
+		d->path = path;
+	}
 	p->env.bias = q.bias;
 	if (!d->resolved) {
 		uint64_t va, off, size;
@@ -532,6 +541,15 @@ static void register_event(struct uevent *ue)
 	utrace__registry_add_module(ue->mod, ue->mod + 1, NULL, NULL);
 	pending = NULL;
 	ue->registered = ue->ev.priv != NULL;
+	if (ue->registered) {
+		/* the registry reads plain char as unsigned (-funsigned-char);
+		 * a probe's string is signed:1 in the kernel's formats */
+		struct utrace__event_state *st = ue->ev.priv;
+
+		for (unsigned int i = 0; i < st->nr_fields; i++)
+			if (st->fields[i].kind == UTRACE_FIELD_STRING)
+				st->fields[i].is_signed = 1;
+	}
 }
 
 static struct uevent *find_event(const char *group, const char *event)

@@ -65,16 +65,21 @@ EOF2
 
 # --- a plain program recorded with --probe ---
 
-"$UTRACE" record -o p.dat \
+# Without the engine in libutrace (branch probe-engine), a stand-in
+# (fake-engine.c) and the same program calling it check the front end.
+FAKE=
+if "$UTRACE" record -o x.dat --probe 'p:grp/add add' -- ./prog 1 2>&1 > /dev/null |
+	grep -q "The probe engine is not built in"; then
+	echo "# the probe engine is not built in: a stand-in engine places the probes"
+	cp "$UTRACE_BUILD/tests/probe-fake-prog" prog
+	FAKE="$UTRACE_BUILD/tests/libfake-engine.so"
+fi
+LD_PRELOAD="$FAKE" "$UTRACE" record -o p.dat \
 	--probe 'p:grp/add add a=%di:s32 b=%si:s32' \
 	--probe 'r:grp/add_ret add $retval:s32' \
 	--probe 'p:grp/greet greet name=+0(%di):string' -- ./prog 3 > out.txt 2> rec-err.txt
-if grep -q "The probe engine is not built in" rec-err.txt; then
-	n=$((n + 1)); echo "ok $n # SKIP the probe engine is not built in (branch probe-engine)"
-	done_testing
-fi
 cp rec-err.txt "$TMP/err"
-check "the program runs as without probes" grep -qx 'sum=33' out.txt
+check "the program runs as without probes" grep -qx 'sum=43' out.txt
 "$UTRACE" script -i p.dat > s.txt 2> "$TMP/err"
 addr=$(nm prog | awk '$3 == "add" { print $1 }')
 sed -n 's/^.*\(add\|add_ret\|greet\): /\1: /p' s.txt |
@@ -105,7 +110,7 @@ need_fuse_or_done() {
 }
 need_fuse_or_done
 mount_setup
-LD_PRELOAD="$UTRACE_BUILD/lib/libutrace.so.0" ./prog 2 "$TMP/go" > out2.txt 2> "$TMP/prog-err" &
+LD_PRELOAD="$UTRACE_BUILD/lib/libutrace.so.0 $FAKE" ./prog 2 "$TMP/go" > out2.txt 2> "$TMP/prog-err" &
 pid=$!
 pids+=("$pid")
 wait_traceable "$pid" "$TMP/prog-err" > "$TMP/err" 2>&1
@@ -119,7 +124,7 @@ check "uprobe_events takes definitions (>>) and reads them back" bash -c '
 	printf "%s\n" "p:grp/greet greet name=+0(%di):string" >> "$1/uprobe_events" &&
 	[ "$(cat "$1/uprobe_events")" = "p:grp/add $2:0x$3 a=%di:s32 b=%si:s32
 r:grp/add_ret $2:0x$3 ret=\$retval:s32
-p:grp/greet $2:0x$4 name=+0(%di):string" ]' _ "$D" "" \
+p:grp/greet $2:0x$4 name=+0(%di):string" ]' _ "$D" "$TMP/prog" \
 	"$(printf %016x $((0x$addr)))" "$(printf %016x $((0x$(nm prog | awk '$3 == "greet" { print $1 }'))))"
 check "the format file is the kernel's" bash -c '
 	sed -n "/__probe_ip/,\$p" "$1/events/grp/add/format" > got.txt &&
@@ -132,14 +137,15 @@ check "a filter on a probe's field" bash -c '
 	echo "a >= 1" > "$1/events/grp/add/filter" && [ "$(cat "$1/events/grp/add/filter")" = "a >= 1" ]' _ "$D"
 check "> uprobe_events is EBUSY while an event is on" bash -c '
 	echo 1 > "$1/events/grp/add/enable" && echo 1 > "$1/events/grp/greet/enable" &&
-	! : > "$1/uprobe_events" 2> /dev/null && [ -n "$(cat "$1/uprobe_events")" ]' _ "$D"
+	! ( : > "$1/uprobe_events" ) 2> /dev/null && [ -n "$(cat "$1/uprobe_events")" ]' _ "$D"
 touch "$TMP/go"
 check "the enabled events are recorded, filtered" bash -c '
-	wait_for has_lines "$1/trace" 3 " greet: " &&
+	wait_for has_lines "$1/trace" 2 " greet: " &&
 	[ "$(grep -c " add: " "$1/trace")" = 1 ] && grep -q " add: (0x[0-9a-f]*) a=1 b=10\$" "$1/trace" &&
 	grep -q " greet: (0x[0-9a-f]*) name=(fault)\$" "$1/trace"' _ "$D"
+# hits count while the event is on, filtered out or not (the kernel's nhit)
 check "uprobe_profile: the kernel's columns, hits while on, and misses" bash -c '
-	grep -q "^  [^ ]*prog add  *1  *0\$" "$1/uprobe_profile" &&
+	grep -q "^  [^ ]*prog add  *2  *0\$" "$1/uprobe_profile" &&
 	grep -q "^  [^ ]*prog greet  *2  *1\$" "$1/uprobe_profile" &&
 	grep -q "^  [^ ]*prog add_ret  *0  *0\$" "$1/uprobe_profile"' _ "$D"
 check "-: removes an idle event, EBUSY for an enabled one" bash -c '

@@ -22,26 +22,7 @@
 
 #define REF "REF/tools/prog"
 
-/* What the engine gives: a plain copy, with page 0 unreadable. */
-size_t utrace__probe_read(void *dst, uintptr_t src, size_t n)
-{
-	if (src < 4096)
-		return 0;
-	memcpy(dst, (const void *)src, n);
-	return n;
-}
-
-long utrace__probe_read_str(char *dst, uintptr_t src, size_t max)
-{
-	size_t n;
-
-	if (src < 4096)
-		return -EFAULT;
-	n = strnlen((const char *)src, max - 1);
-	memcpy(dst, (const void *)src, n);
-	dst[n] = '\0';
-	return (long)n + 1;
-}
+/* The engine's reads are fake-engine.c's: a plain copy, page 0 unreadable. */
 
 static char prog[256];
 
