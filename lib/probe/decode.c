@@ -31,7 +31,10 @@
 
 #include <Zydis/Zydis.h>
 
+/* engine.h declares the engine's functions: internal to libutrace */
+#pragma GCC visibility push(hidden)
 #include "engine.h"
+#pragma GCC visibility pop
 #include "insn.h"
 
 #define JMP_LEN 5

@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "compiler.h"
+
 enum probe_insn_kind {
 	PI_PLAIN,	/* runs anywhere (RIP-relative memory operands aside) */
 	PI_JCC,		/* jcc rel8/rel32 */
@@ -49,11 +51,11 @@ struct probe_insn {
  */
 size_t utrace__probe_decode_all(const uint8_t *code, size_t len,
 				uint64_t addr, struct probe_insn *out,
-				size_t max, size_t *bad);
+				size_t max, size_t *bad) UTRACE_HIDDEN;
 
 /* Decode the one instruction at @code; 0 on success. */
 int utrace__probe_decode_one(const uint8_t *code, size_t len, uint64_t addr,
-			     struct probe_insn *insn);
+			     struct probe_insn *insn) UTRACE_HIDDEN;
 
 /*
  * Write into @buf (which will run at @to) code doing what the instruction
@@ -70,10 +72,10 @@ int utrace__probe_decode_one(const uint8_t *code, size_t len, uint64_t addr,
 int utrace__probe_relocate(const struct probe_insn *insn, const uint8_t *code,
 			   uint64_t from, uint8_t *buf, size_t room,
 			   uint64_t to, uint64_t next, char *why,
-			   size_t why_len);
+			   size_t why_len) UTRACE_HIDDEN;
 
 /* Bytes of a jmp rel32 from @at to @target into @buf (5); -1 if too far. */
-int utrace__probe_emit_jmp(uint8_t *buf, uint64_t at, uint64_t target);
+int utrace__probe_emit_jmp(uint8_t *buf, uint64_t at, uint64_t target) UTRACE_HIDDEN;
 
 /* Is the instruction a transfer that ends a straight-line run? */
 static inline int probe_insn_ends_flow(const struct probe_insn *in)
