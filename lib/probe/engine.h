@@ -163,4 +163,14 @@ size_t utrace__probe_read(void *dst, uintptr_t src, size_t n);
  */
 long utrace__probe_read_str(char *dst, uintptr_t src, size_t max);
 
+/* ---- additions (probe-engine; /work/notes/probe-api-changes.md) ---- */
+
+/* Hits of a probe (its handler called), and misses (a hit on a thread
+ * already inside a probe handler: not called). */
+uint64_t utrace__probe_hits(const struct utrace__probe_site *site);
+uint64_t utrace__probe_misses(const struct utrace__probe_site *site);
+
+/* Was the probe placed as a jump (true) or as a breakpoint? */
+bool utrace__probe_is_jump(const struct utrace__probe_site *site);
+
 #endif /* UTRACE_PROBE_ENGINE_H */

@@ -17,11 +17,6 @@
 
 #include "probe.h"
 
-/* Until the engine is linked in (branch probe-engine): nothing is placed,
- * so nothing runs this. */
-#pragma weak utrace__probe_read
-#pragma weak utrace__probe_read_str
-
 /* SysV x86-64: the integer arguments' registers, then the stack. */
 static uint64_t sysv_arg(const struct utrace_probe_regs *regs, int64_t n, bool *fault)
 {

@@ -46,12 +46,6 @@
 #include "probe.h"
 #include "uprobes.h"
 
-/* Until the engine is linked in (branch probe-engine), a definition is
- * parsed and registered but placing it fails with -ENOSYS. */
-#pragma weak utrace__probe_attach
-#pragma weak utrace__probe_detach
-#pragma weak utrace__probe_decode_exits
-
 struct uevent;
 
 /* One definition line. */
@@ -334,7 +328,7 @@ static void output(struct utrace_seq *s, const void *rec)
 static void detach_all(struct uprobe *p)
 {
 	for (size_t i = 0; i < p->nr_sites; i++)
-		if (p->sites[i] && utrace__probe_detach)
+		if (p->sites[i])
 			utrace__probe_detach(p->sites[i]);
 	free(p->sites);
 	p->sites = NULL;
@@ -421,8 +415,6 @@ static int attach(struct uprobe *p, struct utrace__probe_error *err)
 	snprintf(fname, sizeof(fname), "%s", fs->name < t.strings_len ? t.strings + fs->name : "?");
 	utrace__symtab_free(&t);
 	p->env.func = func;
-	if (!utrace__probe_attach)
-		return place_error(err, ENOSYS, "The probe engine is not built in");
 	if (d->kind == 'r') {
 		uint64_t exits[64];
 

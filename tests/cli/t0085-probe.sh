@@ -65,16 +65,7 @@ EOF2
 
 # --- a plain program recorded with --probe ---
 
-# Without the engine in libutrace (branch probe-engine), a stand-in
-# (fake-engine.c) and the same program calling it check the front end.
-FAKE=
-if "$UTRACE" record -o x.dat --probe 'p:grp/add add' -- ./prog 1 2>&1 > /dev/null |
-	grep -q "The probe engine is not built in"; then
-	echo "# the probe engine is not built in: a stand-in engine places the probes"
-	cp "$UTRACE_BUILD/tests/probe-fake-prog" prog
-	FAKE="$UTRACE_BUILD/tests/libfake-engine.so"
-fi
-LD_PRELOAD="$FAKE" "$UTRACE" record -o p.dat \
+"$UTRACE" record -o p.dat \
 	--probe 'p:grp/add add a=%di:s32 b=%si:s32' \
 	--probe 'r:grp/add_ret add $retval:s32' \
 	--probe 'p:grp/greet greet name=+0(%di):string' -- ./prog 3 > out.txt 2> rec-err.txt
@@ -110,7 +101,7 @@ need_fuse_or_done() {
 }
 need_fuse_or_done
 mount_setup
-LD_PRELOAD="$UTRACE_BUILD/lib/libutrace.so.0 $FAKE" ./prog 2 "$TMP/go" > out2.txt 2> "$TMP/prog-err" &
+LD_PRELOAD="$UTRACE_BUILD/lib/libutrace.so.0" ./prog 2 "$TMP/go" > out2.txt 2> "$TMP/prog-err" &
 pid=$!
 pids+=("$pid")
 wait_traceable "$pid" "$TMP/prog-err" > "$TMP/err" 2>&1

@@ -22,8 +22,6 @@
 
 #define REF "REF/tools/prog"
 
-/* The engine's reads are fake-engine.c's: a plain copy, page 0 unreadable. */
-
 static char prog[256];
 
 static void make_prog(void)

@@ -1,0 +1,492 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The in-process half of the probe engine: placing a probe (a jump to a
+ * trampoline, or an int3), calling the handlers on each hit, removing it.
+ * docs/design-notes.md, "Dynamic probes: the engine", has the layout of a
+ * trampoline and the reasons; in short:
+ *
+ * - one record per probed address (struct probe_addr), never freed: a
+ *   thread may still run its trampoline, its out-of-line copy or its
+ *   SIGTRAP hook long after the probe went.  Attaching the same address
+ *   again reuses the record's code when the bytes are the same, so the
+ *   memory kept is bounded by the number of addresses ever probed;
+ * - the probes of an address are a list read without locks by the hits;
+ *   detach unlinks, then waits for the hits that may still see the probe
+ *   (two reader counters and an epoch, as SRCU), so that when it returns
+ *   the handler is not running and its data may be freed;
+ * - a per-thread flag makes a hit inside a handler a miss.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* engine.h declares the engine's functions: internal to libutrace */
+#pragma GCC visibility push(hidden)
+#include "engine.h"
+#pragma GCC visibility pop
+#include "insn.h"
+#include "probe-internal.h"
+#include "textpatch.h"
+
+#define TRAMP_MAX 256
+#define DISP_MAX 16
+
+struct probe_addr {
+	uintptr_t addr;
+	uint8_t jump;			/* a jump (1) or an int3 (0) */
+	uint8_t patch_len;		/* 5 or 1 */
+	uint8_t disp_len;		/* bytes the out-of-line code stands for */
+	uint8_t active;			/* the bytes are patched */
+	uint8_t orig[DISP_MAX];		/* the original disp_len bytes */
+	uintptr_t code;			/* trampoline (jump) or copy (int3) */
+	uintptr_t resume;		/* where an int3 hit goes on */
+	struct utrace__int3_hook hook;
+	_Atomic(struct utrace__probe_site *) head;
+	_Atomic unsigned long epoch;
+	_Atomic unsigned long readers[2];
+	struct probe_addr *next;	/* every record, under the text lock */
+};
+
+struct utrace__probe_site {
+	struct probe_addr *rec;
+	_Atomic(struct utrace__probe_site *) next;
+	utrace_probe_handler_fn fn;
+	void *data;
+	_Atomic uint64_t hits, misses;
+};
+
+static struct probe_addr *records;
+static __thread int in_handler;
+
+/* ---- a hit ---- */
+
+/* From the trampolines and the SIGTRAP hook; general registers only. */
+void utrace__probe_dispatch(struct probe_addr *rec,
+			    const struct utrace_probe_regs *regs) UTRACE_HIDDEN;
+
+void utrace__probe_dispatch(struct probe_addr *rec,
+			    const struct utrace_probe_regs *regs)
+{
+	struct utrace__probe_site *s;
+	int miss = in_handler;
+	unsigned long idx;
+
+	in_handler = 1;
+	idx = atomic_load_explicit(&rec->epoch, memory_order_relaxed) & 1;
+	atomic_fetch_add(&rec->readers[idx], 1);
+	for (s = atomic_load(&rec->head); s;
+	     s = atomic_load_explicit(&s->next, memory_order_acquire)) {
+		if (miss) {
+			atomic_fetch_add_explicit(&s->misses, 1,
+						  memory_order_relaxed);
+			continue;
+		}
+		s->fn(s->data, regs);
+		atomic_fetch_add_explicit(&s->hits, 1, memory_order_relaxed);
+	}
+	atomic_fetch_sub_explicit(&rec->readers[idx], 1, memory_order_release);
+	in_handler = miss;
+}
+
+/* Wait until no hit can still see a probe unlinked before the call. */
+static void wait_readers(struct probe_addr *rec)
+{
+	for (int round = 0; round < 2; round++) {
+		unsigned long idx = atomic_fetch_add(&rec->epoch, 1) & 1;
+
+		while (atomic_load(&rec->readers[idx])) {
+			struct timespec ts = { 0, 50000 };
+
+			nanosleep(&ts, NULL);
+		}
+	}
+}
+
+/* An int3 at the address (the probe itself, or a patch under way). */
+static uintptr_t int3_hit(void *arg, ucontext_t *uc)
+{
+	struct probe_addr *rec = arg;
+	const greg_t *g = uc->uc_mcontext.gregs;
+	struct utrace_probe_regs r = {
+		.r15 = g[REG_R15], .r14 = g[REG_R14], .r13 = g[REG_R13],
+		.r12 = g[REG_R12], .bp = g[REG_RBP], .bx = g[REG_RBX],
+		.r11 = g[REG_R11], .r10 = g[REG_R10], .r9 = g[REG_R9],
+		.r8 = g[REG_R8], .ax = g[REG_RAX], .cx = g[REG_RCX],
+		.dx = g[REG_RDX], .si = g[REG_RSI], .di = g[REG_RDI],
+		.ip = rec->addr, .flags = g[REG_EFL], .sp = g[REG_RSP],
+	};
+
+	if (atomic_load_explicit(&rec->head, memory_order_relaxed))
+		utrace__probe_dispatch(rec, &r);
+	return rec->resume;
+}
+
+/* ---- the trampoline ---- */
+
+/*
+ * Saves the red zone's room, the flags and the general registers as a
+ * struct utrace_probe_regs on the stack, calls the dispatcher on an
+ * aligned stack, restores, then runs the displaced instructions
+ * (relocated) and jumps back after them.
+ */
+static const uint8_t tramp_head[] = {
+	0x48, 0x8d, 0x64, 0x24, 0x80,	/* lea -0x80(%rsp),%rsp: red zone */
+	0x50,				/* push %rax: room for sp */
+	0x9c,				/* pushfq: flags */
+	0x50,				/* push %rax: room for ip */
+	0x57, 0x56, 0x52, 0x51, 0x50,	/* push di si dx cx ax */
+	0x41, 0x50, 0x41, 0x51,		/* push r8 r9 */
+	0x41, 0x52, 0x41, 0x53,		/* push r10 r11 */
+	0x53, 0x55,			/* push bx bp */
+	0x41, 0x54, 0x41, 0x55,		/* push r12 r13 */
+	0x41, 0x56, 0x41, 0x57,		/* push r14 r15: the struct */
+	0xfc,				/* cld (the ABI's) */
+	0x48, 0x8d, 0x84, 0x24, 0x10, 0x01, 0, 0, /* lea 0x110(%rsp),%rax */
+	0x48, 0x89, 0x84, 0x24, 0x88, 0, 0, 0,	  /* mov %rax,0x88(%rsp): sp */
+};
+/* then: lea ADDR(%rip),%rax; mov %rax,0x78(%rsp): ip */
+static const uint8_t tramp_call[] = {
+	0x48, 0x89, 0xe3,		/* mov %rsp,%rbx */
+	0x48, 0x83, 0xe4, 0xf0,		/* and $-16,%rsp */
+	0x48, 0x89, 0xde,		/* mov %rbx,%rsi: regs */
+	/* then: movabs $rec,%rdi; movabs $dispatch,%rax; call *%rax */
+};
+static const uint8_t tramp_tail[] = {
+	0x48, 0x89, 0xdc,		/* mov %rbx,%rsp */
+	0x41, 0x5f, 0x41, 0x5e,		/* pop r15 r14 */
+	0x41, 0x5d, 0x41, 0x5c,		/* pop r13 r12 */
+	0x5d, 0x5b,			/* pop bp bx */
+	0x41, 0x5b, 0x41, 0x5a,		/* pop r11 r10 */
+	0x41, 0x59, 0x41, 0x58,		/* pop r9 r8 */
+	0x58, 0x59, 0x5a, 0x5e, 0x5f,	/* pop ax cx dx si di */
+	0x48, 0x8d, 0x64, 0x24, 0x08,	/* lea 8(%rsp),%rsp: ip */
+	0x9d,				/* popfq */
+	0x48, 0x8d, 0xa4, 0x24, 0x88, 0, 0, 0, /* lea 0x88(%rsp),%rsp */
+};
+
+_Static_assert(sizeof(struct utrace_probe_regs) == 18 * 8,
+	       "the trampoline pushes 18 registers");
+_Static_assert(offsetof(struct utrace_probe_regs, ip) == 0x78, "ip");
+_Static_assert(offsetof(struct utrace_probe_regs, sp) == 0x88, "sp");
+
+static size_t put(uint8_t *buf, size_t at, const void *b, size_t n)
+{
+	memcpy(buf + at, b, n);
+	return at + n;
+}
+
+/*
+ * Relocate the instructions of @orig (@len bytes at @addr) into @buf
+ * (running at @to), then jump back to @addr + @len.
+ */
+static int relocate_run(const uint8_t *orig, size_t len, uintptr_t addr,
+			uint8_t *buf, size_t room, uintptr_t to, char *why)
+{
+	size_t at = 0, off = 0;
+
+	while (off < len) {
+		struct probe_insn in;
+		int n;
+
+		if (utrace__probe_decode_one(orig + off, len - off, addr + off,
+					     &in)) {
+			snprintf(why, UTRACE_PROBE_WHY_MAX, "cannot decode at 0x%" PRIxPTR,
+				 addr + off);
+			return -1;
+		}
+		n = utrace__probe_relocate(&in, orig + off, addr + off,
+					   buf + at, room - at, to + at,
+					   addr + off + in.len, why,
+					   UTRACE_PROBE_WHY_MAX);
+		if (n < 0)
+			return -1;
+		at += n;
+		off += in.len;
+	}
+	if (room - at < 5 || utrace__probe_emit_jmp(buf + at, to + at, addr + len) < 0) {
+		snprintf(why, UTRACE_PROBE_WHY_MAX, "the copy is too far from 0x%" PRIxPTR,
+			 addr);
+		return -1;
+	}
+	return (int)(at + 5);
+}
+
+static int build_code(struct probe_addr *rec, char *why)
+{
+	uint8_t buf[TRAMP_MAX];
+	uintptr_t to = (uintptr_t)utrace__text_alloc_near(rec->addr, TRAMP_MAX);
+	uintptr_t disp = (uintptr_t)utrace__probe_dispatch;
+	size_t at = 0;
+	int32_t rel;
+	int n;
+
+	if (!to) {
+		snprintf(why, UTRACE_PROBE_WHY_MAX, "no room for code within 1 GiB of 0x%" PRIxPTR,
+			 rec->addr);
+		return -ENOMEM;
+	}
+	if (rec->jump) {
+		at = put(buf, at, tramp_head, sizeof(tramp_head));
+		/* lea ADDR(%rip),%rax; mov %rax,0x78(%rsp) */
+		rel = (int32_t)((int64_t)rec->addr - (int64_t)(to + at + 7));
+		buf[at++] = 0x48, buf[at++] = 0x8d, buf[at++] = 0x05;
+		at = put(buf, at, &rel, 4);
+		at = put(buf, at, (const uint8_t[]){ 0x48, 0x89, 0x44, 0x24, 0x78 }, 5);
+		at = put(buf, at, tramp_call, sizeof(tramp_call));
+		buf[at++] = 0x48, buf[at++] = 0xbf;	/* movabs $rec,%rdi */
+		at = put(buf, at, &rec, 8);
+		buf[at++] = 0x48, buf[at++] = 0xb8;	/* movabs $disp,%rax */
+		at = put(buf, at, &disp, 8);
+		buf[at++] = 0xff, buf[at++] = 0xd0;	/* call *%rax */
+		at = put(buf, at, tramp_tail, sizeof(tramp_tail));
+	}
+	n = relocate_run(rec->orig, rec->disp_len, rec->addr, buf + at,
+			 sizeof(buf) - at, to + at, why);
+	if (n < 0)
+		return -EINVAL;
+	rec->code = to;
+	rec->resume = to + at;
+	if (utrace__text_write(to, buf, at + n)) {
+		snprintf(why, UTRACE_PROBE_WHY_MAX, "cannot write the trampoline");
+		return -EPERM;
+	}
+	return 0;
+}
+
+/* ---- attach, detach ---- */
+
+static struct probe_addr *find_rec(uintptr_t addr)
+{
+	for (struct probe_addr *r = records; r; r = r->next)
+		if (r->addr == addr)
+			return r;	/* the newest first */
+	return NULL;
+}
+
+/* The function's bytes as they were before any probe of ours. */
+static uint8_t *original_bytes(uintptr_t func, size_t len)
+{
+	uint8_t *c = malloc(len ? len : 1);
+
+	if (!c)
+		return NULL;
+	memcpy(c, (const void *)func, len);
+	for (struct probe_addr *r = records; r; r = r->next) {
+		if (!r->active || r->addr < func || r->addr >= func + len)
+			continue;
+		for (size_t i = 0; i < r->patch_len && r->addr + i < func + len; i++)
+			c[r->addr - func + i] = r->orig[i];
+	}
+	return c;
+}
+
+/* Another active probe whose patched bytes overlap [addr, addr+len)? */
+static struct probe_addr *overlap(uintptr_t addr, size_t len)
+{
+	for (struct probe_addr *r = records; r; r = r->next)
+		if (r->active && r->addr != addr && r->addr < addr + len &&
+		    addr < r->addr + r->patch_len)
+			return r;
+	return NULL;
+}
+
+static int place(struct probe_addr *rec, char *why)
+{
+	uint8_t jmp[5];
+
+	if (rec->jump) {
+		if (utrace__probe_emit_jmp(jmp, rec->addr, rec->code) < 0)
+			return -ENOMEM;
+		return utrace__text_poke(rec->addr, jmp, 5, &rec->hook, 1,
+					 why, UTRACE_PROBE_WHY_MAX);
+	}
+	return utrace__text_poke(rec->addr, (const uint8_t[]){ 0xcc }, 1,
+				 &rec->hook, 0, why, UTRACE_PROBE_WHY_MAX);
+}
+
+static int new_record(uintptr_t addr, uintptr_t func, size_t func_len,
+		      struct probe_addr **out, char *why)
+{
+	uint8_t *orig = original_bytes(func, func_len);
+	struct probe_addr *old, *rec;
+	struct probe_insn in[DISP_MAX];
+	size_t n, bad, disp = 0, i;
+	int jump, ret;
+
+	if (!orig) {
+		snprintf(why, UTRACE_PROBE_WHY_MAX, "out of memory");
+		return -ENOMEM;
+	}
+	jump = utrace__probe_decode_check(orig, func_len, func, addr, why);
+	if (jump < 0) {
+		free(orig);
+		return jump;
+	}
+	n = utrace__probe_decode_all(orig + (addr - func),
+				     func + func_len - addr, addr, in,
+				     DISP_MAX, &bad);
+	/* the bytes displaced: 5 for a jump, the instruction for an int3 */
+	for (i = 0; i < n && disp < (jump ? 5u : 1u); i++)
+		disp += in[i].len;
+	if (jump && overlap(addr, 5))
+		jump = 0, disp = in[0].len;
+	if (overlap(addr, 1)) {
+		snprintf(why, UTRACE_PROBE_WHY_MAX, "+0x%" PRIxPTR " is inside the jump of the probe at +0x%" PRIxPTR,
+			 addr - func, overlap(addr, 1)->addr - func);
+		free(orig);
+		return -EBUSY;
+	}
+	if (disp > DISP_MAX || !n) {
+		snprintf(why, UTRACE_PROBE_WHY_MAX, "+0x%" PRIxPTR " cannot be displaced",
+			 addr - func);
+		free(orig);
+		return -EINVAL;
+	}
+	/* the same code as last time: its trampoline again */
+	old = find_rec(addr);
+	if (old && old->jump == jump && old->disp_len == disp &&
+	    !memcmp(old->orig, orig + (addr - func), disp)) {
+		free(orig);
+		*out = old;
+		return 0;
+	}
+	rec = calloc(1, sizeof(*rec));
+	if (!rec) {
+		free(orig);
+		snprintf(why, UTRACE_PROBE_WHY_MAX, "out of memory");
+		return -ENOMEM;
+	}
+	rec->addr = addr;
+	rec->jump = jump;
+	rec->patch_len = jump ? 5 : 1;
+	rec->disp_len = disp;
+	memcpy(rec->orig, orig + (addr - func), disp);
+	free(orig);
+	rec->hook.fn = int3_hit;
+	rec->hook.arg = rec;
+	ret = build_code(rec, why);
+	if (ret < 0 && jump) {
+		/* too far for the relocated operands: an int3 then */
+		rec->jump = 0;
+		rec->patch_len = 1;
+		rec->disp_len = in[0].len;
+		ret = build_code(rec, why);
+	}
+	if (ret < 0) {
+		free(rec);
+		return ret;
+	}
+	rec->next = records;
+	records = rec;
+	*out = rec;
+	return 0;
+}
+
+int utrace__probe_attach(uintptr_t addr, uintptr_t func, size_t func_len,
+			 utrace_probe_handler_fn fn, void *data,
+			 struct utrace__probe_site **site,
+			 char why[UTRACE_PROBE_WHY_MAX])
+{
+	struct utrace__probe_site *s;
+	struct probe_addr *rec;
+	int ret;
+
+	if (!fn || addr < func || addr >= func + func_len) {
+		snprintf(why, UTRACE_PROBE_WHY_MAX, "0x%" PRIxPTR " is not in the function at 0x%" PRIxPTR " (%zu bytes)",
+			 addr, func, func_len);
+		return -EINVAL;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		snprintf(why, UTRACE_PROBE_WHY_MAX, "out of memory");
+		return -ENOMEM;
+	}
+	s->fn = fn;
+	s->data = data;
+	utrace__text_lock();
+	ret = utrace__text_init(why, UTRACE_PROBE_WHY_MAX);
+	if (ret)
+		goto fail;
+	utrace__probe_read_init();
+	rec = find_rec(addr);
+	if (!rec || !rec->active) {
+		ret = new_record(addr, func, func_len, &rec, why);
+		if (ret)
+			goto fail;
+	}
+	s->rec = rec;
+	atomic_store(&s->next, atomic_load(&rec->head));
+	atomic_store(&rec->head, s);
+	if (!rec->active) {
+		ret = utrace__int3_register(addr, &rec->hook);
+		if (!ret)
+			ret = place(rec, why);
+		if (ret) {
+			atomic_store(&rec->head, NULL);
+			goto fail;
+		}
+		rec->active = 1;
+	}
+	utrace__text_unlock();
+	*site = s;
+	return 0;
+fail:
+	utrace__text_unlock();
+	free(s);
+	return ret;
+}
+
+int utrace__probe_detach(struct utrace__probe_site *site)
+{
+	struct probe_addr *rec;
+	struct utrace__probe_site *p;
+	_Atomic(struct utrace__probe_site *) *link;
+	char why[UTRACE_PROBE_WHY_MAX];
+	int ret = 0;
+
+	if (!site)
+		return -EINVAL;
+	rec = site->rec;
+	utrace__text_lock();
+	/* a forked child writes its own code */
+	utrace__text_init(why, sizeof(why));
+	for (link = &rec->head; (p = atomic_load(link)); link = &p->next)
+		if (p == site)
+			break;
+	if (!p) {
+		utrace__text_unlock();
+		return -ENOENT;
+	}
+	atomic_store(link, atomic_load(&site->next));
+	wait_readers(rec);
+	if (!atomic_load(&rec->head)) {
+		/* our jump is one instruction: no thread is inside it */
+		ret = utrace__text_poke(rec->addr, rec->orig, rec->patch_len,
+					&rec->hook, 0, why, sizeof(why));
+		if (!ret)
+			rec->active = 0;
+	}
+	utrace__text_unlock();
+	free(site);
+	return ret;
+}
+
+uint64_t utrace__probe_hits(const struct utrace__probe_site *site)
+{
+	return atomic_load(&((struct utrace__probe_site *)site)->hits);
+}
+
+uint64_t utrace__probe_misses(const struct utrace__probe_site *site)
+{
+	return atomic_load(&((struct utrace__probe_site *)site)->misses);
+}
+
+bool utrace__probe_is_jump(const struct utrace__probe_site *site)
+{
+	return site->rec->jump;
+}
