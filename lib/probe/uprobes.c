@@ -423,7 +423,7 @@ static int attach(struct uprobe *p, struct utrace__probe_error *err)
 		r = utrace__probe_decode_exits((const uint8_t *)(uintptr_t)func, flen, func, exits,
 					       64, &n, why);
 		if (r < 0)
-			return place_error(err, -r, "Cannot probe %s%s", fname, why);
+			return place_error(err, -r, "Cannot probe: %s%s", fname, why);
 		if (n > 64)
 			return place_error(err, E2BIG, "Too many exits (%zu)", n);
 		if (!n)
@@ -436,7 +436,7 @@ static int attach(struct uprobe *p, struct utrace__probe_error *err)
 						 p, &p->sites[p->nr_sites], why);
 			if (r < 0) {
 				detach_all(p);
-				return place_error(err, -r, "Cannot probe %s%s", fname, why);
+				return place_error(err, -r, "Cannot probe: %s%s", fname, why);
 			}
 			p->nr_sites++;
 		}
@@ -448,7 +448,7 @@ static int attach(struct uprobe *p, struct utrace__probe_error *err)
 	r = utrace__probe_attach((uintptr_t)addr, (uintptr_t)func, flen, on_hit, p, &p->sites[0],
 				 why);
 	if (r < 0)
-		return place_error(err, -r, "Cannot probe %s%s", fname, why);
+		return place_error(err, -r, "Cannot probe: %s%s", fname, why);
 	p->nr_sites = 1;
 	return 0;
 }
@@ -697,6 +697,15 @@ int utrace__uprobes_clear(void)
 	return r;
 }
 
+static uint64_t engine_misses(const struct uprobe *p)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < p->nr_sites; i++)
+		n += utrace__probe_misses(p->sites[i]);
+	return n;
+}
+
 /* The events oldest first, as the kernel lists them. */
 static size_t collect(struct uevent ***out)
 {
@@ -729,11 +738,14 @@ char *utrace__uprobes_text(bool profile)
 		for (struct uprobe *p = v[i]->probes; p; p = p->next) {
 			if (!profile)
 				fprintf(f, "%s\n", p->canon);
-			else   /* the kernel's columns, then the misses */
+			else   /* the kernel's columns, then the misses: reads
+				* that failed, and hits the engine did not pass on
+				* (a thread already in a handler) */
 				fprintf(f, "  %s %-44s %15" PRIu64 " %15" PRIu64 "\n",
 					p->shown_path, p->def->event,
 					__atomic_load_n(&p->hits, __ATOMIC_RELAXED),
-					__atomic_load_n(&p->misses, __ATOMIC_RELAXED));
+					__atomic_load_n(&p->misses, __ATOMIC_RELAXED) +
+					engine_misses(p));
 		}
 	}
 	pthread_mutex_unlock(&lock);
