@@ -16,23 +16,27 @@
 int add(int a, int b);
 size_t greet(const char *name);
 
-__attribute__((noipa)) int add(int a, int b)
+__attribute__((noinline)) int add(int a, int b)
 {
 	return a + b;
 }
 
-__attribute__((noipa)) size_t greet(const char *name)
+__attribute__((noinline)) size_t greet(const char *name)
 {
 	return (uintptr_t)name < 4096 ? 0 : strlen(name);
 }
+
+/* called through these, so that no compiler specializes them */
+static int (*volatile add_p)(int, int) = add;
+static size_t (*volatile greet_p)(const char *) = greet;
 
 static void round_of(int n)
 {
 	long s = 0;
 
 	for (int i = 0; i < n; i++) {
-		s += add(i, 10 * i);
-		s += (long)greet(i == 1 ? (const char *)16 : "world");
+		s += add_p(i, 10 * i);
+		s += (long)greet_p(i == 1 ? (const char *)16 : "world");
 	}
 	printf("sum=%ld\n", s);
 	fflush(stdout);

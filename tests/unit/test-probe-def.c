@@ -425,8 +425,8 @@ TEST(def_from_format_prints_the_same)
 	static const char *const defs[] = {
 		"p:g/a REF/tools/prog:0x1240 a=%di:s32 b=%si:s64 c=%di:x16 d=%di:u8",
 		"r:g/r REF/tools/prog:0x1240 ret=$retval:s32 rs=$retval",
-		"p:g/t REF/tools/prog:0x1250 ch=+0(%di):char us=+0(%di):ustring arr=+0(%di):u8[4] "
-		"carr=+0(%di):char[5] bf=+0(%di):b4@4/8 bad=+0(%si):string s16=%di:s16",
+		("p:g/t REF/tools/prog:0x1250 ch=+0(%di):char us=+0(%di):ustring arr=+0(%di):u8[4] "
+		 "carr=+0(%di):char[5] bf=+0(%di):b4@4/8 bad=+0(%si):string s16=%di:s16"),
 	};
 	static const char name[] = "hello-uprobe";
 	struct utrace_probe_regs regs = { .ip = 0x1234, .ax = 77, .si = 8 };
