@@ -46,6 +46,9 @@
 #include "probe.h"
 #include "uprobes.h"
 
+#define MAX_EXITS 64
+#define NR_SLOTS 256   /* probe events at a time (slot_on_fn) */
+
 struct uevent;
 
 /* One definition line. */
@@ -56,7 +59,11 @@ struct uprobe {
 	char *canon;
 	char *shown_path;              /* uprobe_profile's first column */
 	struct utrace__probe_env env;
-	struct utrace__probe_site **sites;
+	uint64_t addrs[MAX_EXITS];     /* the sites: the address, or each exit */
+	size_t nr_addrs;
+	size_t func_len;
+	char fname[128];               /* the function, for messages */
+	struct utrace__probe_site **sites;   /* placed while the event is on */
 	size_t nr_sites;
 	uint64_t hits, misses;
 };
@@ -72,6 +79,7 @@ struct uevent {
 	char *name;                    /* "group:event" for the tracepoint */
 	struct utrace_event *mod[1];
 	struct uprobe *probes;
+	unsigned int slot;
 	bool registered;
 };
 
@@ -327,17 +335,18 @@ static void output(struct utrace_seq *s, const void *rec)
 
 static void detach_all(struct uprobe *p)
 {
-	for (size_t i = 0; i < p->nr_sites; i++)
+	for (size_t i = 0; i < p->nr_sites; i++) {
 		if (p->sites[i])
 			utrace__probe_detach(p->sites[i]);
-	free(p->sites);
-	p->sites = NULL;
+		p->sites[i] = NULL;
+	}
 	p->nr_sites = 0;
 }
 
 static void free_probe(struct uprobe *p)
 {
 	detach_all(p);
+	free(p->sites);
 	utrace__probe_def_free(p->def);
 	free(p->canon);
 	free(p->shown_path);
@@ -362,14 +371,35 @@ static int place_error(struct utrace__probe_error *err, int e, const char *fmt, 
 	return -e;
 }
 
-static int attach(struct uprobe *p, struct utrace__probe_error *err)
+/* @len bytes of the file at @off, malloc()ed; NULL on error. */
+static uint8_t *file_bytes(const char *path, uint64_t off, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	uint8_t *b = fd >= 0 ? malloc(len ? len : 1) : NULL;
+
+	if (b && pread(fd, b, len, (off_t)off) != (ssize_t)len) {
+		free(b);
+		b = NULL;
+	}
+	if (fd >= 0)
+		close(fd);
+	return b;
+}
+
+/*
+ * Resolve and check a definition: its object, address and function, and
+ * that the engine's decoder accepts each site (the kernel checks none).
+ * The sites are placed only while the event is on (attach_sites()).
+ */
+static int prepare(struct uprobe *p, struct utrace__probe_error *err)
 {
 	struct utrace__probe_def *d = p->def;
 	char why[UTRACE_PROBE_WHY_MAX] = "";
 	const struct utrace__sym *fs;
 	struct utrace__symtab t;
 	struct obj_query q;
-	uint64_t vaddr, func, addr;
+	uint64_t vaddr, func, addr, foff;
+	uint8_t *code;
 	size_t n = 0;
 	bool ok;
 	int r;
@@ -408,50 +438,112 @@ static int attach(struct uprobe *p, struct utrace__probe_error *err)
 	}
 	func = q.bias + fs->addr;
 	addr = q.bias + vaddr;
-	size_t flen = fs->size;
-	char fname[128];
-
+	foff = vaddr_to_off(&q, fs->addr, &ok);
 	/* the engine's reasons start "+0xOFF ...": the function's name first */
-	snprintf(fname, sizeof(fname), "%s", fs->name < t.strings_len ? t.strings + fs->name : "?");
+	snprintf(p->fname, sizeof(p->fname), "%s",
+		 fs->name < t.strings_len ? t.strings + fs->name : "?");
+	p->func_len = fs->size;
 	utrace__symtab_free(&t);
 	p->env.func = func;
+	/* decoded from the file: in memory, another probe's int3 or jump
+	 * may be there already */
+	code = ok ? file_bytes(q.path, foff, p->func_len) : NULL;
+	if (!code)
+		return place_error(err, EINVAL, "Cannot read the function from its file");
 	if (d->kind == 'r') {
-		uint64_t exits[64];
-
-		if (addr != func)
+		if (addr != func) {
+			free(code);
 			return place_error(err, EINVAL, "Return probe must be at a function's entry");
-		r = utrace__probe_decode_exits((const uint8_t *)(uintptr_t)func, flen, func, exits,
-					       64, &n, why);
+		}
+		r = utrace__probe_decode_exits(code, p->func_len, func, p->addrs, MAX_EXITS, &n, why);
+		free(code);
 		if (r < 0)
-			return place_error(err, -r, "Cannot probe: %s%s", fname, why);
-		if (n > 64)
+			return place_error(err, -r, "Cannot probe: %s%s", p->fname, why);
+		if (n > MAX_EXITS)
 			return place_error(err, E2BIG, "Too many exits (%zu)", n);
 		if (!n)
 			return place_error(err, EINVAL, "The function has no exit to probe");
-		p->sites = calloc(n, sizeof(*p->sites));
-		if (!p->sites)
-			return place_error(err, ENOMEM, "Out of memory");
-		for (size_t i = 0; i < n; i++) {
-			r = utrace__probe_attach((uintptr_t)exits[i], (uintptr_t)func, flen, on_hit,
-						 p, &p->sites[p->nr_sites], why);
-			if (r < 0) {
-				detach_all(p);
-				return place_error(err, -r, "Cannot probe: %s%s", fname, why);
-			}
-			p->nr_sites++;
-		}
-		return 0;
+	} else {
+		r = utrace__probe_decode_check(code, p->func_len, func, addr, why);
+		free(code);
+		if (r < 0)
+			return place_error(err, -r, "Cannot probe: %s%s", p->fname, why);
+		p->addrs[0] = addr;
+		n = 1;
 	}
-	p->sites = calloc(1, sizeof(*p->sites));
+	p->sites = calloc(n, sizeof(*p->sites));
 	if (!p->sites)
 		return place_error(err, ENOMEM, "Out of memory");
-	r = utrace__probe_attach((uintptr_t)addr, (uintptr_t)func, flen, on_hit, p, &p->sites[0],
-				 why);
-	if (r < 0)
-		return place_error(err, -r, "Cannot probe: %s%s", fname, why);
-	p->nr_sites = 1;
+	p->nr_addrs = n;
 	return 0;
 }
+
+/* Place a probe's sites (the event is being switched on); site_lock held. */
+static int attach_sites(struct uprobe *p)
+{
+	char why[UTRACE_PROBE_WHY_MAX] = "";
+	int r;
+
+	for (size_t i = p->nr_sites; i < p->nr_addrs; i++) {
+		r = utrace__probe_attach((uintptr_t)p->addrs[i], (uintptr_t)p->env.func, p->func_len,
+					 on_hit, p, &p->sites[i], why);
+		if (r < 0) {
+			utrace__warn("cannot probe %s: %s%s", p->def->event, p->fname, why);
+			detach_all(p);
+			return r;
+		}
+		p->nr_sites = i + 1;
+	}
+	return 0;
+}
+
+/*
+ * The tracepoint's regfunc/unregfunc run when its first probe comes and
+ * its last goes (the event switched on or off anywhere), under the
+ * registry's locks: they take only site_lock.  They have no argument, so
+ * each event gets a slot with a pair of its own.
+ */
+static pthread_mutex_t site_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct uevent *slots[NR_SLOTS];
+
+static int slot_on(unsigned int n)
+{
+	int r = 0;
+
+	pthread_mutex_lock(&site_lock);
+	if (slots[n])
+		for (struct uprobe *p = slots[n]->probes; p && !r; p = p->next)
+			r = attach_sites(p);
+	if (r)
+		for (struct uprobe *p = slots[n]->probes; p; p = p->next)
+			detach_all(p);
+	pthread_mutex_unlock(&site_lock);
+	return r;
+}
+
+static void slot_off(unsigned int n)
+{
+	pthread_mutex_lock(&site_lock);
+	if (slots[n])
+		for (struct uprobe *p = slots[n]->probes; p; p = p->next)
+			detach_all(p);
+	pthread_mutex_unlock(&site_lock);
+}
+
+#define SLOT(n)								\
+	static int slot_on_##n(void) { return slot_on(0x##n); }		\
+	static void slot_off_##n(void) { slot_off(0x##n); }
+#define SLOT_ON(n) slot_on_##n,
+#define SLOT_OFF(n) slot_off_##n,
+#define SLOTS16(m, h) m(h##0) m(h##1) m(h##2) m(h##3) m(h##4) m(h##5) m(h##6) m(h##7) \
+	m(h##8) m(h##9) m(h##a) m(h##b) m(h##c) m(h##d) m(h##e) m(h##f)
+#define SLOTS256(m) SLOTS16(m, 0) SLOTS16(m, 1) SLOTS16(m, 2) SLOTS16(m, 3)	\
+	SLOTS16(m, 4) SLOTS16(m, 5) SLOTS16(m, 6) SLOTS16(m, 7) SLOTS16(m, 8)	\
+	SLOTS16(m, 9) SLOTS16(m, a) SLOTS16(m, b) SLOTS16(m, c) SLOTS16(m, d)	\
+	SLOTS16(m, e) SLOTS16(m, f)
+SLOTS256(SLOT)
+static int (*const slot_on_fn[NR_SLOTS])(void) = { SLOTS256(SLOT_ON) };
+static void (*const slot_off_fn[NR_SLOTS])(void) = { SLOTS256(SLOT_OFF) };
 
 static bool event_busy(const struct uevent *ue)
 {
@@ -581,7 +673,7 @@ static int add_locked(struct utrace__probe_def *d, struct utrace__probe_error *e
 		return -ENOMEM;
 	}
 	p->def = d;
-	r = attach(p, err);
+	r = prepare(p, err);
 	if (r) {
 		free_probe(p);
 		return r;
@@ -594,10 +686,20 @@ static int add_locked(struct utrace__probe_def *d, struct utrace__probe_error *e
 	if (ue) {
 		struct uprobe **pp = &ue->probes;
 
-		while (*pp)
-			pp = &(*pp)->next;
 		p->ue = ue;
-		*pp = p;
+		pthread_mutex_lock(&site_lock);
+		/* an event that is on: the new probe is placed now */
+		r = __atomic_load_n(&ue->tp.funcs, __ATOMIC_ACQUIRE) ? attach_sites(p) : 0;
+		if (!r) {
+			while (*pp)
+				pp = &(*pp)->next;
+			*pp = p;
+		}
+		pthread_mutex_unlock(&site_lock);
+		if (r) {
+			free_probe(p);
+			return place_error(err, -r, "Cannot place the probe");
+		}
 		nr_defs++;
 		return 0;
 	}
@@ -607,8 +709,23 @@ static int add_locked(struct utrace__probe_def *d, struct utrace__probe_error *e
 		return r;
 	}
 	nr_defs++;
+	pthread_mutex_lock(&site_lock);
+	for (ue->slot = 0; ue->slot < NR_SLOTS && slots[ue->slot]; ue->slot++)
+		;
+	if (ue->slot < NR_SLOTS)
+		slots[ue->slot] = ue;
+	pthread_mutex_unlock(&site_lock);
+	if (ue->slot == NR_SLOTS) {
+		free_uevent(ue);
+		return place_error(err, ENOSPC, "Too many probe events (%d)", NR_SLOTS);
+	}
+	ue->tp.regfunc = slot_on_fn[ue->slot];
+	ue->tp.unregfunc = slot_off_fn[ue->slot];
 	register_event(ue);
 	if (!ue->registered) {
+		pthread_mutex_lock(&site_lock);
+		slots[ue->slot] = NULL;
+		pthread_mutex_unlock(&site_lock);
 		free_uevent(ue);
 		return place_error(err, ENOMEM, "The event could not be registered");
 	}
@@ -628,8 +745,11 @@ static void remove_locked(struct uevent *ue)
 			break;
 		}
 	}
+	pthread_mutex_lock(&site_lock);
+	slots[ue->slot] = NULL;
 	for (struct uprobe *p = ue->probes; p; p = p->next)
 		detach_all(p);
+	pthread_mutex_unlock(&site_lock);
 	if (ue->registered)
 		utrace_tp_unregister_module(ue->mod, ue->mod + 1);
 	free_uevent(ue);
