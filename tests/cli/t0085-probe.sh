@@ -7,6 +7,8 @@
 # mount's uprobe_events, uprobe_profile, format and filter of the events.
 . "$(dirname "$0")/lib.sh"
 PROG="$UTRACE_BUILD/tests/probe-prog"
+# Built with ASan, the program is too, but libutrace comes first (preloaded)
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
 cd "$TMP" || exit 1
 cp "$PROG" prog
 

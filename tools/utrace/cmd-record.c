@@ -1679,5 +1679,6 @@ loop:
 	free(rec_flt);
 	free(rec_flt_matched);
 	free(o.filters);
+	free(o.probes);
 	return stat_hook_end(status, child_done, out.error ? 1 : 0);
 }
