@@ -33,7 +33,7 @@ static void put(struct out *o, const char *fmt, ...)
 }
 
 static void print_one(struct out *o, const struct utrace__probe_arg *a, const uint8_t *p,
-		      int (*sym)(uint64_t, char *, size_t))
+		      utrace__probe_sym_fn sym, void *ctx)
 {
 	uint64_t u = 0;
 
@@ -54,7 +54,7 @@ static void print_one(struct out *o, const struct utrace__probe_arg *a, const ui
 	case UTRACE__PT_SYMBOL: {
 		char name[256];
 
-		if (sym && sym(u, name, sizeof(name)) > 0)
+		if (sym && sym(ctx, u, name, sizeof(name)) > 0)
 			put(o, "%s", name);
 		else
 			put(o, "0x%" PRIx64, u);
@@ -67,8 +67,7 @@ static void print_one(struct out *o, const struct utrace__probe_arg *a, const ui
 }
 
 int utrace__probe_print(const struct utrace__probe_def *d, const uint8_t *rec,
-			size_t len, char *out, size_t cap,
-			int (*sym)(uint64_t addr, char *buf, size_t len))
+			size_t len, char *out, size_t cap, utrace__probe_sym_fn sym, void *ctx)
 {
 	struct out o = { out, cap, 0 };
 	uint64_t a0 = 0, a1 = 0;
@@ -107,11 +106,11 @@ int utrace__probe_print(const struct utrace__probe_def *d, const uint8_t *rec,
 			for (unsigned int k = 0; k < a->count; k++) {
 				if (k)
 					put(&o, ",");
-				print_one(&o, a, rec + a->offset + k * a->size, sym);
+				print_one(&o, a, rec + a->offset + k * a->size, sym, ctx);
 			}
 			put(&o, "}");
 		} else {
-			print_one(&o, a, rec + a->offset, sym);
+			print_one(&o, a, rec + a->offset, sym, ctx);
 		}
 	}
 	return (int)o.len;
@@ -135,6 +134,8 @@ static const char *conv_type(const char *p, unsigned int size, uint8_t *type, si
 		/* libtraceevent keeps the format file's escapes */
 		{ "\\\"%s\\\"", UTRACE__PT_STRING, 0, 0 },
 		{ "%pS", UTRACE__PT_SYMBOL, 0, 0 },
+		/* the reader's formats.c has made %pS a %s of the name */
+		{ "%s", UTRACE__PT_SYMBOL, 0, 0 },
 	};
 	unsigned int step = size == 1 ? 0 : size == 2 ? 1 : size == 4 ? 2 : 3;
 

@@ -212,12 +212,15 @@ size_t utrace__probe_record_max(const struct utrace__probe_def *d) UTRACE_HIDDEN
 /**
  * utrace__probe_print - print a record as the kernel prints uprobe events
  * "(0xIP) a=1 b=2" or "(0xRET <- 0xFUNC) ret=3", without the "EVENT: ".
- * @sym: names an address for the symbol type (may be NULL: hex)
+ * @sym: names an address for the symbol type, as %pS ("add+0x0/0x4"):
+ *       the length written, or 0 when it cannot (then hex); may be NULL
+ * @ctx: its first argument
  * Return: the length written (as snprintf).
  */
+typedef int (*utrace__probe_sym_fn)(void *ctx, uint64_t addr, char *buf, size_t len);
 int utrace__probe_print(const struct utrace__probe_def *d, const uint8_t *rec,
-			size_t len, char *out, size_t cap,
-			int (*sym)(uint64_t addr, char *buf, size_t len)) UTRACE_HIDDEN;
+			size_t len, char *out, size_t cap, utrace__probe_sym_fn sym, void *ctx)
+	UTRACE_HIDDEN;
 
 /**
  * utrace__probe_def_from_format - what a recorded uprobe event's format

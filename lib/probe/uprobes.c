@@ -325,7 +325,7 @@ static void output(struct utrace_seq *s, const void *rec)
 	/* the record's size is not known here: strings are checked against
 	 * the largest record the event can have */
 	n = utrace__probe_print(ue->probes->def, rec, utrace__probe_record_max(ue->probes->def),
-				s->buf + s->len, s->size - s->len, NULL);
+				s->buf + s->len, s->size - s->len, NULL, NULL);
 	if (n > 0)
 		s->len += (unsigned int)n < s->size - s->len ? (unsigned int)n :
 			  s->size - s->len - 1;

@@ -12,6 +12,7 @@
  * found the record safe to give it.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -463,11 +464,25 @@ static const struct utrace__probe_def *probe_of(struct utrace__fmt *e)
 	return e->probe;
 }
 
+/* The symbol type: the process's symbol, as the kernel's %pS. */
+static int probe_sym(void *ctx, uint64_t addr, char *buf, size_t len)
+{
+	const struct utrace__rec *r = ctx;
+	const char *name = NULL;
+	uint64_t start = 0, size = 0;
+	int n;
+
+	if (!r->syms || r->syms(r->syms_ctx, r->proc, addr, &name, &start, &size) < 0 || !name)
+		return 0;
+	n = snprintf(buf, len, "%s+0x%" PRIx64 "/0x%" PRIx64, name, addr - start, size);
+	return n > 0 && (size_t)n < len ? n : 0;
+}
+
 static int put_probe_event(struct utrace__obuf *b, const struct utrace__probe_def *d,
 			   const struct utrace__rec *r, size_t len)
 {
 	char line[4096];
-	int n = utrace__probe_print(d, r->d, len, line, sizeof(line), NULL);
+	int n = utrace__probe_print(d, r->d, len, line, sizeof(line), probe_sym, (void *)r);
 
 	if (n < 0)
 		return -EINVAL;

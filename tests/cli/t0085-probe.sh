@@ -93,6 +93,14 @@ greet: (IP$goff) name="world"
 EOF2
 check "every call, its values and return value, as the kernel prints them" same got.txt want.txt
 
+addsize=$(printf %x $((16#$(nm -S prog | awk '$4 == "add" { print $2 }'))))
+check "\$argN at an entry, the symbol type resolved in the recording" bash -c '
+	"$UTRACE" record -o a.dat --probe "p:grp/a add x=\$arg1:s32 y=\$arg2:s32 f=%ip:symbol" \
+		-- ./prog 2 > /dev/null 2> "$1/err" &&
+	"$UTRACE" script -i a.dat | sed -n "s/^.* a: (0x[0-9a-f]*) //p" > got-a.txt &&
+	printf "x=0 y=0 f=add+0x0/0x%s\nx=1 y=10 f=add+0x0/0x%s\n" "$2" "$2" > want-a.txt &&
+	diff -u want-a.txt got-a.txt >&2' _ "$TMP" "$addsize"
+
 # --- the mount ---
 
 need_fuse_or_done() {

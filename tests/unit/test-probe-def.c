@@ -302,7 +302,7 @@ static const char *hit(const char *line, const struct utrace_probe_regs *regs,
 	*faults = 0;
 	len = utrace__probe_fetch(d, regs, env, rec, sizeof(rec), faults);
 	CHECK(len >= d->size && len <= utrace__probe_record_max(d));
-	utrace__probe_print(d, rec, len, out, sizeof(out), NULL);
+	utrace__probe_print(d, rec, len, out, sizeof(out), NULL, NULL);
 	utrace__probe_def_free(d);
 	return out;
 }
@@ -398,7 +398,7 @@ TEST(symbols_and_sysv_arguments)
 	regs.sp = (uint64_t)(uintptr_t)stack;
 	env.bias = (uint64_t)(uintptr_t)&counter - 0x4028;
 	utrace__probe_fetch(d, &regs, &env, rec, sizeof(rec), &faults);
-	utrace__probe_print(d, rec, d->size, out, sizeof(out), NULL);
+	utrace__probe_print(d, rec, d->size, out, sizeof(out), NULL, NULL);
 	CHECK_STR(out, "(0x0) a=7 g=0x4d c=42");
 	utrace__probe_def_free(d);
 
@@ -425,6 +425,7 @@ TEST(def_from_format_prints_the_same)
 	static const char *const defs[] = {
 		"p:g/a REF/tools/prog:0x1240 a=%di:s32 b=%si:s64 c=%di:x16 d=%di:u8",
 		"r:g/r REF/tools/prog:0x1240 ret=$retval:s32 rs=$retval",
+		"p:g/s REF/tools/prog:0x1240 f=%ip:symbol",
 		("p:g/t REF/tools/prog:0x1250 ch=+0(%di):char us=+0(%di):ustring arr=+0(%di):u8[4] "
 		 "carr=+0(%di):char[5] bf=+0(%di):b4@4/8 bad=+0(%si):string s16=%di:s16"),
 	};
@@ -454,8 +455,8 @@ TEST(def_from_format_prints_the_same)
 		if (!f)
 			TEST_FAIL("%s: not read back from '%s'", defs[i], fmt);
 		len = utrace__probe_fetch(d, &regs, &env, rec, sizeof(rec), &faults);
-		utrace__probe_print(d, rec, len, a, sizeof(a), NULL);
-		utrace__probe_print(f, rec, len, b, sizeof(b), NULL);
+		utrace__probe_print(d, rec, len, a, sizeof(a), NULL, NULL);
+		utrace__probe_print(f, rec, len, b, sizeof(b), NULL, NULL);
 		CHECK_STR(b, a);
 		utrace__probe_def_free(d);
 		utrace__probe_def_free(f);
