@@ -136,6 +136,16 @@ check "the format file is the kernel's" bash -c '
 	diff -u want.txt got.txt >&2' _ "$D"
 check "a filter on a probe's field" bash -c '
 	echo "a >= 1" > "$1/events/grp/add/filter" && [ "$(cat "$1/events/grp/add/filter")" = "a >= 1" ]' _ "$D"
+check "multi-probe events: same arguments join, others are EEXIST with the kernel's caret" bash -c '
+	echo "p:grp/two add v=%di:s32" >> "$1/uprobe_events" &&
+	echo "p:grp/two greet v=%di:s32" >> "$1/uprobe_events" &&
+	[ "$(grep -c "^p:grp/two " "$1/uprobe_events")" = 2 ] &&
+	[ "$(grep -c " two  " "$1/uprobe_profile")" = 2 ] &&
+	! ( echo "p:grp/two greet w=%di:u32" >> "$1/uprobe_events" ) 2> /dev/null &&
+	tail -n 3 "$1/error_log" > got-log.txt &&
+	sed -n 1p got-log.txt | grep -q "trace_uprobe: error: Argument type or name is different from existing probe\$" &&
+	[ "$(sed -n 3p got-log.txt)" = "$(printf "%27s^" "")" ] &&
+	echo "-:grp/two" >> "$1/uprobe_events" && ! grep -q two "$1/uprobe_events"' _ "$D"
 check "> uprobe_events is EBUSY while an event is on" bash -c '
 	echo 1 > "$1/events/grp/add/enable" && echo 1 > "$1/events/grp/greet/enable" &&
 	! ( : > "$1/uprobe_events" ) 2> /dev/null && [ -n "$(cat "$1/uprobe_events")" ]' _ "$D"
