@@ -12,18 +12,21 @@
  *   memory kept is bounded by the number of addresses ever probed;
  * - the probes of an address are a list read without locks by the hits;
  *   detach unlinks, then waits for the hits that may still see the probe
- *   (two reader counters and an epoch, as SRCU), so that when it returns
- *   the handler is not running and its data may be freed;
- * - a per-thread flag makes a hit inside a handler a miss.
+ *   (per-thread slots and membarrier, below), so that when it returns the
+ *   handler is not running and its data may be freed;
+ * - a hit on a thread already inside a handler is a miss.
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <linux/membarrier.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 /* engine.h declares the engine's functions: internal to libutrace */
 #pragma GCC visibility push(hidden)
@@ -47,23 +50,90 @@ struct probe_addr {
 	uintptr_t resume;		/* where an int3 hit goes on */
 	struct utrace__int3_hook hook;
 	_Atomic(struct utrace__probe_site *) head;
-	_Atomic unsigned long epoch;
-	_Atomic unsigned long readers[2];
+	_Atomic uint64_t misses;		/* hits inside a handler */
 	struct probe_addr *next;	/* every record, under the text lock */
 };
+
+/*
+ * Hits are counted per thread, with no locked instruction (a locked add
+ * was a third of a hit's cost): the first HIT_SLOTS threads (by slot)
+ * each own a counter on a cache line of its own; any other thread adds to
+ * the shared one.  A slot changes owner only when its thread has died.
+ */
+#define HIT_SLOTS 64
 
 struct utrace__probe_site {
 	struct probe_addr *rec;
 	_Atomic(struct utrace__probe_site *) next;
 	utrace_probe_handler_fn fn;
 	void *data;
-	_Atomic uint64_t hits, misses;
+	_Atomic uint64_t hits;		/* of the threads past HIT_SLOTS */
+	uint64_t misses_before;		/* the record's misses at attach */
+	struct {
+		_Atomic uint64_t n;
+		char pad[64 - sizeof(uint64_t)];
+	} per_thread[HIT_SLOTS] __attribute__((aligned(64)));
 };
 
 static struct probe_addr *records;
-static __thread int in_handler;
 
-/* ---- a hit ---- */
+/*
+ * Which probe each thread is running, for detach: a slot per thread,
+ * claimed on its first hit (an atomic exchange over a fixed array, safe
+ * in a signal handler and with no SIMD), written with plain stores.  A
+ * detach unlinks its probe, runs membarrier(PRIVATE_EXPEDITED) (a full
+ * barrier on every thread of the process, so that a hit either published
+ * its slot before it, or loads the list after it and misses the probe),
+ * then waits while a live thread's slot names the record.  The hit path
+ * has no locked instruction but the hit count.  The slot also tells that
+ * the thread is inside a handler: a hit then is a miss.
+ */
+#define SLOTS 4096
+
+struct hslot {
+	_Atomic(struct probe_addr *) in;
+	_Atomic pid_t tid;		/* 0: free */
+};
+
+static struct hslot slots[SLOTS];
+static __thread struct hslot *my_slot;
+
+__attribute__((noinline)) static struct hslot *claim_slot(void)
+{
+	pid_t tid = (pid_t)syscall(SYS_gettid);
+
+	for (int pass = 0; pass < 2; pass++) {
+		for (int i = 0; i < SLOTS; i++) {
+			pid_t t = atomic_load_explicit(&slots[i].tid,
+						       memory_order_relaxed);
+
+			/* the second pass takes the slots of dead threads */
+			if (t && (pass == 0 ||
+				  syscall(SYS_tgkill, getpid(), t, 0) == 0 ||
+				  errno != ESRCH))
+				continue;
+			if (atomic_compare_exchange_strong(&slots[i].tid, &t, tid)) {
+				atomic_store_explicit(&slots[i].in, NULL,
+						      memory_order_relaxed);
+				return &slots[i];
+			}
+		}
+	}
+	return NULL;
+}
+
+static inline void count_hit(struct utrace__probe_site *s, struct hslot *me)
+{
+	size_t i = (size_t)(me - slots);
+
+	if (i < HIT_SLOTS)
+		atomic_store_explicit(&s->per_thread[i].n,
+			atomic_load_explicit(&s->per_thread[i].n,
+					     memory_order_relaxed) + 1,
+			memory_order_relaxed);
+	else
+		atomic_fetch_add_explicit(&s->hits, 1, memory_order_relaxed);
+}
 
 /* From the trampolines and the SIGTRAP hook; general registers only. */
 void utrace__probe_dispatch(struct probe_addr *rec,
@@ -72,34 +142,48 @@ void utrace__probe_dispatch(struct probe_addr *rec,
 void utrace__probe_dispatch(struct probe_addr *rec,
 			    const struct utrace_probe_regs *regs)
 {
+	struct hslot *me = my_slot;
 	struct utrace__probe_site *s;
-	int miss = in_handler;
-	unsigned long idx;
 
-	in_handler = 1;
-	idx = atomic_load_explicit(&rec->epoch, memory_order_relaxed) & 1;
-	atomic_fetch_add(&rec->readers[idx], 1);
-	for (s = atomic_load(&rec->head); s;
-	     s = atomic_load_explicit(&s->next, memory_order_acquire)) {
-		if (miss) {
-			atomic_fetch_add_explicit(&s->misses, 1,
-						  memory_order_relaxed);
-			continue;
-		}
-		s->fn(s->data, regs);
-		atomic_fetch_add_explicit(&s->hits, 1, memory_order_relaxed);
+	if (__builtin_expect(!me, 0)) {
+		int saved = errno;
+
+		me = my_slot = claim_slot();
+		errno = saved;
+		if (!me)
+			goto miss;	/* 4096 threads in a handler */
 	}
-	atomic_fetch_sub_explicit(&rec->readers[idx], 1, memory_order_release);
-	in_handler = miss;
+	if (atomic_load_explicit(&me->in, memory_order_relaxed))
+		goto miss;
+	atomic_store_explicit(&me->in, rec, memory_order_relaxed);
+	atomic_signal_fence(memory_order_seq_cst);
+	for (s = atomic_load_explicit(&rec->head, memory_order_acquire); s;
+	     s = atomic_load_explicit(&s->next, memory_order_acquire)) {
+		s->fn(s->data, regs);
+		count_hit(s, me);
+	}
+	atomic_store_explicit(&me->in, NULL, memory_order_release);
+	return;
+miss:
+	/* the list is read here without a slot: a detach may be under way,
+	 * and its site may be freed; count on the record instead */
+	atomic_fetch_add_explicit(&rec->misses, 1, memory_order_relaxed);
 }
 
 /* Wait until no hit can still see a probe unlinked before the call. */
 static void wait_readers(struct probe_addr *rec)
 {
-	for (int round = 0; round < 2; round++) {
-		unsigned long idx = atomic_fetch_add(&rec->epoch, 1) & 1;
+	pid_t pid = getpid();
 
-		while (atomic_load(&rec->readers[idx])) {
+	syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
+	for (int i = 0; i < SLOTS; i++) {
+		pid_t t = atomic_load(&slots[i].tid);
+
+		if (!t)
+			continue;
+		while (atomic_load(&slots[i].in) == rec &&
+		       atomic_load(&slots[i].tid) == t &&
+		       (syscall(SYS_tgkill, pid, t, 0) == 0 || errno != ESRCH)) {
 			struct timespec ts = { 0, 50000 };
 
 			nanosleep(&ts, NULL);
@@ -401,7 +485,9 @@ int utrace__probe_attach(uintptr_t addr, uintptr_t func, size_t func_len,
 			 addr, func, func_len);
 		return -EINVAL;
 	}
-	s = calloc(1, sizeof(*s));
+	s = aligned_alloc(64, sizeof(*s));
+	if (s)
+		memset(s, 0, sizeof(*s));
 	if (!s) {
 		snprintf(why, UTRACE_PROBE_WHY_MAX, "out of memory");
 		return -ENOMEM;
@@ -420,6 +506,7 @@ int utrace__probe_attach(uintptr_t addr, uintptr_t func, size_t func_len,
 			goto fail;
 	}
 	s->rec = rec;
+	s->misses_before = atomic_load(&rec->misses);
 	atomic_store(&s->next, atomic_load(&rec->head));
 	atomic_store(&rec->head, s);
 	if (!rec->active) {
@@ -478,12 +565,19 @@ int utrace__probe_detach(struct utrace__probe_site *site)
 
 uint64_t utrace__probe_hits(const struct utrace__probe_site *site)
 {
-	return atomic_load(&((struct utrace__probe_site *)site)->hits);
+	uint64_t n = atomic_load(&site->hits);
+
+	for (int i = 0; i < HIT_SLOTS; i++)
+		n += atomic_load_explicit(&site->per_thread[i].n,
+					  memory_order_relaxed);
+	return n;
 }
 
+/* The misses of the address since the probe was attached (a miss calls
+ * no handler, so it is counted once per address). */
 uint64_t utrace__probe_misses(const struct utrace__probe_site *site)
 {
-	return atomic_load(&((struct utrace__probe_site *)site)->misses);
+	return atomic_load(&site->rec->misses) - site->misses_before;
 }
 
 bool utrace__probe_is_jump(const struct utrace__probe_site *site)

@@ -191,7 +191,8 @@ int utrace__text_init(char *why, size_t why_len)
 			 strerror(errno));
 		return ret;
 	}
-	if (membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE)) {
+	if (membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE) ||
+	    membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED)) {
 		ret = -errno;
 		snprintf(why, why_len, "membarrier(SYNC_CORE) is not available: %s",
 			 strerror(errno));
