@@ -281,9 +281,7 @@ static void on_hit(void *data, const struct utrace_probe_regs *regs)
 	struct utrace_tracepoint_func *it;
 	void *fast;
 
-	if (!__atomic_load_n(&tp->funcs, __ATOMIC_RELAXED))
-		return;   /* the event is off */
-	__atomic_fetch_add(&p->hits, 1, __ATOMIC_RELAXED);
+	/* hits are the engine's (its handler calls), no locked add here */
 	fast = __atomic_load_n(&tp->fast_data, __ATOMIC_ACQUIRE);
 	if (fast) {
 		((void (*)(void *, struct uprobe *, const struct utrace_probe_regs *))
@@ -333,11 +331,17 @@ static void output(struct utrace_seq *s, const void *rec)
 
 /* ---- placing and removing ---- */
 
+/* Remove the sites; their hits and misses stay counted in p. */
 static void detach_all(struct uprobe *p)
 {
 	for (size_t i = 0; i < p->nr_sites; i++) {
-		if (p->sites[i])
-			utrace__probe_detach(p->sites[i]);
+		if (!p->sites[i])
+			continue;
+		/* counted before: the site is not ours after the detach (the
+		 * few hits in between are lost) */
+		__atomic_fetch_add(&p->hits, utrace__probe_hits(p->sites[i]), __ATOMIC_RELAXED);
+		__atomic_fetch_add(&p->misses, utrace__probe_misses(p->sites[i]), __ATOMIC_RELAXED);
+		utrace__probe_detach(p->sites[i]);
 		p->sites[i] = NULL;
 	}
 	p->nr_sites = 0;
@@ -817,12 +821,13 @@ int utrace__uprobes_clear(void)
 	return r;
 }
 
-static uint64_t engine_misses(const struct uprobe *p)
+/* Hits (or misses) of the sites placed now, under site_lock. */
+static uint64_t site_counts(const struct uprobe *p, bool misses)
 {
 	uint64_t n = 0;
 
 	for (size_t i = 0; i < p->nr_sites; i++)
-		n += utrace__probe_misses(p->sites[i]);
+		n += misses ? utrace__probe_misses(p->sites[i]) : utrace__probe_hits(p->sites[i]);
 	return n;
 }
 
@@ -853,6 +858,7 @@ char *utrace__uprobes_text(bool profile)
 	if (!f)
 		return NULL;
 	pthread_mutex_lock(&lock);
+	pthread_mutex_lock(&site_lock);
 	n = collect(&v);
 	for (size_t i = 0; i < n; i++) {
 		for (struct uprobe *p = v[i]->probes; p; p = p->next) {
@@ -863,11 +869,13 @@ char *utrace__uprobes_text(bool profile)
 				* (a thread already in a handler) */
 				fprintf(f, "  %s %-44s %15" PRIu64 " %15" PRIu64 "\n",
 					p->shown_path, p->def->event,
-					__atomic_load_n(&p->hits, __ATOMIC_RELAXED),
+					__atomic_load_n(&p->hits, __ATOMIC_RELAXED) +
+					site_counts(p, false),
 					__atomic_load_n(&p->misses, __ATOMIC_RELAXED) +
-					engine_misses(p));
+					site_counts(p, true));
 		}
 	}
+	pthread_mutex_unlock(&site_lock);
 	pthread_mutex_unlock(&lock);
 	free(v);
 	if (ferror(f) | fclose(f)) {

@@ -175,5 +175,5 @@ check "utrace probe -p: -l reads uprobe_events, --profile uprobe_profile" bash -
 	[ "$("$UTRACE" probe -p "$2" --profile)" = "$(cat "$1/uprobe_profile")" ]' _ "$D" "$pid"
 check "> uprobe_events clears them once they are off" bash -c '
 	echo 0 > "$1/events/grp/enable" && : > "$1/uprobe_events" && [ ! -s "$1/uprobe_events" ] &&
-	[ ! -e "$1/events/grp" ]' _ "$D"
+	wait_for test ! -e "$1/events/grp"' _ "$D"
 done_testing
