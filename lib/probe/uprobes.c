@@ -260,17 +260,24 @@ static void record(void *data, struct uprobe *p, const struct utrace_probe_regs 
 	size_t len;
 	uint8_t *rec;
 
-	len = utrace__probe_fetch(p->def, regs, &p->env, buf, sizeof(buf), &faults);
+	if (!p->def->nr_strings) {
+		/* the size is known: fetched straight into the page */
+		rec = utrace_tp_reserve(&r, ev, buf, p->def->size);
+		if (!rec)
+			return;
+		utrace__probe_fetch(p->def, regs, &p->env, rec, p->def->size, &faults);
+	} else {
+		len = utrace__probe_fetch(p->def, regs, &p->env, buf, sizeof(buf), &faults);
+		rec = len >= 8 ? utrace_tp_reserve(&r, ev, buf, (unsigned int)len) : NULL;
+		if (!rec)
+			goto out;
+		if (rec != buf)
+			memcpy(rec + 8, buf + 8, len - 8);
+	}
+	utrace_tp_commit(&r);
+out:
 	if (faults)
 		__atomic_fetch_add(&p->misses, faults, __ATOMIC_RELAXED);
-	if (len < 8)
-		return;
-	rec = utrace_tp_reserve(&r, ev, buf, (unsigned int)len);
-	if (!rec)
-		return;
-	if (rec != buf)
-		memcpy(rec + 8, buf + 8, len - 8);
-	utrace_tp_commit(&r);
 }
 
 /* As the generated __traceiter_<name>() (stages/stage0). */
