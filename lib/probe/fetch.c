@@ -132,6 +132,17 @@ static size_t put_string(const struct utrace__probe_arg *a, const struct utrace_
 	return (size_t)n;
 }
 
+/* The low @bytes of @v (little-endian), without a call to memcpy(). */
+static inline void store(uint8_t *dst, uint64_t v, size_t bytes)
+{
+	switch (bytes) {
+	case 1: { uint8_t x = (uint8_t)v; memcpy(dst, &x, 1); break; }
+	case 2: { uint16_t x = (uint16_t)v; memcpy(dst, &x, 2); break; }
+	case 4: { uint32_t x = (uint32_t)v; memcpy(dst, &x, 4); break; }
+	default: memcpy(dst, &v, 8); break;
+	}
+}
+
 size_t utrace__probe_record_max(const struct utrace__probe_def *d)
 {
 	return d->size + (size_t)d->nr_strings * UTRACE_PROBE_STRING_MAX;
@@ -163,6 +174,12 @@ size_t utrace__probe_fetch(const struct utrace__probe_def *d,
 		bool fault = false;
 		uint64_t v;
 
+		if (a->nr_insns == 1 && a->insns[0].op == UTRACE__POP_REG && !a->bf_width &&
+		    !a->count) {
+			/* the common case, %REG[:TYPE]: no program to run */
+			store(rec + a->offset, ((const uint64_t *)regs)[a->insns[0].imm], bytes);
+			continue;
+		}
 		if (a->type == UTRACE__PT_STRING || a->type == UTRACE__PT_USTRING) {
 			end += put_string(a, regs, env, rec, end, cap, faults);
 			continue;
@@ -189,7 +206,7 @@ size_t utrace__probe_fetch(const struct utrace__probe_def *d,
 			v >>= 64 - a->bf_width;
 		}
 		if (!a->count)
-			memcpy(rec + a->offset, &v, bytes);   /* little-endian */
+			store(rec + a->offset, v, bytes);
 	}
 	return end;
 }
