@@ -204,6 +204,7 @@ static void look(void *d, const struct utrace_probe_regs *r)
 	seen_di = r->di;
 	seen_ip = r->ip;
 	utrace__probe_read(&seen_ret, r->sp, 8);
+	errno = EIO;	/* the program's errno comes back */
 }
 
 TEST(entry_probe_sees_the_arguments_and_registers)
@@ -218,7 +219,9 @@ TEST(entry_probe_sees_the_arguments_and_registers)
 	CHECK_INT(utrace__probe_attach((uintptr_t)w_hash, (uintptr_t)w_hash,
 				       fns[1].size, fn, NULL, &s, why), ==, 0);
 	CHECK(utrace__probe_is_jump(s));
+	errno = ENOENT;
 	CHECK_INT(w_hash("abc"), ==, expect);
+	CHECK_INT(errno, ==, ENOENT);
 	CHECK_INT(seen_di, !=, 0);
 	CHECK_STR((const char *)seen_di, "abc");
 	CHECK_INT(seen_ip, ==, (uintptr_t)w_hash);
