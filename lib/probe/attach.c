@@ -144,6 +144,7 @@ void utrace__probe_dispatch(struct probe_addr *rec,
 {
 	struct hslot *me = my_slot;
 	struct utrace__probe_site *s;
+	int saved_errno;
 
 	if (__builtin_expect(!me, 0)) {
 		int saved = errno;
@@ -157,11 +158,14 @@ void utrace__probe_dispatch(struct probe_addr *rec,
 		goto miss;
 	atomic_store_explicit(&me->in, rec, memory_order_relaxed);
 	atomic_signal_fence(memory_order_seq_cst);
+	/* the program may be between a system call and its errno */
+	saved_errno = errno;
 	for (s = atomic_load_explicit(&rec->head, memory_order_acquire); s;
 	     s = atomic_load_explicit(&s->next, memory_order_acquire)) {
 		s->fn(s->data, regs);
 		count_hit(s, me);
 	}
+	errno = saved_errno;
 	atomic_store_explicit(&me->in, NULL, memory_order_release);
 	return;
 miss:

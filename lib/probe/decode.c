@@ -324,6 +324,32 @@ static int check_jump(const struct probe_insn *in, size_t n, size_t bad,
 	return 1;
 }
 
+/* Is @off an instruction start?  0, or -EINVAL with @why filled. */
+static int boundary_before(const uint8_t *code, size_t len, uint32_t off,
+			   char *why)
+{
+	ZydisDecoder dec;
+	ZydisDecodedInstruction zi;
+	size_t at = 0;
+
+	init_decoder(&dec);
+	while (at < off) {
+		if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&dec, NULL,
+				code + at, len - at, &zi))) {
+			say(why, "+0x%" PRIx32 " cannot be checked: the function does not decode at +0x%zx",
+			    off, at);
+			return -EINVAL;
+		}
+		if (at + zi.length > off) {
+			say(why, "+0x%" PRIx32 " is not an instruction boundary (the instruction at +0x%zx is %u bytes)",
+			    off, at, zi.length);
+			return -EINVAL;
+		}
+		at += zi.length;
+	}
+	return 0;
+}
+
 int utrace__probe_decode_check(const uint8_t *code, size_t len, uint64_t func,
 			       uint64_t site, char why[UTRACE_PROBE_WHY_MAX])
 {
@@ -338,6 +364,10 @@ int utrace__probe_decode_check(const uint8_t *code, size_t len, uint64_t func,
 		return -EINVAL;
 	}
 	off = site - func;
+	/* rule 1 first, with the decoder's light mode: most refusals */
+	ret = boundary_before(code, len, off, why);
+	if (ret)
+		return ret;
 	in = decode_func(code, len, func, &n, &bad);
 	if (!in) {
 		say(why, "out of memory decoding %zu bytes", len);
