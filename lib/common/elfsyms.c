@@ -207,3 +207,35 @@ int utrace__elf_bias(int fd, uint64_t start, uint64_t off, uint64_t *bias)
 	elf_end(elf);
 	return r;
 }
+
+const struct utrace__sym *utrace__symtab_by_name(const struct utrace__symtab *t, const char *name)
+{
+	for (size_t i = 0; i < t->nr; i++)
+		if (t->syms[i].name < t->strings_len && !strcmp(t->strings + t->syms[i].name, name))
+			return &t->syms[i];
+	return NULL;
+}
+
+int utrace__elf_vaddr_to_off(int fd, uint64_t vaddr, uint64_t *off)
+{
+	Elf *elf = open_elf(fd);
+	size_t n, i;
+	int r = -1;
+
+	if (!elf)
+		return -1;
+	if (elf_kind(elf) == ELF_K_ELF && !elf_getphdrnum(elf, &n)) {
+		for (i = 0; i < n; i++) {
+			GElf_Phdr ph;
+
+			if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD ||
+			    vaddr < ph.p_vaddr || vaddr >= ph.p_vaddr + ph.p_filesz)
+				continue;
+			*off = vaddr - ph.p_vaddr + ph.p_offset;
+			r = 0;
+			break;
+		}
+	}
+	elf_end(elf);
+	return r;
+}

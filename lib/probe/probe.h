@@ -139,6 +139,9 @@ struct utrace__probe_resolver {
 	void *data;
 };
 
+/* Symbols looked up in the files themselves (no process): files.c. */
+extern const struct utrace__probe_resolver utrace__probe_files UTRACE_HIDDEN;
+
 /**
  * utrace__probe_parse - parse and compile one line of uprobe_events
  * @line: the line (no newline); words split on white space as the kernel

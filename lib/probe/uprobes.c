@@ -222,6 +222,7 @@ static int res_object(void *data, const char *name, char *path, size_t len)
 static int res_symbol(void *data, const char *path, const char *sym, uint64_t *vaddr,
 		      uint64_t *off, uint64_t *size)
 {
+	const struct utrace__sym *s;
 	struct utrace__symtab t;
 	struct obj_query q;
 	int r = -ENOENT;
@@ -230,15 +231,12 @@ static int res_symbol(void *data, const char *path, const char *sym, uint64_t *v
 	(void)data;
 	if (find_object(path, false, &q) < 0 || load_symtab(q.path, &t) < 0)
 		return -ENOENT;
-	for (size_t i = 0; i < t.nr; i++) {
-		if (t.syms[i].name >= t.strings_len ||
-		    strcmp(t.strings + t.syms[i].name, sym))
-			continue;
-		*vaddr = t.syms[i].addr;
-		*size = t.syms[i].size;
+	s = utrace__symtab_by_name(&t, sym);
+	if (s) {
+		*vaddr = s->addr;
+		*size = s->size;
 		*off = vaddr_to_off(&q, *vaddr, &ok);
 		r = ok ? 0 : -ENOENT;
-		break;
 	}
 	utrace__symtab_free(&t);
 	return r;

@@ -25,6 +25,10 @@ check "definitions print as uprobe_events reads them back" bash -c '
 		"p:grp/t   $1/prog:0x1250 s=+0(%di):string arr=+8(%si):u8[4] bf=%di:b4@4/8 c=\$comm" \
 		> got.txt 2> "$1/err" && diff -u want.txt got.txt >&2' _ "$TMP"
 
+check "a symbol resolves to its file offset (the file's symbols)" bash -c '
+	[ "$("$UTRACE" probe "p:grp/s $1/prog:greet+0 n=+0(%di):string")" = \
+	  "p:grp/s $1/prog:0x$(nm "$1/prog" | awk "\$3 == \"greet\" { print \$1 }") n=+0(%di):string" ]' _ "$TMP"
+
 # refused DEFINITION < EXPECTED-STDERR: exit 1 and exactly that
 refused() {
 	cat > want-err.txt

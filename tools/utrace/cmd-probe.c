@@ -109,7 +109,7 @@ static int check_only(int argc, char **argv)
 		struct utrace__probe_error err;
 		struct utrace__probe_def *d;
 		enum utrace__probe_cmd cmd;
-		int r = utrace__probe_parse(argv[i], NULL, &cmd, &d, &err);
+		int r = utrace__probe_parse(argv[i], &utrace__probe_files, &cmd, &d, &err);
 
 		if (r) {
 			if (err.logged) {
