@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <gelf.h>
 #include <stdlib.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "elfsyms.h"
@@ -183,7 +184,9 @@ const struct utrace__sym *utrace__symtab_find(const struct utrace__symtab *t, ui
 	return NULL;
 }
 
-int utrace__elf_bias(int fd, uint64_t start, uint64_t off, uint64_t *bias)
+/* The PT_LOAD segment holding a file offset (by_vaddr false: from the
+ * start of its page) or an address of the file; 0 or -1. */
+static int load_segment(int fd, uint64_t key, bool by_vaddr, GElf_Phdr *out)
 {
 	Elf *elf = open_elf(fd);
 	size_t n, i;
@@ -195,17 +198,28 @@ int utrace__elf_bias(int fd, uint64_t start, uint64_t off, uint64_t *bias)
 		for (i = 0; i < n; i++) {
 			GElf_Phdr ph;
 
-			if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD ||
-			    off < (ph.p_offset & ~(uint64_t)4095) ||
-			    off >= ph.p_offset + ph.p_filesz)
+			if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
 				continue;
-			*bias = start - (ph.p_vaddr - (ph.p_offset - off));
+			if (by_vaddr ? key < ph.p_vaddr || key >= ph.p_vaddr + ph.p_filesz :
+			    key < (ph.p_offset & ~(uint64_t)4095) || key >= ph.p_offset + ph.p_filesz)
+				continue;
+			*out = ph;
 			r = 0;
 			break;
 		}
 	}
 	elf_end(elf);
 	return r;
+}
+
+int utrace__elf_bias(int fd, uint64_t start, uint64_t off, uint64_t *bias)
+{
+	GElf_Phdr ph;
+
+	if (load_segment(fd, off, false, &ph) < 0)
+		return -1;
+	*bias = start - (ph.p_vaddr - (ph.p_offset - off));
+	return 0;
 }
 
 const struct utrace__sym *utrace__symtab_by_name(const struct utrace__symtab *t, const char *name)
@@ -218,24 +232,10 @@ const struct utrace__sym *utrace__symtab_by_name(const struct utrace__symtab *t,
 
 int utrace__elf_vaddr_to_off(int fd, uint64_t vaddr, uint64_t *off)
 {
-	Elf *elf = open_elf(fd);
-	size_t n, i;
-	int r = -1;
+	GElf_Phdr ph;
 
-	if (!elf)
+	if (load_segment(fd, vaddr, true, &ph) < 0)
 		return -1;
-	if (elf_kind(elf) == ELF_K_ELF && !elf_getphdrnum(elf, &n)) {
-		for (i = 0; i < n; i++) {
-			GElf_Phdr ph;
-
-			if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD ||
-			    vaddr < ph.p_vaddr || vaddr >= ph.p_vaddr + ph.p_filesz)
-				continue;
-			*off = vaddr - ph.p_vaddr + ph.p_offset;
-			r = 0;
-			break;
-		}
-	}
-	elf_end(elf);
-	return r;
+	*off = vaddr - ph.p_vaddr + ph.p_offset;
+	return 0;
 }
