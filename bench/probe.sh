@@ -15,30 +15,25 @@
 # runs (the best is kept), BENCH_PROBE_CG_N=100000 calls under callgrind.
 set -euo pipefail
 
+N=${BENCH_PROBE_N:-20000000} RUNS=${BENCH_PROBE_RUNS:-5} CG_N=${BENCH_PROBE_CG_N:-100000}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-top=$(dirname "$here")
-out=$here/out
-build=$out/build
-N=${BENCH_PROBE_N:-20000000}
-RUNS=${BENCH_PROBE_RUNS:-5}
-CG_N=${BENCH_PROBE_CG_N:-100000}
+out=$here/out build=$here/out/build
 
+die() { printf 'bench-probe: %s\n' "$*" >&2; exit 1; }
 say() { printf 'bench-probe: %s\n' "$*" >&2; }
-die() { say "$*"; exit 1; }
 
 for tool in meson ninja valgrind callgrind_annotate; do
 	command -v "$tool" >/dev/null || die "$tool is missing"
 done
 mkdir -p "$out"
-if [ -f "$build/build.ninja" ]; then
-	meson configure "$build" -Dbench=true -Dtests=false >/dev/null
-else
-	meson setup "$build" "$top" -Dbench=true -Dtests=false \
+# the build directory of bench/run.sh, shared with it
+[ -f "$build/build.ninja" ] ||
+	meson setup "$build" "$here/.." -Dbench=true -Dtests=false \
 		>"$out/meson-setup.log" 2>&1 ||
-		{ cat "$out/meson-setup.log" >&2; die "meson setup failed"; }
-fi
+	die "meson setup failed (see $out/meson-setup.log)"
+meson configure "$build" -Dbench=true -Dtests=false >/dev/null
 ninja -C "$build" bench/bench-probe >"$out/ninja-probe.log" 2>&1 ||
-	{ cat "$out/ninja-probe.log" >&2; die "build failed"; }
+	die "build failed (see $out/ninja-probe.log)"
 bin=$build/bench/bench-probe
 
 say "timing ($N calls, best of $RUNS)"

@@ -363,7 +363,7 @@ static uint8_t *original_bytes(uintptr_t func, size_t len)
 
 	if (!c)
 		return NULL;
-	memcpy(c, (const void *)func, len);
+	utrace__probe_read(c, func, len);	/* checked mapped first */
 	for (struct probe_addr *r = records; r; r = r->next) {
 		if (!r->active || r->addr < func || r->addr >= func + len)
 			continue;
@@ -371,6 +371,42 @@ static uint8_t *original_bytes(uintptr_t func, size_t len)
 			c[r->addr - func + i] = r->orig[i];
 	}
 	return c;
+}
+
+/*
+ * Is [lo, hi) in executable mappings of the process?  The caller's
+ * function size comes from a symbol table: a wrong one must not make us
+ * read past the code or patch data.
+ */
+static int executable(uintptr_t lo, uintptr_t hi, char *why)
+{
+	FILE *f = fopen("/proc/self/maps", "re");
+	char line[512];
+	uintptr_t at = lo;
+
+	if (!f) {
+		snprintf(why, UTRACE_PROBE_WHY_MAX, "cannot read /proc/self/maps");
+		return -EINVAL;
+	}
+	while (at < hi && fgets(line, sizeof(line), f)) {
+		unsigned long a, b;
+		char perms[8];
+
+		if (sscanf(line, "%lx-%lx %7s", &a, &b, perms) != 3)
+			continue;
+		if (at >= a && at < b) {
+			if (perms[2] != 'x')
+				break;
+			at = b;
+		}
+	}
+	fclose(f);
+	if (at < hi) {
+		snprintf(why, UTRACE_PROBE_WHY_MAX, "0x%" PRIxPTR " is not in executable code (the function at 0x%" PRIxPTR ", %zu bytes)",
+			 at, lo, (size_t)(hi - lo));
+		return -EINVAL;
+	}
+	return 0;
 }
 
 /* Another active probe whose patched bytes overlap [addr, addr+len)? */
@@ -505,7 +541,9 @@ int utrace__probe_attach(uintptr_t addr, uintptr_t func, size_t func_len,
 	utrace__probe_read_init();
 	rec = find_rec(addr);
 	if (!rec || !rec->active) {
-		ret = new_record(addr, func, func_len, &rec, why);
+		ret = executable(func, func + func_len, why);
+		if (!ret)
+			ret = new_record(addr, func, func_len, &rec, why);
 		if (ret)
 			goto fail;
 	}
@@ -564,6 +602,27 @@ int utrace__probe_detach(struct utrace__probe_site *site)
 	}
 	utrace__text_unlock();
 	free(site);
+	return ret;
+}
+
+int utrace__probe_read_code(uintptr_t addr, void *buf, size_t len)
+{
+	char why[UTRACE_PROBE_WHY_MAX];
+	uint8_t *c;
+	int ret;
+
+	utrace__text_lock();
+	ret = executable(addr, addr + len, why);
+	if (!ret) {
+		c = original_bytes(addr, len);
+		if (c) {
+			memcpy(buf, c, len);
+			free(c);
+		} else {
+			ret = -ENOMEM;
+		}
+	}
+	utrace__text_unlock();
 	return ret;
 }
 

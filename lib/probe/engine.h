@@ -173,4 +173,15 @@ uint64_t utrace__probe_misses(const struct utrace__probe_site *site);
 /* Was the probe placed as a jump (true) or as a breakpoint? */
 bool utrace__probe_is_jump(const struct utrace__probe_site *site);
 
+/*
+ * utrace__probe_read_code - the process's code as it is without our probes
+ * @addr, @len: a range of executable code (a function, to decode)
+ * @buf: filled with its bytes, the probes' patches undone
+ *
+ * What to give utrace__probe_decode_*() for a function that may already
+ * hold probes (they show as jumps and int3s in memory).
+ * Return: 0, or -EINVAL (not all executable code), -ENOMEM.
+ */
+int utrace__probe_read_code(uintptr_t addr, void *buf, size_t len);
+
 #endif /* UTRACE_PROBE_ENGINE_H */

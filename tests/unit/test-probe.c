@@ -228,7 +228,54 @@ TEST(entry_probe_sees_the_arguments_and_registers)
 	/* the return address: inside this test */
 	CHECK_INT(seen_ret, >, (uintptr_t)setup - (1 << 20));
 	CHECK_INT(utrace__probe_hits(s), ==, 1);
-	CHECK_INT(utrace__probe_detach(s), ==, 0);
+	/* the code without our jump */
+	{
+		uint8_t code[4096], now[4096];
+
+		CHECK_INT(utrace__probe_read_code((uintptr_t)w_hash, code,
+						  fns[1].size), ==, 0);
+		memcpy(now, (const void *)w_hash, fns[1].size);
+		CHECK_INT(now[0], ==, 0xe9);
+		CHECK_INT(code[0], !=, 0xe9);
+		CHECK_INT(utrace__probe_detach(s), ==, 0);
+		CHECK(!memcmp(code, (const void *)w_hash, fns[1].size));
+	}
+	same_as_file(&fns[1]);
+}
+
+static int data_word = 0x90909090;
+
+TEST(bad_addresses_and_sizes_are_refused)
+{
+	struct utrace__probe_site *s;
+	char why[UTRACE_PROBE_WHY_MAX];
+
+	setup();
+	/* data, not code */
+	CHECK_INT(utrace__probe_attach((uintptr_t)&data_word, (uintptr_t)&data_word,
+				       4, look, NULL, &s, why), ==, -EINVAL);
+	CHECK(strstr(why, "not in executable code"));
+	/* a size running off the end of the mappings */
+	CHECK_INT(utrace__probe_attach((uintptr_t)w_hash, (uintptr_t)w_hash,
+				       (size_t)1 << 40, look, NULL, &s, why), ==, -EINVAL);
+	CHECK(strstr(why, "not in executable code"));
+	/* not in the function */
+	CHECK_INT(utrace__probe_attach((uintptr_t)w_sum, (uintptr_t)w_hash,
+				       fns[1].size, look, NULL, &s, why), ==, -EINVAL);
+	/* inside an instruction */
+	{
+		uint32_t offs[256];
+		size_t n = boundaries(&fns[1], offs, 256);
+
+		for (size_t k = 0; k + 1 < n; k++)
+			if (offs[k + 1] - offs[k] > 1) {
+				CHECK_INT(utrace__probe_attach((uintptr_t)w_hash + offs[k] + 1,
+						(uintptr_t)w_hash, fns[1].size, look,
+						NULL, &s, why), ==, -EINVAL);
+				CHECK(strstr(why, "not an instruction boundary"));
+				break;
+			}
+	}
 	same_as_file(&fns[1]);
 }
 
