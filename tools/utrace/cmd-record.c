@@ -1089,10 +1089,15 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 	return optind;
 }
 
-/* libutrace.so for LD_PRELOAD: next to a build tree's utrace, or installed. */
-static int find_libutrace(char *buf, size_t len)
+/*
+ * libutrace.so for LD_PRELOAD: next to a build tree's utrace, next to an
+ * installed one moved elsewhere (DESTDIR), where it was installed, or
+ * else the bare soname for the dynamic linker's own search.
+ */
+static void find_libutrace(char *buf, size_t len)
 {
-	char exe[PATH_MAX - 32];
+	static const char *const rel[] = { "../../lib", "../" UTRACE_LIBDIR_REL };
+	char exe[PATH_MAX - 64];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	char *slash;
 
@@ -1101,13 +1106,16 @@ static int find_libutrace(char *buf, size_t len)
 		slash = strrchr(exe, '/');
 		if (slash) {
 			*slash = '\0';
-			snprintf(buf, len, "%s/../../lib/libutrace.so.0", exe);
-			if (access(buf, R_OK) == 0)
-				return 0;
+			for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+				snprintf(buf, len, "%s/%s/libutrace.so.0", exe, rel[i]);
+				if (access(buf, R_OK) == 0)
+					return;
+			}
 		}
 	}
 	snprintf(buf, len, "%s/libutrace.so.0", UTRACE_LIBDIR);
-	return access(buf, R_OK);
+	if (access(buf, R_OK) != 0)
+		snprintf(buf, len, "libutrace.so.0");
 }
 
 /* In the command's process: UTRACE_PROBES and libutrace preloaded. */
@@ -1118,11 +1126,7 @@ static int preload_probes(const struct record_opts *o)
 	size_t len = 0;
 	FILE *f;
 
-	if (find_libutrace(lib, sizeof(lib)) < 0) {
-		fprintf(stderr, "utrace record: cannot find libutrace.so.0 for --probe (looked in "
-			"%s)\n", UTRACE_LIBDIR);
-		return -1;
-	}
+	find_libutrace(lib, sizeof(lib));
 	f = open_memstream(&defs, &len);
 	if (!f)
 		return -1;
