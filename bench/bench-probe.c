@@ -7,6 +7,8 @@
  *   jump     a probe at its entry placed as a jump to a trampoline,
  *            calling an empty handler;
  *   jump2    the same, the handler reading two register arguments;
+ *   jump-simd  the empty handler, attached with UTRACE_PROBE_SAVE_SIMD
+ *            (the trampoline saves the SIMD state with XSAVE);
  *   int3     a probe where only a breakpoint fits (a function of 4
  *            bytes: lea; ret), empty handler;
  *   kernel   the kernel's uprobe on the same function (root, tracefs),
@@ -15,7 +17,7 @@
  * best of RUNS), and the added cost of a hit next to the bare call.
  *
  * bench-probe [N [RUNS [CASE]]]   CASE: bare (only the bare calls), jump,
- *                                 jump2, int3, kernel; all by default
+ *                                 jump2, jump-simd, int3, kernel; all by default
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -209,6 +211,16 @@ int main(int argc, char **argv)
 					 NULL, &s, why) == 0) {
 			t = time_loop(0, n, runs);
 			printf("jump2 %.2f (+%.2f)\n", t, t - bare);
+			utrace__probe_detach(s);
+		}
+	}
+	if (!only || !strcmp(only, "jump-simd")) {
+		if (utrace__probe_attach_flags((uintptr_t)target, (uintptr_t)target,
+					       func_size((void *)target),
+					       UTRACE_PROBE_SAVE_SIMD, empty,
+					       NULL, &s, why) == 0) {
+			t = time_loop(0, n, runs);
+			printf("jump-simd %.2f (+%.2f)\n", t, t - bare);
 			utrace__probe_detach(s);
 		}
 	}

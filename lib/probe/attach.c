@@ -16,6 +16,7 @@
  *   handler is not running and its data may be freed;
  * - a hit on a thread already inside a handler is a miss.
  */
+#include <cpuid.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <linux/membarrier.h>
@@ -36,7 +37,7 @@
 #include "probe-internal.h"
 #include "textpatch.h"
 
-#define TRAMP_MAX 256
+#define TRAMP_MAX 384
 #define DISP_MAX 16
 
 struct probe_addr {
@@ -48,6 +49,7 @@ struct probe_addr {
 	uint8_t orig[DISP_MAX];		/* the original disp_len bytes */
 	uintptr_t code;			/* trampoline (jump) or copy (int3) */
 	uintptr_t resume;		/* where an int3 hit goes on */
+	_Atomic uint8_t save_simd;	/* a probe wants the SIMD state saved */
 	struct utrace__int3_hook hook;
 	_Atomic(struct utrace__probe_site *) head;
 	_Atomic uint64_t misses;		/* hits inside a handler */
@@ -67,6 +69,7 @@ struct utrace__probe_site {
 	_Atomic(struct utrace__probe_site *) next;
 	utrace_probe_handler_fn fn;
 	void *data;
+	unsigned int flags;		/* UTRACE_PROBE_* */
 	_Atomic uint64_t hits;		/* of the threads past HIT_SLOTS */
 	uint64_t misses_before;		/* the record's misses at attach */
 	struct {
@@ -137,10 +140,14 @@ static inline void count_hit(struct utrace__probe_site *s, struct hslot *me)
 
 /* From the trampolines and the SIGTRAP hook; general registers only. */
 void utrace__probe_dispatch(struct probe_addr *rec,
-			    const struct utrace_probe_regs *regs) UTRACE_HIDDEN;
+			    const struct utrace_probe_regs *regs,
+			    int simd_saved) UTRACE_HIDDEN;
 
+/* @simd_saved: the SIMD state is saved (the trampoline did, or a signal
+ * frame holds it): probes with UTRACE_PROBE_SAVE_SIMD may run */
 void utrace__probe_dispatch(struct probe_addr *rec,
-			    const struct utrace_probe_regs *regs)
+			    const struct utrace_probe_regs *regs,
+			    int simd_saved)
 {
 	struct hslot *me = my_slot;
 	struct utrace__probe_site *s;
@@ -162,6 +169,13 @@ void utrace__probe_dispatch(struct probe_addr *rec,
 	saved_errno = errno;
 	for (s = atomic_load_explicit(&rec->head, memory_order_acquire); s;
 	     s = atomic_load_explicit(&s->next, memory_order_acquire)) {
+		if (__builtin_expect((s->flags & UTRACE_PROBE_SAVE_SIMD) &&
+				     !simd_saved, 0)) {
+			/* attached while this hit was in the trampoline */
+			atomic_fetch_add_explicit(&rec->misses, 1,
+						  memory_order_relaxed);
+			continue;
+		}
 		s->fn(s->data, regs);
 		count_hit(s, me);
 	}
@@ -210,7 +224,7 @@ static uintptr_t int3_hit(void *arg, ucontext_t *uc)
 	};
 
 	if (atomic_load_explicit(&rec->head, memory_order_relaxed))
-		utrace__probe_dispatch(rec, &r);
+		utrace__probe_dispatch(rec, &r, 1);
 	return rec->resume;
 }
 
@@ -242,8 +256,78 @@ static const uint8_t tramp_call[] = {
 	0x48, 0x89, 0xe3,		/* mov %rsp,%rbx */
 	0x48, 0x83, 0xe4, 0xf0,		/* and $-16,%rsp */
 	0x48, 0x89, 0xde,		/* mov %rbx,%rsi: regs */
-	/* then: movabs $rec,%rdi; movabs $dispatch,%rax; call *%rax */
+	0x31, 0xd2,			/* xor %edx,%edx: SIMD not saved */
+	/* then: movabs $rec,%rdi; cmpb $0,save_simd(%rdi); je 1f;
+	 * the SIMD save, call, restore (below); jmp 2f;
+	 * 1: movabs $dispatch,%rax; call *%rax; 2: */
 };
+
+static size_t put(uint8_t *buf, size_t at, const void *b, size_t n)
+{
+	memcpy(buf + at, b, n);
+	return at + n;
+}
+
+/* The SIMD state: XSAVE of every enabled component (cpuid 0xd), or
+ * FXSAVE (SSE only) where the OS has not enabled XSAVE. */
+static uint32_t simd_size;
+static int simd_xsave;		/* 0 fxsave, 1 xsave, 2 xsavec */
+
+static void simd_probe(void)
+{
+	unsigned int a, b, c, d;
+
+	if (simd_size)
+		return;
+	simd_size = 512;
+	if (__get_cpuid(1, &a, &b, &c, &d) && (c & (1u << 27)) &&
+	    __get_cpuid_count(0xd, 0, &a, &b, &c, &d) && b >= 576) {
+		simd_xsave = 1;
+		simd_size = b;
+		/* XSAVEC skips the components in their initial state (the
+		 * upper halves after vzeroupper, AVX-512 unused): cheaper.
+		 * Not XSAVEOPT: its "modified" tracking assumes the area is
+		 * not written between XRSTOR and XSAVE, and ours is stack */
+		if (__get_cpuid_count(0xd, 1, &a, &b, &c, &d) && (a & 2))
+			simd_xsave = 2;
+	}
+}
+
+/* sub $size+64,%rsp; and $-64,%rsp; the XSAVE header zeroed; save;
+ * mov $1,%edx */
+static size_t put_simd_save(uint8_t *buf, size_t at)
+{
+	uint32_t room = simd_size + 64;
+
+	buf[at++] = 0x48, buf[at++] = 0x81, buf[at++] = 0xec;
+	at = put(buf, at, &room, 4);
+	at = put(buf, at, (const uint8_t[]){ 0x48, 0x83, 0xe4, 0xc0 }, 4);
+	buf[at++] = 0x31, buf[at++] = 0xc0;	/* xor %eax,%eax */
+	for (uint32_t off = 512; off < 576; off += 8) {
+		/* mov %rax,off(%rsp) */
+		at = put(buf, at, (const uint8_t[]){ 0x48, 0x89, 0x84, 0x24 }, 4);
+		at = put(buf, at, &off, 4);
+	}
+	at = put(buf, at, (const uint8_t[]){ 0xb8, 0xff, 0xff, 0xff, 0xff,
+					     0xba, 0xff, 0xff, 0xff, 0xff }, 10);
+	/* xsavec64, xsave64 or fxsave64 (%rsp) */
+	if (simd_xsave == 2)
+		at = put(buf, at, (const uint8_t[]){ 0x48, 0x0f, 0xc7, 0x24, 0x24 }, 5);
+	else
+		at = put(buf, at, (const uint8_t[]){ 0x48, 0x0f, 0xae,
+						     simd_xsave ? 0x24 : 0x04, 0x24 }, 5);
+	at = put(buf, at, (const uint8_t[]){ 0xba, 1, 0, 0, 0 }, 5);
+	return at;
+}
+
+static size_t put_simd_restore(uint8_t *buf, size_t at)
+{
+	at = put(buf, at, (const uint8_t[]){ 0xb8, 0xff, 0xff, 0xff, 0xff,
+					     0xba, 0xff, 0xff, 0xff, 0xff }, 10);
+	/* xrstor64 (%rsp) or fxrstor64 (%rsp) */
+	return put(buf, at, (const uint8_t[]){ 0x48, 0x0f, 0xae,
+					       simd_xsave ? 0x2c : 0x0c, 0x24 }, 5);
+}
 static const uint8_t tramp_tail[] = {
 	0x48, 0x89, 0xdc,		/* mov %rbx,%rsp */
 	0x41, 0x5f, 0x41, 0x5e,		/* pop r15 r14 */
@@ -261,12 +345,6 @@ _Static_assert(sizeof(struct utrace_probe_regs) == 18 * 8,
 	       "the trampoline pushes 18 registers");
 _Static_assert(offsetof(struct utrace_probe_regs, ip) == 0x78, "ip");
 _Static_assert(offsetof(struct utrace_probe_regs, sp) == 0x88, "sp");
-
-static size_t put(uint8_t *buf, size_t at, const void *b, size_t n)
-{
-	memcpy(buf + at, b, n);
-	return at + n;
-}
 
 /*
  * Relocate the instructions of @orig (@len bytes at @addr) into @buf
@@ -325,12 +403,30 @@ static int build_code(struct probe_addr *rec, char *why)
 		buf[at++] = 0x48, buf[at++] = 0x8d, buf[at++] = 0x05;
 		at = put(buf, at, &rel, 4);
 		at = put(buf, at, (const uint8_t[]){ 0x48, 0x89, 0x44, 0x24, 0x78 }, 5);
+		uint32_t flag_off = offsetof(struct probe_addr, save_simd);
+		size_t je, jmp;
+
+		simd_probe();
 		at = put(buf, at, tramp_call, sizeof(tramp_call));
 		buf[at++] = 0x48, buf[at++] = 0xbf;	/* movabs $rec,%rdi */
 		at = put(buf, at, &rec, 8);
+		buf[at++] = 0x80, buf[at++] = 0xbf;	/* cmpb $0,off(%rdi) */
+		at = put(buf, at, &flag_off, 4);
+		buf[at++] = 0;
+		buf[at++] = 0x74;			/* je 1f */
+		je = at++;
+		at = put_simd_save(buf, at);
 		buf[at++] = 0x48, buf[at++] = 0xb8;	/* movabs $disp,%rax */
 		at = put(buf, at, &disp, 8);
 		buf[at++] = 0xff, buf[at++] = 0xd0;	/* call *%rax */
+		at = put_simd_restore(buf, at);
+		buf[at++] = 0xeb;			/* jmp 2f */
+		jmp = at++;
+		buf[je] = (uint8_t)(at - (je + 1));	/* 1: */
+		buf[at++] = 0x48, buf[at++] = 0xb8;	/* movabs $disp,%rax */
+		at = put(buf, at, &disp, 8);
+		buf[at++] = 0xff, buf[at++] = 0xd0;	/* call *%rax */
+		buf[jmp] = (uint8_t)(at - (jmp + 1));	/* 2: */
 		at = put(buf, at, tramp_tail, sizeof(tramp_tail));
 	}
 	n = relocate_run(rec->orig, rec->disp_len, rec->addr, buf + at,
@@ -516,6 +612,16 @@ int utrace__probe_attach(uintptr_t addr, uintptr_t func, size_t func_len,
 			 struct utrace__probe_site **site,
 			 char why[UTRACE_PROBE_WHY_MAX])
 {
+	return utrace__probe_attach_flags(addr, func, func_len, 0, fn, data,
+					  site, why);
+}
+
+int utrace__probe_attach_flags(uintptr_t addr, uintptr_t func,
+			       size_t func_len, unsigned int flags,
+			       utrace_probe_handler_fn fn, void *data,
+			       struct utrace__probe_site **site,
+			       char why[UTRACE_PROBE_WHY_MAX])
+{
 	struct utrace__probe_site *s;
 	struct probe_addr *rec;
 	int ret;
@@ -534,6 +640,7 @@ int utrace__probe_attach(uintptr_t addr, uintptr_t func, size_t func_len,
 	}
 	s->fn = fn;
 	s->data = data;
+	s->flags = flags;
 	utrace__text_lock();
 	ret = utrace__text_init(why, UTRACE_PROBE_WHY_MAX);
 	if (ret)
@@ -549,6 +656,9 @@ int utrace__probe_attach(uintptr_t addr, uintptr_t func, size_t func_len,
 	}
 	s->rec = rec;
 	s->misses_before = atomic_load(&rec->misses);
+	/* sticky while the address is probed: before the probe is seen */
+	if (flags & UTRACE_PROBE_SAVE_SIMD)
+		atomic_store(&rec->save_simd, 1);
 	atomic_store(&s->next, atomic_load(&rec->head));
 	atomic_store(&rec->head, s);
 	if (!rec->active) {

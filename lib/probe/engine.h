@@ -184,4 +184,15 @@ bool utrace__probe_is_jump(const struct utrace__probe_site *site);
  */
 int utrace__probe_read_code(uintptr_t addr, void *buf, size_t len);
 
+/* The handler may use SIMD registers: the trampoline saves and restores
+ * the whole extended state (XSAVE) around the hits of that address. */
+#define UTRACE_PROBE_SAVE_SIMD 0x1u
+
+/* utrace__probe_attach() with UTRACE_PROBE_* @flags. */
+int utrace__probe_attach_flags(uintptr_t addr, uintptr_t func,
+			       size_t func_len, unsigned int flags,
+			       utrace_probe_handler_fn fn, void *data,
+			       struct utrace__probe_site **site,
+			       char why[UTRACE_PROBE_WHY_MAX]);
+
 #endif /* UTRACE_PROBE_ENGINE_H */

@@ -624,4 +624,102 @@ TEST(reads_never_fault)
 	munmap(p, 2 * pg);
 }
 
+/* a handler that wipes every vector register (xmm, and ymm with AVX) */
+static void clobber_simd(void *data, const struct utrace_probe_regs *regs)
+{
+	(void)regs;
+	atomic_fetch_add((_Atomic uint64_t *)data, 1);
+	if (__builtin_cpu_supports("avx"))
+		__asm__ volatile("vzeroall" ::: "xmm0", "xmm1", "xmm2", "xmm3",
+				 "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9",
+				 "xmm10", "xmm11", "xmm12", "xmm13", "xmm14",
+				 "xmm15");
+	else
+		__asm__ volatile("pxor %%xmm0,%%xmm0; pxor %%xmm1,%%xmm1\n"
+				 "pxor %%xmm2,%%xmm2; pxor %%xmm3,%%xmm3"
+				 ::: "xmm0", "xmm1", "xmm2", "xmm3");
+}
+
+/*
+ * A function that keeps its argument in %xmm5 across a few integer
+ * instructions (whatever the compiler): a probe between them whose
+ * handler wipes the vector registers breaks it unless the state is saved.
+ */
+__asm__(".text\n"
+	".globl simd_keep\n"
+	".type simd_keep, @function\n"
+	"simd_keep:\n"
+	"	movq %rdi, %xmm5\n"
+	"	mov %rdi, %rax\n"
+	"	add $1, %rax\n"
+	"	imul $3, %rax, %rax\n"
+	"	nopl 0(%rax)\n"
+	"	movq %xmm5, %rax\n"
+	"	ret\n"
+	".size simd_keep, .-simd_keep\n"
+	".previous\n");
+uint64_t simd_keep(uint64_t x);
+
+/* Probes at every boundary of @f with the wiping handler: how many
+ * changed a result (of @placed probes). */
+static int wrong_at_boundaries(const struct fn *f, unsigned int flags,
+			       int *placed)
+{
+	uint32_t offs[256];
+	size_t n = boundaries(f, offs, 256);
+	int wrong = 0;
+
+	*placed = 0;
+	for (size_t k = 0; k < n; k++) {
+		struct utrace__probe_site *s;
+		char why[UTRACE_PROBE_WHY_MAX];
+		_Atomic uint64_t c = 0;
+		double expect[8], got[8];
+
+		for (int i = 0; i < 8; i++)
+			expect[i] = f->addr == (void *)w_poly ?
+				    w_poly(i * 0.75 - 2) :
+				    (double)simd_keep(1000 + i);
+		if (utrace__probe_attach_flags((uintptr_t)f->addr + offs[k],
+				(uintptr_t)f->addr, f->size, flags,
+				clobber_simd, (void *)&c, &s, why))
+			continue;
+		for (int i = 0; i < 8; i++)
+			got[i] = f->addr == (void *)w_poly ?
+				 w_poly(i * 0.75 - 2) :
+				 (double)simd_keep(1000 + i);
+		CHECK_INT(utrace__probe_detach(s), ==, 0);
+		(*placed)++;
+		if (memcmp(expect, got, sizeof(got)))
+			wrong++;
+	}
+	return wrong;
+}
+
+TEST(save_simd_keeps_the_vector_registers)
+{
+	struct fn keep = { "simd_keep", (void *)simd_keep, 0 };
+	const ElfW(Sym) *sym;
+	Dl_info info;
+	int placed, without, with;
+
+	setup();
+	CHECK(dladdr1((void *)simd_keep, &info, (void **)&sym, RTLD_DL_SYMENT) && sym);
+	keep.size = sym->st_size;
+	without = wrong_at_boundaries(&keep, 0, &placed);
+	with = wrong_at_boundaries(&keep, UTRACE_PROBE_SAVE_SIMD, &placed);
+	fprintf(stderr, "# simd_keep: %d probes; a handler wiping SIMD broke %d without UTRACE_PROBE_SAVE_SIMD, %d with it\n",
+		placed, without, with);
+	CHECK_INT(placed, >=, 5);
+	/* the test can fail: without saving, the handler does break it */
+	CHECK_INT(without, >, 0);
+	CHECK_INT(with, ==, 0);
+	without = wrong_at_boundaries(&fns[4], 0, &placed);
+	with = wrong_at_boundaries(&fns[4], UTRACE_PROBE_SAVE_SIMD, &placed);
+	fprintf(stderr, "# w_poly: %d probes; broken %d without, %d with\n",
+		placed, without, with);
+	CHECK_INT(with, ==, 0);
+	same_as_file(&fns[4]);
+}
+
 TEST_MAIN()
