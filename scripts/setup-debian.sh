@@ -6,7 +6,7 @@
 set -euo pipefail
 
 pkgs=(
-	meson ninja-build pkg-config gcc g++ clang python3
+	meson ninja-build pkg-config gcc g++ clang python3 libzydis-dev
 	liburcu-dev libtraceevent-dev libtracefs-dev libelf-dev libfuse3-dev fuse3 libsqlite3-dev libseccomp-dev libunwind-dev util-linux trace-cmd tmux cmake
 	libcurl4-openssl-dev zlib1g-dev
 	dpkg-dev debhelper fakeroot lintian
@@ -20,7 +20,7 @@ for arg in "$@"; do
 	# t0043, t0044: the readers of the CTF and SQLite exports
 	# protoc decodes the Perfetto export (t0042), GNU time measures the
 	# exports' memory (t0041, t0042)
-	--tests) pkgs+=(linux-source chromium xvfb xauth kernelshark imagemagick python3-pil
+	--tests) pkgs+=(linux-source binutils chromium xvfb xauth kernelshark imagemagick python3-pil
 		babeltrace2 sqlite3 protobuf-compiler time) ;;
 	*) echo "setup-debian.sh: unknown option '$arg' (--bench, --tests)" >&2; exit 2 ;;
 	esac

@@ -54,6 +54,16 @@ enum utrace_ctl_op {
 				       * -> status, payload the error_log entry */
 	UTRACE_CTL_TRIGGER_TEXT,      /* id -> the trigger file's text */
 	UTRACE_CTL_HIST,              /* id -> the hist file's text */
+	UTRACE_CTL_UPROBE,            /* arg enum utrace_ctl_uprobe; payload lines
+				       * (WRITE) -> text (READ, PROFILE) */
+};
+
+/* UTRACE_CTL_UPROBE: uprobe_events and uprobe_profile (lib/probe). */
+enum utrace_ctl_uprobe {
+	UTRACE_CTL_UPROBE_READ = 0,   /* uprobe_events' text */
+	UTRACE_CTL_UPROBE_WRITE = 1,  /* definitions, a line each */
+	UTRACE_CTL_UPROBE_CLEAR = 2,  /* an open with O_TRUNC */
+	UTRACE_CTL_UPROBE_PROFILE = 3,/* uprobe_profile's text */
 };
 
 /*

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <gelf.h>
 #include <stdlib.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "elfsyms.h"
@@ -183,7 +184,9 @@ const struct utrace__sym *utrace__symtab_find(const struct utrace__symtab *t, ui
 	return NULL;
 }
 
-int utrace__elf_bias(int fd, uint64_t start, uint64_t off, uint64_t *bias)
+/* The PT_LOAD segment holding a file offset (by_vaddr false: from the
+ * start of its page) or an address of the file; 0 or -1. */
+static int load_segment(int fd, uint64_t key, bool by_vaddr, GElf_Phdr *out)
 {
 	Elf *elf = open_elf(fd);
 	size_t n, i;
@@ -195,15 +198,44 @@ int utrace__elf_bias(int fd, uint64_t start, uint64_t off, uint64_t *bias)
 		for (i = 0; i < n; i++) {
 			GElf_Phdr ph;
 
-			if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD ||
-			    off < (ph.p_offset & ~(uint64_t)4095) ||
-			    off >= ph.p_offset + ph.p_filesz)
+			if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
 				continue;
-			*bias = start - (ph.p_vaddr - (ph.p_offset - off));
+			if (by_vaddr ? key < ph.p_vaddr || key >= ph.p_vaddr + ph.p_filesz :
+			    key < (ph.p_offset & ~(uint64_t)4095) || key >= ph.p_offset + ph.p_filesz)
+				continue;
+			*out = ph;
 			r = 0;
 			break;
 		}
 	}
 	elf_end(elf);
 	return r;
+}
+
+int utrace__elf_bias(int fd, uint64_t start, uint64_t off, uint64_t *bias)
+{
+	GElf_Phdr ph;
+
+	if (load_segment(fd, off, false, &ph) < 0)
+		return -1;
+	*bias = start - (ph.p_vaddr - (ph.p_offset - off));
+	return 0;
+}
+
+const struct utrace__sym *utrace__symtab_by_name(const struct utrace__symtab *t, const char *name)
+{
+	for (size_t i = 0; i < t->nr; i++)
+		if (t->syms[i].name < t->strings_len && !strcmp(t->strings + t->syms[i].name, name))
+			return &t->syms[i];
+	return NULL;
+}
+
+int utrace__elf_vaddr_to_off(int fd, uint64_t vaddr, uint64_t *off)
+{
+	GElf_Phdr ph;
+
+	if (load_segment(fd, vaddr, true, &ph) < 0)
+		return -1;
+	*off = vaddr - ph.p_vaddr + ph.p_offset;
+	return 0;
 }

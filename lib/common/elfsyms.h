@@ -41,4 +41,11 @@ const struct utrace__sym *utrace__symtab_find(const struct utrace__symtab *t,
  * PT_LOAD segment of the file is at that offset. */
 int utrace__elf_bias(int fd, uint64_t start, uint64_t off, uint64_t *bias) UTRACE_HIDDEN;
 
+/* The symbol named name, or NULL. */
+const struct utrace__sym *utrace__symtab_by_name(const struct utrace__symtab *t,
+						 const char *name) UTRACE_HIDDEN;
+
+/* The file offset of an address of the file (PT_LOAD); 0 or -1. */
+int utrace__elf_vaddr_to_off(int fd, uint64_t vaddr, uint64_t *off) UTRACE_HIDDEN;
+
 #endif /* UTRACE_COMMON_ELFSYMS_H */

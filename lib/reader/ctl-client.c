@@ -421,11 +421,11 @@ static int simple(struct utrace__ctl *c, uint32_t op, uint32_t id, int32_t arg,
 	return r;
 }
 
-static int text(struct utrace__ctl *c, uint32_t op, uint32_t id, const void *pl,
-		size_t plen, char **out)
+static int text_arg(struct utrace__ctl *c, uint32_t op, uint32_t id, int32_t arg,
+		    const void *pl, size_t plen, char **out)
 {
 	struct answer a;
-	int r = request(c, op, id, 0, 0, pl, plen, NULL, 0, &a);
+	int r = request(c, op, id, arg, 0, pl, plen, NULL, 0, &a);
 
 	*out = NULL;
 	if (r < 0) {
@@ -436,6 +436,28 @@ static int text(struct utrace__ctl *c, uint32_t op, uint32_t id, const void *pl,
 		return -ENOMEM;
 	*out = a.data;
 	return 0;
+}
+
+static int text(struct utrace__ctl *c, uint32_t op, uint32_t id, const void *pl,
+		size_t plen, char **out)
+{
+	return text_arg(c, op, id, 0, pl, plen, out);
+}
+
+int utrace__ctl_uprobe_text(struct utrace__ctl *c, int profile, char **out)
+{
+	return text_arg(c, UTRACE_CTL_UPROBE, 0,
+			profile ? UTRACE_CTL_UPROBE_PROFILE : UTRACE_CTL_UPROBE_READ, NULL, 0, out);
+}
+
+int utrace__ctl_uprobe_write(struct utrace__ctl *c, const char *lines, size_t len)
+{
+	return simple(c, UTRACE_CTL_UPROBE, 0, UTRACE_CTL_UPROBE_WRITE, lines, len);
+}
+
+int utrace__ctl_uprobe_clear(struct utrace__ctl *c)
+{
+	return simple(c, UTRACE_CTL_UPROBE, 0, UTRACE_CTL_UPROBE_CLEAR, NULL, 0);
 }
 
 int utrace__ctl_info(struct utrace__ctl *c, struct utrace__ctl_info *info)

@@ -155,6 +155,17 @@ int utrace__ctl_error_log(struct utrace__ctl *c, char **text) UTRACE_HIDDEN;
 int utrace__ctl_error_log_clear(struct utrace__ctl *c) UTRACE_HIDDEN;
 
 /*
+ * uprobe_events (lib/probe): what it reads (profile 0) or what
+ * uprobe_profile reads (1); a write of definitions, a line each (the
+ * kernel's -errno of the first that fails, whose error_log entry, when it
+ * has one, is in the top-level error_log); an open with O_TRUNC.
+ */
+int utrace__ctl_uprobe_text(struct utrace__ctl *c, int profile, char **text) UTRACE_HIDDEN;
+int utrace__ctl_uprobe_write(struct utrace__ctl *c, const char *lines, size_t len)
+	UTRACE_HIDDEN;
+int utrace__ctl_uprobe_clear(struct utrace__ctl *c) UTRACE_HIDDEN;
+
+/*
  * set_event_pid (notrace 0) and set_event_notrace_pid (1): what the file
  * reads, its clearing (an open with O_TRUNC), and a write of at most
  * UTRACE_CTL_EVENT_PID_MAX bytes: the bytes taken or the kernel's -errno.

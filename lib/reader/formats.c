@@ -54,6 +54,7 @@
 
 #include "filter.h"
 #include "formats.h"
+#include "probe.h"
 #include "hash.h"
 #include "pfmt.h"
 
@@ -174,6 +175,7 @@ static void efmt_free(struct utrace__fmt *e)
 		}
 	}
 	utrace__filter_free(e->filter);
+	utrace__probe_def_free(e->probe);
 	free(e->vet_why);
 	free(e->checks);
 	free(e->dyn);

@@ -48,6 +48,10 @@ struct utrace__fmt {
 	char *vet_why;                   /* the message, for a vetter */
 	void *user;                      /* a vetter's caller's */
 	struct utrace__filter *filter;   /* script --filter's program, or NULL */
+	/* a uprobe event's (lib/probe), printed as the kernel prints them:
+	 * 0 not looked at, 1 it is one, -1 it is not */
+	int probe_state;
+	struct utrace__probe_def *probe;
 };
 
 /* The symbol of a process holding addr, for %ps / %pS: 0, or -ENOENT. */

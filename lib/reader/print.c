@@ -12,6 +12,7 @@
  * found the record safe to give it.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,7 @@
 #include "fields.h"
 #include "filter.h"
 #include "print.h"
+#include "probe.h"
 #include "traceline.h"
 
 struct utrace__printer {
@@ -430,6 +432,64 @@ static void put_ftrace(struct utrace__obuf *b, const char *name, const unsigned 
 	utrace__ob_puts(b, "[record too short]\n");
 }
 
+/*
+ * A uprobe event (fields __probe_ip, or __probe_func and __probe_ret_ip,
+ * then the arguments) prints as the kernel's print_uprobe_event() does,
+ * not by its print fmt: "(0x...)", "(0xRET <- 0xFUNC)" (the print fmt has
+ * them the other way round), and "(fault)" for a string it could not read.
+ */
+static const struct utrace__probe_def *probe_of(struct utrace__fmt *e)
+{
+	struct utrace_event_field v[UTRACE_PROBE_MAX_ARGS + 2];
+	struct tep_format_field *f;
+	unsigned int n = 0;
+
+	if (e->probe_state)
+		return e->probe;
+	e->probe_state = -1;
+	if (!e->ev || !e->ev->print_fmt.format)
+		return NULL;
+	for (f = e->ev->format.fields; f && n < sizeof(v) / sizeof(v[0]); f = f->next, n++) {
+		v[n] = (struct utrace_event_field){
+			f->type, f->name, f->offset, f->size,
+			!!(f->flags & TEP_FIELD_IS_SIGNED),
+			f->flags & TEP_FIELD_IS_DYNAMIC ? UTRACE_FIELD_STRING : UTRACE_FIELD_PLAIN, 0,
+		};
+	}
+	if (f || !n)
+		return NULL;
+	e->probe = utrace__probe_def_from_format(v, n, e->ev->print_fmt.format);
+	if (e->probe)
+		e->probe_state = 1;
+	return e->probe;
+}
+
+/* The symbol type: the process's symbol, as the kernel's %pS. */
+static int probe_sym(void *ctx, uint64_t addr, char *buf, size_t len)
+{
+	const struct utrace__rec *r = ctx;
+	const char *name = NULL;
+	uint64_t start = 0, size = 0;
+	int n;
+
+	if (!r->syms || r->syms(r->syms_ctx, r->proc, addr, &name, &start, &size) < 0 || !name)
+		return 0;
+	n = snprintf(buf, len, "%s+0x%" PRIx64 "/0x%" PRIx64, name, addr - start, size);
+	return n > 0 && (size_t)n < len ? n : 0;
+}
+
+static int put_probe_event(struct utrace__obuf *b, const struct utrace__probe_def *d,
+			   const struct utrace__rec *r, size_t len)
+{
+	char line[4096];
+	int n = utrace__probe_print(d, r->d, len, line, sizeof(line), probe_sym, (void *)r);
+
+	if (n < 0)
+		return -EINVAL;
+	utrace__ob_put(b, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+	return 0;
+}
+
 static int put_event(struct utrace__printer *sc, const struct utrace__tf_item *it)
 {
 	struct utrace__tf_format *f = it->format;
@@ -503,6 +563,12 @@ static int put_event(struct utrace__printer *sc, const struct utrace__tf_item *i
 	}
 	if (sc->o->mode != UTRACE__OUT_OTLP)
 		utrace__ob_put(b, ": ", 2);
+	if (sc->o->mode == UTRACE__OUT_TEXT && probe_of(e)) {
+		if (put_probe_event(b, e->probe, &r, it->len) < 0)
+			return -ENOMEM;
+		utrace__ob_putc(b, '\n');
+		return 0;
+	}
 	memset(&record, 0, sizeof(record));
 	record.data = (void *)r.d;
 	record.size = (int)it->len;

@@ -329,6 +329,14 @@ static void handle_op(struct conn *c, uint32_t op, const struct utrace_ctl_req *
 			answer_status(c, utrace__control_event_pid(q->id, q->arg, pl, plen, NULL));
 		}
 		return;
+	case UTRACE_CTL_UPROBE:
+		if (q->arg == UTRACE_CTL_UPROBE_READ || q->arg == UTRACE_CTL_UPROBE_PROFILE) {
+			r = utrace__control_uprobe(q->arg, pl, plen, &text);
+			answer_text(c, r, text);
+		} else {
+			answer_status(c, utrace__control_uprobe(q->arg, pl, plen, NULL));
+		}
+		return;
 	case UTRACE_CTL_ERROR_LOG_CLEAR:
 		utrace__control_error_log_clear();
 		answer_status(c, 0);

@@ -34,6 +34,7 @@
 #include "record.h"
 #include "trigger.h"
 #include "writer.h"
+#include "uprobes.h"
 
 /* As the kernel's tracing error_log: the last 8 entries; the kernel takes
  * filter writes shorter than a page, so an entry shows that much of one. */
@@ -922,6 +923,56 @@ int utrace__control_filter_system_text(const char *system, size_t len, char **te
 		       "# Only events with the given fields will be affected.\n"
 		       "# If no events are modified, an error message will be displayed here\n");
 	return *text ? 0 : -ENOMEM;
+}
+
+/**
+ * utrace__control_uprobe - uprobe_events and uprobe_profile (UTRACE_CTL_UPROBE)
+ * @what: enum utrace_ctl_uprobe
+ * @data, @len: WRITE's lines
+ * @text: READ's and PROFILE's text
+ *
+ * A write applies its lines in order and stops at the first that fails;
+ * the kernel's errors go to the top-level error_log, whatever instance
+ * the request came for (as the kernel's trace_uprobe errors do).
+ *
+ * Return: 0, or the negative errno of the kernel's write().
+ */
+int utrace__control_uprobe(int32_t what, const char *data, size_t len, char **text)
+{
+	struct utrace__probe_error err;
+	char *buf, *line, *next;
+	int r = 0;
+
+	switch (what) {
+	case UTRACE_CTL_UPROBE_READ:
+	case UTRACE_CTL_UPROBE_PROFILE:
+		*text = utrace__uprobes_text(what == UTRACE_CTL_UPROBE_PROFILE);
+		return *text ? 0 : -ENOMEM;
+	case UTRACE_CTL_UPROBE_CLEAR:
+		return utrace__uprobes_clear();
+	case UTRACE_CTL_UPROBE_WRITE:
+		break;
+	default:
+		return -EINVAL;
+	}
+	buf = strndup(data, len);
+	if (!buf)
+		return -ENOMEM;
+	for (line = buf; line && !r; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		r = utrace__uprobes_write(line, &err);
+		if (r && err.logged) {
+			struct ctl_ctx *saved = C;
+
+			C = &ctxs[0];
+			log_error(utrace__probe_log_text(&err));
+			C = saved;
+		}
+	}
+	free(buf);
+	return r;
 }
 
 /**

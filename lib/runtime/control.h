@@ -38,6 +38,8 @@ int utrace__control_filter_text(uint32_t id, char **text) UTRACE_HIDDEN;
 int utrace__control_filter_system_text(const char *system, size_t len,
 				       char **text) UTRACE_HIDDEN;
 int utrace__control_error_log(char **text) UTRACE_HIDDEN;
+int utrace__control_uprobe(int32_t what, const char *data, size_t len, char **text)
+	UTRACE_HIDDEN;
 int utrace__control_event_pid(uint32_t which, int32_t action, const char *buf, size_t len,
 			      char **text) UTRACE_HIDDEN;
 void utrace__control_error_log_clear(void) UTRACE_HIDDEN;

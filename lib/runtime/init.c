@@ -27,6 +27,7 @@
 #include "event.h"
 #include "marker.h"
 #include "record.h"
+#include "uprobes.h"
 #include "tp.h"
 #include "clock.h"
 #include "filter.h"
@@ -143,9 +144,25 @@ int utrace_set_event(const char *token)
 	return utrace__registry_set_event(token);
 }
 
+/* Preloaded into a program that has no events of its own (utrace record
+ * --probe, LD_PRELOAD): nothing would register a module, so the agent
+ * would never start; ftrace's own events register one, and the probes of
+ * UTRACE_PROBES come next. */
+static bool preloaded(void)
+{
+	const char *v = getenv("LD_PRELOAD");
+
+	return v && strstr(v, "libutrace.so");
+}
+
 __attribute__((constructor)) static void utrace_ctor(void)
 {
 	utrace__init();
+	if (preloaded() || getenv("UTRACE_PROBES")) {
+		utrace__print_open();
+		utrace__marker_register();
+		utrace__uprobes_from_env();
+	}
 }
 
 /* A program whose executable has no events never triggers the report of

@@ -12,6 +12,7 @@
  * had committed from the pool, which it still holds.
  */
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <poll.h>
@@ -97,6 +98,8 @@ struct record_opts {
 	char **kfilters;         /* the --filter entries of kernel events */
 	size_t nr_kfilters;
 	bool user_none;          /* -e had kernel entries only */
+	char **probes;           /* --probe definitions (uprobe_events lines) */
+	size_t nr_probes;
 };
 
 static struct proc procs[MAX_PROCS];
@@ -220,6 +223,10 @@ static const char record_usage[] =
 	"                       they keep every CPU busy, events are lost (and\n"
 	"                       counted) instead\n"
 	"      --duration SECONDS  stop after this long (the command gets SIGTERM)\n"
+	"      --probe DEFINITION  a dynamic probe in the command, in the kernel's\n"
+	"                       uprobe_events syntax (see utrace-probe(1)); may\n"
+	"                       repeat; the command needs no utrace events of its own\n"
+	"                       (libutrace is preloaded)\n"
 	"  -h, --help           this text\n"
 	"\n"
 	"Ctrl-C (SIGINT) or SIGTERM stops the recording cleanly.\n";
@@ -1053,6 +1060,7 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "all", no_argument, NULL, 'a' },
+		{ "probe", required_argument, NULL, 'P' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -1111,6 +1119,15 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		case 'o':
 			o->output = optarg;
 			break;
+		case 'P': {
+			char **n = realloc(o->probes, (o->nr_probes + 1) * sizeof(*n));
+
+			if (!n)
+				return -1;
+			o->probes = n;
+			o->probes[o->nr_probes++] = optarg;
+			break;
+		}
 		case 'm':
 			if (parse_size(optarg, &o->buffer_size) < 0 ||
 			    o->buffer_size < 16384 || o->buffer_size > (1ULL << 36)) {
@@ -1148,6 +1165,11 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		fprintf(stderr, "utrace record: -a and -p do not go together\n");
 		return -1;
 	}
+	if ((o->all || o->nr_pids) && o->nr_probes) {
+		fprintf(stderr, "utrace record: --probe is for a command; place probes in running "
+			"processes with 'utrace probe -p PID'\n");
+		return -1;
+	}
 	if ((o->all || o->nr_pids) && optind < argc) {
 		fprintf(stderr, "utrace record: give a command or -p/-a, not both\n");
 		return -1;
@@ -1157,6 +1179,61 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		return -1;
 	}
 	return optind;
+}
+
+/*
+ * libutrace.so for LD_PRELOAD: next to a build tree's utrace, next to an
+ * installed one moved elsewhere (DESTDIR), where it was installed, or
+ * else the bare soname for the dynamic linker's own search.
+ */
+static void find_libutrace(char *buf, size_t len)
+{
+	static const char *const rel[] = { "../../lib", "../" UTRACE_LIBDIR_REL };
+	char exe[PATH_MAX - 64];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char *slash;
+
+	if (n > 0) {
+		exe[n] = '\0';
+		slash = strrchr(exe, '/');
+		if (slash) {
+			*slash = '\0';
+			for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+				snprintf(buf, len, "%s/%s/libutrace.so.0", exe, rel[i]);
+				if (access(buf, R_OK) == 0)
+					return;
+			}
+		}
+	}
+	snprintf(buf, len, "%s/libutrace.so.0", UTRACE_LIBDIR);
+	if (access(buf, R_OK) != 0)
+		snprintf(buf, len, "libutrace.so.0");
+}
+
+/* In the command's process: UTRACE_PROBES and libutrace preloaded. */
+static int preload_probes(const struct record_opts *o)
+{
+	const char *old = getenv("LD_PRELOAD");
+	char lib[PATH_MAX], *defs = NULL, *pre = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	find_libutrace(lib, sizeof(lib));
+	f = open_memstream(&defs, &len);
+	if (!f)
+		return -1;
+	for (size_t i = 0; i < o->nr_probes; i++)
+		fprintf(f, "%s%s", i ? "\n" : "", o->probes[i]);
+	if (fclose(f) || asprintf(&pre, "%s%s%s", lib, old && *old ? " " : "",
+				  old ? old : "") < 0) {
+		free(defs);
+		return -1;
+	}
+	setenv("UTRACE_PROBES", defs, 1);
+	setenv("LD_PRELOAD", pre, 1);
+	free(defs);
+	free(pre);
+	return 0;
 }
 
 static int add_proc(int sock)
@@ -1365,6 +1442,7 @@ static int free_opts(struct record_opts *o, int ret)
 	free(o->kfilters);
 	free(o->pids);
 	free(o->filters);
+	free(o->probes);
 	free(rec_kev);
 	free(rec_kev_text);
 	free(rec_kev_also);
@@ -1511,6 +1589,8 @@ int cmd_record(int argc, char **argv)
 			setenv("UTRACE_FILTER", filters, 1);
 		else
 			unsetenv("UTRACE_FILTER");
+		if (o.nr_probes && preload_probes(&o) < 0)
+			_exit(127);
 		stat_hook_child();
 		execvp(argv[first], argv + first);
 		fprintf(stderr, "utrace record: cannot run '%s': %s\n", argv[first],

@@ -107,6 +107,8 @@ static const struct mentry pid_entries[] = {
 	{ "trace_options", MK_TRACE_OPTIONS },
 	{ "trace_pipe", MK_TRACE_PIPE },
 	{ "tracing_on", MK_TRACING_ON },
+	{ "uprobe_events", MK_UPROBE_EVENTS },
+	{ "uprobe_profile", MK_UPROBE_PROFILE },
 	{ NULL, MK_ROOT },
 };
 static const struct mentry events_entries[] = {
@@ -167,7 +169,7 @@ static void inst_table_make(void)
 		enum mkind k = pid_entries[i].kind;
 
 		if (k != MK_README && k != MK_AVAILABLE_EVENTS && k != MK_SAVED_CMDLINES &&
-		    k != MK_INSTANCES)
+		    k != MK_INSTANCES && k != MK_UPROBE_EVENTS && k != MK_UPROBE_PROFILE)
 			inst_table[n++] = pid_entries[i];
 	}
 	inst_table[n] = (struct mentry){ NULL, MK_ROOT };
@@ -224,7 +226,7 @@ unsigned int mount_mode(enum mkind k)
 	case MK_EVENTS: case MK_SYS: case MK_EV: return 0755;
 	case MK_AVAILABLE_EVENTS: case MK_BUFFER_TOTAL_SIZE_KB: case MK_TRACE_PIPE:
 	case MK_EV_FORMAT: case MK_EV_ID: case MK_AVAILABLE_TRACERS: case MK_EV_HIST:
-	case MK_README: case MK_SAVED_CMDLINES:
+	case MK_README: case MK_SAVED_CMDLINES: case MK_UPROBE_PROFILE:
 	case MK_HEADER_PAGE: case MK_HEADER_EVENT:
 	case MK_CPU_TRACE_PIPE: case MK_CPU_TRACE_PIPE_RAW: case MK_CPU_STATS:
 		return 0440;
@@ -780,6 +782,11 @@ int mount_file_text(struct mfile *f, char **text, size_t *len)
 		err = utrace__ctl_error_log(c, &t);
 		err = take_text(&b, t, err);
 		break;
+	case MK_UPROBE_EVENTS:
+	case MK_UPROBE_PROFILE:
+		err = utrace__ctl_uprobe_text(c, m->kind == MK_UPROBE_PROFILE, &t);
+		err = take_text(&b, t, err);
+		break;
 	case MK_SET_EVENT_PID:
 	case MK_SET_EVENT_NOTRACE_PID:
 		err = utrace__ctl_event_pid_text(c, m->kind == MK_SET_EVENT_NOTRACE_PID, &t);
@@ -845,7 +852,8 @@ static int truncate_action(const struct mnode *m)
 
 	if (m->kind != MK_SET_EVENT && m->kind != MK_TRACE && m->kind != MK_ERROR_LOG &&
 	    m->kind != MK_CPU_TRACE && m->kind != MK_SET_EVENT_PID &&
-	    m->kind != MK_SET_EVENT_NOTRACE_PID && m->kind != MK_EV_TRIGGER)
+	    m->kind != MK_SET_EVENT_NOTRACE_PID && m->kind != MK_EV_TRIGGER &&
+	    m->kind != MK_UPROBE_EVENTS)
 		return 0;
 	if (mount_ctl(m, &c) < 0)
 		return -ENOENT;
@@ -854,6 +862,8 @@ static int truncate_action(const struct mnode *m)
 	else if (m->kind == MK_EV_TRIGGER)
 		/* event_trigger_regex_open(): the hist triggers go */
 		err = utrace__ctl_trigger(c, m->evid, "", 1, NULL);
+	else if (m->kind == MK_UPROBE_EVENTS)
+		err = utrace__ctl_uprobe_clear(c);       /* probes_open(): EBUSY */
 	else if (m->kind == MK_SET_EVENT_PID || m->kind == MK_SET_EVENT_NOTRACE_PID)
 		/* ftrace_event_set_pid_open() */
 		err = utrace__ctl_event_pid_clear(c, m->kind == MK_SET_EVENT_NOTRACE_PID);
@@ -1162,6 +1172,7 @@ long mount_file_write(struct mfile *f, const char *buf, size_t len)
 	case MK_EV_ENABLE:
 	case MK_EV_FILTER:
 	case MK_EV_TRIGGER:
+	case MK_UPROBE_EVENTS:
 		break;
 	default:
 		return -EINVAL;  /* a file without a write operation */
@@ -1204,6 +1215,10 @@ long mount_file_write(struct mfile *f, const char *buf, size_t len)
 		break;
 	case MK_OPTION:
 		ret = write_option(c, m, buf, len);
+		break;
+	case MK_UPROBE_EVENTS:  /* probes_write(): the lines in order, all taken */
+		err = utrace__ctl_uprobe_write(c, buf, len);
+		ret = err < 0 ? err : (long)len;
 		break;
 	default:
 		ret = write_filter(m, c, buf, len);

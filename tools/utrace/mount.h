@@ -70,6 +70,8 @@ enum mkind {
 	MK_CPU_TRACE_PIPE_RAW,
 	MK_CPU_STATS,
 	MK_CPU_BUFFER_SIZE_KB,
+	MK_UPROBE_EVENTS,        /* uprobe_events (lib/probe) */
+	MK_UPROBE_PROFILE,
 };
 
 struct mnode {

@@ -1,0 +1,759 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The in-process half of the probe engine: placing a probe (a jump to a
+ * trampoline, or an int3), calling the handlers on each hit, removing it.
+ * docs/design-notes.md, "Dynamic probes: the engine", has the layout of a
+ * trampoline and the reasons; in short:
+ *
+ * - one record per probed address (struct probe_addr), never freed: a
+ *   thread may still run its trampoline, its out-of-line copy or its
+ *   SIGTRAP hook long after the probe went.  Attaching the same address
+ *   again reuses the record's code when the bytes are the same, so the
+ *   memory kept is bounded by the number of addresses ever probed;
+ * - the probes of an address are a list read without locks by the hits;
+ *   detach unlinks, then waits for the hits that may still see the probe
+ *   (per-thread slots and membarrier, below), so that when it returns the
+ *   handler is not running and its data may be freed;
+ * - a hit on a thread already inside a handler is a miss.
+ */
+#include <cpuid.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <linux/membarrier.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+/* engine.h declares the engine's functions: internal to libutrace */
+#pragma GCC visibility push(hidden)
+#include "engine.h"
+#pragma GCC visibility pop
+#include "insn.h"
+#include "probe-internal.h"
+#include "textpatch.h"
+
+#define TRAMP_MAX 384
+#define DISP_MAX 16
+
+struct probe_addr {
+	uintptr_t addr;
+	uint8_t jump;			/* a jump (1) or an int3 (0) */
+	uint8_t patch_len;		/* 5 or 1 */
+	uint8_t disp_len;		/* bytes the out-of-line code stands for */
+	uint8_t active;			/* the bytes are patched */
+	uint8_t orig[DISP_MAX];		/* the original disp_len bytes */
+	uintptr_t code;			/* trampoline (jump) or copy (int3) */
+	uintptr_t resume;		/* where an int3 hit goes on */
+	_Atomic uint8_t save_simd;	/* a probe wants the SIMD state saved */
+	struct utrace__int3_hook hook;
+	_Atomic(struct utrace__probe_site *) head;
+	_Atomic uint64_t misses;		/* hits inside a handler */
+	struct probe_addr *next;	/* every record, under the text lock */
+};
+
+/*
+ * Hits are counted per thread, with no locked instruction (a locked add
+ * was a third of a hit's cost): the first HIT_SLOTS threads (by slot)
+ * each own a counter on a cache line of its own; any other thread adds to
+ * the shared one.  A slot changes owner only when its thread has died.
+ */
+#define HIT_SLOTS 64
+
+struct utrace__probe_site {
+	struct probe_addr *rec;
+	_Atomic(struct utrace__probe_site *) next;
+	utrace_probe_handler_fn fn;
+	void *data;
+	unsigned int flags;		/* UTRACE_PROBE_* */
+	_Atomic uint64_t hits;		/* of the threads past HIT_SLOTS */
+	uint64_t misses_before;		/* the record's misses at attach */
+	struct {
+		_Atomic uint64_t n;
+		char pad[64 - sizeof(uint64_t)];
+	} per_thread[HIT_SLOTS] __attribute__((aligned(64)));
+};
+
+static struct probe_addr *records;
+
+/*
+ * Which probe each thread is running, for detach: a slot per thread,
+ * claimed on its first hit (an atomic exchange over a fixed array, safe
+ * in a signal handler and with no SIMD), written with plain stores.  A
+ * detach unlinks its probe, runs membarrier(PRIVATE_EXPEDITED) (a full
+ * barrier on every thread of the process, so that a hit either published
+ * its slot before it, or loads the list after it and misses the probe),
+ * then waits while a live thread's slot names the record.  The hit path
+ * has no locked instruction but the hit count.  The slot also tells that
+ * the thread is inside a handler: a hit then is a miss.
+ */
+#define SLOTS 4096
+
+struct hslot {
+	_Atomic(struct probe_addr *) in;
+	_Atomic pid_t tid;		/* 0: free */
+};
+
+static struct hslot slots[SLOTS];
+static __thread struct hslot *my_slot;
+
+__attribute__((noinline)) static struct hslot *claim_slot(void)
+{
+	pid_t tid = (pid_t)syscall(SYS_gettid);
+
+	for (int pass = 0; pass < 2; pass++) {
+		for (int i = 0; i < SLOTS; i++) {
+			pid_t t = atomic_load_explicit(&slots[i].tid,
+						       memory_order_relaxed);
+
+			/* the second pass takes the slots of dead threads */
+			if (t && (pass == 0 ||
+				  syscall(SYS_tgkill, getpid(), t, 0) == 0 ||
+				  errno != ESRCH))
+				continue;
+			if (atomic_compare_exchange_strong(&slots[i].tid, &t, tid)) {
+				atomic_store_explicit(&slots[i].in, NULL,
+						      memory_order_relaxed);
+				return &slots[i];
+			}
+		}
+	}
+	return NULL;
+}
+
+static inline void count_hit(struct utrace__probe_site *s, struct hslot *me)
+{
+	size_t i = (size_t)(me - slots);
+
+	if (i < HIT_SLOTS)
+		atomic_store_explicit(&s->per_thread[i].n,
+			atomic_load_explicit(&s->per_thread[i].n,
+					     memory_order_relaxed) + 1,
+			memory_order_relaxed);
+	else
+		atomic_fetch_add_explicit(&s->hits, 1, memory_order_relaxed);
+}
+
+/* From the trampolines and the SIGTRAP hook; general registers only. */
+void utrace__probe_dispatch(struct probe_addr *rec,
+			    const struct utrace_probe_regs *regs,
+			    int simd_saved) UTRACE_HIDDEN;
+
+/* @simd_saved: the SIMD state is saved (the trampoline did, or a signal
+ * frame holds it): probes with UTRACE_PROBE_SAVE_SIMD may run */
+void utrace__probe_dispatch(struct probe_addr *rec,
+			    const struct utrace_probe_regs *regs,
+			    int simd_saved)
+{
+	struct hslot *me = my_slot;
+	struct utrace__probe_site *s;
+	int saved_errno;
+
+	if (__builtin_expect(!me, 0)) {
+		int saved = errno;
+
+		me = my_slot = claim_slot();
+		errno = saved;
+		if (!me)
+			goto miss;	/* 4096 threads in a handler */
+	}
+	if (atomic_load_explicit(&me->in, memory_order_relaxed))
+		goto miss;
+	atomic_store_explicit(&me->in, rec, memory_order_relaxed);
+	atomic_signal_fence(memory_order_seq_cst);
+	/* the program may be between a system call and its errno */
+	saved_errno = errno;
+	for (s = atomic_load_explicit(&rec->head, memory_order_acquire); s;
+	     s = atomic_load_explicit(&s->next, memory_order_acquire)) {
+		if (__builtin_expect((s->flags & UTRACE_PROBE_SAVE_SIMD) &&
+				     !simd_saved, 0)) {
+			/* attached while this hit was in the trampoline */
+			atomic_fetch_add_explicit(&rec->misses, 1,
+						  memory_order_relaxed);
+			continue;
+		}
+		s->fn(s->data, regs);
+		count_hit(s, me);
+	}
+	errno = saved_errno;
+	atomic_store_explicit(&me->in, NULL, memory_order_release);
+	return;
+miss:
+	/* the list is read here without a slot: a detach may be under way,
+	 * and its site may be freed; count on the record instead */
+	atomic_fetch_add_explicit(&rec->misses, 1, memory_order_relaxed);
+}
+
+/* Wait until no hit can still see a probe unlinked before the call. */
+static void wait_readers(struct probe_addr *rec)
+{
+	pid_t pid = getpid();
+
+	syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
+	for (int i = 0; i < SLOTS; i++) {
+		pid_t t = atomic_load(&slots[i].tid);
+
+		if (!t)
+			continue;
+		while (atomic_load(&slots[i].in) == rec &&
+		       atomic_load(&slots[i].tid) == t &&
+		       (syscall(SYS_tgkill, pid, t, 0) == 0 || errno != ESRCH)) {
+			struct timespec ts = { 0, 50000 };
+
+			nanosleep(&ts, NULL);
+		}
+	}
+}
+
+/* An int3 at the address (the probe itself, or a patch under way). */
+static uintptr_t int3_hit(void *arg, ucontext_t *uc)
+{
+	struct probe_addr *rec = arg;
+	const greg_t *g = uc->uc_mcontext.gregs;
+	struct utrace_probe_regs r = {
+		.r15 = g[REG_R15], .r14 = g[REG_R14], .r13 = g[REG_R13],
+		.r12 = g[REG_R12], .bp = g[REG_RBP], .bx = g[REG_RBX],
+		.r11 = g[REG_R11], .r10 = g[REG_R10], .r9 = g[REG_R9],
+		.r8 = g[REG_R8], .ax = g[REG_RAX], .cx = g[REG_RCX],
+		.dx = g[REG_RDX], .si = g[REG_RSI], .di = g[REG_RDI],
+		.ip = rec->addr, .flags = g[REG_EFL], .sp = g[REG_RSP],
+	};
+
+	if (atomic_load_explicit(&rec->head, memory_order_relaxed))
+		utrace__probe_dispatch(rec, &r, 1);
+	return rec->resume;
+}
+
+/* ---- the trampoline ---- */
+
+/*
+ * Saves the red zone's room, the flags and the general registers as a
+ * struct utrace_probe_regs on the stack, calls the dispatcher on an
+ * aligned stack, restores, then runs the displaced instructions
+ * (relocated) and jumps back after them.
+ */
+static const uint8_t tramp_head[] = {
+	0x48, 0x8d, 0x64, 0x24, 0x80,	/* lea -0x80(%rsp),%rsp: red zone */
+	0x50,				/* push %rax: room for sp */
+	0x9c,				/* pushfq: flags */
+	0x50,				/* push %rax: room for ip */
+	0x57, 0x56, 0x52, 0x51, 0x50,	/* push di si dx cx ax */
+	0x41, 0x50, 0x41, 0x51,		/* push r8 r9 */
+	0x41, 0x52, 0x41, 0x53,		/* push r10 r11 */
+	0x53, 0x55,			/* push bx bp */
+	0x41, 0x54, 0x41, 0x55,		/* push r12 r13 */
+	0x41, 0x56, 0x41, 0x57,		/* push r14 r15: the struct */
+	0xfc,				/* cld (the ABI's) */
+	0x48, 0x8d, 0x84, 0x24, 0x10, 0x01, 0, 0, /* lea 0x110(%rsp),%rax */
+	0x48, 0x89, 0x84, 0x24, 0x88, 0, 0, 0,	  /* mov %rax,0x88(%rsp): sp */
+};
+/* then: lea ADDR(%rip),%rax; mov %rax,0x78(%rsp): ip */
+static const uint8_t tramp_call[] = {
+	0x48, 0x89, 0xe3,		/* mov %rsp,%rbx */
+	0x48, 0x83, 0xe4, 0xf0,		/* and $-16,%rsp */
+	0x48, 0x89, 0xde,		/* mov %rbx,%rsi: regs */
+	0x31, 0xd2,			/* xor %edx,%edx: SIMD not saved */
+	/* then: movabs $rec,%rdi; cmpb $0,save_simd(%rdi); je 1f;
+	 * the SIMD save, call, restore (below); jmp 2f;
+	 * 1: movabs $dispatch,%rax; call *%rax; 2: */
+};
+
+static size_t put(uint8_t *buf, size_t at, const void *b, size_t n)
+{
+	memcpy(buf + at, b, n);
+	return at + n;
+}
+
+/* The SIMD state: XSAVE of every enabled component (cpuid 0xd), or
+ * FXSAVE (SSE only) where the OS has not enabled XSAVE. */
+static uint32_t simd_size;
+static int simd_xsave;		/* 0 fxsave, 1 xsave, 2 xsavec */
+
+static void simd_probe(void)
+{
+	unsigned int a, b, c, d;
+
+	if (simd_size)
+		return;
+	simd_size = 512;
+	if (__get_cpuid(1, &a, &b, &c, &d) && (c & (1u << 27)) &&
+	    __get_cpuid_count(0xd, 0, &a, &b, &c, &d) && b >= 576) {
+		simd_xsave = 1;
+		simd_size = b;
+		/* XSAVEC skips the components in their initial state (the
+		 * upper halves after vzeroupper, AVX-512 unused): cheaper.
+		 * Not XSAVEOPT: its "modified" tracking assumes the area is
+		 * not written between XRSTOR and XSAVE, and ours is stack */
+		if (__get_cpuid_count(0xd, 1, &a, &b, &c, &d) && (a & 2))
+			simd_xsave = 2;
+	}
+}
+
+/* sub $size+64,%rsp; and $-64,%rsp; the XSAVE header zeroed; save;
+ * mov $1,%edx */
+static size_t put_simd_save(uint8_t *buf, size_t at)
+{
+	uint32_t room = simd_size + 64;
+
+	buf[at++] = 0x48, buf[at++] = 0x81, buf[at++] = 0xec;
+	at = put(buf, at, &room, 4);
+	at = put(buf, at, (const uint8_t[]){ 0x48, 0x83, 0xe4, 0xc0 }, 4);
+	buf[at++] = 0x31, buf[at++] = 0xc0;	/* xor %eax,%eax */
+	for (uint32_t off = 512; off < 576; off += 8) {
+		/* mov %rax,off(%rsp) */
+		at = put(buf, at, (const uint8_t[]){ 0x48, 0x89, 0x84, 0x24 }, 4);
+		at = put(buf, at, &off, 4);
+	}
+	at = put(buf, at, (const uint8_t[]){ 0xb8, 0xff, 0xff, 0xff, 0xff,
+					     0xba, 0xff, 0xff, 0xff, 0xff }, 10);
+	/* xsavec64, xsave64 or fxsave64 (%rsp) */
+	if (simd_xsave == 2)
+		at = put(buf, at, (const uint8_t[]){ 0x48, 0x0f, 0xc7, 0x24, 0x24 }, 5);
+	else
+		at = put(buf, at, (const uint8_t[]){ 0x48, 0x0f, 0xae,
+						     simd_xsave ? 0x24 : 0x04, 0x24 }, 5);
+	at = put(buf, at, (const uint8_t[]){ 0xba, 1, 0, 0, 0 }, 5);
+	return at;
+}
+
+static size_t put_simd_restore(uint8_t *buf, size_t at)
+{
+	at = put(buf, at, (const uint8_t[]){ 0xb8, 0xff, 0xff, 0xff, 0xff,
+					     0xba, 0xff, 0xff, 0xff, 0xff }, 10);
+	/* xrstor64 (%rsp) or fxrstor64 (%rsp) */
+	return put(buf, at, (const uint8_t[]){ 0x48, 0x0f, 0xae,
+					       simd_xsave ? 0x2c : 0x0c, 0x24 }, 5);
+}
+static const uint8_t tramp_tail[] = {
+	0x48, 0x89, 0xdc,		/* mov %rbx,%rsp */
+	0x41, 0x5f, 0x41, 0x5e,		/* pop r15 r14 */
+	0x41, 0x5d, 0x41, 0x5c,		/* pop r13 r12 */
+	0x5d, 0x5b,			/* pop bp bx */
+	0x41, 0x5b, 0x41, 0x5a,		/* pop r11 r10 */
+	0x41, 0x59, 0x41, 0x58,		/* pop r9 r8 */
+	0x58, 0x59, 0x5a, 0x5e, 0x5f,	/* pop ax cx dx si di */
+	0x48, 0x8d, 0x64, 0x24, 0x08,	/* lea 8(%rsp),%rsp: ip */
+	0x9d,				/* popfq */
+	0x48, 0x8d, 0xa4, 0x24, 0x88, 0, 0, 0, /* lea 0x88(%rsp),%rsp */
+};
+
+_Static_assert(sizeof(struct utrace_probe_regs) == 18 * 8,
+	       "the trampoline pushes 18 registers");
+_Static_assert(offsetof(struct utrace_probe_regs, ip) == 0x78, "ip");
+_Static_assert(offsetof(struct utrace_probe_regs, sp) == 0x88, "sp");
+
+/*
+ * Relocate the instructions of @orig (@len bytes at @addr) into @buf
+ * (running at @to), then jump back to @addr + @len.
+ */
+static int relocate_run(const uint8_t *orig, size_t len, uintptr_t addr,
+			uint8_t *buf, size_t room, uintptr_t to, char *why)
+{
+	size_t at = 0, off = 0;
+
+	while (off < len) {
+		struct probe_insn in;
+		int n;
+
+		if (utrace__probe_decode_one(orig + off, len - off, addr + off,
+					     &in)) {
+			snprintf(why, UTRACE_PROBE_WHY_MAX, "cannot decode at 0x%" PRIxPTR,
+				 addr + off);
+			return -1;
+		}
+		n = utrace__probe_relocate(&in, orig + off, addr + off,
+					   buf + at, room - at, to + at,
+					   addr + off + in.len, why,
+					   UTRACE_PROBE_WHY_MAX);
+		if (n < 0)
+			return -1;
+		at += n;
+		off += in.len;
+	}
+	if (room - at < 5 || utrace__probe_emit_jmp(buf + at, to + at, addr + len) < 0) {
+		snprintf(why, UTRACE_PROBE_WHY_MAX, "the copy is too far from 0x%" PRIxPTR,
+			 addr);
+		return -1;
+	}
+	return (int)(at + 5);
+}
+
+static int build_code(struct probe_addr *rec, char *why)
+{
+	uint8_t buf[TRAMP_MAX];
+	uintptr_t to = (uintptr_t)utrace__text_alloc_near(rec->addr, TRAMP_MAX);
+	uintptr_t disp = (uintptr_t)utrace__probe_dispatch;
+	size_t at = 0;
+	int32_t rel;
+	int n;
+
+	if (!to) {
+		snprintf(why, UTRACE_PROBE_WHY_MAX, "no room for code within 1 GiB of 0x%" PRIxPTR,
+			 rec->addr);
+		return -ENOMEM;
+	}
+	if (rec->jump) {
+		at = put(buf, at, tramp_head, sizeof(tramp_head));
+		/* lea ADDR(%rip),%rax; mov %rax,0x78(%rsp) */
+		rel = (int32_t)((int64_t)rec->addr - (int64_t)(to + at + 7));
+		buf[at++] = 0x48, buf[at++] = 0x8d, buf[at++] = 0x05;
+		at = put(buf, at, &rel, 4);
+		at = put(buf, at, (const uint8_t[]){ 0x48, 0x89, 0x44, 0x24, 0x78 }, 5);
+		uint32_t flag_off = offsetof(struct probe_addr, save_simd);
+		size_t je, jmp;
+
+		simd_probe();
+		at = put(buf, at, tramp_call, sizeof(tramp_call));
+		buf[at++] = 0x48, buf[at++] = 0xbf;	/* movabs $rec,%rdi */
+		at = put(buf, at, &rec, 8);
+		buf[at++] = 0x80, buf[at++] = 0xbf;	/* cmpb $0,off(%rdi) */
+		at = put(buf, at, &flag_off, 4);
+		buf[at++] = 0;
+		buf[at++] = 0x74;			/* je 1f */
+		je = at++;
+		at = put_simd_save(buf, at);
+		buf[at++] = 0x48, buf[at++] = 0xb8;	/* movabs $disp,%rax */
+		at = put(buf, at, &disp, 8);
+		buf[at++] = 0xff, buf[at++] = 0xd0;	/* call *%rax */
+		at = put_simd_restore(buf, at);
+		buf[at++] = 0xeb;			/* jmp 2f */
+		jmp = at++;
+		buf[je] = (uint8_t)(at - (je + 1));	/* 1: */
+		buf[at++] = 0x48, buf[at++] = 0xb8;	/* movabs $disp,%rax */
+		at = put(buf, at, &disp, 8);
+		buf[at++] = 0xff, buf[at++] = 0xd0;	/* call *%rax */
+		buf[jmp] = (uint8_t)(at - (jmp + 1));	/* 2: */
+		at = put(buf, at, tramp_tail, sizeof(tramp_tail));
+	}
+	n = relocate_run(rec->orig, rec->disp_len, rec->addr, buf + at,
+			 sizeof(buf) - at, to + at, why);
+	if (n < 0)
+		return -EINVAL;
+	rec->code = to;
+	rec->resume = to + at;
+	if (utrace__text_write(to, buf, at + n)) {
+		snprintf(why, UTRACE_PROBE_WHY_MAX, "cannot write the trampoline");
+		return -EPERM;
+	}
+	return 0;
+}
+
+/* ---- attach, detach ---- */
+
+static struct probe_addr *find_rec(uintptr_t addr)
+{
+	for (struct probe_addr *r = records; r; r = r->next)
+		if (r->addr == addr)
+			return r;	/* the newest first */
+	return NULL;
+}
+
+/* The function's bytes as they were before any probe of ours. */
+static uint8_t *original_bytes(uintptr_t func, size_t len)
+{
+	uint8_t *c = malloc(len ? len : 1);
+
+	if (!c)
+		return NULL;
+	utrace__probe_read(c, func, len);	/* checked mapped first */
+	for (struct probe_addr *r = records; r; r = r->next) {
+		if (!r->active || r->addr < func || r->addr >= func + len)
+			continue;
+		for (size_t i = 0; i < r->patch_len && r->addr + i < func + len; i++)
+			c[r->addr - func + i] = r->orig[i];
+	}
+	return c;
+}
+
+/*
+ * Is [lo, hi) in executable mappings of the process?  The caller's
+ * function size comes from a symbol table: a wrong one must not make us
+ * read past the code or patch data.
+ */
+static int executable(uintptr_t lo, uintptr_t hi, char *why)
+{
+	FILE *f = fopen("/proc/self/maps", "re");
+	char line[512];
+	uintptr_t at = lo;
+
+	if (!f) {
+		snprintf(why, UTRACE_PROBE_WHY_MAX, "cannot read /proc/self/maps");
+		return -EINVAL;
+	}
+	while (at < hi && fgets(line, sizeof(line), f)) {
+		unsigned long a, b;
+		char perms[8];
+
+		if (sscanf(line, "%lx-%lx %7s", &a, &b, perms) != 3)
+			continue;
+		if (at >= a && at < b) {
+			if (perms[2] != 'x')
+				break;
+			at = b;
+		}
+	}
+	fclose(f);
+	if (at < hi) {
+		snprintf(why, UTRACE_PROBE_WHY_MAX, "0x%" PRIxPTR " is not in executable code (the function at 0x%" PRIxPTR ", %zu bytes)",
+			 at, lo, (size_t)(hi - lo));
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Another active probe whose patched bytes overlap [addr, addr+len)? */
+static struct probe_addr *overlap(uintptr_t addr, size_t len)
+{
+	for (struct probe_addr *r = records; r; r = r->next)
+		if (r->active && r->addr != addr && r->addr < addr + len &&
+		    addr < r->addr + r->patch_len)
+			return r;
+	return NULL;
+}
+
+static int place(struct probe_addr *rec, char *why)
+{
+	uint8_t jmp[5];
+
+	if (rec->jump) {
+		if (utrace__probe_emit_jmp(jmp, rec->addr, rec->code) < 0)
+			return -ENOMEM;
+		return utrace__text_poke(rec->addr, jmp, 5, &rec->hook, 1,
+					 why, UTRACE_PROBE_WHY_MAX);
+	}
+	return utrace__text_poke(rec->addr, (const uint8_t[]){ 0xcc }, 1,
+				 &rec->hook, 0, why, UTRACE_PROBE_WHY_MAX);
+}
+
+static int new_record(uintptr_t addr, uintptr_t func, size_t func_len,
+		      struct probe_addr **out, char *why)
+{
+	uint8_t *orig = original_bytes(func, func_len);
+	struct probe_addr *old, *rec;
+	struct probe_insn in[DISP_MAX];
+	size_t n, bad, disp = 0, i;
+	int jump, ret;
+
+	if (!orig) {
+		snprintf(why, UTRACE_PROBE_WHY_MAX, "out of memory");
+		return -ENOMEM;
+	}
+	jump = utrace__probe_decode_check(orig, func_len, func, addr, why);
+	if (jump < 0) {
+		free(orig);
+		return jump;
+	}
+	n = utrace__probe_decode_all(orig + (addr - func),
+				     func + func_len - addr, addr, in,
+				     DISP_MAX, &bad);
+	/* the bytes displaced: 5 for a jump, the instruction for an int3 */
+	for (i = 0; i < n && disp < (jump ? 5u : 1u); i++)
+		disp += in[i].len;
+	if (jump && overlap(addr, 5))
+		jump = 0, disp = in[0].len;
+	if (overlap(addr, 1)) {
+		snprintf(why, UTRACE_PROBE_WHY_MAX, "+0x%" PRIxPTR " is inside the jump of the probe at +0x%" PRIxPTR,
+			 addr - func, overlap(addr, 1)->addr - func);
+		free(orig);
+		return -EBUSY;
+	}
+	if (disp > DISP_MAX || !n) {
+		snprintf(why, UTRACE_PROBE_WHY_MAX, "+0x%" PRIxPTR " cannot be displaced",
+			 addr - func);
+		free(orig);
+		return -EINVAL;
+	}
+	/* the same code as last time: its trampoline again */
+	old = find_rec(addr);
+	if (old && old->jump == jump && old->disp_len == disp &&
+	    !memcmp(old->orig, orig + (addr - func), disp)) {
+		free(orig);
+		*out = old;
+		return 0;
+	}
+	rec = calloc(1, sizeof(*rec));
+	if (!rec) {
+		free(orig);
+		snprintf(why, UTRACE_PROBE_WHY_MAX, "out of memory");
+		return -ENOMEM;
+	}
+	rec->addr = addr;
+	rec->jump = jump;
+	rec->patch_len = jump ? 5 : 1;
+	rec->disp_len = disp;
+	memcpy(rec->orig, orig + (addr - func), disp);
+	free(orig);
+	rec->hook.fn = int3_hit;
+	rec->hook.arg = rec;
+	ret = build_code(rec, why);
+	if (ret < 0 && jump) {
+		/* too far for the relocated operands: an int3 then */
+		rec->jump = 0;
+		rec->patch_len = 1;
+		rec->disp_len = in[0].len;
+		ret = build_code(rec, why);
+	}
+	if (ret < 0) {
+		free(rec);
+		return ret;
+	}
+	rec->next = records;
+	records = rec;
+	*out = rec;
+	return 0;
+}
+
+int utrace__probe_attach(uintptr_t addr, uintptr_t func, size_t func_len,
+			 utrace_probe_handler_fn fn, void *data,
+			 struct utrace__probe_site **site,
+			 char why[UTRACE_PROBE_WHY_MAX])
+{
+	return utrace__probe_attach_flags(addr, func, func_len, 0, fn, data,
+					  site, why);
+}
+
+int utrace__probe_attach_flags(uintptr_t addr, uintptr_t func,
+			       size_t func_len, unsigned int flags,
+			       utrace_probe_handler_fn fn, void *data,
+			       struct utrace__probe_site **site,
+			       char why[UTRACE_PROBE_WHY_MAX])
+{
+	struct utrace__probe_site *s;
+	struct probe_addr *rec;
+	int ret;
+
+	if (!fn || addr < func || addr >= func + func_len) {
+		snprintf(why, UTRACE_PROBE_WHY_MAX, "0x%" PRIxPTR " is not in the function at 0x%" PRIxPTR " (%zu bytes)",
+			 addr, func, func_len);
+		return -EINVAL;
+	}
+	s = aligned_alloc(64, sizeof(*s));
+	if (s)
+		memset(s, 0, sizeof(*s));
+	if (!s) {
+		snprintf(why, UTRACE_PROBE_WHY_MAX, "out of memory");
+		return -ENOMEM;
+	}
+	s->fn = fn;
+	s->data = data;
+	s->flags = flags;
+	utrace__text_lock();
+	ret = utrace__text_init(why, UTRACE_PROBE_WHY_MAX);
+	if (ret)
+		goto fail;
+	utrace__probe_read_init();
+	rec = find_rec(addr);
+	if (!rec || !rec->active) {
+		ret = executable(func, func + func_len, why);
+		if (!ret)
+			ret = new_record(addr, func, func_len, &rec, why);
+		if (ret)
+			goto fail;
+	}
+	s->rec = rec;
+	s->misses_before = atomic_load(&rec->misses);
+	/* sticky while the address is probed: before the probe is seen */
+	if (flags & UTRACE_PROBE_SAVE_SIMD)
+		atomic_store(&rec->save_simd, 1);
+	atomic_store(&s->next, atomic_load(&rec->head));
+	atomic_store(&rec->head, s);
+	if (!rec->active) {
+		ret = utrace__int3_register(addr, &rec->hook);
+		if (!ret)
+			ret = place(rec, why);
+		if (ret) {
+			atomic_store(&rec->head, NULL);
+			goto fail;
+		}
+		rec->active = 1;
+	}
+	utrace__text_unlock();
+	*site = s;
+	return 0;
+fail:
+	utrace__text_unlock();
+	free(s);
+	return ret;
+}
+
+int utrace__probe_detach(struct utrace__probe_site *site)
+{
+	struct probe_addr *rec;
+	struct utrace__probe_site *p;
+	_Atomic(struct utrace__probe_site *) *link;
+	char why[UTRACE_PROBE_WHY_MAX];
+	int ret = 0;
+
+	if (!site)
+		return -EINVAL;
+	rec = site->rec;
+	utrace__text_lock();
+	/* a forked child writes its own code */
+	utrace__text_init(why, sizeof(why));
+	for (link = &rec->head; (p = atomic_load(link)); link = &p->next)
+		if (p == site)
+			break;
+	if (!p) {
+		utrace__text_unlock();
+		return -ENOENT;
+	}
+	atomic_store(link, atomic_load(&site->next));
+	wait_readers(rec);
+	if (!atomic_load(&rec->head)) {
+		/* our jump is one instruction: no thread is inside it */
+		ret = utrace__text_poke(rec->addr, rec->orig, rec->patch_len,
+					&rec->hook, 0, why, sizeof(why));
+		if (!ret)
+			rec->active = 0;
+	}
+	utrace__text_unlock();
+	free(site);
+	return ret;
+}
+
+int utrace__probe_read_code(uintptr_t addr, void *buf, size_t len)
+{
+	char why[UTRACE_PROBE_WHY_MAX];
+	uint8_t *c;
+	int ret;
+
+	utrace__text_lock();
+	ret = executable(addr, addr + len, why);
+	if (!ret) {
+		c = original_bytes(addr, len);
+		if (c) {
+			memcpy(buf, c, len);
+			free(c);
+		} else {
+			ret = -ENOMEM;
+		}
+	}
+	utrace__text_unlock();
+	return ret;
+}
+
+uint64_t utrace__probe_hits(const struct utrace__probe_site *site)
+{
+	uint64_t n = atomic_load(&site->hits);
+
+	for (int i = 0; i < HIT_SLOTS; i++)
+		n += atomic_load_explicit(&site->per_thread[i].n,
+					  memory_order_relaxed);
+	return n;
+}
+
+/* The misses of the address since the probe was attached (a miss calls
+ * no handler, so it is counted once per address). */
+uint64_t utrace__probe_misses(const struct utrace__probe_site *site)
+{
+	return atomic_load(&site->rec->misses) - site->misses_before;
+}
+
+bool utrace__probe_is_jump(const struct utrace__probe_site *site)
+{
+	return site->rec->jump;
+}

@@ -1,0 +1,215 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * utrace probe: dynamic probes in running processes, through their
+ * agents (uprobe_events and uprobe_profile of lib/probe):
+ *   utrace probe [-p PID] DEFINITION...    add (without -p: check only)
+ *   utrace probe -p PID -l                 list, as cat uprobe_events
+ *   utrace probe -p PID -d EVENT...        remove ([GROUP/]EVENT)
+ *   utrace probe -p PID --profile          hits and misses (uprobe_profile)
+ * The options are a table so that more (DWARF's --vars, --line, --funcs)
+ * slot in without touching the rest.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmds.h"
+#include "ctl-client.h"
+#include "probe.h"
+
+static const char probe_help[] =
+	"usage: utrace probe [-p PID] DEFINITION...\n"
+	"       utrace probe -p PID -l | --profile\n"
+	"       utrace probe -p PID -d [GROUP/]EVENT...\n"
+	"\n"
+	"Place dynamic probes in a running process, as the kernel's uprobe_events:\n"
+	"no rebuild, no utrace events needed in it, only its agent (a program\n"
+	"started by 'utrace record --probe' has it). Each probe is an event\n"
+	"GROUP:EVENT that 'utrace enable', set_event and filters work on.\n"
+	"\n"
+	"  p[:[GROUP/]EVENT] [OBJ:]SYMBOL[+OFFS] [FETCHARGS]  probe an instruction\n"
+	"  p[:[GROUP/]EVENT] OBJ:0xOFFSET [FETCHARGS]        (OFFSET: in the file)\n"
+	"  r[:[GROUP/]EVENT] [OBJ:]SYMBOL [FETCHARGS]        probe the function's returns\n"
+	"  FETCHARGS: [NAME=]FETCHARG[:TYPE] with FETCHARG %%REG, @ADDR, @+OFFS, @SYM,\n"
+	"    $stackN, $stack, $retval, $comm, $argN, +|-[u]OFFS(FETCHARG), \\IMM,\n"
+	"    \\\"STR\"; TYPE u8..u64, s8..s64, x8..x64, char, string, ustring,\n"
+	"    symbol, b<width>@<offset>/<size>, TYPE[N]\n"
+	"\n"
+	"  -p, --pid PID   the process (without it, definitions are only checked)\n"
+	"  -l, --list      print its definitions (uprobe_events)\n"
+	"  -d, --delete    remove these events ('-:' lines)\n"
+	"      --profile   print hits and misses of each probe (uprobe_profile)\n"
+	"  -h, --help      this text\n"
+	"\n"
+	"A bad definition is refused with the kernel's message and a caret under\n"
+	"the fault. See utrace-probe(1).\n";
+
+struct probe_opts {
+	pid_t pid;
+	bool list, del, profile;
+};
+
+enum { OPT_PROFILE = 256 };
+
+static const struct option long_opts[] = {
+	{ "pid", required_argument, NULL, 'p' },
+	{ "list", no_argument, NULL, 'l' },
+	{ "delete", no_argument, NULL, 'd' },
+	{ "profile", no_argument, NULL, OPT_PROFILE },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* 0, -1 (--help), or an exit status */
+static int parse_opts(int argc, char **argv, struct probe_opts *o)
+{
+	char *end;
+	long v;
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+p:ldh", long_opts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			v = strtol(optarg, &end, 10);
+			if (*end || end == optarg || v <= 0 || v > 0x7fffffff)
+				return usage_error("probe", "'%s' is not a process id", optarg);
+			o->pid = (pid_t)v;
+			break;
+		case 'l': o->list = true; break;
+		case 'd': o->del = true; break;
+		case OPT_PROFILE: o->profile = true; break;
+		case 'h':
+			fputs(probe_help, stdout);
+			return -1;
+		default:
+			return usage_error("probe", "%s", "unknown option");
+		}
+	}
+	if ((o->list || o->del || o->profile) && !o->pid)
+		return usage_error("probe", "%s", "which process? give -p PID");
+	if (o->list + o->del + o->profile > 1)
+		return usage_error("probe", "%s", "give one of -l, -d and --profile");
+	if ((o->list || o->profile) && optind != argc)
+		return usage_error("probe", "'%s': -l and --profile take no argument",
+				   argv[optind]);
+	if (!o->list && !o->profile && optind == argc)
+		return usage_error("probe", "%s", o->del ? "which event?" : "which definition?");
+	return 0;
+}
+
+/* Without a process: parse, and print the line uprobe_events would show. */
+static int check_only(int argc, char **argv)
+{
+	int status = 0;
+
+	for (int i = optind; i < argc; i++) {
+		struct utrace__probe_error err;
+		struct utrace__probe_def *d;
+		enum utrace__probe_cmd cmd;
+		int r = utrace__probe_parse(argv[i], &utrace__probe_files, &cmd, &d, &err);
+
+		if (r) {
+			if (err.logged) {
+				char *t = utrace__probe_log_text(&err);
+
+				fprintf(stderr, "utrace probe: %s", t ? t : "out of memory\n");
+				free(t);
+			} else {
+				fprintf(stderr, "utrace probe: '%s': %s\n", argv[i],
+					err.msg[0] ? err.msg : strerror(-r));
+			}
+			status = 1;
+			continue;
+		}
+		if (cmd == UTRACE__PROBE_ADD) {
+			char *s = utrace__probe_canonical(d);
+
+			printf("%s\n", s ? s : "?");
+			free(s);
+		}
+		utrace__probe_def_free(d);
+	}
+	return status;
+}
+
+/* After a refused write: the process's error_log entry, without its time. */
+static void say_error(struct utrace__ctl *c, const char *line, int r)
+{
+	char *log = NULL, *e;
+
+	if (utrace__ctl_error_log(c, &log) >= 0 && log &&
+	    (e = strstr(log, "] trace_uprobe: ")) != NULL) {
+		char *last;
+
+		while ((last = strstr(e + 1, "] trace_uprobe: ")) != NULL)
+			e = last;
+		fprintf(stderr, "utrace probe: process %d: %s", (int)utrace__ctl_pid(c), e + 2);
+	} else {
+		fprintf(stderr, "utrace probe: process %d: '%s': %s\n", (int)utrace__ctl_pid(c),
+			line, strerror(-r));
+	}
+	free(log);
+}
+
+int cmd_probe(int argc, char **argv)
+{
+	struct probe_opts o = { 0 };
+	struct utrace__ctl *c;
+	char err[512];
+	int r = parse_opts(argc, argv, &o), status = 0;
+
+	if (r)
+		return r < 0 ? 0 : r;
+	if (!o.pid)
+		return check_only(argc, argv);
+	if (utrace__ctl_open(o.pid, &c, err, sizeof(err)) < 0) {
+		fprintf(stderr, "utrace probe: %s\n", err);
+		return 1;
+	}
+	if (o.list || o.profile) {
+		char *text;
+
+		r = utrace__ctl_uprobe_text(c, o.profile, &text);
+		if (r < 0) {
+			fprintf(stderr, "utrace probe: process %d: %s\n", (int)o.pid, strerror(-r));
+			status = 1;
+		} else {
+			fputs(text, stdout);
+			free(text);
+		}
+		utrace__ctl_close(c);
+		return status;
+	}
+	utrace__ctl_error_log_clear(c);
+	for (int i = optind; i < argc; i++) {
+		char *line = NULL;
+
+		if (o.del) {
+			if (asprintf(&line, "-:%s", argv[i]) < 0)
+				line = NULL;
+		} else {
+			line = strdup(argv[i]);
+		}
+		if (!line) {
+			fprintf(stderr, "utrace probe: out of memory\n");
+			status = 1;
+			break;
+		}
+		r = utrace__ctl_uprobe_write(c, line, strlen(line));
+		if (r < 0) {
+			if (o.del)
+				fprintf(stderr, "utrace probe: process %d: '%s': %s\n", (int)o.pid,
+					argv[i], r == -EBUSY ? "the event is enabled" :
+					r == -ENOENT ? "no such event" : strerror(-r));
+			else
+				say_error(c, line, r);
+			status = 1;
+		}
+		free(line);
+	}
+	utrace__ctl_close(c);
+	return status;
+}
