@@ -76,7 +76,7 @@ jump_add=$(add jump)
 	echo "| bare call of target() | $(val bare) | - | ($bare_ir in target) |"
 	echo "| probe as a jump, empty handler | $(val jump) | +$jump_add | +$hit_ir |"
 	echo "| probe as a jump, handler reads %di %si | $(val jump2) | +$(add jump2) | |"
-	echo "| probe as a jump saving the SIMD state (XSAVE), empty handler | $(val jump-simd) | +$(add jump-simd) | |"
+	echo "| probe as a jump saving the SIMD state (XSAVEC), empty handler | $(val jump-simd) | +$(add jump-simd) | |"
 	echo "| bare call of tiny() (4 bytes) | $(val bare-tiny) | - | |"
 	echo "| probe as a breakpoint (int3), empty handler | $(val int3) | +$(add int3) | |"
 	echo "| the kernel's uprobe on target() | $(val kernel) | +${kernel_add:--} | |"

@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <link.h>
 #include <pthread.h>
+#include <search.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <sys/mman.h>
@@ -149,6 +150,7 @@ static void count(void *data, const struct utrace_probe_regs *regs)
 struct seg_find {
 	uintptr_t addr;
 	off_t off;
+	char path[4096];
 };
 
 static int find_seg(struct dl_phdr_info *info, size_t size, void *data)
@@ -163,6 +165,9 @@ static int find_seg(struct dl_phdr_info *info, size_t size, void *data)
 		if (ph->p_type == PT_LOAD && sf->addr >= v &&
 		    sf->addr < v + ph->p_filesz) {
 			sf->off = (off_t)(sf->addr - v + ph->p_offset);
+			snprintf(sf->path, sizeof(sf->path), "%s",
+				 info->dlpi_name && info->dlpi_name[0] ?
+				 info->dlpi_name : "/proc/self/exe");
 			return 1;
 		}
 	}
@@ -171,13 +176,13 @@ static int find_seg(struct dl_phdr_info *info, size_t size, void *data)
 
 static void same_as_file(const struct fn *f)
 {
-	struct seg_find sf = { (uintptr_t)f->addr, -1 };
+	struct seg_find sf = { (uintptr_t)f->addr, -1, "" };
 	uint8_t buf[4096];
 	int fd;
 
 	dl_iterate_phdr(find_seg, &sf);
 	CHECK(sf.off >= 0 && f->size <= sizeof(buf));
-	fd = open("/proc/self/exe", O_RDONLY);
+	fd = open(sf.path, O_RDONLY);
 	CHECK(fd >= 0);
 	CHECK_INT(pread(fd, buf, f->size, sf.off), ==, f->size);
 	close(fd);
@@ -285,6 +290,7 @@ TEST(bad_addresses_and_sizes_are_refused)
  * workload, exactly 8 times its count with one.
  */
 static uint64_t reference[64];
+static uint64_t (*work)(int) = workload;
 static _Atomic int bad_results;
 
 static void *run_rounds(void *arg)
@@ -294,7 +300,7 @@ static void *run_rounds(void *arg)
 	for (long r = 0; r < rounds; r++) {
 		int seed = (int)(r % 64);
 
-		if (workload(seed) != reference[seed])
+		if (work(seed) != reference[seed])
 			atomic_fetch_add(&bad_results, 1);
 	}
 	return NULL;
@@ -310,48 +316,111 @@ static void run_threads(int n, long rounds)
 		pthread_join(t[i], NULL);
 }
 
-TEST(every_boundary_results_unchanged_counts_exact)
+/* A probe at each boundary of each of @fns in turn, the workload run. */
+static void probe_every_boundary(const struct fn *fs, size_t nfs, int *jumps,
+				 int *int3s, int *refused)
 {
-	uint32_t offs[1024];
-	int jumps = 0, int3s = 0, refused = 0;
+	uint32_t offs[4096];
 
-	setup();
 	for (int i = 0; i < 64; i++)
-		reference[i] = workload(i);
-	for (size_t f = 0; f < NFNS; f++) {
-		size_t n = boundaries(&fns[f], offs, 1024);
+		reference[i] = work(i);
+	for (size_t f = 0; f < nfs; f++) {
+		size_t n = boundaries(&fs[f], offs, 4096);
 
 		for (size_t k = 0; k < n; k++) {
 			struct utrace__probe_site *s;
 			char why[UTRACE_PROBE_WHY_MAX];
 			_Atomic uint64_t c = 0;
 			uint64_t one;
-			uintptr_t a = (uintptr_t)fns[f].addr + offs[k];
-			int ret = utrace__probe_attach(a, (uintptr_t)fns[f].addr,
-					fns[f].size, count, (void *)&c, &s, why);
+			uintptr_t a = (uintptr_t)fs[f].addr + offs[k];
+			int ret = utrace__probe_attach(a, (uintptr_t)fs[f].addr,
+					fs[f].size, count, (void *)&c, &s, why);
 
 			if (ret) {
 				/* int3 padding, ud2: nothing may go there */
 				CHECK_INT(ret, ==, -EINVAL);
-				refused++;
+				(*refused)++;
 				continue;
 			}
-			utrace__probe_is_jump(s) ? jumps++ : int3s++;
+			utrace__probe_is_jump(s) ? (*jumps)++ : (*int3s)++;
 			run_rounds((void *)64L);
 			one = atomic_load(&c);
+			if (k == 0 && !one)
+				TEST_FAIL("%s: the entry probe was never hit",
+					  fs[f].name);
 			atomic_store(&c, 0);
 			run_threads(8, 64);
 			if (atomic_load(&c) != 8 * one)
 				TEST_FAIL("%s+0x%x: %" PRIu64 " hits with 8 threads, %" PRIu64 " with one",
-					  fns[f].name, offs[k], (uint64_t)atomic_load(&c), one);
+					  fs[f].name, offs[k], (uint64_t)atomic_load(&c), one);
 			CHECK_INT(utrace__probe_hits(s), ==, 9 * one);
 			CHECK_INT(utrace__probe_detach(s), ==, 0);
 		}
-		same_as_file(&fns[f]);
+		same_as_file(&fs[f]);
 	}
 	CHECK_INT(atomic_load(&bad_results), ==, 0);
+}
+
+TEST(every_boundary_results_unchanged_counts_exact)
+{
+	int jumps = 0, int3s = 0, refused = 0;
+
+	setup();
+	probe_every_boundary(fns, NFNS, &jumps, &int3s, &refused);
 	fprintf(stderr, "# %d jumps, %d breakpoints, %d refused\n", jumps,
 		int3s, refused);
+	CHECK_INT(jumps, >, 10);
+}
+
+/* libc's own code (Debian's -O2, CET's endbr64); not bsearch: an inline
+ * function of stdlib.h */
+static int by_ver(const void *a, const void *b)
+{
+	return strverscmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static uint64_t libc_work(int seed)
+{
+	static const char *const vers[] = { "a1", "a2", "a10", "a20", "b1",
+					    "b01", "b9", "c" };
+	const char *key = vers[seed & 7];
+	char buf[64], *save = NULL, *t;
+	uint64_t r = (uint64_t)a64l("zz1.A") + (uint64_t)seed;
+	const void *hit;
+
+	r = r * 31 + (uint64_t)(strverscmp(vers[seed & 7], vers[(seed >> 3) & 7]) + 2);
+	size_t nv = 8;
+
+	hit = lfind(&key, vers, &nv, sizeof(vers[0]), by_ver);
+	r = r * 31 + (uint64_t)(hit ? (const char *const *)hit - vers : 99);
+	snprintf(buf, sizeof(buf), "x,%d,,y z,%d", seed, seed * 7);
+	for (t = strtok_r(buf, ", ", &save); t; t = strtok_r(NULL, ", ", &save))
+		r = r * 31 + (uint64_t)t[0];
+	return r;
+}
+
+TEST(every_boundary_of_libc_functions)
+{
+	struct fn lf[] = {
+		{ "a64l", (void *)a64l, 0 },
+		{ "strverscmp", (void *)strverscmp, 0 },
+		{ "lfind", (void *)lfind, 0 },
+		{ "strtok_r", (void *)strtok_r, 0 },
+	};
+	int jumps = 0, int3s = 0, refused = 0;
+
+	for (size_t i = 0; i < sizeof(lf) / sizeof(lf[0]); i++) {
+		Dl_info info;
+		const ElfW(Sym) *sym = NULL;
+
+		CHECK(dladdr1(lf[i].addr, &info, (void **)&sym, RTLD_DL_SYMENT) && sym);
+		lf[i].size = sym->st_size;
+	}
+	work = libc_work;
+	probe_every_boundary(lf, sizeof(lf) / sizeof(lf[0]), &jumps, &int3s,
+			     &refused);
+	fprintf(stderr, "# libc: %d jumps, %d breakpoints, %d refused\n",
+		jumps, int3s, refused);
 	CHECK_INT(jumps, >, 10);
 }
 
