@@ -23,6 +23,7 @@ int cmd_top(int argc, char **argv);
 int cmd_hist(int argc, char **argv);
 int cmd_mount(int argc, char **argv);
 int cmd_enter(int argc, char **argv);
+int cmd_probe(int argc, char **argv);
 
 /* "utrace CMD: <fmt with arg>; see 'utrace CMD --help'" on stderr; 129. */
 static inline int usage_error(const char *cmd, const char *fmt, const char *arg)

@@ -36,6 +36,7 @@ static const struct cmd commands[] = {
 	{ "show", cmd_show, "print the buffers of running processes (trace)" },
 	{ "pipe", cmd_pipe, "print events as they come, consuming them (trace_pipe)" },
 	{ "clear", cmd_clear, "empty the buffers of running processes" },
+	{ "probe", cmd_probe, "dynamic probes: C names from DWARF (-x), the kernel's uprobes (-k)" },
 	{ NULL, NULL, NULL },
 };
 

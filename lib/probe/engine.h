@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The dynamic probe engine (issue 12), x86-64: decodes the code around an
+ * address, decides whether it can be probed, places a probe (a jump to a
+ * trampoline, or a breakpoint where a jump cannot go), calls a handler
+ * with the registers on every hit, and removes the probe again, safely
+ * while other threads run through the code.
+ *
+ * Two halves:
+ * - pure decoding on bytes (utrace__probe_decode_*): usable anywhere, in
+ *   libutrace, in the utrace CLI (the kernel-uprobe fallback checks a site
+ *   before writing uprobe_events) and in tests (against objdump -d);
+ * - the in-process half (attach/detach/read): libutrace only.
+ *
+ * The engine knows nothing of events, definitions or fetchargs: the layer
+ * above (the uprobe_events front end) parses definitions, resolves
+ * symbols, fetches arguments with utrace__probe_read*() and writes events.
+ *
+ * This header is shared by two branches developed at the same time
+ * (probe-engine implements it, probe-front calls it).  Change it only
+ * by adding; write any change down in /work/notes/probe-api-changes.md.
+ */
+#ifndef UTRACE_PROBE_ENGINE_H
+#define UTRACE_PROBE_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Room for a reason given to the user ("why it was refused"). */
+#define UTRACE_PROBE_WHY_MAX 192
+
+/*
+ * The registers at the probed instruction, before it runs.  Names as the
+ * kernel's x86-64 pt_regs (%REG fetchargs use them: ax bx cx dx si di bp
+ * sp r8..r15 ip flags).
+ */
+struct utrace_probe_regs {
+	uint64_t r15, r14, r13, r12, bp, bx, r11, r10, r9, r8;
+	uint64_t ax, cx, dx, si, di;
+	uint64_t ip;     /* the probed address */
+	uint64_t flags;
+	uint64_t sp;     /* rsp as it was at the probed instruction */
+};
+
+/*
+ * A probe's handler: called on each hit, on the thread that hit, possibly
+ * inside a signal handler of the program.  It must be async-signal-safe,
+ * must not touch SIMD registers (libutrace is built so that it does not),
+ * and must read program memory only through utrace__probe_read*().  A hit
+ * on a thread already inside a handler (the handler's own code probed) does
+ * not call it: it counts as a miss.
+ */
+typedef void (*utrace_probe_handler_fn)(void *data,
+					const struct utrace_probe_regs *regs);
+
+struct utrace__probe_site;
+
+/* ---- decoding, on bytes (no process needed) ---- */
+
+/**
+ * utrace__probe_decode_check - can this site of this function be probed?
+ * @code: the function's bytes
+ * @len: their number (the function's size, from its symbol)
+ * @func: the function's address (@code[0] is there)
+ * @site: the address to probe, func <= site < func + len
+ * @why: filled with a one-line reason when refused
+ *
+ * Decodes the whole function (Zydis) and checks @site is an instruction
+ * boundary, and what can be placed there: a 5-byte jump needs the
+ * instructions it covers to be displaceable (no branch into them, no
+ * call/syscall/int/indirect jump among them, not leaving the function, RIP-
+ * relative operands relocatable); otherwise a breakpoint.
+ *
+ * Return: 1 when a jump can go there, 0 when only a breakpoint can,
+ * -EINVAL (not a boundary, undecodable, ...) or -ENOMEM, @why filled.
+ */
+int utrace__probe_decode_check(const uint8_t *code, size_t len, uint64_t func,
+			       uint64_t site, char why[UTRACE_PROBE_WHY_MAX]);
+
+/**
+ * utrace__probe_decode_exits - a function's exits, for return probes
+ * @code, @len, @func: as above
+ * @exits: filled with the address of each ret and tail-call jump
+ *         (a jmp leaving the function)
+ * @max: room in @exits
+ * @n: how many there are (may exceed @max: then call again with more room)
+ * @why: filled when it fails
+ *
+ * Return: 0, or -EINVAL with @why filled.
+ */
+int utrace__probe_decode_exits(const uint8_t *code, size_t len, uint64_t func,
+			       uint64_t *exits, size_t max, size_t *n,
+			       char why[UTRACE_PROBE_WHY_MAX]);
+
+/**
+ * utrace__probe_decode_boundaries - every instruction start of a range
+ * @code, @len, @addr: bytes at address @addr
+ * @offs: filled with the offsets of the instruction starts
+ * @max: room in @offs
+ * @n: how many there are
+ *
+ * Return: 0, or -EINVAL at the first undecodable byte (@n says how far).
+ */
+int utrace__probe_decode_boundaries(const uint8_t *code, size_t len,
+				    uint64_t addr, uint32_t *offs, size_t max,
+				    size_t *n);
+
+/* ---- in the process (libutrace) ---- */
+
+/**
+ * utrace__probe_attach - place a probe at an address of this process
+ * @addr: the instruction
+ * @func: the start of the function holding it, @func_len its size (from
+ *        the symbol table; the caller resolved it)
+ * @fn, @data: the handler and its argument
+ * @site: filled with the probe
+ * @why: filled with a one-line reason when refused
+ *
+ * Several probes may share an address (each handler is called).  Safe
+ * while other threads run the code: breakpoint first, membarrier
+ * SYNC_CORE between steps, and the bytes replaced only when no thread's
+ * instruction pointer is inside them.
+ *
+ * Return: 0, or -EINVAL/-EBUSY/-ENOMEM/-EPERM (text not writable) with
+ * @why filled.
+ */
+int utrace__probe_attach(uintptr_t addr, uintptr_t func, size_t func_len,
+			 utrace_probe_handler_fn fn, void *data,
+			 struct utrace__probe_site **site,
+			 char why[UTRACE_PROBE_WHY_MAX]);
+
+/**
+ * utrace__probe_detach - remove a probe
+ * @site: from utrace__probe_attach()
+ *
+ * When it returns, the handler is not running and will not be called
+ * again (its data may be freed); the last probe at an address restores
+ * the original bytes.  Trampolines are freed only when no thread can be
+ * in one.
+ *
+ * Return: 0 or a negative errno.
+ */
+int utrace__probe_detach(struct utrace__probe_site *site);
+
+/**
+ * utrace__probe_read - copy program memory, never faulting
+ * @dst: where to
+ * @src: program address
+ * @n: bytes
+ *
+ * Return: bytes copied; less than @n when a page could not be read.
+ */
+size_t utrace__probe_read(void *dst, uintptr_t src, size_t n);
+
+/**
+ * utrace__probe_read_str - copy a NUL-terminated string, never faulting
+ * @dst: where to (always NUL-terminated when @max > 0)
+ * @src: program address
+ * @max: room in @dst
+ *
+ * Return: bytes copied including the NUL (truncated at @max), or -EFAULT.
+ */
+long utrace__probe_read_str(char *dst, uintptr_t src, size_t max);
+
+#endif /* UTRACE_PROBE_ENGINE_H */
