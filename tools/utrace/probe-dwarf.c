@@ -194,7 +194,7 @@ int utrace_probe_dwarf_main(int argc, char **argv)
 	long pid = 0;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+x:FV:L:nkp:d:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "x:FV:L:nkp:d:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'x':
 			bin = optarg;
