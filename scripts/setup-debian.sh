@@ -6,10 +6,10 @@
 set -euo pipefail
 
 pkgs=(
-	meson ninja-build pkg-config gcc g++ clang python3
+	meson ninja-build pkg-config gcc g++ clang python3 libzydis-dev
 	liburcu-dev libtraceevent-dev libtracefs-dev libelf-dev libfuse3-dev fuse3 libsqlite3-dev libseccomp-dev util-linux trace-cmd tmux cmake
 	libcurl4-openssl-dev zlib1g-dev
-	libdw-dev libzydis-dev
+	libdw-dev
 	dpkg-dev debhelper fakeroot lintian
 )
 for arg in "$@"; do
@@ -23,7 +23,7 @@ for arg in "$@"; do
 	# exports' memory (t0041, t0042)
 	# gdb: t0090 compares the DWARF locations utrace probe -x finds with
 	# gdb's 'info scope'
-	--tests) pkgs+=(linux-source chromium xvfb xauth kernelshark imagemagick python3-pil
+	--tests) pkgs+=(linux-source binutils chromium xvfb xauth kernelshark imagemagick python3-pil
 		babeltrace2 sqlite3 protobuf-compiler time gdb) ;;
 	*) echo "setup-debian.sh: unknown option '$arg' (--bench, --tests)" >&2; exit 2 ;;
 	esac

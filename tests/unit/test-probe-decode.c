@@ -1,0 +1,419 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The probe engine's decoding half (lib/probe/decode.c) against binutils:
+ * every function of libc, python3 (when installed) and this test program
+ * is decoded, its instruction starts must be the ones objdump -d prints,
+ * and every offset that is not one must be refused by
+ * utrace__probe_decode_check().  Plus the rules on small hand-made
+ * functions, and exits.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "engine.h"
+#include "test.h"
+
+struct func {
+	uint64_t addr, size;
+};
+
+struct image {
+	uint8_t *map;
+	size_t map_len;
+	struct func *f;
+	size_t nf;
+	/* executable sections: file address -> bytes */
+	struct { uint64_t addr, size, off; } sec[64];
+	int nsec;
+};
+
+static int cmp_func(const void *a, const void *b)
+{
+	const struct func *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static const uint8_t *image_bytes(const struct image *im, uint64_t addr,
+				  uint64_t size)
+{
+	for (int i = 0; i < im->nsec; i++)
+		if (addr >= im->sec[i].addr &&
+		    addr + size <= im->sec[i].addr + im->sec[i].size)
+			return im->map + im->sec[i].off + (addr - im->sec[i].addr);
+	return NULL;
+}
+
+/* The sized functions of a file (from .symtab, else .dynsym), unique. */
+static int image_load(const char *path, struct image *im)
+{
+	Elf *e;
+	Elf_Scn *scn = NULL, *symscn = NULL;
+	GElf_Shdr sh;
+	struct stat st;
+	size_t cap = 0;
+	int fd = open(path, O_RDONLY);
+
+	memset(im, 0, sizeof(*im));
+	if (fd < 0 || fstat(fd, &st))
+		return -1;
+	im->map_len = st.st_size;
+	im->map = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	if (!e || im->map == MAP_FAILED)
+		return -1;
+	while ((scn = elf_nextscn(e, scn))) {
+		gelf_getshdr(scn, &sh);
+		if (sh.sh_type == SHT_SYMTAB ||
+		    (sh.sh_type == SHT_DYNSYM && !symscn))
+			symscn = scn;
+		if (sh.sh_type == SHT_PROGBITS && (sh.sh_flags & SHF_EXECINSTR) &&
+		    im->nsec < 64) {
+			im->sec[im->nsec].addr = sh.sh_addr;
+			im->sec[im->nsec].size = sh.sh_size;
+			im->sec[im->nsec].off = sh.sh_offset;
+			im->nsec++;
+		}
+	}
+	if (symscn) {
+		Elf_Data *d = elf_getdata(symscn, NULL);
+		size_t n;
+
+		gelf_getshdr(symscn, &sh);
+		n = sh.sh_size / sh.sh_entsize;
+		for (size_t i = 0; i < n; i++) {
+			GElf_Sym s;
+
+			gelf_getsym(d, i, &s);
+			if (GELF_ST_TYPE(s.st_info) != STT_FUNC || !s.st_size ||
+			    s.st_shndx == SHN_UNDEF ||
+			    !image_bytes(im, s.st_value, s.st_size))
+				continue;
+			if (im->nf == cap) {
+				cap = cap ? cap * 2 : 1024;
+				im->f = realloc(im->f, cap * sizeof(*im->f));
+			}
+			im->f[im->nf].addr = s.st_value;
+			im->f[im->nf].size = s.st_size;
+			im->nf++;
+		}
+	}
+	elf_end(e);
+	close(fd);
+	qsort(im->f, im->nf, sizeof(*im->f), cmp_func);
+	/* one per address (aliases), the largest */
+	size_t k = 0;
+
+	for (size_t i = 0; i < im->nf; i++) {
+		if (k && im->f[k - 1].addr == im->f[i].addr) {
+			if (im->f[i].size > im->f[k - 1].size)
+				im->f[k - 1].size = im->f[i].size;
+			continue;
+		}
+		im->f[k++] = im->f[i];
+	}
+	im->nf = k;
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Every instruction address objdump -d prints for the file, sorted. */
+static uint64_t *objdump_starts(const char *path, size_t *n)
+{
+	char cmd[4200], line[4096];
+	size_t cap = 1 << 16, k = 0;
+	uint64_t *a = malloc(cap * sizeof(*a));
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd),
+		 "objdump -d --no-show-raw-insn -w '%s' 2>/dev/null", path);
+	p = popen(cmd, "r");
+	if (!p)
+		return NULL;
+	while (fgets(line, sizeof(line), p)) {
+		char *end;
+		uint64_t v;
+
+		/* "  1234:\tmov ..." (an instruction), not "0000... <f>:" */
+		if (line[0] != ' ')
+			continue;
+		v = strtoull(line, &end, 16);
+		if (end == line || *end != ':' || end[1] != '\t')
+			continue;
+		if (k == cap) {
+			cap *= 2;
+			a = realloc(a, cap * sizeof(*a));
+		}
+		a[k++] = v;
+	}
+	pclose(p);
+	qsort(a, k, sizeof(*a), cmp_u64);
+	*n = k;
+	return a;
+}
+
+static size_t lower_bound(const uint64_t *a, size_t n, uint64_t v)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (a[mid] < v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * Compare one file.  Functions objdump disagrees on are counted and the
+ * first few printed; a real decoder bug shows as many.  Non-boundaries:
+ * every offset of functions up to @full bytes, a spread of the others.
+ */
+static void compare_file(const char *path, size_t full, size_t *nfunc,
+			 size_t *ninsn, size_t *nrefused)
+{
+	struct image im;
+	uint64_t *od;
+	size_t nod, mism = 0;
+	uint32_t *offs = NULL;
+	size_t offs_cap = 0;
+	char why[UTRACE_PROBE_WHY_MAX];
+
+	if (image_load(path, &im))
+		TEST_FAIL("cannot read '%s'", path);
+	od = objdump_starts(path, &nod);
+	CHECK(od && nod > 0);
+	for (size_t i = 0; i < im.nf; i++) {
+		const struct func *f = &im.f[i];
+		const uint8_t *code = image_bytes(&im, f->addr, f->size);
+		size_t n, j = lower_bound(od, nod, f->addr), k;
+		int ret;
+
+		if (offs_cap < f->size) {
+			offs_cap = f->size;
+			offs = realloc(offs, offs_cap * sizeof(*offs));
+		}
+		ret = utrace__probe_decode_boundaries(code, f->size, f->addr,
+						      offs, offs_cap, &n);
+		if (ret) {
+			if (mism++ < 5)
+				fprintf(stderr, "# %s: 0x%" PRIx64 ": zydis stops at +0x%x\n",
+					path, f->addr, n ? offs[n - 1] : 0);
+			continue;
+		}
+		for (k = 0; k < n; k++, j++)
+			if (j >= nod || od[j] != f->addr + offs[k])
+				break;
+		if (k != n || (j < nod && od[j] < f->addr + f->size)) {
+			if (mism++ < 5)
+				fprintf(stderr, "# %s: 0x%" PRIx64 " (%" PRIu64 " bytes): zydis and objdump differ at instruction %zu (+0x%x)\n",
+					path, f->addr, f->size, k,
+					k < n ? offs[k] : 0);
+			continue;
+		}
+		(*nfunc)++;
+		*ninsn += n;
+		/* every non-boundary refused (a spread in big functions) */
+		size_t step = f->size <= full ? 1 : f->size / 64 + 1;
+
+		for (k = 0; k + 1 < n || (k + 1 == n && offs[k] + 1 < f->size); k++) {
+			uint32_t end = k + 1 < n ? offs[k + 1] : f->size;
+
+			for (uint32_t o = offs[k] + 1; o < end; o += step) {
+				ret = utrace__probe_decode_check(code, f->size,
+						f->addr, f->addr + o, why);
+				if (ret != -EINVAL)
+					TEST_FAIL("%s: 0x%" PRIx64 "+0x%x is inside an instruction and was accepted (%d)",
+						  path, f->addr, o, ret);
+				(*nrefused)++;
+			}
+			if (k + 1 == n)
+				break;
+		}
+	}
+	fprintf(stderr, "# %s: %zu functions; %zu disagree with objdump\n",
+		path, im.nf, mism);
+	/* a few disagreements are objdump's (data in text, bad bytes) */
+	CHECK_INT(mism * 1000, <=, im.nf);
+	free(offs);
+	free(od);
+	free(im.f);
+	munmap(im.map, im.map_len);
+}
+
+static int have_objdump(void)
+{
+	return system("objdump --version > /dev/null 2>&1") == 0;
+}
+
+static const char *libc_path(void)
+{
+	static const char *const paths[] = {
+		"/lib/x86_64-linux-gnu/libc.so.6",
+		"/usr/lib/x86_64-linux-gnu/libc.so.6",
+	};
+
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++)
+		if (access(paths[i], R_OK) == 0)
+			return paths[i];
+	return NULL;
+}
+
+TEST(boundaries_agree_with_objdump_and_non_boundaries_are_refused)
+{
+	const char *files[3];
+	int nfiles = 0;
+	char self[4096];
+	ssize_t l;
+	double t0 = now_s();
+
+	if (!have_objdump()) {
+		fprintf(stderr, "# skipped: no objdump (binutils)\n");
+		return;
+	}
+	l = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	CHECK(l > 0);
+	self[l] = 0;
+	files[nfiles++] = self;
+	if (libc_path())
+		files[nfiles++] = libc_path();
+	if (access("/usr/bin/python3", R_OK) == 0) {
+		static char py[4096];
+		ssize_t m = readlink("/usr/bin/python3", py, sizeof(py) - 1);
+
+		if (m > 0) {
+			py[m] = 0;
+			if (py[0] != '/') {
+				memmove(py + 9, py, m + 1);
+				memcpy(py, "/usr/bin/", 9);
+			}
+			files[nfiles++] = py;
+		} else {
+			files[nfiles++] = "/usr/bin/python3";
+		}
+	}
+	for (int i = 0; i < nfiles; i++) {
+		size_t nf = 0, ni = 0, nr = 0;
+		double t = now_s();
+
+		/* python3 is big: every offset of its small functions only */
+		compare_file(files[i], i == 2 ? 160 : 512, &nf, &ni, &nr);
+		fprintf(stderr, "# %s: %zu functions, %zu instructions agree; %zu non-boundaries refused (%.1f s)\n",
+			files[i], nf, ni, nr, now_s() - t);
+		CHECK_INT(nf, >, 0);
+	}
+	fprintf(stderr, "# total %.1f s\n", now_s() - t0);
+}
+
+/* ---- the rules, on hand-made code ---- */
+
+static int check(const uint8_t *code, size_t len, uint32_t off, char *why)
+{
+	return utrace__probe_decode_check(code, len, 0x401000, 0x401000 + off, why);
+}
+
+TEST(a_mid_instruction_offset_names_the_instruction)
+{
+	/* push rbp; mov rbp,rsp; mov eax,0x2a (5 bytes); pop rbp; ret */
+	static const uint8_t f[] = { 0x55, 0x48, 0x89, 0xe5, 0xb8, 0x2a, 0, 0, 0,
+				     0x5d, 0xc3 };
+	char why[UTRACE_PROBE_WHY_MAX];
+
+	CHECK_INT(check(f, sizeof(f), 6, why), ==, -EINVAL);
+	CHECK_STR(why, "+0x6 is not an instruction boundary (the instruction at +0x4 is 5 bytes)");
+	CHECK_INT(check(f, sizeof(f), 0, why), ==, 1);
+	CHECK_INT(check(f, sizeof(f), 4, why), ==, 1);
+	/* pop; ret: 2 bytes left, a jump would leave the function */
+	CHECK_INT(check(f, sizeof(f), 9, why), ==, 0);
+	CHECK(strstr(why, "ret") || strstr(why, "leave"));
+	CHECK_INT(check(f, sizeof(f), 10, why), ==, 0);
+}
+
+TEST(a_branch_into_the_displaced_bytes_leaves_a_breakpoint)
+{
+	/* 0: xor eax,eax; 2: inc eax; 4: cmp eax,10 (3); 7: jne 2 (2); 9: ret */
+	static const uint8_t f[] = { 0x31, 0xc0, 0xff, 0xc0, 0x83, 0xf8, 0x0a,
+				     0x75, 0xf9, 0xc3 };
+	char why[UTRACE_PROBE_WHY_MAX];
+
+	CHECK_INT(check(f, sizeof(f), 0, why), ==, 0);
+	CHECK(strstr(why, "the branch at +0x7 lands at +0x2"));
+	CHECK_INT(check(f, sizeof(f), 2, why), ==, 1); /* the target itself */
+}
+
+TEST(calls_syscalls_and_interrupts)
+{
+	/* 0: call +0 (5); 5: syscall (2); 7: int3; 8: nop*5; d: ret */
+	static const uint8_t f[] = { 0xe8, 0, 0, 0, 0, 0x0f, 0x05, 0xcc,
+				     0x90, 0x90, 0x90, 0x90, 0x90, 0xc3 };
+	char why[UTRACE_PROBE_WHY_MAX];
+
+	CHECK_INT(check(f, sizeof(f), 0, why), ==, 0);
+	CHECK(strstr(why, "a call at +0x0"));
+	CHECK_INT(check(f, sizeof(f), 5, why), ==, 0);
+	CHECK(strstr(why, "a syscall"));
+	CHECK_INT(check(f, sizeof(f), 7, why), ==, -EINVAL);
+	CHECK(strstr(why, "interrupt"));
+	CHECK_INT(check(f, sizeof(f), 8, why), ==, 1);
+	CHECK_INT(check(f, sizeof(f), 14, why), ==, -EINVAL);
+	CHECK(strstr(why, "outside"));
+}
+
+TEST(a_jump_table_leaves_breakpoints)
+{
+	/* 0: mov eax,1 (5); 5: jmp rax (2); 7: ret */
+	static const uint8_t f[] = { 0xb8, 1, 0, 0, 0, 0xff, 0xe0, 0xc3 };
+	char why[UTRACE_PROBE_WHY_MAX];
+
+	CHECK_INT(check(f, sizeof(f), 0, why), ==, 0);
+	CHECK(strstr(why, "indirect jump at +0x5"));
+}
+
+TEST(exits_are_rets_and_tail_calls)
+{
+	/* 0: test edi,edi; 2: je 7; 4: ret(1)... */
+	static const uint8_t f[] = {
+		0x85, 0xff,			/* 0: test edi,edi */
+		0x74, 0x01,			/* 2: je 5 */
+		0xc3,				/* 4: ret */
+		0xe9, 0x00, 0x10, 0, 0,		/* 5: jmp far away (tail call) */
+		0xeb, 0xf4,			/* a: jmp 0 (inside) */
+		0xff, 0x25, 0, 0, 0, 0,		/* c: jmp *0(%rip) (GOT) */
+	};
+	uint64_t ex[8];
+	size_t n;
+	char why[UTRACE_PROBE_WHY_MAX];
+
+	CHECK_INT(utrace__probe_decode_exits(f, sizeof(f), 0x1000, ex, 8, &n, why), ==, 0);
+	CHECK_INT(n, ==, 3);
+	CHECK_INT(ex[0], ==, 0x1004);
+	CHECK_INT(ex[1], ==, 0x1005);
+	CHECK_INT(ex[2], ==, 0x100c);
+	CHECK_INT(utrace__probe_decode_exits(f, sizeof(f), 0x1000, ex, 1, &n, why), ==, 0);
+	CHECK_INT(n, ==, 3);
+}
+
+TEST_MAIN()
