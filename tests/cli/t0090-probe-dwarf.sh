@@ -12,7 +12,7 @@ CC=${CC:-cc}
 command -v "$CC" > /dev/null || skip_all "no C compiler ($CC) to build the probed program"
 command -v objdump > /dev/null || skip_all "objdump (binutils) is missing"
 SRC="$TMP/prog.c"
-cp "$UTRACE_SRC/tests/cli/probe-prog.c" "$SRC"
+cp "$UTRACE_SRC/tests/cli/probe-dwarf-prog.c" "$SRC"
 P0="$TMP/prog0"
 P2="$TMP/prog2"
 "$CC" -O0 -g -o "$P0" "$SRC" 2> "$TMP/err" || skip_all "cannot build with -O0 -g: $(head -1 "$TMP/err")"

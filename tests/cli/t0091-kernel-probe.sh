@@ -19,7 +19,7 @@ fi
 CC=${CC:-cc}
 command -v "$CC" > /dev/null || skip_all "no C compiler ($CC) to build the probed program"
 command -v objdump > /dev/null || skip_all "objdump (binutils) is missing"
-"$CC" -O2 -g -o "$TMP/prog" "$UTRACE_SRC/tests/cli/probe-prog.c" 2> "$TMP/err" ||
+"$CC" -O2 -g -o "$TMP/prog" "$UTRACE_SRC/tests/cli/probe-dwarf-prog.c" 2> "$TMP/err" ||
 	skip_all "cannot build the probed program: $(head -1 "$TMP/err")"
 PROG=$(realpath "$TMP/prog")
 G=t0091_$$

@@ -50,8 +50,11 @@ const char probe_dwarf_help[] =
 	"                       it at the end) or 'utrace record -e kernel:GRP:EVENT'\n"
 	"  -p, --pid PID        find OBJ (a path, or a name as libc) in this process;\n"
 	"                       without OBJ, its executable\n"
-	"  -d, --del EVENT      with -k: remove the kernel's uprobe [GRP/]EVENT\n"
-	"                       (group uprobes by default)\n";
+	"  -d, --delete         with -k: remove the kernel's uprobes [GRP/]EVENT...\n"
+	"                       (group uprobes by default)\n"
+	"\n"
+	"With -p PID and without -k or -n, the definitions by C name go to the\n"
+	"process's agent as raw ones (utrace probe -p PID RAW-DEFINITION...).\n";
 
 static int usage_probe(FILE *f)
 {
@@ -68,7 +71,7 @@ static const struct option opts[] = {
 	{ "dry-run", no_argument, NULL, 'n' },
 	{ "kernel", no_argument, NULL, 'k' },
 	{ "pid", required_argument, NULL, 'p' },
-	{ "del", required_argument, NULL, 'd' },
+	{ "delete", no_argument, NULL, 'd' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -184,17 +187,47 @@ static int kernel_defs(const char *bin, long pid, bool dry, char **defs, int nr)
 	return status;
 }
 
+/* -x BIN -p PID DEF...: the raw definitions to the process's agent,
+ * through the front end's 'utrace probe -p PID RAW...'. */
+static int to_agent(const char *bin, long pid, char **defs, int nr)
+{
+	char pidstr[24], **raw, **av;
+	int i, r;
+
+	if (probe_dwarf_defs(bin, defs, (size_t)nr, &raw))
+		return 1;
+	av = calloc((size_t)nr + 4, sizeof(*av));
+	if (!av) {
+		r = 1;
+		goto out;
+	}
+	snprintf(pidstr, sizeof(pidstr), "%ld", pid);
+	av[0] = (char *)"probe";
+	av[1] = (char *)"-p";
+	av[2] = pidstr;
+	for (i = 0; i < nr; i++)
+		av[3 + i] = raw[i];
+	r = cmd_probe(nr + 3, av);
+out:
+	for (i = 0; i < nr; i++)
+		free(raw[i]);
+	free(raw);
+	free(av);
+	return r;
+}
+
 int utrace_probe_dwarf_main(int argc, char **argv)
 {
 	const char *bin = NULL, *vars = NULL, *line = NULL, *funcs = NULL;
 	bool want_funcs = false, externs = false, dry = false, kernel = false;
-	char err[UTRACE_DW_ERR_MAX], **dels = NULL;
+	char err[UTRACE_DW_ERR_MAX];
 	struct utrace__dw *dw;
-	int c, r = 0, nr_dels = 0;
+	bool del = false;
+	int c, r = 0;
 	long pid = 0;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "x:FV:L:nkp:d:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "x:FV:L:nkp:dh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'x':
 			bin = optarg;
@@ -226,45 +259,36 @@ int utrace_probe_dwarf_main(int argc, char **argv)
 				return usage_error("probe", "bad pid '%s'", optarg);
 			break;
 		}
-		case 'd': {
-			char **v = realloc(dels, (size_t)(nr_dels + 1) * sizeof(*v));
-
-			if (!v)
-				return 1;
-			dels = v;
-			dels[nr_dels++] = optarg;
+		case 'd':
+			del = true;
 			break;
-		}
 		case 'h':
-			free(dels);
 			return usage_probe(stdout);
 		default:
-			free(dels);
 			return usage_probe(stderr);
 		}
 	}
 	/* --funcs FILTER: the optional argument may come as the next word */
 	if (want_funcs && !funcs && optind < argc && argv[optind][0] != '-')
 		funcs = argv[optind++];
-	if (nr_dels) {
+	if (del) {
 		int i;
 
-		if (!kernel) {
-			free(dels);
-			return usage_error("probe", "%s needs -k in this build (the agent's "
-					   "probes are removed by the front end)", "-d");
-		}
-		for (i = 0; i < nr_dels; i++) {
+		if (!kernel)
+			return usage_error("probe", "%s", "-d with -x: remove the agent's probes "
+					   "with 'utrace probe -p PID -d EVENT'");
+		if (optind >= argc)
+			return usage_error("probe", "%s", "which event?");
+		for (i = optind; i < argc; i++) {
 			char ge[256], kerr[1024];
 
-			snprintf(ge, sizeof(ge), "%s%s", strchr(dels[i], '/') ? "" : "uprobes/",
-				 dels[i]);
+			snprintf(ge, sizeof(ge), "%s%s", strchr(argv[i], '/') ? "" : "uprobes/",
+				 argv[i]);
 			if (kup_remove(ge, kerr, sizeof(kerr)) < 0) {
 				fprintf(stderr, "utrace probe: %s\n", kerr);
 				r = 1;
 			}
 		}
-		free(dels);
 		return r;
 	}
 	if (kernel) {
@@ -288,7 +312,10 @@ int utrace_probe_dwarf_main(int argc, char **argv)
 		r = utrace__dw_list_lines(dw, line, stdout, err);
 	else if (optind >= argc)
 		r = 0, fprintf(stderr, "utrace probe: no definition; see 'utrace probe --help'\n");
-	else {
+	else if (pid && !dry) {
+		utrace__dw_close(dw);
+		return to_agent(bin, pid, argv + optind, argc - optind);
+	} else {
 		int i;
 
 		for (i = optind; i < argc; i++) {
