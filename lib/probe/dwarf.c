@@ -25,8 +25,8 @@
  *  4. The access path: ".m" adds the member's offset to a memory slot,
  *     "->m" and "[i]" on a pointer dereference it (+OFF(inner)), "[i]" on
  *     an array adds i * element size.
- *  5. The type: signed base types sN, unsigned and bool uN, pointers and
- *     enums uN (as perf), bit fields b<w>@<o>/<container bits>; :string
+ *  5. The type: signed base types sN, unsigned, bool and enums uN,
+ *     pointers x64 (as perf), bit fields b<w>@<o>/<container bits>; :string
  *     on a char pointer adds the dereference (+0(...)), on a char array
  *     takes the slot itself (the kernel reads the string at its address).
  */
@@ -448,8 +448,13 @@ static uint64_t func_entry(Dwarf_Die *fn)
 	return a;
 }
 
-/* The function's file and its lines with code: calls fn on each is_stmt
- * row of the function's own file inside its ranges. */
+/*
+ * The lines of a function where a probe can go, as perf finds them: each
+ * is_stmt row of the function's own file inside its ranges that is the
+ * first is_stmt row at its address (the line an address maps back to),
+ * and the function's entry, which is its declaration's line (the row
+ * there, the opening brace's, is not).  fn is called for each.
+ */
 typedef void (*row_fn)(void *arg, int line, uint64_t addr);
 
 static int each_row(Dwarf_Die *func, row_fn fn, void *arg)
@@ -457,7 +462,11 @@ static int each_row(Dwarf_Die *func, row_fn fn, void *arg)
 	Dwarf_Die cu;
 	Dwarf_Lines *lines;
 	const char *file = dwarf_decl_file(func);
+	uint64_t entry = func_entry(func);
+	Dwarf_Addr prev = 0;
+	bool have_prev = false;
 	size_t n, i;
+	int decl = 0;
 
 	if (!dwarf_diecu(func, &cu, NULL, NULL) || dwarf_getsrclines(&cu, &lines, &n) != 0)
 		return -ENOENT;
@@ -465,19 +474,25 @@ static int each_row(Dwarf_Die *func, row_fn fn, void *arg)
 		Dwarf_Line *l = dwarf_onesrcline(lines, i);
 		Dwarf_Addr a;
 		const char *src;
-		bool stmt = false;
+		bool stmt = false, first;
 		int no;
 
 		if (!l || dwarf_lineaddr(l, &a) || dwarf_lineno(l, &no) ||
 		    dwarf_linebeginstatement(l, &stmt) || !stmt)
 			continue;
+		/* rows are sorted by address within a sequence */
+		first = !have_prev || a != prev;
+		have_prev = true;
+		prev = a;
 		src = dwarf_linesrc(l, NULL, NULL);
-		if (file && src && strcmp(src, file))
+		if (!first || (file && src && strcmp(src, file)) || a == entry)
 			continue;
 		if (dwarf_haspc(func, a) != 1)
 			continue;
 		fn(arg, no, a);
 	}
+	if (dwarf_decl_line(func, &decl) == 0)
+		fn(arg, decl, entry);
 	return 0;
 }
 
@@ -630,64 +645,63 @@ static bool strip_type(Dwarf_Die *die, Dwarf_Die *type)
 	return true;
 }
 
-/* A type as C writes it: "int", "char*", "struct req*", "const char*". */
-static void type_name(Dwarf_Die *die, char *buf, size_t n)
+/*
+ * A type's name as perf's --vars writes it: qualifiers dropped, typedef
+ * names kept, "struct x", pointers and arrays as "elem*", "void*",
+ * "(function_type)".  -1 when the type is unknown.
+ */
+static int type_name_of(Dwarf_Die *die, char *buf, size_t n)
 {
 	Dwarf_Attribute a;
 	Dwarf_Die t;
 	const char *name;
 	size_t len;
+	int tag;
 
-	if (!dwarf_attr_integrate(die, DW_AT_type, &a) || !dwarf_formref_die(&a, &t)) {
-		snprintf(buf, n, "void");
-		return;
+	if (!dwarf_attr_integrate(die, DW_AT_type, &a) || !dwarf_formref_die(&a, &t))
+		return -1;
+	while ((tag = dwarf_tag(&t)) == DW_TAG_const_type || tag == DW_TAG_volatile_type ||
+	       tag == DW_TAG_restrict_type || tag == DW_TAG_atomic_type) {
+		Dwarf_Die u;
+
+		if (!dwarf_attr_integrate(&t, DW_AT_type, &a) || !dwarf_formref_die(&a, &u))
+			return -1;
+		t = u;
 	}
 	name = dwarf_diename(&t);
-	switch (dwarf_tag(&t)) {
+	switch (tag) {
 	case DW_TAG_pointer_type:
-		type_name(&t, buf, n);
+	case DW_TAG_array_type:
+		if (type_name_of(&t, buf, n) < 0) {
+			if (tag != DW_TAG_pointer_type)
+				return -1;
+			snprintf(buf, n, "void");
+		}
 		len = strlen(buf);
 		snprintf(buf + len, n - len, "*");
-		return;
-	case DW_TAG_const_type:
-	case DW_TAG_volatile_type:
-		snprintf(buf, n, "%s ", dwarf_tag(&t) == DW_TAG_const_type ? "const" : "volatile");
-		len = strlen(buf);
-		type_name(&t, buf + len, n - len);
-		return;
-	case DW_TAG_array_type: {
-		Dwarf_Word cnt = 0;
-		Dwarf_Die sub;
-
-		type_name(&t, buf, n);
-		len = strlen(buf);
-		if (dwarf_child(&t, &sub) == 0) {
-			Dwarf_Attribute ua;
-
-			if (dwarf_attr(&sub, DW_AT_count, &ua))
-				dwarf_formudata(&ua, &cnt);
-			else if (dwarf_attr(&sub, DW_AT_upper_bound, &ua) &&
-				 dwarf_formudata(&ua, &cnt) == 0)
-				cnt++;
-		}
-		snprintf(buf + len, n - len, "[%llu]", (unsigned long long)cnt);
-		return;
-	}
-	case DW_TAG_structure_type:
-		snprintf(buf, n, "struct %s", name ? name : "(anon)");
-		return;
-	case DW_TAG_union_type:
-		snprintf(buf, n, "union %s", name ? name : "(anon)");
-		return;
-	case DW_TAG_enumeration_type:
-		snprintf(buf, n, "enum %s", name ? name : "(anon)");
-		return;
+		return 0;
 	case DW_TAG_subroutine_type:
-		snprintf(buf, n, "(function)");
-		return;
+		snprintf(buf, n, "(function_type)");
+		return 0;
+	case DW_TAG_structure_type:
+		snprintf(buf, n, "struct %s", name ? name : "");
+		return 0;
+	case DW_TAG_union_type:
+		snprintf(buf, n, "union %s", name ? name : "");
+		return 0;
+	case DW_TAG_enumeration_type:
+		snprintf(buf, n, "enum %s", name ? name : "");
+		return 0;
 	default:
-		snprintf(buf, n, "%s", name ? name : "(unknown)");
+		snprintf(buf, n, "%s", name ? name : "");
+		return 0;
 	}
+}
+
+static void type_name(Dwarf_Die *die, char *buf, size_t n)
+{
+	if (type_name_of(die, buf, n) < 0)
+		snprintf(buf, n, "(unknown_type)");
 }
 
 /* ---- locations ---- */
@@ -984,13 +998,43 @@ static void list_scope_vars(struct utrace__dw *d, Dwarf_Die *func, Dwarf_Die *sc
 	} while (dwarf_siblingof(&c, &c) == 0);
 }
 
+/* The lines of text, sorted and without repeats; 0 or -ENOMEM. */
+static int print_sorted(char *text, size_t len, FILE *out)
+{
+	char **v = NULL, *save = NULL, *l;
+	size_t n = 0, cap = 0, i;
+
+	(void)len;
+	for (l = text ? strtok_r(text, "\n", &save) : NULL; l; l = strtok_r(NULL, "\n", &save)) {
+		if (n == cap) {
+			char **nv = realloc(v, (cap = cap ? cap * 2 : 32) * sizeof(*v));
+
+			if (!nv) {
+				free(v);
+				return -ENOMEM;
+			}
+			v = nv;
+		}
+		v[n++] = l;
+	}
+	if (n)
+		qsort(v, n, sizeof(*v), strp_cmp);
+	for (i = 0; i < n; i++)
+		if (!i || strcmp(v[i], v[i - 1]))
+			fprintf(out, "%s\n", v[i]);
+	free(v);
+	return 0;
+}
+
 int utrace__dw_list_vars(struct utrace__dw *d, const char *spec, bool externs, FILE *out,
 			 char err[UTRACE_DW_ERR_MAX])
 {
 	struct point p;
 	struct scope s;
-	char pn[300];
+	char pn[300], *text = NULL;
 	unsigned nr = 0;
+	size_t len = 0;
+	FILE *mem;
 	int r, i;
 
 	r = parse_point(d, spec, &p, err);
@@ -998,24 +1042,48 @@ int utrace__dw_list_vars(struct utrace__dw *d, const char *spec, bool externs, F
 		return r;
 	if (p.ret)
 		return fail(err, -EINVAL, "'%s': a return probe sees $retval only", spec);
-	if (p.rline < 0 && !p.has_off && unoptimized(&p.die))
-		p.addr = after_prologue(&p.die);
 	r = scope_at(&p.die, p.addr, &s, err);
 	if (r)
 		return r;
+	/* perf's order: the lines sorted */
+	mem = open_memstream(&text, &len);
+	if (!mem) {
+		free(s.scopes);
+		return fail(err, -ENOMEM, "out of memory");
+	}
+	for (i = 0; i < s.nfunc; i++)
+		list_scope_vars(d, &p.die, &s.scopes[i], p.addr, false, mem, &nr);
+	if (externs)
+		list_scope_vars(d, &p.die, &s.cu, p.addr, false, mem, &nr);
+	fclose(mem);
+	free(s.scopes);
 	fprintf(out, "Available variables at %s\n", spec);
 	fprintf(out, "\t@<%s>\n", point_name(&p, pn, sizeof(pn)));
-	for (i = 0; i < s.nfunc; i++)
-		list_scope_vars(d, &p.die, &s.scopes[i], p.addr, false, out, &nr);
-	if (externs)
-		list_scope_vars(d, &p.die, &s.cu, p.addr, false, out, &nr);
+	r = print_sorted(text, len, out);
+	free(text);
+	if (r)
+		return fail(err, r, "out of memory");
 	if (!nr)
 		fprintf(out, "\t\t(No matched variables)\n");
-	free(s.scopes);
 	return 0;
 }
 
 /* ---- --line ---- */
+
+/* The function's source file, under its CU's DW_AT_comp_dir when the
+ * name is relative (as perf shows it). */
+static const char *source_path(Dwarf_Die *fn, char *buf, size_t n)
+{
+	const char *file = dwarf_decl_file(fn), *dir;
+	Dwarf_Attribute a;
+	Dwarf_Die cu;
+
+	if (!file || file[0] == '/' || !dwarf_diecu(fn, &cu, NULL, NULL) ||
+	    !dwarf_attr(&cu, DW_AT_comp_dir, &a) || !(dir = dwarf_formstring(&a)))
+		return file;
+	snprintf(buf, n, "%s/%s", dir, file);
+	return buf;
+}
 
 struct line_set {
 	int first, last;
@@ -1041,6 +1109,7 @@ int utrace__dw_list_lines(struct utrace__dw *d, const char *func, FILE *out,
 	struct line_set ls = { 0 };
 	Dwarf_Die fn;
 	const char *file;
+	char path[PATH_MAX];
 	char *line = NULL;
 	size_t cap = 0;
 	FILE *src;
@@ -1049,7 +1118,7 @@ int utrace__dw_list_lines(struct utrace__dw *d, const char *func, FILE *out,
 	r = find_func(d, func, &fn, err);
 	if (r)
 		return r;
-	file = dwarf_decl_file(&fn);
+	file = source_path(&fn, path, sizeof(path));
 	if (!file || dwarf_decl_line(&fn, &ls.first) != 0)
 		return fail(err, -ENOENT, "'%s' has no source file and line in DWARF", func);
 	ls.n = 100000;
@@ -1058,6 +1127,8 @@ int utrace__dw_list_lines(struct utrace__dw *d, const char *func, FILE *out,
 	if (!ls.has)
 		return fail(err, -ENOMEM, "out of memory");
 	each_row(&fn, line_set_cb, &ls);
+	/* and, as perf, three lines after the last with code */
+	ls.last += 3;
 	src = fopen(file, "r");
 	if (!src) {
 		r = -errno;
@@ -1144,7 +1215,7 @@ static int base_type(Dwarf_Die *type, const char *name, char *buf, size_t n,
 
 	switch (dwarf_tag(type)) {
 	case DW_TAG_pointer_type:
-		snprintf(buf, n, "u64");
+		snprintf(buf, n, "x64");
 		return 0;
 	case DW_TAG_enumeration_type:
 		if (size <= 0 || size > 8)
@@ -1263,6 +1334,45 @@ static void ident(const char *in, char *buf, size_t n)
 	buf[j] = 0;
 }
 
+/* Whether the definition so far has an argument NAME. */
+static bool has_arg(const struct out *o, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p = o->buf;
+
+	while (p && (p = strstr(p, name))) {
+		if (p > o->buf && p[-1] == ' ' && p[n] == '=')
+			return true;
+		p += n;
+	}
+	return false;
+}
+
+/* perf's name for an argument: the last member's or the variable's
+ * ("r->vals[2]" is "vals"); the whole path as an identifier when that
+ * name is taken already ("r_vals_2"), then _1, _2... */
+static void default_name(const char *expr, const struct out *o, char *buf, size_t n)
+{
+	const char *last = expr, *p;
+	size_t len, base;
+	unsigned k;
+
+	for (p = expr; *p; p++) {
+		if (*p == '.')
+			last = p + 1;
+		else if (p[0] == '-' && p[1] == '>')
+			last = p + 2;
+	}
+	len = strcspn(last, "[");
+	snprintf(buf, n, "%.*s", (int)len, last);
+	if (!has_arg(o, buf))
+		return;
+	ident(expr, buf, n);
+	base = strlen(buf);
+	for (k = 1; has_arg(o, buf) && k < 1000 && base + 6 < n; k++)
+		snprintf(buf + base, n - base, "_%u", k);
+}
+
 /*
  * One argument: [NAME=]VAR[(->|.)m|[N]]...[:TYPE], as "NAME=FETCH:TYPE"
  * appended to o.
@@ -1289,7 +1399,7 @@ static int translate_var(struct var_ctx *c, struct scope *s, const char *arg,
 	if (colon)
 		snprintf(cast, sizeof(cast), "%s", colon + 1);
 	if (!name[0])
-		ident(expr, name, sizeof(name));
+		default_name(expr, o, name, sizeof(name));
 	n = strcspn(expr, "-.[");
 	snprintf(path, sizeof(path), "%.*s", (int)n, expr);
 	c->name = expr;
@@ -1536,7 +1646,9 @@ int utrace__dw_translate(struct utrace__dw *d, const char *def,
 	}
 	if (has_var && p.rline < 0 && !p.has_off && !p.ret && unoptimized(&p.die))
 		p.addr = after_prologue(&p.die);
-	if (!want[0])
+	if (!want[0] && p.rline >= 0)
+		snprintf(want, sizeof(want), "%.140s_L%d", p.func, p.rline);
+	else if (!want[0])
 		snprintf(want, sizeof(want), "%.140s%s", p.func, p.ret ? "__return" : "");
 	event_name(d, want, ev, sizeof(ev));
 	pr->addr = p.addr;
