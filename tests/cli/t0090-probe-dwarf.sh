@@ -56,10 +56,10 @@ check "objdump shows add's and handle's argument stores (-O0)" \
 
 vars_O0() {
 	probe -x "$P0" --vars add &&
-	printf 'Available variables at add\n\t@<add+%d>\n\t\tint\ta\n\t\tlong int\tb\n\t\tint\tc\n' \
-		"$BODY" > "$TMP/want" && same "$TMP/out" "$TMP/want"
+	printf 'Available variables at add\n\t@<add+0>\n\t\tint\ta\n\t\tint\tc\n\t\tlong int\tb\n' \
+		> "$TMP/want" && same "$TMP/out" "$TMP/want"
 }
-check "--vars add (-O0): a, b and c at the body (add+$BODY)" vars_O0
+check "--vars add (-O0): a, b and c (their slots hold everywhere), sorted as perf" vars_O0
 vars_O2() {
 	probe -x "$P2" --vars add &&
 	printf 'Available variables at add\n\t@<add+0>\n\t\tint\ta\n\t\tlong int\tb\n' \
@@ -87,7 +87,7 @@ raw_O0() {
 	printf '%s\n' \
 	"p:probe_prog0/add $P0:add+$(printf 0x%x "$BODY") a=$A(%bp):s32 b=$B(%bp):s64 c=-4(%bp):s32" \
 		> "$TMP/want" && head -1 "$TMP/out" | same - "$TMP/want" &&
-	sed -n 2p "$TMP/out" | grep -qE "^p:probe_prog0/handle $P0:handle\+0x[0-9a-f]+ r_name=\+0\(\+$NAME\($R\(%bp\)\)\):string r_id=\+$ID\($R\(%bp\)\):s32 r_vals_2=\+$((VALS + 16))\($R\(%bp\)\):s64$"
+	sed -n 2p "$TMP/out" | grep -qE "^p:probe_prog0/handle $P0:handle\+0x[0-9a-f]+ name=\+0\(\+$NAME\($R\(%bp\)\)\):string id=\+$ID\($R\(%bp\)\):s32 vals=\+$((VALS + 16))\($R\(%bp\)\):s64$"
 }
 check "-O0: 'add a b c' and 'handle r->name:string r->id r->vals[2]' field by field" raw_O0
 # c's slot is the store of the body's first statement
@@ -110,18 +110,58 @@ fi
 raw_O2() {
 	probe -x "$P2" 'add a b' \
 		'handle r->name:string r->tag:string r->vals[2] r->flags r->prio r' \
-		'add%return $retval' 'add a' 'myev=add b' 'grp:ev2=add a:x32' 'add %si $stack1' &&
+		'add%return $retval' 'add a' 'myev=add b' 'grp:ev2=add a:x32' 'add %si $stack1' \
+		'add:0 x=a' 'handle r->id q=r->id r->id' &&
 	printf '%s\n' \
 		"p:probe_prog2/add $P2:add a=%di:s32 b=%si:s64" \
-		"p:probe_prog2/handle $P2:handle r_name=+0(+$NAME(%di)):string r_tag=+$TAG(%di):string r_vals_2=+$((VALS + 16))(%di):s64 r_flags=+$((TAG + 8))(%di):b3@0/32 r_prio=+$((TAG + 8))(%di):b5@3/32 r=%di:u64" \
+		"p:probe_prog2/handle $P2:handle name=+0(+$NAME(%di)):string tag=+$TAG(%di):string vals=+$((VALS + 16))(%di):s64 flags=+$((TAG + 8))(%di):b3@0/32 prio=+$((TAG + 8))(%di):b5@3/32 r=%di:x64" \
 		"r:probe_prog2/add__return $P2:add arg1=\$retval:s32" \
 		"p:probe_prog2/add_1 $P2:add a=%di:s32" \
 		"p:probe_prog2/myev $P2:add b=%si:s64" \
 		"p:grp/ev2 $P2:add a=%di:x32" \
-		"p:probe_prog2/add_2 $P2:add %si \$stack1" > "$TMP/want" &&
+		"p:probe_prog2/add_2 $P2:add %si \$stack1" \
+		"p:probe_prog2/add_L0 $P2:add x=%di:s32" \
+		"p:probe_prog2/handle_1 $P2:handle id=+$ID(%di):s32 q=+$ID(%di):s32 r_id=+$ID(%di):s32" \
+		> "$TMP/want" &&
 	same "$TMP/out" "$TMP/want"
 }
-check "-O2: registers, member paths, bit fields, \$retval, names, raw fetchargs" raw_O2
+check "-O2: registers, member paths, bit fields, \$retval, names as perf's, raw fetchargs" raw_O2
+
+# perf probe itself, when it is here: the same --line and --vars output
+# byte for byte, and the same uprobe_events lines (-k -n: the file
+# offset form) for what perf translates (it has no bit fields)
+if command -v perf > /dev/null && perf probe -x "$P0" --line add > /dev/null 2>&1; then
+	as_perf() {
+		local b f m bad=0
+		for b in "$P0" "$P2"; do
+			for f in add handle main; do
+				for m in --line --vars; do
+					perf probe -x "$b" $m $f > "$TMP/perf" 2>&1
+					"$UTRACE" probe -x "$b" $m $f > "$TMP/ours" 2>&1
+					same "$TMP/ours" "$TMP/perf" || bad=1
+				done
+			done
+		done
+		return $bad
+	}
+	check "--line and --vars of add, handle, main (-O0, -O2) are perf's, byte for byte" as_perf
+	perf_defs() {
+		local b d bad=0
+		for b in "$P0" "$P2"; do
+			for d in 'add a b' 'add $params' 'add:2 a' 'handle r->name:string r->tag:string r->vals[2] r r->id'; do
+				[ "$b" = "$P2" ] && [ "$d" = 'add:2 a' ] && continue
+				perf probe -x "$b" -n -v "$d" 2>&1 | sed -n 's/^Writing event: //p' > "$TMP/perf"
+				"$UTRACE" probe -k -n -x "$b" "$d" > "$TMP/ours" 2>&1
+				[ -s "$TMP/perf" ] && same "$TMP/ours" "$TMP/perf" || bad=1
+			done
+		done
+		return $bad
+	}
+	check "-k -n writes what perf probe writes to uprobe_events (file offsets, fetchargs, names)" perf_defs
+else
+	check "the same output as perf probe # SKIP perf (linux-perf) is missing or cannot read DWARF here" true
+	check "the same uprobe_events lines as perf probe # SKIP perf is missing" true
+fi
 
 # what cannot be fetched, and bad input: one line naming it, exit 1
 refused() {     # PATTERN ARGS...
