@@ -485,9 +485,8 @@ static int each_row(Dwarf_Die *func, row_fn fn, void *arg)
 		have_prev = true;
 		prev = a;
 		src = dwarf_linesrc(l, NULL, NULL);
-		if (!first || (file && src && strcmp(src, file)) || a == entry)
-			continue;
-		if (dwarf_haspc(func, a) != 1)
+		if (!first || a == entry || dwarf_haspc(func, a) != 1 ||
+		    (file && src && strcmp(src, file)))
 			continue;
 		fn(arg, no, a);
 	}
@@ -647,8 +646,8 @@ static bool strip_type(Dwarf_Die *die, Dwarf_Die *type)
 
 /*
  * A type's name as perf's --vars writes it: qualifiers dropped, typedef
- * names kept, "struct x", pointers and arrays as "elem*", "void*",
- * "(function_type)".  -1 when the type is unknown.
+ * names kept, "struct x", pointers and arrays as "elem*",
+ * "(function_type)".  -1 when the type is unknown (void*, as perf).
  */
 static int type_name_of(Dwarf_Die *die, char *buf, size_t n)
 {
@@ -672,11 +671,9 @@ static int type_name_of(Dwarf_Die *die, char *buf, size_t n)
 	switch (tag) {
 	case DW_TAG_pointer_type:
 	case DW_TAG_array_type:
-		if (type_name_of(&t, buf, n) < 0) {
-			if (tag != DW_TAG_pointer_type)
-				return -1;
-			snprintf(buf, n, "void");
-		}
+		/* void*: no name, as perf 6.1 ("(unknown_type)") */
+		if (type_name_of(&t, buf, n) < 0)
+			return -1;
 		len = strlen(buf);
 		snprintf(buf + len, n - len, "*");
 		return 0;

@@ -58,7 +58,6 @@ check "probe -k -n: OBJ 'libc' is the process's libc; default names as perf's" \
 	"$UTRACE" "$PID" "$(realpath "$(libc_path)")"
 
 # inside an instruction: refused before the kernel sees it
-before=$(grep -c . "$T/uprobe_events")
 mid_probe() {
 	"$UTRACE" probe -k "p:$G/mid $PROG:add+1" > "$TMP/out" 2> "$TMP/err"
 	[ $? -eq 1 ] && grep -qE "is not an instruction boundary.*\b$FIRST_LEN[- ]byte" "$TMP/err" &&
@@ -68,7 +67,7 @@ check "probe -k add+1 (mid-instruction) is refused; uprobe_events is unchanged" 
 mid_record() {
 	"$UTRACE" record --kernel-probe "p add+1 a=%di:s32" -p "$PID" -o "$TMP/mid.dat" 2> "$TMP/err"
 	[ $? -eq 1 ] && grep -q "refusing 'p add+1 a=%di:s32': .* is not an instruction boundary" "$TMP/err" &&
-		[ ! -e "$TMP/mid.dat" ] && [ "$(grep -c . "$T/uprobe_events")" -eq "$before" ] &&
+		[ ! -e "$TMP/mid.dat" ] && ! grep -q "$PROG:0x0*$(printf %x $((FOFF + 1)))\b" "$T/uprobe_events" &&
 		kill -0 "$PID"
 }
 check "record --kernel-probe add+1 is refused; nothing written; the program runs on" mid_record
@@ -109,9 +108,14 @@ handle_values() {
 		END { exit (n < 3 || bad) }' "$TMP/pid.txt"
 }
 check "each handle event: r->name is \"hello\", r->id goes up by one" handle_values
-check "the probes and the instance are gone afterwards; the program runs on" \
-	bash -c '! grep -q "^[pr]:utrace_[0-9]*/" "$0/uprobe_events" &&
-		! ls "$0/instances" | grep -q "^utrace-record-" && kill -0 "$1"' "$T" "$PID"
+# (the recorder's pid, from its "kernel uprobe p:utrace_PID/add" line)
+gone() {
+	local r
+	r=$(sed -n 's/^utrace record: kernel uprobe p:utrace_\([0-9]*\)\/add .*/\1/p' "$TMP/err" | head -1)
+	[ -n "$r" ] && ! grep -q "^[pr]:utrace_$r/" "$T/uprobe_events" &&
+		[ ! -e "$T/instances/utrace-record-$r" ] && kill -0 "$PID"
+}
+check "the probes and the instance are gone afterwards; the program runs on" gone
 
 # record a command, with a return probe
 rec_cmd() {
@@ -126,6 +130,29 @@ rec_cmd() {
 	grep -qE 'add__return: \((0x)?[0-9a-f]+ <- (0x)?[0-9a-f]+\)' "$TMP/cmd.txt"
 }
 check "record --kernel-probe -- COMMAND: 4 calls, their arguments and return values" rec_cmd
+
+# C names through DWARF, run by the kernel: a global (DW_OP_addr as
+# @+OFFSET), -O2 registers, and -O0 stack slots off the CFA behind a
+# pointer; the values the program really had
+"$CC" -O0 -g -o "$TMP/prog0" "$UTRACE_SRC/tests/cli/probe-dwarf-prog.c" 2> /dev/null
+dwarf_run() {   # BINARY DEFINITION: the events' "name=value ..." parts
+	local line
+	line=$("$UTRACE" probe -k -n -x "$1" "$2") || return 1
+	"$UTRACE" record --kernel-probe "$line" -o "$TMP/dw.dat" -- "$1" 4 > /dev/null 2>> "$TMP/err" &&
+	"$UTRACE" script -i "$TMP/dw.dat" | sed -E 's/.*: \(0x[0-9a-f]+\) //; s/.*: \([0-9a-f]+\) //' | tr '\n' ,
+}
+# handle() adds 30 + 5 + 17 to total; add(i, 100 + i) adds 3i + 100
+check "'add total a' (-O2): the global total before each call, 0 152 307 465" \
+	test "$(dwarf_run "$PROG" 'add total a')" = \
+		"total=0 a=0,total=152 a=1,total=307 a=2,total=465 a=3,"
+check "'handle r->name:string r->id' (-O0, past the prologue): hello, ids 7 to 10" \
+	test "$(dwarf_run "$(realpath "$TMP/prog0")" 'handle r->name:string r->id')" = \
+		'name="hello" id=7,name="hello" id=8,name="hello" id=9,name="hello" id=10,'
+line2() {
+	dwarf_run "$(realpath "$TMP/prog0")" 'add:2 a b c' |
+		grep -qE '^a=0 b=100 c=-?[0-9]+,a=1 b=101 c=-?[0-9]+,a=2 b=102 c=-?[0-9]+,a=3 b=103 c=-?[0-9]+,$'
+}
+check "'add:2 a b c' (-O0, line 2 before c is stored): a and b as passed" line2
 
 # a killed recorder's probe is removed by the next recorder
 stale() {
