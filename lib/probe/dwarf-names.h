@@ -77,6 +77,10 @@ int utrace__dw_translate(struct utrace__dw *dw, const char *def,
 			 enum utrace__dw_site_form form, struct utrace__dw_probe *p,
 			 char err[UTRACE_DW_ERR_MAX]);
 
+/* Whether s is a good group or event name for the kernel (a C
+ * identifier). */
+bool utrace__dw_good_name(const char *s);
+
 /* The function symbol (ELF) of this name: its start and size; 0 or
  * -ENOENT. */
 int utrace__dw_func_at(struct utrace__dw *dw, const char *name, uint64_t *addr,

@@ -1337,6 +1337,8 @@ static bool has_arg(const struct out *o, const char *name)
 	size_t n = strlen(name);
 	const char *p = o->buf;
 
+	if (!n)
+		return false;
 	while (p && (p = strstr(p, name))) {
 		if (p > o->buf && p[-1] == ' ' && p[n] == '=')
 			return true;
@@ -1427,6 +1429,9 @@ static int translate_var(struct var_ctx *c, struct scope *s, const char *arg,
 
 			p += arrow ? 2 : 1;
 			k = strcspn(p, "-.[");
+			if (!k || k >= sizeof(m))
+				return fail(err, -EINVAL, "'%s': a member name is missing or too long "
+					    "after '%s'", expr, arrow ? "->" : ".");
 			snprintf(m, sizeof(m), "%.*s", (int)k, p);
 			p += k;
 			if (arrow) {
@@ -1563,6 +1568,17 @@ static int translate_all(struct var_ctx *c, struct scope *s, bool params_only, s
 	return 0;
 }
 
+bool utrace__dw_good_name(const char *s)
+{
+	if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_'))
+		return false;
+	for (s++; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || *s == '_'))
+			return false;
+	return true;
+}
+
 /* The event's name: perf's (the function, __return, then _1, _2...). */
 static int event_name(struct utrace__dw *d, const char *want, char *buf, size_t n)
 {
@@ -1621,6 +1637,11 @@ int utrace__dw_translate(struct utrace__dw *d, const char *def,
 		}
 		snprintf(want, sizeof(want), "%.150s", first);
 		first = eq + 1;
+	}
+	if (!utrace__dw_good_name(group) || (want[0] && !utrace__dw_good_name(want))) {
+		r = fail(err, -EINVAL, "group and event names are C identifiers "
+			 "([A-Za-z_][A-Za-z0-9_]*)");
+		goto out;
 	}
 	r = parse_point(d, first, &p, err);
 	if (r)

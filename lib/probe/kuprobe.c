@@ -177,6 +177,11 @@ int utrace__kup_translate(const char *def, pid_t pid, const char *default_obj,
 		}
 		snprintf(ev, sizeof(ev), "%s", name);
 		p += more ? n + 1 : n;
+		if ((slash && !utrace__dw_good_name(grp)) || (ev[0] && !utrace__dw_good_name(ev))) {
+			r = fail(err, -EINVAL, "'%s': group and event names are C identifiers "
+				 "([A-Za-z_][A-Za-z0-9_]*)", def);
+			goto out;
+		}
 	}
 	p += strspn(p, " \t");
 	site = p;

@@ -179,6 +179,10 @@ check "-O2: c at add's entry is refused (no location there)" \
 	refused "'c' (is optimized out|at 0x[0-9a-f]+ is a computed value)" -x "$P2" 'add c'
 check "an unknown variable is refused" refused "no variable 'nosuch' in scope at add" \
 	-x "$P2" 'add nosuch'
+check "a missing member name is refused (it once looped)" \
+	refused "a member name is missing" -x "$P2" 'add a->'
+check "a bad event name is refused" refused "group and event names are C identifiers" \
+	-x "$P2" ':ev=add'
 check "an unknown member is refused" refused "no member 'nope'" -x "$P2" 'handle r->nope'
 check "-> on a non-pointer is refused" refused "not a pointer" -x "$P2" 'add a->x'
 check "a whole struct is refused" refused "is a struct or union: name a member" \
