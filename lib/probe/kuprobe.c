@@ -81,16 +81,16 @@ static int resolve_obj(const char *obj, pid_t pid, const char *default_obj, char
 	if (obj)
 		return fail(err, -EINVAL, "'%s': name the object by its path (no process to "
 			    "look it up in)", obj);
+	if (default_obj) {
+		snprintf(path, n, "%s", default_obj);
+		return 0;
+	}
 	if (pid > 0) {
 		snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
 		l = readlink(link, path, n - 1);
 		if (l < 0)
 			return fail(err, -errno, "cannot read %s: %s", link, strerror(errno));
 		path[l] = 0;
-		return 0;
-	}
-	if (default_obj) {
-		snprintf(path, n, "%s", default_obj);
 		return 0;
 	}
 	return fail(err, -EINVAL, "no object to probe: give OBJ:SYMBOL");

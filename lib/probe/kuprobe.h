@@ -31,7 +31,8 @@ struct utrace__kup {
 /*
  * Translate and check one definition.  OBJ: a path, or (with pid > 0) the
  * name of an object mapped in the process ("libc" or "libc.so.6");
- * without OBJ, the process's executable, else default_obj.  group: when
+ * without OBJ, default_obj (utrace probe -k -x BINARY, the recorded
+ * command), else the process's executable.  group: when
  * not NULL, the group whatever the definition says (utrace record's own).
  * 0, or -errno with err filled (a refused site says why).
  */

@@ -298,6 +298,8 @@ int utrace_probe_dwarf_main(int argc, char **argv)
 			return usage_error("probe", "%s: no definition", "-k");
 		return kernel_defs(bin, pid, dry, argv + optind, argc - optind);
 	}
+	if (!bin && !want_funcs && !vars && !line)
+		return usage_error("probe", "%s", "no binary: give -x BINARY (or -k)");
 	if (!bin)
 		return usage_error("probe", "%s", "--funcs, --vars and --line need -x BINARY");
 	if ((want_funcs + !!vars + !!line) > 1)
@@ -310,8 +312,10 @@ int utrace_probe_dwarf_main(int argc, char **argv)
 		r = utrace__dw_list_vars(dw, vars, externs, stdout, err);
 	else if (line)
 		r = utrace__dw_list_lines(dw, line, stdout, err);
-	else if (optind >= argc)
-		r = 0, fprintf(stderr, "utrace probe: no definition; see 'utrace probe --help'\n");
+	else if (optind >= argc) {
+		utrace__dw_close(dw);
+		return usage_error("probe", "%s", "no definition (or --funcs, --vars, --line)");
+	}
 	else if (pid && !dry) {
 		utrace__dw_close(dw);
 		return to_agent(bin, pid, argv + optind, argc - optind);
