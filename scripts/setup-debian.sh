@@ -9,6 +9,7 @@ pkgs=(
 	meson ninja-build pkg-config gcc g++ clang python3 libzydis-dev
 	liburcu-dev libtraceevent-dev libtracefs-dev libelf-dev libfuse3-dev fuse3 libsqlite3-dev libseccomp-dev libunwind-dev util-linux trace-cmd tmux cmake
 	libcurl4-openssl-dev zlib1g-dev
+	libdw-dev
 	dpkg-dev debhelper fakeroot lintian
 )
 for arg in "$@"; do
@@ -20,8 +21,10 @@ for arg in "$@"; do
 	# t0043, t0044: the readers of the CTF and SQLite exports
 	# protoc decodes the Perfetto export (t0042), GNU time measures the
 	# exports' memory (t0041, t0042)
+	# gdb, linux-perf: t0090 compares the DWARF locations utrace probe -x
+	# finds with gdb's 'info scope', its output with perf probe's
 	--tests) pkgs+=(linux-source binutils chromium xvfb xauth kernelshark imagemagick python3-pil
-		babeltrace2 sqlite3 protobuf-compiler time) ;;
+		babeltrace2 sqlite3 protobuf-compiler time gdb linux-perf) ;;
 	*) echo "setup-debian.sh: unknown option '$arg' (--bench, --tests)" >&2; exit 2 ;;
 	esac
 done

@@ -17,12 +17,16 @@
 
 #include "cmds.h"
 #include "ctl-client.h"
+#include "probe-dwarf.h"
 #include "probe.h"
 
-static const char probe_help[] =
+static const char probe_usage[] =
 	"usage: utrace probe [-p PID] DEFINITION...\n"
 	"       utrace probe -p PID -l | --profile\n"
-	"       utrace probe -p PID -d [GROUP/]EVENT...\n"
+	"       utrace probe -p PID -d [GROUP/]EVENT...\n";
+
+/* after probe_usage and probe_dwarf_help (-x, -k) */
+static const char probe_help[] =
 	"\n"
 	"Place dynamic probes in a running process, as the kernel's uprobe_events:\n"
 	"no rebuild, no utrace events needed in it, only its agent (a program\n"
@@ -65,23 +69,21 @@ static const struct option long_opts[] = {
 /* 0, -1 (--help), or an exit status */
 static int parse_opts(int argc, char **argv, struct probe_opts *o)
 {
-	char *end;
-	long v;
 	int c;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+p:ldh", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
-			v = strtol(optarg, &end, 10);
-			if (*end || end == optarg || v <= 0 || v > 0x7fffffff)
+			if (!parse_pid(optarg, &o->pid))
 				return usage_error("probe", "'%s' is not a process id", optarg);
-			o->pid = (pid_t)v;
 			break;
 		case 'l': o->list = true; break;
 		case 'd': o->del = true; break;
 		case OPT_PROFILE: o->profile = true; break;
 		case 'h':
+			fputs(probe_usage, stdout);
+			fputs(probe_dwarf_help, stdout);
 			fputs(probe_help, stdout);
 			return -1;
 		default:
@@ -159,8 +161,13 @@ int cmd_probe(int argc, char **argv)
 	struct probe_opts o = { 0 };
 	struct utrace__ctl *c;
 	char err[512];
-	int r = parse_opts(argc, argv, &o), status = 0;
+	int r, status = 0;
 
+	/* -x (C names through DWARF) and -k (the kernel's uprobes):
+	 * probe-dwarf.c, which comes back here for -x -p PID */
+	if (probe_dwarf_wants(argc, argv))
+		return utrace_probe_dwarf_main(argc, argv);
+	r = parse_opts(argc, argv, &o);
 	if (r)
 		return r < 0 ? 0 : r;
 	if (!o.pid)

@@ -44,6 +44,7 @@
 #include "live.h"
 #include "live-pool.h"
 #include "kevents.h"
+#include "record-kprobe.h"
 
 #define MAX_PROCS 256
 /* A pool grows up to this many times its size (-m), in discard mode, and
@@ -100,6 +101,8 @@ struct record_opts {
 	bool user_none;          /* -e had kernel entries only */
 	char **probes;           /* --probe definitions (uprobe_events lines) */
 	size_t nr_probes;
+	char **kprobes;          /* --kernel-probe definitions */
+	size_t nr_kprobes;
 };
 
 static struct proc procs[MAX_PROCS];
@@ -227,6 +230,14 @@ static const char record_usage[] =
 	"                       uprobe_events syntax (see utrace-probe(1)); may\n"
 	"                       repeat; the command needs no utrace events of its own\n"
 	"                       (libutrace is preloaded)\n"
+	"      --kernel-probe DEF  a kernel uprobe, as kernel events of the recording\n"
+	"                       (root; for programs without libutrace): DEF is\n"
+	"                       p[:EVENT] [OBJ:]SYMBOL[+OFFS] [FETCHARGS] or r[:EVENT]\n"
+	"                       [OBJ:]SYMBOL [FETCHARGS], OBJ a path or a library\n"
+	"                       of the -p process, by default the command or the\n"
+	"                       process's program; the site must be an instruction\n"
+	"                       boundary; removed at the end; may repeat.  A -p\n"
+	"                       process without libutrace is recorded until it ends\n"
 	"  -h, --help           this text\n"
 	"\n"
 	"Ctrl-C (SIGINT) or SIGTERM stops the recording cleanly.\n";
@@ -1061,6 +1072,7 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		{ "pid", required_argument, NULL, 'p' },
 		{ "all", no_argument, NULL, 'a' },
 		{ "probe", required_argument, NULL, 'P' },
+		{ "kernel-probe", required_argument, NULL, 'K' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -1091,6 +1103,15 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		case 'a':
 			o->all = 1;
 			break;
+		case 'K': {
+			char **n = realloc(o->kprobes, (o->nr_kprobes + 1) * sizeof(*n));
+
+			if (!n)
+				return -1;
+			o->kprobes = n;
+			o->kprobes[o->nr_kprobes++] = optarg;
+			break;
+		}
 		case 'e': {
 			char **n = realloc(o->events, (o->nr_events + 1) * sizeof(*n));
 
@@ -1400,6 +1421,12 @@ static int attach_all(struct record_opts *o, const char *sock_path, const char *
 		if (utrace__ctl_open(o->pids[i], &c, err, sizeof(err)) < 0) {
 			if (o->all)
 				continue;
+			if (o->nr_kevents) {
+				/* a program without libutrace: its kernel events only */
+				fprintf(stderr, "utrace record: process %d: kernel events only (%s)\n",
+					(int)o->pids[i], err);
+				continue;
+			}
 			fprintf(stderr, "utrace record: %s\n", err);
 			return 1;
 		}
@@ -1427,7 +1454,7 @@ static int attach_all(struct record_opts *o, const char *sock_path, const char *
 		free(copy);
 		utrace__ctl_close(c);
 	}
-	if (!attached) {
+	if (!attached && !(o->nr_kevents && !o->all)) {
 		fprintf(stderr, "utrace record: could not attach to any process\n");
 		status = 1;
 	}
@@ -1443,6 +1470,7 @@ static int free_opts(struct record_opts *o, int ret)
 	free(o->pids);
 	free(o->filters);
 	free(o->probes);
+	free(o->kprobes);
 	free(rec_kev);
 	free(rec_kev_text);
 	free(rec_kev_also);
@@ -1473,7 +1501,21 @@ int cmd_record(int argc, char **argv)
 	first = parse_opts(argc, argv, &o);
 	if (first < 0)
 		return free_opts(&o, 129);
-	if (split_kernel_events(&o) < 0 || split_kernel_filters(&o) < 0)
+	if (split_kernel_events(&o) < 0)
+		return free_opts(&o, 1);
+	if (o.nr_kprobes) {
+		if (o.all) {
+			fprintf(stderr, "utrace record: --kernel-probe goes with -p or a command, "
+				"not -a\n");
+			return free_opts(&o, 1);
+		}
+		if (rec_kprobes_start(&o.kevents, &o.nr_kevents, o.kprobes, o.nr_kprobes,
+				      o.pids, o.nr_pids, o.nr_pids ? NULL : argv[first]) < 0)
+			return free_opts(&o, 1);
+		if (!o.nr_events)
+			o.user_none = true;
+	}
+	if (split_kernel_filters(&o) < 0)
 		return free_opts(&o, 1);
 	if (o.nr_kevents && kev_unavailable()) {
 		/* the programs' events are recorded all the same */
@@ -1653,7 +1695,8 @@ loop:
 			pfd[n].events = POLLIN;
 			map[n++] = i;
 		}
-		if (child_done && !live) {
+		if (child_done && !live &&
+		    !(o.nr_kevents && rec_pids_alive(o.pids, o.nr_pids))) {
 			/* one last look for a process that connected just now */
 			int s = accept4(lsock, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 

@@ -187,6 +187,11 @@ static void remove_stale(void)
 		closedir(d);
 }
 
+void kev_remove_stale(void)
+{
+	remove_stale();
+}
+
 /* The tasks of process pid (its own pid if it has no task directory),
  * one "tid " each appended to 'list'. */
 static void add_tasks(FILE *list, pid_t pid)

@@ -42,6 +42,9 @@ const char *kev_unavailable(void);
  */
 struct kev *kev_start(struct utrace__tfw *out, char **entries, size_t nr,
 		      char **filters, size_t nr_filters);
+/* Remove the instances of recorders that died (kev_start does it too;
+ * the kernel-uprobe fallback first, so their probes can be removed). */
+void kev_remove_stale(void);
 /* Trace the tasks of these processes (and, through event-fork, their
  * children) from now on: 0, or -1 said why. */
 int kev_set_pids(struct kev *k, const pid_t *pids, size_t nr_pids);

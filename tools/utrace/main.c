@@ -37,7 +37,7 @@ static const struct cmd commands[] = {
 	{ "show", cmd_show, "print the buffers of running processes (trace)" },
 	{ "pipe", cmd_pipe, "print events as they come, consuming them (trace_pipe)" },
 	{ "clear", cmd_clear, "empty the buffers of running processes" },
-	{ "probe", cmd_probe, "place dynamic probes in running processes (uprobe_events)" },
+	{ "probe", cmd_probe, "dynamic probes in running processes (uprobe_events); -x C names, -k the kernel's" },
 	{ NULL, NULL, NULL },
 };
 

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * utrace record --kernel-probe DEF: the kernel's uprobes as kernel events
+ * of the recording (record-kprobe.c).
+ */
+#ifndef UTRACE_TOOL_RECORD_KPROBE_H
+#define UTRACE_TOOL_RECORD_KPROBE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+/*
+ * Check each definition (an instruction boundary, lib/probe/kuprobe.c),
+ * write it to uprobe_events in the group utrace_<our pid>, and append its
+ * "GROUP:EVENT" to the kernel entries (*kevents, realloc'ed) so the
+ * recorder's tracing instance enables it for the traced processes.  OBJ
+ * is looked up in pids[0] if any, else defaults to cmd (found in PATH).
+ * Probes and instances left by killed recorders are removed first; ours
+ * are removed at exit (after the instance: the kernel refuses to remove
+ * an enabled probe).  0, or -1 after saying why (none left behind).
+ */
+int rec_kprobes_start(char ***kevents, size_t *nr_kevents, char **defs, size_t nr,
+		      const pid_t *pids, size_t nr_pids, const char *cmd);
+
+/* Whether one of these processes still runs (kernel-only -p processes:
+ * the recording lasts as long as they do). */
+bool rec_pids_alive(const pid_t *pids, size_t nr);
+
+#endif /* UTRACE_TOOL_RECORD_KPROBE_H */
