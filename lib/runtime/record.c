@@ -324,6 +324,7 @@ static void connect_recorder(void)
 	utrace__registry_unlock();
 	__atomic_store_n(&utrace__pool, p, __ATOMIC_RELEASE);
 	__atomic_fetch_add(&utrace__pool_gen, 1, __ATOMIC_RELEASE);
+	utrace__fast_update();
 }
 
 /*
@@ -350,6 +351,7 @@ int utrace__pool_ensure(void)
 			utrace__pool_fd = fd;
 			__atomic_store_n(&utrace__pool, p, __ATOMIC_RELEASE);
 			__atomic_fetch_add(&utrace__pool_gen, 1, __ATOMIC_RELEASE);
+	utrace__fast_update();
 		}
 	}
 	pthread_mutex_unlock(&pool_mutex);
@@ -388,6 +390,7 @@ int utrace__pool_resize(uint64_t bytes)
 	utrace__pool_fd = fd;
 	__atomic_store_n(&utrace__pool, p, __ATOMIC_RELEASE);
 	__atomic_fetch_add(&utrace__pool_gen, 1, __ATOMIC_RELEASE);
+	utrace__fast_update();
 	pthread_mutex_unlock(&pool_mutex);
 	/* Readers that map the old pool (utrace show, pipe, mount) take the
 	 * new one when they see this. */
@@ -604,6 +607,7 @@ void utrace__record_after_fork_child(void)
 		return;
 	__atomic_store_n(&utrace__pool, NULL, __ATOMIC_RELEASE);
 	__atomic_fetch_add(&utrace__pool_gen, 1, __ATOMIC_RELEASE);
+	utrace__fast_update();
 	/* The size from our own record of the pool, not from the shared
 	 * header.  fork() inside an event (from a signal handler): that
 	 * event still writes into the pool, so private memory replaces the

@@ -12,6 +12,10 @@
  *           <store the __data_loc words>
  *           { TP_fast_assign }
  *           commit();
+ *
+ * reserve and commit are inlined (tracepoint.h: utrace__reserve_inline(),
+ * utrace__commit_inline()) on x86-64; what is not the usual case calls
+ * libutrace's utrace_tp_reserve() and utrace_tp_commit().
  *   }
  */
 #include "reset.h"
@@ -39,8 +43,9 @@
 
 /* __assign_str(dst) (current kernels) and __assign_str(dst, src) (older). */
 #define UTRACE__ASSIGN_STR1(dst)					\
-	utrace__copy_str(__get_str(dst), __get_dynamic_array_len(dst),	\
-			 __utrace_d.dst##_ptr_)
+	utrace__copy_str_known(__get_str(dst),				\
+			       __get_dynamic_array_len(dst),		\
+			       __utrace_d.dst##_ptr_)
 #define UTRACE__ASSIGN_STR2(dst, src)					\
 	utrace__copy_str(__get_str(dst), __get_dynamic_array_len(dst),	\
 			 utrace__str_or_null((const char *)(src)))
@@ -63,9 +68,9 @@
 
 /* The same for the __rel_loc forms. */
 #define UTRACE__ASSIGN_REL_STR1(dst)					\
-	utrace__copy_str(__get_rel_str(dst),				\
-			 __get_rel_dynamic_array_len(dst),		\
-			 __utrace_d.dst##_ptr_)
+	utrace__copy_str_known(__get_rel_str(dst),			\
+			       __get_rel_dynamic_array_len(dst),	\
+			       __utrace_d.dst##_ptr_)
 #define UTRACE__ASSIGN_REL_STR2(dst, src)				\
 	utrace__copy_str(__get_rel_str(dst),				\
 			 __get_rel_dynamic_array_len(dst),		\
@@ -102,19 +107,13 @@
 #define __rel_bitmask(item, nr_bits) __rel_dynamic_array(char, item, -1)
 #define __rel_cpumask(item) __rel_dynamic_array(char, item, -1)
 
-#undef DECLARE_EVENT_CLASS
-#define DECLARE_EVENT_CLASS(call, proto, args, tstruct, assign, print)	\
-	UTRACE__RECORD_ACCESS						\
-	static void utrace_event_raw_event_##call(void *__data, proto)	\
-	{								\
-		struct trace_event_data_offsets_##call __utrace_d;	\
+/* Record through libutrace's entries, the variable fields placed (d)
+ * and the size known. */
+#define UTRACE__PROBE_BODY(call, tstruct, assign)			\
 		struct trace_event_raw_##call *__utrace_entry;		\
 		struct utrace_tp_reserve __utrace_r;			\
 		unsigned char __utrace_buf[UTRACE_EVENT_MAX]		\
 			__attribute__((aligned(8)));			\
-		size_t __utrace_size =					\
-			offsetof(struct trace_event_raw_##call, __data) + \
-			utrace_event_get_offsets_##call(&__utrace_d, args); \
 		if (__utrace_size > UTRACE_EVENT_MAX)			\
 			__utrace_size = UTRACE_EVENT_MAX + 1;		\
 		__utrace_entry = (struct trace_event_raw_##call *)	\
@@ -126,7 +125,75 @@
 			return;						\
 		tstruct							\
 		{ assign; }						\
-		utrace_tp_commit(&__utrace_r);				\
+		utrace_tp_commit(&__utrace_r);
+
+/* The variable fields placed, the record's size: evaluates the sources
+ * of __string() and the lengths, once per event. */
+#define UTRACE__PLACE(call, args)					\
+		struct trace_event_data_offsets_##call __utrace_d;	\
+		size_t __utrace_size =					\
+			offsetof(struct trace_event_raw_##call, __data) + \
+			utrace_event_get_offsets_##call(&__utrace_d, args);
+
+#undef DECLARE_EVENT_CLASS
+#ifdef UTRACE__INLINE_WRITER
+/*
+ * utrace_event_slow_<call> records through libutrace: the probe the
+ * registry attaches (stage 7), so it runs for an event with a filter or
+ * with other probes beside it.  utrace_event_raw_event_<call> is the
+ * iterator's direct call (stage 0), made only while the recording probe is
+ * alone and the event has no filter (tracepoint.c: set_fast()): the usual
+ * event is written inline (tracepoint.h: utrace__reserve_inline()),
+ * anything else goes to utrace_event_rec_<call>, with the fields already
+ * placed.  The inline part needs no stack frame.
+ */
+#define DECLARE_EVENT_CLASS(call, proto, args, tstruct, assign, print)	\
+	UTRACE__RECORD_ACCESS __attribute__((noinline))			\
+	static void utrace_event_rec_##call(				\
+		void *__data,						\
+		const struct trace_event_data_offsets_##call *__utrace_dp, \
+		size_t __utrace_size, proto)				\
+	{								\
+		const struct trace_event_data_offsets_##call __utrace_d = \
+			*__utrace_dp;					\
+		(void)__utrace_d;					\
+		utrace__slow_enter();					\
+		UTRACE__PROBE_BODY(call, PARAMS(tstruct), PARAMS(assign)) \
+	}								\
+	UTRACE__RECORD_ACCESS						\
+	static void utrace_event_slow_##call(void *__data, proto)	\
+	{								\
+		UTRACE__PLACE(call, PARAMS(args))			\
+		utrace_event_rec_##call(__data, &__utrace_d, __utrace_size, \
+					args);				\
+	}								\
+	UTRACE__RECORD_ACCESS						\
+	static void utrace_event_raw_event_##call(void *__data, proto)	\
+	{								\
+		struct trace_event_raw_##call *__utrace_entry;		\
+		struct utrace__fast __utrace_f;				\
+		UTRACE__PLACE(call, PARAMS(args))			\
+		__utrace_entry = (struct trace_event_raw_##call *)	\
+			utrace__reserve_inline(&__utrace_f,		\
+				(const struct utrace_event *)__data,	\
+				(unsigned int)__utrace_size);		\
+		if (utrace__unlikely(!__utrace_entry)) {		\
+			utrace_event_rec_##call(__data, &__utrace_d,	\
+						__utrace_size, args);	\
+			return;						\
+		}							\
+		tstruct							\
+		{ assign; }						\
+		utrace__commit_inline(&__utrace_f);			\
 	}
+#else
+#define DECLARE_EVENT_CLASS(call, proto, args, tstruct, assign, print)	\
+	UTRACE__RECORD_ACCESS						\
+	static void utrace_event_raw_event_##call(void *__data, proto)	\
+	{								\
+		UTRACE__PLACE(call, PARAMS(args))			\
+		UTRACE__PROBE_BODY(call, PARAMS(tstruct), PARAMS(assign)) \
+	}
+#endif
 #undef DEFINE_EVENT
 #define DEFINE_EVENT(template, name, proto, args)
