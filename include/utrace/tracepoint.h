@@ -366,7 +366,7 @@ utrace__reserve_inline(struct utrace__fast *f, const struct utrace_event *ev,
 	t->nest = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	/* From here a signal handler's event goes to the stash. */
-	off = utrace_tp_fast_v1.cpu_off;
+	off = __atomic_load_n(&utrace_tp_fast_v1.cpu_off, __ATOMIC_RELAXED);
 	if (utrace__likely(off != 0)) {
 		int32_t c;
 
@@ -515,15 +515,55 @@ static inline void utrace__copy_str(char *dst, unsigned int cap,
 	dst[n] = 0;
 }
 
+/*
+ * Copy n bytes, n known to be small most of the time (a path, a name):
+ * up to 32 bytes by overlapping 8- and 4-byte moves, which need neither a
+ * call nor the string instructions the compilers pick for a memcpy() of
+ * unknown size (rep movs starts slowly); longer ones by memcpy().
+ */
+static inline __attribute__((always_inline)) void
+utrace__copy_small(void *dst, const void *src, size_t n)
+{
+	unsigned char *d = (unsigned char *)dst;
+	const unsigned char *s = (const unsigned char *)src;
+	uint64_t a, b, c, e;
+	uint32_t x, y;
+
+	if (utrace__likely(n >= 8)) {
+		if (utrace__unlikely(n > 32)) {
+			memcpy(d, s, n);
+			return;
+		}
+		memcpy(&a, s, 8);
+		memcpy(&b, s + n - 8, 8);
+		if (n > 16) {
+			memcpy(&c, s + 8, 8);
+			memcpy(&e, s + n - 16, 8);
+			memcpy(d + 8, &c, 8);
+			memcpy(d + n - 16, &e, 8);
+		}
+		memcpy(d, &a, 8);
+		memcpy(d + n - 8, &b, 8);
+	} else if (n >= 4) {
+		memcpy(&x, s, 4);
+		memcpy(&y, s + n - 4, 4);
+		memcpy(d, &x, 4);
+		memcpy(d + n - 4, &y, 4);
+	} else {
+		for (size_t i = 0; i < n; i++)
+			d[i] = s[i];
+	}
+}
+
 /* The same for the string whose length placed the slot (__string's
- * source, __assign_str(dst)): its bytes are known to be there, so one
- * memcpy, as the kernel's __assign_str does. */
+ * source, __assign_str(dst)): its bytes are known to be there, so they
+ * are copied as they are, as the kernel's __assign_str does (memcpy). */
 static inline void utrace__copy_str_known(char *dst, unsigned int cap,
 					  const char *src)
 {
 	if (!cap)
 		return;
-	memcpy(dst, src, cap - 1);
+	utrace__copy_small(dst, src, cap - 1);
 	dst[cap - 1] = 0;
 }
 

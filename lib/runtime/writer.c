@@ -208,7 +208,8 @@ static inline __attribute__((always_inline)) unsigned int cur_gen(void)
 static bool fast_off(void)
 {
 	return !cur_pool() || __atomic_load_n(&utrace__tracing_off, __ATOMIC_ACQUIRE) ||
-	       !utrace__clock_tsc || (!utrace_tp_fast_v1.cpu_off && !rdtscp_cpu) ||
+	       !utrace__clock_tsc ||
+	       (!__atomic_load_n(&utrace_tp_fast_v1.cpu_off, __ATOMIC_RELAXED) && !rdtscp_cpu) ||
 	       __atomic_load_n(&utrace__record_hook, __ATOMIC_ACQUIRE) != NULL ||
 	       __atomic_load_n(&utrace__print_fd, __ATOMIC_ACQUIRE) >= 0;
 }
@@ -247,7 +248,7 @@ void utrace__fast_init(void)
 {
 	unsigned int a, b, c, d;
 
-	utrace_tp_fast_v1.cpu_off = utrace__rseq_cpu_off;
+	__atomic_store_n(&utrace_tp_fast_v1.cpu_off, utrace__rseq_cpu_off, __ATOMIC_RELAXED);
 	/* No rseq (valgrind, an old glibc): rdtscp's TSC_AUX, which Linux
 	 * sets to the CPU number (node << 12 | cpu) where the CPU has it.
 	 * Believed only if it agrees with sched_getcpu(). */

@@ -45,7 +45,7 @@
 #define UTRACE__ASSIGN_STR1(dst)					\
 	utrace__copy_str_known(__get_str(dst),				\
 			       __get_dynamic_array_len(dst),		\
-			       __utrace_d.dst##_ptr_)
+			       __utrace_dp->dst##_ptr_)
 #define UTRACE__ASSIGN_STR2(dst, src)					\
 	utrace__copy_str(__get_str(dst), __get_dynamic_array_len(dst),	\
 			 utrace__str_or_null((const char *)(src)))
@@ -70,7 +70,7 @@
 #define UTRACE__ASSIGN_REL_STR1(dst)					\
 	utrace__copy_str_known(__get_rel_str(dst),			\
 			       __get_rel_dynamic_array_len(dst),	\
-			       __utrace_d.dst##_ptr_)
+			       __utrace_dp->dst##_ptr_)
 #define UTRACE__ASSIGN_REL_STR2(dst, src)				\
 	utrace__copy_str(__get_rel_str(dst),				\
 			 __get_rel_dynamic_array_len(dst),		\
@@ -94,14 +94,14 @@
 #define __field_struct(type, item)
 #define __array(type, item, len)
 #define __dynamic_array(type, item, len)				\
-	__entry->__data_loc_##item = __utrace_d.item;
+	__entry->__data_loc_##item = __utrace_dp->item;
 #define __string(item, src) __dynamic_array(char, item, -1)
 #define __string_len(item, src, len) __dynamic_array(char, item, -1)
 #define __vstring(item, fmt, ap) __dynamic_array(char, item, -1)
 #define __bitmask(item, nr_bits) __dynamic_array(char, item, -1)
 #define __cpumask(item) __dynamic_array(char, item, -1)
 #define __rel_dynamic_array(type, item, len)				\
-	__entry->__rel_loc_##item = __utrace_d.item;
+	__entry->__rel_loc_##item = __utrace_dp->item;
 #define __rel_string(item, src) __rel_dynamic_array(char, item, -1)
 #define __rel_string_len(item, src, len) __rel_dynamic_array(char, item, -1)
 #define __rel_bitmask(item, nr_bits) __rel_dynamic_array(char, item, -1)
@@ -109,11 +109,12 @@
 
 /* Record through libutrace's entries, the variable fields placed (d)
  * and the size known. */
-#define UTRACE__PROBE_BODY(call, tstruct, assign)			\
+#define UTRACE__PROBE_BODY(call, tstruct, assign, first)		\
 		struct trace_event_raw_##call *__utrace_entry;		\
 		struct utrace_tp_reserve __utrace_r;			\
 		unsigned char __utrace_buf[UTRACE_EVENT_MAX]		\
 			__attribute__((aligned(8)));			\
+		first;							\
 		if (__utrace_size > UTRACE_EVENT_MAX)			\
 			__utrace_size = UTRACE_EVENT_MAX + 1;		\
 		__utrace_entry = (struct trace_event_raw_##call *)	\
@@ -133,7 +134,9 @@
 		struct trace_event_data_offsets_##call __utrace_d;	\
 		size_t __utrace_size =					\
 			offsetof(struct trace_event_raw_##call, __data) + \
-			utrace_event_get_offsets_##call(&__utrace_d, args);
+			utrace_event_get_offsets_##call(&__utrace_d, args); \
+		struct trace_event_data_offsets_##call *__utrace_dp	\
+			__attribute__((unused)) = &__utrace_d;
 
 #undef DECLARE_EVENT_CLASS
 #ifdef UTRACE__INLINE_WRITER
@@ -151,20 +154,18 @@
 	UTRACE__RECORD_ACCESS __attribute__((noinline))			\
 	static void utrace_event_rec_##call(				\
 		void *__data,						\
-		const struct trace_event_data_offsets_##call *__utrace_dp, \
+		struct trace_event_data_offsets_##call *__utrace_dp	\
+			__attribute__((unused)),			\
 		size_t __utrace_size, proto)				\
 	{								\
-		const struct trace_event_data_offsets_##call __utrace_d = \
-			*__utrace_dp;					\
-		(void)__utrace_d;					\
-		utrace__slow_enter();					\
-		UTRACE__PROBE_BODY(call, PARAMS(tstruct), PARAMS(assign)) \
+		UTRACE__PROBE_BODY(call, PARAMS(tstruct), PARAMS(assign), \
+				   utrace__slow_enter())		\
 	}								\
 	UTRACE__RECORD_ACCESS						\
 	static void utrace_event_slow_##call(void *__data, proto)	\
 	{								\
 		UTRACE__PLACE(call, PARAMS(args))			\
-		utrace_event_rec_##call(__data, &__utrace_d, __utrace_size, \
+		utrace_event_rec_##call(__data, __utrace_dp, __utrace_size, \
 					args);				\
 	}								\
 	UTRACE__RECORD_ACCESS						\
@@ -178,7 +179,11 @@
 				(const struct utrace_event *)__data,	\
 				(unsigned int)__utrace_size);		\
 		if (utrace__unlikely(!__utrace_entry)) {		\
-			utrace_event_rec_##call(__data, &__utrace_d,	\
+			/* (a copy: the address of __utrace_d does not	\
+			 * escape, its fields stay in registers) */	\
+			struct trace_event_data_offsets_##call __utrace_c = \
+				__utrace_d;				\
+			utrace_event_rec_##call(__data, &__utrace_c,	\
 						__utrace_size, args);	\
 			return;						\
 		}							\
@@ -192,7 +197,8 @@
 	static void utrace_event_raw_event_##call(void *__data, proto)	\
 	{								\
 		UTRACE__PLACE(call, PARAMS(args))			\
-		UTRACE__PROBE_BODY(call, PARAMS(tstruct), PARAMS(assign)) \
+		UTRACE__PROBE_BODY(call, PARAMS(tstruct), PARAMS(assign), \
+				   (void)0)				\
 	}
 #endif
 #undef DEFINE_EVENT
