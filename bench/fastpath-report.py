@@ -13,9 +13,12 @@ def main():
     path, base, n, runs, cg_n, data = sys.argv[1:7]
     res = {}
     cg = {}
+    load = {}
     for line in open(path):
         w = line.split()
-        if w[0] == 'RESULT':
+        if w[0] == 'LOAD':
+            load[w[1]] = ' '.join(w[2:])
+        elif w[0] == 'RESULT':
             tree, case, ev, _run, ns, bpe, lost = w[1:8]
             res.setdefault((tree, case, ev), []).append((float(ns), bpe, lost))
         elif w[0] == 'CG':
@@ -63,6 +66,11 @@ def main():
       '/ max; ratios of medians.  instr/event: callgrind, %s events, the event loop '
       'minus the empty loop, under `utrace record` (raw: alone).\n'
       % (base[:12] if base != 'none' else '(none)', runs, '{:,}'.format(int(n)), cg_n))
+    if load:
+        p('Load average (1, 5, 15 min) when the timed rounds started: %s; when they '
+          'ended: %s.  "lost" is the recorder\'s count per run: with other work on '
+          'the two cores the recorder sometimes falls behind (issue 16 item 3).\n'
+          % (load.get('start', '?'), load.get('end', '?')))
     p('| event | case | ns/event | vs raw store | vs two-int event (same case) '
       '| instr/event | bytes/event on disk | lost per run |')
     p('|---|---|---:|---:|---:|---:|---:|---|')
@@ -110,12 +118,15 @@ def main():
         out.extend(t)
         p('')
     for f in sorted(glob.glob(os.path.join(data, 'cg-new-*.annotate'))):
-        rows = []
+        by_fn = {}
         for x in open(f):
             m = re.match(r'\s*([\d,]+)\s+(\([^)]*\)\s+)?(\S+)', x)
             if m and ':' in m.group(3):
-                rows.append((int(m.group(1).replace(',', '')),
-                             m.group(3).rsplit(':', 1)[1]))
+                # one function's lines may come from several files (the
+                # inlined writer is in tracepoint.h): add them up
+                fn = m.group(3).rsplit(':', 1)[1]
+                by_fn[fn] = by_fn.get(fn, 0) + int(m.group(1).replace(',', ''))
+        rows = sorted(((v, k) for k, v in by_fn.items()), reverse=True)
         if not rows:
             continue
         p('Where the instructions go, after, `%s` (exclusive, callgrind, per event):\n'

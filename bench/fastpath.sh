@@ -132,6 +132,7 @@ $(du -sb "$dir" | awk -v n="$N" '{print $1/n}') ${disc:-?}" >>"$data/results.txt
 }
 
 : >"$data/results.txt"
+echo "LOAD start $(cut -d' ' -f1-3 /proc/loadavg)" >>"$data/results.txt"
 for r in $(seq 0 $((RUNS - 1))); do
 	say "round $((r + 1)) of $RUNS"
 	for ev in int str; do
@@ -164,6 +165,7 @@ count() { # label prog ev [tree]
 	callgrind_annotate --inclusive=no "$f.$fn" 2>/dev/null | sed -n '1,40p' >"$f.annotate"
 	rm -f "$data/cg.dat"
 }
+echo "LOAD end $(cut -d' ' -f1-3 /proc/loadavg)" >>"$data/results.txt"
 say "callgrind"
 for ev in int str; do
 	count raw "$out/build-new/bench/bench-record-raw" "$ev"
