@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The LTTng-UST provider header of the benchmark: the same two-argument
- * event as bench-events.h (u64 a, u32 b), with ctf_integer fields.
+ * event as bench-events.h (u64 a, u32 b), with ctf_integer fields, and the
+ * string event bench_str (u32 n, a path: ctf_integer, ctf_string).
  * bench-lttng-tp.c defines TRACEPOINT_CREATE_PROBES and TRACEPOINT_DEFINE
  * (a provider linked statically into the program).
  */
@@ -27,6 +28,19 @@ TRACEPOINT_EVENT(
 	TP_FIELDS(
 		ctf_integer(uint64_t, a, a)
 		ctf_integer(uint32_t, b, b)
+	)
+)
+
+TRACEPOINT_EVENT(
+	bench,
+	bench_str,
+	TP_ARGS(
+		uint32_t, n,
+		const char *, path
+	),
+	TP_FIELDS(
+		ctf_integer(uint32_t, n, n)
+		ctf_string(path, path)
 	)
 )
 

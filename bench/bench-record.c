@@ -35,6 +35,10 @@
  *                                  event loop N times each, for valgrind
  *                                  --tool=callgrind --toggle-collect=...
  *
+ * BENCH_EV=str: every mode fires the string event instead (bench_str: a
+ * u32 and a path of 7 to 28 bytes; the raw store copies the path after
+ * strlen() into a 48-byte slot), counted in bench_rec_loop_str.
+ *
  * The utrace and LTTng builds refuse to run (exit 3) when the event is not
  * on, so a broken session shows up as an error, not as a fast figure.
  * The loops have the same skeleton as bench.c's: a 64-bit counter passed
@@ -57,11 +61,15 @@
 #include "bench-events.h"
 #define BENCH_EVENT(ctx, i) trace_bench_ev((i), (uint32_t)(i))
 #define BENCH_ON() trace_bench_ev_enabled()
+#define BENCH_STR_EVENT(ctx, i, p) trace_bench_str((uint32_t)(i), (p))
+#define BENCH_STR_ON() trace_bench_str_enabled()
 #define BENCH_NAME "utrace"
 #elif defined(BENCH_LTTNG)
 #include "bench-lttng-tp.h"
 #define BENCH_EVENT(ctx, i) tracepoint(bench, bench_ev, (i), (uint32_t)(i))
 #define BENCH_ON() (tracepoint_enabled(bench, bench_ev) != 0)
+#define BENCH_STR_EVENT(ctx, i, p) tracepoint(bench, bench_str, (uint32_t)(i), (p))
+#define BENCH_STR_ON() (tracepoint_enabled(bench, bench_str) != 0)
 #define BENCH_NAME "lttng"
 #elif defined(BENCH_RAW)
 struct raw_rec {
@@ -78,7 +86,21 @@ _Static_assert(sizeof(struct raw_rec) == 24, "the raw record is 24 bytes");
 		r_->b = (uint32_t)(i);					\
 		r_->pad = 0;						\
 	} while (0)
+/* The string event's raw record: {u64 rdtsc; u32 n; char path[]}, in a
+ * 48-byte slot; the path's length found and its bytes copied, as a
+ * tracer must. */
+#define RAW_STR_SLOT 48
+#define BENCH_STR_EVENT(ctx, i, p) do {					\
+		unsigned char *s_ = (unsigned char *)(ctx) + (i) * RAW_STR_SLOT; \
+		uint64_t t_ = __builtin_ia32_rdtsc();			\
+		uint32_t n_ = (uint32_t)(i);				\
+		size_t l_ = strlen(p);					\
+		memcpy(s_, &t_, 8);					\
+		memcpy(s_ + 8, &n_, 4);					\
+		memcpy(s_ + 12, (p), l_ + 1);				\
+	} while (0)
 #define BENCH_ON() 1
+#define BENCH_STR_ON() 1
 #define BENCH_NAME "raw"
 #else
 #error "build with -DBENCH_UTRACE, -DBENCH_LTTNG or -DBENCH_RAW"
@@ -88,6 +110,24 @@ BENCH_NOINLINE void bench_rec_loop_empty(uint64_t n, void *ctx);
 BENCH_NOINLINE uint64_t bench_rec_call(uint64_t x);
 BENCH_NOINLINE void bench_rec_loop(uint64_t n, void *ctx);
 BENCH_NOINLINE void bench_rec_warm(uint64_t n, void *ctx);
+BENCH_NOINLINE void bench_rec_loop_str(uint64_t n, void *ctx);
+BENCH_NOINLINE void bench_rec_warm_str(uint64_t n, void *ctx);
+
+/* BENCH_EV=str: the string event (an int and a 7..28-byte path) instead
+ * of the two-integer one, in every mode. */
+static int str_mode;
+
+/* The paths of the string event, 7 to 28 bytes (17.5 on average). */
+static const char *const bench_paths[8] = {
+	"/etc/ho",                      /* 7 */
+	"/usr/lib/libc",                /* 13 */
+	"/var/log/syslog.1",            /* 17 */
+	"/home/user/src/main.c",        /* 21 */
+	"/tmp/x.tmp",                   /* 10 */
+	"/proc/self/status/xyzw",       /* 22 */
+	"/usr/share/doc/utrace/README", /* 28 */
+	"/srv/www/index.html",          /* 19 */
+};
 
 /* Baseline for callgrind: the loop alone. */
 BENCH_NOINLINE void bench_rec_loop_empty(uint64_t n, void *ctx)
@@ -125,14 +165,41 @@ BENCH_NOINLINE void bench_rec_warm(uint64_t n, void *ctx)
 	BENCH_BARRIER(ctx);
 }
 
+/* The same two loops with the string event. */
+BENCH_NOINLINE void bench_rec_loop_str(uint64_t n, void *ctx)
+{
+	for (uint64_t i = 0; i < n; i++) {
+		BENCH_STR_EVENT(ctx, i, bench_paths[i & 7]);
+		BENCH_BARRIER(i);
+	}
+	BENCH_BARRIER(ctx);
+}
+
+BENCH_NOINLINE void bench_rec_warm_str(uint64_t n, void *ctx)
+{
+	for (uint64_t i = 0; i < n; i++) {
+		BENCH_STR_EVENT(ctx, i, bench_paths[i & 7]);
+		BENCH_BARRIER(i);
+	}
+	BENCH_BARRIER(ctx);
+}
+
+static void loop(uint64_t n, void *ctx)
+{
+	if (str_mode)
+		bench_rec_loop_str(n, ctx);
+	else
+		bench_rec_loop(n, ctx);
+}
+
 /* The utrace event is on from the start under `utrace record`; the LTTng
  * one once the session daemon has seen the program, which can take a
  * while (longer under valgrind). */
 static void wait_on(void)
 {
-	for (int i = 0; i < 2000 && !BENCH_ON(); i++)
+	for (int i = 0; i < 2000 && !(str_mode ? BENCH_STR_ON() : BENCH_ON()); i++)
 		usleep(10000);
-	if (!BENCH_ON()) {
+	if (!(str_mode ? BENCH_STR_ON() : BENCH_ON())) {
 		fprintf(stderr, "bench-record-%s: the event is not on (%s)\n", BENCH_NAME,
 #if defined(BENCH_UTRACE)
 			"run me under utrace record"
@@ -149,7 +216,7 @@ static void wait_on(void)
 static void *make_ctx(uint64_t n)
 {
 #if defined(BENCH_RAW)
-	size_t size = (size_t)n * sizeof(struct raw_rec);
+	size_t size = (size_t)n * (str_mode ? RAW_STR_SLOT : sizeof(struct raw_rec));
 	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 
@@ -168,7 +235,7 @@ static void *make_ctx(uint64_t n)
 static void free_ctx(void *ctx, uint64_t n)
 {
 #if defined(BENCH_RAW)
-	munmap(ctx, (size_t)n * sizeof(struct raw_rec));
+	munmap(ctx, (size_t)n * (str_mode ? RAW_STR_SLOT : sizeof(struct raw_rec)));
 #else
 	(void)ctx;
 	(void)n;
@@ -219,7 +286,7 @@ static void *worker_main(void *arg)
 	pthread_barrier_wait(&start_line);
 	c0 = thread_cpu_ns();
 	t0 = now_ns();
-	bench_rec_loop(w->n, ctx);
+	loop(w->n, ctx);
 	t1 = now_ns();
 	w->cpu_ns = thread_cpu_ns() - c0;
 	w->cpu = sched_getcpu();
@@ -238,6 +305,9 @@ static int usage(void)
 
 int main(int argc, char **argv)
 {
+	const char *ev = getenv("BENCH_EV");
+
+	str_mode = ev && strcmp(ev, "str") == 0;
 	if (argc == 4 && strcmp(argv[1], "run") == 0) {
 		uint64_t n = parse_u64("bench-record", argv[2]);
 		uint64_t nt = parse_u64("bench-record", argv[3]);
@@ -289,7 +359,7 @@ int main(int argc, char **argv)
 		wait_on();
 		t0 = now_ns();
 		do {
-			bench_rec_loop(65536, NULL);
+			loop(65536, NULL);
 			fired += 65536;
 			t = now_ns();
 		} while (t - t0 < secs * 1000000000u);
@@ -326,9 +396,12 @@ int main(int argc, char **argv)
 		void *ctx = make_ctx(n > 1000 ? n : 1000);
 
 		wait_on();
-		bench_rec_warm(1000, ctx);
+		if (str_mode)
+			bench_rec_warm_str(1000, ctx);
+		else
+			bench_rec_warm(1000, ctx);
 		bench_rec_loop_empty(n, ctx);
-		bench_rec_loop(n, ctx);
+		loop(n, ctx);
 		printf("COUNT %" PRIu64 "\n", n);
 		free_ctx(ctx, n > 1000 ? n : 1000);
 		return 0;

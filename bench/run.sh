@@ -37,6 +37,10 @@
 #   BENCH_CTL_TOGGLES=50     switch-ons timed by the control-latency run
 #   BENCH_KEEP_TRACES=1      keep the last trace files in bench/out/rec (~1 GB)
 #   CC, CLANG                compilers (default cc, clang)
+#
+# bench/fastpath.sh measures the writer's fast path before and after a
+# change, with the string event too, in a run of its own; its section of
+# RESULTS.md is kept when this script rewrites the file.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -772,5 +776,12 @@ end=$(date +%s)
 	echo "cc $CC"
 	echo "clang $CLANG"
 } >"$data/params.txt"
+# The section of bench/fastpath.sh (before/after of the inlined writer)
+# is its own run's: keep it.
+fp=
+if [ -f "$here/RESULTS.md" ]; then
+	fp=$(sed -n '/^<!-- fastpath: begin -->$/,/^<!-- fastpath: end -->$/p' "$here/RESULTS.md")
+fi
 "$PYTHON" "$here/report.py" "$data" "$here/RESULTS.md" "$top" "$build"
+[ -n "$fp" ] && printf '\n%s\n' "$fp" >>"$here/RESULTS.md"
 say "wrote $here/RESULTS.md"

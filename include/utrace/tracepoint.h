@@ -259,6 +259,189 @@ void *utrace_tp_reserve(struct utrace_tp_reserve *r, struct utrace_event *ev,
  */
 void utrace_tp_commit(struct utrace_tp_reserve *r);
 
+/*
+ * The writer's fast path, inlined into every event's recording probe
+ * (stage 6 of define_trace.h), ABI version 1.
+ *
+ * The usual event (a pool, tracing on, the thread attached, not nested, no
+ * filter, the record fits the thread's page, the same CPU, a short time
+ * delta) is written here with plain loads and stores: the thread's state
+ * through one TLS access, the time by rdtsc, the CPU from the thread's
+ * rseq area (one load; rdtscp's TSC_AUX where glibc registered no rseq),
+ * the event header and the common fields, the release store of the page's
+ * commit word.  Everything else (a new page, a time extend, nesting and
+ * signals, a stash to empty, filters, instances, triggers, tracing_on,
+ * lost events) goes to libutrace's out-of-line entries: the library turns
+ * the fast path off for all threads by setting UTRACE_TP_SLOW in
+ * utrace_tp_fast_v1.gen.
+ *
+ * ABI: the names carry the version.  A library whose thread state or page
+ * layout changes exports utrace_tp_thread_v2 and friends, and keeps the v1
+ * symbols with UTRACE_TP_SLOW set for good, so programs built against this
+ * header still work (out of line).  Programs built before the fast path
+ * existed only call utrace_tp_reserve()/utrace_tp_commit(), which stay.
+ */
+
+/* The thread's writer state as the inline path sees it: the first fields
+ * of the library's own (lib/runtime/writer.c checks the offsets). */
+struct utrace_tp_thread_v1 {
+	uint32_t nest;           /* events being written on the thread */
+	uint32_t stash_used;     /* nested events waiting to be copied */
+	uint32_t exit_rounds__;
+	int32_t tid;
+	uint32_t gen;            /* pool generation the thread is attached to */
+	uint32_t tail;           /* bytes used in page->data; with no page,
+				  * more than any page holds */
+	struct utrace_tp_page_v1 *page;
+	uint64_t last_ts;
+	uint32_t cpu;            /* the page's CPU */
+	uint32_t missed;         /* the commit word's flag bits */
+	uint64_t nr_events;      /* events in the page */
+};
+
+/* A page of the pool (lib/common/page.h: struct utrace_page). */
+struct utrace_tp_page_v1 {
+	uint64_t time_stamp;
+	uint64_t commit;
+	unsigned char data[4080];
+};
+
+/* Process-wide: 'gen' is the pool generation, with UTRACE_TP_SLOW set
+ * while anything needs the out-of-line path for every event; 'cpu_off'
+ * is where the rseq area's cpu_id is from the thread pointer (0: read
+ * the CPU with rdtscp). */
+struct utrace_tp_fast_v1 {
+	uint32_t gen;
+	uint32_t pad__;
+	long cpu_off;
+};
+#define UTRACE_TP_SLOW 0x80000000u
+
+#if !defined(UTRACE_DISABLE) && !defined(UTRACE__WRITER_INTERNAL)
+UTRACE__EXTERN struct utrace_tp_fast_v1 utrace_tp_fast_v1;
+UTRACE__EXTERN __thread struct utrace_tp_thread_v1 utrace_tp_thread_v1;
+#endif
+
+/**
+ * utrace_tp_leave_v1 - copy in what a signal handler stashed meanwhile
+ *
+ * Called by the inline path, after it left the event (nest back to 0),
+ * when the thread's stash is not empty.
+ */
+void utrace_tp_leave_v1(void);
+
+#if defined(__x86_64__) && !defined(UTRACE_DISABLE) && \
+	!defined(UTRACE__WRITER_INTERNAL) && !defined(UTRACE_NO_INLINE_WRITER)
+#define UTRACE__INLINE_WRITER 1
+
+/* An event being written by the inline path (kept in registers). */
+struct utrace__fast {
+	struct utrace_tp_thread_v1 *t;
+	struct utrace_tp_page_v1 *page;
+	uint64_t commit;         /* the page's commit word after the event */
+};
+
+/*
+ * Reserve 'size' bytes for event 'ev' in the thread's page.  NULL when
+ * this is not the usual case: the caller then records the event through
+ * utrace_tp_reserve() and utrace_tp_commit().
+ */
+static inline __attribute__((always_inline)) void *
+utrace__reserve_inline(struct utrace__fast *f, const struct utrace_event *ev,
+		       unsigned int size)
+{
+	struct utrace_tp_thread_v1 *t = &utrace_tp_thread_v1;
+	uint32_t gen = __atomic_load_n(&utrace_tp_fast_v1.gen, __ATOMIC_RELAXED);
+	long off;
+	struct utrace_tp_page_v1 *pg;
+	uint64_t ts, delta, busy;
+	uint32_t cpu, rb, w, tail;
+	unsigned char *d;
+
+	/* nest and stash_used in one load: both must be 0 */
+	memcpy(&busy, t, sizeof(busy));
+	/* (no filter: the iterator calls this only for events without) */
+	if (utrace__unlikely(size > 112 || t->gen != gen || busy != 0))
+		return NULL;
+	t->nest = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	/* From here a signal handler's event goes to the stash. */
+	off = __atomic_load_n(&utrace_tp_fast_v1.cpu_off, __ATOMIC_RELAXED);
+	if (utrace__likely(off != 0)) {
+		int32_t c;
+
+		ts = __builtin_ia32_rdtsc();
+		__asm__ __volatile__("movl %%fs:(%1), %0" : "=r"(c) : "r"(off));
+		cpu = (uint32_t)c;
+	} else {
+		uint32_t aux;
+
+		__asm__ __volatile__("rdtscp\n\tshl $32, %%rdx\n\tor %%rdx, %%rax"
+				     : "=a"(ts), "=c"(aux) : : "rdx");
+		cpu = aux & 0xfff;
+	}
+	rb = (size + 3) & ~3u;
+	tail = t->tail;
+	/* (a time going back makes a huge delta; no page, a huge tail) */
+	delta = ts - t->last_ts;
+	if (utrace__unlikely(cpu != t->cpu || delta > 0x7ffffff ||
+			     tail + 4 + rb > 4080)) {
+		/* A new page, a time extend: the library's.  Leave the event
+		 * first; what a signal handler stashed meanwhile is copied in
+		 * by the caller's slow path (utrace__slow_enter()). */
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		t->nest = 0;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		return NULL;
+	}
+	pg = t->page;
+	d = pg->data + tail;
+	/* the event header: type_len (record words), time delta */
+	w = rb / 4 | (uint32_t)delta << 5;
+	memcpy(d, &w, 4);
+	tail += 4 + rb;
+	t->tail = tail;
+	t->last_ts = ts;
+	f->t = t;
+	f->page = pg;
+	f->commit = tail | t->missed;
+	/* common_type, common_flags = common_preempt_count = 0, common_pid */
+	w = (uint16_t)ev->id;
+	memcpy(d + 4, &w, 4);
+	memcpy(d + 8, &t->tid, 4);
+	return d + 4;
+}
+
+/* The start of the probe's slow path: outside an event, with events
+ * stashed by a signal handler (during the inline path's attempt), copy
+ * them in first. */
+static inline __attribute__((always_inline)) void utrace__slow_enter(void)
+{
+	struct utrace_tp_thread_v1 *t = &utrace_tp_thread_v1;
+
+	if (utrace__unlikely(t->stash_used != 0 && t->nest == 0))
+		utrace_tp_leave_v1();
+}
+
+/* Commit what utrace__reserve_inline() reserved. */
+static inline __attribute__((always_inline)) void
+utrace__commit_inline(const struct utrace__fast *f)
+{
+	struct utrace_tp_thread_v1 *t = f->t;
+
+	t->nr_events++;
+	__atomic_store_n(&f->page->commit, f->commit, __ATOMIC_RELEASE);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->nest = 0;
+	/* (a compare with memory: the compilers load, then test) */
+	__asm__ goto("cmpl $0, %0\n\tjne %l1" : : "m"(t->stash_used) : "cc", "memory"
+		     : stashed);
+	return;
+stashed:
+	utrace_tp_leave_v1();
+}
+#endif
+
 /**
  * utrace_tp_register_module - register an object's events (its constructor)
  * @start: the object's "utrace_events" section
@@ -330,6 +513,58 @@ static inline void utrace__copy_str(char *dst, unsigned int cap,
 		n++;
 	memcpy(dst, src, n);
 	dst[n] = 0;
+}
+
+/*
+ * Copy n bytes, n known to be small most of the time (a path, a name):
+ * up to 32 bytes by overlapping 8- and 4-byte moves, which need neither a
+ * call nor the string instructions the compilers pick for a memcpy() of
+ * unknown size (rep movs starts slowly); longer ones by memcpy().
+ */
+static inline __attribute__((always_inline)) void
+utrace__copy_small(void *dst, const void *src, size_t n)
+{
+	unsigned char *d = (unsigned char *)dst;
+	const unsigned char *s = (const unsigned char *)src;
+	uint64_t a, b, c, e;
+	uint32_t x, y;
+
+	if (utrace__likely(n >= 8)) {
+		if (utrace__unlikely(n > 32)) {
+			memcpy(d, s, n);
+			return;
+		}
+		memcpy(&a, s, 8);
+		memcpy(&b, s + n - 8, 8);
+		if (n > 16) {
+			memcpy(&c, s + 8, 8);
+			memcpy(&e, s + n - 16, 8);
+			memcpy(d + 8, &c, 8);
+			memcpy(d + n - 16, &e, 8);
+		}
+		memcpy(d, &a, 8);
+		memcpy(d + n - 8, &b, 8);
+	} else if (n >= 4) {
+		memcpy(&x, s, 4);
+		memcpy(&y, s + n - 4, 4);
+		memcpy(d, &x, 4);
+		memcpy(d + n - 4, &y, 4);
+	} else {
+		for (size_t i = 0; i < n; i++)
+			d[i] = s[i];
+	}
+}
+
+/* The same for the string whose length placed the slot (__string's
+ * source, __assign_str(dst)): its bytes are known to be there, so they
+ * are copied as they are, as the kernel's __assign_str does (memcpy). */
+static inline void utrace__copy_str_known(char *dst, unsigned int cap,
+					  const char *src)
+{
+	if (!cap)
+		return;
+	utrace__copy_small(dst, src, cap - 1);
+	dst[cap - 1] = 0;
 }
 
 static inline void utrace__copy_str_len(char *dst, unsigned int cap,

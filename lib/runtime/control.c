@@ -34,6 +34,7 @@
 #include "record.h"
 #include "trigger.h"
 #include "writer.h"
+#include "tp.h"
 #include "uprobes.h"
 
 /* As the kernel's tracing error_log: the last 8 entries; the kernel takes
@@ -438,6 +439,7 @@ static void set_program(struct utrace_event *ev, struct utrace__filter *f)
 	old = st->filter;
 	st->filter = f;
 	__atomic_store_n(&ev->filter, (void *)f, __ATOMIC_RELEASE);
+	utrace__tp_filter_changed(ev->tp);
 	/* Freed once no thread can be running it; kept (a small leak) if a
 	 * thread has stayed inside one event too long to wait for. */
 	if (old && utrace__filter_sync())
@@ -1086,6 +1088,7 @@ int utrace__control_tracing_on(int32_t on)
 		__atomic_fetch_and(&utrace__tracing_off, ~UTRACE_TRACING_OFF, __ATOMIC_RELEASE);
 	else if (on == 0)
 		__atomic_fetch_or(&utrace__tracing_off, UTRACE_TRACING_OFF, __ATOMIC_RELEASE);
+	utrace__fast_update();
 	return !(__atomic_load_n(&utrace__tracing_off, __ATOMIC_RELAXED) & UTRACE_TRACING_OFF);
 }
 
@@ -1377,6 +1380,7 @@ void utrace__control_after_fork_child(void)
 	}
 	utrace__registry_instances_after_fork();
 	__atomic_fetch_and(&utrace__tracing_off, ~UTRACE_TRACING_INSTANCES, __ATOMIC_RELEASE);
+	utrace__fast_update();
 }
 
 /* --- set_event_pid, set_event_notrace_pid --- */
@@ -1876,6 +1880,7 @@ int utrace__control_instance_mkdir(const char *name, size_t len)
 	x->tag = ++inst_tags & ((1u << (24 - UTRACE_CTL_INST_IDX_BITS)) - 1);
 	__atomic_store_n(&utrace__inst[i].tracing_off, 0, __ATOMIC_RELEASE);
 	__atomic_fetch_or(&utrace__tracing_off, UTRACE_TRACING_INSTANCES, __ATOMIC_RELEASE);
+	utrace__fast_update();
 	return (int)inst_handle(i);
 }
 
@@ -1936,6 +1941,7 @@ int utrace__control_instance_rmdir(const char *name, size_t len)
 	if (!any)
 		__atomic_fetch_and(&utrace__tracing_off, ~UTRACE_TRACING_INSTANCES,
 				   __ATOMIC_RELEASE);
+	utrace__fast_update();
 	if (p) {
 		__atomic_store_n(&p->dead, UTRACE_POOL_REPLACED, __ATOMIC_RELEASE);
 		if (utrace__threads_quiesce())

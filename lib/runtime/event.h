@@ -36,6 +36,16 @@ extern void (*utrace__record_hook)(const struct utrace_event *ev,
 				   const void *rec, unsigned int size) UTRACE_HIDDEN;
 
 /**
+ * utrace__set_record_hook - set utrace__record_hook (tests)
+ * @hook: called with each committed record, or NULL
+ *
+ * Set it through this, not by assignment: while a hook is set, events
+ * leave the inlined writer for the library's path, which calls it.
+ */
+void utrace__set_record_hook(void (*hook)(const struct utrace_event *ev,
+					  const void *rec, unsigned int size)) UTRACE_HIDDEN;
+
+/**
  * utrace__reserve_scratch - reserve an event's record in the probe's frame
  * @r: the reservation, filled in
  * @ev: the event

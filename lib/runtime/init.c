@@ -33,6 +33,7 @@
 #include "filter.h"
 #include "symbols.h"
 #include "control.h"
+#include "writer.h"
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 
@@ -100,9 +101,11 @@ static void init_once_fn(void)
 	if (v && *v)
 		utrace__events_spec_set(v);
 	utrace__clock_init();
+	utrace__fast_init();
 	/* .function filters name static functions too (symbols.c) */
 	utrace__filter_sym_by_name = utrace__sym_by_name;
 	utrace__record_init();
+	utrace__fast_update();
 }
 
 void utrace__init(void)

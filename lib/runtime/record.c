@@ -337,6 +337,7 @@ static void connect_recorder(void)
 	utrace__registry_unlock();
 	__atomic_store_n(&utrace__pool, p, __ATOMIC_RELEASE);
 	__atomic_fetch_add(&utrace__pool_gen, 1, __ATOMIC_RELEASE);
+	utrace__fast_update();
 }
 
 /*
@@ -363,6 +364,7 @@ int utrace__pool_ensure(void)
 			utrace__pool_fd = fd;
 			__atomic_store_n(&utrace__pool, p, __ATOMIC_RELEASE);
 			__atomic_fetch_add(&utrace__pool_gen, 1, __ATOMIC_RELEASE);
+	utrace__fast_update();
 		}
 	}
 	pthread_mutex_unlock(&pool_mutex);
@@ -401,6 +403,7 @@ int utrace__pool_resize(uint64_t bytes)
 	utrace__pool_fd = fd;
 	__atomic_store_n(&utrace__pool, p, __ATOMIC_RELEASE);
 	__atomic_fetch_add(&utrace__pool_gen, 1, __ATOMIC_RELEASE);
+	utrace__fast_update();
 	pthread_mutex_unlock(&pool_mutex);
 	/* Readers that map the old pool (utrace show, pipe, mount) take the
 	 * new one when they see this. */
@@ -624,6 +627,7 @@ void utrace__record_after_fork_child(void)
 		return;
 	__atomic_store_n(&utrace__pool, NULL, __ATOMIC_RELEASE);
 	__atomic_fetch_add(&utrace__pool_gen, 1, __ATOMIC_RELEASE);
+	utrace__fast_update();
 	/* The size from our own record of the pool, not from the shared
 	 * header.  fork() inside an event (from a signal handler): that
 	 * event still writes into the pool, so private memory replaces the

@@ -28,6 +28,8 @@
  *     to take back), or the stash is full, or the nesting is too deep;
  *   - the thread found no free thread slot (more than 1024 threads).
  */
+#define UTRACE__WRITER_INTERNAL 1
+#include <cpuid.h>
 #include <errno.h>
 #include <limits.h>
 #include <linux/membarrier.h>
@@ -95,18 +97,21 @@ struct tbuf {
 	int32_t tid;                 /* (a stashed event's common_pid) */
 	/* From here, the thread's state in one pool (tbuf_reset()): */
 	unsigned int gen;            /* pool generation of this state */
-	int slot;                    /* thread slot, or -1 */
-	struct utrace_pool_geom *geom;   /* the pool's layout, private copy */
-	struct utrace_page *page;
-	struct utrace_page_desc *desc;
-	uint32_t page_idx;
 	uint32_t tail;               /* bytes used in page->data */
+	struct utrace_page *page;
+	uint64_t last_ts;
 	uint32_t cpu;
 	uint32_t missed;             /* UTRACE_RB_MISSED_EVENTS when the page has
 				      * lost_before > 0, else 0: the commit bits */
-	uint64_t last_ts;
-	uint64_t seq;                /* next page number of this thread */
 	uint64_t nr_events;          /* events in the current page */
+	/* The fields above are struct utrace_tp_thread_v1 (tracepoint.h),
+	 * which the inlined writer of every program uses: their offsets are
+	 * ABI.  Below, the library's own. */
+	int slot;                    /* thread slot, or -1 */
+	struct utrace_pool_geom *geom;   /* the pool's layout, private copy */
+	struct utrace_page_desc *desc;
+	uint32_t page_idx;
+	uint64_t seq;                /* next page number of this thread */
 	uint64_t lost_pending;       /* lost since the current page began */
 	uint64_t retry_ts;           /* no free page: until this time, events
 				      * are lost without looking for one */
@@ -116,11 +121,43 @@ struct tbuf {
 	uint64_t inst_ts;            /* time of the event of reserve_inst() */
 };
 
+/* The tail while the thread has no page: no record fits, so the inlined
+ * writer need not test the page pointer. */
+#define TAIL_NO_PAGE 0xffff0000u
+
+/* The inlined writer's view (struct utrace_tp_thread_v1, struct
+ * utrace_tp_page_v1 and the constants it spells out) is this file's. */
+#define SAME_OFFSET(f)							\
+	_Static_assert(offsetof(struct tbuf, f) ==			\
+		       offsetof(struct utrace_tp_thread_v1, f), "tbuf: " #f)
+SAME_OFFSET(nest);
+SAME_OFFSET(stash_used);
+SAME_OFFSET(tid);
+SAME_OFFSET(gen);
+SAME_OFFSET(tail);
+SAME_OFFSET(page);
+SAME_OFFSET(last_ts);
+SAME_OFFSET(cpu);
+SAME_OFFSET(missed);
+SAME_OFFSET(nr_events);
+_Static_assert(offsetof(struct utrace_page, commit) ==
+	       offsetof(struct utrace_tp_page_v1, commit), "page: commit");
+_Static_assert(offsetof(struct utrace_page, data) ==
+	       offsetof(struct utrace_tp_page_v1, data), "page: data");
+_Static_assert(UTRACE_PAGE_DATA == 4080 && UTRACE_RB_MAX_SMALL == 112 &&
+	       UTRACE_RB_DELTA_BITS == 27 && UTRACE_RB_TYPE_BITS == 5,
+	       "the inlined writer's constants (tracepoint.h)");
+
 /* libutrace is built with TLS descriptors (-mtls-dialect=gnu2): when the
  * library was loaded at start-up this is a short call returning a fixed
  * offset, and it still works when the library is dlopen()ed later, which
- * initial-exec TLS does not. */
-static __thread struct tbuf tb;
+ * initial-exec TLS does not.  Exported, as struct utrace_tp_thread_v1, for
+ * the inlined writer of the programs: a program's own code reaches it
+ * with initial-exec TLS (one instruction), a shared library's with its
+ * TLS dialect (a descriptor call with -mtls-dialect=gnu2, else
+ * __tls_get_addr). */
+__thread struct tbuf utrace_tp_thread_v1 __attribute__((visibility("default")));
+#define tb utrace_tp_thread_v1
 
 /*
  * The thread's state, its address computed once per call: with TLS
@@ -146,8 +183,14 @@ static __thread struct tbuf itb[UTRACE_INSTANCES_MAX];
 struct utrace__inst_target utrace__inst[UTRACE_INSTANCES_MAX];
 
 struct utrace_pool *utrace__pool;
-unsigned int utrace__pool_gen = 1;
 int utrace__tracing_off;
+
+/* The pool generation (utrace__pool_gen), with UTRACE_TP_SLOW while the
+ * inlined writer must leave every event to the library. */
+struct utrace_tp_fast_v1 utrace_tp_fast_v1
+	__attribute__((visibility("default"))) = { 1 | UTRACE_TP_SLOW, 0, 0 };
+/* rdtscp's TSC_AUX holds the CPU number (where there is no rseq). */
+static int rdtscp_cpu;
 
 /* The pool and its generation change under running threads (the agent
  * makes or replaces the pool): loads that the compiler and TSan see as
@@ -159,7 +202,67 @@ static inline __attribute__((always_inline)) struct utrace_pool *cur_pool(void)
 
 static inline __attribute__((always_inline)) unsigned int cur_gen(void)
 {
-	return __atomic_load_n(&utrace__pool_gen, __ATOMIC_ACQUIRE);
+	return __atomic_load_n(&utrace__pool_gen, __ATOMIC_ACQUIRE) & ~UTRACE_TP_SLOW;
+}
+
+/* Must every event take the library's path? */
+static bool fast_off(void)
+{
+	return !cur_pool() || __atomic_load_n(&utrace__tracing_off, __ATOMIC_ACQUIRE) ||
+	       !utrace__clock_tsc ||
+	       (!__atomic_load_n(&utrace_tp_fast_v1.cpu_off, __ATOMIC_RELAXED) && !rdtscp_cpu) ||
+	       __atomic_load_n(&utrace__record_hook, __ATOMIC_ACQUIRE) != NULL ||
+	       __atomic_load_n(&utrace__print_fd, __ATOMIC_ACQUIRE) >= 0;
+}
+
+/*
+ * Recompute UTRACE_TP_SLOW after a change of what fast_off() reads.  Each
+ * writer of those calls this after its store, so the last call sees every
+ * store; one that computed from older values and stored later finds so on
+ * its second look and stores again.  The bit shares its word with the pool
+ * generation, so a thread never sees a new pool with an old bit.
+ */
+void utrace__fast_update(void)
+{
+	bool off;
+
+	do {
+		unsigned int old = __atomic_load_n(&utrace__pool_gen, __ATOMIC_RELAXED), nw;
+
+		off = fast_off();
+		do {
+			nw = off ? old | UTRACE_TP_SLOW : old & ~UTRACE_TP_SLOW;
+		} while (!__atomic_compare_exchange_n(&utrace__pool_gen, &old, nw, 0,
+						      __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
+	} while (fast_off() != off);
+}
+
+void utrace__set_record_hook(void (*hook)(const struct utrace_event *ev,
+					  const void *rec, unsigned int size))
+{
+	__atomic_store_n(&utrace__record_hook, hook, __ATOMIC_RELEASE);
+	utrace__fast_update();
+}
+
+/* Where the inlined writer reads the CPU (after utrace__clock_init()). */
+void utrace__fast_init(void)
+{
+	unsigned int a, b, c, d;
+
+	__atomic_store_n(&utrace_tp_fast_v1.cpu_off, utrace__rseq_cpu_off, __ATOMIC_RELAXED);
+	/* No rseq (valgrind, an old glibc): rdtscp's TSC_AUX, which Linux
+	 * sets to the CPU number (node << 12 | cpu) where the CPU has it.
+	 * Believed only if it agrees with sched_getcpu(). */
+	if (!utrace__rseq_cpu_off && __get_cpuid(0x80000001, &a, &b, &c, &d) &&
+	    (d & (1u << 27))) {
+		for (int i = 0; i < 3 && !rdtscp_cpu; i++) {
+			unsigned int aux;
+
+			(void)__builtin_ia32_rdtscp(&aux);
+			rdtscp_cpu = (int)(aux & 0xfff) == sched_getcpu();
+		}
+	}
+	utrace__fast_update();
 }
 static pthread_key_t exit_key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
@@ -223,6 +326,7 @@ static void tbuf_reset(struct tbuf *t, unsigned int gen)
 {
 	memset((char *)t + offsetof(struct tbuf, gen), 0,
 	       sizeof(*t) - offsetof(struct tbuf, gen));
+	t->tail = TAIL_NO_PAGE;
 	t->slot = -1;
 	t->gen = gen;
 }
@@ -286,6 +390,7 @@ static void publish(struct tbuf *t)
 		sched_yield();
 	}
 	t->page = NULL;
+	t->tail = TAIL_NO_PAGE;
 	t->desc = NULL;
 }
 
@@ -1010,6 +1115,12 @@ void *utrace_tp_reserve(struct utrace_tp_reserve *r, struct utrace_event *ev,
 	memcpy(ent, &w, 4);
 	ent->pid = t->tid;
 	return ent;
+}
+
+/* The inlined writer left its event with a stash to copy in. */
+void utrace_tp_leave_v1(void)
+{
+	leave_stash(my_tbuf());
 }
 
 /* The unusual cases: an event without a page, or no membarrier. */

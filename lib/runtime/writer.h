@@ -12,8 +12,10 @@
 
 /* The pool of this process, or NULL when nothing records it. */
 extern struct utrace_pool *utrace__pool UTRACE_HIDDEN;
-/* Bumped whenever utrace__pool changes (fork): threads re-attach. */
-extern unsigned int utrace__pool_gen UTRACE_HIDDEN;
+/* Bumped whenever utrace__pool changes (fork): threads re-attach.  Its
+ * bit UTRACE_TP_SLOW sends every event to the library's path (see
+ * utrace__fast_update()). */
+#define utrace__pool_gen (utrace_tp_fast_v1.gen)
 /* tracing_on written 0 through the control: events are dropped uncounted. */
 extern int utrace__tracing_off UTRACE_HIDDEN;
 /* The buffer this thread's trace_marker records go to (-1: top level). */
@@ -27,6 +29,21 @@ extern __thread int utrace__marker_inst UTRACE_HIDDEN;
  * private memory rather than unmap it.
  */
 bool utrace__rb_after_fork(void) UTRACE_HIDDEN;
+
+/**
+ * utrace__fast_update - switch the inlined writer on or off for all threads
+ *
+ * Call after changing the pool, tracing_on, instances, the record hook or
+ * the print destination.
+ */
+void utrace__fast_update(void) UTRACE_HIDDEN;
+
+/**
+ * utrace__fast_init - decide where the inlined writer reads the CPU
+ *
+ * Called once at start-up, after utrace__clock_init().
+ */
+void utrace__fast_init(void) UTRACE_HIDDEN;
 
 /* Grace periods for filter programs. */
 

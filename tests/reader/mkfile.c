@@ -100,7 +100,7 @@ static void hook(const struct utrace_event *ev, const void *rec, unsigned int si
 
 static void setup_events(void)
 {
-	utrace__record_hook = hook;
+	utrace__set_record_hook(hook);
 	if (utrace_set_event("utest:*") < 0 || utrace_set_event("sample-trace:*") < 0 ||
 	    utrace_set_event("sched:*") < 0 || utrace_set_event("irq:*") < 0)
 		die("cannot enable the events");
@@ -611,9 +611,9 @@ static void mk_sample(const char *path, const char *expected)
 	FILE *ex;
 
 	setup_events();
-	utrace__record_hook = keep_hook;
+	utrace__set_record_hook(keep_hook);
 	fire_all();
-	utrace__record_hook = hook;
+	utrace__set_record_hook(hook);
 	header(&b, PAGE_SIZE);
 	rec_process(&b, 4242, 1, 0, "sample", "/usr/bin/sample");
 	write_formats(&b, 4242);

@@ -103,7 +103,7 @@ TEST(register_unregister_while_firing)
 	struct timespec ts = { 1, 500000000 };
 	int i;
 
-	utrace__record_hook = hook;
+	utrace__set_record_hook(hook);
 	for (i = 0; i < FIRERS; i++)
 		pthread_create(&f[i], NULL, firer, NULL);
 	for (i = 0; i < REGISTRARS; i++)

@@ -45,7 +45,7 @@ TEST(dlopen_fire_dlclose_dlopen)
 	void *h;
 	int id;
 
-	utrace__record_hook = hook;
+	utrace__set_record_hook(hook);
 	CHECK(utrace_event_find("dlib", "dlib_hello") == NULL);
 	h = open_lib();
 	ev = utrace_event_find("dlib", "dlib_hello");
@@ -85,7 +85,7 @@ TEST(many_cycles)
 {
 	int i;
 
-	utrace__record_hook = hook;
+	utrace__set_record_hook(hook);
 	for (i = 0; i < 50; i++) {
 		void *h = open_lib();
 		int (*fire)(int);

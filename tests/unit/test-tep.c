@@ -124,7 +124,7 @@ TEST(sample_events_print_as_libtraceevent)
 	size_t i;
 
 	setup();
-	utrace__record_hook = hook;
+	utrace__set_record_hook(hook);
 	CHECK_INT(utrace_set_event("sample-trace:*"), ==, 7);
 	for (i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
 		int v = vals[i];
@@ -150,7 +150,7 @@ TEST(kernel_events_print_as_libtraceevent)
 	size_t i;
 
 	setup();
-	utrace__record_hook = hook;
+	utrace__set_record_hook(hook);
 	CHECK_INT(utrace_set_event("sched"), ==, 4);
 	CHECK_INT(utrace_set_event("irq:irq_handler_entry"), ==, 1);
 	for (i = 0; i < sizeof(states) / sizeof(states[0]); i++) {

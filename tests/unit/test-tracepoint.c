@@ -177,7 +177,7 @@ TEST(assign_only_evaluated_when_on)
 {
 	trace_utest_fn("x", UTEST_MODE_A);
 	CHECK_INT(utest_assign_evals, ==, 0);
-	utrace__record_hook = hook;
+	utrace__set_record_hook(hook);
 	CHECK_INT(utrace_set_event("utest:utest_fn"), ==, 1);
 	trace_utest_fn("x", UTEST_MODE_A);
 	CHECK_INT(utest_assign_evals, ==, 1);
@@ -191,7 +191,7 @@ TEST(record_layout)
 	struct trace_event_raw_utest_fn *r = (void *)last_rec;
 	char text[256];
 
-	utrace__record_hook = hook;
+	utrace__set_record_hook(hook);
 	CHECK_INT(utrace_event_enable(ev, 1), ==, 0);
 	trace_utest_fn("hello", UTEST_MODE_B);
 	CHECK_INT(ent->type, ==, utrace_event_id(ev));
@@ -217,7 +217,7 @@ TEST(oversized_record_is_dropped)
 	static char big[UTRACE_EVENT_MAX + 10];
 
 	memset(big, 'x', sizeof(big) - 1);
-	utrace__record_hook = hook;
+	utrace__set_record_hook(hook);
 	CHECK_INT(utrace_set_event("utest_fn"), ==, 1);
 	trace_utest_fn(big, 1);
 	CHECK_INT(records, ==, 0);
@@ -330,7 +330,7 @@ TEST(signal_handler_nesting)
 	int dummy = 0;
 
 	signal(SIGUSR1, on_signal);
-	utrace__record_hook = nest_hook;
+	utrace__set_record_hook(nest_hook);
 	CHECK_INT(utrace_set_event("utest_simple"), ==, 1);
 	/* raise_probe runs before the built-in probe of utest_fn */
 	CHECK_INT(register_trace_utest_fn(raise_probe, &dummy), ==, 0);

@@ -81,7 +81,7 @@
 		size_t __utrace_size = 0;				\
 		struct trace_event_raw_##call *__utrace_e = NULL;	\
 		(void)__utrace_e;					\
-		(void)__utrace_d;					\
+		__utrace_d->__utrace_unused = 0;			\
 		tstruct							\
 		return __utrace_size;					\
 	}

@@ -12,6 +12,10 @@
  *           <store the __data_loc words>
  *           { TP_fast_assign }
  *           commit();
+ *
+ * reserve and commit are inlined (tracepoint.h: utrace__reserve_inline(),
+ * utrace__commit_inline()) on x86-64; what is not the usual case calls
+ * libutrace's utrace_tp_reserve() and utrace_tp_commit().
  *   }
  */
 #include "reset.h"
@@ -39,8 +43,9 @@
 
 /* __assign_str(dst) (current kernels) and __assign_str(dst, src) (older). */
 #define UTRACE__ASSIGN_STR1(dst)					\
-	utrace__copy_str(__get_str(dst), __get_dynamic_array_len(dst),	\
-			 __utrace_d.dst##_ptr_)
+	utrace__copy_str_known(__get_str(dst),				\
+			       __get_dynamic_array_len(dst),		\
+			       __utrace_dp->dst##_ptr_)
 #define UTRACE__ASSIGN_STR2(dst, src)					\
 	utrace__copy_str(__get_str(dst), __get_dynamic_array_len(dst),	\
 			 utrace__str_or_null((const char *)(src)))
@@ -63,9 +68,9 @@
 
 /* The same for the __rel_loc forms. */
 #define UTRACE__ASSIGN_REL_STR1(dst)					\
-	utrace__copy_str(__get_rel_str(dst),				\
-			 __get_rel_dynamic_array_len(dst),		\
-			 __utrace_d.dst##_ptr_)
+	utrace__copy_str_known(__get_rel_str(dst),			\
+			       __get_rel_dynamic_array_len(dst),	\
+			       __utrace_dp->dst##_ptr_)
 #define UTRACE__ASSIGN_REL_STR2(dst, src)				\
 	utrace__copy_str(__get_rel_str(dst),				\
 			 __get_rel_dynamic_array_len(dst),		\
@@ -89,32 +94,27 @@
 #define __field_struct(type, item)
 #define __array(type, item, len)
 #define __dynamic_array(type, item, len)				\
-	__entry->__data_loc_##item = __utrace_d.item;
+	__entry->__data_loc_##item = __utrace_dp->item;
 #define __string(item, src) __dynamic_array(char, item, -1)
 #define __string_len(item, src, len) __dynamic_array(char, item, -1)
 #define __vstring(item, fmt, ap) __dynamic_array(char, item, -1)
 #define __bitmask(item, nr_bits) __dynamic_array(char, item, -1)
 #define __cpumask(item) __dynamic_array(char, item, -1)
 #define __rel_dynamic_array(type, item, len)				\
-	__entry->__rel_loc_##item = __utrace_d.item;
+	__entry->__rel_loc_##item = __utrace_dp->item;
 #define __rel_string(item, src) __rel_dynamic_array(char, item, -1)
 #define __rel_string_len(item, src, len) __rel_dynamic_array(char, item, -1)
 #define __rel_bitmask(item, nr_bits) __rel_dynamic_array(char, item, -1)
 #define __rel_cpumask(item) __rel_dynamic_array(char, item, -1)
 
-#undef DECLARE_EVENT_CLASS
-#define DECLARE_EVENT_CLASS(call, proto, args, tstruct, assign, print)	\
-	UTRACE__RECORD_ACCESS						\
-	static void utrace_event_raw_event_##call(void *__data, proto)	\
-	{								\
-		struct trace_event_data_offsets_##call __utrace_d;	\
+/* Record through libutrace's entries, the variable fields placed (d)
+ * and the size known. */
+#define UTRACE__PROBE_BODY(call, tstruct, assign, first)		\
 		struct trace_event_raw_##call *__utrace_entry;		\
 		struct utrace_tp_reserve __utrace_r;			\
 		unsigned char __utrace_buf[UTRACE_EVENT_MAX]		\
 			__attribute__((aligned(8)));			\
-		size_t __utrace_size =					\
-			offsetof(struct trace_event_raw_##call, __data) + \
-			utrace_event_get_offsets_##call(&__utrace_d, args); \
+		first;							\
 		if (__utrace_size > UTRACE_EVENT_MAX)			\
 			__utrace_size = UTRACE_EVENT_MAX + 1;		\
 		__utrace_entry = (struct trace_event_raw_##call *)	\
@@ -126,7 +126,80 @@
 			return;						\
 		tstruct							\
 		{ assign; }						\
-		utrace_tp_commit(&__utrace_r);				\
+		utrace_tp_commit(&__utrace_r);
+
+/* The variable fields placed, the record's size: evaluates the sources
+ * of __string() and the lengths, once per event. */
+#define UTRACE__PLACE(call, args)					\
+		struct trace_event_data_offsets_##call __utrace_d;	\
+		size_t __utrace_size =					\
+			offsetof(struct trace_event_raw_##call, __data) + \
+			utrace_event_get_offsets_##call(&__utrace_d, args); \
+		struct trace_event_data_offsets_##call *__utrace_dp	\
+			__attribute__((unused)) = &__utrace_d;
+
+#undef DECLARE_EVENT_CLASS
+#ifdef UTRACE__INLINE_WRITER
+/*
+ * utrace_event_slow_<call> records through libutrace: the probe the
+ * registry attaches (stage 7), so it runs for an event with a filter or
+ * with other probes beside it.  utrace_event_raw_event_<call> is the
+ * iterator's direct call (stage 0), made only while the recording probe is
+ * alone and the event has no filter (tracepoint.c: set_fast()): the usual
+ * event is written inline (tracepoint.h: utrace__reserve_inline()),
+ * anything else goes to utrace_event_rec_<call>, with the fields already
+ * placed.  The inline part needs no stack frame.
+ */
+#define DECLARE_EVENT_CLASS(call, proto, args, tstruct, assign, print)	\
+	UTRACE__RECORD_ACCESS __attribute__((noinline))			\
+	static void utrace_event_rec_##call(				\
+		void *__data,						\
+		struct trace_event_data_offsets_##call *__utrace_dp	\
+			__attribute__((unused)),			\
+		size_t __utrace_size, proto)				\
+	{								\
+		UTRACE__PROBE_BODY(call, PARAMS(tstruct), PARAMS(assign), \
+				   utrace__slow_enter())		\
+	}								\
+	UTRACE__RECORD_ACCESS						\
+	static void utrace_event_slow_##call(void *__data, proto)	\
+	{								\
+		UTRACE__PLACE(call, PARAMS(args))			\
+		utrace_event_rec_##call(__data, __utrace_dp, __utrace_size, \
+					args);				\
+	}								\
+	UTRACE__RECORD_ACCESS						\
+	static void utrace_event_raw_event_##call(void *__data, proto)	\
+	{								\
+		struct trace_event_raw_##call *__utrace_entry;		\
+		struct utrace__fast __utrace_f;				\
+		UTRACE__PLACE(call, PARAMS(args))			\
+		__utrace_entry = (struct trace_event_raw_##call *)	\
+			utrace__reserve_inline(&__utrace_f,		\
+				(const struct utrace_event *)__data,	\
+				(unsigned int)__utrace_size);		\
+		if (utrace__unlikely(!__utrace_entry)) {		\
+			/* (a copy: the address of __utrace_d does not	\
+			 * escape, its fields stay in registers) */	\
+			struct trace_event_data_offsets_##call __utrace_c = \
+				__utrace_d;				\
+			utrace_event_rec_##call(__data, &__utrace_c,	\
+						__utrace_size, args);	\
+			return;						\
+		}							\
+		tstruct							\
+		{ assign; }						\
+		utrace__commit_inline(&__utrace_f);			\
 	}
+#else
+#define DECLARE_EVENT_CLASS(call, proto, args, tstruct, assign, print)	\
+	UTRACE__RECORD_ACCESS						\
+	static void utrace_event_raw_event_##call(void *__data, proto)	\
+	{								\
+		UTRACE__PLACE(call, PARAMS(args))			\
+		UTRACE__PROBE_BODY(call, PARAMS(tstruct), PARAMS(assign), \
+				   (void)0)				\
+	}
+#endif
 #undef DEFINE_EVENT
 #define DEFINE_EVENT(template, name, proto, args)

@@ -34,6 +34,15 @@
 			       aligned(sizeof(void *)))) =		\
 		&utrace_event_##name;
 
+/* The probe the registry attaches: with the inlined writer, the one that
+ * goes through libutrace (filters, several probes); the iterator's direct
+ * call inlines the other (stage 0). */
+#ifdef UTRACE__INLINE_WRITER
+#define UTRACE__CLASS_PROBE(call) utrace_event_slow_##call
+#else
+#define UTRACE__CLASS_PROBE(call) utrace_event_raw_event_##call
+#endif
+
 #undef DECLARE_EVENT_CLASS
 #define DECLARE_EVENT_CLASS(call, proto, args, tstruct, assign, print)	\
 	static const char *const utrace_print_##call[2] = { print };	\
@@ -41,7 +50,7 @@
 		utrace__stringify(TRACE_SYSTEM),			\
 		utrace_event_fields_##call,				\
 		sizeof(struct trace_event_raw_##call),			\
-		(utrace_probe_fn)utrace_event_raw_event_##call		\
+		(utrace_probe_fn)UTRACE__CLASS_PROBE(call)		\
 	};
 /* The class's recording probe is attached to this event's tracepoint, so
  * their prototypes must agree (the kernel checks this too). */
