@@ -98,11 +98,15 @@ static void fire(struct trig *t)
 		if (!(off & UTRACE_TRACING_OFF) || !take_count(t))
 			return;
 		__atomic_fetch_and(&utrace__tracing_off, ~UTRACE_TRACING_OFF, __ATOMIC_RELEASE);
+		/* the inlined writer's path follows tracing_off (lock-free,
+		 * also from a signal handler's event) */
+		utrace__fast_update();
 		return;
 	case TK_TRACEOFF:
 		if ((off & UTRACE_TRACING_OFF) || !take_count(t))
 			return;
 		__atomic_fetch_or(&utrace__tracing_off, UTRACE_TRACING_OFF, __ATOMIC_RELEASE);
+		utrace__fast_update();
 		return;
 	case TK_ENABLE:         /* event_enable_count_trigger() */
 	case TK_DISABLE:
@@ -216,6 +220,8 @@ static void count_changed(int by)
 	else
 		__atomic_fetch_and(&utrace__tracing_off, ~UTRACE_TRACING_TRIGGERS,
 				   __ATOMIC_RELEASE);
+	/* events of a process with triggers take the library's path */
+	utrace__fast_update();
 }
 
 /* Add t to the event: its probe (and a target's) held while it lives. */
