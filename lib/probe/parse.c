@@ -754,10 +754,11 @@ static int parse_place(struct pctx *c, char *w)
 	}
 	if (r)
 		return r;
-	/* (REFCTR): SDT semaphores are not supported */
+	/* (REFCTR): an SDT semaphore's file offset (trace_uprobe_create()) */
 	tmp = strchr(arg, '(');
 	if (tmp) {
 		char *end = strchr(tmp, ')');
+		uint64_t ref;
 
 		if (!end)
 			return perr(c, (int)(tmp + strlen(tmp) - w), EINVAL,
@@ -765,7 +766,11 @@ static int parse_place(struct pctx *c, char *w)
 		if (end[1])
 			return perr(c, (int)(end + 1 - w), EINVAL,
 				    "Reference counter has wrong suffix");
-		return pfail(c, EINVAL, "reference counter offsets are not supported");
+		*tmp++ = '\0';
+		*end = '\0';
+		if (k_strtoul(tmp, &ref))
+			return perr(c, (int)(tmp - w), EINVAL, "Invalid reference counter offset");
+		d->refctr = ref;
 	}
 	tmp = strchr(arg, '%');
 	if (tmp) {
@@ -993,6 +998,8 @@ char *utrace__probe_canonical(const struct utrace__probe_def *d)
 		fprintf(b, "0x%016" PRIx64, d->offset);
 	else
 		fprintf(b, "%s+%ld", d->symbol, d->symoff);
+	if (d->refctr)
+		fprintf(b, "(0x%" PRIx64 ")", d->refctr);
 	for (unsigned int i = 0; i < d->nr_args; i++)
 		fprintf(b, " %s=%s", d->args[i].name, d->args[i].comm);
 	if (ferror(b) | fclose(b)) {

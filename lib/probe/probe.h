@@ -104,6 +104,9 @@ struct utrace__probe_def {
 	char *symbol;                 /* SYMBOL, or NULL when an offset was given */
 	long symoff;
 	uint64_t offset;              /* file offset (after resolution) */
+	/* (REFCTR): the file offset of a 16-bit SDT semaphore, counted up
+	 * while the probe is placed (the kernel's ref_ctr_offset); 0: none */
+	uint64_t refctr;
 	bool resolved;
 	bool auto_name;               /* event made up from the path and offset */
 	bool entry;                   /* at a function's entry ($argN allowed) */

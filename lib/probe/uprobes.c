@@ -66,6 +66,10 @@ struct uprobe {
 	struct utrace__probe_site **sites;   /* placed while the event is on */
 	size_t nr_sites;
 	uint64_t hits, misses;
+	/* (REFCTR): the SDT semaphore, counted up while the sites are
+	 * placed, as the kernel's uprobe_register() does; NULL: none */
+	uint16_t *sema;
+	bool sema_held;
 };
 
 /* One event (one or more definitions). */
@@ -174,6 +178,25 @@ static uint64_t off_to_vaddr(const struct obj_query *q, uint64_t off, bool *ok)
 	}
 	*ok = false;
 	return 0;
+}
+
+/* Whether the 2 bytes at vaddr stay writable once loaded: in a PF_W
+ * segment, outside PT_GNU_RELRO (made read-only after relocation). */
+static bool writable(const struct obj_query *q, uint64_t vaddr)
+{
+	bool w = false;
+
+	for (unsigned int i = 0; i < q->phnum; i++) {
+		const ElfW(Phdr) *p = &q->phdr[i];
+		bool in = vaddr >= p->p_vaddr && vaddr + 2 <= p->p_vaddr + p->p_memsz;
+
+		if (p->p_type == PT_LOAD && in && (p->p_flags & PF_W))
+			w = true;
+		if (p->p_type == PT_GNU_RELRO && vaddr + 2 > p->p_vaddr &&
+		    vaddr < p->p_vaddr + p->p_memsz)
+			return false;
+	}
+	return w;
 }
 
 static uint64_t vaddr_to_off(const struct obj_query *q, uint64_t vaddr, bool *ok)
@@ -350,6 +373,10 @@ static void detach_all(struct uprobe *p)
 		p->sites[i] = NULL;
 	}
 	p->nr_sites = 0;
+	if (p->sema_held) {
+		__atomic_fetch_sub(p->sema, 1, __ATOMIC_RELAXED);
+		p->sema_held = false;
+	}
 }
 
 static void free_probe(struct uprobe *p)
@@ -438,6 +465,16 @@ static int prepare(struct uprobe *p, struct utrace__probe_error *err)
 	vaddr = off_to_vaddr(&q, d->offset, &ok);
 	if (!ok)
 		return place_error(err, EINVAL, "Offset is not in a loaded segment");
+	if (d->refctr) {
+		uint64_t sv = off_to_vaddr(&q, d->refctr, &ok);
+
+		/* as the kernel's valid_ref_ctr_vma(): in a writable mapping
+		 * of the file; 16 bits, aligned */
+		if (!ok || (sv & 1) || !writable(&q, sv))
+			return place_error(err, EINVAL, "Reference counter offset is not in a "
+					   "writable segment");
+		p->sema = (uint16_t *)(uintptr_t)(q.bias + sv);
+	}
 	if (load_symtab(q.path, &t) < 0)
 		return place_error(err, EINVAL, "No symbol table to find the function");
 	fs = utrace__symtab_find(&t, vaddr);
@@ -502,6 +539,10 @@ static int attach_sites(struct uprobe *p)
 			return r;
 		}
 		p->nr_sites = i + 1;
+	}
+	if (p->sema && !p->sema_held) {
+		__atomic_fetch_add(p->sema, 1, __ATOMIC_RELAXED);
+		p->sema_held = true;
 	}
 	return 0;
 }
@@ -653,6 +694,18 @@ static struct uevent *find_event(const char *group, const char *event)
 	return NULL;
 }
 
+/* A probe at the same place of the same file with another reference
+ * counter (the kernel refuses it, as the counter is the place's). */
+static bool refctr_mismatch(const struct utrace__probe_def *d)
+{
+	for (const struct uevent *ue = uevents; ue; ue = ue->next)
+		for (const struct uprobe *q = ue->probes; q; q = q->next)
+			if (q->def->offset == d->offset && q->def->refctr != d->refctr &&
+			    !strcmp(q->def->path, d->path))
+				return true;
+	return false;
+}
+
 static int add_locked(struct utrace__probe_def *d, struct utrace__probe_error *err)
 {
 	struct uevent *ue = find_event(d->group, d->event);
@@ -683,6 +736,13 @@ static int add_locked(struct utrace__probe_def *d, struct utrace__probe_error *e
 	}
 	p->def = d;
 	r = prepare(p, err);
+	if (!r && refctr_mismatch(d)) {
+		/* validate_ref_ctr_offset(): EINVAL, only a pr_warn() */
+		err->err = -EINVAL;
+		err->logged = false;
+		snprintf(err->msg, sizeof(err->msg), "Reference counter offset mismatch");
+		r = -EINVAL;
+	}
 	if (r) {
 		free_probe(p);
 		return r;

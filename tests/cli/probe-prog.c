@@ -2,7 +2,9 @@
 /*
  * A plain program, not built with utrace, for dynamic probes (t0086):
  * probe-prog N        calls add(i, 10 * i) and greet() N times, then exits;
- *                     greet() gets an unreadable pointer at i == 1
+ *                     greet() gets an unreadable pointer at i == 1; prints
+ *                     add_sema (an SDT-style semaphore: a probe given its
+ *                     file offset as REFCTR counts it up while placed)
  * probe-prog N FILE   the same, then waits until FILE exists, then calls
  *                     them N times more, and waits for SIGTERM
  */
@@ -26,6 +28,10 @@ __attribute__((noinline)) size_t greet(const char *name)
 	return (uintptr_t)name < 4096 ? 0 : strlen(name);
 }
 
+/* in a section of its own, as sys/sdt.h puts semaphores (.probes): it has
+ * a file offset, which .bss would not */
+__attribute__((section(".probes"), used)) volatile unsigned short add_sema = 0;
+
 /* called through these, so that no compiler specializes them */
 static int (*volatile add_p)(int, int) = add;
 static size_t (*volatile greet_p)(const char *) = greet;
@@ -34,6 +40,7 @@ static void round_of(int n)
 {
 	long s = 0;
 
+	printf("sema=%u\n", (unsigned int)add_sema);
 	for (int i = 0; i < n; i++) {
 		s += add_p(i, 10 * i);
 		s += (long)greet_p(i == 1 ? (const char *)16 : "world");

@@ -97,6 +97,32 @@ greet: (IP$goff) name="world"
 EOF2
 check "every call, its values and return value, as the kernel prints them" same got.txt want.txt
 
+# (REFCTR): an SDT semaphore's file offset, counted up while the probe is
+# placed (the kernel's ref_ctr_offset), and printed back
+sema_off() {
+	local va t o v p fs rest
+	va=$((16#$(nm prog | awk '$3 == "add_sema" { print $1 }')))
+	readelf -lW prog | while read -r t o v p fs rest; do
+		[ "$t" = LOAD ] && [ "$va" -ge $((v)) ] && [ "$va" -lt $((v + fs)) ] &&
+			printf '0x%x\n' $((va - v + o))
+	done
+}
+check "(REFCTR): the semaphore counted while placed, read back as the kernel's" bash -c '
+	s=$2
+	[ -n "$s" ] && grep -qx "sema=0" out.txt &&
+	"$UTRACE" record -o r.dat --probe "p:grp/add add($s) a=%di:s32" \
+		-- ./prog 2 > out-r.txt 2> "$1/err" &&
+	grep -qx "sema=1" out-r.txt &&
+	[ "$("$UTRACE" script -i r.dat | grep -c " add: ")" = 2 ] &&
+	"$UTRACE" probe "p:grp/add $1/prog:0x1240($s)" | grep -q "^p:grp/add $1/prog:0x0000000000001240($s)\$" &&
+	"$UTRACE" probe "p:grp/add $1/prog:0x1240(0x10)" 2> "$1/err"; [ $? = 0 ] || exit 1
+	! "$UTRACE" probe "p:grp/add $1/prog:0x1240(1a)" 2> e.txt &&
+	grep -q "Invalid reference counter offset" e.txt &&
+	"$UTRACE" record -o m.dat --probe "p:grp/add add($s) a=%di:s32" \
+		--probe "p:grp/add2 add a=%di:s32" -- ./prog 1 > out-m.txt 2> m-err.txt &&
+	grep -q "p:grp/add2 add a=%di:s32.*Reference counter offset mismatch" m-err.txt' \
+	_ "$TMP" "$(sema_off)"
+
 addsize=$(printf %x $((16#$(nm -S prog | awk '$4 == "add" { print $2 }'))))
 check "\$argN at an entry, the symbol type resolved in the recording" bash -c '
 	"$UTRACE" record -o a.dat --probe "p:grp/a add x=\$arg1:s32 y=\$arg2:s32 f=%ip:symbol" \

@@ -93,7 +93,13 @@ INC=(-I "$SRC/include" -I "$SRC/include/utrace/compat" -I "$SRC/samples"
      -I "$T" -I "$T/include" -I "$T/fail")
 WARN=(-Wall -Wextra -Werror)
 FAILWARN=(-Wall -Werror)
+# what a static link of libutrace.a needs: the build's own pkg-config file
+# says (liburcu-bp, libelf, and Zydis and libunwind since the probe engine
+# and the stacktrace trigger)
 URCU_LIBS=(-lurcu-bp -lelf -lpthread -ldl)
+if PC=$(PKG_CONFIG_PATH="$BUILD/meson-private" pkg-config --static --libs-only-l utrace 2> /dev/null); then
+	read -r -a URCU_LIBS <<<"${PC//-lutrace/} -lpthread"
+fi
 
 # ---------------------------------------------------------------------------
 # Helpers, run inside a case's directory with output going to its log.
