@@ -1297,10 +1297,29 @@ static int member_of(Dwarf_Die *t, const char *m, Dwarf_Die *mem, int64_t *off,
 			if (size <= 0)
 				size = 4;
 			b->container = size * 8;
-			if (dwarf_attr(&c, DW_AT_data_bit_offset, &a))
+			if (dwarf_attr(&c, DW_AT_data_bit_offset, &a)) {
+				/* DWARF 4+ (gcc): bits from the structure's start */
 				dwarf_formudata(&a, &dbo);
-			*off = (int64_t)(dbo / (Dwarf_Word)b->container) * size;
-			b->offset = (int)(dbo % (Dwarf_Word)b->container);
+				*off = (int64_t)(dbo / (Dwarf_Word)b->container) * size;
+				b->offset = (int)(dbo % (Dwarf_Word)b->container);
+			} else if (dwarf_attr(&c, DW_AT_bit_offset, &a) &&
+				   dwarf_formudata(&a, &dbo) == 0) {
+				/* DWARF 2/3 form (clang 14 still emits it): the
+				 * storage unit at data_member_location, of
+				 * DW_AT_byte_size, and the bits from its most
+				 * significant one (x86 is little-endian) */
+				Dwarf_Word bs = (Dwarf_Word)size;
+
+				if (dwarf_attr(&c, DW_AT_byte_size, &a) && dwarf_formudata(&a, &v) == 0 &&
+				    v > 0 && v <= 8)
+					bs = v;
+				if (dbo + (Dwarf_Word)b->width > bs * 8)
+					return -EINVAL;
+				b->container = (int)bs * 8;
+				b->offset = (int)(bs * 8 - dbo - (Dwarf_Word)b->width);
+			} else {
+				b->offset = 0;
+			}
 		}
 		return 0;
 	} while (dwarf_siblingof(&c, &c) == 0);

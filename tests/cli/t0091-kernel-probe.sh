@@ -16,7 +16,9 @@ if [ ! -e "$T/uprobe_events" ]; then
 fi
 [ -w "$T/uprobe_events" ] || skip_all "$T/uprobe_events is missing or not writable (kernel without CONFIG_UPROBE_EVENTS?)"
 [ -w "$T/instances" ] || skip_all "$T/instances is not writable (no tracing instances)"
-CC=${CC:-cc}
+# The probed program is built with gcc whatever built utrace (CC=clang in
+# CI's clang run): the expected locations are gcc's code and DWARF.
+CC=$(command -v gcc || echo "${CC:-cc}")
 command -v "$CC" > /dev/null || skip_all "no C compiler ($CC) to build the probed program"
 command -v objdump > /dev/null || skip_all "objdump (binutils) is missing"
 "$CC" -O2 -g -o "$TMP/prog" "$UTRACE_SRC/tests/cli/probe-dwarf-prog.c" 2> "$TMP/err" ||
