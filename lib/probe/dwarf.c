@@ -841,9 +841,10 @@ static int frame_base(struct var_ctx *c, unsigned int *reg, int64_t *off,
 }
 
 /* A location expression at pc as a location; the refusals say why. */
-static int expr_loc(struct var_ctx *c, const Dwarf_Op *ops, size_t n, struct loc *l,
-		    char err[UTRACE_DW_ERR_MAX])
+static int expr_loc(struct var_ctx *c, Dwarf_Attribute *attr, Dwarf_Op *ops, size_t n,
+		    struct loc *l, char err[UTRACE_DW_ERR_MAX])
 {
+	Dwarf_Addr addr;
 	unsigned int atom;
 	size_t i;
 
@@ -884,6 +885,19 @@ static int expr_loc(struct var_ctx *c, const Dwarf_Op *ops, size_t n, struct loc
 			return r;
 		return loc_reg(l, reg, true, off + (int64_t)ops[0].number, err);
 	}
+	if (atom == DW_OP_addrx || atom == DW_OP_GNU_addr_index) {
+		/* DWARF 5 (clang): an index into .debug_addr, which libdw
+		 * reads for us */
+		Dwarf_Attribute res;
+
+		if (!attr || dwarf_getlocation_attr(attr, &ops[0], &res) != 0 ||
+		    dwarf_formaddr(&res, &addr) != 0)
+			return fail(err, -EINVAL, "'%s': DW_OP_addrx: %s", c->name,
+				    dwarf_errmsg(-1));
+		atom = DW_OP_addr;
+	} else {
+		addr = ops[0].number;
+	}
 	if (atom == DW_OP_addr) {
 		GElf_Phdr ph;
 
@@ -892,15 +906,12 @@ static int expr_loc(struct var_ctx *c, const Dwarf_Op *ops, size_t n, struct loc
 		if (load_of(c->d, c->func ? func_entry(c->func) : c->pc, &ph) < 0)
 			return fail(err, -ENOENT, "'%s': no segment holds the function", c->name);
 		l->kind = LOC_ABS;
-		l->off = (int64_t)(ops[0].number - (ph.p_vaddr - ph.p_offset));
+		l->off = (int64_t)(addr - (ph.p_vaddr - ph.p_offset));
 		return 0;
 	}
 	if (atom >= DW_OP_lit0 && atom <= DW_OP_lit31)
 		return fail(err, -EOPNOTSUPP, "'%s' is the constant %u at 0x%" PRIx64
 			    " (optimized)", c->name, atom - DW_OP_lit0, c->pc);
-	if (atom == DW_OP_addrx || atom == DW_OP_GNU_addr_index)
-		return fail(err, -EOPNOTSUPP, "'%s': DW_OP_addrx (split DWARF) is not supported",
-			    c->name);
 	return fail(err, -EOPNOTSUPP, "'%s': DWARF location operation 0x%x is not supported",
 		    c->name, atom);
 }
@@ -925,7 +936,7 @@ static int var_loc(struct var_ctx *c, Dwarf_Die *var, struct loc *l,
 	if (r == 0)
 		return fail(err, -ENOENT, "'%s' is optimized out at 0x%" PRIx64 " (no location "
 			    "there)", c->name, c->pc);
-	return expr_loc(c, ops, n, l, err);
+	return expr_loc(c, &a, ops, n, l, err);
 }
 
 /* ---- scopes and variables ---- */

@@ -212,8 +212,13 @@ if command -v clang > /dev/null && clang -O2 -g -o "$TMP/progc" "$SRC" 2> /dev/n
 		[ "$(sed "s/^.*handle //" "$2/bfc")" = "$(sed "s/^.*handle //" "$2/bfg")" ] &&
 		grep -q "flags=+[0-9]*(%di):b3@0/32 prio=+[0-9]*(%di):b5@3/32$" "$2/bfc"' \
 		"$UTRACE" "$TMP/progc" "$TMP" "$P2"
+	# and a global through DW_OP_addrx (DWARF 5's .debug_addr index)
+	check "a global from clang's DWARF (DW_OP_addrx): its address" bash -c '
+		"$0" probe -x "$1" -n "add total" |
+		grep -q " total=@+0x$(nm "$1" | awk "\$3 == \"total\" { sub(/^0+/, \"\", \$1); print \$1 }"):s64$"' \
+		"$UTRACE" "$TMP/progc"
 else
-	n=$((n + 1)); echo "ok $n # SKIP no clang to build the program with"
+	for _ in 1 2; do n=$((n + 1)); echo "ok $n # SKIP no clang to build the program with"; done
 fi
 
 done_testing
