@@ -149,7 +149,7 @@ kernel_same() {
 # with entry probes only.
 CMD[cxx-entry]="./cxx"
 DEFS[cxx-entry]='p:g/m mid x=%di:s32;p:g/t thrower x=%di:s32'
-for c in jmp cxx-entry sig rec str; do
+for c in jmp cxx-entry sig rec str fork exec; do
 	if [ -n "$why" ]; then
 		n=$((n + 1)); echo "ok $n # SKIP kernel uprobes ($c): $why"
 		continue
