@@ -286,6 +286,7 @@ static int make_print(struct utrace__synth *s)
 	size_t nf = 0, na = 0;
 	FILE *a, *b;
 	unsigned int i;
+	bool bad;
 
 	a = open_memstream(&fmt, &nf);
 	b = open_memstream(&args, &na);
@@ -298,7 +299,10 @@ static int make_print(struct utrace__synth *s)
 	}
 	for (i = 0; b && i < s->nr; i++)
 		fprintf(b, "%sREC->%s", i ? ", " : "", s->f[i].name);
-	if ((a && fclose(a)) | (b && fclose(b)) || !a || !b) {
+	/* both closed, whatever the first says */
+	bad = a ? fclose(a) != 0 : true;
+	bad = (b ? fclose(b) != 0 : true) || bad;
+	if (bad) {
 		free(fmt);
 		free(args);
 		return -ENOMEM;
@@ -373,6 +377,8 @@ static int create(char *line, char **log)
 	pending = NULL;
 	st = s->ev.priv;
 	if (!st) {
+		/* the module may be kept without its event */
+		utrace_tp_unregister_module(s->mod, s->mod + 1);
 		r = -ENOMEM;
 		goto out;
 	}

@@ -103,6 +103,12 @@ check "the synthetic event's hist (keys=lat.log2): the 4 ms requests in 2^12 and
 	awk "/^{ lat: ~ 2\\^/ { b = \$4 + 0; sub(/^2\\^/, \"\", \$4); if (\$4 + 0 >= 12) slow += \$7; all += \$7 }
 	     /Hits:/ { hits = \$2 }
 	     END { exit !(slow > 0 && all == hits && hits >= 30) }" "$2/h"' _ "$E" "$TMP"
+check "utrace trigger -p and utrace hist -p: the same as the files, the synthetic event by name" bash -c '
+	# (not cmp -s: it would trust the size 0 that the mount shows)
+	[ "$("$0" trigger -p "$1" reqdemo:req_end)" = "$(cat "$2/reqdemo/req_end/trigger")" ] &&
+	[ "$("$0" trigger -p "$1" synthetic:wakeup_latency)" = "$(cat "$2/synthetic/wakeup_latency/trigger")" ] &&
+	"$0" hist -p "$1" synthetic:wakeup_latency > "$3/c" &&
+	grep -q "^# trigger info: hist:keys=lat.log2:" "$3/c"' "$UTRACE" "$P" "$E" "$TMP"
 check "in use: removing the event, or the trigger whose variable is read, is EBUSY" bash -c '
 	! echo "!wakeup_latency" >> "$1/synthetic_events" 2> "$3/e" && grep -q "busy" "$3/e" &&
 	! : > "$1/synthetic_events" 2> /dev/null &&
