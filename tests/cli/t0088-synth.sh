@@ -119,6 +119,18 @@ check "once its users are gone the event goes, with its directory" bash -c '
 	echo 0 > "$2/synthetic/wakeup_latency/enable" &&
 	echo "!wakeup_latency" >> "$1/synthetic_events" && [ ! -s "$1/synthetic_events" ] &&
 	wait_for test ! -e "$2/synthetic/wakeup_latency"' _ "$D" "$E"
+check "plain common_timestamp (ns) and the .SYNTH(...) form of the action, read back as the kernel's" bash -c '
+	echo "lat_ns u64 lat; int id" >> "$1/synthetic_events" &&
+	echo "hist:keys=id:t=common_timestamp" >> "$2/reqdemo/req_begin/trigger" &&
+	echo "hist:keys=id:l=common_timestamp-\$t:onmatch(reqdemo.req_begin).lat_ns(\$l,id)" >> "$2/reqdemo/req_end/trigger" &&
+	[ "$(cat "$2/reqdemo/req_begin/trigger")" = "hist:keys=id:vals=hitcount:t=common_timestamp:sort=hitcount:size=2048:clock=global [active]" ] &&
+	[ "$(cat "$2/reqdemo/req_end/trigger")" = "hist:keys=id:vals=hitcount:l=common_timestamp-\$t:sort=hitcount:size=2048:clock=global:onmatch(reqdemo.req_begin).lat_ns(\$l,id) [active]" ] &&
+	echo "hist:keys=lat.buckets=1000000" >> "$2/synthetic/lat_ns/trigger" &&
+	wait_for grep -q "^{ lat: ~ 4000000-4999999 } hitcount: " "$2/synthetic/lat_ns/hist" &&
+	echo "!hist:keys=id:l=common_timestamp-\$t:onmatch(reqdemo.req_begin).lat_ns(\$l,id)" >> "$2/reqdemo/req_end/trigger" &&
+	echo "!hist:keys=id:t=common_timestamp" >> "$2/reqdemo/req_begin/trigger" &&
+	echo "!hist:keys=lat.buckets=1000000" >> "$2/synthetic/lat_ns/trigger" &&
+	echo "!lat_ns" >> "$1/synthetic_events" && [ ! -s "$1/synthetic_events" ]' _ "$D" "$E"
 check "utrace hist -i still refuses variables (offline: not offered)" bash -c '
 	! "$0" hist -i /dev/null "reqdemo:req_begin" "hist:keys=id:ts0=common_timestamp" > /dev/null 2>&1' "$UTRACE"
 kill "$P"
