@@ -81,6 +81,15 @@ static void record(void *data, const uint64_t *vals)
 	utrace_tp_commit(&r);
 }
 
+/*
+ * Synthetic records written by this thread's actions, nested: a trigger
+ * on a synthetic event may generate that event again, which would recurse
+ * without end.  The kernel's ring buffer refuses a fifth nesting level
+ * (trace_recursive_lock()); so does this.
+ */
+static __thread unsigned int depth;
+#define SYNTH_DEPTH_MAX 4
+
 void utrace__synth_fire(struct utrace__synth *s, const uint64_t *vals)
 {
 	struct utrace_tracepoint *tp = &s->tp;
@@ -89,11 +98,13 @@ void utrace__synth_fire(struct utrace__synth *s, const uint64_t *vals)
 
 	/* as the generated __traceiter_<name>(): the probes that are
 	 * registered while the event is on */
-	if (!__atomic_load_n(&tp->enabled, __ATOMIC_RELAXED))
+	if (!__atomic_load_n(&tp->enabled, __ATOMIC_RELAXED) || depth >= SYNTH_DEPTH_MAX)
 		return;
+	depth++;
 	fast = __atomic_load_n(&tp->fast_data, __ATOMIC_ACQUIRE);
 	if (fast) {
 		((void (*)(void *, const uint64_t *))tp->builtin)(fast, vals);
+		depth--;
 		return;
 	}
 	utrace_tp_read_lock();
@@ -102,6 +113,7 @@ void utrace__synth_fire(struct utrace__synth *s, const uint64_t *vals)
 		for (; it->func; it++)
 			((void (*)(void *, const uint64_t *))it->func)(it->data, vals);
 	utrace_tp_read_unlock();
+	depth--;
 }
 
 /* ---- the event's callbacks ---- */

@@ -131,6 +131,19 @@ check "plain common_timestamp (ns) and the .SYNTH(...) form of the action, read 
 	echo "!hist:keys=id:t=common_timestamp" >> "$2/reqdemo/req_begin/trigger" &&
 	echo "!hist:keys=lat.buckets=1000000" >> "$2/synthetic/lat_ns/trigger" &&
 	echo "!lat_ns" >> "$1/synthetic_events" && [ ! -s "$1/synthetic_events" ]' _ "$D" "$E"
+check "an action that generates its own event again: four levels deep, then dropped (no crash)" bash -c '
+	echo "loop u64 n; int id" >> "$1/synthetic_events" &&
+	echo "hist:keys=id:onmatch(reqdemo.req_begin).loop(common_timestamp,id)" >> "$2/reqdemo/req_end/trigger" &&
+	echo "hist:keys=id:w=n:onmatch(synthetic.loop).loop(\$w,id)" >> "$2/synthetic/loop/trigger" &&
+	echo 1 > "$2/synthetic/loop/enable" &&
+	wait_for bash -c "[ \$(grep -c \" loop: n=\" \"\$0/trace\") -ge 40 ]" "$1" &&
+	kill -0 "$3" &&
+	grep " loop: n=" "$1/trace" | sed -E "s/.*loop: n=[0-9]+, id=([0-9]+)$/\1/" | sort -n | uniq -c |
+		awk "{ if (\$1 > 5) bad = 1 } END { exit bad }" &&
+	echo 0 > "$2/synthetic/loop/enable" &&
+	echo "!hist:keys=id:w=n:onmatch(synthetic.loop).loop(\$w,id)" >> "$2/synthetic/loop/trigger" &&
+	echo "!hist:keys=id:onmatch(reqdemo.req_begin).loop(common_timestamp,id)" >> "$2/reqdemo/req_end/trigger" &&
+	echo "!loop" >> "$1/synthetic_events"' _ "$D" "$E" "$P"
 check "utrace hist -i still refuses variables (offline: not offered)" bash -c '
 	! "$0" hist -i /dev/null "reqdemo:req_begin" "hist:keys=id:ts0=common_timestamp" > /dev/null 2>&1' "$UTRACE"
 kill "$P"
