@@ -316,8 +316,35 @@ static int gone_cb(struct utrace_event *ev, void *arg)
 	return 0;
 }
 
+/* Does t read a variable of a trigger of the event 'gone'? */
+static bool reads_from(const struct trig *t, const struct utrace_event *gone)
+{
+	const struct utrace__event_state *gs = gone->priv;
+	unsigned int k, j;
+
+	for (k = 0; t->kind == TK_HIST && k < t->h->nr_refs; k++)
+		for (j = 0; gs && gs->triggers && j < gs->triggers->nr; j++)
+			if (t->ref_owner[k] == gs->triggers->t[j])
+				return true;
+	return false;
+}
+
+/* The triggers of other events that read the going event's variables go
+ * first, so that its own are no longer in use. */
+static int readers_gone_cb(struct utrace_event *ev, void *arg)
+{
+	struct utrace__event_state *st = ev->priv;
+	unsigned int i;
+
+	for (i = st && st->triggers && ev != arg ? st->triggers->nr : 0; i-- > 0;)
+		if (reads_from(st->triggers->t[i], arg))
+			uninstall(ev, i);
+	return 0;
+}
+
 void utrace__triggers_event_gone(struct utrace_event *ev)
 {
+	utrace__registry_foreach(readers_gone_cb, ev);
 	utrace__registry_foreach(gone_cb, ev);
 }
 
