@@ -56,6 +56,15 @@ enum utrace_ctl_op {
 	UTRACE_CTL_HIST,              /* id -> the hist file's text */
 	UTRACE_CTL_UPROBE,            /* arg enum utrace_ctl_uprobe; payload lines
 				       * (WRITE) -> text (READ, PROFILE) */
+	UTRACE_CTL_SYNTH,             /* arg enum utrace_ctl_synth; payload lines
+				       * (WRITE) -> text (READ) */
+};
+
+/* UTRACE_CTL_SYNTH: synthetic_events (lib/runtime/synth.c). */
+enum utrace_ctl_synth {
+	UTRACE_CTL_SYNTH_READ = 0,
+	UTRACE_CTL_SYNTH_WRITE = 1,   /* lines, applied in order */
+	UTRACE_CTL_SYNTH_CLEAR = 2,   /* an open with O_TRUNC */
 };
 
 /* UTRACE_CTL_UPROBE: uprobe_events and uprobe_profile (lib/probe). */

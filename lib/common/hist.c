@@ -55,6 +55,7 @@ struct parser {
 	unsigned int nr;
 	struct utrace__hist *h;
 	bool ts_usecs;
+	const struct utrace__hist_env *env;
 };
 
 static int errpos(const struct parser *p, const char *s)
@@ -317,6 +318,8 @@ static int parse_atom(struct parser *p, char *str, unsigned int flags,
 
 struct attrs {
 	char *keys, *vals, *sort, *name, *clock;
+	char *assign[UTRACE__HIST_VARS_MAX], *action;
+	unsigned int nr_assign;
 	unsigned int bits;
 	bool pause, cont, clear, nohitcount;
 };
@@ -377,6 +380,11 @@ static int parse_attrs(struct parser *p, char *s, struct attrs *a)
 				if (bits < 0)
 					return quiet_err(p, -EINVAL, "");
 				a->bits = (unsigned int)bits;
+			} else if (p->env) {
+				if (a->nr_assign == UTRACE__HIST_VARS_MAX)
+					return hist_err(p, -EINVAL, "Too many variables defined",
+							str);
+				a->assign[a->nr_assign++] = str;
 			} else {
 				return quiet_err(p, -EINVAL, "variables (name=expression) are not "
 						 "supported by utrace");
@@ -389,6 +397,8 @@ static int parse_attrs(struct parser *p, char *s, struct attrs *a)
 			a->cont = true;
 		} else if (!strcmp(str, "clear")) {
 			a->clear = true;
+		} else if (!strncmp(str, "onmatch(", 8) && p->env && !a->action) {
+			a->action = str;
 		} else if (!strncmp(str, "onmatch(", 8) || !strncmp(str, "onmax(", 6) ||
 			   !strncmp(str, "onchange(", 9)) {
 			return quiet_err(p, -EINVAL, "handlers and actions (onmatch, onmax, "
@@ -559,6 +569,210 @@ static bool known_clock(const char *c)
 	return false;
 }
 
+static const char *flag_name(unsigned int flags);
+
+/* A variable's type, as the kernel's hist_field->type. */
+static const char *operand_type(const struct parser *p, const struct utrace__hist_field *f)
+{
+	unsigned int i;
+
+	if (f->flags & UTRACE__HF_TIMESTAMP)
+		return "u64";
+	if (f->src == UTRACE__HS_CPU)
+		return "int";
+	for (i = 0; i < p->nr; i++)
+		if (p->fields[i].name && !strcmp(p->fields[i].name, f->name))
+			return p->fields[i].type;
+	if (!strcmp(f->name, "common_pid"))
+		return "int";
+	return "unsigned char";
+}
+
+/* "$name" (a variable of this trigger, else of another through env) or
+ * a field. */
+static int parse_operand(struct parser *p, char *s, struct utrace__hist_operand *o,
+			 const char **type)
+{
+	struct utrace__hist *h = p->h;
+	const void *owner;
+	unsigned int i, idx;
+	int r;
+
+	memset(o, 0, sizeof(*o));
+	if (s[0] == '$') {
+		for (i = 0; i < h->nr_vars; i++)
+			if (!strcmp(h->vars[i].name, s + 1)) {
+				o->ref = -2;
+				o->var = i;
+				*type = h->vars[i].type;
+				return 0;
+			}
+		if (!p->env->find_var ||
+		    p->env->find_var(p->env->arg, s + 1, &owner, &idx, type) < 0)
+			return hist_err(p, -EINVAL, "Couldn't find variable", s + 1);
+		for (i = 0; i < h->nr_refs; i++)
+			if (h->refs[i].owner == owner && h->refs[i].idx == idx)
+				break;
+		if (i == UTRACE__HIST_REFS_MAX)
+			return hist_err(p, -EINVAL, "Too many variables defined", s);
+		if (i == h->nr_refs)
+			h->refs[h->nr_refs++] = (struct utrace__hist_ref){ owner, idx };
+		o->ref = (int)i;
+		return 0;
+	}
+	o->ref = -1;
+	r = parse_field(p, s, 0, &o->f);
+	if (r < 0)
+		return r;
+	if (o->f.flags & UTRACE__HF_STRING)
+		return quiet_err(p, -EINVAL, "a string can't be a variable in utrace");
+	*type = operand_type(p, &o->f);
+	return 0;
+}
+
+/* The kernel's expr_field_str(). */
+static void operand_str(char *out, size_t n, const struct utrace__hist_operand *o,
+			const struct utrace__hist *h, const char *written)
+{
+	const char *fl;
+
+	if (o->ref == -2) {
+		snprintf(out, n, "$%s", h->vars[o->var].name);
+	} else if (o->ref >= 0) {
+		snprintf(out, n, "%s", written);
+	} else {
+		fl = flag_name(o->f.flags);
+		snprintf(out, n, "%s%s%s", o->f.name, fl ? "." : "", fl ? fl : "");
+	}
+}
+
+/* name=A, name=A+B, name=A-B (the kernel's parse_expr() for one
+ * operator). */
+static int create_var(struct parser *p, char *str)
+{
+	struct utrace__hist *h = p->h;
+	struct utrace__hist_var *v = &h->vars[h->nr_vars];
+	char *eq = strchr(str, '='), *rhs = eq + 1, *op, sa[96], sb[96];
+	const char *ta, *tb;
+	unsigned int i;
+	int r;
+
+	*eq = 0;
+	if (!*str || strlen(str) >= sizeof(v->name))
+		return hist_err(p, -EINVAL, "Malformed assignment", str);
+	for (i = 0; i < h->nr_vars; i++)
+		if (!strcmp(h->vars[i].name, str))
+			return hist_err(p, -EINVAL, "Variable already defined", str);
+	snprintf(v->name, sizeof(v->name), "%s", str);
+	if (strpbrk(rhs, "*/"))
+		return quiet_err(p, -EINVAL, "utrace's expressions have one + or -");
+	op = strpbrk(rhs + 1, "+-");
+	if (op && strpbrk(op + 1, "+-"))
+		return quiet_err(p, -EINVAL, "utrace's expressions have one + or -");
+	if (op) {
+		v->op = *op;
+		*op = 0;
+	}
+	r = parse_operand(p, rhs, &v->a, &ta);
+	if (r == 0 && op)
+		r = parse_operand(p, op + 1, &v->b, &tb);
+	if (r < 0)
+		return r;
+	v->type = ta;
+	operand_str(sa, sizeof(sa), &v->a, h, rhs);
+	if (op) {
+		operand_str(sb, sizeof(sb), &v->b, h, op + 1);
+		snprintf(v->text, sizeof(v->text), "%s%c%s", sa, v->op, sb);
+	} else {
+		snprintf(v->text, sizeof(v->text), "%s", sa);
+	}
+	h->nr_vars++;
+	return 0;
+}
+
+static char *strip_blank(char *s)
+{
+	size_t n;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	n = strlen(s);
+	while (n && isspace((unsigned char)s[n - 1]))
+		s[--n] = 0;
+	return s;
+}
+
+/* onmatch(SYS.EVENT).trace(NAME,PARAM,...) or .NAME(PARAM,...) (the
+ * kernel's onmatch_parse(), action_parse(), trace_action_create()). */
+static int create_action(struct parser *p, char *s)
+{
+	const struct utrace_event_field *sf;
+	struct utrace__hist_action *a;
+	char *m = s + 8, *close = strchr(m, ')'), *dot, *act, *args, *end, *name, *tok;
+	unsigned int nr = 0, i;
+	const char *type;
+	int r;
+
+	a = calloc(1, sizeof(*a));
+	if (!a)
+		return -ENOMEM;
+	p->h->action = a;
+	if (!close)
+		return hist_err(p, -EINVAL, "No closing paren found", m);
+	*close = 0;
+	dot = strchr(m, '.');
+	if (!dot || strlen(m) >= sizeof(a->system) + sizeof(a->event))
+		return hist_err(p, -EINVAL, "Invalid subsystem or event name", m);
+	*dot = 0;
+	snprintf(a->system, sizeof(a->system), "%s", m);
+	snprintf(a->event, sizeof(a->event), "%s", dot + 1);
+	if (!p->env->find_event || !p->env->find_event(p->env->arg, a->system, a->event))
+		return hist_err(p, -EINVAL, "Invalid subsystem or event name", dot + 1);
+	act = close + 1;
+	if (*act != '.')
+		return hist_err(p, -EINVAL, "No action found", act);
+	act++;
+	args = strchr(act, '(');
+	end = args ? strrchr(args, ')') : NULL;
+	if (!args || !end || end[1])
+		return hist_err(p, -EINVAL, "No closing paren found", act);
+	*args++ = 0;
+	*end = 0;
+	if (!strcmp(act, "trace")) {
+		a->trace_kw = true;
+		name = strip_blank(strsep(&args, ","));
+	} else {
+		name = act;
+	}
+	snprintf(a->synth, sizeof(a->synth), "%s", name);
+	while (args && (tok = strsep(&args, ","))) {
+		tok = strip_blank(tok);
+		if (nr == UTRACE__HIST_PARAMS_MAX)
+			return hist_err(p, -EINVAL, "Too many action params", tok);
+		snprintf(a->params[nr++], sizeof(a->params[0]), "%s", tok);
+	}
+	a->nr_params = nr;
+	a->target = p->env->get_synth ? p->env->get_synth(p->env->arg, name, &sf, &i) : NULL;
+	if (!a->target)
+		return hist_err(p, -EINVAL, "Couldn't find synthetic event", name);
+	if (i != nr)
+		return hist_err(p, -EINVAL, "Param count doesn't match synthetic event field count",
+				name);
+	for (i = 0; i < nr; i++) {
+		char copy[64];
+
+		snprintf(copy, sizeof(copy), "%s", a->params[i]);
+		r = parse_operand(p, copy, &a->p[i], &type);
+		if (r < 0)
+			return r;
+		if (strcmp(type, sf[i].type))
+			return hist_err(p, -EINVAL,
+					"Param type doesn't match synthetic event field type",
+					a->params[i]);
+	}
+	return 0;
+}
+
 /* The fixed record bytes a field reads (0 for the others). */
 static uint32_t field_end(const struct utrace__hist_field *f)
 {
@@ -577,6 +791,9 @@ void utrace__hist_free(struct utrace__hist *h)
 {
 	if (!h)
 		return;
+	if (h->action && h->action->target && h->env && h->env->put_synth)
+		h->env->put_synth(h->env->arg, h->action->target);
+	free(h->action);
 	utrace__filter_free(h->filter);
 	free(h->filter_str);
 	free(h->clock);
@@ -584,11 +801,11 @@ void utrace__hist_free(struct utrace__hist *h)
 	free(h);
 }
 
-int utrace__hist_parse(const char *text, const struct utrace_event_field *fields,
-		       unsigned int nr, const struct utrace__filter_syms *syms,
-		       struct utrace__hist **out, struct utrace__hist_error *err)
+static int parse(const char *text, const struct utrace_event_field *fields, unsigned int nr,
+		 const struct utrace__filter_syms *syms, const struct utrace__hist_env *env,
+		 struct utrace__hist **out, struct utrace__hist_error *err)
 {
-	struct parser p = { .err = err, .fields = fields, .nr = nr };
+	struct parser p = { .err = err, .fields = fields, .nr = nr, .env = env };
 	struct attrs a = { 0 };
 	char *buf, *cmd, *param, *filter = NULL, *q, *x;
 	size_t n;
@@ -669,15 +886,26 @@ int utrace__hist_parse(const char *text, const struct utrace_event_field *fields
 	p.h->cont = a.cont;
 	p.h->clear = a.clear;
 	p.h->bits = a.bits ? a.bits : UTRACE__HIST_BITS_DEFAULT;
+	p.h->env = env;
 	r = create_vals(&p, a.vals);
 	if (r < 0)
 		goto fail;
+	for (i = 0; i < a.nr_assign; i++) {
+		r = create_var(&p, a.assign[i]);
+		if (r < 0)
+			goto fail;
+	}
 	r = create_keys(&p, a.keys);
 	if (r < 0)
 		goto fail;
 	r = create_sort(&p, a.sort);
 	if (r < 0)
 		goto fail;
+	if (a.action) {
+		r = create_action(&p, a.action);
+		if (r < 0)
+			goto fail;
+	}
 	if (p.h->timestamps && a.clock && !known_clock(a.clock)) {
 		r = hist_err(&p, -EINVAL, "Couldn't set trace_clock", a.clock);
 		goto fail;
@@ -736,6 +964,20 @@ fail:
 	free(buf);
 	utrace__hist_free(p.h);
 	return r;
+}
+
+int utrace__hist_parse(const char *text, const struct utrace_event_field *fields,
+		       unsigned int nr, const struct utrace__filter_syms *syms,
+		       struct utrace__hist **out, struct utrace__hist_error *err)
+{
+	return parse(text, fields, nr, syms, NULL, out, err);
+}
+
+int utrace__hist_parse_env(const char *text, const struct utrace_event_field *fields,
+			   unsigned int nr, const struct utrace__hist_env *env,
+			   struct utrace__hist **out, struct utrace__hist_error *err)
+{
+	return parse(text, fields, nr, NULL, env, out, err);
 }
 
 /* ------------------------------------------------------------ trigger info */
@@ -850,6 +1092,10 @@ static void info_print(struct sbuf *b, const struct utrace__hist *h, bool paused
 		}
 		show = true;
 	}
+	if (h->nr_vars)
+		sb_printf(b, ":");
+	for (i = 0; i < h->nr_vars; i++)
+		sb_printf(b, "%s%s=%s", i ? "," : "", h->vars[i].name, h->vars[i].text);
 	sb_printf(b, ":sort=");
 	for (i = 0; i < h->nr_sort; i++) {
 		const struct utrace__hist_sort *s = &h->sort[i];
@@ -868,6 +1114,18 @@ static void info_print(struct sbuf *b, const struct utrace__hist *h, bool paused
 		sb_printf(b, ":clock=%s", h->clock);
 	if (h->nohitcount)
 		sb_printf(b, ":nohitcount");
+	if (h->action) {
+		/* print_onmatch_spec(), print_action_spec() */
+		const struct utrace__hist_action *a = h->action;
+
+		sb_printf(b, ":onmatch(%s.%s).%s(", a->system, a->event,
+			  a->trace_kw ? "trace" : a->synth);
+		if (a->trace_kw)
+			sb_printf(b, "%s", a->synth);
+		for (i = 0; i < a->nr_params; i++)
+			sb_printf(b, "%s%s", i || a->trace_kw ? "," : "", a->params[i]);
+		sb_printf(b, ")");
+	}
 	if (h->filter_str)
 		sb_printf(b, " if %s", h->filter_str);
 	sb_printf(b, paused ? " [paused]\n" : " [active]\n");
@@ -916,8 +1174,12 @@ bool utrace__hist_same(const struct utrace__hist *a, const struct utrace__hist *
 {
 	unsigned int i;
 
-	if (a->nr_vals != b->nr_vals || a->nr_keys != b->nr_keys || a->nr_sort != b->nr_sort)
+	if (a->nr_vals != b->nr_vals || a->nr_keys != b->nr_keys || a->nr_sort != b->nr_sort ||
+	    a->nr_vars != b->nr_vars)
 		return false;
+	for (i = 0; i < a->nr_vars; i++)
+		if (strcmp(a->vars[i].name, b->vars[i].name) || strcmp(a->vars[i].text, b->vars[i].text))
+			return false;
 	if (!a->filter_str != !b->filter_str)
 		return false;
 	if (a->filter_str && strcmp(a->filter_str, b->filter_str))
@@ -941,6 +1203,8 @@ struct elt {
 	const void *owner;
 	char comm[COMM_LEN];
 	_Atomic uint64_t sums[UTRACE__HIST_VALS_MAX];
+	_Atomic uint64_t vars[UTRACE__HIST_VARS_MAX];
+	_Atomic uint32_t var_set;                /* a bit each */
 	unsigned char key[];
 };
 
@@ -1018,7 +1282,7 @@ static uint32_t key_hash(const unsigned char *k, uint32_t n)
 
 /* The entry of key, made if new; NULL when the pool is used up. */
 static struct elt *map_insert(struct utrace__hist_map *m, const unsigned char *key,
-			      const struct utrace__hist_ctx *ctx)
+			      const struct utrace__hist_ctx *ctx, bool create)
 {
 	uint32_t ks = m->h->key_size, h = key_hash(key, ks), i, n, idx;
 
@@ -1044,6 +1308,8 @@ static struct elt *map_insert(struct utrace__hist_map *m, const unsigned char *k
 		}
 		if (sh)
 			continue;
+		if (!create)
+			return NULL;
 		/* a new key, and no entry left: no slot is taken for it, so
 		 * that probes stay short */
 		if (atomic_load_explicit(&m->next_elt, memory_order_relaxed) >= m->max_elts)
@@ -1114,18 +1380,14 @@ static uint64_t field_value(const struct utrace__hist *h, const struct utrace__h
 	return v;
 }
 
-bool utrace__hist_add(struct utrace__hist_map *m, const struct utrace__hist *h, const void *rec,
-		      uint32_t size, const struct utrace__hist_ctx *ctx)
+/* The record's key; false when it is no hit (filtered, too short). */
+static bool make_key(const struct utrace__hist *h, const unsigned char *r, uint32_t size,
+		     const struct utrace__hist_ctx *ctx, unsigned char *key)
 {
-	const unsigned char *r = rec;
-	unsigned char key[KEY_SIZE_MAX];
 	struct utrace__filter_ctx fc = { ctx->cpu, ctx->comm };
-	struct elt *e;
 	unsigned int i;
 
-	if (!h)
-		h = m->h;
-	if (size < h->min_size || !utrace__filter_match(h->filter, rec, size, &fc))
+	if (size < h->min_size || !utrace__filter_match(h->filter, r, size, &fc))
 		return false;
 	memset(key, 0, h->key_size);
 	for (i = 0; i < h->nr_keys; i++) {
@@ -1154,8 +1416,23 @@ bool utrace__hist_add(struct utrace__hist_map *m, const struct utrace__hist *h, 
 		for (j = 0; j < n && s[j]; j++)       /* strncpy() */
 			key[k->key_offset + j] = s[j];
 	}
+	return true;
+}
+
+bool utrace__hist_add(struct utrace__hist_map *m, const struct utrace__hist *h, const void *rec,
+		      uint32_t size, const struct utrace__hist_ctx *ctx)
+{
+	const unsigned char *r = rec;
+	unsigned char key[KEY_SIZE_MAX];
+	struct elt *e;
+	unsigned int i;
+
+	if (!h)
+		h = m->h;
+	if (!make_key(h, r, size, ctx, key))
+		return false;
 	atomic_fetch_add_explicit(&m->hits, 1, memory_order_relaxed);
-	e = map_insert(m, key, ctx);
+	e = map_insert(m, key, ctx, true);
 	if (!e) {
 		atomic_fetch_add_explicit(&m->drops, 1, memory_order_relaxed);
 		return true;
@@ -1164,6 +1441,74 @@ bool utrace__hist_add(struct utrace__hist_map *m, const struct utrace__hist *h, 
 		atomic_fetch_add_explicit(&e->sums[i], field_value(h, &h->vals[i], r, ctx),
 					  memory_order_relaxed);
 	return true;
+}
+
+static uint64_t operand_value(const struct utrace__hist *h, const struct utrace__hist_operand *o,
+			      const unsigned char *r, const struct utrace__hist_ctx *ctx,
+			      const uint64_t *refv, const uint64_t *own)
+{
+	if (o->ref >= 0)
+		return refv[o->ref];
+	if (o->ref == -2)
+		return own[o->var];
+	return field_value(h, &o->f, r, ctx);
+}
+
+int utrace__hist_add_vars(struct utrace__hist_map *m, const void *rec, uint32_t size,
+			  const struct utrace__hist_ctx *ctx,
+			  struct utrace__hist_map *const *ref_maps, uint64_t *params)
+{
+	const struct utrace__hist *h = m->h;
+	const unsigned char *r = rec;
+	unsigned char key[KEY_SIZE_MAX];
+	uint64_t refv[UTRACE__HIST_REFS_MAX], own[UTRACE__HIST_VARS_MAX];
+	struct elt *e;
+	unsigned int i;
+
+	if (!make_key(h, r, size, ctx, key))
+		return -1;
+	/* resolve_var_refs(): each read once, with this key */
+	for (i = 0; i < h->nr_refs; i++) {
+		struct utrace__hist_map *rm = ref_maps[i];
+		uint32_t bit = 1u << h->refs[i].idx, old;
+
+		if (!rm || rm->h->key_size != h->key_size)
+			return -1;
+		e = map_insert(rm, key, ctx, false);
+		if (!e)
+			return -1;
+		old = atomic_fetch_and_explicit(&e->var_set, ~bit, memory_order_acquire);
+		if (!(old & bit))
+			return -1;
+		refv[i] = atomic_load_explicit(&e->vars[h->refs[i].idx], memory_order_relaxed);
+	}
+	atomic_fetch_add_explicit(&m->hits, 1, memory_order_relaxed);
+	e = map_insert(m, key, ctx, true);
+	if (!e) {
+		atomic_fetch_add_explicit(&m->drops, 1, memory_order_relaxed);
+		return 0;
+	}
+	for (i = 0; i < h->nr_vals; i++)
+		atomic_fetch_add_explicit(&e->sums[i], field_value(h, &h->vals[i], r, ctx),
+					  memory_order_relaxed);
+	/* hist_trigger_elt_update(): the variables */
+	for (i = 0; i < h->nr_vars; i++) {
+		const struct utrace__hist_var *v = &h->vars[i];
+		uint64_t x = operand_value(h, &v->a, r, ctx, refv, own);
+
+		if (v->op == '+')
+			x += operand_value(h, &v->b, r, ctx, refv, own);
+		else if (v->op == '-')
+			x -= operand_value(h, &v->b, r, ctx, refv, own);
+		own[i] = x;
+		atomic_store_explicit(&e->vars[i], x, memory_order_relaxed);
+		atomic_fetch_or_explicit(&e->var_set, 1u << i, memory_order_release);
+	}
+	if (!h->action)
+		return 0;
+	for (i = 0; i < h->action->nr_params; i++)
+		params[i] = operand_value(h, &h->action->p[i], r, ctx, refv, own);
+	return 1;
 }
 
 /* ------------------------------------------------------------ the hist file */

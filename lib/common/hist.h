@@ -80,6 +80,56 @@ struct utrace__hist_field {
 	uint32_t key_offset, key_size;   /* keys: their bytes in the key */
 };
 
+#define UTRACE__HIST_VARS_MAX 4
+#define UTRACE__HIST_REFS_MAX 4
+#define UTRACE__HIST_PARAMS_MAX 8
+
+/* An operand of a variable's expression or an action's parameter. */
+struct utrace__hist_operand {
+	int ref;                 /* >= 0: refs[ref]; -1: the field f; -2: own vars[var] */
+	unsigned int var;
+	struct utrace__hist_field f;
+};
+
+/* name=EXPR: a value kept per key (the kernel's HIST_FIELD_FL_VAR). */
+struct utrace__hist_var {
+	char name[64];
+	char text[192];          /* what the readback prints after "name=" */
+	const char *type;        /* "u64", or the field's type */
+	char op;                 /* '+', '-', or 0: a alone */
+	struct utrace__hist_operand a, b;
+};
+
+/* $name: a variable of another trigger, read with the same key. */
+struct utrace__hist_ref {
+	const void *owner;       /* the caller's handle of that trigger */
+	unsigned int idx;        /* the variable's index there */
+};
+
+/* onmatch(SYS.EVENT).trace(NAME,PARAMS) or .NAME(PARAMS). */
+struct utrace__hist_action {
+	char system[64], event[64], synth[64];
+	bool trace_kw;
+	unsigned int nr_params;
+	char params[UTRACE__HIST_PARAMS_MAX][64];
+	struct utrace__hist_operand p[UTRACE__HIST_PARAMS_MAX];
+	void *target;            /* the caller's handle of the synthetic event */
+};
+
+/* What the parser asks the live triggers about the others (NULL offline:
+ * variables and actions are refused). */
+struct utrace__hist_env {
+	void *arg;
+	/* a variable of another hist trigger: 0, or -ENOENT */
+	int (*find_var)(void *arg, const char *name, const void **owner, unsigned int *idx,
+			const char **type);
+	/* a synthetic event (held until utrace__hist_free()'s put), or NULL */
+	void *(*get_synth)(void *arg, const char *name, const struct utrace_event_field **f,
+			   unsigned int *nr);
+	void (*put_synth)(void *arg, void *synth);
+	bool (*find_event)(void *arg, const char *system, const char *event);
+};
+
 struct utrace__hist_sort {
 	bool is_key;
 	unsigned int idx;        /* into vals[] (0: hitcount) or keys[] */
@@ -105,6 +155,12 @@ struct utrace__hist {
 	char *filter_str;        /* the `if` part, stripped, or NULL */
 	struct utrace__filter *filter;
 	uint32_t min_size;       /* the record bytes the fixed fields need */
+	struct utrace__hist_var vars[UTRACE__HIST_VARS_MAX];
+	unsigned int nr_vars;
+	struct utrace__hist_ref refs[UTRACE__HIST_REFS_MAX];
+	unsigned int nr_refs;
+	struct utrace__hist_action *action;
+	const struct utrace__hist_env *env;   /* for put_synth */
 };
 
 struct utrace__hist_error {
@@ -133,6 +189,11 @@ struct utrace__hist_error {
 int utrace__hist_parse(const char *text, const struct utrace_event_field *fields,
 		       unsigned int nr, const struct utrace__filter_syms *syms,
 		       struct utrace__hist **out, struct utrace__hist_error *err) UTRACE_HIDDEN;
+/* utrace__hist_parse() with variables (name=EXPR, $name of another
+ * trigger through env) and an onmatch() action. */
+int utrace__hist_parse_env(const char *text, const struct utrace_event_field *fields,
+			   unsigned int nr, const struct utrace__hist_env *env,
+			   struct utrace__hist **out, struct utrace__hist_error *err) UTRACE_HIDDEN;
 void utrace__hist_free(struct utrace__hist *h) UTRACE_HIDDEN;
 void utrace__hist_error_fini(struct utrace__hist_error *err) UTRACE_HIDDEN;
 
@@ -199,6 +260,24 @@ void utrace__hist_map_clear(struct utrace__hist_map *m) UTRACE_HIDDEN;
  */
 bool utrace__hist_add(struct utrace__hist_map *m, const struct utrace__hist *h, const void *rec,
 		      uint32_t size, const struct utrace__hist_ctx *ctx) UTRACE_HIDDEN;
+
+/**
+ * utrace__hist_add_vars - utrace__hist_add() for a trigger with variables
+ *                         or an action (the kernel's event_hist_trigger())
+ * @m: the table
+ * @rec, @size, @ctx: as utrace__hist_add()
+ * @ref_maps: the table of each h->refs[i]'s trigger
+ * @params: set to the action's values when it is to run
+ *
+ * The references to other triggers' variables are read with this
+ * record's key first, and consumed (read once); one that is not set makes
+ * the record no hit.  Then the entry's sums and variables are updated.
+ *
+ * Return: -1 no hit, 0 a hit, 1 a hit whose action is to run.
+ */
+int utrace__hist_add_vars(struct utrace__hist_map *m, const void *rec, uint32_t size,
+			  const struct utrace__hist_ctx *ctx,
+			  struct utrace__hist_map *const *ref_maps, uint64_t *params) UTRACE_HIDDEN;
 
 /* Can records read with @b (the same trigger parsed for another format of
  * the event) go into a table made for @a: the same keys and values, in

@@ -455,6 +455,21 @@ int utrace__ctl_uprobe_write(struct utrace__ctl *c, const char *lines, size_t le
 	return simple(c, UTRACE_CTL_UPROBE, 0, UTRACE_CTL_UPROBE_WRITE, lines, len);
 }
 
+int utrace__ctl_synth_text(struct utrace__ctl *c, char **out)
+{
+	return text_arg(c, UTRACE_CTL_SYNTH, 0, UTRACE_CTL_SYNTH_READ, NULL, 0, out);
+}
+
+int utrace__ctl_synth_write(struct utrace__ctl *c, const char *lines, size_t len)
+{
+	return simple(c, UTRACE_CTL_SYNTH, 0, UTRACE_CTL_SYNTH_WRITE, lines, len);
+}
+
+int utrace__ctl_synth_clear(struct utrace__ctl *c)
+{
+	return simple(c, UTRACE_CTL_SYNTH, 0, UTRACE_CTL_SYNTH_CLEAR, NULL, 0);
+}
+
 int utrace__ctl_uprobe_clear(struct utrace__ctl *c)
 {
 	return simple(c, UTRACE_CTL_UPROBE, 0, UTRACE_CTL_UPROBE_CLEAR, NULL, 0);

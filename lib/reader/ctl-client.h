@@ -165,6 +165,13 @@ int utrace__ctl_uprobe_write(struct utrace__ctl *c, const char *lines, size_t le
 	UTRACE_HIDDEN;
 int utrace__ctl_uprobe_clear(struct utrace__ctl *c) UTRACE_HIDDEN;
 
+/* synthetic_events: its text; a write of lines (the -errno of the first
+ * refused one, its entry in the top-level error_log); an open with
+ * O_TRUNC (-EBUSY when one is in use). */
+int utrace__ctl_synth_text(struct utrace__ctl *c, char **text) UTRACE_HIDDEN;
+int utrace__ctl_synth_write(struct utrace__ctl *c, const char *lines, size_t len) UTRACE_HIDDEN;
+int utrace__ctl_synth_clear(struct utrace__ctl *c) UTRACE_HIDDEN;
+
 /*
  * set_event_pid (notrace 0) and set_event_notrace_pid (1): what the file
  * reads, its clearing (an open with O_TRUNC), and a write of at most

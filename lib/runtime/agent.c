@@ -337,6 +337,13 @@ static void handle_op(struct conn *c, uint32_t op, const struct utrace_ctl_req *
 			answer_status(c, utrace__control_uprobe(q->arg, pl, plen, NULL));
 		}
 		return;
+	case UTRACE_CTL_SYNTH:
+		r = utrace__control_synth(q->arg, pl, plen, &text);
+		if (q->arg == UTRACE_CTL_SYNTH_READ)
+			answer_text(c, r, text);
+		else
+			answer_status(c, r);
+		return;
 	case UTRACE_CTL_ERROR_LOG_CLEAR:
 		utrace__control_error_log_clear();
 		answer_status(c, 0);

@@ -32,6 +32,7 @@
 #include "internal.h"
 #include "marker.h"
 #include "record.h"
+#include "synth.h"
 #include "trigger.h"
 #include "writer.h"
 #include "tp.h"
@@ -523,6 +524,42 @@ int utrace__control_trigger_text(uint32_t id, bool hist, char **text)
 		*text = hist ? utrace__trigger_hist_text(ev) : utrace__trigger_text(ev);
 	utrace__registry_unlock();
 	return *text ? 0 : ev ? -ENOMEM : -ENOENT;
+}
+
+/**
+ * utrace__control_synth - synthetic_events (UTRACE_CTL_SYNTH)
+ * @what: enum utrace_ctl_synth
+ * @data, @len: WRITE's lines
+ * @text: READ's text (else untouched)
+ *
+ * A refused line's error_log entry goes to the top-level error_log.
+ *
+ * Return: 0, or the negative errno of the kernel's write() or open().
+ */
+int utrace__control_synth(int32_t what, const char *data, size_t len, char **text)
+{
+	char *log = NULL;
+	int r;
+
+	switch (what) {
+	case UTRACE_CTL_SYNTH_READ:
+		*text = utrace__synth_text();
+		return *text ? 0 : -ENOMEM;
+	case UTRACE_CTL_SYNTH_CLEAR:
+		return utrace__synth_clear();
+	case UTRACE_CTL_SYNTH_WRITE:
+		r = utrace__synth_write(data, len, &log);
+		if (log) {
+			struct ctl_ctx *saved = C;
+
+			C = &ctxs[0];
+			log_error(log);
+			C = saved;
+		}
+		return r;
+	default:
+		return -EINVAL;
+	}
 }
 
 /* --- set_event_pid, set_event_notrace_pid --- */

@@ -64,5 +64,6 @@ int utrace__control_instance_rmdir(const char *name, size_t len) UTRACE_HIDDEN;
 int utrace__control_trigger(uint32_t id, const char *text, size_t len, bool truncate,
 			    char **log) UTRACE_HIDDEN;
 int utrace__control_trigger_text(uint32_t id, bool hist, char **text) UTRACE_HIDDEN;
+int utrace__control_synth(int32_t what, const char *data, size_t len, char **text) UTRACE_HIDDEN;
 
 #endif /* UTRACE_RUNTIME_CONTROL_H */

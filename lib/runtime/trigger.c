@@ -27,6 +27,7 @@
 #include "marker.h"
 #include "record.h"
 #include "symbols.h"
+#include "synth.h"
 #include "trigger.h"
 #include "writer.h"
 
@@ -57,6 +58,10 @@ struct trig {
 	struct utrace__hist_map *map;    /* (atomic: :clear replaces it) */
 	int paused;                      /* (atomic) */
 	unsigned long skip[2];           /* stacktrace: the probe, the iterator */
+	/* hist: the triggers whose variables h->refs name, and how many
+	 * triggers name this one's (it cannot go while any does) */
+	struct trig *ref_owner[UTRACE__HIST_REFS_MAX];
+	unsigned int users;
 };
 
 struct utrace__trig_list {
@@ -128,6 +133,22 @@ static void fire(struct trig *t)
 	}
 }
 
+/* A hist trigger with variables or an action: the tables of the triggers
+ * it reads variables of, then its action's synthetic event. */
+static void hist_vars(const struct trig *t, const void *rec, uint32_t size,
+		      const struct utrace__hist_ctx *hc)
+{
+	struct utrace__hist_map *maps[UTRACE__HIST_REFS_MAX];
+	uint64_t params[UTRACE__HIST_PARAMS_MAX];
+	unsigned int i;
+
+	for (i = 0; i < t->h->nr_refs; i++)
+		maps[i] = __atomic_load_n(&t->ref_owner[i]->map, __ATOMIC_ACQUIRE);
+	if (utrace__hist_add_vars(__atomic_load_n(&t->map, __ATOMIC_ACQUIRE), rec, size, hc, maps,
+				  params) == 1)
+		utrace__synth_fire(t->h->action->target, params);
+}
+
 void utrace__triggers_run(struct utrace_event *ev, const void *rec, uint32_t size,
 			  const struct utrace__filter_ctx *fc, bool post)
 {
@@ -149,8 +170,11 @@ void utrace__triggers_run(struct utrace_event *ev, const void *rec, uint32_t siz
 				continue;
 			if (t->h->timestamps)
 				hc.time = utrace__mono_ns();
-			utrace__hist_add(__atomic_load_n(&t->map, __ATOMIC_ACQUIRE), NULL, rec,
-					 size, &hc);
+			if (t->h->nr_vars || t->h->nr_refs || t->h->action)
+				hist_vars(t, rec, size, &hc);
+			else
+				utrace__hist_add(__atomic_load_n(&t->map, __ATOMIC_ACQUIRE), NULL,
+						 rec, size, &hc);
 			continue;
 		}
 		if (t->filter && !utrace__filter_match(t->filter, rec, size, fc))
@@ -261,7 +285,12 @@ static int uninstall(struct utrace_event *ev, unsigned int i)
 	struct trig *t = st->triggers->t[i];
 	struct utrace__trig_list *nl = NULL;
 	struct utrace_event *target = t->target;
+	unsigned int k;
 
+	if (t->users)
+		return -EBUSY;   /* hist_trigger_check_refs() */
+	for (k = 0; t->h && k < t->h->nr_refs; k++)
+		t->ref_owner[k]->users--;
 	if (st->triggers->nr > 1) {
 		nl = list_with(st->triggers, NULL, i);
 		if (!nl)
@@ -287,8 +316,35 @@ static int gone_cb(struct utrace_event *ev, void *arg)
 	return 0;
 }
 
+/* Does t read a variable of a trigger of the event 'gone'? */
+static bool reads_from(const struct trig *t, const struct utrace_event *gone)
+{
+	const struct utrace__event_state *gs = gone->priv;
+	unsigned int k, j;
+
+	for (k = 0; t->kind == TK_HIST && k < t->h->nr_refs; k++)
+		for (j = 0; gs && gs->triggers && j < gs->triggers->nr; j++)
+			if (t->ref_owner[k] == gs->triggers->t[j])
+				return true;
+	return false;
+}
+
+/* The triggers of other events that read the going event's variables go
+ * first, so that its own are no longer in use. */
+static int readers_gone_cb(struct utrace_event *ev, void *arg)
+{
+	struct utrace__event_state *st = ev->priv;
+	unsigned int i;
+
+	for (i = st && st->triggers && ev != arg ? st->triggers->nr : 0; i-- > 0;)
+		if (reads_from(st->triggers->t[i], arg))
+			uninstall(ev, i);
+	return 0;
+}
+
 void utrace__triggers_event_gone(struct utrace_event *ev)
 {
+	utrace__registry_foreach(readers_gone_cb, ev);
 	utrace__registry_foreach(gone_cb, ev);
 }
 
@@ -328,6 +384,73 @@ static int hist_refused(struct utrace_event *ev, const char *text, int err, cons
 	return err;
 }
 
+/* --- what the parser asks: other triggers' variables, events, synthetic events --- */
+
+struct var_find {
+	const char *name;
+	struct trig *owner;
+	unsigned int idx;
+	const char *type;
+};
+
+static int var_cb(struct utrace_event *ev, void *arg)
+{
+	const struct utrace__event_state *st = ev->priv;
+	struct var_find *a = arg;
+	unsigned int i, j;
+
+	for (i = 0; st && st->triggers && i < st->triggers->nr; i++) {
+		struct trig *t = st->triggers->t[i];
+
+		for (j = 0; t->kind == TK_HIST && j < t->h->nr_vars; j++)
+			if (!strcmp(t->h->vars[j].name, a->name)) {
+				a->owner = t;
+				a->idx = j;
+				a->type = t->h->vars[j].type;
+				return 1;
+			}
+	}
+	return 0;
+}
+
+static int env_find_var(void *arg, const char *name, const void **owner, unsigned int *idx,
+			const char **type)
+{
+	struct var_find a = { .name = name };
+
+	(void)arg;
+	utrace__registry_foreach(var_cb, &a);
+	if (!a.owner)
+		return -ENOENT;
+	*owner = a.owner;
+	*idx = a.idx;
+	*type = a.type;
+	return 0;
+}
+
+static bool env_find_event(void *arg, const char *system, const char *event);
+
+static void *env_get_synth(void *arg, const char *name, const struct utrace_event_field **f,
+			   unsigned int *nr)
+{
+	struct utrace__synth *s = utrace__synth_get(name);
+
+	(void)arg;
+	if (s)
+		*f = utrace__synth_fields(s, nr);
+	return s;
+}
+
+static void env_put_synth(void *arg, void *s)
+{
+	(void)arg;
+	utrace__synth_put(s);
+}
+
+static const struct utrace__hist_env hist_env = {
+	NULL, env_find_var, env_get_synth, env_put_synth, env_find_event,
+};
+
 static int hist_write(struct utrace_event *ev, const char *text, bool remove, char **log)
 {
 	struct utrace__event_state *st = ev->priv;
@@ -337,7 +460,7 @@ static int hist_write(struct utrace_event *ev, const char *text, bool remove, ch
 	unsigned int i;
 	int r;
 
-	r = utrace__hist_parse(text, st->fields, st->nr_fields, NULL, &h, &err);
+	r = utrace__hist_parse_env(text, st->fields, st->nr_fields, &hist_env, &h, &err);
 	if (r < 0) {
 		*log = utrace__hist_error_text(ev->cls->system, ev->name, text, &err);
 		utrace__hist_error_fini(&err);
@@ -399,10 +522,16 @@ static int hist_write(struct utrace_event *ev, const char *text, bool remove, ch
 		trig_free(t);
 		return -ENOMEM;
 	}
+	for (i = 0; i < h->nr_refs; i++)
+		t->ref_owner[i] = (struct trig *)h->refs[i].owner;
 	r = install(ev, t);
-	if (r < 0)
+	if (r < 0) {
 		trig_free(t);
-	return r;
+		return r;
+	}
+	for (i = 0; i < h->nr_refs; i++)
+		t->ref_owner[i]->users++;
+	return 0;
 }
 
 /* --- traceon, traceoff, enable_event, disable_event --- */
@@ -584,6 +713,15 @@ static int cmd_write(struct utrace_event *ev, enum trig_kind kind, char *param, 
 out:
 	trig_free(t);
 	return r;
+}
+
+static bool env_find_event(void *arg, const char *system, const char *event)
+{
+	struct find_ev fa = { system, event, NULL };
+
+	(void)arg;
+	utrace__registry_foreach(find_cb, &fa);
+	return fa.ev != NULL;
 }
 
 int utrace__trigger_write(struct utrace_event *ev, const char *text, size_t len, char **log)

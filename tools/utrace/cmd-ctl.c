@@ -600,6 +600,8 @@ static const struct cmd_desc trigger_desc = { "trigger",
 	"with an optional count and filter, '!' in front removes one:\n"
 	"  hist:keys=FIELD[.MOD],...[:vals=...][:sort=...][:size=N][:pause][:cont]\n"
 	"       [:clear][:name=NAME] [if FILTER]   aggregate in the process\n"
+	"       [:VAR=EXPR][:onmatch(SYS.EVENT).trace(SYNTH,PARAM,...)]  variables\n"
+	"       and synthetic events (the mount's synthetic_events)\n"
 	"  traceon[:N] [if FILTER]      switch tracing_on on\n"
 	"  traceoff[:N] [if FILTER]     switch tracing_on off\n"
 	"  stacktrace[:N] [if FILTER]   record the thread's stack (ftrace:user_stack)\n"

@@ -100,6 +100,7 @@ static const struct mentry pid_entries[] = {
 	{ "set_event", MK_SET_EVENT },
 	{ "set_event_notrace_pid", MK_SET_EVENT_NOTRACE_PID },
 	{ "set_event_pid", MK_SET_EVENT_PID },
+	{ "synthetic_events", MK_SYNTH_EVENTS },
 	{ "trace", MK_TRACE },
 	{ "trace_clock", MK_TRACE_CLOCK },
 	{ "trace_marker", MK_TRACE_MARKER },
@@ -169,7 +170,8 @@ static void inst_table_make(void)
 		enum mkind k = pid_entries[i].kind;
 
 		if (k != MK_README && k != MK_AVAILABLE_EVENTS && k != MK_SAVED_CMDLINES &&
-		    k != MK_INSTANCES && k != MK_UPROBE_EVENTS && k != MK_UPROBE_PROFILE)
+		    k != MK_INSTANCES && k != MK_UPROBE_EVENTS && k != MK_UPROBE_PROFILE &&
+		    k != MK_SYNTH_EVENTS)
 			inst_table[n++] = pid_entries[i];
 	}
 	inst_table[n] = (struct mentry){ NULL, MK_ROOT };
@@ -787,6 +789,10 @@ int mount_file_text(struct mfile *f, char **text, size_t *len)
 		err = utrace__ctl_uprobe_text(c, m->kind == MK_UPROBE_PROFILE, &t);
 		err = take_text(&b, t, err);
 		break;
+	case MK_SYNTH_EVENTS:
+		err = utrace__ctl_synth_text(c, &t);
+		err = take_text(&b, t, err);
+		break;
 	case MK_SET_EVENT_PID:
 	case MK_SET_EVENT_NOTRACE_PID:
 		err = utrace__ctl_event_pid_text(c, m->kind == MK_SET_EVENT_NOTRACE_PID, &t);
@@ -853,7 +859,7 @@ static int truncate_action(const struct mnode *m)
 	if (m->kind != MK_SET_EVENT && m->kind != MK_TRACE && m->kind != MK_ERROR_LOG &&
 	    m->kind != MK_CPU_TRACE && m->kind != MK_SET_EVENT_PID &&
 	    m->kind != MK_SET_EVENT_NOTRACE_PID && m->kind != MK_EV_TRIGGER &&
-	    m->kind != MK_UPROBE_EVENTS)
+	    m->kind != MK_UPROBE_EVENTS && m->kind != MK_SYNTH_EVENTS)
 		return 0;
 	if (mount_ctl(m, &c) < 0)
 		return -ENOENT;
@@ -864,6 +870,8 @@ static int truncate_action(const struct mnode *m)
 		err = utrace__ctl_trigger(c, m->evid, "", 1, NULL);
 	else if (m->kind == MK_UPROBE_EVENTS)
 		err = utrace__ctl_uprobe_clear(c);       /* probes_open(): EBUSY */
+	else if (m->kind == MK_SYNTH_EVENTS)
+		err = utrace__ctl_synth_clear(c);        /* synth_events_open(): EBUSY */
 	else if (m->kind == MK_SET_EVENT_PID || m->kind == MK_SET_EVENT_NOTRACE_PID)
 		/* ftrace_event_set_pid_open() */
 		err = utrace__ctl_event_pid_clear(c, m->kind == MK_SET_EVENT_NOTRACE_PID);
@@ -1173,6 +1181,7 @@ long mount_file_write(struct mfile *f, const char *buf, size_t len)
 	case MK_EV_FILTER:
 	case MK_EV_TRIGGER:
 	case MK_UPROBE_EVENTS:
+	case MK_SYNTH_EVENTS:
 		break;
 	default:
 		return -EINVAL;  /* a file without a write operation */
@@ -1218,6 +1227,10 @@ long mount_file_write(struct mfile *f, const char *buf, size_t len)
 		break;
 	case MK_UPROBE_EVENTS:  /* probes_write(): the lines in order, all taken */
 		err = utrace__ctl_uprobe_write(c, buf, len);
+		ret = err < 0 ? err : (long)len;
+		break;
+	case MK_SYNTH_EVENTS:   /* synth_events_write(): the lines in order */
+		err = utrace__ctl_synth_write(c, buf, len);
 		ret = err < 0 ? err : (long)len;
 		break;
 	default:

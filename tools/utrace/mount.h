@@ -72,6 +72,7 @@ enum mkind {
 	MK_CPU_BUFFER_SIZE_KB,
 	MK_UPROBE_EVENTS,        /* uprobe_events (lib/probe) */
 	MK_UPROBE_PROFILE,
+	MK_SYNTH_EVENTS,         /* synthetic_events (lib/runtime/synth.c) */
 };
 
 struct mnode {
