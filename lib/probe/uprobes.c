@@ -47,6 +47,7 @@
 #include "uprobes.h"
 
 #define MAX_EXITS 64
+#define MAX_FAST_ARGS 8  /* %REG arguments stored without the fetch program */
 #define NR_SLOTS 256   /* probe events at a time (slot_on_fn) */
 
 struct uevent;
@@ -70,6 +71,12 @@ struct uprobe {
 	 * placed, as the kernel's uprobe_register() does; NULL: none */
 	uint16_t *sema;
 	bool sema_held;
+	/* the record written by the inlined writer (record_fast()): the
+	 * arguments when all are plain %REG[:TYPE] (nr_fast >= 0), each a
+	 * register's index in utrace_probe_regs, its width and place */
+	bool inline_ok;                /* no strings, at most 112 bytes */
+	int nr_fast;                   /* -1: run the fetch program */
+	struct { uint8_t reg, bytes; uint16_t off; } fast[MAX_FAST_ARGS];
 };
 
 /* One event (one or more definitions). */
@@ -272,7 +279,9 @@ static const struct utrace__probe_resolver resolver = {
 
 /* ---- hits ---- */
 
-static void record(void *data, struct uprobe *p, const struct utrace_probe_regs *regs)
+/* (not inlined into record_fast(): its frame stays out of the usual case) */
+static __attribute__((noinline)) void record(void *data, struct uprobe *p,
+					     const struct utrace_probe_regs *regs)
 {
 	struct utrace_event *ev = data;
 	unsigned char buf[UTRACE_EVENT_MAX] __attribute__((aligned(8)));
@@ -301,6 +310,88 @@ out:
 		__atomic_fetch_add(&p->misses, faults, __ATOMIC_RELAXED);
 }
 
+/* Plan record_fast() for p's definition. */
+static void plan_fast(struct uprobe *p)
+{
+	const struct utrace__probe_def *d = p->def;
+
+	/* the size limit of utrace__reserve_inline() */
+	p->inline_ok = !d->nr_strings && d->size <= 112;
+	p->nr_fast = d->kind == 'p' && d->nr_args <= MAX_FAST_ARGS ? (int)d->nr_args : -1;
+	for (unsigned int i = 0; i < d->nr_args && p->nr_fast >= 0; i++) {
+		const struct utrace__probe_arg *a = &d->args[i];
+
+		if (a->nr_insns != 1 || a->insns[0].op != UTRACE__POP_REG || a->bf_width ||
+		    a->count || a->insns[0].imm < 0 ||
+		    a->insns[0].imm >= (int64_t)(sizeof(struct utrace_probe_regs) / 8) ||
+		    (a->size != 1 && a->size != 2 && a->size != 4 && a->size != 8)) {
+			p->nr_fast = -1;
+			break;
+		}
+		p->fast[i].reg = (uint8_t)a->insns[0].imm;
+		p->fast[i].bytes = a->size;
+		p->fast[i].off = a->offset;
+	}
+}
+
+/*
+ * The recording probe's usual case, as the generated probe of a static
+ * event (stage 6: utrace_event_raw_event_<call>): the record reserved and
+ * committed by the inlined writer (tracepoint.h), the %REG arguments
+ * stored as they are.  Called only while record() is the event's only
+ * probe and the event has no filter (tracepoint.c: set_fast()); anything
+ * else (tracing_on, instances, triggers, nesting and signals, a new page,
+ * a print or record hook: UTRACE_TP_SLOW) goes to record() through the
+ * library, as the generated probe does.
+ */
+static void record_fast(void *data, struct uprobe *p, const struct utrace_probe_regs *regs)
+{
+#ifdef UTRACE__INLINE_WRITER
+	const struct utrace__probe_def *d = p->def;
+	const uint64_t *r = (const uint64_t *)regs;
+	struct utrace__fast f;
+	unsigned int faults = 0;
+	uint8_t *rec;
+
+	if (__builtin_expect(!p->inline_ok, 0))
+		goto slow;
+	rec = utrace__reserve_inline(&f, data, (unsigned int)d->size);
+	if (__builtin_expect(!rec, 0))
+		goto slow;
+	if (__builtin_expect(p->nr_fast < 0, 0)) {
+		utrace__probe_fetch(d, regs, &p->env, rec, d->size, &faults);
+	} else {
+		memcpy(rec + 8, &regs->ip, 8);
+		for (int i = 0; i < p->nr_fast; i++) {
+			uint8_t *to = rec + p->fast[i].off;
+			uint64_t v = r[p->fast[i].reg];
+
+			/* (compares, not a jump table: fewer instructions) */
+			if (p->fast[i].bytes == 8) {
+				memcpy(to, &v, 8);
+			} else if (p->fast[i].bytes == 4) {
+				uint32_t x = (uint32_t)v;
+
+				memcpy(to, &x, 4);
+			} else if (p->fast[i].bytes == 2) {
+				uint16_t x = (uint16_t)v;
+
+				memcpy(to, &x, 2);
+			} else {
+				*to = (uint8_t)v;
+			}
+		}
+	}
+	utrace__commit_inline(&f);
+	if (faults)
+		__atomic_fetch_add(&p->misses, faults, __ATOMIC_RELAXED);
+	return;
+slow:
+	utrace__slow_enter();
+#endif
+	record(data, p, regs);
+}
+
 /* As the generated __traceiter_<name>() (stages/stage0). */
 static void on_hit(void *data, const struct utrace_probe_regs *regs)
 {
@@ -312,8 +403,8 @@ static void on_hit(void *data, const struct utrace_probe_regs *regs)
 	/* hits are the engine's (its handler calls), no locked add here */
 	fast = __atomic_load_n(&tp->fast_data, __ATOMIC_ACQUIRE);
 	if (fast) {
-		((void (*)(void *, struct uprobe *, const struct utrace_probe_regs *))
-		 tp->builtin)(fast, p, regs);
+		/* (the builtin is record(), set at registration) */
+		record_fast(fast, p, regs);
 		return;
 	}
 	utrace_tp_read_lock();
@@ -440,6 +531,7 @@ static int prepare(struct uprobe *p, struct utrace__probe_error *err)
 	bool ok;
 	int r;
 
+	plan_fast(p);
 	if (find_object(d->path, false, &q) < 0)
 		return place_error(err, ENOENT, "File is not loaded in this process");
 	free(p->shown_path);
