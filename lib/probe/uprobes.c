@@ -352,17 +352,19 @@ static void record_fast(void *data, struct uprobe *p, const struct utrace_probe_
 	struct utrace__fast f;
 	unsigned int faults = 0;
 	uint8_t *rec;
+	int n;
 
 	if (__builtin_expect(!p->inline_ok, 0))
 		goto slow;
 	rec = utrace__reserve_inline(&f, data, (unsigned int)d->size);
 	if (__builtin_expect(!rec, 0))
 		goto slow;
-	if (__builtin_expect(p->nr_fast < 0, 0)) {
+	n = p->nr_fast;     /* (in a register: the stores may alias p) */
+	if (__builtin_expect(n < 0, 0)) {
 		utrace__probe_fetch(d, regs, &p->env, rec, d->size, &faults);
 	} else {
 		memcpy(rec + 8, &regs->ip, 8);
-		for (int i = 0; i < p->nr_fast; i++) {
+		for (int i = 0; i < n; i++) {
 			uint8_t *to = rec + p->fast[i].off;
 			uint64_t v = r[p->fast[i].reg];
 
