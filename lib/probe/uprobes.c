@@ -334,6 +334,35 @@ static void plan_fast(struct uprobe *p)
 	}
 }
 
+#ifdef UTRACE__INLINE_WRITER
+/* record_fast()'s other cases, through the library, as the generated
+ * probe's utrace_event_rec_<call>: the stash of a signal handler copied in
+ * first (utrace__slow_enter()). */
+static __attribute__((noinline)) void record_slow(void *data, struct uprobe *p,
+						  const struct utrace_probe_regs *regs)
+{
+	utrace__slow_enter();
+	record(data, p, regs);
+}
+
+/* record_fast() for a definition that needs its fetch program (out of
+ * line: the usual case keeps to the caller-saved registers). */
+static __attribute__((noinline)) void fetch_inline(struct uprobe *p,
+						   const struct utrace_probe_regs *regs,
+						   uint8_t *rec, struct utrace_tp_thread_v1 *t,
+						   struct utrace_tp_page_v1 *page, uint64_t commit)
+{
+	/* (the reservation in registers: its address does not escape) */
+	struct utrace__fast f = { t, page, commit };
+	unsigned int faults = 0;
+
+	utrace__probe_fetch(p->def, regs, &p->env, rec, p->def->size, &faults);
+	utrace__commit_inline(&f);
+	if (faults)
+		__atomic_fetch_add(&p->misses, faults, __ATOMIC_RELAXED);
+}
+#endif
+
 /*
  * The recording probe's usual case, as the generated probe of a static
  * event (stage 6: utrace_event_raw_event_<call>): the record reserved and
@@ -350,7 +379,6 @@ static void record_fast(void *data, struct uprobe *p, const struct utrace_probe_
 	const struct utrace__probe_def *d = p->def;
 	const uint64_t *r = (const uint64_t *)regs;
 	struct utrace__fast f;
-	unsigned int faults = 0;
 	uint8_t *rec;
 	int n;
 
@@ -361,8 +389,10 @@ static void record_fast(void *data, struct uprobe *p, const struct utrace_probe_
 		goto slow;
 	n = p->nr_fast;     /* (in a register: the stores may alias p) */
 	if (__builtin_expect(n < 0, 0)) {
-		utrace__probe_fetch(d, regs, &p->env, rec, d->size, &faults);
-	} else {
+		fetch_inline(p, regs, rec, f.t, f.page, f.commit);
+		return;
+	}
+	{
 		memcpy(rec + 8, &regs->ip, 8);
 		for (int i = 0; i < n; i++) {
 			uint8_t *to = rec + p->fast[i].off;
@@ -385,30 +415,22 @@ static void record_fast(void *data, struct uprobe *p, const struct utrace_probe_
 		}
 	}
 	utrace__commit_inline(&f);
-	if (faults)
-		__atomic_fetch_add(&p->misses, faults, __ATOMIC_RELAXED);
 	return;
 slow:
-	utrace__slow_enter();
+	/* (a tail call: nothing kept across it) */
+	record_slow(data, p, regs);
+	return;
 #endif
 	record(data, p, regs);
 }
 
-/* As the generated __traceiter_<name>() (stages/stage0). */
-static void on_hit(void *data, const struct utrace_probe_regs *regs)
+/* The tracepoint's probes, one by one (a filter, other probes). */
+static __attribute__((noinline)) void on_hit_all(struct uprobe *p,
+						 const struct utrace_probe_regs *regs)
 {
-	struct uprobe *p = data;
 	struct utrace_tracepoint *tp = &p->ue->tp;
 	struct utrace_tracepoint_func *it;
-	void *fast;
 
-	/* hits are the engine's (its handler calls), no locked add here */
-	fast = __atomic_load_n(&tp->fast_data, __ATOMIC_ACQUIRE);
-	if (fast) {
-		/* (the builtin is record(), set at registration) */
-		record_fast(fast, p, regs);
-		return;
-	}
 	utrace_tp_read_lock();
 	it = __atomic_load_n(&tp->funcs, __ATOMIC_CONSUME);
 	if (it)
@@ -416,6 +438,21 @@ static void on_hit(void *data, const struct utrace_probe_regs *regs)
 			((void (*)(void *, struct uprobe *, const struct utrace_probe_regs *))
 			 it->func)(it->data, p, regs);
 	utrace_tp_read_unlock();
+}
+
+/* As the generated __traceiter_<name>() (stages/stage0). */
+static void on_hit(void *data, const struct utrace_probe_regs *regs)
+{
+	struct uprobe *p = data;
+	void *fast;
+
+	/* hits are the engine's (its handler calls), no locked add here */
+	fast = __atomic_load_n(&p->ue->tp.fast_data, __ATOMIC_ACQUIRE);
+	if (fast)
+		/* (the builtin is record(), set at registration) */
+		record_fast(fast, p, regs);
+	else
+		on_hit_all(p, regs);
 }
 
 /* ---- the event's callbacks (they have no context: found by id) ---- */
