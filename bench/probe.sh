@@ -14,10 +14,13 @@
 # dispatcher, handler); writes bench/RESULTS-probe.md.  About a minute.
 #
 # Knobs: BENCH_PROBE_N=20000000 calls per timed run, BENCH_PROBE_RUNS=5
-# runs (the best is kept), BENCH_PROBE_CG_N=100000 calls under callgrind.
+# runs (the best is kept), BENCH_PROBE_CG_N=100000 calls under callgrind,
+# BENCH_PROBE_REC_N=1000000 calls per recorded run (each event is written
+# to the trace file, removed at the end).
 set -euo pipefail
 
 N=${BENCH_PROBE_N:-20000000} RUNS=${BENCH_PROBE_RUNS:-5} CG_N=${BENCH_PROBE_CG_N:-100000}
+REC_N=${BENCH_PROBE_REC_N:-1000000}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 out=$here/out build=$here/out/build
 
@@ -48,8 +51,8 @@ rec() { # recorded under utrace record, the probe on probed()
 say "timing ($N calls, best of $RUNS)"
 times=$("$bin" "$N" "$RUNS")
 echo "$times" >&2
-say "recorded: a probe event next to a static one ($N calls, best of $RUNS)"
-rtimes=$(rec "$bin" "$N" "$RUNS" record) ||
+say "recorded: a probe event next to a static one ($REC_N calls, best of $RUNS)"
+rtimes=$(rec "$bin" "$REC_N" "$RUNS" record) ||
 	{ cat "$out/probe-rec.log" >&2; die "the recorded case failed"; }
 echo "$rtimes" >&2
 
@@ -107,9 +110,10 @@ jump_add=$(add jump)
 	echo "| probe as a breakpoint (int3), empty handler | $(val int3) | +$(add int3) | |"
 	echo "| the kernel's uprobe on target() | $(val kernel) | +${kernel_add:--} | |"
 	echo
-	echo "Recorded (\`utrace record\`), in one run: the static two-field event"
-	echo "bench_ev (the inlined writer) and the probe event \`$probe_def\`"
-	echo "(a hit and its record), each next to the bare call:"
+	echo "Recorded (\`utrace record\`), in one run, in turns ($REC_N calls each, best"
+	echo "of $RUNS): the static two-field event bench_ev (the inlined writer) and"
+	echo "the probe event \`$probe_def\` (a hit and its record), each next to"
+	echo "the bare call:"
 	echo
 	echo "| case | ns per call | added | instructions added |"
 	echo "|---|---|---|---|"
@@ -118,4 +122,5 @@ jump_add=$(add jump)
 	echo
 	echo "The kernel's uprobe costs $(ratio "${kernel_add:-0}" "$jump_add") times a jump probe's hit."
 } >"$here/RESULTS-probe.md"
+rm -f "$out/probe-rec.dat"
 say "wrote $here/RESULTS-probe.md"
