@@ -12,7 +12,12 @@
  *   int3     a probe where only a breakpoint fits (a function of 4
  *            bytes: lea; ret), empty handler;
  *   kernel   the kernel's uprobe on the same function (root, tracefs),
- *            enabled in a private tracing instance.
+ *            enabled in a private tracing instance;
+ *   record   (only when asked, run under `utrace record --probe
+ *            "p:grp/add probed a=%di:s32 b=%si:s32"`) the same function
+ *            under another name, probed() with the probe event recorded,
+ *            next to the static two-field event bench_ev (bench-events.h)
+ *            recorded in the same run.
  * Prints one line per case: "CASE ns-per-call" (the thread's CPU time,
  * best of RUNS), and the added cost of a hit next to the bare call.
  *
@@ -31,6 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench-events.h"
 #include "engine.h"
 
 #if defined(__clang__)
@@ -40,10 +46,17 @@
 #endif
 
 long target(long a, long b);
+long probed(long a, long b);
 int tiny(int a);
 
 /* entry: mov; imul; lea; ret: room for a jump */
 WORK long target(long a, long b)
+{
+	return a * 3 + (b ^ 0x5a5a) + 1;
+}
+
+/* the same, for the probe of the record case (`utrace record --probe`) */
+WORK long probed(long a, long b)
 {
 	return a * 3 + (b ^ 0x5a5a) + 1;
 }
@@ -78,7 +91,8 @@ static double now_ns(void)
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
-static double time_loop(int use_tiny, long n, int runs)
+/* use: 0 target(), 1 tiny(), 2 probed(), 3 the static event bench_ev */
+static double time_loop(int use, long n, int runs)
 {
 	double best = 1e30;
 
@@ -86,9 +100,17 @@ static double time_loop(int use_tiny, long n, int runs)
 		double t0 = now_ns(), t;
 		long acc = 0;
 
-		if (use_tiny)
+		if (use == 1)
 			for (long i = 0; i < n; i++)
 				acc += tiny((int)i);
+		else if (use == 2)
+			for (long i = 0; i < n; i++)
+				acc += probed(i, acc);
+		else if (use == 3)
+			for (long i = 0; i < n; i++) {
+				trace_bench_ev((uint64_t)i, (uint32_t)acc);
+				acc += target(i, acc);
+			}
 		else
 			for (long i = 0; i < n; i++)
 				acc += target(i, acc);
@@ -188,6 +210,26 @@ int main(int argc, char **argv)
 
 	bare = time_loop(0, n, runs);
 	bare_tiny = time_loop(1, n, runs);
+	if (only && !strcmp(only, "record")) {
+		/* the events are on from the start under `utrace record` */
+		if (!trace_bench_ev_enabled()) {
+			fprintf(stderr, "bench-probe: record: bench_ev is off (run under utrace record)\n");
+			return 3;
+		}
+		double ts = 1e30, tp = 1e30;
+
+		/* the two in turns, so that both see the recorder alike */
+		for (int r = 0; r < runs; r++) {
+			t = time_loop(3, n, 1);
+			ts = t < ts ? t : ts;
+			t = time_loop(2, n, 1);
+			tp = t < tp ? t : tp;
+		}
+		printf("bare %.2f\n", bare);
+		printf("static %.2f (+%.2f)\n", ts, ts - bare);
+		printf("probe-rec %.2f (+%.2f)\n", tp, tp - bare);
+		return 0;
+	}
 	printf("bare %.2f\n", bare);
 	printf("bare-tiny %.2f\n", bare_tiny);
 	if (only && !strcmp(only, "bare"))

@@ -47,6 +47,7 @@
 #include "uprobes.h"
 
 #define MAX_EXITS 64
+#define MAX_FAST_ARGS 8  /* %REG arguments stored without the fetch program */
 #define NR_SLOTS 256   /* probe events at a time (slot_on_fn) */
 
 struct uevent;
@@ -70,6 +71,12 @@ struct uprobe {
 	 * placed, as the kernel's uprobe_register() does; NULL: none */
 	uint16_t *sema;
 	bool sema_held;
+	/* the record written by the inlined writer (record_fast()): the
+	 * arguments when all are plain %REG[:TYPE] (nr_fast >= 0), each a
+	 * register's index in utrace_probe_regs, its width and place */
+	bool inline_ok;                /* no strings, at most 112 bytes */
+	int nr_fast;                   /* -1: run the fetch program */
+	struct { uint8_t reg, bytes; uint16_t off; } fast[MAX_FAST_ARGS];
 };
 
 /* One event (one or more definitions). */
@@ -272,7 +279,9 @@ static const struct utrace__probe_resolver resolver = {
 
 /* ---- hits ---- */
 
-static void record(void *data, struct uprobe *p, const struct utrace_probe_regs *regs)
+/* (not inlined into record_fast(): its frame stays out of the usual case) */
+static __attribute__((noinline)) void record(void *data, struct uprobe *p,
+					     const struct utrace_probe_regs *regs)
 {
 	struct utrace_event *ev = data;
 	unsigned char buf[UTRACE_EVENT_MAX] __attribute__((aligned(8)));
@@ -301,21 +310,127 @@ out:
 		__atomic_fetch_add(&p->misses, faults, __ATOMIC_RELAXED);
 }
 
-/* As the generated __traceiter_<name>() (stages/stage0). */
-static void on_hit(void *data, const struct utrace_probe_regs *regs)
+/* Plan record_fast() for p's definition. */
+static void plan_fast(struct uprobe *p)
 {
-	struct uprobe *p = data;
-	struct utrace_tracepoint *tp = &p->ue->tp;
-	struct utrace_tracepoint_func *it;
-	void *fast;
+	const struct utrace__probe_def *d = p->def;
 
-	/* hits are the engine's (its handler calls), no locked add here */
-	fast = __atomic_load_n(&tp->fast_data, __ATOMIC_ACQUIRE);
-	if (fast) {
-		((void (*)(void *, struct uprobe *, const struct utrace_probe_regs *))
-		 tp->builtin)(fast, p, regs);
+	/* the size limit of utrace__reserve_inline() */
+	p->inline_ok = !d->nr_strings && d->size <= 112;
+	p->nr_fast = d->kind == 'p' && d->nr_args <= MAX_FAST_ARGS ? (int)d->nr_args : -1;
+	for (unsigned int i = 0; i < d->nr_args && p->nr_fast >= 0; i++) {
+		const struct utrace__probe_arg *a = &d->args[i];
+
+		if (a->nr_insns != 1 || a->insns[0].op != UTRACE__POP_REG || a->bf_width ||
+		    a->count || a->insns[0].imm < 0 ||
+		    a->insns[0].imm >= (int64_t)(sizeof(struct utrace_probe_regs) / 8) ||
+		    (a->size != 1 && a->size != 2 && a->size != 4 && a->size != 8)) {
+			p->nr_fast = -1;
+			break;
+		}
+		p->fast[i].reg = (uint8_t)a->insns[0].imm;
+		p->fast[i].bytes = a->size;
+		p->fast[i].off = a->offset;
+	}
+}
+
+#ifdef UTRACE__INLINE_WRITER
+/* record_fast()'s other cases, through the library, as the generated
+ * probe's utrace_event_rec_<call>: the stash of a signal handler copied in
+ * first (utrace__slow_enter()). */
+static __attribute__((noinline)) void record_slow(void *data, struct uprobe *p,
+						  const struct utrace_probe_regs *regs)
+{
+	utrace__slow_enter();
+	record(data, p, regs);
+}
+
+/* record_fast() for a definition that needs its fetch program (out of
+ * line: the usual case keeps to the caller-saved registers). */
+static __attribute__((noinline)) void fetch_inline(struct uprobe *p,
+						   const struct utrace_probe_regs *regs,
+						   uint8_t *rec, struct utrace_tp_thread_v1 *t,
+						   struct utrace_tp_page_v1 *page, uint64_t commit)
+{
+	/* (the reservation in registers: its address does not escape) */
+	struct utrace__fast f = { t, page, commit };
+	unsigned int faults = 0;
+
+	utrace__probe_fetch(p->def, regs, &p->env, rec, p->def->size, &faults);
+	utrace__commit_inline(&f);
+	if (faults)
+		__atomic_fetch_add(&p->misses, faults, __ATOMIC_RELAXED);
+}
+#endif
+
+/*
+ * The recording probe's usual case, as the generated probe of a static
+ * event (stage 6: utrace_event_raw_event_<call>): the record reserved and
+ * committed by the inlined writer (tracepoint.h), the %REG arguments
+ * stored as they are.  Called only while record() is the event's only
+ * probe and the event has no filter (tracepoint.c: set_fast()); anything
+ * else (tracing_on, instances, triggers, nesting and signals, a new page,
+ * a print or record hook: UTRACE_TP_SLOW) goes to record() through the
+ * library, as the generated probe does.
+ */
+static void record_fast(void *data, struct uprobe *p, const struct utrace_probe_regs *regs)
+{
+#ifdef UTRACE__INLINE_WRITER
+	const struct utrace__probe_def *d = p->def;
+	const uint64_t *r = (const uint64_t *)regs;
+	struct utrace__fast f;
+	uint8_t *rec;
+	int n;
+
+	if (__builtin_expect(!p->inline_ok, 0))
+		goto slow;
+	rec = utrace__reserve_inline(&f, data, (unsigned int)d->size);
+	if (__builtin_expect(!rec, 0))
+		goto slow;
+	n = p->nr_fast;     /* (in a register: the stores may alias p) */
+	if (__builtin_expect(n < 0, 0)) {
+		fetch_inline(p, regs, rec, f.t, f.page, f.commit);
 		return;
 	}
+	{
+		memcpy(rec + 8, &regs->ip, 8);
+		for (int i = 0; i < n; i++) {
+			uint8_t *to = rec + p->fast[i].off;
+			uint64_t v = r[p->fast[i].reg];
+
+			/* (compares, not a jump table: fewer instructions) */
+			if (p->fast[i].bytes == 8) {
+				memcpy(to, &v, 8);
+			} else if (p->fast[i].bytes == 4) {
+				uint32_t x = (uint32_t)v;
+
+				memcpy(to, &x, 4);
+			} else if (p->fast[i].bytes == 2) {
+				uint16_t x = (uint16_t)v;
+
+				memcpy(to, &x, 2);
+			} else {
+				*to = (uint8_t)v;
+			}
+		}
+	}
+	utrace__commit_inline(&f);
+	return;
+slow:
+	/* (a tail call: nothing kept across it) */
+	record_slow(data, p, regs);
+	return;
+#endif
+	record(data, p, regs);
+}
+
+/* The tracepoint's probes, one by one (a filter, other probes). */
+static __attribute__((noinline)) void on_hit_all(struct uprobe *p,
+						 const struct utrace_probe_regs *regs)
+{
+	struct utrace_tracepoint *tp = &p->ue->tp;
+	struct utrace_tracepoint_func *it;
+
 	utrace_tp_read_lock();
 	it = __atomic_load_n(&tp->funcs, __ATOMIC_CONSUME);
 	if (it)
@@ -323,6 +438,21 @@ static void on_hit(void *data, const struct utrace_probe_regs *regs)
 			((void (*)(void *, struct uprobe *, const struct utrace_probe_regs *))
 			 it->func)(it->data, p, regs);
 	utrace_tp_read_unlock();
+}
+
+/* As the generated __traceiter_<name>() (stages/stage0). */
+static void on_hit(void *data, const struct utrace_probe_regs *regs)
+{
+	struct uprobe *p = data;
+	void *fast;
+
+	/* hits are the engine's (its handler calls), no locked add here */
+	fast = __atomic_load_n(&p->ue->tp.fast_data, __ATOMIC_ACQUIRE);
+	if (fast)
+		/* (the builtin is record(), set at registration) */
+		record_fast(fast, p, regs);
+	else
+		on_hit_all(p, regs);
 }
 
 /* ---- the event's callbacks (they have no context: found by id) ---- */
@@ -440,6 +570,7 @@ static int prepare(struct uprobe *p, struct utrace__probe_error *err)
 	bool ok;
 	int r;
 
+	plan_fast(p);
 	if (find_object(d->path, false, &q) < 0)
 		return place_error(err, ENOENT, "File is not loaded in this process");
 	free(p->shown_path);

@@ -96,6 +96,13 @@ add_ret: (RET <- FUNC$off) arg1=22
 greet: (IP$goff) name="world"
 EOF2
 check "every call, its values and return value, as the kernel prints them" same got.txt want.txt
+# a numeric fetch through memory and a return probe go through the fetch
+# program into the inlined writer's reservation (uprobes.c: fetch_inline)
+check "a fetch through memory, recorded: the byte, 0 where it faults" bash -c '
+	"$UTRACE" record -o d.dat --probe "p:grp/g8 greet c=+0(%di):u8 d=+1(%di):x8" \
+		-- ./prog 3 > /dev/null 2> d-err.txt &&
+	"$UTRACE" script -i d.dat | sed -n "s/^.* g8: ([^)]*) //p" > d.txt &&
+	printf "c=119 d=0x6f\nc=0 d=0x0\nc=119 d=0x6f\n" | diff - d.txt'
 
 # (REFCTR): an SDT semaphore's file offset, counted up while the probe is
 # placed (the kernel's ref_ctr_offset), and printed back

@@ -791,4 +791,67 @@ TEST(save_simd_keeps_the_vector_registers)
 	same_as_file(&fns[4]);
 }
 
+/*
+ * flags_fn(f): sets the flags to f (popfq), a 5-byte nop (room for the
+ * jump), then returns the flags as they are: the trampoline must give back
+ * the status flags and DF that a probe at the nop found.
+ */
+uint64_t flags_fn(uint64_t f);
+extern const char flags_fn_at[];
+__asm__(".text\n"
+	".globl flags_fn\n"
+	".type flags_fn,@function\n"
+	"flags_fn:\n"
+	"	push %rdi\n"
+	"	popfq\n"
+	".globl flags_fn_at\n"
+	"flags_fn_at:\n"
+	"	nopl 0x0(%rax,%rax,1)\n"
+	"	pushfq\n"
+	"	pop %rax\n"
+	"	cld\n"
+	"	ret\n"
+	".size flags_fn, .-flags_fn\n");
+
+static void flags_clobber(void *data, const struct utrace_probe_regs *regs)
+{
+	uint64_t f;
+
+	(void)data;
+	/* what the trampoline saw */
+	*(uint64_t *)data = regs->flags;
+	/* every status flag the other way round from what it was */
+	__asm__ __volatile__("pushfq\n\tpop %0" : "=r"(f));
+	f ^= 0x8d5;
+	__asm__ __volatile__("push %0\n\tpopfq" : : "r"(f) : "cc");
+}
+
+TEST(the_flags_come_back_after_a_hit)
+{
+	/* CF PF AF ZF SF DF OF */
+	const uint64_t mask = 0x1 | 0x4 | 0x10 | 0x40 | 0x80 | 0x400 | 0x800;
+	const uint64_t tries[] = { 0, mask, 0x800, 0x400, 0x1 | 0x40, 0x4 | 0x80 | 0x10,
+				   0x800 | 0x1, mask & ~0x400ul };
+	struct utrace__probe_site *s;
+	char why[UTRACE_PROBE_WHY_MAX];
+	const ElfW(Sym) *sym;
+	uint64_t seen = 0;
+	Dl_info info;
+
+	setup();
+	CHECK(dladdr1((void *)flags_fn, &info, (void **)&sym, RTLD_DL_SYMENT) && sym);
+	CHECK_INT(utrace__probe_attach((uintptr_t)flags_fn_at, (uintptr_t)flags_fn,
+				       sym->st_size, flags_clobber, &seen, &s, why), ==, 0);
+	CHECK(utrace__probe_is_jump(s));
+	for (size_t i = 0; i < sizeof(tries) / sizeof(tries[0]); i++) {
+		uint64_t in = tries[i] | 0x202;	/* the reserved bit, IF */
+		uint64_t out = flags_fn(in);
+
+		CHECK_INT(seen & mask, ==, tries[i]);
+		CHECK_INT(out & mask, ==, tries[i]);
+	}
+	CHECK_INT(utrace__probe_hits(s), ==, sizeof(tries) / sizeof(tries[0]));
+	CHECK_INT(utrace__probe_detach(s), ==, 0);
+}
+
 TEST_MAIN()
