@@ -91,6 +91,7 @@ static const struct mentry pid_entries[] = {
 	{ "buffer_total_size_kb", MK_BUFFER_TOTAL_SIZE_KB },
 	{ "available_tracers", MK_AVAILABLE_TRACERS },
 	{ "current_tracer", MK_CURRENT_TRACER },
+	{ "dynamic_events", MK_DYNAMIC_EVENTS },
 	{ "error_log", MK_ERROR_LOG },
 	{ "events", MK_EVENTS },
 	{ "instances", MK_INSTANCES },
@@ -171,7 +172,7 @@ static void inst_table_make(void)
 
 		if (k != MK_README && k != MK_AVAILABLE_EVENTS && k != MK_SAVED_CMDLINES &&
 		    k != MK_INSTANCES && k != MK_UPROBE_EVENTS && k != MK_UPROBE_PROFILE &&
-		    k != MK_SYNTH_EVENTS)
+		    k != MK_SYNTH_EVENTS && k != MK_DYNAMIC_EVENTS)
 			inst_table[n++] = pid_entries[i];
 	}
 	inst_table[n] = (struct mentry){ NULL, MK_ROOT };
@@ -473,6 +474,115 @@ static int take_text(struct sbuf *b, char *text, int err)
 	err = text ? sb_str(b, text) : 0;
 	free(text);
 	return err;
+}
+
+/*
+ * dynamic_events: the uprobes as uprobe_events shows them, then the
+ * synthetic events with the "s:synthetic/" the kernel's
+ * synth_event_show() puts before them.  (The kernel lists all kinds in
+ * the order they were made; here each kind keeps its own order.)
+ */
+static int text_dynamic_events(struct utrace__ctl *c, struct sbuf *b)
+{
+	char *t = NULL, *line, *nl;
+	int err = utrace__ctl_uprobe_text(c, 0, &t);
+
+	err = take_text(b, t, err);
+	if (err < 0)
+		return err;
+	t = NULL;
+	err = utrace__ctl_synth_text(c, &t);
+	for (line = t; err >= 0 && line && *line; line = nl) {
+		nl = strchr(line, '\n');
+		nl = nl ? nl + 1 : line + strlen(line);
+		err = sb_str(b, "s:synthetic/");
+		if (err >= 0)
+			err = sb_add(b, line, (size_t)(nl - line));
+	}
+	free(t);
+	return err < 0 ? err : 0;
+}
+
+/* Is there a synthetic event called 'name' (len bytes)? */
+static bool synth_exists(struct utrace__ctl *c, const char *name, size_t len)
+{
+	char *t = NULL, *line;
+	bool found = false;
+
+	if (utrace__ctl_synth_text(c, &t) < 0 || !t)
+		return false;
+	for (line = t; line && *line && !found;) {
+		found = !strncmp(line, name, len) &&
+			(line[len] == '\t' || line[len] == ' ' || line[len] == '\n' || line[len] == '\0');
+		line = strchr(line, '\n');
+		if (line)
+			line++;
+	}
+	free(t);
+	return found;
+}
+
+/*
+ * One line written to dynamic_events (dyn_event_write() -> create_dyn_event()):
+ * "s:[synthetic/]NAME FIELDS" makes a synthetic event, "-:[GRP/]NAME"
+ * removes a dynamic event of either kind, anything else is a probe
+ * definition for uprobe_events (which gives the kernel's errors).
+ */
+static int dynamic_line(struct utrace__ctl *c, const char *l, size_t n)
+{
+	char *cmd;
+	int err;
+
+	while (n && (l[n - 1] == '\n' || l[n - 1] == ' ' || l[n - 1] == '\t'))
+		n--;
+	while (n && (*l == ' ' || *l == '\t'))
+		l++, n--;
+	if (!n || *l == '#')
+		return 0;
+	if (n > 2 && !strncmp(l, "s:", 2)) {
+		l += 2, n -= 2;
+		if (n > 10 && !strncmp(l, "synthetic/", 10))
+			l += 10, n -= 10;
+		return utrace__ctl_synth_write(c, l, n);
+	}
+	if (n > 2 && !strncmp(l, "-:", 2)) {
+		const char *name = l + 2, *end = l + n, *slash = memchr(name, '/', (size_t)(end - name));
+		const char *sp = memchr(name, ' ', (size_t)(end - name));
+		bool synth;
+
+		if (sp)
+			end = sp;
+		if (slash && slash < end) {
+			synth = (size_t)(slash - name) == 9 && !strncmp(name, "synthetic", 9);
+			name = slash + 1;
+		} else {
+			synth = synth_exists(c, name, (size_t)(end - name));
+		}
+		if (synth) {
+			if (asprintf(&cmd, "!%.*s", (int)(end - name), name) < 0)
+				return -ENOMEM;
+			err = utrace__ctl_synth_write(c, cmd, strlen(cmd));
+			free(cmd);
+			return err;
+		}
+	}
+	return utrace__ctl_uprobe_write(c, l, n);
+}
+
+static int write_dynamic_events(struct utrace__ctl *c, const char *buf, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len) {
+		const char *nl = memchr(buf + i, '\n', len - i);
+		size_t n = nl ? (size_t)(nl - (buf + i)) : len - i;
+		int err = dynamic_line(c, buf + i, n);
+
+		if (err < 0)
+			return err;
+		i += n + (nl ? 1 : 0);
+	}
+	return 0;
 }
 
 static uint64_t opts_default(void);
@@ -793,6 +903,9 @@ int mount_file_text(struct mfile *f, char **text, size_t *len)
 		err = utrace__ctl_synth_text(c, &t);
 		err = take_text(&b, t, err);
 		break;
+	case MK_DYNAMIC_EVENTS:
+		err = text_dynamic_events(c, &b);
+		break;
 	case MK_SET_EVENT_PID:
 	case MK_SET_EVENT_NOTRACE_PID:
 		err = utrace__ctl_event_pid_text(c, m->kind == MK_SET_EVENT_NOTRACE_PID, &t);
@@ -859,7 +972,8 @@ static int truncate_action(const struct mnode *m)
 	if (m->kind != MK_SET_EVENT && m->kind != MK_TRACE && m->kind != MK_ERROR_LOG &&
 	    m->kind != MK_CPU_TRACE && m->kind != MK_SET_EVENT_PID &&
 	    m->kind != MK_SET_EVENT_NOTRACE_PID && m->kind != MK_EV_TRIGGER &&
-	    m->kind != MK_UPROBE_EVENTS && m->kind != MK_SYNTH_EVENTS)
+	    m->kind != MK_UPROBE_EVENTS && m->kind != MK_SYNTH_EVENTS &&
+	    m->kind != MK_DYNAMIC_EVENTS)
 		return 0;
 	if (mount_ctl(m, &c) < 0)
 		return -ENOENT;
@@ -872,6 +986,12 @@ static int truncate_action(const struct mnode *m)
 		err = utrace__ctl_uprobe_clear(c);       /* probes_open(): EBUSY */
 	else if (m->kind == MK_SYNTH_EVENTS)
 		err = utrace__ctl_synth_clear(c);        /* synth_events_open(): EBUSY */
+	else if (m->kind == MK_DYNAMIC_EVENTS) {
+		/* dyn_events_release_all(): every kind */
+		err = utrace__ctl_uprobe_clear(c);
+		if (!err)
+			err = utrace__ctl_synth_clear(c);
+	}
 	else if (m->kind == MK_SET_EVENT_PID || m->kind == MK_SET_EVENT_NOTRACE_PID)
 		/* ftrace_event_set_pid_open() */
 		err = utrace__ctl_event_pid_clear(c, m->kind == MK_SET_EVENT_NOTRACE_PID);
@@ -1182,6 +1302,7 @@ long mount_file_write(struct mfile *f, const char *buf, size_t len)
 	case MK_EV_TRIGGER:
 	case MK_UPROBE_EVENTS:
 	case MK_SYNTH_EVENTS:
+	case MK_DYNAMIC_EVENTS:
 		break;
 	default:
 		return -EINVAL;  /* a file without a write operation */
@@ -1231,6 +1352,10 @@ long mount_file_write(struct mfile *f, const char *buf, size_t len)
 		break;
 	case MK_SYNTH_EVENTS:   /* synth_events_write(): the lines in order */
 		err = utrace__ctl_synth_write(c, buf, len);
+		ret = err < 0 ? err : (long)len;
+		break;
+	case MK_DYNAMIC_EVENTS: /* dyn_event_write(): the lines in order */
+		err = write_dynamic_events(c, buf, len);
 		ret = err < 0 ? err : (long)len;
 		break;
 	default:

@@ -95,6 +95,7 @@ const char mount_readme[] =
 	"\t  accepts: event-definitions (one definition per line)\n"
 	"\t   Format: p[:[<group>/][<event>]] <place> [<args>]\n"
 	"\t           r[maxactive][:[<group>/][<event>]] <place> [<args>]\n"
+	"\t           s:[synthetic/]<event> <field> [<field>]\n"
 	"\t           e[:[<group>/][<event>]] <attached-group>.<attached-event> [<args>] [if <filter>]\n"
 	"\t           -:[<group>/][<event>]\n"
 	"   place (uprobe): <path>:<offset>[%return][(ref_ctr_offset)]\n"

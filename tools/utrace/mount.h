@@ -73,6 +73,7 @@ enum mkind {
 	MK_UPROBE_EVENTS,        /* uprobe_events (lib/probe) */
 	MK_UPROBE_PROFILE,
 	MK_SYNTH_EVENTS,         /* synthetic_events (lib/runtime/synth.c) */
+	MK_DYNAMIC_EVENTS,       /* dynamic_events: both of the above */
 };
 
 struct mnode {
