@@ -4,8 +4,11 @@
 # number against what the programs fire (samples/sample.c: ten demo_tick
 # for each demo_request, four request paths in turn; tests/cli/req-demo.c:
 # /fast, /medium (1 ms), /slow (4 ms)); the screen is checked on a
-# terminal through tmux; the events top switched on are off again after it,
-# whether it ended by itself, by 'q' or by SIGTERM.
+# terminal through tmux; top switches events on in a buffer of its own (an
+# instance utrace-top-PID, seen through the mount) and leaves the process's
+# own events as they were, and the instance is gone after it, whether it
+# ended by itself, by 'q' or by SIGTERM; a recording made meanwhile misses
+# nothing.
 . "$(dirname "$0")/lib.sh"
 DEMO="$UTRACE_BUILD/tests/req-demo"
 mount_setup      # a runtime directory of our own; the programs killed at exit
@@ -14,6 +17,25 @@ cd "$TMP" || exit 1
 # on PID: the events switched on in process PID (utrace ps's ON column)
 on() {
 	"$UTRACE" ps | awk -v p="$1" '$1 == p { print $4 }'
+}
+# inst PID: the events on in top's instance in PID (utrace-top-*), '-'
+# when there is none, '?' without the mount
+HAVE_MNT=
+if [ -c /dev/fuse ] && command -v fusermount3 > /dev/null &&
+	"$UTRACE" mount "$MNT" 2> /dev/null; then
+	HAVE_MNT=1
+fi
+inst() {
+	[ -n "$HAVE_MNT" ] || { echo "?"; return; }
+	local f
+	f=$(ls -d "$MNT/$1"/instances/utrace-top-* 2> /dev/null)
+	if [ -z "$f" ]; then echo -; else wc -l < "$f/set_event"; fi
+}
+# inst_is PID N: N events in top's instance (true without the mount)
+inst_is() {
+	local v
+	v=$(inst "$1")
+	[ "$v" = "?" ] || [ "$v" = "$2" ]
 }
 
 usage_errors() {
@@ -155,16 +177,18 @@ if counts[0] != interval[0] or counts[1] != counts[0] + interval[1] or \
     fail('counts %r, interval events %r' % (counts, interval))
 EOF
 
-# events on before top stay on after it; SIGTERM restores as the end does
+# events on before top stay as they are while it runs and after it; its
+# instance is gone after SIGTERM as after its end
 restore_on_sigterm() {
 	"$UTRACE" enable -p "$SPID" demo:demo_tick 2> "$TMP/err" &&
 	[ "$(on "$SPID")" = 1 ] || return 1
 	"$UTRACE" top -p "$SPID" -e 'demo:*' -d 1 > term.txt 2> "$TMP/err" &
 	local tp=$!
 	wait_for has_lines term.txt 1 UtraceTop &&
-	[ "$(on "$SPID")" = 2 ] &&
+	[ "$(on "$SPID")" = 1 ] && inst_is "$SPID" 2 &&
+	{ [ -z "$HAVE_MNT" ] || [ -d "$MNT/$SPID/instances/utrace-top-$tp" ]; } &&
 	kill -TERM "$tp" && wait "$tp" &&
-	[ "$(on "$SPID")" = 1 ] &&
+	[ "$(on "$SPID")" = 1 ] && inst_is "$SPID" - &&
 	"$UTRACE" disable -p "$SPID" demo:demo_tick 2> "$TMP/err" &&
 	[ "$(on "$SPID")" = 0 ]
 }
@@ -230,7 +254,8 @@ screen() {
 		return 1
 	wait_for pane_has 'demo:demo_tick' || { pane > "$TMP/err"; return 1; }
 	pane > screen1.txt
-	[ "$(on "$SPID")" = 2 ] || { echo "# on: $(on "$SPID")" > "$TMP/err"; return 1; }
+	[ "$(on "$SPID")" = 0 ] && inst_is "$SPID" 2 ||
+		{ echo "# on: $(on "$SPID"), in top's instance: $(inst "$SPID")" > "$TMP/err"; return 1; }
 	# the header, the column heads, two rows; the pane's 12 lines hold it
 	grep -Eq "^   UtraceTop: +[0-9]+ events/s  events: [0-9]+  lost: 0  \[pid $SPID, " screen1.txt &&
 	grep -q '^  Overhead  Samples  Command  Event$' screen1.txt &&
@@ -246,17 +271,17 @@ screen() {
 	wait_for pane_has 'TOP-EXIT=0' || { pane > "$TMP/err"; return 1; }
 	# the terminal back as it was: the table gone with the screen top drew
 	! pane_has UtraceTop &&
-	[ "$(on "$SPID")" = 0 ]
+	[ "$(on "$SPID")" = 0 ] && inst_is "$SPID" -
 }
 ctrl_c() {
 	# (the shell around top ignores the ^C that the terminal sends to
 	# both: top sets its own handler, and the shell stays to say how it
 	# ended)
 	on_terminal 100 12 "trap '' INT; '$UTRACE' top -p $SPID -e demo:demo_request -d 1; echo TOP-EXIT=\$?; sleep 600" &&
-	[ "$(on "$SPID")" = 1 ] &&
+	[ "$(on "$SPID")" = 0 ] && inst_is "$SPID" 1 &&
 	tmux -S "$TMUX_SOCK" send-keys -t t0083 C-c &&
 	wait_for pane_has 'TOP-EXIT=0' || { pane > "$TMP/err"; return 1; }
-	! pane_has UtraceTop && [ "$(on "$SPID")" = 0 ]
+	! pane_has UtraceTop && [ "$(on "$SPID")" = 0 ] && inst_is "$SPID" -
 }
 small() {
 	# 8 lines: the header, and what fits of the table
@@ -301,6 +326,39 @@ all_dynamic_() {
 	! grep -q rq-t0083 "$TMP/last2"
 }
 check "-a: a process that starts later is read, one that exits dropped" all_dynamic
+
+# A recording made while top -a reads the same process misses nothing:
+# top reads its own instance (before, it took events out of the recorded
+# buffer, and the recording came out short, fired > written + lost)
+beside_record() {
+	local rp tp st
+	"$UTRACE" top -a -d 0.2 --stdio > beside-top.txt 2> "$TMP/top-err" &
+	tp=$!
+	RB_WAIT_FILE="$TMP/go" "$UTRACE" record -o beside.dat -- "$RB" paced 20000 \
+		> beside-fired.txt 2> beside-rec.txt &
+	rp=$!
+	wait_for grep -q '^waiting$' beside-fired.txt || { kill "$tp" "$rp"; return 1; }
+	# top has the process once its instance is there (2 s without the mount)
+	if [ -n "$HAVE_MNT" ]; then
+		local p
+		p=$(sed -nE 's/^utrace record: started pid ([0-9]+) .*/\1/p' beside-rec.txt)
+		wait_for sh -c "ls -d '$MNT/$p'/instances/utrace-top-$tp" > /dev/null 2>&1 ||
+			{ kill "$tp" "$rp"; echo "# no instance of top in $p" > "$TMP/err"; return 1; }
+	else
+		sleep 2
+	fi
+	touch "$TMP/go"
+	wait "$rp"; st=$?
+	sleep 0.5
+	kill -TERM "$tp"; wait "$tp"
+	[ "$st" = 0 ] &&
+	python3 "$CHECK" beside.dat beside-fired.txt --expect-no-loss > "$TMP/err" 2>&1 &&
+	grep -q "rbstress:rb_ev" beside-top.txt ||
+		{ cat beside-rec.txt >> "$TMP/err"; return 1; }
+}
+RB="$UTRACE_BUILD/tests/rb-stress"
+CHECK="$UTRACE_SRC/tests/stress/check-trace.py"
+check "a recording of a process top -a reads misses no event; top counts them too" beside_record
 
 if why=$(tmux_unusable); then
 	for i in 1 2 3; do

@@ -30,10 +30,11 @@ static const char usage_text[] =
 	"\n"
 	"Count the events of running processes by sort keys, as 'utrace report'\n"
 	"does for a file, and show the table every SECS seconds, as 'perf top'.\n"
-	"The events are taken from the buffers as 'utrace pipe' takes them (gone\n"
-	"for other readers).  On a terminal the screen is redrawn; 'q' or Ctrl-C\n"
-	"quits.  Otherwise (a pipe, --stdio, -n) each snapshot is printed after\n"
-	"the last.  The events switched on for top are switched back at the end.\n"
+	"top reads a buffer of its own in each process (an instance named\n"
+	"utrace-top-PID, removed at the end), so a running 'utrace record' or\n"
+	"trace_pipe reader misses nothing.  On a terminal the screen is redrawn;\n"
+	"'q' or Ctrl-C quits.  Otherwise (a pipe, --stdio, -n) each snapshot is\n"
+	"printed after the last.\n"
 	"\n"
 	"  -p, --pid PID       this process (may repeat)\n"
 	"  -a, --all           every traceable process, those that start later too\n"
@@ -123,28 +124,6 @@ static int enable_events(struct saved *sv, size_t n, char *const *events, size_t
 		free(copy);
 	}
 	return status;
-}
-
-/* Each event back as it was (those registered since are left alone). */
-static void restore_events(struct saved *sv, size_t n)
-{
-	size_t i, j, k;
-
-	for (i = 0; i < n; i++) {
-		struct utrace__ctl_event *now;
-		size_t nr;
-
-		if (!sv[i].evs || utrace__ctl_events(sv[i].c, &now, &nr) < 0)
-			continue;       /* it exited: nothing to restore */
-		for (j = 0; j < nr; j++)
-			for (k = 0; k < sv[i].nr; k++)
-				if (sv[i].evs[k].id == now[j].id &&
-				    sv[i].evs[k].enabled != now[j].enabled &&
-				    !utrace__ctl_event_is_ftrace(&now[j]))
-					utrace__ctl_enable(sv[i].c, now[j].id,
-							   sv[i].evs[k].enabled);
-		utrace__ctl_events_free(now, nr);
-	}
 }
 
 static int take_one(void *arg, struct utrace__tf *tf)
@@ -328,6 +307,59 @@ nomem:
 }
 
 /* Connect to the processes: 0, or the exit status. */
+/*
+ * top reads a buffer of its own in each process, an instance named
+ * utrace-top-<top's pid> (as `trace-cmd record -B` and perf's own
+ * buffers): consuming the top-level buffer took the events of a running
+ * `utrace record` or trace_pipe reader, and switching events there changed
+ * what they got.  Instances of tops that have exited are removed first.
+ * Returns 0 with the control set to the new instance, or -errno.
+ */
+static int use_instance(struct utrace__ctl *c)
+{
+	char name[32], *list = NULL, *line;
+	int h;
+
+	utrace__ctl_set_instance(c, 0);
+	if (utrace__ctl_instances(c, &list) >= 0 && list) {
+		for (line = strtok(list, "\n"); line; line = strtok(NULL, "\n")) {
+			char *sp = strchr(line, ' ');
+			char *end;
+			long pid;
+
+			if (!sp || strncmp(sp + 1, "utrace-top-", 11))
+				continue;
+			pid = strtol(sp + 12, &end, 10);
+			if (*end || pid <= 0 || pid == getpid() ||
+			    kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+				continue;
+			utrace__ctl_instance_rmdir(c, sp + 1);
+		}
+	}
+	free(list);
+	snprintf(name, sizeof(name), "utrace-top-%d", (int)getpid());
+	h = utrace__ctl_instance_mkdir(c, name);
+	if (h == -EEXIST) {
+		/* ours from an earlier run of this pid: start afresh */
+		utrace__ctl_instance_rmdir(c, name);
+		h = utrace__ctl_instance_mkdir(c, name);
+	}
+	if (h < 0)
+		return h;
+	utrace__ctl_set_instance(c, (uint32_t)h);
+	return 0;
+}
+
+/* The instance of use_instance() removed, the control back at the top. */
+static void drop_instance(struct utrace__ctl *c)
+{
+	char name[32];
+
+	snprintf(name, sizeof(name), "utrace-top-%d", (int)getpid());
+	utrace__ctl_set_instance(c, 0);
+	utrace__ctl_instance_rmdir(c, name);
+}
+
 static int connect_all(struct top_args *a, struct utrace__ctl ***cs, size_t *n)
 {
 	char err[512];
@@ -354,12 +386,24 @@ static int connect_all(struct top_args *a, struct utrace__ctl ***cs, size_t *n)
 		return 1;
 	}
 	for (i = 0; i < a->nr_pids; i++) {
-		if (utrace__ctl_open(a->pids[i], &(*cs)[*n], err, sizeof(err)) == 0)
-			(*n)++;
-		else if (!a->all) {
+		int r;
+
+		if (utrace__ctl_open(a->pids[i], &(*cs)[*n], err, sizeof(err)) < 0) {
+			if (a->all)
+				continue;
 			fprintf(stderr, "utrace: %s\n", err);
 			return 1;
 		}
+		if ((r = use_instance((*cs)[*n])) < 0) {
+			utrace__ctl_close((*cs)[*n]);
+			if (a->all)
+				continue;
+			fprintf(stderr, "utrace: process %d: cannot make a buffer for top "
+				"(instance utrace-top-%d): %s\n", (int)a->pids[i], (int)getpid(),
+				strerror(-r));
+			return 1;
+		}
+		(*n)++;
 	}
 	if (!*n && !a->all) {
 		fprintf(stderr, "utrace: no traceable process is running\n");
@@ -425,17 +469,23 @@ static int adopt_new(struct top_args *a, struct procs *ps, struct live *lv)
 			ps->tried[ps->nr_tried++] = list[i].pid;
 			continue;
 		}
-		ps->sv[ps->n] = (struct saved){ .c = c };
-		if (enable_events(&ps->sv[ps->n], 1, a->events, a->nr_events, true) &&
-		    !ps->sv[ps->n].evs) {
+		if (use_instance(c) < 0) {
 			ps->tried[ps->nr_tried++] = list[i].pid;
 			utrace__ctl_close(c);
 			continue;
 		}
+		ps->sv[ps->n] = (struct saved){ .c = c };
+		if (enable_events(&ps->sv[ps->n], 1, a->events, a->nr_events, true) &&
+		    !ps->sv[ps->n].evs) {
+			ps->tried[ps->nr_tried++] = list[i].pid;
+			drop_instance(c);
+			utrace__ctl_close(c);
+			continue;
+		}
 		if (live_add(lv, c) < 0) {
-			restore_events(&ps->sv[ps->n], 1);
 			utrace__ctl_events_free(ps->sv[ps->n].evs, ps->sv[ps->n].nr);
 			ps->tried[ps->nr_tried++] = list[i].pid;
+			drop_instance(c);
 			utrace__ctl_close(c);
 			continue;
 		}
@@ -578,9 +628,11 @@ int cmd_top(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
 	if (!status && !stop)
 		status = run(&a, lv, top, &ps);
-	restore_events(ps.sv, ps.n);
 done:
 	live_close(lv);
+	/* the instances go, and with them the events top switched on */
+	for (i = 0; i < ps.n; i++)
+		drop_instance(ps.cs[i]);
 	utrace__top_free(top);
 	for (i = 0; ps.sv && i < ps.n; i++)
 		utrace__ctl_events_free(ps.sv[i].evs, ps.sv[i].nr);
