@@ -216,6 +216,8 @@ struct table {
 	uint64_t total;
 };
 
+#define FC_SIZE 64
+
 /* The distinct format of an event, as the report sees it. */
 struct rev {
 	struct utrace__fmt *e;
@@ -228,6 +230,7 @@ struct rev {
 	bool kf_all;                    /* every key but 'event' is a field of
 					 * it: a latency's group key is in the
 					 * key of its count row */
+	bool kf_one;                    /* the one key is a field of it */
 	struct table tab;               /* its rows (per-event blocks) */
 	struct rfield *lat_id;          /* per --latency: the id field */
 	uint8_t *lat_role;              /* per --latency: 1 begin, 2 end */
@@ -236,6 +239,8 @@ struct rev {
 	const void *c_thread;           /* NULL: none yet */
 	uint32_t c_comm, c_pcomm, c_cpu;
 	size_t c_row;
+	uint32_t fc[FC_SIZE];           /* kf_one: rows (+ 1) by the field's
+					 * length and end bytes (count_event()) */
 };
 
 /* A begin waiting for its end. */
@@ -630,6 +635,7 @@ static struct rev *rev_of(struct utrace__report *r, const struct utrace__tf_item
 		if (k->kind == UTRACE__RKEY_FIELD && (!k->event || ev_is(v, k->event)))
 			resolve_field(v, k->field, &v->kf[i]);
 	}
+	v->kf_one = r->o->nr_keys == 1 && v->kf[0].f;
 	v->kf_none = true;
 	v->kf_all = true;
 	for (i = 0; i < r->o->nr_keys; i++) {
@@ -757,6 +763,8 @@ static int count_event(struct utrace__report *r, struct rev *v, const struct utr
 		       size_t *rowp)
 {
 	struct table *t = r->combined ? &r->all : &v->tab;
+	const unsigned char *fp;
+	uint32_t fn, fslot = FC_SIZE;
 	struct row *row;
 	size_t i;
 	bool made;
@@ -770,6 +778,25 @@ static int count_event(struct utrace__report *r, struct rev *v, const struct utr
 		*rowp = v->c_row;
 		row = &t->rows[v->c_row];
 		goto count;
+	}
+	/* One field key (--sort req_begin.path): a few values, met again and
+	 * again; the row last seen with a value of this length and these
+	 * end bytes, if its key is the value, without packing or hashing. */
+	if (v->kf_one && field_bytes(&v->kf[0], it->rec, it->len, &fp, &fn) == 0 &&
+	    fn <= 0xffff) {
+		fslot = (fn ^ (fn ? (uint32_t)fp[0] << 3 ^ (uint32_t)fp[fn - 1] << 5 : 0)) %
+			FC_SIZE;
+		if (v->fc[fslot]) {
+			const unsigned char *k;
+
+			row = &t->rows[v->fc[fslot] - 1];
+			k = t->keys + row->key_off;
+			if (row->key_len == fn + 3 && k[0] == 1 && (uint32_t)(k[1] | k[2] << 8) == fn &&
+			    !memcmp(k + 3, fp, fn)) {
+				*rowp = v->fc[fslot] - 1;
+				goto count;
+			}
+		}
 	}
 	r->kb_len = 0;
 	for (i = 0; i < r->o->nr_keys; i++) {
@@ -786,6 +813,8 @@ static int count_event(struct utrace__report *r, struct rev *v, const struct utr
 	if (made)
 		set_ref(&row->ref[0], it);
 	*rowp = (size_t)(row - t->rows);
+	if (fslot < FC_SIZE)
+		v->fc[fslot] = (uint32_t)*rowp + 1;
 	if (v->kf_none) {
 		v->c_thread = it->thread;
 		v->c_comm = r->last_comm;
