@@ -1705,7 +1705,8 @@ struct utrace__tf_iter {
 	uint64_t last_time;
 };
 
-static void advance(const struct utrace__tf *tf, struct stream *s, bool no_time)
+/* advance(): the stream's next page, its lost-events marker, or its end. */
+static void advance_slow(const struct utrace__tf *tf, struct stream *s, bool no_time)
 {
 	const struct process *p = s->t->proc;
 
@@ -1749,6 +1750,19 @@ static void advance(const struct utrace__tf *tf, struct stream *s, bool no_time)
 		s->kind = 0;
 		return;
 	}
+}
+
+/* The stream's next item into its head: inline the next event of the
+ * page (nearly every call), the rest out of line. */
+static inline void advance(const struct utrace__tf *tf, struct stream *s, bool no_time)
+{
+	if (s->in_page && pg_next(&s->c, &s->rec, &s->len, &s->at, NULL, 0) == UTRACE_RB_EVENT) {
+		s->kind = UTRACE__TF_EVENT;
+		s->key = no_time ? 0 : to_ns(tf, s->t->proc, s->c.ts, &s->seg);
+		return;
+	}
+	s->in_page = false;
+	advance_slow(tf, s, no_time);
 }
 
 static inline bool before(const struct utrace__tf_iter *it, uint32_t a, uint32_t b)
