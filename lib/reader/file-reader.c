@@ -410,16 +410,16 @@ static inline uint64_t to_ns(const struct utrace__tf *tf, const struct process *
 	case UTRACE_TCLOCK_TAI:
 		if (!p->nr_segs)
 			break;
-		ns = utrace__tsc_time(p->segs, p->nr_segs, t, hint);
+		ns = utrace__tsc_time_hint(p->segs, p->nr_segs, t, hint);
 		return ns + (uint64_t)(p->tclock == UTRACE_TCLOCK_BOOT ? p->boot[*hint] :
 				       p->tai[*hint]);
 	default:                         /* mono_raw, and sched_clock's names */
 		if (p->nr_rsegs)
-			return utrace__tsc_time(p->rsegs, p->nr_rsegs, t, hint);
+			return utrace__tsc_time_hint(p->rsegs, p->nr_rsegs, t, hint);
 		break;
 	}
 	if (p->nr_segs)
-		return utrace__tsc_time(p->segs, p->nr_segs, t, hint);
+		return utrace__tsc_time_hint(p->segs, p->nr_segs, t, hint);
 	return utrace__tf_tsc_to_ns(t, tf->tsc0, tf->ns0, tf->tsc1, tf->ns1);
 }
 
@@ -1705,7 +1705,8 @@ struct utrace__tf_iter {
 	uint64_t last_time;
 };
 
-static void advance(const struct utrace__tf *tf, struct stream *s, bool no_time)
+/* advance(): the stream's next page, its lost-events marker, or its end. */
+static void advance_slow(const struct utrace__tf *tf, struct stream *s, bool no_time)
 {
 	const struct process *p = s->t->proc;
 
@@ -1749,6 +1750,19 @@ static void advance(const struct utrace__tf *tf, struct stream *s, bool no_time)
 		s->kind = 0;
 		return;
 	}
+}
+
+/* The stream's next item into its head: inline the next event of the
+ * page (nearly every call), the rest out of line. */
+static inline void advance(const struct utrace__tf *tf, struct stream *s, bool no_time)
+{
+	if (s->in_page && pg_next(&s->c, &s->rec, &s->len, &s->at, NULL, 0) == UTRACE_RB_EVENT) {
+		s->kind = UTRACE__TF_EVENT;
+		s->key = no_time ? 0 : to_ns(tf, s->t->proc, s->c.ts, &s->seg);
+		return;
+	}
+	s->in_page = false;
+	advance_slow(tf, s, no_time);
 }
 
 static inline bool before(const struct utrace__tf_iter *it, uint32_t a, uint32_t b)
@@ -1839,7 +1853,7 @@ int utrace__tf_iter_next(struct utrace__tf_iter *it, struct utrace__tf_item *ite
 	if (s->kind == UTRACE__TF_EVENT) {
 		item->id = le16(s->rec);
 		item->format = utrace__tf_find_format(it->tf, item->proc, item->id);
-		if (s->t->proc == it->tf->kproc) {
+		if (item->kernel) {
 			/* a kernel event: told as a thread of its task */
 			const struct ktask *k = map_get(&it->tf->ktask_map,
 							(uint64_t)le32(s->rec + 4) + 1);

@@ -216,6 +216,8 @@ struct table {
 	uint64_t total;
 };
 
+#define FC_SIZE 64
+
 /* The distinct format of an event, as the report sees it. */
 struct rev {
 	struct utrace__fmt *e;
@@ -223,6 +225,12 @@ struct rev {
 	bool usable;
 	char *label;                    /* "sys:name" */
 	struct rfield *kf;              /* one per sort key */
+	bool kf_none;                   /* no key is a field of this event:
+					 * its key is that of the fixed keys */
+	bool kf_all;                    /* every key but 'event' is a field of
+					 * it: a latency's group key is in the
+					 * key of its count row */
+	bool kf_one;                    /* the one key is a field of it */
 	struct table tab;               /* its rows (per-event blocks) */
 	struct rfield *lat_id;          /* per --latency: the id field */
 	uint8_t *lat_role;              /* per --latency: 1 begin, 2 end */
@@ -231,15 +239,18 @@ struct rev {
 	const void *c_thread;           /* NULL: none yet */
 	uint32_t c_comm, c_pcomm, c_cpu;
 	size_t c_row;
+	uint32_t fc[FC_SIZE];           /* kf_one: rows (+ 1) by the field's
+					 * length and end bytes (count_event()) */
 };
 
 /* A begin waiting for its end. */
 struct pending {
 	uint64_t hash;                  /* 0: empty slot */
 	uint64_t time;
-	uint32_t key_off, key_len;      /* id bytes (not a number), then the
-					 * begin's fields */
-	uint32_t id_len, pid;
+	uint32_t key_off, id_len;       /* id bytes (not a number) */
+	uint32_t pid;
+	uint32_t crow;                  /* the begin's count row: its key holds
+					 * the begin's fields */
 	uint64_t idv;                   /* the id when it is a number */
 	struct rref ref;
 	struct rev *ev;
@@ -250,8 +261,13 @@ struct lat {
 	struct table groups;
 	struct pending *p;
 	size_t np, nslots;
-	unsigned char *keys;            /* pending keys (never compacted) */
+	unsigned char *keys;            /* pending ids that are not numbers
+					 * (never compacted) */
 	size_t keys_len, keys_cap;
+	/* the group of a begin count row, when the group key is all in that
+	 * row's key (its rev's kf_all): [rev id][count row] = group row + 1 */
+	uint32_t **gc;
+	size_t *gc_n, nr_gc;
 	uint64_t pairs, unmatched_begin, unmatched_end, replaced;
 	bool begin_seen, end_seen;
 	/* the group of the last end, as rev's c_* (no field key) */
@@ -479,13 +495,14 @@ static int intern(struct strtab *st, const char *s, uint32_t *id)
  * from a table by the thread's address (threads come in runs). */
 static int thread_comms(struct utrace__report *r, const struct utrace__tf_item *it)
 {
-	uint64_t h = ((uint64_t)(uintptr_t)it->thread * 0x9e3779b97f4a7c15ULL) >> 20;
+	uint64_t h;
 	struct tcache *t;
 	const char *pc;
 	size_t j;
 
 	if (it->thread == r->last_thread)
 		return 0;
+	h = ((uint64_t)(uintptr_t)it->thread * 0x9e3779b97f4a7c15ULL) >> 20;
 	if ((r->ntc + 1) * 2 > r->tc_slots) {
 		size_t n = r->tc_slots ? r->tc_slots * 2 : 64, i;
 		struct tcache *a = calloc(n, sizeof(*a));
@@ -618,6 +635,15 @@ static struct rev *rev_of(struct utrace__report *r, const struct utrace__tf_item
 		if (k->kind == UTRACE__RKEY_FIELD && (!k->event || ev_is(v, k->event)))
 			resolve_field(v, k->field, &v->kf[i]);
 	}
+	v->kf_one = r->o->nr_keys == 1 && v->kf[0].f;
+	v->kf_none = true;
+	v->kf_all = true;
+	for (i = 0; i < r->o->nr_keys; i++) {
+		if (v->kf[i].f)
+			v->kf_none = false;
+		else if (r->o->keys[i].kind != UTRACE__RKEY_EVENT)
+			v->kf_all = false;
+	}
 	for (i = 0; i < r->o->nr_lat; i++) {
 		const struct utrace__rlatency *l = &r->o->lat[i];
 
@@ -732,20 +758,45 @@ static int kb_fixed(struct utrace__report *r, const struct utrace__rkey *k,
 	return 0;
 }
 
-static int count_event(struct utrace__report *r, struct rev *v, const struct utrace__tf_item *it)
+/* Count an event; *rowp: the index of its row in its table. */
+static int count_event(struct utrace__report *r, struct rev *v, const struct utrace__tf_item *it,
+		       size_t *rowp)
 {
 	struct table *t = r->combined ? &r->all : &v->tab;
+	const unsigned char *fp;
+	uint32_t fn, fslot = FC_SIZE;
 	struct row *row;
 	size_t i;
 	bool made;
 
-	/* Events come in runs of one thread: without field keys, the key of
-	 * an event of this format on the thread, comms and CPU of its last
-	 * one is that one's (the CPU compared even when it is not a key). */
-	if (r->no_field_key && it->thread == v->c_thread && r->last_comm == v->c_comm &&
+	/* Events come in runs of one thread: without field keys (or none
+	 * that this event has), the key of an event of this format on the
+	 * thread, comms and CPU of its last one is that one's (the CPU
+	 * compared even when it is not a key). */
+	if (v->kf_none && it->thread == v->c_thread && r->last_comm == v->c_comm &&
 	    r->last_pcomm == v->c_pcomm && it->cpu == v->c_cpu) {
+		*rowp = v->c_row;
 		row = &t->rows[v->c_row];
 		goto count;
+	}
+	/* One field key (--sort req_begin.path): a few values, met again and
+	 * again; the row last seen with a value of this length and these
+	 * end bytes, if its key is the value, without packing or hashing. */
+	if (v->kf_one && field_bytes(&v->kf[0], it->rec, it->len, &fp, &fn) == 0 &&
+	    fn <= 0xffff) {
+		fslot = (fn ^ (fn ? (uint32_t)fp[0] << 3 ^ (uint32_t)fp[fn - 1] << 5 : 0)) %
+			FC_SIZE;
+		if (v->fc[fslot]) {
+			const unsigned char *k;
+
+			row = &t->rows[v->fc[fslot] - 1];
+			k = t->keys + row->key_off;
+			if (row->key_len == fn + 3 && k[0] == 1 && (uint32_t)(k[1] | k[2] << 8) == fn &&
+			    !memcmp(k + 3, fp, fn)) {
+				*rowp = v->fc[fslot] - 1;
+				goto count;
+			}
+		}
 	}
 	r->kb_len = 0;
 	for (i = 0; i < r->o->nr_keys; i++) {
@@ -761,12 +812,15 @@ static int count_event(struct utrace__report *r, struct rev *v, const struct utr
 		return -ENOMEM;
 	if (made)
 		set_ref(&row->ref[0], it);
-	if (r->no_field_key) {
+	*rowp = (size_t)(row - t->rows);
+	if (fslot < FC_SIZE)
+		v->fc[fslot] = (uint32_t)*rowp + 1;
+	if (v->kf_none) {
 		v->c_thread = it->thread;
 		v->c_comm = r->last_comm;
 		v->c_pcomm = r->last_pcomm;
 		v->c_cpu = it->cpu;
-		v->c_row = (size_t)(row - t->rows);
+		v->c_row = *rowp;
 	}
 count:
 	row->count++;
@@ -822,13 +876,15 @@ static void lat_delete(struct lat *l, size_t j)
 	l->np--;
 }
 
-/* Find the pending begin of (pid, id): its slot or -1; the id is idv, or
- * the n bytes at k when it is not a number (n 0: a number). */
-static long lat_find(struct lat *l, const unsigned char *k, size_t n, uint64_t h, uint32_t pid,
-		     uint64_t idv)
+/* Find the pending begin of (pid, id): its slot or -1 (*empty: the
+ * empty slot the probe ended at); the id is idv, or the n bytes at k
+ * when it is not a number (n 0: a number). */
+static inline long lat_find(struct lat *l, const unsigned char *k, size_t n, uint64_t h,
+			    uint32_t pid, uint64_t idv, size_t *empty)
 {
 	size_t j;
 
+	*empty = 0;
 	if (!l->nslots)
 		return -1;
 	for (j = h & (l->nslots - 1); l->p[j].hash; j = (j + 1) & (l->nslots - 1)) {
@@ -838,6 +894,7 @@ static long lat_find(struct lat *l, const unsigned char *k, size_t n, uint64_t h
 		    (!n || !memcmp(l->keys + pd->key_off, k, n)))
 			return (long)j;
 	}
+	*empty = j;
 	return -1;
 }
 
@@ -846,7 +903,7 @@ static long lat_find(struct lat *l, const unsigned char *k, size_t n, uint64_t h
  * (the common case: no bytes, *len 0), else the id field's bytes packed
  * into r->kb (*len of them); *h their hash.
  */
-static int lat_id_key(struct utrace__report *r, const struct rfield *idf,
+static inline int lat_id_key(struct utrace__report *r, const struct rfield *idf,
 		      const struct utrace__tf_item *it, uint32_t *len, uint64_t *h,
 		      uint64_t *idv)
 {
@@ -889,8 +946,9 @@ static int lat_id_key(struct utrace__report *r, const struct rfield *idf,
 	return 0;
 }
 
+/* A begin: its id, and its count row (crow), whose key has its fields. */
 static int lat_begin(struct utrace__report *r, struct lat *l, size_t li, struct rev *v,
-		     const struct utrace__tf_item *it)
+		     const struct utrace__tf_item *it, size_t crow)
 {
 	uint32_t id_len;
 	uint64_t h, idv;
@@ -899,27 +957,26 @@ static int lat_begin(struct utrace__report *r, struct lat *l, size_t li, struct 
 
 	if (lat_id_key(r, &v->lat_id[li], it, &id_len, &h, &idv) < 0)
 		return -ENOMEM;
-	for (i = 0; i < r->o->nr_keys; i++)
-		if (r->o->keys[i].kind == UTRACE__RKEY_FIELD && kb_field(r, &v->kf[i], it) < 0)
-			return -ENOMEM;
-	j = lat_find(l, r->kb, id_len, h, it->proc->pid, idv);
+	/* room first (at most half full), so that a miss's probe ends at
+	 * the slot the begin goes to */
+	if ((l->np + 1) * 2 > l->nslots && lat_rehash(l) < 0)
+		return -ENOMEM;
+	j = lat_find(l, r->kb, id_len, h, it->proc->pid, idv, &i);
 	if (j >= 0) {
 		/* a second begin before the end: the first stays unmatched */
 		l->unmatched_begin++;
 		lat_delete(l, (size_t)j);
+		for (i = h & (l->nslots - 1); l->p[i].hash; i = (i + 1) & (l->nslots - 1))
+			;
 	}
-	if ((l->np + 1) * 2 > l->nslots && lat_rehash(l) < 0)
-		return -ENOMEM;
 	if (r->kb_len && grow_bytes(&l->keys, &l->keys_cap, l->keys_len + r->kb_len) < 0)
 		return -ENOMEM;
-	for (i = h & (l->nslots - 1); l->p[i].hash; i = (i + 1) & (l->nslots - 1))
-		;
 	l->p[i].hash = h;
 	l->p[i].time = it->time;
 	l->p[i].key_off = (uint32_t)l->keys_len;
-	l->p[i].key_len = (uint32_t)r->kb_len;
 	l->p[i].id_len = id_len;
 	l->p[i].pid = it->proc->pid;
+	l->p[i].crow = (uint32_t)crow;
 	l->p[i].idv = idv;
 	set_ref(&l->p[i].ref, it);
 	l->p[i].ev = v;
@@ -931,15 +988,78 @@ static int lat_begin(struct utrace__report *r, struct lat *l, size_t li, struct 
 	return 0;
 }
 
-/* A begin's part of the group key: the fields its event has, in order. */
 static const unsigned char *skip_field(const unsigned char *p)
 {
 	return p[0] ? p + 3 + (p[1] | p[2] << 8) : p + 1;
 }
 
+/* Past key k's bytes in a packed count key (count_event(), kb_fixed()). */
+static const unsigned char *skip_key(const struct utrace__rkey *k, const unsigned char *p)
+{
+	switch (k->kind) {
+	case UTRACE__RKEY_PID:
+	case UTRACE__RKEY_TID:
+		return p + 8;
+	case UTRACE__RKEY_FIELD:
+		return skip_field(p);
+	default:
+		return p + 4;
+	}
+}
+
+/* The group row cached for the begin's count row, or NULL. */
+static struct row *lat_gc_get(struct lat *l, const struct pending *pd)
+{
+	uint32_t id = pd->ev->id;
+
+	if (id >= l->nr_gc || pd->crow >= l->gc_n[id] || !l->gc[id][pd->crow])
+		return NULL;
+	return &l->groups.rows[l->gc[id][pd->crow] - 1];
+}
+
+static int lat_gc_put(struct lat *l, const struct pending *pd, size_t grow)
+{
+	uint32_t id = pd->ev->id;
+
+	if (id >= l->nr_gc) {
+		size_t n = id + 16, i;
+		uint32_t **a = realloc(l->gc, n * sizeof(*a));
+		size_t *b;
+
+		if (!a)
+			return -ENOMEM;
+		l->gc = a;
+		b = realloc(l->gc_n, n * sizeof(*b));
+		if (!b)
+			return -ENOMEM;
+		l->gc_n = b;
+		for (i = l->nr_gc; i < n; i++) {
+			l->gc[i] = NULL;
+			l->gc_n[i] = 0;
+		}
+		l->nr_gc = n;
+	}
+	if (pd->crow >= l->gc_n[id]) {
+		size_t n = l->gc_n[id] ? l->gc_n[id] : 64;
+		uint32_t *a;
+
+		while (n <= pd->crow)
+			n *= 2;
+		a = realloc(l->gc[id], n * sizeof(*a));
+		if (!a)
+			return -ENOMEM;
+		memset(a + l->gc_n[id], 0, (n - l->gc_n[id]) * sizeof(*a));
+		l->gc[id] = a;
+		l->gc_n[id] = n;
+	}
+	l->gc[id][pd->crow] = (uint32_t)grow + 1;
+	return 0;
+}
+
 static int lat_end(struct utrace__report *r, struct lat *l, size_t li, struct rev *v,
 		   const struct utrace__tf_item *it)
 {
+	const struct table *bt;
 	const unsigned char *bk;
 	struct pending *pd;
 	struct row *row;
@@ -951,7 +1071,7 @@ static int lat_end(struct utrace__report *r, struct lat *l, size_t li, struct re
 
 	if (lat_id_key(r, &v->lat_id[li], it, &id_len, &h, &idv) < 0)
 		return -ENOMEM;
-	j = lat_find(l, r->kb, id_len, h, it->proc->pid, idv);
+	j = lat_find(l, r->kb, id_len, h, it->proc->pid, idv, &i);
 	if (j < 0) {
 		l->unmatched_end++;
 		return 0;
@@ -963,33 +1083,36 @@ static int lat_end(struct utrace__report *r, struct lat *l, size_t li, struct re
 		row = &l->groups.rows[l->c_row];
 		goto add;
 	}
-	/* the group key: fields from the begin when it has them, else from
-	 * the end; comm, pid, tid and cpu from the end */
+	/* the group key all from the begin's count row: that row's group */
+	if (pd->ev->kf_all && (row = lat_gc_get(l, pd)))
+		goto add;
+	/* the group key: fields from the begin when it has them (the key of
+	 * its count row has them), else from the end; comm, pid, tid and cpu
+	 * from the end */
 	r->kb_len = 0;
-	bk = pd->key_len ? l->keys + pd->key_off + pd->id_len : NULL;   /* NULL: no bytes */
+	bt = r->combined ? &r->all : &pd->ev->tab;
+	bk = r->o->nr_keys ? bt->keys + bt->rows[pd->crow].key_off : NULL;
 	for (i = 0; i < r->o->nr_keys; i++) {
 		const struct utrace__rkey *k = &r->o->keys[i];
+		const unsigned char *bf = bk;
 		int e = 0;
 
+		bk = skip_key(k, bk);
 		if (k->kind == UTRACE__RKEY_EVENT)
 			continue;
-		if (k->kind != UTRACE__RKEY_FIELD) {
+		if (k->kind != UTRACE__RKEY_FIELD)
 			e = kb_fixed(r, k, it, v);
-		} else if (pd->ev->kf[i].f) {
-			const unsigned char *nx = skip_field(bk);
-
-			e = kb_put(r, bk, (size_t)(nx - bk));
-			bk = nx;
-		} else {
-			if (bk[0] == 0)
-				bk++;           /* the begin's absent field */
+		else if (pd->ev->kf[i].f)
+			e = kb_put(r, bf, (size_t)(bk - bf));
+		else
 			e = kb_field(r, &v->kf[i], it);
-		}
 		if (e < 0)
 			return -ENOMEM;
 	}
 	row = table_get(&l->groups, r->kb, r->kb_len, hash_bytes(r->kb, r->kb_len), &made);
 	if (!row)
+		return -ENOMEM;
+	if (pd->ev->kf_all && lat_gc_put(l, pd, (size_t)(row - l->groups.rows)) < 0)
 		return -ENOMEM;
 	if (made) {
 		row->ref[0] = pd->ref;
@@ -1063,7 +1186,7 @@ struct utrace__report *utrace__report_new(const struct utrace__report_opts *o,
 int utrace__report_item(struct utrace__report *r, const struct utrace__tf_item *it)
 {
 	struct rev *v;
-	size_t i;
+	size_t i, crow;
 
 	if (it->kind == UTRACE__TF_LOST) {
 		if (it->lost)
@@ -1087,13 +1210,13 @@ int utrace__report_item(struct utrace__report *r, const struct utrace__tf_item *
 		return -ENOMEM;
 	if (!v || !v->usable)
 		return 0;
-	if (thread_comms(r, it) < 0 || count_event(r, v, it) < 0)
+	if (thread_comms(r, it) < 0 || count_event(r, v, it, &crow) < 0)
 		return -ENOMEM;
 	for (i = 0; i < r->o->nr_lat; i++) {
 		int e = 0;
 
 		if (v->lat_role[i] == 1)
-			e = lat_begin(r, &r->lat[i], i, v, it);
+			e = lat_begin(r, &r->lat[i], i, v, it, crow);
 		else if (v->lat_role[i] == 2)
 			e = lat_end(r, &r->lat[i], i, v, it);
 		if (e < 0)
@@ -1104,7 +1227,7 @@ int utrace__report_item(struct utrace__report *r, const struct utrace__tf_item *
 
 void utrace__report_free(struct utrace__report *r)
 {
-	size_t i;
+	size_t i, j;
 
 	if (!r)
 		return;
@@ -1123,6 +1246,10 @@ void utrace__report_free(struct utrace__report *r)
 			table_fini(&r->lat[i].groups);
 			free(r->lat[i].p);
 			free(r->lat[i].keys);
+			for (j = 0; j < r->lat[i].nr_gc; j++)
+				free(r->lat[i].gc[j]);
+			free(r->lat[i].gc);
+			free(r->lat[i].gc_n);
 		}
 	free(r->lat);
 	for (i = 0; i < r->comms.nr; i++)
@@ -1577,13 +1704,15 @@ static int cmp_u64(const void *a, const void *b)
 
 /*
  * Sort durations: LSD radix, a byte at a time, a pass skipped when every
- * value has the same byte there (durations rarely use their top bytes).
+ * value has the same byte there (durations rarely use their top bytes;
+ * one pass of OR and AND finds those bytes without counting them).
  * Millions of values sort in a few passes of the array, where qsort()'s
  * comparisons took most of a --latency report's time.
  */
 static void sort_u64(uint64_t *v, size_t n)
 {
 	uint64_t *tmp = n > 1 ? malloc(n * sizeof(*tmp)) : NULL, *src = v, *dst = tmp, *t;
+	uint64_t any = 0, all = ~0ULL;
 	unsigned int shift;
 	size_t i;
 
@@ -1592,13 +1721,17 @@ static void sort_u64(uint64_t *v, size_t n)
 			qsort(v, n, sizeof(*v), cmp_u64);
 		return;
 	}
+	for (i = 0; i < n; i++) {
+		any |= v[i];
+		all &= v[i];
+	}
 	for (shift = 0; shift < 64; shift += 8) {
 		size_t cnt[256] = { 0 }, sum = 0;
 
+		if (!(((any ^ all) >> shift) & 255))
+			continue;               /* the same byte in every value */
 		for (i = 0; i < n; i++)
 			cnt[(src[i] >> shift) & 255]++;
-		if (cnt[(src[0] >> shift) & 255] == n)
-			continue;
 		for (i = 0; i < 256; i++) {
 			size_t c = cnt[i];
 

@@ -107,21 +107,7 @@ uint64_t utrace__tsc_time(const struct utrace__tsc_seg *seg, size_t n, uint64_t 
 		k = lo;
 	}
 	*hint = (uint32_t)k;
-	/*
-	 * floor(dt * dn / dd) without a division (tens of cycles each
-	 * event): q = high half of dt * rate is that or one less, since
-	 * rate is short of dn * 2^64 / dd by less than 1 and dt < 2^64;
-	 * the remainder says which.  The same integer as the division.
-	 */
-	if (seg[k].rate && tsc >= seg[k].tsc0) {
-		uint64_t dt = tsc - seg[k].tsc0, dn = seg[k].ns1 - seg[k].ns0;
-		uint64_t dd = seg[k].tsc1 - seg[k].tsc0;
-		uint64_t q = (uint64_t)(((unsigned __int128)dt * seg[k].rate) >> 64);
-		unsigned __int128 rem = (unsigned __int128)dt * dn - (unsigned __int128)q * dd;
-
-		if (rem >= dd)
-			q++;
-		return q > UINT64_MAX - seg[k].ns0 ? UINT64_MAX : seg[k].ns0 + q;
-	}
+	if (seg[k].rate && tsc >= seg[k].tsc0)
+		return utrace__tsc_seg_ns(&seg[k], tsc);
 	return utrace__tf_tsc_to_ns(tsc, seg[k].tsc0, seg[k].ns0, seg[k].tsc1, seg[k].ns1);
 }

@@ -45,4 +45,34 @@ size_t utrace__tsc_chain(const struct utrace_calib_point *pt, size_t n,
 uint64_t utrace__tsc_time(const struct utrace__tsc_seg *seg, size_t n, uint64_t tsc,
 			  uint32_t *hint) UTRACE_HIDDEN;
 
+/*
+ * floor(dt * dn / dd) + ns0 on segment s with a rate, tsc >= s->tsc0,
+ * without a division (tens of cycles each event): q = high half of
+ * dt * rate is that or one less, since rate is short of dn * 2^64 / dd by
+ * less than 1 and dt < 2^64; the remainder says which.  The same integer
+ * as the division.
+ */
+static inline uint64_t utrace__tsc_seg_ns(const struct utrace__tsc_seg *s, uint64_t tsc)
+{
+	uint64_t dt = tsc - s->tsc0, dn = s->ns1 - s->ns0, dd = s->tsc1 - s->tsc0;
+	uint64_t q = (uint64_t)(((unsigned __int128)dt * s->rate) >> 64);
+	unsigned __int128 rem = (unsigned __int128)dt * dn - (unsigned __int128)q * dd;
+
+	if (rem >= dd)
+		q++;
+	return q > UINT64_MAX - s->ns0 ? UINT64_MAX : s->ns0 + q;
+}
+
+/* utrace__tsc_time(), inline when tsc is in the hint's segment (the
+ * common case: a page's events are close together). */
+static inline uint64_t utrace__tsc_time_hint(const struct utrace__tsc_seg *seg, size_t n,
+					     uint64_t tsc, uint32_t *hint)
+{
+	uint32_t k = *hint;
+
+	if (k < n && seg[k].rate && seg[k].tsc0 <= tsc && (k + 1 == n || tsc < seg[k + 1].tsc0))
+		return utrace__tsc_seg_ns(&seg[k], tsc);
+	return utrace__tsc_time(seg, n, tsc, hint);
+}
+
 #endif /* UTRACE_READER_TSC_TIME_H */

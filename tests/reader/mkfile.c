@@ -12,6 +12,12 @@
  *                                 lines 'utrace script' must print, made
  *                                 with libutrace's own printer
  *   mkfile big FILE N             N events, 4 threads of 2 processes
+ *   mkfile req FILE               req_begin/req_end pairs (tests/cli/req-trace.h)
+ *                                 for `utrace report --latency`: ids reused
+ *                                 across threads and processes, pairs begun
+ *                                 and ended on different threads, equal
+ *                                 times, a thread whose clock runs back at
+ *                                 a page, lost events, one process on TSC
  *   mkfile odd FILE               names and values the exports must carry
  *                                 through: quotes and SQL in a system name,
  *                                 keywords as field names, integer extremes,
@@ -33,6 +39,7 @@
 #include "kernel-events.h"
 #include "kernel-irq.h"
 #include "utest-events.h"
+#include "req-trace.h"
 
 #include <utrace/utrace.h>
 
@@ -102,7 +109,8 @@ static void setup_events(void)
 {
 	utrace__set_record_hook(hook);
 	if (utrace_set_event("utest:*") < 0 || utrace_set_event("sample-trace:*") < 0 ||
-	    utrace_set_event("sched:*") < 0 || utrace_set_event("irq:*") < 0)
+	    utrace_set_event("sched:*") < 0 || utrace_set_event("irq:*") < 0 ||
+	    utrace_set_event("reqdemo:*") < 0)
 		die("cannot enable the events");
 }
 
@@ -704,6 +712,79 @@ static void mk_big(const char *path, unsigned long n)
 		}
 	}
 	for (k = 0; k < 4; k++)
+		page_write(&b, &pg[k], 0);
+	rec_clock(&b, TSC0 + 3 * (ts + 1000 - T0), ts + 1000);
+	write_file(path, &b);
+	free(b.p);
+}
+
+/* --- mkfile req --- */
+
+/*
+ * Five threads of two processes with the same ids (0..11): a begin or an
+ * end on a thread chosen at random, so a pair often begins on one thread
+ * and ends on another, an id is begun twice, or an end has no begin; the
+ * times advance by 0 to 3 ns (ties across threads).  Thread 102's clock
+ * runs back 700 ns at each of its pages (its events out of order against
+ * the others); thread 201 loses 5 events before its third page.  Process
+ * 200 is timed in TSC ticks.
+ */
+static void mk_req(const char *path)
+{
+	static const char *const paths[] = { "/a", "/bb", "/ccc/long/path/name", "" };
+	struct buf b = { 0 };
+	struct page pg[5];
+	struct cap beg[4], end[4];
+	uint32_t pid[5] = { 100, 100, 100, 200, 200 }, tid[5] = { 100, 101, 102, 200, 201 };
+	uint64_t seq[5] = { 0 }, ts = T0, rnd = 12345;
+	int64_t skew[5] = { 0 };
+	int i, k, j;
+
+	setup_events();
+	for (j = 0; j < 4; j++) {
+		beg[j] = *GRAB(trace_req_begin(0, paths[j]));
+		end[j] = *GRAB(trace_req_end(0, paths[j], j % 2 ? 404 : 200));
+	}
+	header(&b, PAGE_SIZE);
+	rec_clock(&b, TSC0, T0);
+	for (k = 0; k < 2; k++) {
+		uint32_t p = k ? 200 : 100;
+
+		rec_process(&b, p, 1, (uint32_t)k, k ? "client" : "server",
+			    k ? "/usr/bin/client" : "/usr/bin/server");
+		rec_format(&b, p, (uint32_t)utrace_event_id(beg[0].ev), beg[0].ev);
+		rec_format(&b, p, (uint32_t)utrace_event_id(end[0].ev), end[0].ev);
+	}
+	for (k = 0; k < 5; k++) {
+		rec_thread(&b, pid[k], tid[k], k == 2 ? "skewed" : k % 2 ? "worker" : "main");
+		page_start(&pg[k], pid[k], tid[k], (uint32_t)k % 2, seq[k]++, 0);
+	}
+	for (i = 0; i < 6000; i++) {
+		struct cap *c;
+		uint64_t t;
+		int32_t id;
+
+		rnd = rnd * 6364136223846793005ULL + 1442695040888963407ULL;
+		k = (int)((rnd >> 33) % 5);
+		j = (int)((rnd >> 40) % 4);
+		id = (int32_t)((rnd >> 45) % 12);
+		c = (rnd >> 50) % 2 ? &beg[j] : &end[j];
+		ts += (rnd >> 52) % 4;
+		memcpy(c->rec + 8, &id, 4);
+		set_pid(c, tid[k]);
+		t = (uint64_t)((int64_t)ts + skew[k]);
+		if (!page_add(&pg[k], k >= 3 ? tsc_of(t) : t, c->rec, c->len, 0)) {
+			page_write(&b, &pg[k], 0);
+			if (k == 2)
+				skew[k] -= 700;
+			page_start(&pg[k], pid[k], tid[k], (uint32_t)(k + (int)seq[k]) % 2, seq[k],
+				    k == 4 && seq[k] == 2 ? 5 : 0);
+			seq[k]++;
+			t = (uint64_t)((int64_t)ts + skew[k]);
+			page_add(&pg[k], k >= 3 ? tsc_of(t) : t, c->rec, c->len, 0);
+		}
+	}
+	for (k = 0; k < 5; k++)
 		page_write(&b, &pg[k], 0);
 	rec_clock(&b, TSC0 + 3 * (ts + 1000 - T0), ts + 1000);
 	write_file(path, &b);
@@ -1341,12 +1422,14 @@ int main(int argc, char **argv)
 		mk_sample(argv[2], argv[3]);
 	else if (argc == 4 && !strcmp(argv[1], "big"))
 		mk_big(argv[2], strtoul(argv[3], NULL, 0));
+	else if (argc == 3 && !strcmp(argv[1], "req"))
+		mk_req(argv[2]);
 	else if (argc == 3 && !strcmp(argv[1], "odd"))
 		mk_odd(argv[2]);
 	else if (argc == 3 && !strcmp(argv[1], "corrupt"))
 		mk_corrupt(argv[2]);
 	else
 		die("usage: mkfile basic FILE | sample FILE EXPECTED | big FILE N | "
-		    "odd FILE | corrupt DIR");
+		    "req FILE | odd FILE | corrupt DIR");
 	return 0;
 }

@@ -129,6 +129,12 @@ TEST(tsc_time_exact)
 		want = utrace__tf_tsc_to_ns(tsc0 + dt, seg[0].tsc0, seg[0].ns0, seg[0].tsc1,
 					    seg[0].ns1);
 		got = utrace__tsc_time(seg, 1, tsc0 + dt, &h);
+		/* and the inline one the reader uses, hint set and not */
+		if (got == want && utrace__tsc_time_hint(seg, 1, tsc0 + dt, &h) != want)
+			got = ~want;
+		h = 5;
+		if (got == want && utrace__tsc_time_hint(seg, 1, tsc0 + dt, &h) != want)
+			got = ~want;
 		if (got != want && bad++ < 5)
 			fprintf(stderr, "# tsc0 %llu dd %llu dn %llu dt %llu: %llu, not %llu\n",
 				(unsigned long long)tsc0, (unsigned long long)dd,
@@ -157,7 +163,9 @@ TEST(tsc_chain)
 	 * with only the points up to the time (and the second), the same. */
 	for (t = pt[0].tsc; t < pt[n - 1].tsc + 3000000000ULL; t += 999983) {
 		uint64_t v = utrace__tsc_time(all, n, t, &h1);
+		uint32_t h3 = (uint32_t)((t / 999983) % (n + 1));   /* right or not */
 
+		CHECK(utrace__tsc_time_hint(all, n, t, &h3) == v);
 		CHECK(v >= prev);
 		prev = v;
 		for (m = 2; m < n && pt[m - 1].tsc <= t; m++)
