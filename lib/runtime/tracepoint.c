@@ -39,6 +39,7 @@
 #define _LGPL_SOURCE
 #endif
 #include <errno.h>
+#include <poll.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <urcu-bp.h>
@@ -73,20 +74,73 @@ static char grace_period_token;
 #define rcu_grace_period_done() do { } while (0)
 #endif
 
+/*
+ * The read side of a thread that liburcu-bp has unregistered already: its
+ * thread-exit destructor ran, and the thread goes on to other destructors
+ * (which may fire events) or takes a signal whose handler does.  Taking
+ * urcu's read side there registers the thread again, which takes urcu's
+ * init_lock; liburcu-bp 0.13 holds that lock with signals unblocked in its
+ * own exit path (urcu_bp_exit(), after the unregistration), so an event
+ * fired by a signal handler in that window deadlocked the thread, and
+ * every thread that started after it (found with `utrace top` reading an
+ * instance of t0011's churn: a filter on every event).  Such a thread
+ * counts itself in exiting_readers instead, and synchronize() waits for
+ * that count to drop to zero as well as for urcu's grace period.
+ */
+#ifdef _LGPL_SOURCE
+#define urcu_registered() (URCU_TLS(urcu_bp_reader) != NULL)
+#else
+extern __thread void *urcu_bp_reader;
+#define urcu_registered() (urcu_bp_reader != NULL)
+#endif
+
+static __thread unsigned int urcu_seen, exiting_depth;
+static unsigned long exiting_readers;
+
+static inline void read_lock(void)
+{
+	if (__builtin_expect(exiting_depth != 0 || (urcu_seen && !urcu_registered()), 0)) {
+		/* counted before the pointer is loaded (a full barrier) */
+		__atomic_fetch_add(&exiting_readers, 1, __ATOMIC_SEQ_CST);
+		__atomic_fetch_add(&exiting_depth, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	urcu_bp_read_lock();
+	urcu_seen = 1;
+}
+
+static inline void read_unlock(void)
+{
+	rcu_reader_done();
+	if (__builtin_expect(exiting_depth != 0, 0)) {
+		__atomic_fetch_sub(&exiting_depth, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_sub(&exiting_readers, 1, __ATOMIC_SEQ_CST);
+		return;
+	}
+	urcu_bp_read_unlock();
+}
+
+/* Is this thread inside a read-side section (of either kind)? */
+static bool read_ongoing(void)
+{
+	return exiting_depth != 0 || urcu_bp_read_ongoing();
+}
+
 void utrace_tp_read_lock(void)
 {
-	urcu_bp_read_lock();
+	read_lock();
 }
 
 void utrace_tp_read_unlock(void)
 {
-	rcu_reader_done();
-	urcu_bp_read_unlock();
+	read_unlock();
 }
 
 static void synchronize(void)
 {
 	urcu_bp_synchronize_rcu();
+	while (__atomic_load_n(&exiting_readers, __ATOMIC_SEQ_CST) != 0)
+		poll(NULL, 0, 1);
 	rcu_grace_period_done();
 }
 
@@ -155,7 +209,7 @@ void utrace__tp_reap(void)
 {
 	struct pending *list, *next;
 
-	if (urcu_bp_read_ongoing())
+	if (read_ongoing())
 		return;
 	pthread_mutex_lock(&tp_mutex);
 	list = pending_free;
@@ -259,7 +313,7 @@ out:
 
 void tracepoint_synchronize_unregister(void)
 {
-	if (urcu_bp_read_ongoing())
+	if (read_ongoing())
 		return; /* would wait for itself; see the comment at the top */
 	synchronize();
 	utrace__tp_reap();
@@ -317,11 +371,10 @@ bool utrace__filter_run_at(void *const *fp, const void *rec, unsigned int size,
 	const struct utrace__filter *f;
 	bool pass = true;
 
-	urcu_bp_read_lock();
+	read_lock();
 	f = rcu_dereference(*fp);
 	if (f)
 		pass = utrace__filter_match(f, rec, size, ctx);
-	rcu_reader_done();
-	urcu_bp_read_unlock();
+	read_unlock();
 	return pass;
 }

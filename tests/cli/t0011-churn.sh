@@ -7,7 +7,9 @@
 # sequence number twice (tests/stress/check-trace.py reads the file on its
 # own), fired = in file + lost exactly, and `utrace script` must print
 # every event in the file.  UTRACE_CHURN_RUNS sets the number of runs.
-# Also: more threads at once than the pool has slots.
+# Also: more threads at once than the pool has slots, and a run with a
+# filter on every event from the start (the filter's read side in signal
+# handlers of exiting threads: liburcu-bp's exit path once deadlocked it).
 . "$(dirname "$0")/lib.sh"
 RB="$UTRACE_BUILD/tests/rb-stress"
 CHECK="$UTRACE_SRC/tests/stress/check-trace.py"
@@ -21,10 +23,12 @@ for _ in 1 2; do
 done
 trap 'kill "${busy[@]}" 2> /dev/null; rm -rf "$TMP"' EXIT
 
-churn() { # churn RUN
+churn() { # churn RUN [RECORD-OPTION...]
 	local f="$TMP/churn.dat" out
-	"$UTRACE" record -o "$f" -- "$RB" churn 3000 40 > "$TMP/fired" 2> "$TMP/err" ||
-		return 1
+	shift
+	# a hang is a failure, not a stuck test run
+	timeout -k 5 240 "$UTRACE" record "$@" -o "$f" -- "$RB" churn 3000 40 \
+		> "$TMP/fired" 2> "$TMP/err" || return 1
 	out=$(python3 "$CHECK" "$f" "$TMP/fired" 2>> "$TMP/err") || return 1
 	echo "$out"
 	# "# check-trace: fired F = in file N + lost L; T threads"
@@ -50,4 +54,6 @@ check "1,100 threads at once: 76 find no slot, and the summary says so" crowd
 for i in $(seq "$runs"); do
 	check "churn run $i: no duplicate, fired = printed + lost" churn "$i"
 done
+check "churn with a filter on every event (one that passes all): no hang, fired = printed + lost" \
+	churn filter --filter 'rbstress:*:seq >= 0'
 done_testing
