@@ -23,8 +23,13 @@
 struct synth_field {
 	char *type, *name;
 	unsigned int size;
+	unsigned int offset;             /* in the record */
 	bool is_signed;
+	bool is_string;                  /* char[N]: a STR_VAR_LEN_MAX slot */
 };
+
+/* A char[N] field's slot (the kernel's STR_VAR_LEN_MAX) */
+#define STR_SLOT 256
 
 struct utrace__synth {
 	struct utrace__synth *next;
@@ -57,25 +62,33 @@ static void record(void *data, const uint64_t *vals)
 	rec = utrace_tp_reserve(&r, ev, scratch, s->cls.struct_size);
 	if (!rec)
 		return;
-	memset(rec + 8, 0, 8 * s->nr);
+	memset(rec + 8, 0, s->cls.struct_size - 8);
 	for (i = 0; i < s->nr; i++) {
 		/* the value's low bytes (trace_event_raw_event_synth()) */
+		unsigned char *at = rec + s->f[i].offset;
 		uint8_t b = (uint8_t)vals[i];
 		uint16_t h = (uint16_t)vals[i];
 		uint32_t w = (uint32_t)vals[i];
+		const char *str = (const char *)(uintptr_t)vals[i];
 
+		if (s->f[i].is_string) {
+			/* trace_string(): a NUL-terminated copy, strscpy() */
+			if (str)
+				memcpy(at, str, strnlen(str, STR_SLOT - 1));
+			continue;
+		}
 		switch (s->f[i].size) {
 		case 1:
-			memcpy(rec + 8 + 8 * i, &b, 1);
+			memcpy(at, &b, 1);
 			break;
 		case 2:
-			memcpy(rec + 8 + 8 * i, &h, 2);
+			memcpy(at, &h, 2);
 			break;
 		case 4:
-			memcpy(rec + 8 + 8 * i, &w, 4);
+			memcpy(at, &w, 4);
 			break;
 		default:
-			memcpy(rec + 8 + 8 * i, &vals[i], 8);
+			memcpy(at, &vals[i], 8);
 		}
 	}
 	utrace_tp_commit(&r);
@@ -135,11 +148,16 @@ static void output(struct utrace_seq *seq, const void *rec)
 		if (s->ev.id == ent->type)
 			break;
 	for (i = 0; s && i < s->nr; i++) {
-		const unsigned char *p = (const unsigned char *)rec + 8 + 8 * i;
+		const unsigned char *p = (const unsigned char *)rec + s->f[i].offset;
 		const char *sep = i + 1 < s->nr ? " " : "";
 		uint64_t u = 0;
 		int64_t v;
 
+		if (s->f[i].is_string) {
+			utrace_seq_printf(seq, "%s=%.*s%s", s->f[i].name, STR_SLOT - 1,
+					  (const char *)p, sep);
+			continue;
+		}
 		memcpy(&u, p, s->f[i].size);
 		if (s->f[i].is_signed && s->f[i].size < 8 && (u >> (8 * s->f[i].size - 1)) & 1)
 			u |= ~0ULL << (8 * s->f[i].size);
@@ -187,6 +205,8 @@ static const char *type_fmt(const char *t)
 	for (i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++)
 		if (!strcmp(t, fmts[i].type))
 			return fmts[i].fmt;
+	if (strstr(t, "char["))
+		return "%s";
 	return "%llu";
 }
 
@@ -241,52 +261,78 @@ static int refuse(char **log, const char *cmd, const char *msg, const char *at, 
 	return err;
 }
 
-/* One field: "[unsigned] TYPE NAME" (parse_synth_field()). */
-static int parse_field(struct utrace__synth *s, char *text, const char *cmd, char **log)
+/*
+ * synth_field_string_size(): N of "char[N]" (1 to STR_SLOT), 0 for "char[]"
+ * (a dynamic string), -1 for a bad array.
+ */
+static int string_size(const char *type)
 {
-	char *tok[4], *save = NULL, *t;
-	struct synth_field *f = &s->f[s->nr];
-	unsigned int n = 0;
-	int len;
+	const char *start = strstr(type, "char["), *end;
+	unsigned long n;
+	char *stop;
 
-	for (t = strtok_r(text, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
-		if (n == 4)
-			return refuse(log, cmd, "Invalid field", t, -EINVAL);
-		tok[n++] = t;
-	}
-	if (!n)
-		return refuse(log, cmd, "Invalid field", NULL, -EINVAL);
-	if (s->nr == UTRACE__SYNTH_FIELDS_MAX)
-		return refuse(log, cmd, "Too many fields", tok[0], -EINVAL);
-	if (!strcmp(tok[0], "unsigned")) {
-		if (n < 3)
-			return refuse(log, cmd, "Incomplete type", tok[0], -EINVAL);
-		len = asprintf(&f->type, "unsigned %s", tok[1]);
-		f->name = strdup(tok[2]);
-		if (n > 3)
-			return refuse(log, cmd, "Invalid field", tok[3], -EINVAL);
+	start += sizeof("char[") - 1;
+	end = strchr(type, ']');
+	if (!end || end < start || end[1] || end - start > 3)
+		return -1;
+	if (end == start)
+		return 0;
+	n = strtoul(start, &stop, 0);
+	if (stop != end || n > STR_SLOT)
+		return -1;
+	return (int)n;
+}
+
+/*
+ * One field out of the words of a ';' part: "[unsigned] TYPE NAME[ARRAY]"
+ * (parse_synth_field()).  Several fields in one part apart by white space
+ * only are the kernel's older syntax, which it still takes.
+ */
+static int parse_field(struct utrace__synth *s, char **argv, unsigned int argc,
+		       unsigned int *used, const char *cmd, char **log)
+{
+	struct synth_field *f = &s->f[s->nr];
+	const char *prefix = "", *type = argv[0], *name, *array;
+	int len, n;
+
+	if (!strcmp(type, "unsigned")) {
+		if (argc < 3)
+			return refuse(log, cmd, "Incomplete type", type, -EINVAL);
+		prefix = "unsigned ";
+		type = argv[1];
+		name = argv[2];
+		*used += 3;
 	} else {
-		if (n < 2)
-			return refuse(log, cmd, "Invalid field", tok[0], -EINVAL);
-		len = asprintf(&f->type, "%s", tok[0]);
-		f->name = strdup(tok[1]);
-		if (n > 2)
-			return refuse(log, cmd, "Invalid field", tok[2], -EINVAL);
+		name = argc > 1 ? argv[1] : NULL;
+		*used += 2;
 	}
-	if (len < 0)
+	if (!name)
+		return refuse(log, cmd, "Invalid field", type, -EINVAL);
+	if (s->nr == UTRACE__SYNTH_FIELDS_MAX)
+		return refuse(log, cmd, "Too many fields", NULL, -EINVAL);
+	array = strchr(name, '[');
+	len = array ? (int)(array - name) : (int)strlen(name);
+	f->name = strndup(name, (size_t)len);
+	if (asprintf(&f->type, "%s%s%s", prefix, type, array ? array : "") < 0)
 		f->type = NULL;
-	if (!f->type || !f->name) {
-		s->nr++;        /* freed with the event */
+	s->nr++;        /* freed with the event */
+	if (!f->type || !f->name)
 		return -ENOMEM;
-	}
-	s->nr++;
 	if (!good_name(f->name))
-		return refuse(log, cmd, "Illegal name", f->name, -EINVAL);
+		return refuse(log, cmd, "Illegal name", name, -EINVAL);
 	f->size = type_size(f->type);
+	if (!f->size && strstr(f->type, "char[")) {
+		n = string_size(f->type);
+		if (n < 0)
+			return refuse(log, cmd, "Invalid array specification", name, -EINVAL);
+		if (!n)
+			/* __data_loc char[]: not offered */
+			return refuse(log, cmd, "Invalid type", type, -EINVAL);
+		f->size = (unsigned int)n;
+		f->is_string = true;
+	}
 	if (!f->size)
-		/* char[N] strings too: not offered */
-		return refuse(log, cmd, "Invalid type", tok[0][0] == 'u' && n > 2 ? tok[1] : tok[0],
-			      -EINVAL);
+		return refuse(log, cmd, "Invalid type", type, -EINVAL);
 	/* synth_field_signed() */
 	f->is_signed = f->type[0] != 'u' && strcmp(f->type, "gfp_t");
 	return 0;
@@ -329,7 +375,7 @@ static int create(char *line, char **log)
 	char *cmd = strdup(line), *name, *rest, *part, *save = NULL;
 	struct utrace__synth *s, **pp;
 	struct utrace__event_state *st;
-	unsigned int i;
+	unsigned int i, off;
 	int r;
 
 	if (!cmd)
@@ -354,28 +400,56 @@ static int create(char *line, char **log)
 		goto out;
 	}
 	for (part = strtok_r(rest, ";", &save); part; part = strtok_r(NULL, ";", &save)) {
-		if (!part[strspn(part, " \t")])
-			continue;
-		r = parse_field(s, part, cmd, log);
-		if (r < 0)
-			goto out;
+		char *argv[2 * UTRACE__SYNTH_FIELDS_MAX + 2], *w, *wsave = NULL;
+		unsigned int argc = 0, used = 0;
+
+		for (w = strtok_r(part, " \t", &wsave); w; w = strtok_r(NULL, " \t", &wsave)) {
+			if (argc == sizeof(argv) / sizeof(argv[0]) - 1) {
+				r = refuse(log, cmd, "Too many fields", NULL, -EINVAL);
+				goto out;
+			}
+			argv[argc++] = w;
+		}
+		argv[argc] = NULL;
+		while (used < argc) {
+			r = parse_field(s, argv + used, argc - used, &used, cmd, log);
+			if (r < 0)
+				goto out;
+		}
 	}
 	if (!s->nr) {
 		r = refuse(log, cmd, "Command must be of the form: <name> field[;field] ...", NULL,
 			   -EINVAL);
 		goto out;
 	}
-	for (i = 0; i < s->nr; i++)
-		s->ef[i] = (struct utrace_event_field){ s->f[i].type, s->f[i].name, (int)(8 + 8 * i),
-							(int)s->f[i].size, s->f[i].is_signed,
+	/* synth_event_define_fields(): a u64 slot each, STR_SLOT bytes for
+	 * a char[N] */
+	off = 8;
+	for (i = 0; i < s->nr; i++) {
+		struct synth_field *f = &s->f[i];
+
+		f->offset = off;
+		off += f->is_string ? STR_SLOT : 8;
+		if (off > UTRACE_EVENT_MAX) {
+			r = refuse(log, cmd, "Too many fields", NULL, -EINVAL);
+			goto out;
+		}
+		s->ef[i] = (struct utrace_event_field){ f->type, f->name, (int)f->offset,
+							(int)f->size, f->is_signed,
 							UTRACE_FIELD_PLAIN, 0 };
+		if (f->is_string)
+			/* "char comm[16]" in the format, as the kernel's f_show() */
+			s->ef[i] = (struct utrace_event_field){ "char", f->name, (int)f->offset,
+								(int)f->size, 1, UTRACE_FIELD_ARRAY,
+								(int)f->size };
+	}
 	r = make_print(s);
 	if (r < 0)
 		goto out;
 	s->tp.name = s->name;
 	s->cls.system = "synthetic";
 	s->cls.fields = fields_of;
-	s->cls.struct_size = 8 + 8 * s->nr;
+	s->cls.struct_size = off;
 	s->cls.probe = (utrace_probe_fn)record;
 	s->ev.name = s->name;
 	s->ev.cls = &s->cls;
@@ -464,8 +538,12 @@ int utrace__synth_write(const char *text, size_t len, char **log)
 			*--e = 0;
 		if (!*b)
 			continue;
-		if (*b == '!')
-			r = delete(b + 1 + strspn(b + 1, " \t"));
+		if (*b == '!') {
+			/* "!name [fields]": the name alone counts
+			 * (create_or_delete_synth_event()) */
+			b[strcspn(b, " \t")] = 0;
+			r = delete(b + 1);
+		}
 		else
 			r = create(b, log);
 	}

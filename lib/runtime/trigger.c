@@ -139,14 +139,18 @@ static void hist_vars(const struct trig *t, const void *rec, uint32_t size,
 		      const struct utrace__hist_ctx *hc)
 {
 	struct utrace__hist_map *maps[UTRACE__HIST_REFS_MAX];
-	uint64_t params[UTRACE__HIST_PARAMS_MAX];
+	struct utrace__hist_fire fire;
 	unsigned int i;
+	int r;
 
 	for (i = 0; i < t->h->nr_refs; i++)
 		maps[i] = __atomic_load_n(&t->ref_owner[i]->map, __ATOMIC_ACQUIRE);
-	if (utrace__hist_add_vars(__atomic_load_n(&t->map, __ATOMIC_ACQUIRE), rec, size, hc, maps,
-				  params) == 1)
-		utrace__synth_fire(t->h->action->target, params);
+	r = utrace__hist_add_vars(__atomic_load_n(&t->map, __ATOMIC_ACQUIRE), rec, size, hc, maps,
+				  &fire);
+	if (r > 0 && (r & 1))
+		utrace__synth_fire(t->h->action->target, fire.params[0]);
+	if (r > 0 && (r & 2))
+		utrace__synth_fire(t->h->track->target, fire.params[1]);
 }
 
 void utrace__triggers_run(struct utrace_event *ev, const void *rec, uint32_t size,
@@ -170,7 +174,7 @@ void utrace__triggers_run(struct utrace_event *ev, const void *rec, uint32_t siz
 				continue;
 			if (t->h->timestamps)
 				hc.time = utrace__mono_ns();
-			if (t->h->nr_vars || t->h->nr_refs || t->h->action)
+			if (t->h->nr_vars || t->h->nr_refs || t->h->action || t->h->track)
 				hist_vars(t, rec, size, &hc);
 			else
 				utrace__hist_add(__atomic_load_n(&t->map, __ATOMIC_ACQUIRE), NULL,
@@ -387,6 +391,7 @@ static int hist_refused(struct utrace_event *ev, const char *text, int err, cons
 /* --- what the parser asks: other triggers' variables, events, synthetic events --- */
 
 struct var_find {
+	const char *system, *event;     /* NULL: any event's */
 	const char *name;
 	struct trig *owner;
 	unsigned int idx;
@@ -399,6 +404,8 @@ static int var_cb(struct utrace_event *ev, void *arg)
 	struct var_find *a = arg;
 	unsigned int i, j;
 
+	if (a->system && (strcmp(a->system, ev->cls->system) || strcmp(a->event, ev->name)))
+		return 0;
 	for (i = 0; st && st->triggers && i < st->triggers->nr; i++) {
 		struct trig *t = st->triggers->t[i];
 
@@ -413,10 +420,10 @@ static int var_cb(struct utrace_event *ev, void *arg)
 	return 0;
 }
 
-static int env_find_var(void *arg, const char *name, const void **owner, unsigned int *idx,
-			const char **type)
+static int env_find_var(void *arg, const char *system, const char *event, const char *name,
+			const void **owner, unsigned int *idx, const char **type)
 {
-	struct var_find a = { .name = name };
+	struct var_find a = { .system = system, .event = event, .name = name };
 
 	(void)arg;
 	utrace__registry_foreach(var_cb, &a);

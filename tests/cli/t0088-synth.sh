@@ -8,17 +8,7 @@
 # synthetic_events, of the format and of the triggers as the kernel prints
 # them; errors with the kernel's messages; EBUSY while in use.
 . "$(dirname "$0")/lib.sh"
-DEMO="$UTRACE_BUILD/tests/req-demo"
-need_fuse
-mount_setup
-mkdir -m 700 "$UTRACE_RUNTIME_DIR"
-"$DEMO" loop > /dev/null 2> "$TMP/demo.err" &
-P=$!
-pids+=("$P")
-wait_traceable "$P" "$TMP/demo.err"
-"$UTRACE" mount "$MNT" 2> "$TMP/err" || skip_all "no mount here ($(head -n 1 "$TMP/err"))"
-D="$MNT/$P"
-E="$D/events"
+mount_demo "$UTRACE_BUILD/tests/req-demo" loop
 export -f same
 wait_for test -e "$D/synthetic_events" || { echo "not ok - no synthetic_events"; exit 1; }
 
