@@ -1107,6 +1107,14 @@ int utrace__hist_parse_env(const char *text, const struct utrace_event_field *fi
 	return parse(text, fields, nr, NULL, env, out, err);
 }
 
+int utrace__hist_parse_full(const char *text, const struct utrace_event_field *fields,
+			    unsigned int nr, const struct utrace__filter_syms *syms,
+			    const struct utrace__hist_env *env, struct utrace__hist **out,
+			    struct utrace__hist_error *err)
+{
+	return parse(text, fields, nr, syms, env, out, err);
+}
+
 /* ------------------------------------------------------------ trigger info */
 
 struct sbuf {
@@ -1656,11 +1664,11 @@ static bool track_update(const struct utrace__hist_action *a, struct elt *e, uin
 	return false;
 }
 
-int utrace__hist_add_vars(struct utrace__hist_map *m, const void *rec, uint32_t size,
+int utrace__hist_add_vars(struct utrace__hist_map *m, const struct utrace__hist *h,
+			  const void *rec, uint32_t size,
 			  const struct utrace__hist_ctx *ctx,
 			  struct utrace__hist_map *const *ref_maps, struct utrace__hist_fire *fire)
 {
-	const struct utrace__hist *h = m->h;
 	int ret = 0;
 	const unsigned char *r = rec;
 	unsigned char key[KEY_SIZE_MAX];
@@ -1668,6 +1676,8 @@ int utrace__hist_add_vars(struct utrace__hist_map *m, const void *rec, uint32_t 
 	struct elt *e;
 	unsigned int i;
 
+	if (!h)
+		h = m->h;
 	if (!make_key(h, r, size, ctx, key))
 		return -1;
 	/* resolve_var_refs(): each read once, with this key */

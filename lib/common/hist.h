@@ -217,6 +217,11 @@ int utrace__hist_parse(const char *text, const struct utrace_event_field *fields
 int utrace__hist_parse_env(const char *text, const struct utrace_event_field *fields,
 			   unsigned int nr, const struct utrace__hist_env *env,
 			   struct utrace__hist **out, struct utrace__hist_error *err) UTRACE_HIDDEN;
+/* Both: syms for the filter, env for variables and actions. */
+int utrace__hist_parse_full(const char *text, const struct utrace_event_field *fields,
+			    unsigned int nr, const struct utrace__filter_syms *syms,
+			    const struct utrace__hist_env *env, struct utrace__hist **out,
+			    struct utrace__hist_error *err) UTRACE_HIDDEN;
 void utrace__hist_free(struct utrace__hist *h) UTRACE_HIDDEN;
 void utrace__hist_error_fini(struct utrace__hist_error *err) UTRACE_HIDDEN;
 
@@ -288,6 +293,7 @@ bool utrace__hist_add(struct utrace__hist_map *m, const struct utrace__hist *h, 
  * utrace__hist_add_vars - utrace__hist_add() for a trigger with variables
  *                         or an action (the kernel's event_hist_trigger())
  * @m: the table
+ * @h: the trigger as parsed for the record's format; NULL: the table's
  * @rec, @size, @ctx: as utrace__hist_add()
  * @ref_maps: the table of each h->refs[i]'s trigger
  * @fire: set to the actions' parameters when they are to run
@@ -300,7 +306,8 @@ bool utrace__hist_add(struct utrace__hist_map *m, const struct utrace__hist *h, 
  * Return: -1 no hit, else a hit with bit 0 set when the onmatch() action's
  * trace is to run, bit 1 when the onmax()/onchange() one's is.
  */
-int utrace__hist_add_vars(struct utrace__hist_map *m, const void *rec, uint32_t size,
+int utrace__hist_add_vars(struct utrace__hist_map *m, const struct utrace__hist *h,
+			  const void *rec, uint32_t size,
 			  const struct utrace__hist_ctx *ctx,
 			  struct utrace__hist_map *const *ref_maps, struct utrace__hist_fire *fire)
 	UTRACE_HIDDEN;

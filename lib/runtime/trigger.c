@@ -145,8 +145,8 @@ static void hist_vars(const struct trig *t, const void *rec, uint32_t size,
 
 	for (i = 0; i < t->h->nr_refs; i++)
 		maps[i] = __atomic_load_n(&t->ref_owner[i]->map, __ATOMIC_ACQUIRE);
-	r = utrace__hist_add_vars(__atomic_load_n(&t->map, __ATOMIC_ACQUIRE), rec, size, hc, maps,
-				  &fire);
+	r = utrace__hist_add_vars(__atomic_load_n(&t->map, __ATOMIC_ACQUIRE), NULL, rec, size, hc,
+				  maps, &fire);
 	if (r > 0 && (r & 1))
 		utrace__synth_fire(t->h->action->target, fire.params[0]);
 	if (r > 0 && (r & 2))
