@@ -718,6 +718,71 @@ long live_print(struct live *lv, unsigned int flags, FILE *out)
 	return r;
 }
 
+struct live_snap {
+	void *data;                      /* a trace file image of the pages */
+	size_t size;
+	uint64_t events, written;
+};
+
+int live_snapshot(struct live *lv, struct live_snap **out)
+{
+	struct live_snap *s;
+	struct image im;
+	int r;
+
+	*out = NULL;
+	r = image_make(lv, false, &im);
+	if (r < 0 || !im.tf) {
+		image_free(&im);
+		return r;
+	}
+	s = calloc(1, sizeof(*s));
+	if (s)
+		s->data = malloc(im.size);
+	if (!s || !s->data) {
+		free(s);
+		image_free(&im);
+		return -ENOMEM;
+	}
+	memcpy(s->data, im.map, im.size);
+	s->size = im.size;
+	s->events = im.events;
+	s->written = im.written;
+	image_free(&im);
+	*out = s;
+	return 0;
+}
+
+long live_snap_print(const struct live_snap *s, unsigned int flags, FILE *out)
+{
+	struct utrace__print_opts o = { .input = "snapshot", .mode = UTRACE__OUT_TEXT,
+					.quiet = true,
+					.no_irq_info = (flags & LIVE_NO_IRQ_INFO) != 0 };
+	struct utrace__tf *tf = NULL;
+
+	if (!s || !s->events)
+		return 0;
+	/* a reader of its own each time: the image is not changed */
+	if (utrace__tf_open_mem(s->data, s->size, "snapshot", &tf) == -ENOMEM || !tf) {
+		if (tf)
+			utrace__tf_close(tf);
+		return -ENOMEM;
+	}
+	header(out, s->events, s->written, !(flags & LIVE_NO_IRQ_INFO));
+	o.annotate_cpus = s->written > s->events;
+	utrace__print_file(&o, tf, out);
+	utrace__tf_close(tf);
+	return (long)(s->events > 0x7fffffff ? 0x7fffffff : s->events);
+}
+
+void live_snap_free(struct live_snap *s)
+{
+	if (!s)
+		return;
+	free(s->data);
+	free(s);
+}
+
 long live_take(struct live *lv, int (*fn)(void *arg, struct utrace__tf *tf), void *arg)
 {
 	struct image im;
