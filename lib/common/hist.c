@@ -750,8 +750,7 @@ static int create_act(struct parser *p, struct utrace__hist_action *a, char *act
 		if (a->handler == UTRACE__HA_ONMATCH)
 			return hist_err(p, -EINVAL, "Handler doesn't support action", act);
 		if (a->kind == UTRACE__HA_SNAPSHOT)
-			return quiet_err(p, -EINVAL, "the snapshot() action is not supported by "
-					 "utrace");
+			return 0;       /* its parameters are not looked at */
 		if (!*strip_blank(args))
 			return hist_err(p, -EINVAL, "No params found for save()", NULL);
 	} else if (!strcmp(act, "trace")) {
@@ -1370,6 +1369,9 @@ struct utrace__hist_map {
 	_Atomic uint32_t next_elt;
 	struct slot *slots;
 	_Atomic uint64_t hits, drops;
+	/* .snapshot(): the value and the entry of the last one taken */
+	_Atomic uint64_t snap_val;
+	struct elt *_Atomic snap_elt;
 };
 
 /* The entry of a slot taken by a writer that then found no entry left. */
@@ -1416,6 +1418,8 @@ void utrace__hist_map_clear(struct utrace__hist_map *m)
 	atomic_store(&m->next_elt, 0);
 	atomic_store(&m->hits, 0);
 	atomic_store(&m->drops, 0);
+	atomic_store(&m->snap_val, 0);
+	atomic_store(&m->snap_elt, NULL);
 }
 
 static uint32_t key_hash(const unsigned char *k, uint32_t n)
@@ -1630,6 +1634,23 @@ static uint64_t operand_value(const struct utrace__hist *h, const struct utrace_
 	return field_value(h, &o->f, r, ctx);
 }
 
+/* cond_snapshot_update(): a snapshot when the value passes the check
+ * against the last snapshot's too (a new maximum of the whole table). */
+static bool snap_update(struct utrace__hist_map *m, const struct utrace__hist_action *a,
+			struct elt *e, uint64_t v)
+{
+	uint64_t old = atomic_load_explicit(&m->snap_val, memory_order_relaxed);
+
+	do {
+		if (a->handler == UTRACE__HA_ONMAX ? v <= old : v == old)
+			return false;
+	} while (!atomic_compare_exchange_weak_explicit(&m->snap_val, &old, v,
+							memory_order_relaxed,
+							memory_order_relaxed));
+	atomic_store_explicit(&m->snap_elt, e, memory_order_release);
+	return true;
+}
+
 /* An action's parameters: numbers, or the address of a string's copy. */
 static void action_params(const struct utrace__hist *h, const struct utrace__hist_action *a,
 			  const unsigned char *r, uint32_t size, const struct utrace__hist_ctx *ctx,
@@ -1729,6 +1750,8 @@ int utrace__hist_add_vars(struct utrace__hist_map *m, const struct utrace__hist 
 			action_params(h, a, r, size, ctx, refv, own, fire->params[1], fire->str[1]);
 			ret |= 2;
 		}
+		if (a->kind == UTRACE__HA_SNAPSHOT && snap_update(m, a, e, own[a->track_var]))
+			ret |= 4;
 		/* save_track_data_vars(): not atomic with the value (as the
 		 * kernel's) */
 		for (i = 0; a->kind == UTRACE__HA_SAVE && i < a->nr_params; i++) {
@@ -1938,6 +1961,24 @@ static void track_print(struct sbuf *b, const struct utrace__hist *h, const stru
 	}
 }
 
+/* track_data_snapshot_print() */
+static void snap_print(struct sbuf *b, const struct utrace__hist_map *m,
+		       const struct utrace__hist_print_opts *o)
+{
+	const struct utrace__hist_action *a = m->h->track;
+	const struct elt *e = atomic_load_explicit(&m->snap_elt, memory_order_acquire);
+
+	if (!a || a->kind != UTRACE__HA_SNAPSHOT || !e)
+		return;
+	sb_printf(b, "\nSnapshot taken (see tracing/snapshot).  Details:\n");
+	sb_printf(b, "\ttriggering value { %s(%s) }: %10" PRIu64,
+		  a->handler == UTRACE__HA_ONMAX ? "onmax" : "onchange", a->var_str,
+		  (uint64_t)atomic_load_explicit(&m->snap_val, memory_order_relaxed));
+	sb_printf(b, "\ttriggered by event with key: ");
+	key_print(b, m->h, o, e);
+	sb_printf(b, "\n");
+}
+
 int utrace__hist_print(struct utrace__hist_map *m, const struct utrace__hist_print_opts *o,
 		       FILE *out)
 {
@@ -1995,6 +2036,7 @@ int utrace__hist_print(struct utrace__hist_map *m, const struct utrace__hist_pri
 			b.len = 0;
 		}
 	}
+	snap_print(&b, m, o);
 	sb_printf(&b, "\nTotals:\n    Hits: %" PRIu64 "\n    Entries: %u\n    Dropped: %" PRIu64
 		  "\n", atomic_load(&m->hits), n, atomic_load(&m->drops));
 	if (b.oom)

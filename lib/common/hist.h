@@ -135,15 +135,17 @@ struct utrace__hist_fire {
 	char str[2][UTRACE__HIST_STR_PARAMS_MAX][UTRACE__HIST_STR_MAX];
 };
 
-/* What the parser asks the live triggers about the others (NULL offline:
- * variables and actions are refused). */
+/* What the parser asks the caller about the other triggers and events:
+ * the live triggers' (lib/runtime/trigger.c) or utrace hist -i's
+ * (lib/reader/histfile.c); NULL: variables and actions are refused. */
 struct utrace__hist_env {
 	void *arg;
 	/* a variable of another hist trigger (of SYSTEM.EVENT's triggers
 	 * unless system is NULL): 0, or -ENOENT */
 	int (*find_var)(void *arg, const char *system, const char *event, const char *name,
 			const void **owner, unsigned int *idx, const char **type);
-	/* a synthetic event (held until utrace__hist_free()'s put), or NULL */
+	/* a synthetic event (held until utrace__hist_free()'s put, when
+	 * put_synth is set), or NULL */
 	void *(*get_synth)(void *arg, const char *name, const struct utrace_event_field **f,
 			   unsigned int *nr);
 	void (*put_synth)(void *arg, void *synth);
@@ -304,7 +306,8 @@ bool utrace__hist_add(struct utrace__hist_map *m, const struct utrace__hist *h, 
  * then its onmax()/onchange() value (a save() is done here).
  *
  * Return: -1 no hit, else a hit with bit 0 set when the onmatch() action's
- * trace is to run, bit 1 when the onmax()/onchange() one's is.
+ * trace is to run, bit 1 when the onmax()/onchange() one's is, bit 2 when
+ * its .snapshot() is to be taken.
  */
 int utrace__hist_add_vars(struct utrace__hist_map *m, const struct utrace__hist *h,
 			  const void *rec, uint32_t size,

@@ -25,6 +25,7 @@
 #include "instance.h"
 #include "internal.h"
 #include "marker.h"
+#include "agent.h"
 #include "record.h"
 #include "symbols.h"
 #include "synth.h"
@@ -38,14 +39,15 @@ enum trig_kind {
 	TK_STACKTRACE,
 	TK_ENABLE,
 	TK_DISABLE,
+	TK_SNAPSHOT,
 };
 
 /* The kernel's event_trigger_type: two triggers of one type on one event
  * are refused (register_trigger()), enable and disable counting as one. */
-static const int kind_type[] = { 0, 1, 1, 3, 2, 2 };
+static const int kind_type[] = { 0, 1, 1, 3, 2, 2, 4 };
 
 static const char *const kind_name[] = {
-	"hist", "traceon", "traceoff", "stacktrace", "enable_event", "disable_event",
+	"hist", "traceon", "traceoff", "stacktrace", "enable_event", "disable_event", "snapshot",
 };
 
 struct trig {
@@ -128,6 +130,10 @@ static void fire(struct trig *t)
 		if (take_count(t))
 			utrace__user_stack_record(t->skip);
 		return;
+	case TK_SNAPSHOT:       /* snapshot_count_trigger(): the agent copies */
+		if (take_count(t))
+			utrace__agent_snapshot_request();
+		return;
 	case TK_HIST:
 		return;
 	}
@@ -151,6 +157,8 @@ static void hist_vars(const struct trig *t, const void *rec, uint32_t size,
 		utrace__synth_fire(t->h->action->target, fire.params[0]);
 	if (r > 0 && (r & 2))
 		utrace__synth_fire(t->h->track->target, fire.params[1]);
+	if (r > 0 && (r & 4))
+		utrace__agent_snapshot_request();
 }
 
 void utrace__triggers_run(struct utrace_event *ev, const void *rec, uint32_t size,
@@ -708,7 +716,7 @@ static int cmd_write(struct utrace_event *ev, enum trig_kind kind, char *param, 
 		if (utrace__sym_by_name(iter, &start, &size) == 0)
 			t->skip[1] = (unsigned long)start;
 	}
-	if (t->target || kind == TK_TRACEON || kind == TK_STACKTRACE) {
+	if (t->target || kind == TK_TRACEON || kind == TK_STACKTRACE || kind == TK_SNAPSHOT) {
 		/* what they switch on records into the pool */
 		r = utrace__pool_ensure();
 		if (r < 0)
@@ -762,10 +770,10 @@ int utrace__trigger_write(struct utrace_event *ev, const char *text, size_t len,
 	} else {
 		next = NULL;
 	}
-	for (k = TK_TRACEON; k <= TK_DISABLE; k++)
+	for (k = TK_TRACEON; k <= TK_SNAPSHOT; k++)
 		if (!strcmp(cmd, kind_name[k]))
 			break;
-	if (k <= TK_DISABLE)
+	if (k <= TK_SNAPSHOT)
 		r = cmd_write(ev, (enum trig_kind)k, next, remove, log);
 	free(buf);
 	return r;
@@ -822,7 +830,7 @@ char *utrace__trigger_text(struct utrace_event *ev)
 		return NULL;
 	if (!st->triggers || !st->triggers->nr)
 		/* event_triggers_seq_show(): the commands this build has */
-		fprintf(f, "# Available triggers:\n# traceon traceoff %senable_event "
+		fprintf(f, "# Available triggers:\n# traceon traceoff snapshot %senable_event "
 			"disable_event hist\n", UTRACE_HAVE_UNWINDER ? "stacktrace " : "");
 	for (i = 0; st->triggers && i < st->triggers->nr && !r; i++)
 		r = print_trig(f, st->triggers->t[i]);

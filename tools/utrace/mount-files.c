@@ -487,7 +487,7 @@ unsigned int mount_live_flags(const struct mnode *m)
 
 /* trace: the kernel's header and the lines of what the buffer holds. */
 /* The snapshot file: the copy kept by the mount (mount_snap_print()). */
-static int text_snapshot(const struct mnode *m, struct sbuf *b)
+static int text_snapshot(struct utrace__ctl *c, const struct mnode *m, struct sbuf *b)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -496,7 +496,7 @@ static int text_snapshot(const struct mnode *m, struct sbuf *b)
 
 	if (!mem)
 		return -ENOMEM;
-	err = mount_snap_print(m->pid, m->start, mount_live_flags(m), mem);
+	err = mount_snap_print(c, m->pid, m->start, mount_live_flags(m), mem);
 	if (fclose(mem) != 0 && !err)
 		err = -ENOMEM;
 	if (!err)
@@ -516,6 +516,8 @@ static long write_snapshot(struct utrace__ctl *c, const struct mnode *m, const c
 
 	if (err)
 		return err;
+	/* the snapshot trigger's copy goes too: this write says what is kept */
+	utrace__ctl_snapshot_free(c);
 	if (v == 0) {
 		mount_snap_free(m->pid, m->start);
 	} else if (v == 1) {
@@ -825,7 +827,7 @@ int mount_file_text(struct mfile *f, char **text, size_t *len)
 		err = text_trace(c, m, &b);
 		break;
 	case MK_SNAPSHOT:
-		err = text_snapshot(m, &b);
+		err = text_snapshot(c, m, &b);
 		break;
 	case MK_CPU_STATS:
 		err = text_stats(c, m, &b);

@@ -289,6 +289,7 @@ struct psnap {
 	pid_t pid;
 	uint64_t start;
 	struct live_snap *snap;
+	int seen;                        /* the process's copy taken in */
 };
 
 static pthread_mutex_t snap_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -318,24 +319,62 @@ static struct psnap *snap_find(pid_t pid, uint64_t start, bool make)
 	return o;
 }
 
-int mount_snap_take(pid_t pid, uint64_t start, struct live *lv)
+/* Keep snap (seq: the process's copy it was made of, or 0). */
+static int snap_keep(pid_t pid, uint64_t start, struct live_snap *snap, int seq)
 {
-	struct live_snap *snap;
 	struct psnap *o;
-	int r = live_snapshot(lv, &snap);
+	int r = 0;
 
-	if (r < 0)
-		return r;
 	pthread_mutex_lock(&snap_lock);
 	o = snap_find(pid, start, true);
 	if (o) {
 		live_snap_free(o->snap);
 		o->snap = snap;
+		if (seq)
+			o->seen = seq;
 	} else {
 		live_snap_free(snap);
 		r = -ENOMEM;
 	}
 	pthread_mutex_unlock(&snap_lock);
+	return r;
+}
+
+int mount_snap_take(pid_t pid, uint64_t start, struct live *lv)
+{
+	struct live_snap *snap;
+	int r = live_snapshot(lv, &snap);
+
+	return r < 0 ? r : snap_keep(pid, start, snap, 0);
+}
+
+/* A copy the process's snapshot trigger made since the last look: taken
+ * in (read with the process's formats), replacing the mount's. */
+static int snap_from_process(struct utrace__ctl *c, pid_t pid, uint64_t start)
+{
+	struct live_snap *snap;
+	struct live *lv;
+	struct psnap *o;
+	int fd, seq = utrace__ctl_snapshot(c, &fd), r;
+	bool seen;
+
+	if (seq <= 0)
+		return 0;
+	pthread_mutex_lock(&snap_lock);
+	o = snap_find(pid, start, false);
+	seen = o && o->seen == seq;
+	pthread_mutex_unlock(&snap_lock);
+	r = 0;
+	if (!seen) {
+		r = live_open_copy(c, fd, &lv);
+		if (r == 0) {
+			r = live_snapshot(lv, &snap);
+			live_close(lv);
+			if (r == 0)
+				r = snap_keep(pid, start, snap, seq);
+		}
+	}
+	close(fd);
 	return r;
 }
 
@@ -368,12 +407,16 @@ void mount_snap_clear(pid_t pid, uint64_t start)
 	snap_drop(pid, start, false);
 }
 
-int mount_snap_print(pid_t pid, uint64_t start, unsigned int flags, FILE *out)
+int mount_snap_print(struct utrace__ctl *c, pid_t pid, uint64_t start, unsigned int flags,
+		     FILE *out)
 {
 	struct psnap *o;
 	bool allocated;
 	long n = 0;
+	int r = snap_from_process(c, pid, start);
 
+	if (r < 0)
+		return r;
 	pthread_mutex_lock(&snap_lock);
 	o = snap_find(pid, start, false);
 	allocated = o != NULL;
