@@ -58,6 +58,10 @@ enum utrace_ctl_op {
 				       * (WRITE) -> text (READ, PROFILE) */
 	UTRACE_CTL_SYNTH,             /* arg enum utrace_ctl_synth; payload lines
 				       * (WRITE) -> text (READ) */
+	UTRACE_CTL_SNAPSHOT,          /* arg 0: -> status = its number (from 1)
+				       * and the memfd of the snapshot trigger's
+				       * copy of the pool, or -ENOENT; arg 1: free
+				       * it */
 };
 
 /* UTRACE_CTL_SYNTH: synthetic_events (lib/runtime/synth.c). */

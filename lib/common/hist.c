@@ -318,7 +318,8 @@ static int parse_atom(struct parser *p, char *str, unsigned int flags,
 
 struct attrs {
 	char *keys, *vals, *sort, *name, *clock;
-	char *assign[UTRACE__HIST_VARS_MAX], *action;
+	char *assign[UTRACE__HIST_VARS_MAX], *action, *track;
+	bool track_first;
 	unsigned int nr_assign;
 	unsigned int bits;
 	bool pause, cont, clear, nohitcount;
@@ -399,8 +400,15 @@ static int parse_attrs(struct parser *p, char *s, struct attrs *a)
 			a->clear = true;
 		} else if (!strncmp(str, "onmatch(", 8) && p->env && !a->action) {
 			a->action = str;
+		} else if ((!strncmp(str, "onmax(", 6) || !strncmp(str, "onchange(", 9)) &&
+			   p->env && !a->track) {
+			a->track = str;
+			a->track_first = !a->action;
 		} else if (!strncmp(str, "onmatch(", 8) || !strncmp(str, "onmax(", 6) ||
 			   !strncmp(str, "onchange(", 9)) {
+			if (p->env)
+				return quiet_err(p, -EINVAL, "utrace takes one onmatch() and one "
+						 "onmax() or onchange() per trigger");
 			return quiet_err(p, -EINVAL, "handlers and actions (onmatch, onmax, "
 					 "onchange) are not supported by utrace");
 		} else {
@@ -591,16 +599,29 @@ static const char *operand_type(const struct parser *p, const struct utrace__his
 /* "$name" (a variable of this trigger, else of another through env) or
  * a field. */
 static int parse_operand(struct parser *p, char *s, struct utrace__hist_operand *o,
-			 const char **type)
+			 const char **type, bool string_ok)
 {
 	struct utrace__hist *h = p->h;
+	char sys[64], event[64], *dot, *dot2;
+	bool qualified = false;
 	const void *owner;
 	unsigned int i, idx;
 	int r;
 
 	memset(o, 0, sizeof(*o));
+	/* "system.event.$name": a variable of that event's triggers (the
+	 * kernel's parse_atom() split) */
+	dot = strchr(s, '.');
+	dot2 = dot ? strchr(dot + 1, '.') : NULL;
+	if (dot2 && dot2[1] == '$' && (size_t)(dot - s) < sizeof(sys) &&
+	    (size_t)(dot2 - dot) <= sizeof(event)) {
+		snprintf(sys, sizeof(sys), "%.*s", (int)(dot - s), s);
+		snprintf(event, sizeof(event), "%.*s", (int)(dot2 - dot - 1), dot + 1);
+		qualified = true;
+		s = dot2 + 1;
+	}
 	if (s[0] == '$') {
-		for (i = 0; i < h->nr_vars; i++)
+		for (i = 0; i < h->nr_vars && !qualified; i++)
 			if (!strcmp(h->vars[i].name, s + 1)) {
 				o->ref = -2;
 				o->var = i;
@@ -608,7 +629,8 @@ static int parse_operand(struct parser *p, char *s, struct utrace__hist_operand 
 				return 0;
 			}
 		if (!p->env->find_var ||
-		    p->env->find_var(p->env->arg, s + 1, &owner, &idx, type) < 0)
+		    p->env->find_var(p->env->arg, qualified ? sys : NULL, qualified ? event : NULL,
+				     s + 1, &owner, &idx, type) < 0)
 			return hist_err(p, -EINVAL, "Couldn't find variable", s + 1);
 		for (i = 0; i < h->nr_refs; i++)
 			if (h->refs[i].owner == owner && h->refs[i].idx == idx)
@@ -624,7 +646,7 @@ static int parse_operand(struct parser *p, char *s, struct utrace__hist_operand 
 	r = parse_field(p, s, 0, &o->f);
 	if (r < 0)
 		return r;
-	if (o->f.flags & UTRACE__HF_STRING)
+	if ((o->f.flags & UTRACE__HF_STRING) && !string_ok)
 		return quiet_err(p, -EINVAL, "a string can't be a variable in utrace");
 	*type = operand_type(p, &o->f);
 	return 0;
@@ -673,9 +695,9 @@ static int create_var(struct parser *p, char *str)
 		v->op = *op;
 		*op = 0;
 	}
-	r = parse_operand(p, rhs, &v->a, &ta);
+	r = parse_operand(p, rhs, &v->a, &ta, false);
 	if (r == 0 && op)
-		r = parse_operand(p, op + 1, &v->b, &tb);
+		r = parse_operand(p, op + 1, &v->b, &tb, false);
 	if (r < 0)
 		return r;
 	v->type = ta;
@@ -702,21 +724,112 @@ static char *strip_blank(char *s)
 	return s;
 }
 
-/* onmatch(SYS.EVENT).trace(NAME,PARAM,...) or .NAME(PARAM,...) (the
- * kernel's onmatch_parse(), action_parse(), trace_action_create()). */
-static int create_action(struct parser *p, char *s)
+/* The part after the handler: "trace(NAME,PARAM,...)", "NAME(PARAM,...)",
+ * "save(FIELD,...)" or "snapshot()" (the kernel's action_parse(),
+ * trace_action_create(), action_create()). */
+static int create_act(struct parser *p, struct utrace__hist_action *a, char *act)
 {
 	const struct utrace_event_field *sf;
-	struct utrace__hist_action *a;
-	char *m = s + 8, *close = strchr(m, ')'), *dot, *act, *args, *end, *name, *tok;
-	unsigned int nr = 0, i;
+	char *args, *end, *name, *tok;
+	unsigned int nr = 0, i, nr_str = 0;
 	const char *type;
 	int r;
 
-	a = calloc(1, sizeof(*a));
+	if (*act != '.')
+		return hist_err(p, -EINVAL, "No action found", act);
+	act++;
+	args = strchr(act, '(');
+	end = args ? strrchr(args, ')') : NULL;
+	if (!args || !end || end[1])
+		return hist_err(p, -EINVAL, "No closing paren found", act);
+	*args++ = 0;
+	*end = 0;
+	if (!strcmp(act, "save") || !strcmp(act, "snapshot")) {
+		a->kind = !strcmp(act, "save") ? UTRACE__HA_SAVE : UTRACE__HA_SNAPSHOT;
+		snprintf(a->synth, sizeof(a->synth), "%s", act);
+		if (a->handler == UTRACE__HA_ONMATCH)
+			return hist_err(p, -EINVAL, "Handler doesn't support action", act);
+		if (a->kind == UTRACE__HA_SNAPSHOT)
+			return 0;       /* its parameters are not looked at */
+		if (!*strip_blank(args))
+			return hist_err(p, -EINVAL, "No params found for save()", NULL);
+	} else if (!strcmp(act, "trace")) {
+		a->trace_kw = true;
+		name = strip_blank(strsep(&args, ","));
+		snprintf(a->synth, sizeof(a->synth), "%s", name);
+	} else {
+		snprintf(a->synth, sizeof(a->synth), "%s", act);
+	}
+	while (args && (tok = strsep(&args, ","))) {
+		tok = strip_blank(tok);
+		if (nr == UTRACE__HIST_PARAMS_MAX)
+			return hist_err(p, -EINVAL, "Too many action params", tok);
+		snprintf(a->params[nr++], sizeof(a->params[0]), "%s", tok);
+	}
+	a->nr_params = nr;
+	if (a->kind == UTRACE__HA_SAVE) {
+		/* each a field of this event, kept with the entry */
+		for (i = 0; i < nr; i++) {
+			char copy[64];
+			struct utrace__hist_field *f = &a->p[i].f;
+
+			snprintf(copy, sizeof(copy), "%s", a->params[i]);
+			a->p[i].ref = -1;
+			r = parse_field(p, copy, 0, f);
+			if (r < 0)
+				return r;
+			a->save_off[i] = p->h->save_size;
+			p->h->save_size += (f->flags & UTRACE__HF_STRING) ?
+				((f->size > UTRACE__HIST_STR_MAX - 1 ? UTRACE__HIST_STR_MAX - 1 :
+				  f->size) + 8) & ~7u : 8;
+		}
+		return 0;
+	}
+	a->target = p->env->get_synth ? p->env->get_synth(p->env->arg, a->synth, &sf, &i) : NULL;
+	if (!a->target)
+		return hist_err(p, -EINVAL, "Couldn't find synthetic event", a->synth);
+	if (i != nr)
+		return hist_err(p, -EINVAL, "Param count doesn't match synthetic event field count",
+				a->synth);
+	for (i = 0; i < nr; i++) {
+		char copy[64];
+		bool str = sf[i].kind == UTRACE_FIELD_ARRAY && !strcmp(sf[i].type, "char");
+
+		snprintf(copy, sizeof(copy), "%s", a->params[i]);
+		r = parse_operand(p, copy, &a->p[i], &type, true);
+		if (r < 0)
+			return r;
+		if (str && !(a->p[i].ref == -1 && (a->p[i].f.flags & UTRACE__HF_STRING)))
+			return hist_err(p, -EINVAL,
+					"Param type doesn't match synthetic event field type",
+					a->params[i]);
+		if (str && ++nr_str > UTRACE__HIST_STR_PARAMS_MAX)
+			return quiet_err(p, -EINVAL, "utrace passes at most 4 strings to a "
+					 "synthetic event");
+		if (!str && ((a->p[i].ref == -1 && (a->p[i].f.flags & UTRACE__HF_STRING)) ||
+			     strcmp(type, sf[i].type)))
+			return hist_err(p, -EINVAL,
+					"Param type doesn't match synthetic event field type",
+					a->params[i]);
+	}
+	return 0;
+}
+
+static struct utrace__hist_action *new_action(struct utrace__hist_action **at)
+{
+	*at = calloc(1, sizeof(**at));
+	return *at;
+}
+
+/* onmatch(SYS.EVENT).ACTION (the kernel's onmatch_parse()). */
+static int create_action(struct parser *p, char *s)
+{
+	struct utrace__hist_action *a = new_action(&p->h->action);
+	char *m = s + 8, *close = strchr(m, ')'), *dot;
+
 	if (!a)
 		return -ENOMEM;
-	p->h->action = a;
+	a->handler = UTRACE__HA_ONMATCH;
 	if (!close)
 		return hist_err(p, -EINVAL, "No closing paren found", m);
 	*close = 0;
@@ -728,49 +841,57 @@ static int create_action(struct parser *p, char *s)
 	snprintf(a->event, sizeof(a->event), "%s", dot + 1);
 	if (!p->env->find_event || !p->env->find_event(p->env->arg, a->system, a->event))
 		return hist_err(p, -EINVAL, "Invalid subsystem or event name", dot + 1);
-	act = close + 1;
-	if (*act != '.')
-		return hist_err(p, -EINVAL, "No action found", act);
-	act++;
-	args = strchr(act, '(');
-	end = args ? strrchr(args, ')') : NULL;
-	if (!args || !end || end[1])
-		return hist_err(p, -EINVAL, "No closing paren found", act);
-	*args++ = 0;
-	*end = 0;
-	if (!strcmp(act, "trace")) {
-		a->trace_kw = true;
-		name = strip_blank(strsep(&args, ","));
-	} else {
-		name = act;
-	}
-	snprintf(a->synth, sizeof(a->synth), "%s", name);
-	while (args && (tok = strsep(&args, ","))) {
-		tok = strip_blank(tok);
-		if (nr == UTRACE__HIST_PARAMS_MAX)
-			return hist_err(p, -EINVAL, "Too many action params", tok);
-		snprintf(a->params[nr++], sizeof(a->params[0]), "%s", tok);
-	}
-	a->nr_params = nr;
-	a->target = p->env->get_synth ? p->env->get_synth(p->env->arg, name, &sf, &i) : NULL;
-	if (!a->target)
-		return hist_err(p, -EINVAL, "Couldn't find synthetic event", name);
-	if (i != nr)
-		return hist_err(p, -EINVAL, "Param count doesn't match synthetic event field count",
-				name);
-	for (i = 0; i < nr; i++) {
-		char copy[64];
+	return create_act(p, a, close + 1);
+}
 
-		snprintf(copy, sizeof(copy), "%s", a->params[i]);
-		r = parse_operand(p, copy, &a->p[i], &type);
-		if (r < 0)
-			return r;
-		if (strcmp(type, sf[i].type))
-			return hist_err(p, -EINVAL,
-					"Param type doesn't match synthetic event field type",
-					a->params[i]);
-	}
-	return 0;
+/* onmax($var).ACTION or onchange($var).ACTION (the kernel's
+ * track_data_parse(), track_data_create()). */
+static int create_track(struct parser *p, char *s)
+{
+	struct utrace__hist_action *a = new_action(&p->h->track);
+	char *v = strchr(s, '(') + 1, *close = strchr(v, ')');
+	unsigned int i;
+
+	if (!a)
+		return -ENOMEM;
+	a->handler = s[2] == 'm' ? UTRACE__HA_ONMAX : UTRACE__HA_ONCHANGE;
+	if (!close)
+		return hist_err(p, -EINVAL, "No closing paren found", v);
+	*close = 0;
+	v = strip_blank(v);
+	snprintf(a->var_str, sizeof(a->var_str), "%s", v);
+	if (v[0] != '$')
+		return hist_err(p, -EINVAL, "For onmax(x) or onchange(x), x must be a variable", v);
+	for (i = 0; i < p->h->nr_vars; i++)
+		if (!strcmp(p->h->vars[i].name, v + 1))
+			break;
+	if (i == p->h->nr_vars)
+		return hist_err(p, -EINVAL, "Couldn't find onmax or onchange variable", v + 1);
+	a->track_var = i;
+	return create_act(p, a, close + 1);
+}
+
+static bool same_action(const struct utrace__hist_action *a, const struct utrace__hist_action *b)
+{
+	unsigned int i;
+
+	if (!a || !b)
+		return !a && !b;
+	if (a->handler != b->handler || a->kind != b->kind || a->nr_params != b->nr_params ||
+	    strcmp(a->synth, b->synth) || strcmp(a->system, b->system) ||
+	    strcmp(a->event, b->event) || strcmp(a->var_str, b->var_str))
+		return false;
+	for (i = 0; i < a->nr_params; i++)
+		if (strcmp(a->params[i], b->params[i]))
+			return false;
+	return true;
+}
+
+static void free_action(const struct utrace__hist *h, struct utrace__hist_action *a)
+{
+	if (a && a->target && h->env && h->env->put_synth)
+		h->env->put_synth(h->env->arg, a->target);
+	free(a);
 }
 
 /* The fixed record bytes a field reads (0 for the others). */
@@ -791,9 +912,8 @@ void utrace__hist_free(struct utrace__hist *h)
 {
 	if (!h)
 		return;
-	if (h->action && h->action->target && h->env && h->env->put_synth)
-		h->env->put_synth(h->env->arg, h->action->target);
-	free(h->action);
+	free_action(h, h->action);
+	free_action(h, h->track);
 	utrace__filter_free(h->filter);
 	free(h->filter_str);
 	free(h->clock);
@@ -906,6 +1026,12 @@ static int parse(const char *text, const struct utrace_event_field *fields, unsi
 		if (r < 0)
 			goto fail;
 	}
+	if (a.track) {
+		r = create_track(&p, a.track);
+		if (r < 0)
+			goto fail;
+	}
+	p.h->track_first = a.track_first;
 	if (p.h->timestamps && a.clock && !known_clock(a.clock)) {
 		r = hist_err(&p, -EINVAL, "Couldn't set trace_clock", a.clock);
 		goto fail;
@@ -978,6 +1104,14 @@ int utrace__hist_parse_env(const char *text, const struct utrace_event_field *fi
 			   struct utrace__hist **out, struct utrace__hist_error *err)
 {
 	return parse(text, fields, nr, NULL, env, out, err);
+}
+
+int utrace__hist_parse_full(const char *text, const struct utrace_event_field *fields,
+			    unsigned int nr, const struct utrace__filter_syms *syms,
+			    const struct utrace__hist_env *env, struct utrace__hist **out,
+			    struct utrace__hist_error *err)
+{
+	return parse(text, fields, nr, syms, env, out, err);
 }
 
 /* ------------------------------------------------------------ trigger info */
@@ -1065,6 +1199,26 @@ static void field_print(struct sbuf *b, const struct utrace__hist_field *f)
 		sb_printf(b, "=%" PRIu64, f->buckets);
 }
 
+/* print_onmatch_spec(), print_track_data_spec(), print_action_spec() */
+static void action_print(struct sbuf *b, const struct utrace__hist_action *a)
+{
+	unsigned int i;
+
+	if (!a)
+		return;
+	if (a->handler == UTRACE__HA_ONMATCH)
+		sb_printf(b, ":onmatch(%s.%s).", a->system, a->event);
+	else
+		sb_printf(b, ":%s(%s).", a->handler == UTRACE__HA_ONMAX ? "onmax" : "onchange",
+			  a->var_str);
+	sb_printf(b, "%s(", a->trace_kw ? "trace" : a->synth);
+	if (a->trace_kw)
+		sb_printf(b, "%s", a->synth);
+	for (i = 0; i < a->nr_params; i++)
+		sb_printf(b, "%s%s", i || a->trace_kw ? "," : "", a->params[i]);
+	sb_printf(b, ")");
+}
+
 static void info_print(struct sbuf *b, const struct utrace__hist *h, bool paused)
 {
 	bool show = false;
@@ -1114,18 +1268,8 @@ static void info_print(struct sbuf *b, const struct utrace__hist *h, bool paused
 		sb_printf(b, ":clock=%s", h->clock);
 	if (h->nohitcount)
 		sb_printf(b, ":nohitcount");
-	if (h->action) {
-		/* print_onmatch_spec(), print_action_spec() */
-		const struct utrace__hist_action *a = h->action;
-
-		sb_printf(b, ":onmatch(%s.%s).%s(", a->system, a->event,
-			  a->trace_kw ? "trace" : a->synth);
-		if (a->trace_kw)
-			sb_printf(b, "%s", a->synth);
-		for (i = 0; i < a->nr_params; i++)
-			sb_printf(b, "%s%s", i || a->trace_kw ? "," : "", a->params[i]);
-		sb_printf(b, ")");
-	}
+	for (i = 0; i < 2; i++)
+		action_print(b, (i == 0) == h->track_first ? h->track : h->action);
 	if (h->filter_str)
 		sb_printf(b, " if %s", h->filter_str);
 	sb_printf(b, paused ? " [paused]\n" : " [active]\n");
@@ -1184,6 +1328,9 @@ bool utrace__hist_same(const struct utrace__hist *a, const struct utrace__hist *
 		return false;
 	if (a->filter_str && strcmp(a->filter_str, b->filter_str))
 		return false;
+	if (!same_action(a->action, b->action) || !same_action(a->track, b->track) ||
+	    (a->action && a->track && a->track_first != b->track_first))
+		return false;
 	for (i = 0; i < a->nr_vals; i++)
 		if (!same_field(&a->vals[i], &b->vals[i]))
 			return false;
@@ -1205,7 +1352,8 @@ struct elt {
 	_Atomic uint64_t sums[UTRACE__HIST_VALS_MAX];
 	_Atomic uint64_t vars[UTRACE__HIST_VARS_MAX];
 	_Atomic uint32_t var_set;                /* a bit each */
-	unsigned char key[];
+	_Atomic uint64_t track;                  /* onmax()/onchange()'s value */
+	unsigned char key[];                     /* then the save() area */
 };
 
 struct slot {
@@ -1221,6 +1369,9 @@ struct utrace__hist_map {
 	_Atomic uint32_t next_elt;
 	struct slot *slots;
 	_Atomic uint64_t hits, drops;
+	/* .snapshot(): the value and the entry of the last one taken */
+	_Atomic uint64_t snap_val;
+	struct elt *_Atomic snap_elt;
 };
 
 /* The entry of a slot taken by a writer that then found no entry left. */
@@ -1241,6 +1392,7 @@ struct utrace__hist_map *utrace__hist_map_new(const struct utrace__hist *h)
 	m->max_elts = 1u << h->bits;
 	m->nr_slots = 2u << h->bits;
 	m->elt_size = (sizeof(struct elt) + h->key_size + 7) & ~(size_t)7;
+	m->elt_size += h->save_size;
 	m->pool = calloc(m->max_elts, m->elt_size);
 	m->slots = calloc(m->nr_slots, sizeof(*m->slots));
 	if (!m->pool || !m->slots) {
@@ -1266,6 +1418,8 @@ void utrace__hist_map_clear(struct utrace__hist_map *m)
 	atomic_store(&m->next_elt, 0);
 	atomic_store(&m->hits, 0);
 	atomic_store(&m->drops, 0);
+	atomic_store(&m->snap_val, 0);
+	atomic_store(&m->snap_elt, NULL);
 }
 
 static uint32_t key_hash(const unsigned char *k, uint32_t n)
@@ -1380,6 +1534,39 @@ static uint64_t field_value(const struct utrace__hist *h, const struct utrace__h
 	return v;
 }
 
+/* A string field's bytes in the record (not NUL-terminated); false when
+ * they would be outside it. */
+static bool field_str(const struct utrace__hist_field *f, const unsigned char *r, uint32_t size,
+		      const unsigned char **s, uint32_t *n)
+{
+	uint32_t loc;
+
+	if (f->src == UTRACE__HS_STR) {
+		*s = r + f->offset;
+		*n = f->size;
+		return true;
+	}
+	loc = (uint32_t)read_num(r + f->offset, 4, false);
+	*s = r + (loc & 0xffff);
+	*n = loc >> 16;
+	return (loc & 0xffff) + (uint64_t)*n <= size;
+}
+
+/* A string field copied NUL-terminated into out[cap]. */
+static char *copy_str(const struct utrace__hist_field *f, const unsigned char *r, uint32_t size,
+		      char *out, uint32_t cap)
+{
+	const unsigned char *s;
+	uint32_t n, j;
+
+	if (!field_str(f, r, size, &s, &n))
+		n = 0;
+	for (j = 0; j < n && j < cap - 1 && s[j]; j++)
+		out[j] = (char)s[j];
+	out[j] = 0;
+	return out;
+}
+
 /* The record's key; false when it is no hit (filtered, too short). */
 static bool make_key(const struct utrace__hist *h, const unsigned char *r, uint32_t size,
 		     const struct utrace__hist_ctx *ctx, unsigned char *key)
@@ -1395,15 +1582,8 @@ static bool make_key(const struct utrace__hist *h, const unsigned char *r, uint3
 		const unsigned char *s = NULL;
 		uint32_t n = 0, j;
 
-		if (k->src == UTRACE__HS_STR) {
-			s = r + k->offset;
-			n = k->size;
-		} else if (k->src == UTRACE__HS_DYNSTR) {
-			uint32_t loc = (uint32_t)read_num(r + k->offset, 4, false);
-
-			s = r + (loc & 0xffff);
-			n = loc >> 16;
-			if ((loc & 0xffff) + (uint64_t)n > size)
+		if (k->src == UTRACE__HS_STR || k->src == UTRACE__HS_DYNSTR) {
+			if (!field_str(k, r, size, &s, &n))
 				return false;     /* a string outside the record */
 		} else {
 			uint64_t v = field_value(h, k, r, ctx);
@@ -1454,17 +1634,71 @@ static uint64_t operand_value(const struct utrace__hist *h, const struct utrace_
 	return field_value(h, &o->f, r, ctx);
 }
 
-int utrace__hist_add_vars(struct utrace__hist_map *m, const void *rec, uint32_t size,
-			  const struct utrace__hist_ctx *ctx,
-			  struct utrace__hist_map *const *ref_maps, uint64_t *params)
+/* cond_snapshot_update(): a snapshot when the value passes the check
+ * against the last snapshot's too (a new maximum of the whole table). */
+static bool snap_update(struct utrace__hist_map *m, const struct utrace__hist_action *a,
+			struct elt *e, uint64_t v)
 {
-	const struct utrace__hist *h = m->h;
+	uint64_t old = atomic_load_explicit(&m->snap_val, memory_order_relaxed);
+
+	do {
+		if (a->handler == UTRACE__HA_ONMAX ? v <= old : v == old)
+			return false;
+	} while (!atomic_compare_exchange_weak_explicit(&m->snap_val, &old, v,
+							memory_order_relaxed,
+							memory_order_relaxed));
+	atomic_store_explicit(&m->snap_elt, e, memory_order_release);
+	return true;
+}
+
+/* An action's parameters: numbers, or the address of a string's copy. */
+static void action_params(const struct utrace__hist *h, const struct utrace__hist_action *a,
+			  const unsigned char *r, uint32_t size, const struct utrace__hist_ctx *ctx,
+			  const uint64_t *refv, const uint64_t *own, uint64_t *params,
+			  char (*str)[UTRACE__HIST_STR_MAX])
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < a->nr_params; i++) {
+		const struct utrace__hist_operand *o = &a->p[i];
+
+		if (o->ref == -1 && (o->f.flags & UTRACE__HF_STRING))
+			params[i] = (uintptr_t)copy_str(&o->f, r, size, str[n++],
+							UTRACE__HIST_STR_MAX);
+		else
+			params[i] = operand_value(h, o, r, ctx, refv, own);
+	}
+}
+
+/* check_track_val(), save_track_val(): true when v is a new maximum, or
+ * changed. */
+static bool track_update(const struct utrace__hist_action *a, struct elt *e, uint64_t v)
+{
+	uint64_t old = atomic_load_explicit(&e->track, memory_order_relaxed);
+
+	if (a->handler == UTRACE__HA_ONCHANGE)
+		return v != old && atomic_exchange_explicit(&e->track, v, memory_order_relaxed) != v;
+	while (v > old)
+		if (atomic_compare_exchange_weak_explicit(&e->track, &old, v, memory_order_relaxed,
+							  memory_order_relaxed))
+			return true;
+	return false;
+}
+
+int utrace__hist_add_vars(struct utrace__hist_map *m, const struct utrace__hist *h,
+			  const void *rec, uint32_t size,
+			  const struct utrace__hist_ctx *ctx,
+			  struct utrace__hist_map *const *ref_maps, struct utrace__hist_fire *fire)
+{
+	int ret = 0;
 	const unsigned char *r = rec;
 	unsigned char key[KEY_SIZE_MAX];
 	uint64_t refv[UTRACE__HIST_REFS_MAX], own[UTRACE__HIST_VARS_MAX];
 	struct elt *e;
 	unsigned int i;
 
+	if (!h)
+		h = m->h;
 	if (!make_key(h, r, size, ctx, key))
 		return -1;
 	/* resolve_var_refs(): each read once, with this key */
@@ -1504,11 +1738,38 @@ int utrace__hist_add_vars(struct utrace__hist_map *m, const void *rec, uint32_t 
 		atomic_store_explicit(&e->vars[i], x, memory_order_relaxed);
 		atomic_fetch_or_explicit(&e->var_set, 1u << i, memory_order_release);
 	}
-	if (!h->action)
-		return 0;
-	for (i = 0; i < h->action->nr_params; i++)
-		params[i] = operand_value(h, &h->action->p[i], r, ctx, refv, own);
-	return 1;
+	if (h->action) {
+		action_params(h, h->action, r, size, ctx, refv, own, fire->params[0], fire->str[0]);
+		ret |= 1;
+	}
+	if (h->track && track_update(h->track, e, own[h->track->track_var])) {
+		const struct utrace__hist_action *a = h->track;
+		unsigned char *save = e->key + ((h->key_size + 7) & ~7u);
+
+		if (a->kind == UTRACE__HA_TRACE) {
+			action_params(h, a, r, size, ctx, refv, own, fire->params[1], fire->str[1]);
+			ret |= 2;
+		}
+		if (a->kind == UTRACE__HA_SNAPSHOT && snap_update(m, a, e, own[a->track_var]))
+			ret |= 4;
+		/* save_track_data_vars(): not atomic with the value (as the
+		 * kernel's) */
+		for (i = 0; a->kind == UTRACE__HA_SAVE && i < a->nr_params; i++) {
+			const struct utrace__hist_field *f = &a->p[i].f;
+			uint64_t x;
+
+			if (f->flags & UTRACE__HF_STRING) {
+				uint32_t cap = f->size > UTRACE__HIST_STR_MAX - 1 ?
+					UTRACE__HIST_STR_MAX : f->size + 1;
+
+				copy_str(f, r, size, (char *)save + a->save_off[i], cap);
+				continue;
+			}
+			x = field_value(h, f, r, ctx);
+			memcpy(save + a->save_off[i], &x, 8);
+		}
+	}
+	return ret;
 }
 
 /* ------------------------------------------------------------ the hist file */
@@ -1677,6 +1938,47 @@ static void val_print(struct sbuf *b, const struct utrace__hist_field *f, uint64
 	}
 }
 
+/* track_data_print(): the onmax()/onchange() value and what save() kept. */
+static void track_print(struct sbuf *b, const struct utrace__hist *h, const struct elt *e)
+{
+	const struct utrace__hist_action *a = h->track;
+	const unsigned char *save = e->key + ((h->key_size + 7) & ~7u);
+	unsigned int i;
+	uint64_t x;
+
+	if (!a || a->kind == UTRACE__HA_SNAPSHOT)
+		return;
+	sb_printf(b, "\n\t%s: %10" PRIu64, a->handler == UTRACE__HA_ONMAX ? "max" : "changed",
+		  (uint64_t)atomic_load_explicit(&e->track, memory_order_relaxed));
+	for (i = 0; a->kind == UTRACE__HA_SAVE && i < a->nr_params; i++) {
+		if (a->p[i].f.flags & UTRACE__HF_STRING) {
+			sb_printf(b, "  %s: %-32s", a->p[i].f.name,
+				  (const char *)save + a->save_off[i]);
+			continue;
+		}
+		memcpy(&x, save + a->save_off[i], 8);
+		sb_printf(b, "  %s: %10" PRIu64, a->p[i].f.name, x);
+	}
+}
+
+/* track_data_snapshot_print() */
+static void snap_print(struct sbuf *b, const struct utrace__hist_map *m,
+		       const struct utrace__hist_print_opts *o)
+{
+	const struct utrace__hist_action *a = m->h->track;
+	const struct elt *e = atomic_load_explicit(&m->snap_elt, memory_order_acquire);
+
+	if (!a || a->kind != UTRACE__HA_SNAPSHOT || !e)
+		return;
+	sb_printf(b, "\nSnapshot taken (see tracing/snapshot).  Details:\n");
+	sb_printf(b, "\ttriggering value { %s(%s) }: %10" PRIu64,
+		  a->handler == UTRACE__HA_ONMAX ? "onmax" : "onchange", a->var_str,
+		  (uint64_t)atomic_load_explicit(&m->snap_val, memory_order_relaxed));
+	sb_printf(b, "\ttriggered by event with key: ");
+	key_print(b, m->h, o, e);
+	sb_printf(b, "\n");
+}
+
 int utrace__hist_print(struct utrace__hist_map *m, const struct utrace__hist_print_opts *o,
 		       FILE *out)
 {
@@ -1726,6 +2028,7 @@ int utrace__hist_print(struct utrace__hist_map *m, const struct utrace__hist_pri
 				sb_printf(&b, " ");
 			val_print(&b, &h->vals[j], x, total[j], max[j]);
 		}
+		track_print(&b, h, v[i].e);
 		sb_printf(&b, "\n");
 		if (b.len > 1 << 16 && !b.oom) {
 			if (fwrite(b.p, 1, b.len, out) != b.len)
@@ -1733,6 +2036,7 @@ int utrace__hist_print(struct utrace__hist_map *m, const struct utrace__hist_pri
 			b.len = 0;
 		}
 	}
+	snap_print(&b, m, o);
 	sb_printf(&b, "\nTotals:\n    Hits: %" PRIu64 "\n    Entries: %u\n    Dropped: %" PRIu64
 		  "\n", atomic_load(&m->hits), n, atomic_load(&m->drops));
 	if (b.oom)

@@ -106,24 +106,46 @@ struct utrace__hist_ref {
 	unsigned int idx;        /* the variable's index there */
 };
 
-/* onmatch(SYS.EVENT).trace(NAME,PARAMS) or .NAME(PARAMS). */
+/* An action's handler and what it does (the kernel's HANDLER_*, ACTION_*). */
+enum { UTRACE__HA_ONMATCH, UTRACE__HA_ONMAX, UTRACE__HA_ONCHANGE };
+enum { UTRACE__HA_TRACE, UTRACE__HA_SAVE, UTRACE__HA_SNAPSHOT };
+
+#define UTRACE__HIST_STR_PARAMS_MAX 4    /* strings an action passes on */
+
+/* onmatch(SYS.EVENT).trace(NAME,PARAMS) or .NAME(PARAMS);
+ * onmax($var) or onchange($var) with .save(FIELDS), .trace(...) or .NAME(...). */
 struct utrace__hist_action {
+	int handler, kind;
 	char system[64], event[64], synth[64];
+	char var_str[64];        /* onmax/onchange: "$var" as written */
+	unsigned int track_var;  /* its index in the trigger's vars[] */
 	bool trace_kw;
 	unsigned int nr_params;
 	char params[UTRACE__HIST_PARAMS_MAX][64];
 	struct utrace__hist_operand p[UTRACE__HIST_PARAMS_MAX];
+	uint32_t save_off[UTRACE__HIST_PARAMS_MAX];  /* save: in an entry's save area */
 	void *target;            /* the caller's handle of the synthetic event */
 };
 
-/* What the parser asks the live triggers about the others (NULL offline:
- * variables and actions are refused). */
+/* What utrace__hist_add_vars() gives the actions to run: the values of
+ * the onmatch() action's parameters ([0]) and of the onmax()/onchange()
+ * one's ([1]); a string is passed as the address of its copy in str[]. */
+struct utrace__hist_fire {
+	uint64_t params[2][UTRACE__HIST_PARAMS_MAX];
+	char str[2][UTRACE__HIST_STR_PARAMS_MAX][UTRACE__HIST_STR_MAX];
+};
+
+/* What the parser asks the caller about the other triggers and events:
+ * the live triggers' (lib/runtime/trigger.c) or utrace hist -i's
+ * (lib/reader/histfile.c); NULL: variables and actions are refused. */
 struct utrace__hist_env {
 	void *arg;
-	/* a variable of another hist trigger: 0, or -ENOENT */
-	int (*find_var)(void *arg, const char *name, const void **owner, unsigned int *idx,
-			const char **type);
-	/* a synthetic event (held until utrace__hist_free()'s put), or NULL */
+	/* a variable of another hist trigger (of SYSTEM.EVENT's triggers
+	 * unless system is NULL): 0, or -ENOENT */
+	int (*find_var)(void *arg, const char *system, const char *event, const char *name,
+			const void **owner, unsigned int *idx, const char **type);
+	/* a synthetic event (held until utrace__hist_free()'s put, when
+	 * put_synth is set), or NULL */
 	void *(*get_synth)(void *arg, const char *name, const struct utrace_event_field **f,
 			   unsigned int *nr);
 	void (*put_synth)(void *arg, void *synth);
@@ -159,7 +181,10 @@ struct utrace__hist {
 	unsigned int nr_vars;
 	struct utrace__hist_ref refs[UTRACE__HIST_REFS_MAX];
 	unsigned int nr_refs;
-	struct utrace__hist_action *action;
+	struct utrace__hist_action *action;   /* onmatch(), or NULL */
+	struct utrace__hist_action *track;    /* onmax() or onchange(), or NULL */
+	bool track_first;        /* written before the onmatch() */
+	uint32_t save_size;      /* an entry's bytes for track->kind SAVE */
 	const struct utrace__hist_env *env;   /* for put_synth */
 };
 
@@ -194,6 +219,11 @@ int utrace__hist_parse(const char *text, const struct utrace_event_field *fields
 int utrace__hist_parse_env(const char *text, const struct utrace_event_field *fields,
 			   unsigned int nr, const struct utrace__hist_env *env,
 			   struct utrace__hist **out, struct utrace__hist_error *err) UTRACE_HIDDEN;
+/* Both: syms for the filter, env for variables and actions. */
+int utrace__hist_parse_full(const char *text, const struct utrace_event_field *fields,
+			    unsigned int nr, const struct utrace__filter_syms *syms,
+			    const struct utrace__hist_env *env, struct utrace__hist **out,
+			    struct utrace__hist_error *err) UTRACE_HIDDEN;
 void utrace__hist_free(struct utrace__hist *h) UTRACE_HIDDEN;
 void utrace__hist_error_fini(struct utrace__hist_error *err) UTRACE_HIDDEN;
 
@@ -265,19 +295,25 @@ bool utrace__hist_add(struct utrace__hist_map *m, const struct utrace__hist *h, 
  * utrace__hist_add_vars - utrace__hist_add() for a trigger with variables
  *                         or an action (the kernel's event_hist_trigger())
  * @m: the table
+ * @h: the trigger as parsed for the record's format; NULL: the table's
  * @rec, @size, @ctx: as utrace__hist_add()
  * @ref_maps: the table of each h->refs[i]'s trigger
- * @params: set to the action's values when it is to run
+ * @fire: set to the actions' parameters when they are to run
  *
  * The references to other triggers' variables are read with this
  * record's key first, and consumed (read once); one that is not set makes
- * the record no hit.  Then the entry's sums and variables are updated.
+ * the record no hit.  Then the entry's sums and variables are updated,
+ * then its onmax()/onchange() value (a save() is done here).
  *
- * Return: -1 no hit, 0 a hit, 1 a hit whose action is to run.
+ * Return: -1 no hit, else a hit with bit 0 set when the onmatch() action's
+ * trace is to run, bit 1 when the onmax()/onchange() one's is, bit 2 when
+ * its .snapshot() is to be taken.
  */
-int utrace__hist_add_vars(struct utrace__hist_map *m, const void *rec, uint32_t size,
+int utrace__hist_add_vars(struct utrace__hist_map *m, const struct utrace__hist *h,
+			  const void *rec, uint32_t size,
 			  const struct utrace__hist_ctx *ctx,
-			  struct utrace__hist_map *const *ref_maps, uint64_t *params) UTRACE_HIDDEN;
+			  struct utrace__hist_map *const *ref_maps, struct utrace__hist_fire *fire)
+	UTRACE_HIDDEN;
 
 /* Can records read with @b (the same trigger parsed for another format of
  * the event) go into a table made for @a: the same keys and values, in

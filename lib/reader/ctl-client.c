@@ -750,6 +750,26 @@ int utrace__ctl_pool(struct utrace__ctl *c, int *fd)
 	return r;
 }
 
+int utrace__ctl_snapshot(struct utrace__ctl *c, int *fd)
+{
+	struct answer a;
+	int r = request(c, UTRACE_CTL_SNAPSHOT, 0, 0, 0, NULL, 0, NULL, 0, &a);
+
+	free(a.data);
+	*fd = a.fd;
+	if (r > 0 && a.fd >= 0)
+		return r;
+	if (a.fd >= 0)
+		close(a.fd);
+	*fd = -1;
+	return r < 0 ? r : -ENOENT;
+}
+
+int utrace__ctl_snapshot_free(struct utrace__ctl *c)
+{
+	return simple(c, UTRACE_CTL_SNAPSHOT, 0, 1, NULL, 0);
+}
+
 int utrace__ctl_attach(struct utrace__ctl *c, const char *sock_path, uint32_t mode)
 {
 	return simple(c, UTRACE_CTL_ATTACH, 0, (int32_t)mode, sock_path, strlen(sock_path));

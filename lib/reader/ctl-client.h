@@ -220,6 +220,10 @@ int utrace__ctl_pool_mode(struct utrace__ctl *c, int mode) UTRACE_HIDDEN;
  * did not exist yet.  Map it with utrace__pool_map() (pool.h / live.h).
  */
 int utrace__ctl_pool(struct utrace__ctl *c, int *fd) UTRACE_HIDDEN;
+/* The snapshot trigger's copy of the pool (a memfd, *fd) and its number
+ * (> 0), or -ENOENT when there is none; _free() drops it. */
+int utrace__ctl_snapshot(struct utrace__ctl *c, int *fd) UTRACE_HIDDEN;
+int utrace__ctl_snapshot_free(struct utrace__ctl *c) UTRACE_HIDDEN;
 
 /*
  * Instances (the mount's instances/<name>/): the requests that follow

@@ -9,6 +9,13 @@
  * the trigger file one after the other before the events happened: a
  * second identical one is refused, a later pause, cont or clear applies
  * to the earlier one.
+ *
+ * Triggers may be on several events (each after its EVENT argument), with
+ * variables, references to another trigger's variables ($x, or
+ * SYS.EVENT.$x: an earlier trigger's), onmatch(), onmax() and onchange()
+ * actions, and synthetic events defined by the caller: the records are
+ * then read in time order, and an action's synthetic record goes, nested,
+ * through the triggers of its synthetic event, as in the traced program.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -19,6 +26,7 @@
 #include "formats.h"
 #include "hist.h"
 #include "histfile.h"
+#include "synthdef.h"
 
 /* One distinct format of the event, and each trigger parsed for it. */
 struct hev {
@@ -29,18 +37,31 @@ struct hev {
 struct table {
 	struct utrace__hist *h;          /* the first format's */
 	struct utrace__hist_map *m;
+	const char *system, *event;      /* its event's */
 	bool paused;
 	bool used;                       /* not folded into an earlier one */
+	bool vars;                       /* variables, references or actions */
+};
+
+/* A synthetic event of the caller's (-s): its records are made by actions. */
+struct synth {
+	struct utrace__synth_def d;
+	struct utrace__hist **h;         /* [nr_triggers], NULL: not on it */
 };
 
 struct histfile {
 	const struct utrace__histfile_opts *o;
 	const char *name;
 	struct utrace__fmts fmts;
+	struct utrace__tf *tf;
 	struct hev *evs;
 	size_t nr_evs;
+	struct synth *synths;
 	struct table *t;
+	unsigned int depth;              /* nested synthetic records */
 };
+
+#define SYNTH_DEPTH_MAX 4                /* as the traced program's */
 
 static bool event_matches(const char *want, const char *system, const char *name)
 {
@@ -63,17 +84,17 @@ static int entry_sym(void *arg, const void *owner, uint64_t addr, const char **n
 }
 
 /* Say why a trigger is refused: the kernel's errno and error_log entry. */
-static void refused(const struct histfile *hf, const struct hev *v, const char *text,
-		    const struct utrace__hist_error *err)
+static void refused(const struct histfile *hf, const char *system, const char *event,
+		    const char *text, const struct utrace__hist_error *err)
 {
-	char *log = utrace__hist_error_text(v->e->system, v->e->name, text, err);
+	char *log = utrace__hist_error_text(system, event, text, err);
 
 	if (!err->logged && err->msg[0])
-		fprintf(stderr, "utrace: hist trigger for '%s:%s' refused: %s\n", v->e->system,
-			v->e->name, err->msg);
+		fprintf(stderr, "utrace: hist trigger for '%s:%s' refused: %s\n", system, event,
+			err->msg);
 	else
 		fprintf(stderr, "utrace: hist trigger for '%s:%s' refused: %s%s\n",
-			v->e->system, v->e->name, strerror(-err->err),
+			system, event, strerror(-err->err),
 			log ? "; error_log:" : " (the kernel logs nothing)");
 	if (log)
 		fputs(log, stderr);
@@ -81,30 +102,49 @@ static void refused(const struct histfile *hf, const struct hev *v, const char *
 	(void)hf;
 }
 
-/* Find the formats of the event: 0, or 1 (said) when there are none. */
-static int find_event(struct histfile *hf, struct utrace__tf *tf)
+/* The caller's synthetic event that @want names ("synthetic:NAME" or
+ * "NAME"), or NULL. */
+static struct synth *synth_named(const struct histfile *hf, const char *want)
+{
+	size_t i;
+
+	if (!strncmp(want, "synthetic:", 10))
+		want += 10;
+	else if (strchr(want, ':'))
+		return NULL;
+	for (i = 0; i < hf->o->nr_synth; i++)
+		if (!strcmp(hf->synths[i].d.name, want))
+			return &hf->synths[i];
+	return NULL;
+}
+
+/* Find the formats of the event @want: 0, or 1 (said) when there are none. */
+static int find_event(struct histfile *hf, struct utrace__tf *tf, const char *want)
 {
 	struct utrace__tf_format *f;
 	const char *sys = NULL;
-	size_t i;
+	size_t i, j, found = 0;
 
+	if (synth_named(hf, want))
+		return 0;
 	for (i = 0; (f = utrace__tf_format(tf, i)); i++) {
 		struct utrace__fmt *e;
 		struct hev *a;
 
-		if (!event_matches(hf->o->event, f->system, f->name))
+		if (!event_matches(want, f->system, f->name))
 			continue;
 		e = utrace__fmts_get(&hf->fmts, f);
 		if (!e)
 			return -ENOMEM;
-		if (e->user)
-			continue;
 		if (sys && strcmp(sys, e->system)) {
 			fprintf(stderr, "utrace: '%s' names events of systems '%s' and '%s' in '%s': "
-				"give SYSTEM:EVENT\n", hf->o->event, sys, e->system, hf->name);
+				"give SYSTEM:EVENT\n", want, sys, e->system, hf->name);
 			return 1;
 		}
 		sys = e->system;
+		found++;
+		if (e->user)
+			continue;
 		a = realloc(hf->evs, (hf->nr_evs + 1) * sizeof(*a));
 		if (!a)
 			return -ENOMEM;
@@ -116,13 +156,137 @@ static int find_event(struct histfile *hf, struct utrace__tf *tf)
 		e->user = &a[hf->nr_evs];
 		e->selected = true;
 		hf->nr_evs++;
+		/* the array moved while it grew: point the formats at it again */
+		for (j = 0; j < hf->nr_evs; j++)
+			hf->evs[j].e->user = &hf->evs[j];
 	}
-	/* the array moved while it grew: point the formats at it again */
-	for (i = 0; i < hf->nr_evs; i++)
-		hf->evs[i].e->user = &hf->evs[i];
-	if (!hf->nr_evs) {
+	if (!found) {
 		fprintf(stderr, "utrace: no event in '%s' matches '%s' (the events in the file: "
-			"utrace script --list -i '%s')\n", hf->name, hf->o->event, hf->name);
+			"utrace script --list -i '%s')\n", hf->name, want, hf->name);
+		return 1;
+	}
+	return 0;
+}
+
+/* ---- what the parser asks: earlier triggers' variables, events, synthetic events ---- */
+
+static int env_find_var(void *arg, const char *system, const char *event, const char *name,
+			const void **owner, unsigned int *idx, const char **type)
+{
+	struct histfile *hf = arg;
+	size_t t;
+	unsigned int j;
+
+	for (t = 0; t < hf->o->nr_triggers; t++) {
+		const struct table *tb = &hf->t[t];
+
+		if (!tb->used || (system && (strcmp(system, tb->system) ||
+					     strcmp(event, tb->event))))
+			continue;
+		for (j = 0; j < tb->h->nr_vars; j++)
+			if (!strcmp(tb->h->vars[j].name, name)) {
+				*owner = tb;
+				*idx = j;
+				*type = tb->h->vars[j].type;
+				return 0;
+			}
+	}
+	return -ENOENT;
+}
+
+static void *env_get_synth(void *arg, const char *name, const struct utrace_event_field **f,
+			   unsigned int *nr)
+{
+	struct histfile *hf = arg;
+	size_t i;
+
+	for (i = 0; i < hf->o->nr_synth; i++)
+		if (!strcmp(hf->synths[i].d.name, name)) {
+			*f = hf->synths[i].d.ef;
+			*nr = hf->synths[i].d.nr;
+			return &hf->synths[i];
+		}
+	return NULL;
+}
+
+static bool env_find_event(void *arg, const char *system, const char *event)
+{
+	struct histfile *hf = arg;
+	struct utrace__tf_format *f;
+	size_t i;
+
+	if (!strcmp(system, "synthetic") && synth_named(hf, event))
+		return true;
+	for (i = 0; (f = utrace__tf_format(hf->tf, i)); i++)
+		if (!strcmp(f->system, system) && !strcmp(f->name, event))
+			return true;
+	return false;
+}
+
+/* Define the caller's synthetic events: 0, or 1 (said). */
+static int define_synths(struct histfile *hf)
+{
+	size_t i, j;
+
+	hf->synths = calloc(hf->o->nr_synth + 1, sizeof(*hf->synths));
+	if (!hf->synths)
+		return -ENOMEM;
+	for (i = 0; i < hf->o->nr_synth; i++) {
+		struct synth *sy = &hf->synths[i];
+		char *log = NULL;
+		int r = utrace__synth_def_parse(hf->o->synth[i], &sy->d, &log);
+
+		if (r == 0)
+			for (j = 0; j < i; j++)
+				if (!strcmp(hf->synths[j].d.name, sy->d.name))
+					r = utrace__synth_refuse(&log, hf->o->synth[i],
+								 "Event already exists",
+								 sy->d.name, -EEXIST);
+		if (r == 0)
+			sy->h = calloc(hf->o->nr_triggers + 1, sizeof(struct utrace__hist *));
+		if (r == 0 && !sy->h)
+			r = -ENOMEM;
+		if (r == -ENOMEM && !log)
+			return -ENOMEM;
+		if (r < 0) {
+			fprintf(stderr, "utrace: synthetic event '%s' refused: %s%s\n",
+				hf->o->synth[i], strerror(-r), log ? "; error_log:" : "");
+			if (log)
+				fputs(log, stderr);
+			free(log);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* One trigger for one format (or synthetic event): 0, 1 (said) or -ENOMEM. */
+static int parse_one(struct histfile *hf, size_t t, const struct hev *v,
+		     const struct utrace_event_field *fields, unsigned int nr,
+		     const struct utrace__filter_syms *syms, struct utrace__hist **out)
+{
+	const char *text = hf->o->triggers[t];
+	struct utrace__hist_env env = { hf, env_find_var, env_get_synth, NULL, env_find_event };
+	struct utrace__hist_error err;
+	struct table *tb = &hf->t[t];
+	int r;
+
+	r = utrace__hist_parse_full(text, fields, nr, syms, &env, out, &err);
+	if (r == -ENOMEM && !err.msg[0]) {
+		utrace__hist_error_fini(&err);
+		return -ENOMEM;
+	}
+	if (r < 0) {
+		refused(hf, v ? v->e->system : "synthetic", v ? v->e->name : tb->event, text,
+			&err);
+		utrace__hist_error_fini(&err);
+		return 1;
+	}
+	if (!tb->h) {
+		tb->h = *out;
+	} else if (!utrace__hist_same_layout(tb->h, *out)) {
+		fprintf(stderr, "utrace: the formats of '%s:%s' in '%s' differ in the fields "
+			"of '%s'\n", tb->system, tb->event, hf->name, text);
 		return 1;
 	}
 	return 0;
@@ -131,20 +295,29 @@ static int find_event(struct histfile *hf, struct utrace__tf *tf)
 /* Parse trigger t for every format: 0, 1 (said) or -ENOMEM. */
 static int parse_trigger(struct histfile *hf, size_t t)
 {
-	const char *text = hf->o->triggers[t];
+	const char *text = hf->o->triggers[t], *want = hf->o->events[t];
 	struct table *tb = &hf->t[t];
+	struct synth *sy = synth_named(hf, want);
 	size_t i, j;
 	int r;
 
-	for (i = 0; i < hf->nr_evs; i++) {
+	if (sy) {
+		tb->system = "synthetic";
+		tb->event = sy->d.name;
+		r = parse_one(hf, t, NULL, sy->d.ef, sy->d.nr, NULL, &sy->h[t]);
+		if (r)
+			return r;
+	}
+	for (i = 0; !sy && i < hf->nr_evs; i++) {
 		struct hev *v = &hf->evs[i];
 		const struct utrace__tf_process *proc = v->e->first->proc;
 		struct utrace__filter_syms syms = { utrace__proc_sym_by_name, utrace__proc_sym_by_addr,
 						    (void *)proc };
 		struct utrace_event_field *fields;
-		struct utrace__hist_error err;
 		unsigned int nr = 0;
 
+		if (!event_matches(want, v->e->system, v->e->name))
+			continue;
 		if (!v->e->state && utrace__fmts_parse(&hf->fmts, v->e) < 0)
 			return -ENOMEM;
 		if (v->e->state < 0 || !v->e->ev)
@@ -152,28 +325,15 @@ static int parse_trigger(struct histfile *hf, size_t t)
 		fields = utrace__fmt_fields(v->e->ev, &nr);
 		if (!fields)
 			return -ENOMEM;
-		r = utrace__hist_parse(text, fields, nr, &syms, &v->h[t], &err);
+		tb->system = v->e->system;
+		tb->event = v->e->name;
+		r = parse_one(hf, t, v, fields, nr, &syms, &v->h[t]);
 		free(fields);
-		if (r == -ENOMEM && !err.msg[0]) {
-			utrace__hist_error_fini(&err);
-			return -ENOMEM;
-		}
-		if (r < 0) {
-			refused(hf, v, text, &err);
-			utrace__hist_error_fini(&err);
-			return 1;
-		}
-		if (!tb->h) {
-			tb->h = v->h[t];
-		} else if (!utrace__hist_same_layout(tb->h, v->h[t])) {
-			fprintf(stderr, "utrace: the formats of '%s:%s' in '%s' differ in the fields "
-				"of '%s'\n", v->e->system, v->e->name, hf->name, text);
-			return 1;
-		}
+		if (r)
+			return r;
 	}
 	if (!tb->h) {
-		fprintf(stderr, "utrace: no usable format of '%s' in '%s'\n", hf->o->event,
-			hf->name);
+		fprintf(stderr, "utrace: no usable format of '%s' in '%s'\n", want, hf->name);
 		return 1;
 	}
 	/* as the kernel's hist_register_trigger() and
@@ -194,7 +354,7 @@ static int parse_trigger(struct histfile *hf, size_t t)
 			struct utrace__hist_error err = { .err = -EEXIST, .logged = true };
 
 			snprintf(err.msg, sizeof(err.msg), "Hist trigger already exists");
-			refused(hf, &hf->evs[0], text, &err);
+			refused(hf, tb->system, tb->event, text, &err);
 		}
 		return 1;
 	}
@@ -203,7 +363,7 @@ static int parse_trigger(struct histfile *hf, size_t t)
 
 		snprintf(err.msg, sizeof(err.msg), "Can't clear or continue a nonexistent hist "
 			 "trigger");
-		refused(hf, &hf->evs[0], text, &err);
+		refused(hf, tb->system, tb->event, text, &err);
 		return 1;
 	}
 	tb->m = utrace__hist_map_new(tb->h);
@@ -211,7 +371,58 @@ static int parse_trigger(struct histfile *hf, size_t t)
 		return -ENOMEM;
 	tb->paused = tb->h->pause;
 	tb->used = true;
+	tb->vars = tb->h->nr_vars || tb->h->nr_refs || tb->h->action || tb->h->track;
 	return 0;
+}
+
+static void add_record(struct histfile *hf, struct utrace__hist *const *hs, const void *rec,
+		       uint32_t len, const struct utrace__hist_ctx *ctx);
+
+/* An action's synthetic record, through its event's triggers (nested). */
+static void fire(struct histfile *hf, struct synth *sy, const uint64_t *vals, const void *from,
+		 uint32_t from_len, const struct utrace__hist_ctx *ctx)
+{
+	unsigned char rec[UTRACE_EVENT_MAX];
+
+	if (hf->depth >= SYNTH_DEPTH_MAX)
+		return;
+	/* the common fields: the firing record's pid, flags and preempt count */
+	memset(rec, 0, 8);
+	if (from_len >= 8)
+		memcpy(rec + 2, (const unsigned char *)from + 2, 6);
+	utrace__synth_def_fill(&sy->d, rec, vals);
+	hf->depth++;
+	add_record(hf, sy->h, rec, sy->d.struct_size, ctx);
+	hf->depth--;
+}
+
+/* A record into the tables of the triggers parsed for its format (hs[t]). */
+static void add_record(struct histfile *hf, struct utrace__hist *const *hs, const void *rec,
+		       uint32_t len, const struct utrace__hist_ctx *ctx)
+{
+	struct utrace__hist_map *maps[UTRACE__HIST_REFS_MAX];
+	struct utrace__hist_fire fi;
+	size_t t;
+	unsigned int i;
+	int r;
+
+	for (t = 0; t < hf->o->nr_triggers; t++) {
+		const struct utrace__hist *h = hs[t];
+
+		if (!hf->t[t].used || hf->t[t].paused || !h)
+			continue;
+		if (!hf->t[t].vars) {
+			utrace__hist_add(hf->t[t].m, h, rec, len, ctx);
+			continue;
+		}
+		for (i = 0; i < h->nr_refs; i++)
+			maps[i] = ((const struct table *)h->refs[i].owner)->m;
+		r = utrace__hist_add_vars(hf->t[t].m, h, rec, len, ctx, maps, &fi);
+		if (r > 0 && (r & 1))
+			fire(hf, h->action->target, fi.params[0], rec, len, ctx);
+		if (r > 0 && (r & 2))
+			fire(hf, h->track->target, fi.params[1], rec, len, ctx);
+	}
 }
 
 static void add_item(struct histfile *hf, const struct utrace__tf_item *it)
@@ -219,7 +430,6 @@ static void add_item(struct histfile *hf, const struct utrace__tf_item *it)
 	struct utrace__hist_ctx ctx;
 	struct utrace__fmt *e;
 	struct hev *v;
-	size_t t;
 
 	if (it->kind != UTRACE__TF_EVENT || !it->format || !it->format->priv)
 		return;
@@ -232,17 +442,16 @@ static void add_item(struct histfile *hf, const struct utrace__tf_item *it)
 	ctx.comm = it->thread && it->thread->comm ? it->thread->comm :
 		   it->proc ? it->proc->comm : "";
 	ctx.owner = it->proc;
-	for (t = 0; t < hf->o->nr_triggers; t++)
-		if (hf->t[t].used && !hf->t[t].paused && v->h[t])
-			utrace__hist_add(hf->t[t].m, v->h[t], it->rec, it->len, &ctx);
+	add_record(hf, v->h, it->rec, it->len, &ctx);
 }
 
 int utrace__hist_file(const struct utrace__histfile_opts *o, struct utrace__tf *tf, FILE *out)
 {
-	struct histfile hf = { .o = o, .name = utrace__tf_name(tf) };
+	struct histfile hf = { .o = o, .name = utrace__tf_name(tf), .tf = tf };
 	struct utrace__tf_iter *it = NULL;
 	struct utrace__tf_item item;
 	size_t i, t, n = 0;
+	bool ordered = false;
 	int e = 0, status = 0;
 
 	if (!utrace__tf_readable(tf))
@@ -258,15 +467,22 @@ int utrace__hist_file(const struct utrace__histfile_opts *o, struct utrace__tf *
 		if (utrace__tf_nr_bad(tf) > 1)
 			utrace__problems_count(&hf.fmts.pr, utrace__tf_nr_bad(tf) - 1);
 	}
-	e = find_event(&hf, tf);
+	e = define_synths(&hf);
+	for (t = 0; e == 0 && t < o->nr_triggers; t++)
+		e = find_event(&hf, tf, o->events[t]);
 	for (t = 0; e == 0 && t < o->nr_triggers; t++)
 		e = parse_trigger(&hf, t);
 	if (e > 0) {
 		status = 1;
 		goto out;
 	}
+	/* times and the order between events matter to variables and to
+	 * common_timestamp; plain counts take the faster unordered read */
+	for (t = 0; e == 0 && t < o->nr_triggers; t++)
+		if (hf.t[t].used && (hf.t[t].vars || hf.t[t].h->timestamps))
+			ordered = true;
 	if (e == 0)
-		e = utrace__tf_iter_new_unordered(tf, &it);
+		e = ordered ? utrace__tf_iter_new(tf, &it) : utrace__tf_iter_new_unordered(tf, &it);
 	while (e >= 0 && (e = utrace__tf_iter_next(it, &item)) > 0)
 		add_item(&hf, &item);
 	for (t = 0; e >= 0 && t < o->nr_triggers; t++) {
@@ -303,6 +519,13 @@ out:
 		free(hf.evs[i].h);
 	}
 	free(hf.evs);
+	for (i = 0; hf.synths && i < o->nr_synth; i++) {
+		for (t = 0; hf.synths[i].h && t < o->nr_triggers; t++)
+			utrace__hist_free(hf.synths[i].h[t]);
+		free(hf.synths[i].h);
+		utrace__synth_def_fini(&hf.synths[i].d);
+	}
+	free(hf.synths);
 	free(hf.t);
 	utrace__fmts_fini(&hf.fmts);
 	return status;

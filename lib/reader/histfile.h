@@ -16,9 +16,11 @@
 #include "file-reader.h"
 
 struct utrace__histfile_opts {
-	const char *event;               /* "system:name" or "name" */
+	const char *const *events;       /* of each trigger: "system:name" or "name" */
 	char *const *triggers;           /* "hist:keys=...", in the order written */
 	size_t nr_triggers;
+	char *const *synth;              /* synthetic_events lines */
+	size_t nr_synth;
 	const char *(*syscall)(uint64_t nr);   /* .syscall's names, or NULL */
 };
 

@@ -43,6 +43,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/time.h>
@@ -78,6 +79,15 @@ static bool agent_ready;
 static bool agent_started, agent_disabled, agent_verbose;
 static int listen_fd = -1;
 static int wake_fd[2] = { -1, -1 };
+/*
+ * The snapshot trigger's (trigger.c): a request written to snap_pipe by
+ * the event's thread, the copy of the pool made here, out of the writers'
+ * path, and kept as a memfd for the mount (UTRACE_CTL_SNAPSHOT).
+ */
+static int snap_pipe[2] = { -1, -1 };
+static int snap_pending;               /* (atomic) a request is in the pipe */
+static int snap_fd = -1;
+static int32_t snap_seq;               /* of the copy in snap_fd, from 1 */
 
 /* One packet of an answer, waiting to be sent. */
 struct pkt {
@@ -366,6 +376,18 @@ static void handle_op(struct conn *c, uint32_t op, const struct utrace_ctl_req *
 		else
 			send_fd(c, 0, r);
 		return;
+	case UTRACE_CTL_SNAPSHOT:
+		if (q->arg == 1) {
+			if (snap_fd >= 0)
+				close(snap_fd);
+			snap_fd = -1;
+			answer_status(c, 0);
+		} else if (snap_fd < 0) {
+			answer_status(c, -ENOENT);
+		} else {
+			send_fd(c, snap_seq, snap_fd);
+		}
+		return;
 	case UTRACE_CTL_POOL_MODE:
 		answer_status(c, utrace__control_pool_mode(q->arg));
 		return;
@@ -517,8 +539,60 @@ enum agent_pollfd {
 	POLL_LISTEN,                   /* new connections */
 	POLL_WAKE,                     /* the wake pipe: stop */
 	POLL_RECORDER,                 /* an attached recorder's hang-up */
+	POLL_SNAP,                     /* a snapshot trigger's request */
 	POLL_CONNS,                    /* conns[0] and on */
 };
+
+/* A copy of the top-level pool, whole (header, slots, pages), into a new
+ * memfd: the snapshot the mount reads as it reads the pool. */
+static void snapshot_take(void)
+{
+	int src = utrace__pool_fd, dst;
+	struct stat st;
+	size_t size, off = 0;
+	void *p;
+
+	if (src < 0 || fstat(src, &st) < 0 || st.st_size <= 0)
+		return;
+	size = (size_t)st.st_size;
+	dst = memfd_create("utrace-snapshot", MFD_CLOEXEC);
+	if (dst < 0)
+		return;
+	p = mmap(NULL, size, PROT_READ, MAP_SHARED, src, 0);
+	if (p == MAP_FAILED) {
+		close(dst);
+		return;
+	}
+	while (off < size) {
+		ssize_t n = write(dst, (const char *)p + off, size - off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		off += (size_t)n;
+	}
+	munmap(p, size);
+	if (off < size) {
+		close(dst);
+		return;
+	}
+	if (snap_fd >= 0)
+		close(snap_fd);
+	snap_fd = dst;
+	snap_seq = snap_seq == INT32_MAX ? 1 : snap_seq + 1;
+}
+
+void utrace__agent_snapshot_request(void)
+{
+	char b = 's';
+	int fd = __atomic_load_n(&snap_pipe[1], __ATOMIC_RELAXED);
+
+	/* one byte per request served: async-signal-safe, never blocks */
+	if (fd >= 0 && !__atomic_exchange_n(&snap_pending, 1, __ATOMIC_ACQ_REL) &&
+	    write(fd, &b, 1) != 1)
+		__atomic_store_n(&snap_pending, 0, __ATOMIC_RELEASE);
+}
 
 static void *agent_main(void *arg)
 {
@@ -571,6 +645,7 @@ static void *agent_main(void *arg)
 		pfd[n++] = (struct pollfd){ .fd = wake_fd[0], .events = POLLIN };
 		rec_fd = utrace__control_recorder_fd();
 		pfd[n++] = (struct pollfd){ .fd = rec_fd, .events = 0 };
+		pfd[n++] = (struct pollfd){ .fd = snap_pipe[0], .events = POLLIN };
 		for (i = 0; i < nr_conns; i++)
 			pfd[n++] = (struct pollfd){ .fd = conns[i].fd,
 						    .events = conns[i].out ? POLLOUT : POLLIN };
@@ -584,6 +659,16 @@ static void *agent_main(void *arg)
 		if (rec_fd >= 0 && (pfd[POLL_RECORDER].revents & (POLLHUP | POLLERR))) {
 			pthread_mutex_lock(&busy_mutex);
 			utrace__control_recorder_gone();
+			pthread_mutex_unlock(&busy_mutex);
+		}
+		if (pfd[POLL_SNAP].revents & POLLIN) {
+			char buf[64];
+
+			while (read(snap_pipe[0], buf, sizeof(buf)) > 0)
+				;
+			__atomic_store_n(&snap_pending, 0, __ATOMIC_RELEASE);
+			pthread_mutex_lock(&busy_mutex);
+			snapshot_take();
 			pthread_mutex_unlock(&busy_mutex);
 		}
 		/* Backwards: conn_drop() moves the last connection to i. */
@@ -653,7 +738,8 @@ bool utrace__agent_start(void)
 		goto out;
 	}
 	listen_fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (listen_fd < 0 || pipe2(wake_fd, O_CLOEXEC) < 0) {
+	if (listen_fd < 0 || pipe2(wake_fd, O_CLOEXEC) < 0 ||
+	    pipe2(snap_pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
 		agent_warn("socket");
 		goto fail;
 	}
@@ -731,10 +817,18 @@ void utrace__agent_after_fork_child(void)
 	if (listen_fd >= 0)
 		close(listen_fd);
 	listen_fd = -1;
-	for (i = 0; i < 2; i++)
+	for (i = 0; i < 2; i++) {
 		if (wake_fd[i] >= 0)
 			close(wake_fd[i]);
+		if (snap_pipe[i] >= 0)
+			close(snap_pipe[i]);
+	}
 	wake_fd[0] = wake_fd[1] = -1;
+	snap_pipe[0] = snap_pipe[1] = -1;
+	if (snap_fd >= 0)
+		close(snap_fd);
+	snap_fd = -1;
+	snap_pending = 0;
 	while (nr_conns)
 		conn_drop(nr_conns - 1);
 	utrace__control_after_fork_child();

@@ -16,6 +16,14 @@
  */
 bool utrace__agent_start(void) UTRACE_HIDDEN;
 
+/*
+ * utrace__agent_snapshot_request - the snapshot trigger: ask the agent to
+ * copy the top-level pool (its buffer) now, out of the caller's path
+ *
+ * Async-signal-safe; one write() of a byte when no request is pending.
+ */
+void utrace__agent_snapshot_request(void) UTRACE_HIDDEN;
+
 /**
  * utrace__agent_before_fork - wait for the request being served, hold the next
  */

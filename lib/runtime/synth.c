@@ -19,19 +19,11 @@
 
 #include "internal.h"
 #include "synth.h"
-
-struct synth_field {
-	char *type, *name;
-	unsigned int size;
-	bool is_signed;
-};
+#include "synthdef.h"
 
 struct utrace__synth {
 	struct utrace__synth *next;
-	char *name;
-	unsigned int nr;
-	struct synth_field f[UTRACE__SYNTH_FIELDS_MAX];
-	struct utrace_event_field ef[UTRACE__SYNTH_FIELDS_MAX];
+	struct utrace__synth_def d;
 	char *print[2];
 	int refs;                        /* actions that generate it */
 	struct utrace_event_class cls;
@@ -52,32 +44,11 @@ static void record(void *data, const uint64_t *vals)
 	unsigned char scratch[UTRACE_EVENT_MAX];
 	struct utrace_tp_reserve r;
 	unsigned char *rec;
-	unsigned int i;
 
 	rec = utrace_tp_reserve(&r, ev, scratch, s->cls.struct_size);
 	if (!rec)
 		return;
-	memset(rec + 8, 0, 8 * s->nr);
-	for (i = 0; i < s->nr; i++) {
-		/* the value's low bytes (trace_event_raw_event_synth()) */
-		uint8_t b = (uint8_t)vals[i];
-		uint16_t h = (uint16_t)vals[i];
-		uint32_t w = (uint32_t)vals[i];
-
-		switch (s->f[i].size) {
-		case 1:
-			memcpy(rec + 8 + 8 * i, &b, 1);
-			break;
-		case 2:
-			memcpy(rec + 8 + 8 * i, &h, 2);
-			break;
-		case 4:
-			memcpy(rec + 8 + 8 * i, &w, 4);
-			break;
-		default:
-			memcpy(rec + 8 + 8 * i, &vals[i], 8);
-		}
-	}
+	utrace__synth_def_fill(&s->d, rec, vals);
 	utrace_tp_commit(&r);
 }
 
@@ -120,8 +91,8 @@ void utrace__synth_fire(struct utrace__synth *s, const uint64_t *vals)
 
 static const struct utrace_event_field *fields_of(unsigned int *nr)
 {
-	*nr = pending->nr;
-	return pending->ef;
+	*nr = pending->d.nr;
+	return pending->d.ef;
 }
 
 /* print_synth_event(): "lat=12 pid=3" */
@@ -134,250 +105,85 @@ static void output(struct utrace_seq *seq, const void *rec)
 	for (s = __atomic_load_n(&synths, __ATOMIC_ACQUIRE); s; s = s->next)
 		if (s->ev.id == ent->type)
 			break;
-	for (i = 0; s && i < s->nr; i++) {
-		const unsigned char *p = (const unsigned char *)rec + 8 + 8 * i;
-		const char *sep = i + 1 < s->nr ? " " : "";
+	for (i = 0; s && i < s->d.nr; i++) {
+		const unsigned char *p = (const unsigned char *)rec + s->d.f[i].offset;
+		const char *sep = i + 1 < s->d.nr ? " " : "";
 		uint64_t u = 0;
 		int64_t v;
 
-		memcpy(&u, p, s->f[i].size);
-		if (s->f[i].is_signed && s->f[i].size < 8 && (u >> (8 * s->f[i].size - 1)) & 1)
-			u |= ~0ULL << (8 * s->f[i].size);
+		if (s->d.f[i].is_string) {
+			utrace_seq_printf(seq, "%s=%.*s%s", s->d.f[i].name, UTRACE__SYNTH_STR_SLOT - 1,
+					  (const char *)p, sep);
+			continue;
+		}
+		memcpy(&u, p, s->d.f[i].size);
+		if (s->d.f[i].is_signed && s->d.f[i].size < 8 && (u >> (8 * s->d.f[i].size - 1)) & 1)
+			u |= ~0ULL << (8 * s->d.f[i].size);
 		v = (int64_t)u;
-		if (!strcmp(s->f[i].type, "gfp_t"))
-			utrace_seq_printf(seq, "%s=%llx%s", s->f[i].name, (unsigned long long)u, sep);
-		else if (s->f[i].is_signed)
-			utrace_seq_printf(seq, "%s=%lld%s", s->f[i].name, (long long)v, sep);
+		if (!strcmp(s->d.f[i].type, "gfp_t"))
+			utrace_seq_printf(seq, "%s=%llx%s", s->d.f[i].name, (unsigned long long)u, sep);
+		else if (s->d.f[i].is_signed)
+			utrace_seq_printf(seq, "%s=%lld%s", s->d.f[i].name, (long long)v, sep);
 		else
-			utrace_seq_printf(seq, "%s=%llu%s", s->f[i].name, (unsigned long long)u, sep);
+			utrace_seq_printf(seq, "%s=%llu%s", s->d.f[i].name, (unsigned long long)u, sep);
 	}
 }
 
 /* ---- definitions ---- */
-
-/* synth_field_size(): 0 for a type it does not know. */
-static unsigned int type_size(const char *t)
-{
-	static const struct { const char *type; unsigned int size; } sizes[] = {
-		{ "s64", 8 }, { "u64", 8 }, { "s32", 4 }, { "u32", 4 }, { "s16", 2 },
-		{ "u16", 2 }, { "s8", 1 }, { "u8", 1 }, { "char", 1 }, { "unsigned char", 1 },
-		{ "int", 4 }, { "unsigned int", 4 }, { "long", 8 }, { "unsigned long", 8 },
-		{ "bool", 1 }, { "pid_t", 4 }, { "gfp_t", 4 },
-	};
-	unsigned int i;
-
-	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
-		if (!strcmp(t, sizes[i].type))
-			return sizes[i].size;
-	return 0;
-}
-
-/* synth_field_fmt() */
-static const char *type_fmt(const char *t)
-{
-	static const struct { const char *type, *fmt; } fmts[] = {
-		{ "s64", "%lld" }, { "s32", "%d" }, { "u32", "%u" }, { "s16", "%d" },
-		{ "u16", "%u" }, { "s8", "%d" }, { "u8", "%u" }, { "char", "%d" },
-		{ "unsigned char", "%u" }, { "int", "%d" }, { "unsigned int", "%u" },
-		{ "long", "%ld" }, { "unsigned long", "%lu" }, { "bool", "%d" },
-		{ "pid_t", "%d" }, { "gfp_t", "%x" },
-	};
-	unsigned int i;
-
-	for (i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++)
-		if (!strcmp(t, fmts[i].type))
-			return fmts[i].fmt;
-	return "%llu";
-}
-
-/* is_good_name() */
-static bool good_name(const char *n)
-{
-	if (!*n || !(*n == '_' || (*n >= 'a' && *n <= 'z') || (*n >= 'A' && *n <= 'Z')))
-		return false;
-	for (; *n; n++)
-		if (!(*n == '_' || (*n >= 'a' && *n <= 'z') || (*n >= 'A' && *n <= 'Z') ||
-		      (*n >= '0' && *n <= '9')))
-			return false;
-	return true;
-}
 
 static struct utrace__synth *find(const char *name)
 {
 	struct utrace__synth *s;
 
 	for (s = synths; s; s = s->next)
-		if (!strcmp(s->name, name))
+		if (!strcmp(s->d.name, name))
 			return s;
 	return NULL;
 }
 
 static void synth_free(struct utrace__synth *s)
 {
-	unsigned int i;
-
 	if (!s)
 		return;
-	for (i = 0; i < s->nr; i++) {
-		free(s->f[i].type);
-		free(s->f[i].name);
-	}
+	utrace__synth_def_fini(&s->d);
 	free(s->print[0]);
 	free(s->print[1]);
-	free(s->name);
 	free(s);
-}
-
-/* The error_log entry: "synthetic_events: error: MSG\n  Command: CMD\n" and
- * the caret under the first occurrence of 'at' (the kernel's err_pos()). */
-static int refuse(char **log, const char *cmd, const char *msg, const char *at, int err)
-{
-	const char *p = at ? strstr(cmd, at) : NULL;
-	int pos = p ? (int)(p - cmd) : 0;
-
-	if (asprintf(log, "synthetic_events: error: %s\n  Command: %s\n%*s^\n", msg, cmd,
-		     11 + pos, "") < 0)
-		*log = NULL;
-	return err;
-}
-
-/* One field: "[unsigned] TYPE NAME" (parse_synth_field()). */
-static int parse_field(struct utrace__synth *s, char *text, const char *cmd, char **log)
-{
-	char *tok[4], *save = NULL, *t;
-	struct synth_field *f = &s->f[s->nr];
-	unsigned int n = 0;
-	int len;
-
-	for (t = strtok_r(text, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
-		if (n == 4)
-			return refuse(log, cmd, "Invalid field", t, -EINVAL);
-		tok[n++] = t;
-	}
-	if (!n)
-		return refuse(log, cmd, "Invalid field", NULL, -EINVAL);
-	if (s->nr == UTRACE__SYNTH_FIELDS_MAX)
-		return refuse(log, cmd, "Too many fields", tok[0], -EINVAL);
-	if (!strcmp(tok[0], "unsigned")) {
-		if (n < 3)
-			return refuse(log, cmd, "Incomplete type", tok[0], -EINVAL);
-		len = asprintf(&f->type, "unsigned %s", tok[1]);
-		f->name = strdup(tok[2]);
-		if (n > 3)
-			return refuse(log, cmd, "Invalid field", tok[3], -EINVAL);
-	} else {
-		if (n < 2)
-			return refuse(log, cmd, "Invalid field", tok[0], -EINVAL);
-		len = asprintf(&f->type, "%s", tok[0]);
-		f->name = strdup(tok[1]);
-		if (n > 2)
-			return refuse(log, cmd, "Invalid field", tok[2], -EINVAL);
-	}
-	if (len < 0)
-		f->type = NULL;
-	if (!f->type || !f->name) {
-		s->nr++;        /* freed with the event */
-		return -ENOMEM;
-	}
-	s->nr++;
-	if (!good_name(f->name))
-		return refuse(log, cmd, "Illegal name", f->name, -EINVAL);
-	f->size = type_size(f->type);
-	if (!f->size)
-		/* char[N] strings too: not offered */
-		return refuse(log, cmd, "Invalid type", tok[0][0] == 'u' && n > 2 ? tok[1] : tok[0],
-			      -EINVAL);
-	/* synth_field_signed() */
-	f->is_signed = f->type[0] != 'u' && strcmp(f->type, "gfp_t");
-	return 0;
-}
-
-static int make_print(struct utrace__synth *s)
-{
-	char *fmt = NULL, *args = NULL;
-	size_t nf = 0, na = 0;
-	FILE *a, *b;
-	unsigned int i;
-	bool bad;
-
-	a = open_memstream(&fmt, &nf);
-	b = open_memstream(&args, &na);
-	if (a) {
-		fputc('"', a);
-		for (i = 0; i < s->nr; i++)
-			fprintf(a, "%s=%s%s", s->f[i].name, type_fmt(s->f[i].type),
-				i + 1 < s->nr ? ", " : "");
-		fputc('"', a);
-	}
-	for (i = 0; b && i < s->nr; i++)
-		fprintf(b, "%sREC->%s", i ? ", " : "", s->f[i].name);
-	/* both closed, whatever the first says */
-	bad = a ? fclose(a) != 0 : true;
-	bad = (b ? fclose(b) != 0 : true) || bad;
-	if (bad) {
-		free(fmt);
-		free(args);
-		return -ENOMEM;
-	}
-	s->print[0] = fmt;
-	s->print[1] = args;
-	return 0;
 }
 
 static int create(char *line, char **log)
 {
-	char *cmd = strdup(line), *name, *rest, *part, *save = NULL;
 	struct utrace__synth *s, **pp;
 	struct utrace__event_state *st;
 	unsigned int i;
+	char *name = strndup(line, strcspn(line, " \t"));
 	int r;
 
-	if (!cmd)
-		return -ENOMEM;
-	name = line;
-	rest = line + strcspn(line, " \t");
-	if (*rest)
-		*rest++ = 0;
-	r = -ENOMEM;
 	s = calloc(1, sizeof(*s));
-	if (!s)
-		goto out;
-	s->name = strdup(name);
-	if (!s->name)
-		goto out;
-	if (!good_name(name)) {
-		r = refuse(log, cmd, "Illegal name", name, -EINVAL);
+	if (!s || !name) {
+		free(s);
+		free(name);
+		return -ENOMEM;
+	}
+	/* the name's checks first (__create_synth_event()) */
+	if (utrace__synth_good_name(name) && find(name)) {
+		r = utrace__synth_refuse(log, line, "Event already exists", name, -EEXIST);
+		free(name);
 		goto out;
 	}
-	if (find(name)) {
-		r = refuse(log, cmd, "Event already exists", name, -EEXIST);
-		goto out;
-	}
-	for (part = strtok_r(rest, ";", &save); part; part = strtok_r(NULL, ";", &save)) {
-		if (!part[strspn(part, " \t")])
-			continue;
-		r = parse_field(s, part, cmd, log);
-		if (r < 0)
-			goto out;
-	}
-	if (!s->nr) {
-		r = refuse(log, cmd, "Command must be of the form: <name> field[;field] ...", NULL,
-			   -EINVAL);
-		goto out;
-	}
-	for (i = 0; i < s->nr; i++)
-		s->ef[i] = (struct utrace_event_field){ s->f[i].type, s->f[i].name, (int)(8 + 8 * i),
-							(int)s->f[i].size, s->f[i].is_signed,
-							UTRACE_FIELD_PLAIN, 0 };
-	r = make_print(s);
+	free(name);
+	r = utrace__synth_def_parse(line, &s->d, log);
 	if (r < 0)
 		goto out;
-	s->tp.name = s->name;
+	r = utrace__synth_def_print(&s->d, &s->print[0], &s->print[1]);
+	if (r < 0)
+		goto out;
+	s->tp.name = s->d.name;
 	s->cls.system = "synthetic";
 	s->cls.fields = fields_of;
-	s->cls.struct_size = 8 + 8 * s->nr;
+	s->cls.struct_size = s->d.struct_size;
 	s->cls.probe = (utrace_probe_fn)record;
-	s->ev.name = s->name;
+	s->ev.name = s->d.name;
 	s->ev.cls = &s->cls;
 	s->ev.tp = &s->tp;
 	s->ev.output = output;
@@ -397,7 +203,7 @@ static int create(char *line, char **log)
 	/* the registry reads plain char as unsigned (-funsigned-char); a
 	 * synthetic event's char is signed:1 (synth_field_signed()) */
 	for (i = 0; i < st->nr_fields; i++)
-		st->fields[i].is_signed = s->f[i].is_signed;
+		st->fields[i].is_signed = s->d.f[i].is_signed;
 	for (pp = &synths; *pp; pp = &(*pp)->next)
 		;
 	__atomic_store_n(pp, s, __ATOMIC_RELEASE);
@@ -405,7 +211,6 @@ static int create(char *line, char **log)
 	r = 0;
 out:
 	synth_free(s);
-	free(cmd);
 	return r;
 }
 
@@ -464,8 +269,12 @@ int utrace__synth_write(const char *text, size_t len, char **log)
 			*--e = 0;
 		if (!*b)
 			continue;
-		if (*b == '!')
-			r = delete(b + 1 + strspn(b + 1, " \t"));
+		if (*b == '!') {
+			/* "!name [fields]": the name alone counts
+			 * (create_or_delete_synth_event()) */
+			b[strcspn(b, " \t")] = 0;
+			r = delete(b + 1);
+		}
 		else
 			r = create(b, log);
 	}
@@ -496,9 +305,9 @@ char *utrace__synth_text(void)
 	if (!f)
 		return NULL;
 	for (s = synths; s; s = s->next) {
-		fprintf(f, "%s\t", s->name);
-		for (i = 0; i < s->nr; i++)
-			fprintf(f, "%s %s%s", s->f[i].type, s->f[i].name, i + 1 < s->nr ? "; " : "");
+		fprintf(f, "%s\t", s->d.name);
+		for (i = 0; i < s->d.nr; i++)
+			fprintf(f, "%s %s%s", s->d.f[i].type, s->d.f[i].name, i + 1 < s->d.nr ? "; " : "");
 		fputc('\n', f);
 	}
 	if (fclose(f)) {
@@ -526,6 +335,6 @@ void utrace__synth_put(struct utrace__synth *s)
 const struct utrace_event_field *utrace__synth_fields(const struct utrace__synth *s,
 						      unsigned int *nr)
 {
-	*nr = s->nr;
-	return s->ef;
+	*nr = s->d.nr;
+	return s->d.ef;
 }

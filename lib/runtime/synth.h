@@ -7,9 +7,7 @@
  * trigger files); its records are written only by a hist trigger's
  * onmatch() action, never by a call site.
  *
- * Every field takes 8 bytes of the record after the common ones (the
- * kernel's u64 fields[]), a field narrower than that in its first bytes.
- * Strings (char[N]) are not offered.
+ * The definitions and the record layout are synthdef.h's.
  */
 #ifndef UTRACE_RUNTIME_SYNTH_H
 #define UTRACE_RUNTIME_SYNTH_H
@@ -22,7 +20,7 @@
 
 #include "compiler.h"
 
-#define UTRACE__SYNTH_FIELDS_MAX 64     /* SYNTH_FIELDS_MAX */
+#include "synthdef.h"
 
 struct utrace__synth;
 

@@ -25,6 +25,7 @@
 #include "instance.h"
 #include "internal.h"
 #include "marker.h"
+#include "agent.h"
 #include "record.h"
 #include "symbols.h"
 #include "synth.h"
@@ -38,14 +39,15 @@ enum trig_kind {
 	TK_STACKTRACE,
 	TK_ENABLE,
 	TK_DISABLE,
+	TK_SNAPSHOT,
 };
 
 /* The kernel's event_trigger_type: two triggers of one type on one event
  * are refused (register_trigger()), enable and disable counting as one. */
-static const int kind_type[] = { 0, 1, 1, 3, 2, 2 };
+static const int kind_type[] = { 0, 1, 1, 3, 2, 2, 4 };
 
 static const char *const kind_name[] = {
-	"hist", "traceon", "traceoff", "stacktrace", "enable_event", "disable_event",
+	"hist", "traceon", "traceoff", "stacktrace", "enable_event", "disable_event", "snapshot",
 };
 
 struct trig {
@@ -128,6 +130,10 @@ static void fire(struct trig *t)
 		if (take_count(t))
 			utrace__user_stack_record(t->skip);
 		return;
+	case TK_SNAPSHOT:       /* snapshot_count_trigger(): the agent copies */
+		if (take_count(t))
+			utrace__agent_snapshot_request();
+		return;
 	case TK_HIST:
 		return;
 	}
@@ -139,14 +145,20 @@ static void hist_vars(const struct trig *t, const void *rec, uint32_t size,
 		      const struct utrace__hist_ctx *hc)
 {
 	struct utrace__hist_map *maps[UTRACE__HIST_REFS_MAX];
-	uint64_t params[UTRACE__HIST_PARAMS_MAX];
+	struct utrace__hist_fire fire;
 	unsigned int i;
+	int r;
 
 	for (i = 0; i < t->h->nr_refs; i++)
 		maps[i] = __atomic_load_n(&t->ref_owner[i]->map, __ATOMIC_ACQUIRE);
-	if (utrace__hist_add_vars(__atomic_load_n(&t->map, __ATOMIC_ACQUIRE), rec, size, hc, maps,
-				  params) == 1)
-		utrace__synth_fire(t->h->action->target, params);
+	r = utrace__hist_add_vars(__atomic_load_n(&t->map, __ATOMIC_ACQUIRE), NULL, rec, size, hc,
+				  maps, &fire);
+	if (r > 0 && (r & 1))
+		utrace__synth_fire(t->h->action->target, fire.params[0]);
+	if (r > 0 && (r & 2))
+		utrace__synth_fire(t->h->track->target, fire.params[1]);
+	if (r > 0 && (r & 4))
+		utrace__agent_snapshot_request();
 }
 
 void utrace__triggers_run(struct utrace_event *ev, const void *rec, uint32_t size,
@@ -170,7 +182,7 @@ void utrace__triggers_run(struct utrace_event *ev, const void *rec, uint32_t siz
 				continue;
 			if (t->h->timestamps)
 				hc.time = utrace__mono_ns();
-			if (t->h->nr_vars || t->h->nr_refs || t->h->action)
+			if (t->h->nr_vars || t->h->nr_refs || t->h->action || t->h->track)
 				hist_vars(t, rec, size, &hc);
 			else
 				utrace__hist_add(__atomic_load_n(&t->map, __ATOMIC_ACQUIRE), NULL,
@@ -387,6 +399,7 @@ static int hist_refused(struct utrace_event *ev, const char *text, int err, cons
 /* --- what the parser asks: other triggers' variables, events, synthetic events --- */
 
 struct var_find {
+	const char *system, *event;     /* NULL: any event's */
 	const char *name;
 	struct trig *owner;
 	unsigned int idx;
@@ -399,6 +412,8 @@ static int var_cb(struct utrace_event *ev, void *arg)
 	struct var_find *a = arg;
 	unsigned int i, j;
 
+	if (a->system && (strcmp(a->system, ev->cls->system) || strcmp(a->event, ev->name)))
+		return 0;
 	for (i = 0; st && st->triggers && i < st->triggers->nr; i++) {
 		struct trig *t = st->triggers->t[i];
 
@@ -413,10 +428,10 @@ static int var_cb(struct utrace_event *ev, void *arg)
 	return 0;
 }
 
-static int env_find_var(void *arg, const char *name, const void **owner, unsigned int *idx,
-			const char **type)
+static int env_find_var(void *arg, const char *system, const char *event, const char *name,
+			const void **owner, unsigned int *idx, const char **type)
 {
-	struct var_find a = { .name = name };
+	struct var_find a = { .system = system, .event = event, .name = name };
 
 	(void)arg;
 	utrace__registry_foreach(var_cb, &a);
@@ -701,7 +716,7 @@ static int cmd_write(struct utrace_event *ev, enum trig_kind kind, char *param, 
 		if (utrace__sym_by_name(iter, &start, &size) == 0)
 			t->skip[1] = (unsigned long)start;
 	}
-	if (t->target || kind == TK_TRACEON || kind == TK_STACKTRACE) {
+	if (t->target || kind == TK_TRACEON || kind == TK_STACKTRACE || kind == TK_SNAPSHOT) {
 		/* what they switch on records into the pool */
 		r = utrace__pool_ensure();
 		if (r < 0)
@@ -755,10 +770,10 @@ int utrace__trigger_write(struct utrace_event *ev, const char *text, size_t len,
 	} else {
 		next = NULL;
 	}
-	for (k = TK_TRACEON; k <= TK_DISABLE; k++)
+	for (k = TK_TRACEON; k <= TK_SNAPSHOT; k++)
 		if (!strcmp(cmd, kind_name[k]))
 			break;
-	if (k <= TK_DISABLE)
+	if (k <= TK_SNAPSHOT)
 		r = cmd_write(ev, (enum trig_kind)k, next, remove, log);
 	free(buf);
 	return r;
@@ -815,7 +830,7 @@ char *utrace__trigger_text(struct utrace_event *ev)
 		return NULL;
 	if (!st->triggers || !st->triggers->nr)
 		/* event_triggers_seq_show(): the commands this build has */
-		fprintf(f, "# Available triggers:\n# traceon traceoff %senable_event "
+		fprintf(f, "# Available triggers:\n# traceon traceoff snapshot %senable_event "
 			"disable_event hist\n", UTRACE_HAVE_UNWINDER ? "stacktrace " : "");
 	for (i = 0; st->triggers && i < st->triggers->nr && !r; i++)
 		r = print_trig(f, st->triggers->t[i]);

@@ -130,6 +130,21 @@ mount_setup() {
 	pids=()
 	trap mount_cleanup EXIT
 }
+# mount_demo PROGRAM ARGS...: start PROGRAM (its stderr in $TMP/demo.err)
+# under mount_setup, wait until it is traceable, mount the tree (skip
+# without), and set P (its pid), D (its directory), E (D/events)
+mount_demo() {
+	need_fuse
+	mount_setup
+	mkdir -m 700 "$UTRACE_RUNTIME_DIR"
+	"$@" > /dev/null 2> "$TMP/demo.err" &
+	P=$!
+	pids+=("$P")
+	wait_traceable "$P" "$TMP/demo.err"
+	"$UTRACE" mount "$MNT" 2> "$TMP/err" || skip_all "no mount here ($(head -n 1 "$TMP/err"))"
+	D="$MNT/$P"
+	E="$D/events"
+}
 mount_cleanup() {
 	local p
 	for p in "${pids[@]}"; do

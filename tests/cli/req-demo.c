@@ -8,11 +8,15 @@
  *
  *   req-demo [N]      (default 10)
  *   req-demo loop     rounds until killed, for `utrace top` (t0083)
+ *   req-demo N gate   wait for a line on stdin before the rounds and one
+ *                     before exiting (t0098: live triggers set before the
+ *                     first event, their hist read after the last)
  */
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define CREATE_TRACE_POINTS
 #include "req-trace.h"
@@ -25,15 +29,27 @@ static void nap(long ns)
 		;
 }
 
+/* A line on stdin (or its end). */
+static void wait_line(void)
+{
+	char c;
+
+	while (read(0, &c, 1) == 1 && c != '\n')
+		;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct { const char *path; long ns; } req[] = {
 		{ "/fast", 0 }, { "/medium", 1000000 }, { "/slow", 4000000 },
 	};
 	bool loop = argc > 1 && !strcmp(argv[1], "loop");
+	bool gate = argc > 2 && !strcmp(argv[2], "gate");
 	int n = argc > 1 && !loop ? atoi(argv[1]) : 10, id = 0, i;
 	unsigned int j;
 
+	if (gate)
+		wait_line();
 	for (i = 0; loop || i < n; i++)
 		for (j = 0; j < sizeof(req) / sizeof(req[0]); j++) {
 			id++;
@@ -44,5 +60,7 @@ int main(int argc, char **argv)
 		}
 	trace_req_begin(++id, "/lost");
 	trace_req_end(++id, "/orphan", 200);
+	if (gate)
+		wait_line();
 	return 0;
 }

@@ -64,7 +64,7 @@ check "the process appears as <pid>/ and <comm>-<pid> -> <pid>" bash -c '
 
 check "the files of a tracefs instance, with its modes and size 0" bash -c '
 	cd "$1" &&
-	[ "$(ls | tr "\n" " ")" = "README available_events available_tracers buffer_size_kb buffer_total_size_kb current_tracer dynamic_events error_log events instances options per_cpu saved_cmdlines set_event set_event_notrace_pid set_event_pid synthetic_events trace trace_clock trace_marker trace_marker_raw trace_options trace_pipe tracing_on uprobe_events uprobe_profile " ] &&
+	[ "$(ls | tr "\n" " ")" = "README available_events available_tracers buffer_size_kb buffer_total_size_kb current_tracer dynamic_events error_log events instances options per_cpu saved_cmdlines set_event set_event_notrace_pid set_event_pid snapshot synthetic_events trace trace_clock trace_marker trace_marker_raw trace_options trace_pipe tracing_on uprobe_events uprobe_profile " ] &&
 	[ "$(ls events | tr "\n" " ")" = "demo enable ftrace header_event header_page sample-trace " ] &&
 	[ "$(ls events/demo | tr "\n" " ")" = "demo_request demo_tick enable filter " ] &&
 	[ "$(ls events/demo/demo_tick | tr "\n" " ")" = "enable filter format hist id trigger " ] &&

@@ -81,7 +81,9 @@ check "ftracetest ran every test" bash -c '
 while IFS=$'\t' read -r want desc why; do
 	case $want in ''|'#'*) continue ;; esac
 	got=$(awk -F'\t' -v d="$desc" '$2 == d { print $1; exit }' "$TMP/results")
-	if [ "$want" = PASS ]; then
+	if [ "$want" = PASS ] && [ "${why#needs ping}" != "$why" ] && ! command -v ping > /dev/null; then
+		echo "# ftracetest: $desc: $got (no ping here; $why)"
+	elif [ "$want" = PASS ]; then
 		check "ftracetest: $desc" [ "$got" = PASS ]
 	elif [ "$got" = PASS ]; then
 		echo "# ftracetest: $desc now passes (expected $want: $why): update tests/ftrace/expected.txt"

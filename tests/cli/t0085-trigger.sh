@@ -36,9 +36,9 @@ live_hist() {
 }
 
 # stacktrace needs libunwind (a build without it does not offer it)
-AVAIL="# traceon traceoff stacktrace enable_event disable_event hist"
+AVAIL="# traceon traceoff snapshot stacktrace enable_event disable_event hist"
 if ! "$UTRACE" trigger -p "$P" kmalloc | grep -q stacktrace; then
-	AVAIL="# traceon traceoff enable_event disable_event hist"
+	AVAIL="# traceon traceoff snapshot enable_event disable_event hist"
 	echo "# this build has no libunwind: no stacktrace trigger, its checks are left out"
 fi
 export AVAIL

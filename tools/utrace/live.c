@@ -149,8 +149,9 @@ struct live {
 	bool out_failed;
 };
 
-/* Map a process's pool for reading: 0, or -errno (*s then holds nothing). */
-static int src_open(struct lsrc *s, struct utrace__ctl *c)
+/* Map a process's pool (or pool_fd, a copy of it) for reading: 0, or
+ * -errno (*s then holds nothing). */
+static int src_open(struct lsrc *s, struct utrace__ctl *c, int pool_fd)
 {
 	int fd, r;
 
@@ -160,9 +161,14 @@ static int src_open(struct lsrc *s, struct utrace__ctl *c)
 	r = utrace__ctl_info(c, &s->info);
 	if (r < 0)
 		return r;
-	r = utrace__ctl_pool(c, &fd);
+	if (pool_fd >= 0)
+		fd = dup(pool_fd);
+	else
+		r = utrace__ctl_pool(c, &fd);
 	if (r < 0)
 		return r;
+	if (fd < 0)
+		return -errno;
 	r = utrace__pool_map(fd, &s->pool);
 	if (r == 0) {
 		s->lock_fd = utrace__live_lock_open(fd);
@@ -191,7 +197,8 @@ static void src_close(struct lsrc *s)
 	utrace__symcache_free(&s->syms);
 }
 
-int live_open(struct utrace__ctl *const *ctls, size_t n, struct live **out)
+/* The processes' pools, or pool_fd (a copy of the one process's). */
+static int open_srcs(struct utrace__ctl *const *ctls, size_t n, int pool_fd, struct live **out)
 {
 	struct live *lv = calloc(1, sizeof(*lv));
 	size_t i;
@@ -204,7 +211,7 @@ int live_open(struct utrace__ctl *const *ctls, size_t n, struct live **out)
 	}
 	lv->cpu = -1;
 	for (i = 0; i < n; i++) {
-		r = src_open(&lv->src[i], ctls[i]);
+		r = src_open(&lv->src[i], ctls[i], pool_fd);
 		if (r < 0)
 			break;
 		lv->n++;
@@ -217,6 +224,16 @@ int live_open(struct utrace__ctl *const *ctls, size_t n, struct live **out)
 	return 0;
 }
 
+int live_open(struct utrace__ctl *const *ctls, size_t n, struct live **out)
+{
+	return open_srcs(ctls, n, -1, out);
+}
+
+int live_open_copy(struct utrace__ctl *c, int pool_fd, struct live **out)
+{
+	return open_srcs(&c, 1, pool_fd, out);
+}
+
 int live_add(struct live *lv, struct utrace__ctl *c)
 {
 	struct lsrc *v = realloc(lv->src, (lv->n + 1) * sizeof(*v));
@@ -225,7 +242,7 @@ int live_add(struct live *lv, struct utrace__ctl *c)
 	if (!v)
 		return -ENOMEM;
 	lv->src = v;
-	r = src_open(&lv->src[lv->n], c);
+	r = src_open(&lv->src[lv->n], c, -1);
 	if (r == 0)
 		lv->n++;
 	return r;
@@ -716,6 +733,71 @@ long live_print(struct live *lv, unsigned int flags, FILE *out)
 	r = (int)(im.events > 0x7fffffff ? 0x7fffffff : im.events);
 	image_free(&im);
 	return r;
+}
+
+struct live_snap {
+	void *data;                      /* a trace file image of the pages */
+	size_t size;
+	uint64_t events, written;
+};
+
+int live_snapshot(struct live *lv, struct live_snap **out)
+{
+	struct live_snap *s;
+	struct image im;
+	int r;
+
+	*out = NULL;
+	r = image_make(lv, false, &im);
+	if (r < 0 || !im.tf) {
+		image_free(&im);
+		return r;
+	}
+	s = calloc(1, sizeof(*s));
+	if (s)
+		s->data = malloc(im.size);
+	if (!s || !s->data) {
+		free(s);
+		image_free(&im);
+		return -ENOMEM;
+	}
+	memcpy(s->data, im.map, im.size);
+	s->size = im.size;
+	s->events = im.events;
+	s->written = im.written;
+	image_free(&im);
+	*out = s;
+	return 0;
+}
+
+long live_snap_print(const struct live_snap *s, unsigned int flags, FILE *out)
+{
+	struct utrace__print_opts o = { .input = "snapshot", .mode = UTRACE__OUT_TEXT,
+					.quiet = true,
+					.no_irq_info = (flags & LIVE_NO_IRQ_INFO) != 0 };
+	struct utrace__tf *tf = NULL;
+
+	if (!s || !s->events)
+		return 0;
+	/* a reader of its own each time: the image is not changed */
+	if (utrace__tf_open_mem(s->data, s->size, "snapshot", &tf) == -ENOMEM || !tf) {
+		if (tf)
+			utrace__tf_close(tf);
+		return -ENOMEM;
+	}
+	header(out, s->events, s->written, !(flags & LIVE_NO_IRQ_INFO));
+	o.annotate_cpus = s->written > s->events;
+	utrace__print_file(&o, tf, out);
+	utrace__tf_close(tf);
+	return (long)(s->events > 0x7fffffff ? 0x7fffffff : s->events);
+}
+
+void live_snap_free(struct live_snap *s)
+{
+	if (!s)
+		return;
+	free(s->data);
+	free(s);
 }
 
 long live_take(struct live *lv, int (*fn)(void *arg, struct utrace__tf *tf), void *arg)

@@ -20,6 +20,9 @@ struct live;
 /* Open the buffers of the processes (their pools are made if needed). */
 int live_open(struct utrace__ctl *const *ctls, size_t n, struct live **out);
 void live_close(struct live *lv);
+/* Read pool_fd, a copy of c's process's pool (the snapshot trigger's),
+ * with that process's formats. */
+int live_open_copy(struct utrace__ctl *c, int pool_fd, struct live **out);
 /* Read one more process from now on (utrace top -a): 0 or -errno. */
 int live_add(struct live *lv, struct utrace__ctl *c);
 /* Stop reading the processes that have exited and were read out (after
@@ -73,5 +76,18 @@ int live_stats(struct live *lv, struct live_stats *st);
 
 /* Empty the buffers (the trace file opened with O_TRUNC). */
 int live_clear(struct live *lv);
+
+/*
+ * The snapshot file (the kernel's tracing_snapshot()): a copy of the pages
+ * the buffers hold now, as a trace file image of its own, read later as
+ * the trace file is.  The buffers are left as they are (not consumed).
+ * live_snapshot() sets *out to NULL when they hold no event.
+ */
+struct live_snap;
+int live_snapshot(struct live *lv, struct live_snap **out);
+/* Its lines after the trace file's header (flags: LIVE_NO_IRQ_INFO);
+ * the events printed, 0 (nothing printed) for an empty one or NULL. */
+long live_snap_print(const struct live_snap *s, unsigned int flags, FILE *out);
+void live_snap_free(struct live_snap *s);
 
 #endif /* UTRACE_TOOL_LIVE_H */

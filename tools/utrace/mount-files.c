@@ -101,6 +101,7 @@ static const struct mentry pid_entries[] = {
 	{ "set_event", MK_SET_EVENT },
 	{ "set_event_notrace_pid", MK_SET_EVENT_NOTRACE_PID },
 	{ "set_event_pid", MK_SET_EVENT_PID },
+	{ "snapshot", MK_SNAPSHOT },
 	{ "synthetic_events", MK_SYNTH_EVENTS },
 	{ "trace", MK_TRACE },
 	{ "trace_clock", MK_TRACE_CLOCK },
@@ -172,7 +173,8 @@ static void inst_table_make(void)
 
 		if (k != MK_README && k != MK_AVAILABLE_EVENTS && k != MK_SAVED_CMDLINES &&
 		    k != MK_INSTANCES && k != MK_UPROBE_EVENTS && k != MK_UPROBE_PROFILE &&
-		    k != MK_SYNTH_EVENTS && k != MK_DYNAMIC_EVENTS)
+		    k != MK_SYNTH_EVENTS && k != MK_DYNAMIC_EVENTS &&
+		    k != MK_SNAPSHOT)
 			inst_table[n++] = pid_entries[i];
 	}
 	inst_table[n] = (struct mentry){ NULL, MK_ROOT };
@@ -595,6 +597,54 @@ unsigned int mount_live_flags(const struct mnode *m)
 }
 
 /* trace: the kernel's header and the lines of what the buffer holds. */
+/* The snapshot file: the copy kept by the mount (mount_snap_print()). */
+static int text_snapshot(struct utrace__ctl *c, const struct mnode *m, struct sbuf *b)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&buf, &len);
+	int err;
+
+	if (!mem)
+		return -ENOMEM;
+	err = mount_snap_print(c, m->pid, m->start, mount_live_flags(m), mem);
+	if (fclose(mem) != 0 && !err)
+		err = -ENOMEM;
+	if (!err)
+		err = sb_add(b, buf ? buf : "", len);
+	free(buf);
+	return err;
+}
+
+/* tracing_snapshot_write(): 0 frees, 1 takes (allocating), any other
+ * number empties an allocated snapshot. */
+static long write_snapshot(struct utrace__ctl *c, const struct mnode *m, const char *buf,
+			   size_t len)
+{
+	unsigned long long v;
+	struct live *lv;
+	int err = mount_kstrtoul_user(buf, len, &v);
+
+	if (err)
+		return err;
+	/* the snapshot trigger's copy goes too: this write says what is kept */
+	utrace__ctl_snapshot_free(c);
+	if (v == 0) {
+		mount_snap_free(m->pid, m->start);
+	} else if (v == 1) {
+		err = live_open(&c, 1, &lv);
+		if (err < 0)
+			return err;
+		err = mount_snap_take(m->pid, m->start, lv);
+		live_close(lv);
+		if (err < 0)
+			return err;
+	} else {
+		mount_snap_clear(m->pid, m->start);
+	}
+	return (long)len;
+}
+
 static int text_trace(struct utrace__ctl *c, const struct mnode *m, struct sbuf *b)
 {
 	struct live *lv;
@@ -886,6 +936,9 @@ int mount_file_text(struct mfile *f, char **text, size_t *len)
 	case MK_TRACE:
 	case MK_CPU_TRACE:
 		err = text_trace(c, m, &b);
+		break;
+	case MK_SNAPSHOT:
+		err = text_snapshot(c, m, &b);
 		break;
 	case MK_CPU_STATS:
 		err = text_stats(c, m, &b);
@@ -1303,6 +1356,7 @@ long mount_file_write(struct mfile *f, const char *buf, size_t len)
 	case MK_UPROBE_EVENTS:
 	case MK_SYNTH_EVENTS:
 	case MK_DYNAMIC_EVENTS:
+	case MK_SNAPSHOT:
 		break;
 	default:
 		return -EINVAL;  /* a file without a write operation */
@@ -1349,6 +1403,9 @@ long mount_file_write(struct mfile *f, const char *buf, size_t len)
 	case MK_UPROBE_EVENTS:  /* probes_write(): the lines in order, all taken */
 		err = utrace__ctl_uprobe_write(c, buf, len);
 		ret = err < 0 ? err : (long)len;
+		break;
+	case MK_SNAPSHOT:
+		ret = write_snapshot(c, m, buf, len);
 		break;
 	case MK_SYNTH_EVENTS:   /* synth_events_write(): the lines in order */
 		err = utrace__ctl_synth_write(c, buf, len);

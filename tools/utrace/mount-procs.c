@@ -4,7 +4,7 @@
  * (mount.h): whether it is still the process it was (pid and start time),
  * and the trace_pipe text kept between readers, which the FUSE side
  * (mount-fs.c) keeps and takes and the files (mount-files.c) drop when a
- * trace is cleared.
+ * trace is cleared; the snapshot of each process (the snapshot file).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "ctl-client.h"
+#include "live.h"
 #include "mount.h"
 
 int mount_proc(pid_t pid, uint64_t start, uint64_t *start_out, uid_t *uid, gid_t *gid,
@@ -275,4 +276,165 @@ bool mount_inst_busy(pid_t pid, uint64_t start, uint32_t inst)
 			busy = r->n > 0;
 	pthread_mutex_unlock(&iref_lock);
 	return busy;
+}
+
+/*
+ * The snapshots: the kernel keeps a second buffer per instance and swaps
+ * it with the main one; the mount keeps a copy of the process's pages
+ * (live_snapshot()), made when 1 is written, until 0 is written or the
+ * process is gone.  An allocated snapshot may be empty (snap NULL).
+ */
+struct psnap {
+	struct psnap *next;
+	pid_t pid;
+	uint64_t start;
+	struct live_snap *snap;
+	int seen;                        /* the process's copy taken in */
+};
+
+static pthread_mutex_t snap_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct psnap *psnaps;
+
+/* The process's entry (made when 'make'), the gone ones forgotten. */
+static struct psnap *snap_find(pid_t pid, uint64_t start, bool make)
+{
+	struct psnap **pp, *o;
+
+	for (pp = &psnaps; (o = *pp);) {
+		if (o->pid == pid && o->start == start)
+			return o;
+		if (mount_proc(o->pid, o->start, NULL, NULL, NULL, NULL) < 0) {
+			*pp = o->next;
+			live_snap_free(o->snap);
+			free(o);
+		} else {
+			pp = &o->next;
+		}
+	}
+	if (!make || !(o = calloc(1, sizeof(*o))))
+		return NULL;
+	o->pid = pid;
+	o->start = start;
+	*pp = o;
+	return o;
+}
+
+/* Keep snap (seq: the process's copy it was made of, or 0). */
+static int snap_keep(pid_t pid, uint64_t start, struct live_snap *snap, int seq)
+{
+	struct psnap *o;
+	int r = 0;
+
+	pthread_mutex_lock(&snap_lock);
+	o = snap_find(pid, start, true);
+	if (o) {
+		live_snap_free(o->snap);
+		o->snap = snap;
+		if (seq)
+			o->seen = seq;
+	} else {
+		live_snap_free(snap);
+		r = -ENOMEM;
+	}
+	pthread_mutex_unlock(&snap_lock);
+	return r;
+}
+
+int mount_snap_take(pid_t pid, uint64_t start, struct live *lv)
+{
+	struct live_snap *snap;
+	int r = live_snapshot(lv, &snap);
+
+	return r < 0 ? r : snap_keep(pid, start, snap, 0);
+}
+
+/* A copy the process's snapshot trigger made since the last look: taken
+ * in (read with the process's formats), replacing the mount's. */
+static int snap_from_process(struct utrace__ctl *c, pid_t pid, uint64_t start)
+{
+	struct live_snap *snap;
+	struct live *lv;
+	struct psnap *o;
+	int fd, seq = utrace__ctl_snapshot(c, &fd), r;
+	bool seen;
+
+	if (seq <= 0)
+		return 0;
+	pthread_mutex_lock(&snap_lock);
+	o = snap_find(pid, start, false);
+	seen = o && o->seen == seq;
+	pthread_mutex_unlock(&snap_lock);
+	r = 0;
+	if (!seen) {
+		r = live_open_copy(c, fd, &lv);
+		if (r == 0) {
+			r = live_snapshot(lv, &snap);
+			live_close(lv);
+			if (r == 0)
+				r = snap_keep(pid, start, snap, seq);
+		}
+	}
+	close(fd);
+	return r;
+}
+
+static void snap_drop(pid_t pid, uint64_t start, bool forget)
+{
+	struct psnap **pp, *o;
+
+	pthread_mutex_lock(&snap_lock);
+	for (pp = &psnaps; (o = *pp); pp = &o->next)
+		if (o->pid == pid && o->start == start)
+			break;
+	if (o) {
+		live_snap_free(o->snap);
+		o->snap = NULL;
+		if (forget) {
+			*pp = o->next;
+			free(o);
+		}
+	}
+	pthread_mutex_unlock(&snap_lock);
+}
+
+void mount_snap_free(pid_t pid, uint64_t start)
+{
+	snap_drop(pid, start, true);
+}
+
+void mount_snap_clear(pid_t pid, uint64_t start)
+{
+	snap_drop(pid, start, false);
+}
+
+int mount_snap_print(struct utrace__ctl *c, pid_t pid, uint64_t start, unsigned int flags,
+		     FILE *out)
+{
+	struct psnap *o;
+	bool allocated;
+	long n = 0;
+	int r = snap_from_process(c, pid, start);
+
+	if (r < 0)
+		return r;
+	pthread_mutex_lock(&snap_lock);
+	o = snap_find(pid, start, false);
+	allocated = o != NULL;
+	if (o)
+		n = live_snap_print(o->snap, flags, out);
+	pthread_mutex_unlock(&snap_lock);
+	if (n < 0)
+		return (int)n;
+	if (n > 0)
+		return 0;
+	/* s_show() of an empty snapshot: print_snapshot_help() */
+	fprintf(out, "# tracer: nop\n#\n#\n# * Snapshot is %s *\n#\n"
+		"# Snapshot commands:\n"
+		"# echo 0 > snapshot : Clears and frees snapshot buffer\n"
+		"# echo 1 > snapshot : Allocates snapshot buffer, if not already allocated.\n"
+		"#                      Takes a snapshot of the main buffer.\n"
+		"# echo 2 > snapshot : Clears snapshot buffer (but does not allocate or free)\n"
+		"#                      (Doesn't have to be '2' works with any number that\n"
+		"#                       is not a '0' or '1')\n", allocated ? "allocated" : "freed");
+	return 0;
 }

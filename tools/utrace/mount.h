@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 struct utrace__ctl;
@@ -74,6 +75,7 @@ enum mkind {
 	MK_UPROBE_PROFILE,
 	MK_SYNTH_EVENTS,         /* synthetic_events (lib/runtime/synth.c) */
 	MK_DYNAMIC_EVENTS,       /* dynamic_events: both of the above */
+	MK_SNAPSHOT,             /* snapshot (the mount's copy, mount-procs.c) */
 };
 
 struct mnode {
@@ -155,6 +157,20 @@ void mount_stash_put(pid_t pid, uint64_t start, uint32_t inst, const char *text,
 char *mount_stash_take(pid_t pid, uint64_t start, uint32_t inst, size_t *len);
 /* Drop the trace_pipe text kept for a process (its trace was cleared). */
 void mount_pipe_clear(pid_t pid, uint64_t start, uint32_t inst);
+
+/*
+ * mount-procs.c: the snapshot of a process (the snapshot file): a copy of
+ * its buffer's pages kept in the mount.  mount_snap_take() takes one
+ * (allocating), _free() frees it, _clear() empties an allocated one;
+ * mount_snap_print() prints it as the snapshot file (-errno), after
+ * taking in a copy the process's snapshot trigger made since.
+ */
+struct live;
+int mount_snap_take(pid_t pid, uint64_t start, struct live *lv);
+void mount_snap_free(pid_t pid, uint64_t start);
+void mount_snap_clear(pid_t pid, uint64_t start);
+int mount_snap_print(struct utrace__ctl *c, pid_t pid, uint64_t start, unsigned int flags,
+		     FILE *out);
 
 /* mount-procs.c: files of an instance open (rmdir is EBUSY meanwhile). */
 void mount_inst_ref(pid_t pid, uint64_t start, uint32_t inst, int delta);

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A synthetic event's definition (the kernel's synthetic_events line,
+ * kernel/trace/trace_events_synth.c): its parse, with the kernel's
+ * errors, and its record layout.  Shared by the traced program's
+ * synthetic events (lib/runtime/synth.c) and `utrace hist -i`, whose
+ * actions build the same records offline.
+ *
+ * Every field takes 8 bytes of the record after the common ones (the
+ * kernel's u64 fields[]), a field narrower than that in its first bytes;
+ * a char[N] string takes 256 bytes (STR_VAR_LEN_MAX).
+ */
+#ifndef UTRACE_SYNTHDEF_H
+#define UTRACE_SYNTHDEF_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <utrace/tracepoint.h>
+
+#include "compiler.h"
+
+#define UTRACE__SYNTH_FIELDS_MAX 64      /* SYNTH_FIELDS_MAX */
+#define UTRACE__SYNTH_STR_SLOT 256       /* STR_VAR_LEN_MAX */
+
+struct utrace__synth_field {
+	char *type, *name;       /* "char[16]", "comm" */
+	unsigned int size;
+	unsigned int offset;     /* in the record */
+	bool is_signed;
+	bool is_string;          /* char[N] */
+};
+
+struct utrace__synth_def {
+	char *name;
+	unsigned int nr;
+	struct utrace__synth_field f[UTRACE__SYNTH_FIELDS_MAX];
+	/* the fields as an event's (after the common ones) */
+	struct utrace_event_field ef[UTRACE__SYNTH_FIELDS_MAX];
+	unsigned int struct_size;        /* the record's bytes */
+};
+
+/**
+ * utrace__synth_def_parse - parse "NAME FIELD[;FIELD]..." (or fields apart
+ *                           by white space alone, the older syntax)
+ * @line: the definition, comments and outer blanks stripped
+ * @d: filled in (free with utrace__synth_def_fini(), also on error)
+ * @log: set to the error_log entry of a refused line (malloc()ed, without
+ *       its time stamp), or NULL
+ *
+ * Return: 0, -EINVAL or -ENOMEM.
+ */
+int utrace__synth_def_parse(const char *line, struct utrace__synth_def *d, char **log)
+	UTRACE_HIDDEN;
+void utrace__synth_def_fini(struct utrace__synth_def *d) UTRACE_HIDDEN;
+
+/* is_good_name(): a C identifier */
+bool utrace__synth_good_name(const char *n) UTRACE_HIDDEN;
+
+/* The error_log entry "synthetic_events: error: MSG\n  Command: CMD\n" with
+ * the caret under the first occurrence of at; returns err. */
+int utrace__synth_refuse(char **log, const char *cmd, const char *msg, const char *at, int err)
+	UTRACE_HIDDEN;
+
+/* The print fmt: "\"lat=%llu, id=%d\"" and "REC->lat, REC->id"
+ * (malloc()ed; -ENOMEM). */
+int utrace__synth_def_print(const struct utrace__synth_def *d, char **fmt, char **args)
+	UTRACE_HIDDEN;
+
+/* Write the record's fields from an action's values (a string: the
+ * address of a NUL-terminated copy, or 0); rec has struct_size bytes, its
+ * common fields already set. */
+void utrace__synth_def_fill(const struct utrace__synth_def *d, unsigned char *rec,
+			    const uint64_t *vals) UTRACE_HIDDEN;
+
+#endif /* UTRACE_SYNTHDEF_H */
