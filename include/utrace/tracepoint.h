@@ -263,17 +263,18 @@ void utrace_tp_commit(struct utrace_tp_reserve *r);
  * The writer's fast path, inlined into every event's recording probe
  * (stage 6 of define_trace.h), ABI version 1.
  *
- * The usual event (a pool, tracing on, the thread attached, not nested, no
- * filter, the record fits the thread's page, the same CPU, a short time
- * delta) is written here with plain loads and stores: the thread's state
+ * The usual event (a pool, tracing on, the thread attached, not nested,
+ * the record fits the thread's page, the same CPU, a short time delta) is
+ * written here with plain loads and stores: the thread's state
  * through one TLS access, the time by rdtsc, the CPU from the thread's
  * rseq area (one load; rdtscp's TSC_AUX where glibc registered no rseq),
  * the event header and the common fields, the release store of the page's
  * commit word.  Everything else (a new page, a time extend, nesting and
- * signals, a stash to empty, filters, instances, triggers, tracing_on,
- * lost events) goes to libutrace's out-of-line entries: the library turns
- * the fast path off for all threads by setting UTRACE_TP_SLOW in
- * utrace_tp_fast_v1.gen.
+ * signals, a stash to empty, instances, triggers, tracing_on, lost events)
+ * goes to libutrace's out-of-line entries: the library turns the fast path
+ * off for all threads by setting UTRACE_TP_SLOW in utrace_tp_fast_v2.gen.
+ * An event's filter runs on the record in place, before the commit
+ * (utrace__commit_event_inline(): one compare when there is none).
  *
  * ABI: the names carry the version.  A library whose thread state or page
  * layout changes exports utrace_tp_thread_v2 and friends, and keeps the v1
@@ -309,7 +310,11 @@ struct utrace_tp_page_v1 {
 /* Process-wide: 'gen' is the pool generation, with UTRACE_TP_SLOW set
  * while anything needs the out-of-line path for every event; 'cpu_off'
  * is where the rseq area's cpu_id is from the thread pointer (0: read
- * the CPU with rdtscp). */
+ * the CPU with rdtscp).  The inline path of this header reads
+ * utrace_tp_fast_v2 (version 2: the probe runs the event's filter itself,
+ * utrace__commit_event_inline()); utrace_tp_fast_v1, which the probes built
+ * before read, has UTRACE_TP_SLOW set for good (they do not look at
+ * filters), so those go out of line. */
 struct utrace_tp_fast_v1 {
 	uint32_t gen;
 	uint32_t pad__;
@@ -318,9 +323,26 @@ struct utrace_tp_fast_v1 {
 #define UTRACE_TP_SLOW 0x80000000u
 
 #if !defined(UTRACE_DISABLE) && !defined(UTRACE__WRITER_INTERNAL)
-UTRACE__EXTERN struct utrace_tp_fast_v1 utrace_tp_fast_v1;
+UTRACE__EXTERN struct utrace_tp_fast_v1 utrace_tp_fast_v2;
 UTRACE__EXTERN __thread struct utrace_tp_thread_v1 utrace_tp_thread_v1;
 #endif
+
+/**
+ * utrace_tp_filter_commit_v2 - filter and commit a record of the inline path
+ * @ev: the event (its filter was not NULL when the probe looked)
+ * @t: the thread's state (the inline path's)
+ * @rec: the record, written whole at the page's tail, not committed
+ * @size: its bytes
+ *
+ * Called by the inline path (utrace__commit_event_inline()) instead of
+ * utrace__commit_inline() when the event has a filter, with the event
+ * still entered (nest 1).  Commits the record as utrace__commit_inline()
+ * does if the filter takes it; else takes it back (the tail rolled back).
+ * Either way the event is left, with what a signal handler stashed
+ * meanwhile copied in.
+ */
+void utrace_tp_filter_commit_v2(const struct utrace_event *ev, struct utrace_tp_thread_v1 *t,
+				void *rec, unsigned int size);
 
 /**
  * utrace_tp_leave_v1 - copy in what a signal handler stashed meanwhile
@@ -351,7 +373,7 @@ utrace__reserve_inline(struct utrace__fast *f, const struct utrace_event *ev,
 		       unsigned int size)
 {
 	struct utrace_tp_thread_v1 *t = &utrace_tp_thread_v1;
-	uint32_t gen = __atomic_load_n(&utrace_tp_fast_v1.gen, __ATOMIC_RELAXED);
+	uint32_t gen = __atomic_load_n(&utrace_tp_fast_v2.gen, __ATOMIC_RELAXED);
 	long off;
 	struct utrace_tp_page_v1 *pg;
 	uint64_t ts, delta, busy;
@@ -360,13 +382,13 @@ utrace__reserve_inline(struct utrace__fast *f, const struct utrace_event *ev,
 
 	/* nest and stash_used in one load: both must be 0 */
 	memcpy(&busy, t, sizeof(busy));
-	/* (no filter: the iterator calls this only for events without) */
+	/* (a filter: the caller runs it, utrace__commit_event_inline()) */
 	if (utrace__unlikely(size > 112 || t->gen != gen || busy != 0))
 		return NULL;
 	t->nest = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	/* From here a signal handler's event goes to the stash. */
-	off = __atomic_load_n(&utrace_tp_fast_v1.cpu_off, __ATOMIC_RELAXED);
+	off = __atomic_load_n(&utrace_tp_fast_v2.cpu_off, __ATOMIC_RELAXED);
 	if (utrace__likely(off != 0)) {
 		int32_t c;
 
@@ -439,6 +461,29 @@ utrace__commit_inline(const struct utrace__fast *f)
 	return;
 stashed:
 	utrace_tp_leave_v1();
+}
+
+/*
+ * Commit an event's record, after its filter if it has one: the filter
+ * runs on the record written in place (the kernel's way: it reads the
+ * fields from the reserved buffer), in the library, which commits the
+ * record or takes it back.  Without a filter, one compare with memory
+ * more than utrace__commit_inline(); with one, a tail call, so that the
+ * usual case keeps nothing in callee-saved registers.
+ */
+static inline __attribute__((always_inline)) void
+utrace__commit_event_inline(const struct utrace__fast *f, const struct utrace_event *ev,
+			    void *rec, unsigned int size)
+{
+	/* (a compare with memory: a relaxed load would be a load, then a
+	 * test.  The library frees a filter only after every thread was seen
+	 * outside its event, utrace__filter_sync().) */
+	__asm__ goto("cmpq $0, %0\n\tjne %l1" : : "m"(ev->filter) : "cc"
+		     : filtered);
+	utrace__commit_inline(f);
+	return;
+filtered:
+	utrace_tp_filter_commit_v2(ev, f->t, rec, size);
 }
 #endif
 

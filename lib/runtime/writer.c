@@ -187,8 +187,13 @@ int utrace__tracing_off;
 
 /* The pool generation (utrace__pool_gen), with UTRACE_TP_SLOW while the
  * inlined writer must leave every event to the library. */
-struct utrace_tp_fast_v1 utrace_tp_fast_v1
+struct utrace_tp_fast_v1 utrace_tp_fast_v2
 	__attribute__((visibility("default"))) = { 1 | UTRACE_TP_SLOW, 0, 0 };
+/* What the inlined writer of version 1 reads (programs built before
+ * utrace_tp_filter_v2()): it did not run filters, so it always goes to the
+ * library's path (thread generations never have UTRACE_TP_SLOW). */
+const struct utrace_tp_fast_v1 utrace_tp_fast_v1
+	__attribute__((visibility("default"))) = { UTRACE_TP_SLOW, 0, 0 };
 /* rdtscp's TSC_AUX holds the CPU number (where there is no rseq). */
 static int rdtscp_cpu;
 
@@ -210,7 +215,7 @@ static bool fast_off(void)
 {
 	return !cur_pool() || __atomic_load_n(&utrace__tracing_off, __ATOMIC_ACQUIRE) ||
 	       !utrace__clock_tsc ||
-	       (!__atomic_load_n(&utrace_tp_fast_v1.cpu_off, __ATOMIC_RELAXED) && !rdtscp_cpu) ||
+	       (!__atomic_load_n(&utrace_tp_fast_v2.cpu_off, __ATOMIC_RELAXED) && !rdtscp_cpu) ||
 	       __atomic_load_n(&utrace__record_hook, __ATOMIC_ACQUIRE) != NULL ||
 	       __atomic_load_n(&utrace__print_fd, __ATOMIC_ACQUIRE) >= 0;
 }
@@ -249,7 +254,7 @@ void utrace__fast_init(void)
 {
 	unsigned int a, b, c, d;
 
-	__atomic_store_n(&utrace_tp_fast_v1.cpu_off, utrace__rseq_cpu_off, __ATOMIC_RELAXED);
+	__atomic_store_n(&utrace_tp_fast_v2.cpu_off, utrace__rseq_cpu_off, __ATOMIC_RELAXED);
 	/* No rseq (valgrind, an old glibc): rdtscp's TSC_AUX, which Linux
 	 * sets to the CPU number (node << 12 | cpu) where the CPU has it.
 	 * Believed only if it agrees with sched_getcpu(). */
@@ -1219,6 +1224,58 @@ bool utrace__threads_quiesce(void)
 	}
 	pthread_mutex_unlock(&tbufs_mutex);
 	return ok;
+}
+
+static void discard(struct utrace_tp_reserve *r);
+
+/*
+ * The inline path's commit of an event with a filter (tracepoint.h:
+ * utrace__commit_event_inline()): the record is whole at the page's tail,
+ * the event entered (nest 1), as in commit_slow().  A rejected record is
+ * taken back as discard() does; where it began and the time before it
+ * are read from its event header (the inline path set neither undo
+ * field).  An accepted one is committed as utrace__commit_inline() does.
+ */
+void utrace_tp_filter_commit_v2(const struct utrace_event *ev, struct utrace_tp_thread_v1 *tt,
+				void *rec, unsigned int size)
+{
+	struct tbuf *t = (struct tbuf *)(void *)tt;
+	const struct utrace__filter *f = __atomic_load_n(&ev->filter, __ATOMIC_RELAXED);
+	struct utrace_tp_reserve r;
+	unsigned char *hdr = (unsigned char *)rec - 4;
+	uint32_t w;
+	bool pass = true;
+
+	if (__builtin_expect(!t->comm || __atomic_load_n(&filter_rcu, __ATOMIC_RELAXED), 0)) {
+		r.event = (struct utrace_event *)(uintptr_t)ev;
+		r.rec = rec;
+		r.size = size;
+		r.rb_state = RB_STATE_PAGE;
+		pass = !filter_rejects_slow(&r);
+	} else if (f) {
+		struct utrace__filter_ctx ctx = { t->cpu, t->comm };
+
+		pass = utrace__filter_match(f, rec, size, &ctx);
+	}
+	if (__builtin_expect(pass, 1)) {
+		t->nr_events++;
+		__atomic_store_n(&t->page->commit, t->tail | t->missed, __ATOMIC_RELEASE);
+		leave(t);
+		return;
+	}
+	memcpy(&w, hdr, 4);
+	w >>= UTRACE_RB_TYPE_BITS;
+	if (__builtin_expect(w < (1u << (UTRACE_RB_DELTA_BITS - 1)), 1)) {
+		/* discard()'s usual case */
+		t->tail = (uint32_t)(hdr - t->page->data);
+		t->last_ts -= w;
+		leave(t);
+		return;
+	}
+	t->undo_tail = (uint32_t)(hdr - t->page->data);
+	t->undo_ts = t->last_ts - w;
+	r.rb_state = RB_STATE_PAGE;
+	discard(&r);
 }
 
 /* Take back a reserved event that its filter rejected. */

@@ -15,7 +15,7 @@ extern struct utrace_pool *utrace__pool UTRACE_HIDDEN;
 /* Bumped whenever utrace__pool changes (fork): threads re-attach.  Its
  * bit UTRACE_TP_SLOW sends every event to the library's path (see
  * utrace__fast_update()). */
-#define utrace__pool_gen (utrace_tp_fast_v1.gen)
+#define utrace__pool_gen (utrace_tp_fast_v2.gen)
 /* tracing_on written 0 through the control: events are dropped uncounted. */
 extern int utrace__tracing_off UTRACE_HIDDEN;
 /* The buffer this thread's trace_marker records go to (-1: top level). */

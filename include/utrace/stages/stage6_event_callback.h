@@ -142,11 +142,12 @@
 #ifdef UTRACE__INLINE_WRITER
 /*
  * utrace_event_slow_<call> records through libutrace: the probe the
- * registry attaches (stage 7), so it runs for an event with a filter or
- * with other probes beside it.  utrace_event_raw_event_<call> is the
- * iterator's direct call (stage 0), made only while the recording probe is
- * alone and the event has no filter (tracepoint.c: set_fast()): the usual
- * event is written inline (tracepoint.h: utrace__reserve_inline()),
+ * registry attaches (stage 7), so it runs for an event with other probes
+ * beside it.  utrace_event_raw_event_<call> is the iterator's direct call
+ * (stage 0), made while the recording probe is alone (tracepoint.c:
+ * set_fast()): the usual event is written inline (tracepoint.h:
+ * utrace__reserve_inline()), its filter if it has one run on the record in
+ * place (utrace__commit_event_inline(): a rejected record is taken back),
  * anything else goes to utrace_event_rec_<call>, with the fields already
  * placed.  The inline part needs no stack frame.
  */
@@ -189,7 +190,10 @@
 		}							\
 		tstruct							\
 		{ assign; }						\
-		utrace__commit_inline(&__utrace_f);			\
+		utrace__commit_event_inline(&__utrace_f,		\
+				(const struct utrace_event *)__data,	\
+				__utrace_entry,				\
+				(unsigned int)__utrace_size);		\
 	}
 #else
 #define DECLARE_EVENT_CLASS(call, proto, args, tstruct, assign, print)	\
