@@ -178,36 +178,16 @@ struct utrace__filter_insn {
 	uint64_t val2;     /* STR_ARRAY: the array's size; FUNC: end address */
 };
 
-/*
- * A short program (the common case: one or two comparisons) is run
- * without the interpreter's switch: each predicate in a form that needs
- * no table (struct fast_pred).  A field against a number, widened to 64
- * bits (signed ones with the sign bit flipped, so that they order as
- * unsigned): == < <= > >= are all one subtraction and one compare, FK_AND
- * one test; a string == or ~ without a strlen; anything else through
- * insn_eval().  Branches as the program's (when, jump).
- */
-#define FAST_MAX 4
-enum { FK_RANGE = 1, FK_AND, FK_STR, FK_INSN };
-
-struct fast_pred {
-	uint8_t kind;       /* FK_* */
-	uint8_t size;       /* 1, 2, 4, 8; 0: no field, the value is 0 */
-	uint8_t sh;         /* signed: 64 - 8 * size, to widen with the sign */
-	uint8_t when;       /* the instruction's */
-	uint32_t jump;      /* the instruction's */
-	uint32_t off;       /* of the field in the record */
-	uint32_t pad;
-	uint64_t bias;      /* FK_RANGE of a signed field: the sign bit */
-	uint64_t lo, span;  /* FK_RANGE: in [lo, lo + span]; FK_AND: lo is the mask */
-};
+/* A short program's fast forms (filter.h: struct utrace__filter_head). */
+#define FAST_MAX UTRACE__FILTER_FAST_MAX
+#define FK_RANGE UTRACE__FK_RANGE
+#define FK_AND UTRACE__FK_AND
+#define FK_STR UTRACE__FK_STR
+#define FK_INSN UTRACE__FK_INSN
+#define fast_pred utrace__filter_pred
 
 struct utrace__filter {
-	uint32_t nr;        /* instructions */
-	uint32_t min_size;  /* the record bytes the fixed-field reads need */
-	uint32_t nfast;     /* nr when fp[] holds the program, else 0 */
-	uint32_t num_only;  /* fp[] is all FK_RANGE and FK_AND */
-	struct fast_pred fp[FAST_MAX];
+	struct utrace__filter_head h;   /* (filter.h) */
 	struct utrace__filter_insn prog[];
 	/* then the CPU masks (uint64_t[MASK_WORDS] each), then the patterns */
 };
@@ -468,26 +448,7 @@ static inline int str_fast(const struct utrace__filter *f, const struct utrace__
 	return in->mode == M_FRONT || plen == max || s[plen] == 0;
 }
 
-/* A number field's predicate (FK_RANGE, FK_AND; a constant one is one of
- * them on no field). */
-static inline __attribute__((always_inline)) int num_eval(const struct fast_pred *p,
-							  const unsigned char *rec)
-{
-	const unsigned char *q = rec + p->off;
-	uint64_t u;
-
-	switch (p->size) {
-	case 0: u = 0; break;
-	case 1: u = q[0]; break;
-	case 2: { uint16_t v; memcpy(&v, q, 2); u = v; break; }
-	case 4: { uint32_t v; memcpy(&v, q, 4); u = v; break; }
-	default: memcpy(&u, q, 8); break;
-	}
-	u = (uint64_t)((int64_t)(u << p->sh) >> p->sh) ^ p->bias;
-	if (p->kind == FK_AND)
-		return (u & p->lo) != 0;
-	return u - p->lo <= p->span;
-}
+#define num_eval utrace__filter_pred_num
 
 static bool run_program(const struct utrace__filter *f, const void *rec, unsigned int size,
 			const struct utrace__filter_ctx *ctx);
@@ -497,12 +458,12 @@ static __attribute__((noinline)) bool match_mixed(const struct utrace__filter *f
 						  const unsigned char *rec, unsigned int size,
 						  const struct utrace__filter_ctx *ctx)
 {
-	uint32_t i = 0, n = f->nfast;
+	uint32_t i = 0, n = f->h.nfast;
 
 	if (!n)
 		return run_program(f, rec, size, ctx);
 	do {
-		const struct fast_pred *p = &f->fp[i];
+		const struct fast_pred *p = &f->h.fp[i];
 		int r;
 
 		if (p->kind == FK_STR)
@@ -525,19 +486,16 @@ bool utrace__filter_match(const struct utrace__filter *f, const void *rec, unsig
 
 	if (!f)
 		return true;
-	if (size < f->min_size)
+	if (size < f->h.min_size)
 		return false;
-	if (__builtin_expect(!f->num_only, 0))
+	if (__builtin_expect(!f->h.num_only, 0))
 		return match_mixed(f, rec, size, ctx);
 	/* numbers only (no call, no EVAL_BAD) */
-	n = f->nfast;
-	if (n == 1) {
-		const struct fast_pred *p = &f->fp[0];
-
-		return num_eval(p, rec) != p->when || p->jump == 1;
-	}
+	n = f->h.nfast;
+	if (n == 1)
+		return utrace__filter_pred_one(&f->h.fp[0], rec);
 	do {
-		const struct fast_pred *p = &f->fp[i];
+		const struct fast_pred *p = &f->h.fp[i];
 
 		if (num_eval(p, rec) == p->when)
 			i = p->jump;
@@ -554,7 +512,7 @@ static bool run_program(const struct utrace__filter *f, const void *rec, unsigne
 	uint32_t i = 0, n, cpu = ctx ? ctx->cpu : 0;
 	const char *comm = ctx && ctx->comm ? ctx->comm : no_comm;
 
-	n = f->nr;
+	n = f->h.nr;
 	while (i < n) {
 		const struct utrace__filter_insn *in = &f->prog[i];
 		int r = insn_eval(f, in, rec, size, cpu, comm);
@@ -573,7 +531,7 @@ void utrace__filter_free(struct utrace__filter *f)
 
 unsigned int utrace__filter_nr_insns(const struct utrace__filter *f)
 {
-	return f ? f->nr : 0;
+	return f ? f->h.nr : 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1753,14 +1711,14 @@ static struct utrace__filter *layout(struct compiler *c)
 	if (!f)
 		return NULL;
 	memset(f, 0, sizeof(*f));
-	f->nr = c->nr_insns;
-	f->min_size = c->min_size;
+	f->h.nr = c->nr_insns;
+	f->h.min_size = c->min_size;
 	memcpy(f->prog, c->insns, c->nr_insns * sizeof(c->insns[0]));
 	if (masks)
 		memcpy((char *)f + insns, c->masks, masks);
 	if (c->pool_len)
 		memcpy((char *)f + insns + masks, c->pool, c->pool_len);
-	for (i = 0; i < f->nr; i++) {
+	for (i = 0; i < f->h.nr; i++) {
 		struct utrace__filter_insn *in = &f->prog[i];
 
 		switch (in->op) {
@@ -1777,14 +1735,15 @@ static struct utrace__filter *layout(struct compiler *c)
 			break;
 		}
 	}
-	if (f->nr > 0 && f->nr <= FAST_MAX) {
-		f->num_only = 1;
-		for (i = 0; i < f->nr; i++) {
-			fast_form(&f->fp[i], &f->prog[i]);
-			if (f->fp[i].kind == FK_STR || f->fp[i].kind == FK_INSN)
-				f->num_only = 0;
+	if (f->h.nr > 0 && f->h.nr <= FAST_MAX) {
+		f->h.num_only = 1;
+		for (i = 0; i < f->h.nr; i++) {
+			fast_form(&f->h.fp[i], &f->prog[i]);
+			if (f->h.fp[i].kind == FK_STR || f->h.fp[i].kind == FK_INSN)
+				f->h.num_only = 0;
 		}
-		f->nfast = f->nr;
+		f->h.nfast = f->h.nr;
+		f->h.one_num = f->h.nr == 1 && f->h.num_only;
 	}
 	return f;
 }

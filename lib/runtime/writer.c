@@ -1236,26 +1236,53 @@ static void discard(struct utrace_tp_reserve *r);
  * are read from its event header (the inline path set neither undo
  * field).  An accepted one is committed as utrace__commit_inline() does.
  */
+static __attribute__((noinline)) bool filter_pass_slow(const struct utrace_event *ev,
+							struct tbuf *t, void *rec,
+							unsigned int size)
+{
+	struct utrace_tp_reserve r;
+
+	if (!t->comm || __atomic_load_n(&filter_rcu, __ATOMIC_RELAXED)) {
+		r.event = (struct utrace_event *)(uintptr_t)ev;
+		r.rec = rec;
+		r.size = size;
+		r.rb_state = RB_STATE_PAGE;
+		return !filter_rejects_slow(&r);
+	}
+	return true;    /* (no filter any more) */
+}
+
+/* discard() of the inline path's record, a time extend left in its place. */
+static __attribute__((noinline)) void discard_extend(struct tbuf *t, unsigned char *hdr,
+						     uint32_t delta)
+{
+	struct utrace_tp_reserve r;
+
+	t->undo_tail = (uint32_t)(hdr - t->page->data);
+	t->undo_ts = t->last_ts - delta;
+	r.rb_state = RB_STATE_PAGE;
+	discard(&r);
+}
+
 void utrace_tp_filter_commit_v2(const struct utrace_event *ev, struct utrace_tp_thread_v1 *tt,
 				void *rec, unsigned int size)
 {
 	struct tbuf *t = (struct tbuf *)(void *)tt;
 	const struct utrace__filter *f = __atomic_load_n(&ev->filter, __ATOMIC_RELAXED);
-	struct utrace_tp_reserve r;
 	unsigned char *hdr = (unsigned char *)rec - 4;
 	uint32_t w;
-	bool pass = true;
+	int pass = -1;
 
-	if (__builtin_expect(!t->comm || __atomic_load_n(&filter_rcu, __ATOMIC_RELAXED), 0)) {
-		r.event = (struct utrace_event *)(uintptr_t)ev;
-		r.rec = rec;
-		r.size = size;
-		r.rb_state = RB_STATE_PAGE;
-		pass = !filter_rejects_slow(&r);
-	} else if (f) {
-		struct utrace__filter_ctx ctx = { t->cpu, t->comm };
+	/* The usual filter, one comparison, inline. */
+	if (__builtin_expect(t->comm && f && !__atomic_load_n(&filter_rcu, __ATOMIC_RELAXED), 1)) {
+		pass = utrace__filter_match_one(f, rec, size);
+		if (__builtin_expect(pass < 0, 0)) {
+			struct utrace__filter_ctx ctx = { t->cpu, t->comm };
 
-		pass = utrace__filter_match(f, rec, size, &ctx);
+			pass = utrace__filter_match(f, rec, size, &ctx);
+		}
+	} else {
+		pass = filter_pass_slow(ev, t, rec, size);
 	}
 	if (__builtin_expect(pass, 1)) {
 		t->nr_events++;
@@ -1265,17 +1292,14 @@ void utrace_tp_filter_commit_v2(const struct utrace_event *ev, struct utrace_tp_
 	}
 	memcpy(&w, hdr, 4);
 	w >>= UTRACE_RB_TYPE_BITS;
-	if (__builtin_expect(w < (1u << (UTRACE_RB_DELTA_BITS - 1)), 1)) {
-		/* discard()'s usual case */
-		t->tail = (uint32_t)(hdr - t->page->data);
-		t->last_ts -= w;
-		leave(t);
+	if (__builtin_expect(w >= (1u << (UTRACE_RB_DELTA_BITS - 1)), 0)) {
+		discard_extend(t, hdr, w);
 		return;
 	}
-	t->undo_tail = (uint32_t)(hdr - t->page->data);
-	t->undo_ts = t->last_ts - w;
-	r.rb_state = RB_STATE_PAGE;
-	discard(&r);
+	/* discard()'s usual case */
+	t->tail = (uint32_t)(hdr - t->page->data);
+	t->last_ts -= w;
+	leave(t);
 }
 
 /* Take back a reserved event that its filter rejected. */
