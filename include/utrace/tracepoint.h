@@ -274,7 +274,9 @@ void utrace_tp_commit(struct utrace_tp_reserve *r);
  * goes to libutrace's out-of-line entries: the library turns the fast path
  * off for all threads by setting UTRACE_TP_SLOW in utrace_tp_fast_v2.gen.
  * An event's filter runs on the record in place, before the commit
- * (utrace__commit_event_inline(): one compare when there is none).
+ * (utrace__commit_event_inline()), in the probe's second copy of this
+ * path, which the first sends the event to while some event of the
+ * process has a filter (UTRACE_TP_FILTER in utrace_tp_fast_v2.gen).
  *
  * ABI: the names carry the version.  A library whose thread state or page
  * layout changes exports utrace_tp_thread_v2 and friends, and keeps the v1
@@ -321,6 +323,9 @@ struct utrace_tp_fast_v1 {
 	long cpu_off;
 };
 #define UTRACE_TP_SLOW 0x80000000u
+/* In utrace_tp_fast_v2.gen while some event has a filter: the inline path
+ * then takes its copy that looks at ev->filter before the commit. */
+#define UTRACE_TP_FILTER 0x40000000u
 
 #if !defined(UTRACE_DISABLE) && !defined(UTRACE__WRITER_INTERNAL)
 UTRACE__EXTERN struct utrace_tp_fast_v1 utrace_tp_fast_v2;
@@ -363,14 +368,23 @@ struct utrace__fast {
 	uint64_t commit;         /* the page's commit word after the event */
 };
 
+/* What utrace__reserve_inline_() returns, with 'filters' 0, when some
+ * event has a filter: take the copy that looks at it. */
+#define UTRACE__FILTERED ((void *)1)
+
 /*
  * Reserve 'size' bytes for event 'ev' in the thread's page.  NULL when
  * this is not the usual case: the caller then records the event through
- * utrace_tp_reserve() and utrace_tp_commit().
+ * utrace_tp_reserve() and utrace_tp_commit().  'filters' is
+ * UTRACE_TP_FILTER when the caller commits with
+ * utrace__commit_event_inline(), which looks at the event's filter; 0
+ * when it does not: then, while some event has a filter, the reserve
+ * gives UTRACE__FILTERED (nothing touched), and the caller goes to its
+ * copy that commits with utrace__commit_event_inline().
  */
 static inline __attribute__((always_inline)) void *
-utrace__reserve_inline(struct utrace__fast *f, const struct utrace_event *ev,
-		       unsigned int size)
+utrace__reserve_inline_(struct utrace__fast *f, const struct utrace_event *ev,
+			unsigned int size, uint32_t filters)
 {
 	struct utrace_tp_thread_v1 *t = &utrace_tp_thread_v1;
 	uint32_t gen = __atomic_load_n(&utrace_tp_fast_v2.gen, __ATOMIC_RELAXED);
@@ -382,9 +396,12 @@ utrace__reserve_inline(struct utrace__fast *f, const struct utrace_event *ev,
 
 	/* nest and stash_used in one load: both must be 0 */
 	memcpy(&busy, t, sizeof(busy));
-	/* (a filter: the caller runs it, utrace__commit_event_inline()) */
-	if (utrace__unlikely(size > 112 || t->gen != gen || busy != 0))
+	if (utrace__unlikely(size > 112 || t->gen != (gen & ~filters) || busy != 0)) {
+		/* (the other copy checks the rest again) */
+		if (!filters && (gen & UTRACE_TP_FILTER))
+			return UTRACE__FILTERED;
 		return NULL;
+	}
 	t->nest = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	/* From here a signal handler's event goes to the stash. */
@@ -431,8 +448,16 @@ utrace__reserve_inline(struct utrace__fast *f, const struct utrace_event *ev,
 	w = (uint16_t)ev->id;
 	memcpy(d + 4, &w, 4);
 	memcpy(d + 8, &t->tid, 4);
+	/* (not NULL nor UTRACE__FILTERED: the caller's test of those folds
+	 * into the reserve's own branches) */
+	if ((uintptr_t)(d + 4) <= 1)
+		__builtin_unreachable();
 	return d + 4;
 }
+
+/* The reserve of a caller that commits with utrace__commit_event_inline(). */
+#define utrace__reserve_inline(f, ev, size)				\
+	utrace__reserve_inline_(f, ev, size, UTRACE_TP_FILTER)
 
 /* The start of the probe's slow path: outside an event, with events
  * stashed by a signal handler (during the inline path's attempt), copy
@@ -469,7 +494,7 @@ stashed:
  * fields from the reserved buffer), in the library, which commits the
  * record or takes it back.  Without a filter, one compare with memory
  * more than utrace__commit_inline(); with one, a tail call, so that the
- * usual case keeps nothing in callee-saved registers.
+ * caller keeps nothing in callee-saved registers.
  */
 static inline __attribute__((always_inline)) void
 utrace__commit_event_inline(const struct utrace__fast *f, const struct utrace_event *ev,

@@ -207,7 +207,8 @@ static inline __attribute__((always_inline)) struct utrace_pool *cur_pool(void)
 
 static inline __attribute__((always_inline)) unsigned int cur_gen(void)
 {
-	return __atomic_load_n(&utrace__pool_gen, __ATOMIC_ACQUIRE) & ~UTRACE_TP_SLOW;
+	return __atomic_load_n(&utrace__pool_gen, __ATOMIC_ACQUIRE) &
+	       ~(UTRACE_TP_SLOW | UTRACE_TP_FILTER);
 }
 
 /* Must every event take the library's path? */
@@ -227,19 +228,40 @@ static bool fast_off(void)
  * its second look and stores again.  The bit shares its word with the pool
  * generation, so a thread never sees a new pool with an old bit.
  */
+static int nr_filtered;      /* events with a filter (ev->filter) */
+
+static bool any_filter(void)
+{
+	return __atomic_load_n(&nr_filtered, __ATOMIC_ACQUIRE) > 0;
+}
+
 void utrace__fast_update(void)
 {
-	bool off;
+	bool off, filt;
 
 	do {
 		unsigned int old = __atomic_load_n(&utrace__pool_gen, __ATOMIC_RELAXED), nw;
 
 		off = fast_off();
+		filt = any_filter();
 		do {
-			nw = off ? old | UTRACE_TP_SLOW : old & ~UTRACE_TP_SLOW;
+			nw = (old & ~(UTRACE_TP_SLOW | UTRACE_TP_FILTER)) |
+			     (off ? UTRACE_TP_SLOW : 0) | (filt ? UTRACE_TP_FILTER : 0);
 		} while (!__atomic_compare_exchange_n(&utrace__pool_gen, &old, nw, 0,
 						      __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
-	} while (fast_off() != off);
+	} while (fast_off() != off || any_filter() != filt);
+}
+
+/*
+ * An event's filter is set (+1: before the store of ev->filter) or
+ * removed (-1: after it).  While any event has one, UTRACE_TP_FILTER in
+ * the generation word sends the inlined writer to its copy that looks at
+ * ev->filter (tracepoint.h: utrace__reserve_inline()).
+ */
+void utrace__filter_count(int delta)
+{
+	__atomic_fetch_add(&nr_filtered, delta, __ATOMIC_SEQ_CST);
+	utrace__fast_update();
 }
 
 void utrace__set_record_hook(void (*hook)(const struct utrace_event *ev,
