@@ -1592,12 +1592,15 @@ static uint64_t edge_value(void)
 
 static void fill_random(struct all_rec *r, unsigned int *size)
 {
-	static const char *const strs[] = { "", "a", "ab", "abc", "abcd", "xbc", "abcdefgh", "abc\0zz" };
-	const char *str = strs[rnd() % 8];
-	unsigned int len = (unsigned int)strlen(str) + (rnd() % 2);
+	/* (8 bytes each, NUL-padded; "abcdefgh" has none) */
+	static const char strs[8][8] = { "", "a", "ab", "abc", "abcd", "xbc", "abcdefgh", "abc\0zz" };
+	static const unsigned int lens[8] = { 0, 1, 2, 3, 4, 3, 8, 6 };
+	unsigned int k = rnd() % 8;
+	const char *str = strs[k];
+	unsigned int len = lens[k] + (rnd() % 2);    /* with its NUL or not */
 
-	if (!strcmp(str, "abc"))
-		len = rnd() % 2 ? 7 : 4;     /* "abc\0zz\0" or with its NUL */
+	if (len > 8)
+		len = 8;
 	memset(r, 0, sizeof(*r));
 	r->u8 = (uint8_t)edge_value(); r->s8 = (int8_t)edge_value();
 	r->u16 = (uint16_t)edge_value(); r->s16 = (int16_t)edge_value();
@@ -1605,7 +1608,6 @@ static void fill_random(struct all_rec *r, unsigned int *size)
 	r->s32 = (int32_t)edge_value(); r->u64 = edge_value(); r->s64 = (int64_t)edge_value();
 	memcpy(r->arr, strs[rnd() % 8], 8);
 	set_str(r, str, len);
-	memcpy(r->data, str, 7);
 	*size = sizeof(*r);
 	if (rnd() % 16 == 0)
 		r->loc_str = 60u << 16 | 140;    /* outside the record */
