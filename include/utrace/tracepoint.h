@@ -433,14 +433,16 @@ utrace__reserve_inline_(struct utrace__fast *f, const struct utrace_event *ev,
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		return NULL;
 	}
-	pg = t->page;
-	d = pg->data + tail;
+	/* (stores in the order that frees registers soonest: the time, the
+	 * header word, then the tail) */
+	t->last_ts = ts;
 	/* the event header: type_len (record words), time delta */
 	w = rb / 4 | (uint32_t)delta << 5;
+	pg = t->page;
+	d = pg->data + tail;
 	memcpy(d, &w, 4);
 	tail += 4 + rb;
 	t->tail = tail;
-	t->last_ts = ts;
 	f->t = t;
 	f->page = pg;
 	f->commit = tail | t->missed;
