@@ -263,17 +263,20 @@ void utrace_tp_commit(struct utrace_tp_reserve *r);
  * The writer's fast path, inlined into every event's recording probe
  * (stage 6 of define_trace.h), ABI version 1.
  *
- * The usual event (a pool, tracing on, the thread attached, not nested, no
- * filter, the record fits the thread's page, the same CPU, a short time
- * delta) is written here with plain loads and stores: the thread's state
+ * The usual event (a pool, tracing on, the thread attached, not nested,
+ * the record fits the thread's page, the same CPU, a short time delta) is
+ * written here with plain loads and stores: the thread's state
  * through one TLS access, the time by rdtsc, the CPU from the thread's
  * rseq area (one load; rdtscp's TSC_AUX where glibc registered no rseq),
  * the event header and the common fields, the release store of the page's
  * commit word.  Everything else (a new page, a time extend, nesting and
- * signals, a stash to empty, filters, instances, triggers, tracing_on,
- * lost events) goes to libutrace's out-of-line entries: the library turns
- * the fast path off for all threads by setting UTRACE_TP_SLOW in
- * utrace_tp_fast_v1.gen.
+ * signals, a stash to empty, instances, triggers, tracing_on, lost events)
+ * goes to libutrace's out-of-line entries: the library turns the fast path
+ * off for all threads by setting UTRACE_TP_SLOW in utrace_tp_fast_v2.gen.
+ * An event's filter runs on the record in place, before the commit
+ * (utrace__commit_event_inline()), in the probe's second copy of this
+ * path, which the first sends the event to while some event of the
+ * process has a filter (UTRACE_TP_FILTER in utrace_tp_fast_v2.gen).
  *
  * ABI: the names carry the version.  A library whose thread state or page
  * layout changes exports utrace_tp_thread_v2 and friends, and keeps the v1
@@ -309,18 +312,42 @@ struct utrace_tp_page_v1 {
 /* Process-wide: 'gen' is the pool generation, with UTRACE_TP_SLOW set
  * while anything needs the out-of-line path for every event; 'cpu_off'
  * is where the rseq area's cpu_id is from the thread pointer (0: read
- * the CPU with rdtscp). */
+ * the CPU with rdtscp).  The inline path of this header reads
+ * utrace_tp_fast_v2 (version 2: the probe runs the event's filter itself,
+ * utrace__commit_event_inline()); utrace_tp_fast_v1, which the probes built
+ * before read, has UTRACE_TP_SLOW set for good (they do not look at
+ * filters), so those go out of line. */
 struct utrace_tp_fast_v1 {
 	uint32_t gen;
 	uint32_t pad__;
 	long cpu_off;
 };
 #define UTRACE_TP_SLOW 0x80000000u
+/* In utrace_tp_fast_v2.gen while some event has a filter: the inline path
+ * then takes its copy that looks at ev->filter before the commit. */
+#define UTRACE_TP_FILTER 0x40000000u
 
 #if !defined(UTRACE_DISABLE) && !defined(UTRACE__WRITER_INTERNAL)
-UTRACE__EXTERN struct utrace_tp_fast_v1 utrace_tp_fast_v1;
+UTRACE__EXTERN struct utrace_tp_fast_v1 utrace_tp_fast_v2;
 UTRACE__EXTERN __thread struct utrace_tp_thread_v1 utrace_tp_thread_v1;
 #endif
+
+/**
+ * utrace_tp_filter_commit_v2 - filter and commit a record of the inline path
+ * @ev: the event (its filter was not NULL when the probe looked)
+ * @t: the thread's state (the inline path's)
+ * @rec: the record, written whole at the page's tail, not committed
+ * @size: its bytes
+ *
+ * Called by the inline path (utrace__commit_event_inline()) instead of
+ * utrace__commit_inline() when the event has a filter, with the event
+ * still entered (nest 1).  Commits the record as utrace__commit_inline()
+ * does if the filter takes it; else takes it back (the tail rolled back).
+ * Either way the event is left, with what a signal handler stashed
+ * meanwhile copied in.
+ */
+void utrace_tp_filter_commit_v2(const struct utrace_event *ev, struct utrace_tp_thread_v1 *t,
+				void *rec, unsigned int size);
 
 /**
  * utrace_tp_leave_v1 - copy in what a signal handler stashed meanwhile
@@ -341,17 +368,26 @@ struct utrace__fast {
 	uint64_t commit;         /* the page's commit word after the event */
 };
 
+/* What utrace__reserve_inline_() returns, with 'filters' 0, when some
+ * event has a filter: take the copy that looks at it. */
+#define UTRACE__FILTERED ((void *)1)
+
 /*
  * Reserve 'size' bytes for event 'ev' in the thread's page.  NULL when
  * this is not the usual case: the caller then records the event through
- * utrace_tp_reserve() and utrace_tp_commit().
+ * utrace_tp_reserve() and utrace_tp_commit().  'filters' is
+ * UTRACE_TP_FILTER when the caller commits with
+ * utrace__commit_event_inline(), which looks at the event's filter; 0
+ * when it does not: then, while some event has a filter, the reserve
+ * gives UTRACE__FILTERED (nothing touched), and the caller goes to its
+ * copy that commits with utrace__commit_event_inline().
  */
 static inline __attribute__((always_inline)) void *
-utrace__reserve_inline(struct utrace__fast *f, const struct utrace_event *ev,
-		       unsigned int size)
+utrace__reserve_inline_(struct utrace__fast *f, const struct utrace_event *ev,
+			unsigned int size, uint32_t filters)
 {
 	struct utrace_tp_thread_v1 *t = &utrace_tp_thread_v1;
-	uint32_t gen = __atomic_load_n(&utrace_tp_fast_v1.gen, __ATOMIC_RELAXED);
+	uint32_t gen = __atomic_load_n(&utrace_tp_fast_v2.gen, __ATOMIC_RELAXED);
 	long off;
 	struct utrace_tp_page_v1 *pg;
 	uint64_t ts, delta, busy;
@@ -360,13 +396,16 @@ utrace__reserve_inline(struct utrace__fast *f, const struct utrace_event *ev,
 
 	/* nest and stash_used in one load: both must be 0 */
 	memcpy(&busy, t, sizeof(busy));
-	/* (no filter: the iterator calls this only for events without) */
-	if (utrace__unlikely(size > 112 || t->gen != gen || busy != 0))
+	if (utrace__unlikely(size > 112 || t->gen != (gen & ~filters) || busy != 0)) {
+		/* (the other copy checks the rest again) */
+		if (!filters && (gen & UTRACE_TP_FILTER))
+			return UTRACE__FILTERED;
 		return NULL;
+	}
 	t->nest = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	/* From here a signal handler's event goes to the stash. */
-	off = __atomic_load_n(&utrace_tp_fast_v1.cpu_off, __ATOMIC_RELAXED);
+	off = __atomic_load_n(&utrace_tp_fast_v2.cpu_off, __ATOMIC_RELAXED);
 	if (utrace__likely(off != 0)) {
 		int32_t c;
 
@@ -394,14 +433,16 @@ utrace__reserve_inline(struct utrace__fast *f, const struct utrace_event *ev,
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		return NULL;
 	}
-	pg = t->page;
-	d = pg->data + tail;
+	/* (stores in the order that frees registers soonest: the time, the
+	 * header word, then the tail) */
+	t->last_ts = ts;
 	/* the event header: type_len (record words), time delta */
 	w = rb / 4 | (uint32_t)delta << 5;
+	pg = t->page;
+	d = pg->data + tail;
 	memcpy(d, &w, 4);
 	tail += 4 + rb;
 	t->tail = tail;
-	t->last_ts = ts;
 	f->t = t;
 	f->page = pg;
 	f->commit = tail | t->missed;
@@ -409,8 +450,16 @@ utrace__reserve_inline(struct utrace__fast *f, const struct utrace_event *ev,
 	w = (uint16_t)ev->id;
 	memcpy(d + 4, &w, 4);
 	memcpy(d + 8, &t->tid, 4);
+	/* (not NULL nor UTRACE__FILTERED: the caller's test of those folds
+	 * into the reserve's own branches) */
+	if ((uintptr_t)(d + 4) <= 1)
+		__builtin_unreachable();
 	return d + 4;
 }
+
+/* The reserve of a caller that commits with utrace__commit_event_inline(). */
+#define utrace__reserve_inline(f, ev, size)				\
+	utrace__reserve_inline_(f, ev, size, UTRACE_TP_FILTER)
 
 /* The start of the probe's slow path: outside an event, with events
  * stashed by a signal handler (during the inline path's attempt), copy
@@ -439,6 +488,29 @@ utrace__commit_inline(const struct utrace__fast *f)
 	return;
 stashed:
 	utrace_tp_leave_v1();
+}
+
+/*
+ * Commit an event's record, after its filter if it has one: the filter
+ * runs on the record written in place (the kernel's way: it reads the
+ * fields from the reserved buffer), in the library, which commits the
+ * record or takes it back.  Without a filter, one compare with memory
+ * more than utrace__commit_inline(); with one, a tail call, so that the
+ * caller keeps nothing in callee-saved registers.
+ */
+static inline __attribute__((always_inline)) void
+utrace__commit_event_inline(const struct utrace__fast *f, const struct utrace_event *ev,
+			    void *rec, unsigned int size)
+{
+	/* (a compare with memory: a relaxed load would be a load, then a
+	 * test.  The library frees a filter only after every thread was seen
+	 * outside its event, utrace__filter_sync().) */
+	__asm__ goto("cmpq $0, %0\n\tjne %l1" : : "m"(ev->filter) : "cc"
+		     : filtered);
+	utrace__commit_inline(f);
+	return;
+filtered:
+	utrace_tp_filter_commit_v2(ev, f->t, rec, size);
 }
 #endif
 

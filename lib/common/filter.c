@@ -178,23 +178,16 @@ struct utrace__filter_insn {
 	uint64_t val2;     /* STR_ARRAY: the array's size; FUNC: end address */
 };
 
+/* A short program's fast forms (filter.h: struct utrace__filter_head). */
+#define FAST_MAX UTRACE__FILTER_FAST_MAX
+#define FK_RANGE UTRACE__FK_RANGE
+#define FK_AND UTRACE__FK_AND
+#define FK_STR UTRACE__FK_STR
+#define FK_INSN UTRACE__FK_INSN
+#define fast_pred utrace__filter_pred
+
 struct utrace__filter {
-	uint32_t nr;        /* instructions */
-	uint32_t min_size;  /* the record bytes the fixed-field reads need */
-	/* One numeric predicate (the common case) is matched without the
-	 * interpreter: the field widened to 64 bits, one compare. */
-	uint8_t fast;       /* FAST_*: how, or 0: run the program */
-	uint8_t fsize;      /* 1, 2, 4, 8 */
-	uint8_t fsigned;
-	uint8_t pad;
-	uint8_t fpass[2];   /* the result when the predicate is false, true */
-	uint16_t pad2;
-	uint32_t foff;
-	/* FAST_RANGE: the field, widened to 64 bits (signed ones with the sign
-	 * bit flipped, so that they order as unsigned), is in [flo, flo +
-	 * fspan]: == < <= > >= are all one subtraction and one compare.
-	 * FAST_AND: field & fval. */
-	uint64_t flo, fspan, fval;
+	struct utrace__filter_head h;   /* (filter.h) */
 	struct utrace__filter_insn prog[];
 	/* then the CPU masks (uint64_t[MASK_WORDS] each), then the patterns */
 };
@@ -337,6 +330,26 @@ static bool mask_test(const struct utrace__filter *f, const struct utrace__filte
  * filter fails, whatever the predicate's negation would make of it. */
 #define EVAL_BAD 2
 
+/* The string of a STR_ARRAY or STR_DYN instruction and its most bytes
+ * (*max); NULL when a __data_loc points outside the record. */
+static inline const char *str_at(const struct utrace__filter_insn *in,
+				 const unsigned char *rec, unsigned int size, size_t *max)
+{
+	uint32_t loc, off, len;
+
+	if (in->op == OPC_STR_ARRAY) {
+		*max = in->val2;
+		return (const char *)rec + in->offset;
+	}
+	memcpy(&loc, rec + in->offset, sizeof(loc));
+	off = loc & 0xffff;
+	len = loc >> 16;
+	if (off + len > size)
+		return NULL;
+	*max = len;
+	return (const char *)rec + off;
+}
+
 /* 0 or 1, the predicate's result, or EVAL_BAD. */
 static inline int insn_eval(const struct utrace__filter *f,
 			     const struct utrace__filter_insn *in,
@@ -374,16 +387,11 @@ static inline int insn_eval(const struct utrace__filter *f,
 	case OPC_CPU_MASK:
 		return mask_test(f, in, cpu);
 	case OPC_STR_ARRAY:
-		return str_match(f, in, (const char *)rec + in->offset, in->val2);
 	case OPC_STR_DYN: {
-		uint32_t loc, off, len;
+		size_t max;
+		const char *s = str_at(in, rec, size, &max);
 
-		memcpy(&loc, rec + in->offset, sizeof(loc));
-		off = loc & 0xffff;
-		len = loc >> 16;
-		if (off + len > size)
-			return EVAL_BAD;
-		return str_match(f, in, (const char *)rec + off, len);
+		return s ? str_match(f, in, s, max) : EVAL_BAD;
 	}
 	case OPC_STR_COMM:
 		return str_match(f, in, comm, COMM_LEN);
@@ -396,56 +404,105 @@ static inline int insn_eval(const struct utrace__filter *f,
 	return false;
 }
 
-enum { FAST_RANGE = 1, FAST_AND, FAST_NEVER, FAST_ALWAYS };
-
-/* One numeric predicate. */
-static inline bool fast_match(const struct utrace__filter *f, const unsigned char *rec)
+/* Where the program goes after instruction i gave r: its jump when r is
+ * its 'when', else the next one; NEXT_BAD for a record it cannot read. */
+#define NEXT_BAD UINT32_MAX
+static inline uint32_t next_insn(int r, unsigned int when, uint32_t jump, uint32_t i)
 {
-	const unsigned char *p = rec + f->foff;
-	uint64_t u;
-	bool r;
-
-	switch (f->fsize) {
-	case 1: u = p[0]; break;
-	case 2: { uint16_t v; memcpy(&v, p, 2); u = v; break; }
-	case 4: { uint32_t v; memcpy(&v, p, 4); u = v; break; }
-	default: memcpy(&u, p, 8); break;
-	}
-	if (f->fsigned) {
-		unsigned int sh = 64 - 8 * f->fsize;
-
-		u = (uint64_t)((int64_t)(u << sh) >> sh);
-	}
-	switch (f->fast) {
-	case FAST_RANGE:
-		if (f->fsigned)
-			u ^= 1ULL << 63;
-		r = u - f->flo <= f->fspan;
-		break;
-	case FAST_AND:
-		r = (u & f->fval) != 0;
-		break;
-	default:
-		r = f->fast == FAST_ALWAYS;
-		break;
-	}
-	return f->fpass[r];
+	if (r == (int)when)
+		return jump;
+	return r == EVAL_BAD ? NEXT_BAD : i + 1;
 }
 
-static __attribute__((noinline)) bool run_program(const struct utrace__filter *f,
-						  const void *rec, unsigned int size,
-						  const struct utrace__filter_ctx *ctx);
+/* A predicate fp[] has no form for: the interpreter's, out of line. */
+static __attribute__((noinline)) int slow_insn(const struct utrace__filter *f,
+					       const struct utrace__filter_insn *in,
+					       const unsigned char *rec, unsigned int size,
+					       const struct utrace__filter_ctx *ctx)
+{
+	static const char no_comm[COMM_LEN];
+
+	return insn_eval(f, in, rec, size, ctx ? ctx->cpu : 0,
+			 ctx && ctx->comm ? ctx->comm : no_comm);
+}
+
+/*
+ * A string == (M_FULL), prefix (M_FRONT) or glob in the record, as
+ * str_match() decides it, without measuring the string first: the
+ * pattern has no NUL, so where it matches, the string has none either;
+ * and glob_match() stops at the first NUL (it never reads past one).
+ */
+static inline int str_fast(const struct utrace__filter *f, const struct utrace__filter_insn *in,
+			   const unsigned char *rec, unsigned int size)
+{
+	const char *pat = (const char *)f + in->val;
+	size_t max, plen = in->len;
+	const char *s = str_at(in, rec, size, &max);
+
+	if (!s)
+		return EVAL_BAD;
+	if (in->mode == M_GLOB)
+		return glob_match(pat, s, max);
+	if (plen > max || memcmp(s, pat, plen) != 0)
+		return false;
+	return in->mode == M_FRONT || plen == max || s[plen] == 0;
+}
+
+#define num_eval utrace__filter_pred_num
+
+static bool run_program(const struct utrace__filter *f, const void *rec, unsigned int size,
+			const struct utrace__filter_ctx *ctx);
+
+/* fp[] with strings or other instructions, or a program too long for it. */
+static __attribute__((noinline)) bool match_mixed(const struct utrace__filter *f,
+						  const unsigned char *rec, unsigned int size,
+						  const struct utrace__filter_ctx *ctx)
+{
+	uint32_t i = 0, n = f->h.nfast;
+
+	if (!n)
+		return run_program(f, rec, size, ctx);
+	do {
+		const struct fast_pred *p = &f->h.fp[i];
+		int r;
+
+		if (p->kind == FK_STR)
+			r = str_fast(f, &f->prog[i], rec, size);
+		else if (p->kind == FK_INSN)
+			r = slow_insn(f, &f->prog[i], rec, size, ctx);
+		else
+			r = num_eval(p, rec);
+		i = next_insn(r, p->when, p->jump, i);
+		if (i == NEXT_BAD)
+			return false;
+	} while (i < n);
+	return i == n;
+}
 
 bool utrace__filter_match(const struct utrace__filter *f, const void *rec, unsigned int size,
 			  const struct utrace__filter_ctx *ctx)
 {
+	uint32_t i = 0, n;
+
 	if (!f)
 		return true;
-	if (size < f->min_size)
+	if (size < f->h.min_size)
 		return false;
-	if (__builtin_expect(f->fast != 0, 1))
-		return fast_match(f, rec);
-	return run_program(f, rec, size, ctx);
+	if (__builtin_expect(!f->h.num_only, 0))
+		return match_mixed(f, rec, size, ctx);
+	/* numbers only (no call, no EVAL_BAD) */
+	n = f->h.nfast;
+	if (n == 1)
+		return utrace__filter_pred_one(&f->h.fp[0], rec);
+	do {
+		const struct fast_pred *p = &f->h.fp[i];
+
+		if (num_eval(p, rec) == p->when)
+			i = p->jump;
+		else
+			i++;
+	} while (i < n);
+	return i == n;
 }
 
 static bool run_program(const struct utrace__filter *f, const void *rec, unsigned int size,
@@ -455,17 +512,14 @@ static bool run_program(const struct utrace__filter *f, const void *rec, unsigne
 	uint32_t i = 0, n, cpu = ctx ? ctx->cpu : 0;
 	const char *comm = ctx && ctx->comm ? ctx->comm : no_comm;
 
-	n = f->nr;
+	n = f->h.nr;
 	while (i < n) {
 		const struct utrace__filter_insn *in = &f->prog[i];
 		int r = insn_eval(f, in, rec, size, cpu, comm);
 
-		if (r == in->when)
-			i = in->jump;
-		else if (r == EVAL_BAD)
+		i = next_insn(r, in->when, in->jump, i);
+		if (i == NEXT_BAD)
 			return false;
-		else
-			i++;
 	}
 	return i == n;
 }
@@ -477,7 +531,7 @@ void utrace__filter_free(struct utrace__filter *f)
 
 unsigned int utrace__filter_nr_insns(const struct utrace__filter *f)
 {
-	return f ? f->nr : 0;
+	return f ? f->h.nr : 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1567,6 +1621,85 @@ broken:
 	goto out;
 }
 
+/* The form of instruction 'in' that utrace__filter_match() runs
+ * without the interpreter (struct fast_pred). */
+static void fast_form(struct fast_pred *p, const struct utrace__filter_insn *in)
+{
+	unsigned int k = in->op - OPC_EQ_U8, t = k / 7, sh, cmp = k % 7;
+	uint64_t cv, max = ~0ULL;
+	bool sgn;
+
+	memset(p, 0, sizeof(*p));
+	p->when = in->when;
+	p->jump = in->jump;
+	p->kind = FK_INSN;
+	if (in->op == OPC_FALSE || in->op == OPC_TRUE) {
+		/* (no field: the value is 0) false: 0 & 0; true: 0 in [0, max] */
+		p->kind = in->op == OPC_TRUE ? FK_RANGE : FK_AND;
+		p->span = max;
+		return;
+	}
+	if ((in->op == OPC_STR_DYN || in->op == OPC_STR_ARRAY) &&
+	    (in->mode == M_FULL || in->mode == M_FRONT || in->mode == M_GLOB)) {
+		p->kind = FK_STR;
+		return;
+	}
+	if (in->op < OPC_EQ_U8 || in->op >= OPC_CPU_EQ || cmp == 6)
+		return;         /* a CPUS{} mask, the CPU, comm, ... */
+	p->size = (uint8_t)(1u << (t / 2));
+	sgn = t & 1;
+	p->off = in->offset;
+	sh = 64 - 8 * p->size;
+	p->sh = (uint8_t)(sgn ? sh : 0);
+	/* The number as the field's type sees it ((ctype)val), widened. */
+	cv = sgn ? (uint64_t)((int64_t)(in->val << sh) >> sh)
+		 : (sh ? in->val & (~0ULL >> sh) : in->val);
+	if (cmp == 5) {                  /* & */
+		p->kind = FK_AND;
+		p->lo = cv;
+		return;
+	}
+	p->bias = sgn ? 1ULL << 63 : 0;
+	cv ^= p->bias;
+	p->kind = FK_RANGE;
+	switch (cmp) {
+	case 0:                          /* == */
+		p->lo = cv;
+		p->span = 0;
+		break;
+	case 1:                          /* < */
+		if (!cv) {               /* never: 0 & 0 */
+			memset(p, 0, sizeof(*p));
+			p->when = in->when;
+			p->jump = in->jump;
+			p->kind = FK_AND;
+			break;
+		}
+		p->lo = 0;
+		p->span = cv - 1;
+		break;
+	case 2:                          /* <= */
+		p->lo = 0;
+		p->span = cv;
+		break;
+	case 3:                          /* > */
+		if (cv == max) {         /* never */
+			memset(p, 0, sizeof(*p));
+			p->when = in->when;
+			p->jump = in->jump;
+			p->kind = FK_AND;
+			break;
+		}
+		p->lo = cv + 1;
+		p->span = max - cv - 1;
+		break;
+	default:                         /* >= */
+		p->lo = cv;
+		p->span = max - cv;
+		break;
+	}
+}
+
 /* Lays the program, the masks and the patterns out in one block. */
 static struct utrace__filter *layout(struct compiler *c)
 {
@@ -1578,66 +1711,14 @@ static struct utrace__filter *layout(struct compiler *c)
 	if (!f)
 		return NULL;
 	memset(f, 0, sizeof(*f));
-	f->nr = c->nr_insns;
-	f->min_size = c->min_size;
+	f->h.nr = c->nr_insns;
+	f->h.min_size = c->min_size;
 	memcpy(f->prog, c->insns, c->nr_insns * sizeof(c->insns[0]));
-	if (f->nr == 1 && f->prog[0].op >= OPC_EQ_U8 && f->prog[0].op < OPC_CPU_EQ &&
-	    (f->prog[0].op - OPC_EQ_U8) % 7 != 6) {
-		const struct utrace__filter_insn *in = &f->prog[0];
-		unsigned int k = in->op - OPC_EQ_U8, t = k / 7;
-		unsigned int sh, cmp = k % 7;
-		uint64_t cv, max = ~0ULL, bias;
-
-		f->fsize = (uint8_t)(1u << (t / 2));
-		f->fsigned = (uint8_t)(t & 1);
-		f->foff = in->offset;
-		sh = 64 - 8 * f->fsize;
-		/* The number as the field's type sees it ((ctype)val), widened. */
-		cv = f->fsigned ? (uint64_t)((int64_t)(in->val << sh) >> sh)
-			       : (sh ? in->val & (~0ULL >> sh) : in->val);
-		f->fval = cv;
-		bias = f->fsigned ? 1ULL << 63 : 0;
-		cv ^= bias;
-		f->fast = FAST_RANGE;
-		switch (cmp) {
-		case 0:                      /* == */
-			f->flo = cv;
-			f->fspan = 0;
-			break;
-		case 1:                      /* < */
-			if (!cv)
-				f->fast = FAST_NEVER;
-			f->flo = 0;
-			f->fspan = cv - 1;
-			break;
-		case 2:                      /* <= */
-			f->flo = 0;
-			f->fspan = cv;
-			break;
-		case 3:                      /* > */
-			if (cv == max)
-				f->fast = FAST_NEVER;
-			f->flo = cv + 1;
-			f->fspan = max - cv - 1;
-			break;
-		case 4:                      /* >= */
-			f->flo = cv;
-			f->fspan = max - cv;
-			break;
-		default:                     /* & */
-			f->fast = FAST_AND;
-			break;
-		}
-		/* The loop: r == when jumps (to TRUE when jump == nr), else
-		 * falls through to TRUE. */
-		f->fpass[in->when] = in->jump == 1;
-		f->fpass[!in->when] = 1;
-	}
 	if (masks)
 		memcpy((char *)f + insns, c->masks, masks);
 	if (c->pool_len)
 		memcpy((char *)f + insns + masks, c->pool, c->pool_len);
-	for (i = 0; i < f->nr; i++) {
+	for (i = 0; i < f->h.nr; i++) {
 		struct utrace__filter_insn *in = &f->prog[i];
 
 		switch (in->op) {
@@ -1653,6 +1734,16 @@ static struct utrace__filter *layout(struct compiler *c)
 			in->val = insns + in->val * MASK_WORDS * sizeof(uint64_t);
 			break;
 		}
+	}
+	if (f->h.nr > 0 && f->h.nr <= FAST_MAX) {
+		f->h.num_only = 1;
+		for (i = 0; i < f->h.nr; i++) {
+			fast_form(&f->h.fp[i], &f->prog[i]);
+			if (f->h.fp[i].kind == FK_STR || f->h.fp[i].kind == FK_INSN)
+				f->h.num_only = 0;
+		}
+		f->h.nfast = f->h.nr;
+		f->h.one_num = f->h.nr == 1 && f->h.num_only;
 	}
 	return f;
 }

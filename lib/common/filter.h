@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <utrace/tracepoint.h>
 
@@ -86,6 +87,86 @@ int utrace__filter_compile_syms(const char *expr, const struct utrace_event_fiel
  */
 extern int (*utrace__filter_sym_by_name)(const char *name, uint64_t *start, uint64_t *size)
 	UTRACE_HIDDEN;
+
+/*
+ * The head of a compiled filter (filter.c), which the writer's inline
+ * match reads.  A short program (at most UTRACE__FILTER_FAST_MAX
+ * instructions: one or two comparisons, a string == or ~) is also held as
+ * fp[], forms that need no table: a field against a number, widened to 64
+ * bits (a signed one with the sign bit flipped, so that they order as
+ * unsigned): == < <= > >= are all one subtraction and one compare
+ * (UTRACE__FK_RANGE), & one test (UTRACE__FK_AND); a string == or ~
+ * without a strlen (UTRACE__FK_STR); anything else through the
+ * interpreter (UTRACE__FK_INSN).  They branch as the program does.
+ */
+#define UTRACE__FILTER_FAST_MAX 4
+enum { UTRACE__FK_RANGE = 1, UTRACE__FK_AND, UTRACE__FK_STR, UTRACE__FK_INSN };
+
+struct utrace__filter_pred {
+	uint8_t kind;       /* UTRACE__FK_* */
+	uint8_t size;       /* 1, 2, 4, 8; 0: no field, the value is 0 */
+	uint8_t sh;         /* signed: 64 - 8 * size, to widen with the sign */
+	uint8_t when;       /* the instruction's: branch when the result is this */
+	uint32_t jump;      /* the instruction's: where to; nr = TRUE, nr + 1 = FALSE */
+	uint32_t off;       /* of the field in the record */
+	uint32_t pad;
+	uint64_t bias;      /* FK_RANGE of a signed field: the sign bit */
+	uint64_t lo, span;  /* FK_RANGE: in [lo, lo + span]; FK_AND: lo is the mask */
+};
+
+struct utrace__filter_head {
+	uint32_t nr;        /* instructions */
+	uint32_t min_size;  /* the record bytes the fixed-field reads need */
+	uint32_t nfast;     /* nr when fp[] holds the program, else 0 */
+	uint32_t num_only;  /* fp[] is all FK_RANGE and FK_AND */
+	uint32_t one_num;   /* and nfast is 1 */
+	uint32_t pad;
+	struct utrace__filter_pred fp[UTRACE__FILTER_FAST_MAX];
+};
+
+/* A number field's predicate (FK_RANGE, FK_AND; a constant one is one
+ * of them on no field): 0 or 1. */
+static inline __attribute__((always_inline)) int
+utrace__filter_pred_num(const struct utrace__filter_pred *p, const unsigned char *rec)
+{
+	const unsigned char *q = rec + p->off;
+	uint64_t u;
+
+	switch (p->size) {
+	case 0: u = 0; break;
+	case 1: u = q[0]; break;
+	case 2: { uint16_t v; memcpy(&v, q, 2); u = v; break; }
+	case 4: { uint32_t v; memcpy(&v, q, 4); u = v; break; }
+	default: memcpy(&u, q, 8); break;
+	}
+	u = (uint64_t)((int64_t)(u << p->sh) >> p->sh) ^ p->bias;
+	if (p->kind == UTRACE__FK_AND)
+		return (u & p->lo) != 0;
+	return u - p->lo <= p->span;
+}
+
+/* A program of one number predicate: does the record pass? */
+static inline __attribute__((always_inline)) bool
+utrace__filter_pred_one(const struct utrace__filter_pred *p, const void *rec)
+{
+	return utrace__filter_pred_num(p, (const unsigned char *)rec) != p->when ||
+	       p->jump == 1;
+}
+
+/*
+ * utrace__filter_match() of a program of one number predicate, inline
+ * (the writer's usual filter): 1 or 0, or -1 when it is not such a
+ * program (then call utrace__filter_match()).
+ */
+static inline __attribute__((always_inline)) int
+utrace__filter_match_one(const struct utrace__filter *f, const void *rec, unsigned int size)
+{
+	const struct utrace__filter_head *h = (const struct utrace__filter_head *)(const void *)f;
+
+	if (__builtin_expect(!h->one_num || size < h->min_size, 0))
+		return -1;
+	return utrace__filter_pred_one(&h->fp[0], rec);
+}
 
 /**
  * utrace__filter_match - run a filter program on a record

@@ -347,7 +347,7 @@ static __attribute__((noinline)) void record_slow(void *data, struct uprobe *p,
 
 /* record_fast() for a definition that needs its fetch program (out of
  * line: the usual case keeps to the caller-saved registers). */
-static __attribute__((noinline)) void fetch_inline(struct uprobe *p,
+static __attribute__((noinline)) void fetch_inline(void *data, struct uprobe *p,
 						   const struct utrace_probe_regs *regs,
 						   uint8_t *rec, struct utrace_tp_thread_v1 *t,
 						   struct utrace_tp_page_v1 *page, uint64_t commit)
@@ -357,7 +357,7 @@ static __attribute__((noinline)) void fetch_inline(struct uprobe *p,
 	unsigned int faults = 0;
 
 	utrace__probe_fetch(p->def, regs, &p->env, rec, p->def->size, &faults);
-	utrace__commit_inline(&f);
+	utrace__commit_event_inline(&f, data, rec, (unsigned int)p->def->size);
 	if (faults)
 		__atomic_fetch_add(&p->misses, faults, __ATOMIC_RELAXED);
 }
@@ -368,10 +368,11 @@ static __attribute__((noinline)) void fetch_inline(struct uprobe *p,
  * event (stage 6: utrace_event_raw_event_<call>): the record reserved and
  * committed by the inlined writer (tracepoint.h), the %REG arguments
  * stored as they are.  Called only while record() is the event's only
- * probe and the event has no filter (tracepoint.c: set_fast()); anything
+ * probe (tracepoint.c: set_fast()); anything
  * else (tracing_on, instances, triggers, nesting and signals, a new page,
  * a print or record hook: UTRACE_TP_SLOW) goes to record() through the
- * library, as the generated probe does.
+ * library, as the generated probe does; the event's filter runs on the
+ * record in place (utrace__commit_event_inline()).
  */
 static void record_fast(void *data, struct uprobe *p, const struct utrace_probe_regs *regs)
 {
@@ -389,7 +390,7 @@ static void record_fast(void *data, struct uprobe *p, const struct utrace_probe_
 		goto slow;
 	n = p->nr_fast;     /* (in a register: the stores may alias p) */
 	if (__builtin_expect(n < 0, 0)) {
-		fetch_inline(p, regs, rec, f.t, f.page, f.commit);
+		fetch_inline(data, p, regs, rec, f.t, f.page, f.commit);
 		return;
 	}
 	{
@@ -414,7 +415,7 @@ static void record_fast(void *data, struct uprobe *p, const struct utrace_probe_
 			}
 		}
 	}
-	utrace__commit_inline(&f);
+	utrace__commit_event_inline(&f, data, rec, (unsigned int)d->size);
 	return;
 slow:
 	/* (a tail call: nothing kept across it) */

@@ -439,8 +439,11 @@ static void set_program(struct utrace_event *ev, struct utrace__filter *f)
 	}
 	old = st->filter;
 	st->filter = f;
+	if (!old && f)
+		utrace__filter_count(1);
 	__atomic_store_n(&ev->filter, (void *)f, __ATOMIC_RELEASE);
-	utrace__tp_filter_changed(ev->tp);
+	if (old && !f)
+		utrace__filter_count(-1);
 	/* Freed once no thread can be running it; kept (a small leak) if a
 	 * thread has stayed inside one event too long to wait for. */
 	if (old && utrace__filter_sync())

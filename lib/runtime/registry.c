@@ -655,6 +655,7 @@ void utrace_tp_unregister_module(struct utrace_event *const *start,
 			struct utrace__filter **d = realloc(dead, (nr_dead + 1) * sizeof(*d));
 
 			__atomic_store_n(&ev->filter, NULL, __ATOMIC_RELEASE);
+			utrace__filter_count(-1);
 			if (d) {
 				dead = d;
 				dead[nr_dead++] = st->filter;

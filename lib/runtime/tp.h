@@ -46,14 +46,6 @@ int utrace__tp_remove(struct utrace_tracepoint *tp, utrace_probe_fn fn,
  */
 void utrace__tp_reap(void) UTRACE_HIDDEN;
 
-/**
- * utrace__tp_filter_changed - an event's filter was set or removed
- * @tp: the event's tracepoint
- *
- * The iterator's direct call (the inlined writer) is for events without
- * a filter only: take it or give it back.
- */
-void utrace__tp_filter_changed(struct utrace_tracepoint *tp) UTRACE_HIDDEN;
 
 /**
  * utrace__tp_before_fork - hold the probe lists across fork()

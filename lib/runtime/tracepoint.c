@@ -145,19 +145,19 @@ static void synchronize(void)
 }
 
 /*
- * The iterator's shortcut: only while the recording probe is alone and
- * its event (the probe's data) has no filter.  The iterator's direct call
- * is the inlined writer, which does not look at filters (stage 6 of
- * define_trace.h); with a filter, the probe runs through the probe array
- * and libutrace's commit runs the filter.
+ * The iterator's shortcut: only while the recording probe is alone.  The
+ * iterator's direct call is the inlined writer, which runs the event's
+ * filter itself (stage 6 of define_trace.h: utrace__filter_inline(), or
+ * utrace_tp_commit() when it goes out of line).  The probes built before
+ * it did not look at filters: they read utrace_tp_fast_v1, whose
+ * UTRACE_TP_SLOW is set for good, and record through utrace_tp_commit().
  */
 static void set_fast(struct utrace_tracepoint *tp,
 		     const struct utrace_tracepoint_func *f, size_t n)
 {
 	void *d = NULL;
 
-	if (n == 1 && tp->builtin && f[0].func == tp->builtin &&
-	    !__atomic_load_n(&((struct utrace_event *)f[0].data)->filter, __ATOMIC_ACQUIRE))
+	if (n == 1 && tp->builtin && f[0].func == tp->builtin)
 		d = f[0].data;
 	__atomic_store_n(&tp->fast_data, d, __ATOMIC_RELEASE);
 }
@@ -171,13 +171,6 @@ static size_t nr_funcs(const struct utrace_tracepoint_func *f)
 		while (f[n].func)
 			n++;
 	return n;
-}
-
-void utrace__tp_filter_changed(struct utrace_tracepoint *tp)
-{
-	pthread_mutex_lock(&tp_mutex);
-	set_fast(tp, tp->funcs, nr_funcs(tp->funcs));
-	pthread_mutex_unlock(&tp_mutex);
 }
 
 static struct utrace_tracepoint_func *alloc_funcs(size_t n)

@@ -187,8 +187,13 @@ int utrace__tracing_off;
 
 /* The pool generation (utrace__pool_gen), with UTRACE_TP_SLOW while the
  * inlined writer must leave every event to the library. */
-struct utrace_tp_fast_v1 utrace_tp_fast_v1
+struct utrace_tp_fast_v1 utrace_tp_fast_v2
 	__attribute__((visibility("default"))) = { 1 | UTRACE_TP_SLOW, 0, 0 };
+/* What the inlined writer of version 1 reads (programs built before
+ * utrace_tp_filter_v2()): it did not run filters, so it always goes to the
+ * library's path (thread generations never have UTRACE_TP_SLOW). */
+const struct utrace_tp_fast_v1 utrace_tp_fast_v1
+	__attribute__((visibility("default"))) = { UTRACE_TP_SLOW, 0, 0 };
 /* rdtscp's TSC_AUX holds the CPU number (where there is no rseq). */
 static int rdtscp_cpu;
 
@@ -202,7 +207,8 @@ static inline __attribute__((always_inline)) struct utrace_pool *cur_pool(void)
 
 static inline __attribute__((always_inline)) unsigned int cur_gen(void)
 {
-	return __atomic_load_n(&utrace__pool_gen, __ATOMIC_ACQUIRE) & ~UTRACE_TP_SLOW;
+	return __atomic_load_n(&utrace__pool_gen, __ATOMIC_ACQUIRE) &
+	       ~(UTRACE_TP_SLOW | UTRACE_TP_FILTER);
 }
 
 /* Must every event take the library's path? */
@@ -210,7 +216,7 @@ static bool fast_off(void)
 {
 	return !cur_pool() || __atomic_load_n(&utrace__tracing_off, __ATOMIC_ACQUIRE) ||
 	       !utrace__clock_tsc ||
-	       (!__atomic_load_n(&utrace_tp_fast_v1.cpu_off, __ATOMIC_RELAXED) && !rdtscp_cpu) ||
+	       (!__atomic_load_n(&utrace_tp_fast_v2.cpu_off, __ATOMIC_RELAXED) && !rdtscp_cpu) ||
 	       __atomic_load_n(&utrace__record_hook, __ATOMIC_ACQUIRE) != NULL ||
 	       __atomic_load_n(&utrace__print_fd, __ATOMIC_ACQUIRE) >= 0;
 }
@@ -222,19 +228,40 @@ static bool fast_off(void)
  * its second look and stores again.  The bit shares its word with the pool
  * generation, so a thread never sees a new pool with an old bit.
  */
+static int nr_filtered;      /* events with a filter (ev->filter) */
+
+static bool any_filter(void)
+{
+	return __atomic_load_n(&nr_filtered, __ATOMIC_ACQUIRE) > 0;
+}
+
 void utrace__fast_update(void)
 {
-	bool off;
+	bool off, filt;
 
 	do {
 		unsigned int old = __atomic_load_n(&utrace__pool_gen, __ATOMIC_RELAXED), nw;
 
 		off = fast_off();
+		filt = any_filter();
 		do {
-			nw = off ? old | UTRACE_TP_SLOW : old & ~UTRACE_TP_SLOW;
+			nw = (old & ~(UTRACE_TP_SLOW | UTRACE_TP_FILTER)) |
+			     (off ? UTRACE_TP_SLOW : 0) | (filt ? UTRACE_TP_FILTER : 0);
 		} while (!__atomic_compare_exchange_n(&utrace__pool_gen, &old, nw, 0,
 						      __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
-	} while (fast_off() != off);
+	} while (fast_off() != off || any_filter() != filt);
+}
+
+/*
+ * An event's filter is set (+1: before the store of ev->filter) or
+ * removed (-1: after it).  While any event has one, UTRACE_TP_FILTER in
+ * the generation word sends the inlined writer to its copy that looks at
+ * ev->filter (tracepoint.h: utrace__reserve_inline()).
+ */
+void utrace__filter_count(int delta)
+{
+	__atomic_fetch_add(&nr_filtered, delta, __ATOMIC_SEQ_CST);
+	utrace__fast_update();
 }
 
 void utrace__set_record_hook(void (*hook)(const struct utrace_event *ev,
@@ -249,7 +276,7 @@ void utrace__fast_init(void)
 {
 	unsigned int a, b, c, d;
 
-	__atomic_store_n(&utrace_tp_fast_v1.cpu_off, utrace__rseq_cpu_off, __ATOMIC_RELAXED);
+	__atomic_store_n(&utrace_tp_fast_v2.cpu_off, utrace__rseq_cpu_off, __ATOMIC_RELAXED);
 	/* No rseq (valgrind, an old glibc): rdtscp's TSC_AUX, which Linux
 	 * sets to the CPU number (node << 12 | cpu) where the CPU has it.
 	 * Believed only if it agrees with sched_getcpu(). */
@@ -1219,6 +1246,82 @@ bool utrace__threads_quiesce(void)
 	}
 	pthread_mutex_unlock(&tbufs_mutex);
 	return ok;
+}
+
+static void discard(struct utrace_tp_reserve *r);
+
+/*
+ * The inline path's commit of an event with a filter (tracepoint.h:
+ * utrace__commit_event_inline()): the record is whole at the page's tail,
+ * the event entered (nest 1), as in commit_slow().  A rejected record is
+ * taken back as discard() does; where it began and the time before it
+ * are read from its event header (the inline path set neither undo
+ * field).  An accepted one is committed as utrace__commit_inline() does.
+ */
+static __attribute__((noinline)) bool filter_pass_slow(const struct utrace_event *ev,
+							struct tbuf *t, void *rec,
+							unsigned int size)
+{
+	struct utrace_tp_reserve r;
+
+	if (!t->comm || __atomic_load_n(&filter_rcu, __ATOMIC_RELAXED)) {
+		r.event = (struct utrace_event *)(uintptr_t)ev;
+		r.rec = rec;
+		r.size = size;
+		r.rb_state = RB_STATE_PAGE;
+		return !filter_rejects_slow(&r);
+	}
+	return true;    /* (no filter any more) */
+}
+
+/* discard() of the inline path's record, a time extend left in its place. */
+static __attribute__((noinline)) void discard_extend(struct tbuf *t, unsigned char *hdr,
+						     uint32_t delta)
+{
+	struct utrace_tp_reserve r;
+
+	t->undo_tail = (uint32_t)(hdr - t->page->data);
+	t->undo_ts = t->last_ts - delta;
+	r.rb_state = RB_STATE_PAGE;
+	discard(&r);
+}
+
+void utrace_tp_filter_commit_v2(const struct utrace_event *ev, struct utrace_tp_thread_v1 *tt,
+				void *rec, unsigned int size)
+{
+	struct tbuf *t = (struct tbuf *)(void *)tt;
+	const struct utrace__filter *f = __atomic_load_n(&ev->filter, __ATOMIC_RELAXED);
+	unsigned char *hdr = (unsigned char *)rec - 4;
+	uint32_t w;
+	int pass = -1;
+
+	/* The usual filter, one comparison, inline. */
+	if (__builtin_expect(t->comm && f && !__atomic_load_n(&filter_rcu, __ATOMIC_RELAXED), 1)) {
+		pass = utrace__filter_match_one(f, rec, size);
+		if (__builtin_expect(pass < 0, 0)) {
+			struct utrace__filter_ctx ctx = { t->cpu, t->comm };
+
+			pass = utrace__filter_match(f, rec, size, &ctx);
+		}
+	} else {
+		pass = filter_pass_slow(ev, t, rec, size);
+	}
+	if (__builtin_expect(pass, 1)) {
+		t->nr_events++;
+		__atomic_store_n(&t->page->commit, t->tail | t->missed, __ATOMIC_RELEASE);
+		leave(t);
+		return;
+	}
+	memcpy(&w, hdr, 4);
+	w >>= UTRACE_RB_TYPE_BITS;
+	if (__builtin_expect(w >= (1u << (UTRACE_RB_DELTA_BITS - 1)), 0)) {
+		discard_extend(t, hdr, w);
+		return;
+	}
+	/* discard()'s usual case */
+	t->tail = (uint32_t)(hdr - t->page->data);
+	t->last_ts -= w;
+	leave(t);
 }
 
 /* Take back a reserved event that its filter rejected. */

@@ -15,7 +15,15 @@ extern struct utrace_pool *utrace__pool UTRACE_HIDDEN;
 /* Bumped whenever utrace__pool changes (fork): threads re-attach.  Its
  * bit UTRACE_TP_SLOW sends every event to the library's path (see
  * utrace__fast_update()). */
-#define utrace__pool_gen (utrace_tp_fast_v1.gen)
+#define utrace__pool_gen (utrace_tp_fast_v2.gen)
+/**
+ * utrace__filter_count - an event's filter is set (+1) or removed (-1)
+ * @delta: +1 before ev->filter is set, -1 after it is cleared
+ *
+ * Keeps UTRACE_TP_FILTER of the generation word: set while any event
+ * has a filter.
+ */
+void utrace__filter_count(int delta) UTRACE_HIDDEN;
 /* tracing_on written 0 through the control: events are dropped uncounted. */
 extern int utrace__tracing_off UTRACE_HIDDEN;
 /* The buffer this thread's trace_marker records go to (-1: top level). */

@@ -1568,4 +1568,114 @@ TEST(fuzz_large)
 	free(buf);
 }
 
+/*
+ * The short programs (at most 4 instructions: one or two comparisons, a
+ * string == or ~) run through the evaluator's fast forms; the same
+ * expression with four more always-true predicates is too long for them
+ * and runs through the interpreter.  Both must agree on every record:
+ * each field size and sign, each operator, edge numbers, strings with and
+ * without their NUL, with a NUL inside, a __data_loc outside the record.
+ */
+static uint64_t edge_value(void)
+{
+	static const uint64_t edges[] = {
+		0, 1, 2, 0x7f, 0x80, 0xff, 0x100, 0x7fff, 0x8000, 0xffff, 0x10000,
+		0x7fffffff, 0x80000000, 0xffffffff, 0x100000000ull,
+		0x7fffffffffffffffull, 0x8000000000000000ull, 0xffffffffffffffffull,
+		0xfffffffffffffffeull, 0xffffffffffffff80ull, 0xffffffff80000000ull,
+	};
+
+	if (rnd() % 4 == 0)
+		return (uint64_t)rnd() << 32 | rnd();
+	return edges[rnd() % (sizeof(edges) / sizeof(edges[0]))] + (rnd() % 3) - 1;
+}
+
+static void fill_random(struct all_rec *r, unsigned int *size)
+{
+	/* (8 bytes each, NUL-padded; "abcdefgh" has none) */
+	static const char strs[8][8] = { "", "a", "ab", "abc", "abcd", "xbc", "abcdefgh", "abc\0zz" };
+	static const unsigned int lens[8] = { 0, 1, 2, 3, 4, 3, 8, 6 };
+	unsigned int k = rnd() % 8;
+	const char *str = strs[k];
+	unsigned int len = lens[k] + (rnd() % 2);    /* with its NUL or not */
+
+	if (len > 8)
+		len = 8;
+	memset(r, 0, sizeof(*r));
+	r->u8 = (uint8_t)edge_value(); r->s8 = (int8_t)edge_value();
+	r->u16 = (uint16_t)edge_value(); r->s16 = (int16_t)edge_value();
+	r->b = (uint8_t)(rnd() % 2); r->u32 = (uint32_t)edge_value();
+	r->s32 = (int32_t)edge_value(); r->u64 = edge_value(); r->s64 = (int64_t)edge_value();
+	memcpy(r->arr, strs[rnd() % 8], 8);
+	set_str(r, str, len);
+	*size = sizeof(*r);
+	if (rnd() % 16 == 0)
+		r->loc_str = 60u << 16 | 140;    /* outside the record */
+}
+
+TEST(fast_forms_against_interpreter)
+{
+	static const char *const fields[] = { "u8", "s8", "u16", "s16", "b", "u32", "s32", "u64", "s64" };
+	static const char *const ops[] = { "==", "!=", "<", "<=", ">", ">=", "&" };
+	static const char *const nums[] = {
+		"0", "1", "-1", "127", "128", "-128", "255", "256", "32767", "-32768", "65535",
+		"2147483647", "-2147483648", "4294967295", "9223372036854775807",
+		"-9223372036854775808", "18446744073709551615", "0x80", "0xffffffff",
+	};
+	static const char *const others[] = {
+		"str == \"abc\"", "str != \"abc\"", "str ~ \"ab*\"", "str ~ \"*bc\"", "str ~ \"a?c\"",
+		"str ~ \"*b*\"", "str ~ \"[a-b]bc\"", "str == \"\"", "str ~ \"abc\"", "str ~ \"ab\"",
+		"arr == \"abcdefgh\"", "arr == \"abc\"", "arr ~ \"abc*\"", "arr ~ \"*gh\"",
+		"arr != \"ab\"", "str == \"abc\" && u8 > 3", "str ~ \"ab*\" || s32 < 0",
+		"u32 > 100 && s16 < -5", "u8 == 255 || s64 >= 0", "!(u16 & 3) && b == 1",
+		"s8 < 0 || u64 > 18446744073709551614", "comm == \"x\" || u8 < 9",
+		"CPU == 0 && u8 != 1", "c3 == \"a\"", "ints2 == 1 || u8 == 0",
+		"u8 < 0", "u64 > 18446744073709551615", "s64 > 9223372036854775807",
+		"u8 == 1 && u16 == 2 && u32 == 3", "(u8 > 1 || s8 < 1) && (u16 > 1 || s16 < 1)",
+	};
+	static char exprs[1400][96];
+	unsigned int nexpr = 0, i, k;
+
+	for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+		for (k = 0; k < sizeof(ops) / sizeof(ops[0]); k++)
+			for (unsigned int n = 0; n < sizeof(nums) / sizeof(nums[0]); n++)
+				snprintf(exprs[nexpr++], sizeof(exprs[0]), "%s %s %s",
+					 fields[i], ops[k], nums[n]);
+	for (i = 0; i < sizeof(others) / sizeof(others[0]); i++)
+		snprintf(exprs[nexpr++], sizeof(exprs[0]), "%s", others[i]);
+	for (i = 0; i < nexpr; i++) {
+		char padded[160];
+		struct utrace__filter *f = NULL, *g = NULL;
+		struct utrace__filter_error err;
+		struct utrace__filter_ctx ctx = { 0, "x" };
+
+		snprintf(padded, sizeof(padded),
+			 "(%.95s) && u8 >= 0 && u16 >= 0 && u32 >= 0 && u64 >= 0", exprs[i]);
+		if (utrace__filter_compile(exprs[i], all_fields, ALL_NR, &f, &err) != 0)
+			continue;       /* (the kernel refuses it too) */
+		g = compile_ok(all_fields, ALL_NR, padded);
+		if (utrace__filter_nr_insns(g) <= 4)
+			TEST_FAIL("'%s': %u instructions", padded, utrace__filter_nr_insns(g));
+		for (k = 0; k < 300; k++) {
+			struct all_rec r;
+			unsigned int size;
+			bool a, b;
+
+			fill_random(&r, &size);
+			ctx.cpu = rnd() % 2;
+			a = utrace__filter_match(f, &r, size, &ctx);
+			b = utrace__filter_match(g, &r, size, &ctx);
+			if (a != b)
+				TEST_FAIL("'%s' (%u instructions): %d, the interpreter %d "
+					  "(u8 %u s8 %d u16 %u s16 %d u32 %u s32 %d u64 %llu s64 %lld)",
+					  exprs[i], utrace__filter_nr_insns(f), a, b, r.u8, r.s8,
+					  r.u16, r.s16, r.u32, r.s32, (unsigned long long)r.u64,
+					  (long long)r.s64);
+		}
+		utrace__filter_free(f);
+		utrace__filter_free(g);
+	}
+	CHECK_INT(nexpr, >, 1000);
+}
+
 TEST_MAIN()

@@ -138,25 +138,33 @@
 		struct trace_event_data_offsets_##call *__utrace_dp	\
 			__attribute__((unused)) = &__utrace_d;
 
+/* The parameters of a probe body called with the variable fields placed. */
+#define UTRACE__PLACED_PARAMS(call, proto)				\
+	void *__data,							\
+	struct trace_event_data_offsets_##call *__utrace_dp __attribute__((unused)), \
+	size_t __utrace_size, proto
+
 #undef DECLARE_EVENT_CLASS
 #ifdef UTRACE__INLINE_WRITER
 /*
  * utrace_event_slow_<call> records through libutrace: the probe the
- * registry attaches (stage 7), so it runs for an event with a filter or
- * with other probes beside it.  utrace_event_raw_event_<call> is the
- * iterator's direct call (stage 0), made only while the recording probe is
- * alone and the event has no filter (tracepoint.c: set_fast()): the usual
- * event is written inline (tracepoint.h: utrace__reserve_inline()),
- * anything else goes to utrace_event_rec_<call>, with the fields already
- * placed.  The inline part needs no stack frame.
+ * registry attaches (stage 7), so it runs for an event with other probes
+ * beside it.  utrace_event_raw_event_<call> is the iterator's direct call
+ * (stage 0), made while the recording probe is alone (tracepoint.c:
+ * set_fast()): the usual event is written inline (tracepoint.h:
+ * utrace__reserve_inline_()), anything else goes to
+ * utrace_event_rec_<call>, with the fields already placed.  While some
+ * event of the process has a filter (UTRACE_TP_FILTER), the reserve sends
+ * it to utrace_event_filt_<call>, the same inline writer that looks at the
+ * event's filter before the commit and runs it on the record in place
+ * (utrace__commit_event_inline(): a rejected record is taken back), so
+ * that the usual event pays nothing for filters.  The inline part needs
+ * no stack frame.
  */
 #define DECLARE_EVENT_CLASS(call, proto, args, tstruct, assign, print)	\
 	UTRACE__RECORD_ACCESS __attribute__((noinline))			\
 	static void utrace_event_rec_##call(				\
-		void *__data,						\
-		struct trace_event_data_offsets_##call *__utrace_dp	\
-			__attribute__((unused)),			\
-		size_t __utrace_size, proto)				\
+		UTRACE__PLACED_PARAMS(call, PARAMS(proto)))		\
 	{								\
 		UTRACE__PROBE_BODY(call, PARAMS(tstruct), PARAMS(assign), \
 				   utrace__slow_enter())		\
@@ -168,6 +176,28 @@
 		utrace_event_rec_##call(__data, __utrace_dp, __utrace_size, \
 					args);				\
 	}								\
+	UTRACE__RECORD_ACCESS __attribute__((noinline))			\
+	static void utrace_event_filt_##call(				\
+		UTRACE__PLACED_PARAMS(call, PARAMS(proto)))		\
+	{								\
+		struct trace_event_raw_##call *__utrace_entry;		\
+		struct utrace__fast __utrace_f;				\
+		__utrace_entry = (struct trace_event_raw_##call *)	\
+			utrace__reserve_inline(&__utrace_f,		\
+				(const struct utrace_event *)__data,	\
+				(unsigned int)__utrace_size);		\
+		if (utrace__unlikely(!__utrace_entry)) {		\
+			utrace_event_rec_##call(__data, __utrace_dp,	\
+						__utrace_size, args);	\
+			return;						\
+		}							\
+		tstruct							\
+		{ assign; }						\
+		utrace__commit_event_inline(&__utrace_f,		\
+				(const struct utrace_event *)__data,	\
+				__utrace_entry,				\
+				(unsigned int)__utrace_size);		\
+	}								\
 	UTRACE__RECORD_ACCESS						\
 	static void utrace_event_raw_event_##call(void *__data, proto)	\
 	{								\
@@ -175,15 +205,19 @@
 		struct utrace__fast __utrace_f;				\
 		UTRACE__PLACE(call, PARAMS(args))			\
 		__utrace_entry = (struct trace_event_raw_##call *)	\
-			utrace__reserve_inline(&__utrace_f,		\
+			utrace__reserve_inline_(&__utrace_f,		\
 				(const struct utrace_event *)__data,	\
-				(unsigned int)__utrace_size);		\
-		if (utrace__unlikely(!__utrace_entry)) {		\
+				(unsigned int)__utrace_size, 0);	\
+		if (utrace__unlikely((uintptr_t)__utrace_entry <= 1)) {	\
 			/* (a copy: the address of __utrace_d does not	\
 			 * escape, its fields stay in registers) */	\
 			struct trace_event_data_offsets_##call __utrace_c = \
 				__utrace_d;				\
-			utrace_event_rec_##call(__data, &__utrace_c,	\
+			if (__utrace_entry)				\
+				utrace_event_filt_##call(__data, &__utrace_c, \
+						__utrace_size, args);	\
+			else						\
+				utrace_event_rec_##call(__data, &__utrace_c, \
 						__utrace_size, args);	\
 			return;						\
 		}							\
