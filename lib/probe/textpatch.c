@@ -33,7 +33,8 @@
 /* the real-time signal that asks a thread where it is */
 #define WHERE_SIG (SIGRTMAX - 2)
 
-#define HOOKS 4096		/* addresses ever patched, per process */
+#define HOOKS 32768		/* addresses ever patched, per process
+				 * (a probe, a jump-label site each) */
 #define WHERE_MAX 1024		/* threads answering in one round */
 #define POKE_TIMEOUT_NS (2 * 1000000000LL)
 
@@ -394,6 +395,56 @@ failed:
 	snprintf(why, why_len, "cannot write the code at 0x%" PRIxPTR ": %s",
 		 addr, strerror(-ret));
 	return -EPERM;
+}
+
+int utrace__text_poke_many(struct utrace__poke *p, size_t n,
+			   const struct utrace__int3_hook *hook,
+			   char *why, size_t why_len)
+{
+	static const uint8_t int3 = 0xcc;
+	size_t i, k;
+	int ret = 0;
+
+	if (!n)
+		return 0;
+	for (i = 0; hook && i < n; i++) {
+		if (utrace__int3_register(p[i].addr, hook)) {
+			snprintf(why, why_len, "too many patched addresses (%d)", HOOKS);
+			return -ENOSPC;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		p[i].old = *(const volatile uint8_t *)p[i].addr;
+		ret = utrace__text_write(p[i].addr, &int3, 1);
+		if (ret)
+			break;
+	}
+	if (ret) {
+		/* nothing else was written: the first bytes back */
+		if (i) {
+			sync_core();
+			for (k = 0; k < i; k++)
+				utrace__text_write(p[k].addr, &p[k].old, 1);
+			sync_core();
+		}
+		snprintf(why, why_len, "cannot write the code at 0x%" PRIxPTR ": %s",
+			 p[i].addr, strerror(-ret));
+		return -EPERM;
+	}
+	sync_core();
+	for (i = 0; i < n; i++)
+		if (p[i].len > 1 && !ret)
+			ret = utrace__text_write(p[i].addr + 1, p[i].bytes + 1, p[i].len - 1u);
+	sync_core();
+	for (i = 0; i < n; i++)
+		if (!ret)
+			ret = utrace__text_write(p[i].addr, p[i].bytes, 1);
+	sync_core();
+	if (ret) {
+		snprintf(why, why_len, "cannot write the code: %s", strerror(-ret));
+		return -EPERM;
+	}
+	return 0;
 }
 
 /* ---- executable memory near an address ---- */

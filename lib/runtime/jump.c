@@ -1,0 +1,308 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Jump-label call sites: a switched-off tracepoint is one 5-byte NOP.
+ *
+ * Each object (program, shared library, dlopen()ed library) that calls
+ * trace_<ev>() has a utrace_jump_table section: one entry per site
+ * { site, target, tracepoint } (<utrace/tracepoint.h>, UTRACE__SITE).  As
+ * compiled a site is 'jmp check', a block that loads the tracepoint's
+ * 'enabled' word: correct without any patching.  The object's constructor
+ * registers its table here; from then on each site holds
+ *
+ *   nopl 0x0(%rax,%rax,1)   (0f 1f 44 00 00)   while 'enabled' is 0
+ *   jmp target               (e9 rel32)          while it is not
+ *
+ * 'enabled' stays the truth: utrace__jump_sync() brings every site to
+ * what its tracepoint's word says, whoever changed it.  The rewriting is
+ * the dynamic probes' patcher (lib/probe/textpatch.c): an int3 on each
+ * site, membarrier(SYNC_CORE), the tails, membarrier, the first bytes,
+ * membarrier: three rounds for all the sites that change in an object.
+ * A thread that reaches a transient int3 goes on after the site, as if it
+ * were off (the change is not done until the call returns).
+ *
+ * Where the code cannot be written (UTRACE_NO_JUMP_LABEL in the
+ * environment, no /proc/self/mem write or membarrier(SYNC_CORE), a
+ * refused write), the object's sites keep their compiled 'jmp check':
+ * today's load and branch, one jump further.  utrace ps shows which.
+ *
+ * Locking: jump_mutex covers the list of tables and all rewriting, so a
+ * table removed by its object's destructor (dlclose) is never written
+ * after it.  It is the innermost lock but the patcher's.  The registry's
+ * changes only raise 'want' (utrace__jump_changed(), under its locks);
+ * utrace__tp_reap(), which every change is followed by, rewrites the
+ * sites of all of them at once (utrace__jump_sync()).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <ucontext.h>
+
+#include <utrace/tracepoint.h>
+
+#include "internal.h"
+#include "jump.h"
+#include "textpatch.h"
+
+enum {
+	SITE_COMPILED,          /* jmp check (the load and branch) */
+	SITE_NOP,
+	SITE_JMP,
+};
+
+static const uint8_t nop5[5] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
+
+struct table {
+	struct utrace_jump_entry *start, *stop;
+	unsigned int refs;
+	bool fallback;          /* its sites stay as compiled */
+	uint8_t *state;         /* per site: SITE_* */
+	struct table *next;
+};
+
+static pthread_mutex_t jump_mutex = PTHREAD_MUTEX_INITIALIZER;
+static struct table *tables;
+static atomic_int want;
+/* -1 not decided, 0 no rewriting in this process, 1 rewriting */
+static int mode = -1;
+static char why_off[160];
+
+/* A thread at a transient int3: on after the 5 bytes (the site off). */
+static uintptr_t skip_site(void *arg, ucontext_t *uc)
+{
+	(void)arg;
+	return (uintptr_t)uc->uc_mcontext.gregs[REG_RIP] - 1 + 5;
+}
+
+static const struct utrace__int3_hook skip_hook = { skip_site, NULL };
+
+static bool env_off(void)
+{
+	const char *e = getenv("UTRACE_NO_JUMP_LABEL");
+
+	return e && *e && strcmp(e, "0") != 0;
+}
+
+/* Can this process rewrite its code?  Under jump_mutex. */
+static bool can_patch(void)
+{
+	char why[128];
+
+	if (mode < 0) {
+		if (env_off()) {
+			snprintf(why_off, sizeof(why_off), "UTRACE_NO_JUMP_LABEL is set");
+			mode = 0;
+		} else {
+			mode = 1;
+		}
+	}
+	if (mode == 1) {
+		/* again in a fork child: its own /proc/self/mem */
+		utrace__text_lock();
+		if (utrace__text_init(why, sizeof(why))) {
+			snprintf(why_off, sizeof(why_off), "%s", why);
+			mode = 0;
+		}
+		utrace__text_unlock();
+	}
+	return mode == 1;
+}
+
+/* Does the site hold what its state says?  (Anything else: leave it.) */
+static bool site_is(const struct utrace_jump_entry *e, uint8_t state)
+{
+	const uint8_t *b = (const uint8_t *)e->site;
+
+	switch (state) {
+	case SITE_NOP:
+		return !memcmp(b, nop5, sizeof(nop5));
+	case SITE_COMPILED:
+	case SITE_JMP:
+		return b[0] == 0xe9;
+	}
+	return false;
+}
+
+static void fill_poke(struct utrace__poke *p, const struct utrace_jump_entry *e,
+		      uint8_t to)
+{
+	memset(p, 0, sizeof(*p));
+	p->addr = e->site;
+	p->len = 5;
+	if (to == SITE_NOP) {
+		memcpy(p->bytes, nop5, 5);
+	} else {
+		int32_t rel = (int32_t)((intptr_t)e->target - (intptr_t)(e->site + 5));
+
+		p->bytes[0] = 0xe9;
+		memcpy(p->bytes + 1, &rel, 4);
+	}
+}
+
+/* Every site of @t to what its tracepoint says; under jump_mutex. */
+static void sync_table(struct table *t)
+{
+	size_t n = (size_t)(t->stop - t->start), i, k = 0;
+	struct utrace__poke *p;
+	size_t *idx;
+	uint8_t *to;
+	char why[160];
+
+	if (t->fallback || !n)
+		return;
+	p = malloc(n * sizeof(*p));
+	idx = malloc(n * sizeof(*idx));
+	to = malloc(n);
+	if (!p || !idx || !to) {
+		free(p);
+		free(idx);
+		free(to);
+		return;         /* as they were: still correct, or retried later */
+	}
+	for (i = 0; i < n; i++) {
+		const struct utrace_jump_entry *e = &t->start[i];
+		uint8_t w;
+
+		if (!e->site || !e->tp || t->state[i] == 0xff)
+			continue;
+		w = __atomic_load_n(&e->tp->enabled, __ATOMIC_ACQUIRE) ? SITE_JMP : SITE_NOP;
+		if (t->state[i] == w)
+			continue;
+		if (!site_is(e, t->state[i])) {
+			t->state[i] = 0xff;     /* not ours any more: never touched */
+			continue;
+		}
+		to[k] = w;
+		idx[k] = i;
+		fill_poke(&p[k++], e, w);
+	}
+	utrace__text_lock();
+	if (k && utrace__text_poke_many(p, k, &skip_hook, why, sizeof(why))) {
+		/* Nothing was written.  The first time: the object's sites
+		 * keep their load and branch for good.  (Later, a site
+		 * already rewritten cannot go back: tried again next time.) */
+		for (i = 0; i < n && t->state[i] != SITE_NOP && t->state[i] != SITE_JMP; i++)
+			;
+		if (i == n) {
+			t->fallback = true;
+			snprintf(why_off, sizeof(why_off), "%s", why);
+		}
+		k = 0;
+	}
+	utrace__text_unlock();
+	for (i = 0; i < k; i++)
+		t->state[idx[i]] = to[i];
+	free(p);
+	free(idx);
+	free(to);
+}
+
+static void sync_all_locked(void)
+{
+	for (struct table *t = tables; t; t = t->next)
+		sync_table(t);
+}
+
+void utrace__jump_changed(void)
+{
+	atomic_store(&want, 1);
+}
+
+void utrace__jump_sync(void)
+{
+	if (!atomic_load(&want))
+		return;
+	pthread_mutex_lock(&jump_mutex);
+	while (atomic_exchange(&want, 0))
+		if (can_patch())
+			sync_all_locked();
+	pthread_mutex_unlock(&jump_mutex);
+}
+
+void utrace_tp_register_sites(struct utrace_jump_entry *start,
+			      struct utrace_jump_entry *stop)
+{
+	struct table *t;
+	size_t n;
+
+	if (!start || stop <= start)
+		return;
+	n = (size_t)(stop - start);
+	pthread_mutex_lock(&jump_mutex);
+	for (t = tables; t; t = t->next) {
+		if (t->start == start) {
+			t->refs++;
+			goto out;
+		}
+	}
+	t = calloc(1, sizeof(*t));
+	if (t)
+		t->state = calloc(n, 1);
+	if (!t || !t->state) {
+		free(t);
+		goto out;       /* its sites keep the load and branch */
+	}
+	t->start = start;
+	t->stop = stop;
+	t->refs = 1;
+	t->fallback = !can_patch();
+	t->next = tables;
+	tables = t;
+	sync_table(t);
+out:
+	pthread_mutex_unlock(&jump_mutex);
+}
+
+void utrace_tp_unregister_sites(struct utrace_jump_entry *start,
+				struct utrace_jump_entry *stop)
+{
+	struct table **pt, *t;
+
+	(void)stop;
+	pthread_mutex_lock(&jump_mutex);
+	for (pt = &tables; (t = *pt); pt = &t->next) {
+		if (t->start != start)
+			continue;
+		if (--t->refs == 0) {
+			/* about to be unmapped: never written again */
+			*pt = t->next;
+			free(t->state);
+			free(t);
+		}
+		break;
+	}
+	pthread_mutex_unlock(&jump_mutex);
+}
+
+void utrace__jump_stats(uint32_t *nop_sites, uint32_t *branch_sites)
+{
+	uint32_t nop = 0, br = 0;
+
+	pthread_mutex_lock(&jump_mutex);
+	for (struct table *t = tables; t; t = t->next) {
+		size_t n = (size_t)(t->stop - t->start);
+
+		for (size_t i = 0; i < n; i++) {
+			if (!t->fallback && (t->state[i] == SITE_NOP || t->state[i] == SITE_JMP))
+				nop++;
+			else
+				br++;
+		}
+	}
+	pthread_mutex_unlock(&jump_mutex);
+	*nop_sites = nop;
+	*branch_sites = br;
+}
+
+void utrace__jump_before_fork(void)
+{
+	pthread_mutex_lock(&jump_mutex);
+}
+
+void utrace__jump_after_fork(void)
+{
+	pthread_mutex_unlock(&jump_mutex);
+}

@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Jump-label call sites, seen from the inside (t0093): the program reads
+ * the bytes at its own sites, its library's and a dlopen()ed C++
+ * module's, while probes come and go.
+ *
+ *   nopsite-demo MODULE sites    the steps below, one line each
+ *   nopsite-demo MODULE fire     fire every event a few times (for
+ *                                UTRACE_EVENTS / UTRACE_PRINT)
+ *   nopsite-demo MODULE stress N 4 threads fire nop_main while another
+ *                                attaches and detaches a probe N times
+ *   nopsite-demo MODULE wait     print "ready", then wait to be killed
+ */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "nopsite-lib-events.h"
+#define CREATE_TRACE_POINTS
+#include "nopsite-events.h"
+#include "nopsite-sites.h"
+
+void nopsite_lib_fire(int n);
+void nopsite_lib_sites(FILE *f);
+
+static atomic_long hits;
+
+static void on_event(void *data, int n)
+{
+	(void)data;
+	(void)n;
+	atomic_fetch_add_explicit(&hits, 1, memory_order_relaxed);
+}
+
+static void show(const char *step)
+{
+	printf("%s:", step);
+	nopsite_print(stdout, "main");
+	nopsite_lib_sites(stdout);
+	printf(" hits=%ld\n", atomic_load(&hits));
+	fflush(stdout);
+}
+
+static void fire_main(int n)
+{
+	for (int i = 0; i < n; i++) {
+		trace_nop_main(i);
+		trace_nop_odd(i);
+		trace_nop_lib(i);
+	}
+}
+
+static int sites(const char *module)
+{
+	void *h;
+	void (*mod_fire)(int);
+	void (*mod_sites)(FILE *);
+	int (*mod_probe)(int);
+	pid_t pid;
+	long base;
+	int st;
+
+	show("start");
+	register_trace_nop_main(on_event, NULL);
+	show("main-on");
+	fire_main(3);
+	show("main-fired");
+	unregister_trace_nop_main(on_event, NULL);
+	register_trace_nop_odd(on_event, NULL);
+	show("odd-on");
+	fire_main(4);           /* 1 and 3 pass TP_CONDITION */
+	unregister_trace_nop_odd(on_event, NULL);
+	register_trace_nop_lib(on_event, NULL);
+	show("lib-on");
+	fire_main(2);
+	nopsite_lib_fire(7);
+	unregister_trace_nop_lib(on_event, NULL);
+	show("lib-off");
+
+	h = dlopen(module, RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		fprintf(stderr, "dlopen: %s\n", dlerror());
+		return 1;
+	}
+	*(void **)&mod_fire = dlsym(h, "nopsite_mod_fire");
+	*(void **)&mod_sites = dlsym(h, "nopsite_mod_sites");
+	*(void **)&mod_probe = dlsym(h, "nopsite_mod_probe");
+	if (!mod_fire || !mod_sites || !mod_probe)
+		return 1;
+	printf("mod-loaded:");
+	mod_sites(stdout);
+	mod_probe(1);
+	printf("\nmod-on:");
+	mod_sites(stdout);
+	mod_fire(1);
+	mod_fire(2);
+	printf(" hits=%d", mod_probe(0));
+	printf("\nmod-off:");
+	mod_sites(stdout);
+	printf("\n");
+	fflush(stdout);
+	if (dlclose(h))
+		return 1;
+
+	/* Sites of the closed module are gone from the table: this change
+	 * must not write into where it was. */
+	register_trace_nop_main(on_event, NULL);
+	show("after-dlclose");
+	base = atomic_load(&hits);
+	pid = fork();
+	if (pid == 0) {
+		fire_main(2);
+		show("child");
+		unregister_trace_nop_main(on_event, NULL);
+		show("child-off");
+		fire_main(2);
+		_exit(atomic_load(&hits) == base + 2 ? 0 : 1);
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) ||
+	    WEXITSTATUS(st) != 0)
+		return 1;
+	unregister_trace_nop_main(on_event, NULL);
+	show("end");
+	return 0;
+}
+
+static int fire(const char *module)
+{
+	void *h = dlopen(module, RTLD_NOW | RTLD_LOCAL);
+	void (*mod_fire)(int);
+
+	if (!h) {
+		fprintf(stderr, "dlopen: %s\n", dlerror());
+		return 1;
+	}
+	*(void **)&mod_fire = dlsym(h, "nopsite_mod_fire");
+	if (!mod_fire)
+		return 1;
+	fire_main(5);
+	nopsite_lib_fire(10);
+	mod_fire(20);
+	dlclose(h);
+	return 0;
+}
+
+/* --- stress --- */
+
+#define FIRERS 4
+
+static atomic_int stop_firing;
+static atomic_long calls[FIRERS];
+static pthread_barrier_t bar;
+
+static void *firer(void *arg)
+{
+	long id = (long)arg, n = 0;
+
+	while (!atomic_load_explicit(&stop_firing, memory_order_relaxed)) {
+		trace_nop_main((int)n);
+		n++;
+	}
+	atomic_store(&calls[id], n);
+	/* the checked phase: the probe stays attached */
+	pthread_barrier_wait(&bar);
+	pthread_barrier_wait(&bar);
+	for (int i = 0; i < 100000; i++)
+		trace_nop_main(i);
+	pthread_barrier_wait(&bar);
+	return NULL;
+}
+
+static int stress(int rounds)
+{
+	pthread_t t[FIRERS];
+	long total = 0, before;
+
+	pthread_barrier_init(&bar, NULL, FIRERS + 1);
+	for (long i = 0; i < FIRERS; i++)
+		if (pthread_create(&t[i], NULL, firer, (void *)i))
+			return 1;
+	for (int i = 0; i < rounds; i++) {
+		if (register_trace_nop_main(on_event, NULL) ||
+		    unregister_trace_nop_main(on_event, NULL))
+			return 1;
+	}
+	atomic_store(&stop_firing, 1);
+	if (register_trace_nop_main(on_event, NULL))
+		return 1;
+	pthread_barrier_wait(&bar);
+	for (int i = 0; i < FIRERS; i++)
+		total += atomic_load(&calls[i]);
+	before = atomic_load(&hits);
+	pthread_barrier_wait(&bar);
+	pthread_barrier_wait(&bar);
+	for (int i = 0; i < FIRERS; i++)
+		pthread_join(t[i], NULL);
+	printf("toggles=%d calls=%ld hits-while-toggling<=calls=%s checked=%ld\n",
+	       rounds, total, before <= total ? "yes" : "no",
+	       atomic_load(&hits) - before);
+	show("stress-end");
+	unregister_trace_nop_main(on_event, NULL);
+	return before <= total ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 3 && !strcmp(argv[2], "sites"))
+		return sites(argv[1]);
+	if (argc == 3 && !strcmp(argv[2], "fire"))
+		return fire(argv[1]);
+	if (argc == 4 && !strcmp(argv[2], "stress"))
+		return stress(atoi(argv[3]));
+	if (argc == 3 && !strcmp(argv[2], "wait")) {
+		printf("ready\n");
+		fflush(stdout);
+		for (;;)
+			pause();
+	}
+	fprintf(stderr, "usage: nopsite-demo MODULE sites|fire|stress N|wait\n");
+	return 2;
+}
