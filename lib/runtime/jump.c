@@ -22,7 +22,7 @@
  *
  * Where the code cannot be written (UTRACE_NO_JUMP_LABEL in the
  * environment, no /proc/self/mem write or membarrier(SYNC_CORE), a
- * refused write), the object's sites keep their compiled 'jmp check':
+ * refused write, valgrind), the object's sites keep their compiled 'jmp check':
  * today's load and branch, one jump further.  utrace ps shows which.
  *
  * Locking: jump_mutex covers the list of tables and all rewriting, so a
@@ -79,11 +79,23 @@ static uintptr_t skip_site(void *arg, ucontext_t *uc)
 
 static const struct utrace__int3_hook skip_hook = { skip_site, NULL };
 
-static bool env_off(void)
+/*
+ * Valgrind runs translations of the code it read first and, by default,
+ * does not look for changes to code mapped from a file: a site rewritten
+ * under it would go on doing what it did.  Its preload libraries tell it
+ * is there.  UTRACE_NO_JUMP_LABEL=0 says the tool was told to check
+ * (valgrind --smc-check=all) and keeps the rewriting.
+ */
+static const char *off_reason(void)
 {
 	const char *e = getenv("UTRACE_NO_JUMP_LABEL");
+	const char *pre = getenv("LD_PRELOAD");
 
-	return e && *e && strcmp(e, "0") != 0;
+	if (e && *e)
+		return strcmp(e, "0") ? "UTRACE_NO_JUMP_LABEL is set" : NULL;
+	if (pre && strstr(pre, "vgpreload"))
+		return "under valgrind (UTRACE_NO_JUMP_LABEL=0 with --smc-check=all to rewrite)";
+	return NULL;
 }
 
 /* Can this process rewrite its code?  Under jump_mutex. */
@@ -92,8 +104,10 @@ static bool can_patch(void)
 	char why[128];
 
 	if (mode < 0) {
-		if (env_off()) {
-			snprintf(why_off, sizeof(why_off), "UTRACE_NO_JUMP_LABEL is set");
+		const char *r = off_reason();
+
+		if (r) {
+			snprintf(why_off, sizeof(why_off), "%s", r);
 			mode = 0;
 		} else {
 			mode = 1;
