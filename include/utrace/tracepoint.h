@@ -642,8 +642,11 @@ void utrace_tp_unregister_sites(struct utrace_jump_entry *start,
 				struct utrace_jump_entry *stop);
 
 /* Jump-label call sites (see "The call site" below). */
-#if defined(__x86_64__) && !defined(UTRACE_NO_JUMP_LABEL) && \
-	!defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+/* (UTRACE_FORCE_JUMP_LABEL: in a sanitizer build too; utrace's tests.) */
+#if defined(__x86_64__) && !defined(UTRACE_NO_JUMP_LABEL)
+#if defined(UTRACE_FORCE_JUMP_LABEL)
+#define UTRACE__JUMP_LABEL 1
+#elif !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
 #if defined(__has_feature)
 #if !__has_feature(address_sanitizer) && !__has_feature(thread_sanitizer) && \
 	!__has_feature(memory_sanitizer)
@@ -651,6 +654,7 @@ void utrace_tp_unregister_sites(struct utrace_jump_entry *start,
 #endif
 #else
 #define UTRACE__JUMP_LABEL 1
+#endif
 #endif
 #endif
 

@@ -10,14 +10,20 @@ DEMO="$UTRACE_BUILD/tests/nopsite-demo"
 MOD="$UTRACE_BUILD/tests/libnopsite-mod.so"
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 
-# A sanitizer build compiles the load and branch (no jump labels).
-if ! "$DEMO" "$MOD" sites > "$TMP/probe.out" 2> "$TMP/err"; then
-	:
-fi
-if grep -q no-jump-labels "$TMP/probe.out"; then
-	echo "1..0 # SKIP built without jump labels (sanitizer or not x86-64)"
-	exit 77
-fi
+# A sanitizer build compiles the load and branch (no jump labels): only
+# the checks that do not look at the sites run.
+JL=1
+"$DEMO" "$MOD" sites > "$TMP/probe.out" 2> /dev/null
+grep -q no-jump-labels "$TMP/probe.out" && JL=0
+# jl_check NAME CMD...: a check that needs jump labels compiled in
+jl_check() {
+	if [ $JL = 1 ]; then
+		check "$@"
+	else
+		n=$((n + 1))
+		echo "ok $n - $1 # SKIP built without jump labels (sanitizer or not x86-64)"
+	fi
+}
 
 # the expected lines, with every site of each step: W is what an
 # off site holds, then what an on one holds
@@ -47,14 +53,14 @@ sites() {
 	"$DEMO" "$MOD" sites > "$TMP/out" 2> "$TMP/err" &&
 	[ ! -s "$TMP/err" ] && same "$TMP/out" "$TMP/want"
 }
-check "sites: NOP while off, jmp while on, NOP again (program, library, C++ module, fork)" sites
+jl_check "sites: NOP while off, jmp while on, NOP again (program, library, C++ module, fork)" sites
 
 sites_fallback() {
 	want branch branch > "$TMP/want" &&
 	UTRACE_NO_JUMP_LABEL=1 "$DEMO" "$MOD" sites > "$TMP/out" 2> "$TMP/err" &&
 	[ ! -s "$TMP/err" ] && same "$TMP/out" "$TMP/want"
 }
-check "UTRACE_NO_JUMP_LABEL: the sites keep their load and branch, same hits" sites_fallback
+jl_check "UTRACE_NO_JUMP_LABEL: the sites keep their load and branch, same hits" sites_fallback
 
 recorded() {
 	UTRACE_EVENTS='nop:*' UTRACE_PRINT="$TMP/jl.txt" "$DEMO" "$MOD" fire > /dev/null 2> "$TMP/err" &&
@@ -75,7 +81,7 @@ check "UTRACE_EVENTS from the start: the same events recorded with and without j
 stress() {
 	"$DEMO" "$MOD" stress 10000 > "$TMP/out" 2> "$TMP/err" &&
 	grep -q '^toggles=10000 calls=[0-9]* hits-while-toggling<=calls=yes checked=400000$' "$TMP/out" &&
-	grep -q '^stress-end: main.nop_lib=nop main.nop_main=on main.nop_odd=nop ' "$TMP/out"
+	{ [ $JL = 0 ] || grep -q '^stress-end: main.nop_lib=nop main.nop_main=on main.nop_odd=nop ' "$TMP/out"; }
 }
 check "4 threads through the site while a probe comes and goes 10000 times" stress
 
@@ -93,7 +99,7 @@ ps_sites() {
 	[ $r = 0 ] && awk -v p="$pid" '$1 == p' "$TMP/ps" | grep -Eq " $want:[1-9][0-9]* *\$" ||
 		{ cat "$TMP/ps" >> "$TMP/err"; return 1; }
 }
-check "utrace ps says the sites are NOPs" ps_sites nop
-check "utrace ps says the sites load and branch with UTRACE_NO_JUMP_LABEL" \
+jl_check "utrace ps says the sites are NOPs" ps_sites nop
+jl_check "utrace ps says the sites load and branch with UTRACE_NO_JUMP_LABEL" \
 	ps_sites branch UTRACE_NO_JUMP_LABEL=1
 done_testing
