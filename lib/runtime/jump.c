@@ -16,7 +16,7 @@
  * what its tracepoint's word says, whoever changed it.  The rewriting is
  * the dynamic probes' patcher (lib/probe/textpatch.c): an int3 on each
  * site, membarrier(SYNC_CORE), the tails, membarrier, the first bytes,
- * membarrier: three rounds for all the sites that change in an object.
+ * membarrier: three rounds for all the sites that change, in all objects.
  * A thread that reaches a transient int3 goes on after the site, as if it
  * were off (the change is not done until the call returns).
  *
@@ -156,27 +156,25 @@ static void fill_poke(struct utrace__poke *p, const struct utrace_jump_entry *e,
 	}
 }
 
-/* Every site of @t to what its tracepoint says; under jump_mutex. */
-static void sync_table(struct table *t)
-{
-	size_t n = (size_t)(t->stop - t->start), i, k = 0;
+/* A batch of rewrites, over one table or all of them. */
+struct batch {
 	struct utrace__poke *p;
-	size_t *idx;
-	uint8_t *to;
-	char why[160];
+	struct {
+		struct table *t;
+		size_t i;
+		uint8_t to;
+	} *q;
+	size_t n, cap;
+};
 
-	if (t->fallback || !n)
+/* Add the sites of @t that differ from their tracepoint's word. */
+static void collect(struct batch *b, struct table *t)
+{
+	size_t n = (size_t)(t->stop - t->start);
+
+	if (t->fallback)
 		return;
-	p = malloc(n * sizeof(*p));
-	idx = malloc(n * sizeof(*idx));
-	to = malloc(n);
-	if (!p || !idx || !to) {
-		free(p);
-		free(idx);
-		free(to);
-		return;         /* as they were: still correct, or retried later */
-	}
-	for (i = 0; i < n; i++) {
+	for (size_t i = 0; i < n && b->n < b->cap; i++) {
 		const struct utrace_jump_entry *e = &t->start[i];
 		uint8_t w;
 
@@ -189,35 +187,92 @@ static void sync_table(struct table *t)
 			t->state[i] = 0xff;     /* not ours any more: never touched */
 			continue;
 		}
-		to[k] = w;
-		idx[k] = i;
-		fill_poke(&p[k++], e, w);
+		b->q[b->n].t = t;
+		b->q[b->n].i = i;
+		b->q[b->n].to = w;
+		fill_poke(&b->p[b->n++], e, w);
 	}
+}
+
+/* Write the batch: 0, or nothing was written. */
+static int apply(struct batch *b, char *why, size_t why_len)
+{
+	int ret = 0;
+
 	utrace__text_lock();
-	if (k && utrace__text_poke_many(p, k, &skip_hook, why, sizeof(why))) {
-		/* Nothing was written.  The first time: the object's sites
-		 * keep their load and branch for good.  (Later, a site
-		 * already rewritten cannot go back: tried again next time.) */
+	if (b->n)
+		ret = utrace__text_poke_many(b->p, b->n, &skip_hook, why, why_len);
+	utrace__text_unlock();
+	for (size_t k = 0; !ret && k < b->n; k++)
+		b->q[k].t->state[b->q[k].i] = b->q[k].to;
+	return ret;
+}
+
+static bool batch_alloc(struct batch *b, size_t cap)
+{
+	b->n = 0;
+	b->cap = cap;
+	b->p = malloc(cap * sizeof(*b->p));
+	b->q = malloc(cap * sizeof(*b->q));
+	if (b->p && b->q)
+		return true;
+	free(b->p);
+	free(b->q);
+	return false;
+}
+
+static void batch_free(struct batch *b)
+{
+	free(b->p);
+	free(b->q);
+}
+
+/*
+ * Every site of @t to what its tracepoint says, alone; under jump_mutex.
+ * Where nothing could be written the first time, the object's sites keep
+ * their load and branch for good.  (Later, a site already rewritten
+ * cannot go back: it is tried again at the next change.)
+ */
+static void sync_table(struct table *t)
+{
+	size_t n = (size_t)(t->stop - t->start), i;
+	struct batch b;
+	char why[160];
+
+	if (t->fallback || !n || !batch_alloc(&b, n))
+		return;         /* as they were: still correct, or retried later */
+	collect(&b, t);
+	if (apply(&b, why, sizeof(why))) {
 		for (i = 0; i < n && t->state[i] != SITE_NOP && t->state[i] != SITE_JMP; i++)
 			;
 		if (i == n) {
 			t->fallback = true;
 			snprintf(why_off, sizeof(why_off), "%s", why);
 		}
-		k = 0;
 	}
-	utrace__text_unlock();
-	for (i = 0; i < k; i++)
-		t->state[idx[i]] = to[i];
-	free(p);
-	free(idx);
-	free(to);
+	batch_free(&b);
 }
 
+/* All the tables' changes in one batch (three membarrier rounds); one
+ * batch per table when that fails, to find the table that cannot be
+ * written. */
 static void sync_all_locked(void)
 {
-	for (struct table *t = tables; t; t = t->next)
-		sync_table(t);
+	size_t total = 0;
+	struct table *t;
+	struct batch b;
+	char why[160];
+
+	for (t = tables; t; t = t->next)
+		total += (size_t)(t->stop - t->start);
+	if (!total || !batch_alloc(&b, total))
+		return;
+	for (t = tables; t; t = t->next)
+		collect(&b, t);
+	if (apply(&b, why, sizeof(why)))
+		for (t = tables; t; t = t->next)
+			sync_table(t);
+	batch_free(&b);
 }
 
 void utrace__jump_changed(void)
