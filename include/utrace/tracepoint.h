@@ -633,7 +633,9 @@ struct utrace_jump_entry {
 	uintptr_t site;                 /* the 5-byte instruction */
 	uintptr_t target;               /* where it jumps while the event is on */
 	struct utrace_tracepoint *tp;
-	uintptr_t state;                /* libutrace's: what the site holds now */
+	uintptr_t reserved;             /* 0 (the table can be read-only
+					 * after relocation: libutrace keeps
+					 * each site's state on its side) */
 };
 /* The object's constructor and destructor call these (not for direct use). */
 void utrace_tp_register_sites(struct utrace_jump_entry *start,
