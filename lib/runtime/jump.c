@@ -28,7 +28,7 @@
  * Locking: jump_mutex covers the list of tables and all rewriting, so a
  * table removed by its object's destructor (dlclose) is never written
  * after it.  It is the innermost lock but the patcher's.  The registry's
- * changes only raise 'want' (utrace__jump_changed(), under its locks);
+ * changes only count themselves (utrace__jump_changed(), under its locks);
  * utrace__tp_reap(), which every change is followed by, rewrites the
  * sites of all of them at once (utrace__jump_sync()).
  */
@@ -65,7 +65,8 @@ struct table {
 
 static pthread_mutex_t jump_mutex = PTHREAD_MUTEX_INITIALIZER;
 static struct table *tables;
-static atomic_int want;
+/* changes of an enabled word, and how many of them are in the code */
+static _Atomic uint64_t changes, synced;
 /* -1 not decided, 0 no rewriting in this process, 1 rewriting */
 static int mode = -1;
 static char why_off[160];
@@ -277,17 +278,26 @@ static void sync_all_locked(void)
 
 void utrace__jump_changed(void)
 {
-	atomic_store(&want, 1);
+	atomic_fetch_add(&changes, 1);
 }
 
+/*
+ * On return, every change counted before the call is in the code: a
+ * caller that finds another thread rewriting waits for it, and does the
+ * changes that one had not seen.
+ */
 void utrace__jump_sync(void)
 {
-	if (!atomic_load(&want))
+	uint64_t g = atomic_load(&changes);
+
+	if (atomic_load(&synced) >= g)
 		return;
 	pthread_mutex_lock(&jump_mutex);
-	while (atomic_exchange(&want, 0))
+	while (atomic_load(&synced) < (g = atomic_load(&changes))) {
 		if (can_patch())
 			sync_all_locked();
+		atomic_store(&synced, g);
+	}
 	pthread_mutex_unlock(&jump_mutex);
 }
 

@@ -13,8 +13,8 @@
 /* A tracepoint's 'enabled' changed: utrace__jump_sync() has work. */
 void utrace__jump_changed(void) UTRACE_HIDDEN;
 
-/* Bring every registered site to its tracepoint's word, if anything
- * changed since the last time. */
+/* Bring every registered site to its tracepoint's word: on return,
+ * every change made before the call is in the code. */
 void utrace__jump_sync(void) UTRACE_HIDDEN;
 
 /* Sites rewritten (NOP or jmp), and sites on the load and branch. */

@@ -8,10 +8,23 @@
  *   nopsite-demo MODULE fire     fire every event a few times (for
  *                                UTRACE_EVENTS / UTRACE_PRINT)
  *   nopsite-demo MODULE stress N 4 threads fire nop_main while another
- *                                attaches and detaches a probe N times
+ *                                attaches and detaches a probe N times (and
+ *                                one more does the same on nop_odd)
  *   nopsite-demo MODULE wait     print "ready", then wait to be killed
+ *   nopsite-demo MODULE refused  code writes refused (seccomp: pwrite64
+ *                                fails with EPERM, as where a policy
+ *                                forbids them) before the module is
+ *                                loaded: its sites keep the load and
+ *                                branch, and its event still fires
  */
 #include <dlfcn.h>
+#include <errno.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -148,11 +161,63 @@ static int fire(const char *module)
 	return 0;
 }
 
+/* pwrite64 fails with EPERM from now on (libutrace writes code with it). */
+static int refuse_code_writes(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_pwrite64, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { sizeof(f) / sizeof(f[0]), f };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog)) {
+		perror("seccomp");
+		return -1;
+	}
+	return 0;
+}
+
+static int refused(const char *module)
+{
+	void (*mod_fire)(int);
+	void (*mod_sites)(FILE *);
+	int (*mod_probe)(int);
+	void *h;
+
+	show("before");
+	if (refuse_code_writes())
+		return 3;
+	h = dlopen(module, RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		fprintf(stderr, "dlopen: %s\n", dlerror());
+		return 1;
+	}
+	*(void **)&mod_fire = dlsym(h, "nopsite_mod_fire");
+	*(void **)&mod_sites = dlsym(h, "nopsite_mod_sites");
+	*(void **)&mod_probe = dlsym(h, "nopsite_mod_probe");
+	if (!mod_fire || !mod_sites || !mod_probe)
+		return 1;
+	mod_probe(1);
+	printf("refused-mod-on:");
+	mod_sites(stdout);
+	mod_fire(1);
+	mod_fire(2);
+	mod_fire(3);
+	printf(" hits=%d\n", mod_probe(0));
+	return 0;
+}
+
 /* --- stress --- */
 
 #define FIRERS 4
 
-static atomic_int stop_firing;
+static atomic_int stop_firing, stop_odd;
 static atomic_long calls[FIRERS];
 static pthread_barrier_t bar;
 
@@ -174,15 +239,29 @@ static void *firer(void *arg)
 	return NULL;
 }
 
+/* Another thread rewriting other sites all along: a rewrite of ours must
+ * not return before its change is in the code, whoever does it. */
+static void *odd_toggler(void *arg)
+{
+	(void)arg;
+	while (!atomic_load(&stop_odd)) {
+		register_trace_nop_odd(on_event, NULL);
+		unregister_trace_nop_odd(on_event, NULL);
+	}
+	return NULL;
+}
+
 static int stress(int rounds)
 {
-	pthread_t t[FIRERS];
+	pthread_t t[FIRERS], odd;
 	long total = 0, before;
 
 	pthread_barrier_init(&bar, NULL, FIRERS + 1);
 	for (long i = 0; i < FIRERS; i++)
 		if (pthread_create(&t[i], NULL, firer, (void *)i))
 			return 1;
+	if (pthread_create(&odd, NULL, odd_toggler, NULL))
+		return 1;
 	for (int i = 0; i < rounds; i++) {
 		if (register_trace_nop_main(on_event, NULL) ||
 		    unregister_trace_nop_main(on_event, NULL))
@@ -199,6 +278,8 @@ static int stress(int rounds)
 	pthread_barrier_wait(&bar);
 	for (int i = 0; i < FIRERS; i++)
 		pthread_join(t[i], NULL);
+	atomic_store(&stop_odd, 1);
+	pthread_join(odd, NULL);
 	printf("toggles=%d calls=%ld hits-while-toggling<=calls=%s checked=%ld\n",
 	       rounds, total, before <= total ? "yes" : "no",
 	       atomic_load(&hits) - before);
@@ -215,12 +296,14 @@ int main(int argc, char **argv)
 		return fire(argv[1]);
 	if (argc == 4 && !strcmp(argv[2], "stress"))
 		return stress(atoi(argv[3]));
+	if (argc == 3 && !strcmp(argv[2], "refused"))
+		return refused(argv[1]);
 	if (argc == 3 && !strcmp(argv[2], "wait")) {
 		printf("ready\n");
 		fflush(stdout);
 		for (;;)
 			pause();
 	}
-	fprintf(stderr, "usage: nopsite-demo MODULE sites|fire|stress N|wait\n");
+	fprintf(stderr, "usage: nopsite-demo MODULE sites|fire|stress N|wait|refused\n");
 	return 2;
 }

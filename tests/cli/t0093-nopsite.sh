@@ -4,7 +4,8 @@
 # a library whose event the program calls too, in a dlopen()ed C++ module,
 # across fork and dlclose.  The program reads its own code
 # (tests/cli/nopsite-demo.c).  UTRACE_NO_JUMP_LABEL keeps the compiled
-# load and branch and records the same events.
+# load and branch and records the same events; so does an object whose
+# code cannot be written.
 . "$(dirname "$0")/lib.sh"
 DEMO="$UTRACE_BUILD/tests/nopsite-demo"
 MOD="$UTRACE_BUILD/tests/libnopsite-mod.so"
@@ -62,6 +63,15 @@ sites_fallback() {
 }
 jl_check "UTRACE_NO_JUMP_LABEL: the sites keep their load and branch, same hits" sites_fallback
 
+refused() {
+	printf '%s\n' \
+		"before: main.nop_lib=nop main.nop_main=nop main.nop_odd=nop lib.nop_lib=nop hits=0" \
+		"refused-mod-on: mod.nop_mod=branch hits=3" > "$TMP/want" &&
+	"$DEMO" "$MOD" refused > "$TMP/out" 2> "$TMP/err" &&
+	[ ! -s "$TMP/err" ] && same "$TMP/out" "$TMP/want"
+}
+jl_check "code writes refused (seccomp) before a module loads: its sites load and branch, its event fires" refused
+
 recorded() {
 	UTRACE_EVENTS='nop:*' UTRACE_PRINT="$TMP/jl.txt" "$DEMO" "$MOD" fire > /dev/null 2> "$TMP/err" &&
 	UTRACE_NO_JUMP_LABEL=1 UTRACE_EVENTS='nop:*' UTRACE_PRINT="$TMP/br.txt" "$DEMO" "$MOD" fire \
@@ -79,7 +89,7 @@ recorded() {
 check "UTRACE_EVENTS from the start: the same events recorded with and without jump labels" recorded
 
 stress() {
-	"$DEMO" "$MOD" stress 10000 > "$TMP/out" 2> "$TMP/err" &&
+	{ "$DEMO" "$MOD" stress 10000 > "$TMP/out" 2> "$TMP/err" || { cat "$TMP/out" >> "$TMP/err"; false; }; } &&
 	grep -q '^toggles=10000 calls=[0-9]* hits-while-toggling<=calls=yes checked=400000$' "$TMP/out" &&
 	{ [ $JL = 0 ] || grep -q '^stress-end: main.nop_lib=nop main.nop_main=on main.nop_odd=nop ' "$TMP/out"; }
 }
