@@ -68,6 +68,26 @@ static void fire_main(int n)
 	}
 }
 
+/* The C++ module and its three functions; NULL (said why) if not. */
+static void *load_module(const char *module, void (**fire)(int),
+			 void (**sites)(FILE *), int (**probe)(int))
+{
+	void *h = dlopen(module, RTLD_NOW | RTLD_LOCAL);
+
+	if (!h) {
+		fprintf(stderr, "dlopen: %s\n", dlerror());
+		return NULL;
+	}
+	*(void **)fire = dlsym(h, "nopsite_mod_fire");
+	*(void **)sites = dlsym(h, "nopsite_mod_sites");
+	*(void **)probe = dlsym(h, "nopsite_mod_probe");
+	if (!*fire || !*sites || !*probe) {
+		fprintf(stderr, "%s: no nopsite_mod_* functions\n", module);
+		return NULL;
+	}
+	return h;
+}
+
 static int sites(const char *module)
 {
 	void *h;
@@ -95,15 +115,8 @@ static int sites(const char *module)
 	unregister_trace_nop_lib(on_event, NULL);
 	show("lib-off");
 
-	h = dlopen(module, RTLD_NOW | RTLD_LOCAL);
-	if (!h) {
-		fprintf(stderr, "dlopen: %s\n", dlerror());
-		return 1;
-	}
-	*(void **)&mod_fire = dlsym(h, "nopsite_mod_fire");
-	*(void **)&mod_sites = dlsym(h, "nopsite_mod_sites");
-	*(void **)&mod_probe = dlsym(h, "nopsite_mod_probe");
-	if (!mod_fire || !mod_sites || !mod_probe)
+	h = load_module(module, &mod_fire, &mod_sites, &mod_probe);
+	if (!h)
 		return 1;
 	printf("mod-loaded:");
 	mod_sites(stdout);
@@ -193,15 +206,8 @@ static int refused(const char *module)
 	show("before");
 	if (refuse_code_writes())
 		return 3;
-	h = dlopen(module, RTLD_NOW | RTLD_LOCAL);
-	if (!h) {
-		fprintf(stderr, "dlopen: %s\n", dlerror());
-		return 1;
-	}
-	*(void **)&mod_fire = dlsym(h, "nopsite_mod_fire");
-	*(void **)&mod_sites = dlsym(h, "nopsite_mod_sites");
-	*(void **)&mod_probe = dlsym(h, "nopsite_mod_probe");
-	if (!mod_fire || !mod_sites || !mod_probe)
+	h = load_module(module, &mod_fire, &mod_sites, &mod_probe);
+	if (!h)
 		return 1;
 	mod_probe(1);
 	printf("refused-mod-on:");
