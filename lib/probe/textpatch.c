@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -46,7 +47,10 @@ static struct {
 static pthread_mutex_t text_mutex = PTHREAD_MUTEX_INITIALIZER;
 static struct sigaction old_trap;
 static int mem_fd = -1;
+static dev_t mem_dev;
+static ino_t mem_ino;
 static pid_t inited_pid;
+static int handlers_set;
 
 /* the round of "where are you": ranges asked, answers */
 static struct {
@@ -178,20 +182,33 @@ static void sync_core(void)
 int utrace__text_init(char *why, size_t why_len)
 {
 	struct sigaction sa;
+	struct stat st;
 	int ret = 0;
 
-	if (inited_pid == getpid())
-		return 0;
+	if (inited_pid == getpid()) {
+		/* The descriptor is still ours?  A program that closes every
+		 * descriptor (a daemon) and opens a file that gets the number
+		 * must not have code bytes written into that file. */
+		if (!fstat(mem_fd, &st) && st.st_dev == mem_dev && st.st_ino == mem_ino)
+			return 0;
+		mem_fd = -1;
+	}
 	/* a forked child: its own /proc/self/mem and membarrier state */
 	if (mem_fd >= 0)
 		close(mem_fd);
 	mem_fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
-	if (mem_fd < 0) {
+	if (mem_fd < 0 || fstat(mem_fd, &st)) {
 		ret = -errno;
 		snprintf(why, why_len, "cannot open /proc/self/mem to write code: %s",
 			 strerror(errno));
+		if (mem_fd >= 0)
+			close(mem_fd);
+		mem_fd = -1;
+		inited_pid = 0;
 		return ret;
 	}
+	mem_dev = st.st_dev;
+	mem_ino = st.st_ino;
 	if (membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE) ||
 	    membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED)) {
 		ret = -errno;
@@ -199,15 +216,13 @@ int utrace__text_init(char *why, size_t why_len)
 			 strerror(errno));
 		return ret;
 	}
-	if (!inited_pid) {
+	if (!handlers_set) {
 		memset(&sa, 0, sizeof(sa));
 		sa.sa_sigaction = on_trap;
 		sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK | SA_NODEFER;
 		sigemptyset(&sa.sa_mask);
 		sigaction(SIGTRAP, &sa, &old_trap);
-		sa.sa_sigaction = on_where;
-		sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
-		sigaction(WHERE_SIG, &sa, NULL);
+		handlers_set = 1;
 	}
 	inited_pid = getpid();
 	return 0;
@@ -277,6 +292,20 @@ static int anyone_inside(uintptr_t lo, uintptr_t hi)
 	int64_t deadline;
 	DIR *d;
 
+	static int where_set;
+
+	/* only where a probe's patch must wait for threads: the jump-label
+	 * sites never ask, and a program's real-time signal stays its own */
+	if (!where_set) {
+		struct sigaction sa;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_sigaction = on_where;
+		sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
+		sigemptyset(&sa.sa_mask);
+		sigaction(WHERE_SIG, &sa, NULL);
+		where_set = 1;
+	}
 	where.lo = lo;
 	where.hi = hi;
 	atomic_store(&where.n, 0);

@@ -11,6 +11,10 @@
  *                                attaches and detaches a probe N times (and
  *                                one more does the same on nop_odd)
  *   nopsite-demo MODULE wait     print "ready", then wait to be killed
+ *   nopsite-demo MODULE closefds FILE  close every descriptor above 2, as
+ *                                a daemon does, open FILE (which takes a
+ *                                freed number), then switch nop_main on:
+ *                                FILE stays empty
  *   nopsite-demo MODULE refused  code writes refused (seccomp: pwrite64
  *                                fails with EPERM, as where a policy
  *                                forbids them) before the module is
@@ -219,6 +223,24 @@ static int refused(const char *module)
 	return 0;
 }
 
+static int closefds(const char *file)
+{
+	FILE *f;
+
+	for (int fd = 3; fd < 1024; fd++)
+		close(fd);
+	f = fopen(file, "w");
+	if (!f)
+		return 1;
+	register_trace_nop_main(on_event, NULL);
+	fire_main(2);
+	show("closefds-on");
+	unregister_trace_nop_main(on_event, NULL);
+	show("closefds-off");
+	fclose(f);
+	return 0;
+}
+
 /* --- stress --- */
 
 #define FIRERS 4
@@ -302,6 +324,8 @@ int main(int argc, char **argv)
 		return fire(argv[1]);
 	if (argc == 4 && !strcmp(argv[2], "stress"))
 		return stress(atoi(argv[3]));
+	if (argc == 4 && !strcmp(argv[2], "closefds"))
+		return closefds(argv[3]);
 	if (argc == 3 && !strcmp(argv[2], "refused"))
 		return refused(argv[1]);
 	if (argc == 3 && !strcmp(argv[2], "wait")) {
@@ -310,6 +334,6 @@ int main(int argc, char **argv)
 		for (;;)
 			pause();
 	}
-	fprintf(stderr, "usage: nopsite-demo MODULE sites|fire|stress N|wait|refused\n");
+	fprintf(stderr, "usage: nopsite-demo MODULE sites|fire|stress N|wait|refused|closefds FILE\n");
 	return 2;
 }

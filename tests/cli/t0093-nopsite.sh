@@ -72,6 +72,17 @@ refused() {
 }
 jl_check "code writes refused (seccomp) before a module loads: its sites load and branch, its event fires" refused
 
+closefds() {
+	printf '%s\n' \
+		"closefds-on: main.nop_lib=nop main.nop_main=on main.nop_odd=nop lib.nop_lib=nop hits=2" \
+		"closefds-off: main.nop_lib=nop main.nop_main=nop main.nop_odd=nop lib.nop_lib=nop hits=2" \
+		> "$TMP/want" &&
+	"$DEMO" "$MOD" closefds "$TMP/f" > "$TMP/out" 2> "$TMP/err" &&
+	[ ! -s "$TMP/err" ] && same "$TMP/out" "$TMP/want" &&
+	[ -f "$TMP/f" ] && [ ! -s "$TMP/f" ]
+}
+jl_check "a program that closes its descriptors and opens a file: the code is written, the file is not" closefds
+
 recorded() {
 	UTRACE_EVENTS='nop:*' UTRACE_PRINT="$TMP/jl.txt" "$DEMO" "$MOD" fire > /dev/null 2> "$TMP/err" &&
 	UTRACE_NO_JUMP_LABEL=1 UTRACE_EVENTS='nop:*' UTRACE_PRINT="$TMP/br.txt" "$DEMO" "$MOD" fire \
