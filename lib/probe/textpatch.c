@@ -179,9 +179,10 @@ static void sync_core(void)
 	membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE);
 }
 
+static int trap_handler_ours(void);
+
 int utrace__text_init(char *why, size_t why_len)
 {
-	struct sigaction sa;
 	struct stat st;
 	int ret = 0;
 
@@ -190,7 +191,7 @@ int utrace__text_init(char *why, size_t why_len)
 		 * descriptor (a daemon) and opens a file that gets the number
 		 * must not have code bytes written into that file. */
 		if (!fstat(mem_fd, &st) && st.st_dev == mem_dev && st.st_ino == mem_ino)
-			return 0;
+			return trap_handler_ours();
 		mem_fd = -1;
 	}
 	/* a forked child: its own /proc/self/mem and membarrier state */
@@ -216,15 +217,28 @@ int utrace__text_init(char *why, size_t why_len)
 			 strerror(errno));
 		return ret;
 	}
-	if (!handlers_set) {
-		memset(&sa, 0, sizeof(sa));
-		sa.sa_sigaction = on_trap;
-		sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK | SA_NODEFER;
-		sigemptyset(&sa.sa_mask);
-		sigaction(SIGTRAP, &sa, &old_trap);
-		handlers_set = 1;
-	}
 	inited_pid = getpid();
+	return trap_handler_ours();
+}
+
+/*
+ * Ours in front of the program's SIGTRAP handler, again if the program
+ * set its own since (its traps are handed on to it): the transient int3s
+ * of a patch must reach us.
+ */
+static int trap_handler_ours(void)
+{
+	struct sigaction sa, cur;
+
+	if (handlers_set && !sigaction(SIGTRAP, NULL, &cur) &&
+	    (cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == on_trap)
+		return 0;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_trap;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK | SA_NODEFER;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTRAP, &sa, &old_trap);
+	handlers_set = 1;
 	return 0;
 }
 

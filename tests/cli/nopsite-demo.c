@@ -9,7 +9,8 @@
  *                                UTRACE_EVENTS / UTRACE_PRINT)
  *   nopsite-demo MODULE stress N 4 threads fire nop_main while another
  *                                attaches and detaches a probe N times (and
- *                                one more does the same on nop_odd)
+ *                                one more does the same on nop_odd), with
+ *                                a SIGTRAP handler of the program's own
  *   nopsite-demo MODULE wait     print "ready", then wait to be killed
  *   nopsite-demo MODULE closefds FILE  close every descriptor above 2, as
  *                                a daemon does, open FILE (which takes a
@@ -30,6 +31,7 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -279,10 +281,22 @@ static void *odd_toggler(void *arg)
 	return NULL;
 }
 
+/* The program's own SIGTRAP handler, set after libutrace's: the
+ * transient int3s of a rewrite must still reach libutrace. */
+static atomic_int own_traps;
+
+static void on_own_trap(int sig)
+{
+	(void)sig;
+	atomic_fetch_add(&own_traps, 1);
+}
+
 static int stress(int rounds)
 {
 	pthread_t t[FIRERS], odd;
 	long total = 0, before;
+
+	signal(SIGTRAP, on_own_trap);
 
 	pthread_barrier_init(&bar, NULL, FIRERS + 1);
 	for (long i = 0; i < FIRERS; i++)
@@ -308,9 +322,9 @@ static int stress(int rounds)
 		pthread_join(t[i], NULL);
 	atomic_store(&stop_odd, 1);
 	pthread_join(odd, NULL);
-	printf("toggles=%d calls=%ld hits-while-toggling<=calls=%s checked=%ld\n",
+	printf("toggles=%d calls=%ld hits-while-toggling<=calls=%s checked=%ld own-traps=%d\n",
 	       rounds, total, before <= total ? "yes" : "no",
-	       atomic_load(&hits) - before);
+	       atomic_load(&hits) - before, atomic_load(&own_traps));
 	show("stress-end");
 	unregister_trace_nop_main(on_event, NULL);
 	return before <= total ? 0 : 1;
