@@ -24,6 +24,8 @@
 # Knobs: BENCH_BASE, BENCH_FP_N=10000000 (events per run), BENCH_FP_RUNS=5,
 # BENCH_FP_CG_N=100000, BENCH_NO_LTTNG_ON=1.
 set -euo pipefail
+# callgrind with rewritten jump-label sites (see run.sh)
+export UTRACE_NO_JUMP_LABEL=0
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(dirname "$here")
@@ -153,7 +155,7 @@ count() { # label prog ev [tree]
 	local pre=()
 	[ -n "${4:-}" ] && pre=("$out/build-$4/tools/utrace/utrace" record -o "$data/cg.dat" --)
 	for g in "$fn" bench_rec_loop_empty; do
-		BENCH_EV=$3 "${pre[@]}" valgrind --tool=callgrind --callgrind-out-file="$f.$g" \
+		BENCH_EV=$3 "${pre[@]}" valgrind --tool=callgrind --smc-check=all --callgrind-out-file="$f.$g" \
 			--collect-atstart=no --toggle-collect="$g" "$2" count "$CG_N" \
 			>/dev/null 2>"$f.$g.log" || { say "callgrind $1 $3 failed"; return 0; }
 	done

@@ -70,6 +70,12 @@ PYTHON=${PYTHON:-python3}
 say() { printf 'bench: %s\n' "$*" >&2; }
 die() { say "$*"; exit 1; }
 
+# Jump-label call sites are rewritten under callgrind too (the counts are
+# of the NOP, not of the load and branch libutrace falls back to under
+# valgrind): valgrind checks all code for changes (--smc-check=all), and
+# UTRACE_NO_JUMP_LABEL=0 tells libutrace so.
+export UTRACE_NO_JUMP_LABEL=0
+
 for tool in meson ninja valgrind objdump "$PYTHON" pkg-config; do
 	command -v "$tool" >/dev/null || die "$tool is missing"
 done
@@ -164,7 +170,7 @@ count() { # label bin case n
 	local label=$1 bin=$2 c=$3 n=$4 fn f
 	fn=$(loop_fn "$c")
 	f=$data/cg/$label.$c.out
-	if valgrind --tool=callgrind --callgrind-out-file="$f" \
+	if valgrind --tool=callgrind --smc-check=all --callgrind-out-file="$f" \
 		--collect-atstart=no --toggle-collect="$fn" \
 		"$bin" count "$n" "$c" >"$f.log" 2>&1; then
 		echo "COUNT $label $c $n $(awk '/^(summary|totals):/ { print $2; exit }' "$f")" \
@@ -543,7 +549,7 @@ done
 # the same way, without a recorder.
 rec_count() { # label function recorder(0/1)
 	local label=$1 fn=$2 f=$rdata/cg.$1.$2.out
-	local cmd=(valgrind --tool=callgrind --callgrind-out-file="$f"
+	local cmd=(valgrind --tool=callgrind --smc-check=all --callgrind-out-file="$f"
 		--collect-atstart=no --toggle-collect="$fn"
 		"$build/bench/bench-record-$label" count "$REC_CG_N")
 	if [ "$3" = 1 ]; then
@@ -591,7 +597,7 @@ rm -f "$rec/filt.dat"
 say "counting the filter cases with callgrind (N=$FILT_CG_N)"
 filt_count() { # case function
 	local c=$1 fn=$2 f=$fdata/cg.$1.$2.out
-	if "$utrace" record -o "$rec/cg.dat" -- valgrind --tool=callgrind \
+	if "$utrace" record -o "$rec/cg.dat" -- valgrind --tool=callgrind --smc-check=all \
 		--callgrind-out-file="$f" --collect-atstart=no --toggle-collect="$fn" \
 		"$filt_bin" count "$FILT_CG_N" "$c" >"$f.log" 2>&1; then
 		echo "COUNT $c $fn $FILT_CG_N $(awk '/^(summary|totals):/ { print $2; exit }' "$f")" \

@@ -18,7 +18,8 @@
  * .c file defines CREATE_TRACE_POINTS before including the events header;
  * that file receives the definitions (include/utrace/define_trace.h).
  *
- * Cost while an event is off: one load, one compare, one predicted branch,
+ * Cost while an event is off: one 5-byte NOP on x86-64 (jump labels, see
+ * UTRACE__SITE below), else one load, one compare, one predicted branch;
  * no call.  Building with -DUTRACE_DISABLE turns every call site into an
  * empty inline function and registration into -ENOSYS.
  *
@@ -699,6 +700,118 @@ enum {
 #define EXPORT_TRACEPOINT_SYMBOL_GPL(name) EXPORT_TRACEPOINT_SYMBOL(name)
 #endif
 
+/* One entry of an object's utrace_jump_table (written by the asm below). */
+struct utrace_jump_entry {
+	uintptr_t site;                 /* the 5-byte instruction */
+	uintptr_t target;               /* where it jumps while the event is on */
+	struct utrace_tracepoint *tp;
+	uintptr_t reserved;             /* 0 (the table can be read-only
+					 * after relocation: libutrace keeps
+					 * each site's state on its side) */
+};
+/* The object's constructor and destructor call these (not for direct use). */
+void utrace_tp_register_sites(struct utrace_jump_entry *start,
+			      struct utrace_jump_entry *stop);
+void utrace_tp_unregister_sites(struct utrace_jump_entry *start,
+				struct utrace_jump_entry *stop);
+
+/* Jump-label call sites (see "The call site" below). */
+/* (UTRACE_FORCE_JUMP_LABEL: in a sanitizer build too; utrace's tests.) */
+#if defined(__x86_64__) && !defined(UTRACE_NO_JUMP_LABEL)
+#if defined(UTRACE_FORCE_JUMP_LABEL)
+#define UTRACE__JUMP_LABEL 1
+#elif !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+#if defined(__has_feature)
+#if !__has_feature(address_sanitizer) && !__has_feature(thread_sanitizer) && \
+	!__has_feature(memory_sanitizer)
+#define UTRACE__JUMP_LABEL 1
+#endif
+#else
+#define UTRACE__JUMP_LABEL 1
+#endif
+#endif
+#endif
+
+#ifdef UTRACE__JUMP_LABEL
+
+/*
+ * Once per assembly file (.ifndef), in a COMDAT group (once per linked
+ * object): a constructor and a destructor that hand the object's own
+ * table (hidden __start_/__stop_ symbols) to libutrace.  Only objects that
+ * have a site get them; nothing else that includes this header does.
+ */
+#define UTRACE__JUMP_CTOR_ASM						\
+	".ifndef utrace__jump_ctor\n\t"					\
+	".pushsection .text.utrace__jump_ctor,\"axG\",@progbits,utrace__jump_ctor,comdat\n\t" \
+	".weak utrace__jump_ctor\n\t"					\
+	".hidden utrace__jump_ctor\n\t"					\
+	".type utrace__jump_ctor, @function\n"				\
+	"utrace__jump_ctor:\n\t"						\
+	".byte 0xf3, 0x0f, 0x1e, 0xfa\n\t" /* endbr64 */			\
+	"leaq __start_utrace_jump_table(%%rip), %%rdi\n\t"		\
+	"leaq __stop_utrace_jump_table(%%rip), %%rsi\n\t"		\
+	"jmp utrace_tp_register_sites@PLT\n\t"				\
+	".size utrace__jump_ctor, . - utrace__jump_ctor\n\t"		\
+	".weak utrace__jump_dtor\n\t"					\
+	".hidden utrace__jump_dtor\n\t"					\
+	".type utrace__jump_dtor, @function\n"				\
+	"utrace__jump_dtor:\n\t"						\
+	".byte 0xf3, 0x0f, 0x1e, 0xfa\n\t"				\
+	"leaq __start_utrace_jump_table(%%rip), %%rdi\n\t"		\
+	"leaq __stop_utrace_jump_table(%%rip), %%rsi\n\t"		\
+	"jmp utrace_tp_unregister_sites@PLT\n\t"				\
+	".size utrace__jump_dtor, . - utrace__jump_dtor\n\t"		\
+	".popsection\n\t"						\
+	".pushsection .init_array,\"awG\",@init_array,utrace__jump_ctor,comdat\n\t" \
+	".balign 8\n\t"							\
+	".quad utrace__jump_ctor\n\t"					\
+	".popsection\n\t"						\
+	".pushsection .fini_array,\"awG\",@fini_array,utrace__jump_ctor,comdat\n\t" \
+	".balign 8\n\t"							\
+	".quad utrace__jump_dtor\n\t"					\
+	".popsection\n\t"						\
+	".hidden __start_utrace_jump_table\n\t"				\
+	".hidden __stop_utrace_jump_table\n\t"				\
+	".endif\n\t"
+
+/*
+ * True when the site is taken.  As compiled: a 5-byte 'jmp check'; check
+ * loads 'enabled'.  The table entry: { site, yes, &__tracepoint_<name>, 0 }.
+ */
+#define UTRACE__SITE(name)						\
+	__asm__ goto("1:\n\t"						\
+		     ".byte 0xe9\n\t"						\
+		     ".long %l[check] - 2f\n"					\
+		     "2:\n\t"							\
+		     ".pushsection utrace_jump_table,\"aw\"\n\t"		\
+		     ".balign 8\n\t"						\
+		     ".quad 1b, %l[yes], __tracepoint_" #name ", 0\n\t"	\
+		     ".popsection\n\t"					\
+		     UTRACE__JUMP_CTOR_ASM					\
+		     : : : : yes, check);					\
+	return false;							\
+check:									\
+	return __atomic_load_n(&__tracepoint_##name.enabled,		\
+			       __ATOMIC_RELAXED) != 0;			\
+yes:									\
+	return true;
+
+#define UTRACE__SITE_ON(name)						\
+	static inline __attribute__((always_inline)) bool		\
+	utrace__site_##name(void)					\
+	{								\
+		UTRACE__SITE(name)					\
+	}
+#else /* !UTRACE__JUMP_LABEL */
+#define UTRACE__SITE_ON(name)						\
+	static inline __attribute__((always_inline)) bool		\
+	utrace__site_##name(void)					\
+	{								\
+		return __atomic_load_n(&__tracepoint_##name.enabled,	\
+				       __ATOMIC_RELAXED) != 0;		\
+	}
+#endif /* UTRACE__JUMP_LABEL */
+
 #ifdef __cplusplus
 }
 #endif
@@ -735,18 +848,33 @@ enum {
 #else /* !UTRACE_DISABLE */
 
 /*
- * The call site.  While off this is 'cmpl $0, tp(%rip); jne' (plus a GOT
- * load in PIC code): TP_CONDITION, the record and the probes all live
- * behind the branch, in __traceiter_<name>().
+ * The call site.  Two forms (docs/design-notes.md, "Fast path: the
+ * switched-off site"):
+ *
+ * Jump labels (x86-64, UTRACE__JUMP_LABEL): the site is one 5-byte
+ * instruction, recorded in the object's utrace_jump_table section with
+ * its tracepoint.  As compiled it is 'jmp <check>', a load-and-branch
+ * block that reads 'enabled' (correct on its own, without any patching).
+ * When the object registers its sites (its constructor, emitted once per
+ * object by the asm below), libutrace rewrites each site into a 5-byte
+ * NOP while the event is off and into 'jmp <yes>' (straight to
+ * TP_CONDITION and __traceiter_<name>) while it is on.  Where the code
+ * cannot be rewritten the sites stay 'jmp <check>': today's load and
+ * branch, behind one more jump.
+ *
+ * Otherwise (another architecture, a sanitizer build, UTRACE_NO_JUMP_LABEL
+ * defined): 'cmpl $0, tp(%rip); jne' (plus a GOT load in PIC code).
+ * Either way TP_CONDITION, the record and the probes all live behind the
+ * branch, in __traceiter_<name>().
  */
+
 #define UTRACE__DECLARE_TRACE(name, proto, args, cond, data_proto)	\
 	UTRACE__EXTERN struct utrace_tracepoint __tracepoint_##name;	\
 	UTRACE__EXTERN void __traceiter_##name(proto);			\
+	UTRACE__SITE_ON(name)						\
 	static inline __attribute__((always_inline)) void trace_##name(proto) \
 	{								\
-		if (utrace__unlikely(__atomic_load_n(			\
-				&__tracepoint_##name.enabled,		\
-				__ATOMIC_RELAXED))) {			\
+		if (utrace__unlikely(utrace__site_##name())) {		\
 			if (cond)					\
 				__traceiter_##name(args);		\
 		}							\

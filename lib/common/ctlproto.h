@@ -121,6 +121,9 @@ struct utrace_ctl_info_msg {
 	uint32_t nr_events, nr_enabled;
 	uint32_t tracing_on, has_pool, mode, recorder;
 	uint64_t buffer_size, pages_used, nr_pages, written, lost;
+	/* since issue 16 (older agents send the message without them):
+	 * tracepoint call sites rewritten as NOP/jmp, and on load and branch */
+	uint32_t jump_sites, branch_sites;
 };
 
 /* utrace_ctl_event_msg.enabled: on, and held by a trigger (soft mode). */

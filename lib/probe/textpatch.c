@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -33,7 +34,8 @@
 /* the real-time signal that asks a thread where it is */
 #define WHERE_SIG (SIGRTMAX - 2)
 
-#define HOOKS 4096		/* addresses ever patched, per process */
+#define HOOKS 32768		/* addresses ever patched, per process
+				 * (a probe, a jump-label site each) */
 #define WHERE_MAX 1024		/* threads answering in one round */
 #define POKE_TIMEOUT_NS (2 * 1000000000LL)
 
@@ -45,7 +47,10 @@ static struct {
 static pthread_mutex_t text_mutex = PTHREAD_MUTEX_INITIALIZER;
 static struct sigaction old_trap;
 static int mem_fd = -1;
+static dev_t mem_dev;
+static ino_t mem_ino;
 static pid_t inited_pid;
+static int handlers_set;
 
 /* the round of "where are you": ranges asked, answers */
 static struct {
@@ -174,23 +179,37 @@ static void sync_core(void)
 	membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE);
 }
 
+static int trap_handler_ours(void);
+
 int utrace__text_init(char *why, size_t why_len)
 {
-	struct sigaction sa;
+	struct stat st;
 	int ret = 0;
 
-	if (inited_pid == getpid())
-		return 0;
+	if (inited_pid == getpid()) {
+		/* The descriptor is still ours?  A program that closes every
+		 * descriptor (a daemon) and opens a file that gets the number
+		 * must not have code bytes written into that file. */
+		if (!fstat(mem_fd, &st) && st.st_dev == mem_dev && st.st_ino == mem_ino)
+			return trap_handler_ours();
+		mem_fd = -1;
+	}
 	/* a forked child: its own /proc/self/mem and membarrier state */
 	if (mem_fd >= 0)
 		close(mem_fd);
 	mem_fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
-	if (mem_fd < 0) {
+	if (mem_fd < 0 || fstat(mem_fd, &st)) {
 		ret = -errno;
 		snprintf(why, why_len, "cannot open /proc/self/mem to write code: %s",
 			 strerror(errno));
+		if (mem_fd >= 0)
+			close(mem_fd);
+		mem_fd = -1;
+		inited_pid = 0;
 		return ret;
 	}
+	mem_dev = st.st_dev;
+	mem_ino = st.st_ino;
 	if (membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE) ||
 	    membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED)) {
 		ret = -errno;
@@ -198,17 +217,28 @@ int utrace__text_init(char *why, size_t why_len)
 			 strerror(errno));
 		return ret;
 	}
-	if (!inited_pid) {
-		memset(&sa, 0, sizeof(sa));
-		sa.sa_sigaction = on_trap;
-		sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK | SA_NODEFER;
-		sigemptyset(&sa.sa_mask);
-		sigaction(SIGTRAP, &sa, &old_trap);
-		sa.sa_sigaction = on_where;
-		sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
-		sigaction(WHERE_SIG, &sa, NULL);
-	}
 	inited_pid = getpid();
+	return trap_handler_ours();
+}
+
+/*
+ * Ours in front of the program's SIGTRAP handler, again if the program
+ * set its own since (its traps are handed on to it): the transient int3s
+ * of a patch must reach us.
+ */
+static int trap_handler_ours(void)
+{
+	struct sigaction sa, cur;
+
+	if (handlers_set && !sigaction(SIGTRAP, NULL, &cur) &&
+	    (cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == on_trap)
+		return 0;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_trap;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK | SA_NODEFER;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTRAP, &sa, &old_trap);
+	handlers_set = 1;
 	return 0;
 }
 
@@ -276,6 +306,20 @@ static int anyone_inside(uintptr_t lo, uintptr_t hi)
 	int64_t deadline;
 	DIR *d;
 
+	static int where_set;
+
+	/* only where a probe's patch must wait for threads: the jump-label
+	 * sites never ask, and a program's real-time signal stays its own */
+	if (!where_set) {
+		struct sigaction sa;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_sigaction = on_where;
+		sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
+		sigemptyset(&sa.sa_mask);
+		sigaction(WHERE_SIG, &sa, NULL);
+		where_set = 1;
+	}
 	where.lo = lo;
 	where.hi = hi;
 	atomic_store(&where.n, 0);
@@ -394,6 +438,56 @@ failed:
 	snprintf(why, why_len, "cannot write the code at 0x%" PRIxPTR ": %s",
 		 addr, strerror(-ret));
 	return -EPERM;
+}
+
+int utrace__text_poke_many(struct utrace__poke *p, size_t n,
+			   const struct utrace__int3_hook *hook,
+			   char *why, size_t why_len)
+{
+	static const uint8_t int3 = 0xcc;
+	size_t i, k;
+	int ret = 0;
+
+	if (!n)
+		return 0;
+	for (i = 0; hook && i < n; i++) {
+		if (utrace__int3_register(p[i].addr, hook)) {
+			snprintf(why, why_len, "too many patched addresses (%d)", HOOKS);
+			return -ENOSPC;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		p[i].old = *(const volatile uint8_t *)p[i].addr;
+		ret = utrace__text_write(p[i].addr, &int3, 1);
+		if (ret)
+			break;
+	}
+	if (ret) {
+		/* nothing else was written: the first bytes back */
+		if (i) {
+			sync_core();
+			for (k = 0; k < i; k++)
+				utrace__text_write(p[k].addr, &p[k].old, 1);
+			sync_core();
+		}
+		snprintf(why, why_len, "cannot write the code at 0x%" PRIxPTR ": %s",
+			 p[i].addr, strerror(-ret));
+		return -EPERM;
+	}
+	sync_core();
+	for (i = 0; i < n; i++)
+		if (p[i].len > 1 && !ret)
+			ret = utrace__text_write(p[i].addr + 1, p[i].bytes + 1, p[i].len - 1u);
+	sync_core();
+	for (i = 0; i < n; i++)
+		if (!ret)
+			ret = utrace__text_write(p[i].addr, p[i].bytes, 1);
+	sync_core();
+	if (ret) {
+		snprintf(why, why_len, "cannot write the code: %s", strerror(-ret));
+		return -EPERM;
+	}
+	return 0;
 }
 
 /* ---- executable memory near an address ---- */

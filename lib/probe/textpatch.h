@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Rewriting the program's own code while its threads run (internal):
- * the dynamic probes use it, and later the static-key NOP sites
- * (issue 16).  docs/design-notes.md, "Dynamic probes: the engine".
+ * the dynamic probes use it, and the tracepoints' jump-label sites
+ * (lib/runtime/jump.c).  docs/design-notes.md, "Dynamic probes: the engine".
  *
  * The protocol (the kernel's text_poke_bp(), for user space):
  *   1. an int3 on the first byte; membarrier(SYNC_CORE) so that every
@@ -54,6 +54,31 @@ int utrace__text_poke(uintptr_t addr, const void *bytes, size_t len,
 		      const struct utrace__int3_hook *hook, int maybe_inside,
 		      char *why,
 		      size_t why_len) UTRACE_HIDDEN;
+
+/*
+ * One replacement of a batch: @len bytes at @addr, where the old bytes
+ * and the new ones are each one instruction (a 5-byte NOP, a jmp rel32),
+ * so that no thread can be inside them: only their first byte is an
+ * instruction boundary.
+ */
+struct utrace__poke {
+	uintptr_t addr;
+	uint8_t bytes[15];
+	uint8_t len;
+	uint8_t old;            /* utrace__text_poke_many()'s: the old first byte */
+};
+
+/*
+ * The protocol for all of @n pokes at once, in three rounds of writes
+ * with one membarrier(SYNC_CORE) after each (the int3s, the tails, the
+ * first bytes), and no wait for threads (see struct utrace__poke).
+ * @hook handles a thread reaching one of the transient int3s.  Callers
+ * hold utrace__text_lock().  Return: 0, or -EPERM / -ENOSPC with @why
+ * filled and the code as it was (when the int3s could not be written).
+ */
+int utrace__text_poke_many(struct utrace__poke *p, size_t n,
+			   const struct utrace__int3_hook *hook,
+			   char *why, size_t why_len) UTRACE_HIDDEN;
 
 /* Write code (trampolines) where no thread runs yet; no protocol. */
 int utrace__text_write(uintptr_t addr, const void *bytes, size_t len) UTRACE_HIDDEN;

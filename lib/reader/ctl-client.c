@@ -481,10 +481,12 @@ int utrace__ctl_info(struct utrace__ctl *c, struct utrace__ctl_info *info)
 	struct answer a;
 	int r = request(c, UTRACE_CTL_INFO, 0, 0, 0, NULL, 0, NULL, 0, &a);
 
-	if (r >= 0 && a.len < sizeof(m))
+	/* an agent from before the site counts sends less */
+	if (r >= 0 && a.len < offsetof(struct utrace_ctl_info_msg, jump_sites))
 		r = -EPROTO;
 	if (r >= 0) {
-		memcpy(&m, a.data, sizeof(m));
+		memset(&m, 0, sizeof(m));
+		memcpy(&m, a.data, a.len < sizeof(m) ? a.len : sizeof(m));
 		memset(info, 0, sizeof(*info));
 		info->pid = m.pid;
 		info->ppid = m.ppid;
@@ -504,6 +506,8 @@ int utrace__ctl_info(struct utrace__ctl *c, struct utrace__ctl_info *info)
 		info->nr_pages = m.nr_pages;
 		info->written = m.written;
 		info->lost = m.lost;
+		info->jump_sites = m.jump_sites;
+		info->branch_sites = m.branch_sites;
 	}
 	free(a.data);
 	return r < 0 ? r : 0;

@@ -71,6 +71,8 @@ struct utrace__ctl_info {
 	uint64_t pages_used;     /* pages holding events not yet read */
 	uint64_t nr_pages;
 	uint64_t written, lost;  /* events committed and lost since the pool was made */
+	uint32_t jump_sites;     /* tracepoint call sites that are a NOP or a jmp */
+	uint32_t branch_sites;   /* ... that load and branch (no jump labels) */
 };
 int utrace__ctl_info(struct utrace__ctl *c, struct utrace__ctl_info *info) UTRACE_HIDDEN;
 

@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "jump.h"
 #include "clock.h"
 #include "control.h"
 #include "problems.h"
@@ -1093,6 +1094,7 @@ int utrace__control_info(struct utrace_ctl_info_msg *m)
 	if (n < 0)
 		m->exe[0] = 0;
 	utrace__registry_foreach(info_cb, m);
+	utrace__jump_stats(&m->jump_sites, &m->branch_sites);
 	m->tracing_on = utrace__control_tracing_on(-1);
 	m->recorder = cur < 0 && rec_sock >= 0;
 	if (p) {

@@ -34,6 +34,7 @@
 #include "symbols.h"
 #include "control.h"
 #include "writer.h"
+#include "jump.h"
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 
@@ -42,17 +43,20 @@ static void before_fork(void)
 	utrace__agent_before_fork();
 	utrace__registry_lock();
 	utrace__tp_before_fork();
+	utrace__jump_before_fork();
 }
 
 static void after_fork_parent(void)
 {
 	utrace__agent_after_fork_parent();
+	utrace__jump_after_fork();
 	utrace__tp_after_fork(0);
 	utrace__registry_unlock();
 }
 
 static void after_fork_child(void)
 {
+	utrace__jump_after_fork();
 	utrace__tp_after_fork(1);
 	utrace__registry_unlock();
 	utrace__thread_after_fork();

@@ -46,6 +46,7 @@
 
 #include "filter.h"
 #include "internal.h"
+#include "jump.h"
 #include "tp.h"
 
 /* A probe array with a link in front of it, for the list of arrays that
@@ -197,11 +198,13 @@ static void defer_free(struct utrace_tracepoint_func *old)
 	pending_free = p;
 }
 
-/* Wait for a grace period and free what was queued before it began. */
+/* The call sites to what the tracepoints' words say now (jump.c); then
+ * wait for a grace period and free what was queued before it began. */
 void utrace__tp_reap(void)
 {
 	struct pending *list, *next;
 
+	utrace__jump_sync();
 	if (read_ongoing())
 		return;
 	pthread_mutex_lock(&tp_mutex);
@@ -254,8 +257,10 @@ int utrace__tp_add(struct utrace_tracepoint *tp, utrace_probe_fn fn,
 	neu[n].data = data;
 	set_fast(tp, neu, n + 1);
 	__atomic_store_n(&tp->funcs, neu, __ATOMIC_RELEASE);
-	if (n == 0)
+	if (n == 0) {
 		__atomic_store_n(&tp->enabled, 1, __ATOMIC_RELEASE);
+		utrace__jump_changed();
+	}
 	defer_free(old);
 out:
 	pthread_mutex_unlock(&tp_mutex);
@@ -294,6 +299,7 @@ int utrace__tp_remove(struct utrace_tracepoint *tp, utrace_probe_fn fn,
 	} else {
 		set_fast(tp, NULL, 0);
 		__atomic_store_n(&tp->enabled, 0, __ATOMIC_RELEASE);
+		utrace__jump_changed();
 	}
 	__atomic_store_n(&tp->funcs, neu, __ATOMIC_RELEASE);
 	if (n == 1 && tp->unregfunc)
@@ -306,6 +312,7 @@ out:
 
 void tracepoint_synchronize_unregister(void)
 {
+	utrace__jump_sync();
 	if (read_ongoing())
 		return; /* would wait for itself; see the comment at the top */
 	synchronize();

@@ -187,6 +187,11 @@ static const struct cmd_desc ps_desc = { "ps",
 	"  BUFFER   its buffer's size ('-' while it has none)\n"
 	"  USED     how much of the buffer holds events\n"
 	"  LOST     events lost (buffer full, or overwritten)\n"
+	"  SITES    its tracepoint call sites: 'nop:N', N sites that are a 5-byte\n"
+	"           NOP while their event is off (jump labels); 'branch:N', N\n"
+	"           sites that load and test a flag (built without jump labels,\n"
+	"           UTRACE_NO_JUMP_LABEL set, or code that cannot be written);\n"
+	"           both when they differ by object; '-' for none\n"
 	"\n"
 	"A process is asked for at most 1 s, and all of them for 2 s at most: one\n"
 	"that does not answer in time (stopped, or busy) is listed with '?'.\n", false };
@@ -215,6 +220,19 @@ static void human(char *buf, size_t len, uint64_t v)
 		snprintf(buf, len, "%llu", (unsigned long long)v);
 }
 
+/* ps's SITES column: "nop:N", "branch:N", both, or "-" */
+static void sites_text(char *buf, size_t len, const struct utrace__ctl_info *in)
+{
+	if (in->jump_sites && in->branch_sites)
+		snprintf(buf, len, "nop:%u,branch:%u", in->jump_sites, in->branch_sites);
+	else if (in->jump_sites)
+		snprintf(buf, len, "nop:%u", in->jump_sites);
+	else if (in->branch_sites)
+		snprintf(buf, len, "branch:%u", in->branch_sites);
+	else
+		snprintf(buf, len, "-");
+}
+
 int cmd_ps(int argc, char **argv)
 {
 	struct targets t = { 0 };
@@ -227,8 +245,8 @@ int cmd_ps(int argc, char **argv)
 	if (optind < argc)
 		return usage_error("ps", "unexpected argument '%s'", argv[optind]);
 	utrace__ctl_list(&ps, &n);
-	printf("%7s %-16s %6s %5s %7s %5s %10s\n", "PID", "COMMAND", "EVENTS", "ON",
-	       "BUFFER", "USED", "LOST");
+	printf("%7s %-16s %6s %5s %7s %5s %10s %s\n", "PID", "COMMAND", "EVENTS", "ON",
+	       "BUFFER", "USED", "LOST", "SITES");
 	/* Bounded whatever the processes do: each gets PS_PROC_TIMEOUT_MS,
 	 * less when the total is nearly spent; once it is, the rest are
 	 * listed without asking. */
@@ -241,7 +259,7 @@ int cmd_ps(int argc, char **argv)
 		char buf[32];
 
 		if (left <= 0) {
-			printf("%7d %-16s %6s %5s %7s %5s %10s\n", (int)ps[i].pid, ps[i].comm,
+			printf("%7d %-16s %6s %5s %7s %5s %10s ?\n", (int)ps[i].pid, ps[i].comm,
 			       "?", "?", "?", "?", "?");
 			continue;
 		}
@@ -250,18 +268,21 @@ int cmd_ps(int argc, char **argv)
 		utrace__ctl_set_timeout(c, left < PS_PROC_TIMEOUT_MS ? (int)left :
 					PS_PROC_TIMEOUT_MS);
 		if (utrace__ctl_info(c, &in) != 0) {
-			printf("%7d %-16s %6s %5s %7s %5s %10s\n", (int)ps[i].pid, ps[i].comm,
+			printf("%7d %-16s %6s %5s %7s %5s %10s ?\n", (int)ps[i].pid, ps[i].comm,
 			       "?", "?", "?", "?", "?");
 		} else {
 			if (in.has_pool)
 				human(buf, sizeof(buf), in.buffer_size);
 			else
 				snprintf(buf, sizeof(buf), "-");
-			printf("%7u %-16s %6u %5u %7s %4llu%% %10llu\n", in.pid, in.comm,
+			char sites[48];
+
+			sites_text(sites, sizeof(sites), &in);
+			printf("%7u %-16s %6u %5u %7s %4llu%% %10llu %s\n", in.pid, in.comm,
 			       in.nr_events, in.nr_enabled, buf,
 			       in.nr_pages ? (unsigned long long)(in.pages_used * 100 /
 								  in.nr_pages) : 0ull,
-			       (unsigned long long)in.lost);
+			       (unsigned long long)in.lost, sites);
 		}
 		utrace__ctl_close(c);
 	}
