@@ -43,8 +43,11 @@ bin=$build/bench/bench-probe
 utrace=$build/tools/utrace/utrace
 # the probe event of the recorded case: two register arguments
 probe_def="p:grp/add probed a=%di:s32 b=%si:s32"
+# (UTRACE_PROBES, not --probe: bench-probe has libutrace linked in, and
+# --probe would preload a second copy, which places its own probe: two
+# hits a call)
 rec() { # recorded under utrace record, the probe on probed()
-	"$utrace" record -o "$out/probe-rec.dat" --probe "$probe_def" -- "$@" \
+	UTRACE_PROBES="$probe_def" "$utrace" record -o "$out/probe-rec.dat" -- "$@" \
 		2>"$out/probe-rec.log"
 }
 

@@ -43,6 +43,8 @@
 struct probe_addr {
 	uintptr_t addr;
 	uint8_t jump;			/* a jump (1) or an int3 (0) */
+	uint8_t flags_dead;		/* the status flags are dead at addr:
+					 * the trampoline restores DF only */
 	uint8_t patch_len;		/* 5 or 1 */
 	uint8_t disp_len;		/* bytes the out-of-line code stands for */
 	uint8_t active;			/* the bytes are patched */
@@ -96,6 +98,9 @@ static struct probe_addr *records;
 struct hslot {
 	_Atomic(struct probe_addr *) in;
 	_Atomic pid_t tid;		/* 0: free */
+	/* the owner's errno, saved around the handlers: its address is
+	 * the thread's for its life (no __errno_location() call a hit) */
+	int *err;
 };
 
 static struct hslot slots[SLOTS];
@@ -118,6 +123,7 @@ __attribute__((noinline)) static struct hslot *claim_slot(void)
 			if (atomic_compare_exchange_strong(&slots[i].tid, &t, tid)) {
 				atomic_store_explicit(&slots[i].in, NULL,
 						      memory_order_relaxed);
+				slots[i].err = &errno;
 				return &slots[i];
 			}
 		}
@@ -166,7 +172,7 @@ void utrace__probe_dispatch(struct probe_addr *rec,
 	atomic_store_explicit(&me->in, rec, memory_order_relaxed);
 	atomic_signal_fence(memory_order_seq_cst);
 	/* the program may be between a system call and its errno */
-	saved_errno = errno;
+	saved_errno = *me->err;
 	for (s = atomic_load_explicit(&rec->head, memory_order_acquire); s;
 	     s = atomic_load_explicit(&s->next, memory_order_acquire)) {
 		if (__builtin_expect((s->flags & UTRACE_PROBE_SAVE_SIMD) &&
@@ -179,7 +185,7 @@ void utrace__probe_dispatch(struct probe_addr *rec,
 		s->fn(s->data, regs);
 		count_hit(s, me);
 	}
-	errno = saved_errno;
+	*me->err = saved_errno;
 	atomic_store_explicit(&me->in, NULL, memory_order_release);
 	return;
 miss:
@@ -328,11 +334,12 @@ static size_t put_simd_restore(uint8_t *buf, size_t at)
 	return put(buf, at, (const uint8_t[]){ 0x48, 0x0f, 0xae,
 					       simd_xsave ? 0x2c : 0x0c, 0x24 }, 5);
 }
+/* (r15..r12 and bp are as pushed: the dispatcher is a C function, which
+ * keeps them; bx held the stack pointer) */
 static const uint8_t tramp_tail[] = {
 	0x48, 0x89, 0xdc,		/* mov %rbx,%rsp */
-	0x41, 0x5f, 0x41, 0x5e,		/* pop r15 r14 */
-	0x41, 0x5d, 0x41, 0x5c,		/* pop r13 r12 */
-	0x5d, 0x5b,			/* pop bp bx */
+	0x48, 0x8b, 0x5c, 0x24, 0x28,	/* mov 0x28(%rsp),%rbx: bx */
+	0x48, 0x8d, 0x64, 0x24, 0x30,	/* lea 0x30(%rsp),%rsp: r15..bx */
 	0x41, 0x5b, 0x41, 0x5a,		/* pop r11 r10 */
 	0x41, 0x59, 0x41, 0x58,		/* pop r9 r8 */
 	0x58, 0x59, 0x5a, 0x5e, 0x5f,	/* pop ax cx dx si di */
@@ -363,6 +370,15 @@ static const uint8_t tramp_flags_popf[] = {
 	0x48, 0x8d, 0xa4, 0x24, 0x88, 0, 0, 0, /* lea 0x88(%rsp),%rsp */
 };
 
+/* or, where the code sets the status flags before it reads any
+ * (utrace__probe_flags_dead(): most function entries), DF alone */
+static const uint8_t tramp_flags_dead[] = {
+	0xf6, 0x44, 0x24, 0x01, 0x04,	/* testb $4,1(%rsp): DF */
+	0x74, 0x01,			/* je 1f */
+	0xfd,				/* std */
+	0x48, 0x8d, 0xa4, 0x24, 0x90, 0, 0, 0, /* 1: lea 0x90(%rsp),%rsp */
+};
+
 /* LAHF/SAHF in 64-bit mode (cpuid 0x80000001, ecx bit 0) */
 static bool has_sahf(void)
 {
@@ -374,6 +390,7 @@ static bool has_sahf(void)
 _Static_assert(sizeof(struct utrace_probe_regs) == 18 * 8,
 	       "the trampoline pushes 18 registers");
 _Static_assert(offsetof(struct utrace_probe_regs, ip) == 0x78, "ip");
+_Static_assert(offsetof(struct utrace_probe_regs, bx) == 0x28, "bx");
 _Static_assert(offsetof(struct utrace_probe_regs, sp) == 0x88, "sp");
 
 /*
@@ -458,7 +475,9 @@ static int build_code(struct probe_addr *rec, char *why)
 		buf[at++] = 0xff, buf[at++] = 0xd0;	/* call *%rax */
 		buf[jmp] = (uint8_t)(at - (jmp + 1));	/* 2: */
 		at = put(buf, at, tramp_tail, sizeof(tramp_tail));
-		if (has_sahf())
+		if (rec->flags_dead)
+			at = put(buf, at, tramp_flags_dead, sizeof(tramp_flags_dead));
+		else if (has_sahf())
 			at = put(buf, at, tramp_flags_sahf, sizeof(tramp_flags_sahf));
 		else
 			at = put(buf, at, tramp_flags_popf, sizeof(tramp_flags_popf));
@@ -570,7 +589,7 @@ static int new_record(uintptr_t addr, uintptr_t func, size_t func_len,
 	struct probe_addr *old, *rec;
 	struct probe_insn in[DISP_MAX];
 	size_t n, bad, disp = 0, i;
-	int jump, ret;
+	int jump, ret, dead;
 
 	if (!orig) {
 		snprintf(why, UTRACE_PROBE_WHY_MAX, "out of memory");
@@ -601,9 +620,10 @@ static int new_record(uintptr_t addr, uintptr_t func, size_t func_len,
 		free(orig);
 		return -EINVAL;
 	}
+	dead = jump && utrace__probe_flags_dead(orig, func_len, func, addr);
 	/* the same code as last time: its trampoline again */
 	old = find_rec(addr);
-	if (old && old->jump == jump && old->disp_len == disp &&
+	if (old && old->jump == jump && old->disp_len == disp && old->flags_dead == dead &&
 	    !memcmp(old->orig, orig + (addr - func), disp)) {
 		free(orig);
 		*out = old;
@@ -617,6 +637,7 @@ static int new_record(uintptr_t addr, uintptr_t func, size_t func_len,
 	}
 	rec->addr = addr;
 	rec->jump = jump;
+	rec->flags_dead = (uint8_t)dead;
 	rec->patch_len = jump ? 5 : 1;
 	rec->disp_len = disp;
 	memcpy(rec->orig, orig + (addr - func), disp);

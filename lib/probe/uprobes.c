@@ -54,6 +54,8 @@
 #define MAX_EXITS 64
 #define MAX_FAST_ARGS 8  /* %REG arguments stored without the fetch program */
 #define NR_SLOTS 256   /* probe events at a time (slot_on_fn) */
+#define FAST_OFF0 16   /* the first argument: after the header and __probe_ip */
+#define SHAPE(n, w) ((n) << 4 | (w))
 
 struct uevent;
 
@@ -88,6 +90,10 @@ struct uprobe {
 	bool inline_ok;                /* no strings, at most 112 bytes */
 	int nr_fast;                   /* -1: run the fetch program */
 	struct { uint8_t reg, bytes; uint16_t off; } fast[MAX_FAST_ARGS];
+	/* the writer made for the definition: SHAPE(n, width) when its n
+	 * arguments are all %REG of one width (4 or 8), packed after
+	 * __probe_ip; 0: the loop over fast[] */
+	uint8_t shape;
 };
 
 /* One event (one or more definitions). */
@@ -429,6 +435,14 @@ static void plan_fast(struct uprobe *p)
 		p->fast[i].bytes = a->size;
 		p->fast[i].off = a->offset;
 	}
+	p->shape = 0;
+	if (p->nr_fast < 1 || p->nr_fast > 4 || (p->fast[0].bytes != 4 && p->fast[0].bytes != 8))
+		return;
+	for (int i = 0; i < p->nr_fast; i++)
+		if (p->fast[i].bytes != p->fast[0].bytes ||
+		    p->fast[i].off != FAST_OFF0 + i * p->fast[0].bytes)
+			return;
+	p->shape = SHAPE(p->nr_fast, p->fast[0].bytes);
 }
 
 #ifdef UTRACE__INLINE_WRITER
@@ -489,8 +503,25 @@ static void record_fast(void *data, struct uprobe *p, const struct utrace_probe_
 		fetch_inline(p, regs, rec, f.t, f.page, f.commit);
 		return;
 	}
-	{
-		memcpy(rec + 8, &regs->ip, 8);
+	memcpy(rec + 8, &regs->ip, 8);
+/* argument i of a shape, stored */
+#define ST(i, T) do {								\
+		T x_ = (T)r[p->fast[i].reg];					\
+										\
+		memcpy(rec + FAST_OFF0 + (i) * sizeof(T), &x_, sizeof(T));	\
+	} while (0)
+	/* straight stores for the usual shapes: no widths nor offsets
+	 * read at the hit (a jump table on the shape) */
+	switch (p->shape) {
+	case SHAPE(1, 4): ST(0, uint32_t); break;
+	case SHAPE(2, 4): ST(0, uint32_t); ST(1, uint32_t); break;
+	case SHAPE(3, 4): ST(0, uint32_t); ST(1, uint32_t); ST(2, uint32_t); break;
+	case SHAPE(4, 4): ST(0, uint32_t); ST(1, uint32_t); ST(2, uint32_t); ST(3, uint32_t); break;
+	case SHAPE(1, 8): ST(0, uint64_t); break;
+	case SHAPE(2, 8): ST(0, uint64_t); ST(1, uint64_t); break;
+	case SHAPE(3, 8): ST(0, uint64_t); ST(1, uint64_t); ST(2, uint64_t); break;
+	case SHAPE(4, 8): ST(0, uint64_t); ST(1, uint64_t); ST(2, uint64_t); ST(3, uint64_t); break;
+	default:
 		for (int i = 0; i < n; i++) {
 			uint8_t *to = rec + p->fast[i].off;
 			uint64_t v = r[p->fast[i].reg];
@@ -511,6 +542,7 @@ static void record_fast(void *data, struct uprobe *p, const struct utrace_probe_
 			}
 		}
 	}
+#undef ST
 	utrace__commit_inline(&f);
 	return;
 slow:
