@@ -22,6 +22,7 @@
 #include <linux/membarrier.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,10 +99,13 @@ static struct probe_addr *records;
 struct hslot {
 	_Atomic(struct probe_addr *) in;
 	_Atomic pid_t tid;		/* 0: free */
+	/* where the owner's hits are counted in a site: its per_thread
+	 * counter, or 0 (past HIT_SLOTS: the shared one) */
+	uint32_t hit_off;
 	/* the owner's errno, saved around the handlers: its address is
 	 * the thread's for its life (no __errno_location() call a hit) */
 	int *err;
-};
+} __attribute__((aligned(32)));		/* (never across two cache lines) */
 
 static struct hslot slots[SLOTS];
 static __thread struct hslot *my_slot;
@@ -124,6 +128,10 @@ __attribute__((noinline)) static struct hslot *claim_slot(void)
 				atomic_store_explicit(&slots[i].in, NULL,
 						      memory_order_relaxed);
 				slots[i].err = &errno;
+				slots[i].hit_off = i < HIT_SLOTS ?
+					(uint32_t)(offsetof(struct utrace__probe_site, per_thread) +
+						   (size_t)i * sizeof(((struct utrace__probe_site *)0)->per_thread[0])) :
+					0;
 				return &slots[i];
 			}
 		}
@@ -131,16 +139,28 @@ __attribute__((noinline)) static struct hslot *claim_slot(void)
 	return NULL;
 }
 
+/* The thread's first hit: its slot (errno kept: claim_slot() makes
+ * system calls). */
+__attribute__((noinline)) static struct hslot *first_hit(void)
+{
+	int saved = errno;
+	struct hslot *me = my_slot = claim_slot();
+
+	errno = saved;
+	return me;
+}
+
 static inline void count_hit(struct utrace__probe_site *s, struct hslot *me)
 {
-	size_t i = (size_t)(me - slots);
+	uint32_t off = me->hit_off;
 
-	if (i < HIT_SLOTS)
-		atomic_store_explicit(&s->per_thread[i].n,
-			atomic_load_explicit(&s->per_thread[i].n,
-					     memory_order_relaxed) + 1,
-			memory_order_relaxed);
-	else
+	if (off) {
+		/* (per_thread[i].n: the offset is precomputed at the claim) */
+		_Atomic uint64_t *n = (_Atomic uint64_t *)(void *)((char *)s + off);
+
+		atomic_store_explicit(n, atomic_load_explicit(n, memory_order_relaxed) + 1,
+				      memory_order_relaxed);
+	} else
 		atomic_fetch_add_explicit(&s->hits, 1, memory_order_relaxed);
 }
 
@@ -148,6 +168,26 @@ static inline void count_hit(struct utrace__probe_site *s, struct hslot *me)
 void utrace__probe_dispatch(struct probe_addr *rec,
 			    const struct utrace_probe_regs *regs,
 			    int simd_saved) UTRACE_HIDDEN;
+
+/* Every probe of the address, one after another (out of line: the usual
+ * single probe keeps fewer registers across its call). */
+__attribute__((noinline)) static void dispatch_all(struct probe_addr *rec,
+						   const struct utrace_probe_regs *regs,
+						   int simd_saved, struct hslot *me,
+						   struct utrace__probe_site *s)
+{
+	for (; s; s = atomic_load_explicit(&s->next, memory_order_acquire)) {
+		if (__builtin_expect((s->flags & UTRACE_PROBE_SAVE_SIMD) &&
+				     !simd_saved, 0)) {
+			/* attached while this hit was in the trampoline */
+			atomic_fetch_add_explicit(&rec->misses, 1,
+						  memory_order_relaxed);
+			continue;
+		}
+		s->fn(s->data, regs);
+		count_hit(s, me);
+	}
+}
 
 /* @simd_saved: the SIMD state is saved (the trampoline did, or a signal
  * frame holds it): probes with UTRACE_PROBE_SAVE_SIMD may run */
@@ -160,10 +200,7 @@ void utrace__probe_dispatch(struct probe_addr *rec,
 	int saved_errno;
 
 	if (__builtin_expect(!me, 0)) {
-		int saved = errno;
-
-		me = my_slot = claim_slot();
-		errno = saved;
+		me = first_hit();
 		if (!me)
 			goto miss;	/* 4096 threads in a handler */
 	}
@@ -173,17 +210,15 @@ void utrace__probe_dispatch(struct probe_addr *rec,
 	atomic_signal_fence(memory_order_seq_cst);
 	/* the program may be between a system call and its errno */
 	saved_errno = *me->err;
-	for (s = atomic_load_explicit(&rec->head, memory_order_acquire); s;
-	     s = atomic_load_explicit(&s->next, memory_order_acquire)) {
-		if (__builtin_expect((s->flags & UTRACE_PROBE_SAVE_SIMD) &&
-				     !simd_saved, 0)) {
-			/* attached while this hit was in the trampoline */
-			atomic_fetch_add_explicit(&rec->misses, 1,
-						  memory_order_relaxed);
-			continue;
-		}
-		s->fn(s->data, regs);
+	s = atomic_load_explicit(&rec->head, memory_order_acquire);
+	if (__builtin_expect(s && !atomic_load_explicit(&s->next, memory_order_acquire) &&
+			     !(s->flags & UTRACE_PROBE_SAVE_SIMD), 1)) {
+		/* the usual case, one probe: counted first (the slot holds
+		 * it), so that only me and errno live across the call */
 		count_hit(s, me);
+		s->fn(s->data, regs);
+	} else {
+		dispatch_all(rec, regs, simd_saved, me, s);
 	}
 	*me->err = saved_errno;
 	atomic_store_explicit(&me->in, NULL, memory_order_release);

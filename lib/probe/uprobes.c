@@ -55,7 +55,7 @@
 #define MAX_FAST_ARGS 8  /* %REG arguments stored without the fetch program */
 #define NR_SLOTS 256   /* probe events at a time (slot_on_fn) */
 #define FAST_OFF0 16   /* the first argument: after the header and __probe_ip */
-#define SHAPE(n, w) ((n) << 4 | (w))
+#define SHAPE(n, w) ((n) + ((w) == 8 ? 4 : 0))   /* 1..8: writers[] */
 
 struct uevent;
 
@@ -84,10 +84,13 @@ struct uprobe {
 	 * placed, as the kernel's uprobe_register() does; NULL: none */
 	uint16_t *sema;
 	bool sema_held;
-	/* the record written by the inlined writer (record_fast()): the
+	/* the record's size for the inlined writer, or more than it takes
+	 * (strings, over 112 bytes): its own size check sends that to
+	 * record() */
+	unsigned int fast_size;
+	/* the record written by the inlined writer (on_hit()): the
 	 * arguments when all are plain %REG[:TYPE] (nr_fast >= 0), each a
 	 * register's index in utrace_probe_regs, its width and place */
-	bool inline_ok;                /* no strings, at most 112 bytes */
 	int nr_fast;                   /* -1: run the fetch program */
 	struct { uint8_t reg, bytes; uint16_t off; } fast[MAX_FAST_ARGS];
 	/* the writer made for the definition: SHAPE(n, width) when its n
@@ -382,7 +385,7 @@ static const struct utrace__probe_resolver resolver = {
 
 /* ---- hits ---- */
 
-/* (not inlined into record_fast(): its frame stays out of the usual case) */
+/* (not inlined into on_hit(): its frame stays out of the usual case) */
 static __attribute__((noinline)) void record(void *data, struct uprobe *p,
 					     const struct utrace_probe_regs *regs)
 {
@@ -413,13 +416,13 @@ out:
 		__atomic_fetch_add(&p->misses, faults, __ATOMIC_RELAXED);
 }
 
-/* Plan record_fast() for p's definition. */
+/* Plan on_hit() for p's definition. */
 static void plan_fast(struct uprobe *p)
 {
 	const struct utrace__probe_def *d = p->def;
 
 	/* the size limit of utrace__reserve_inline() */
-	p->inline_ok = !d->nr_strings && d->size <= 112;
+	p->fast_size = !d->nr_strings && d->size <= 112 ? (unsigned int)d->size : UINT_MAX;
 	p->nr_fast = d->kind == 'p' && d->nr_args <= MAX_FAST_ARGS ? (int)d->nr_args : -1;
 	for (unsigned int i = 0; i < d->nr_args && p->nr_fast >= 0; i++) {
 		const struct utrace__probe_arg *a = &d->args[i];
@@ -446,7 +449,7 @@ static void plan_fast(struct uprobe *p)
 }
 
 #ifdef UTRACE__INLINE_WRITER
-/* record_fast()'s other cases, through the library, as the generated
+/* on_hit()'s other cases, through the library, as the generated
  * probe's utrace_event_rec_<call>: the stash of a signal handler copied in
  * first (utrace__slow_enter()). */
 static __attribute__((noinline)) void record_slow(void *data, struct uprobe *p,
@@ -456,7 +459,7 @@ static __attribute__((noinline)) void record_slow(void *data, struct uprobe *p,
 	record(data, p, regs);
 }
 
-/* record_fast() for a definition that needs its fetch program (out of
+/* on_hit() for a definition that needs its fetch program (out of
  * line: the usual case keeps to the caller-saved registers). */
 static __attribute__((noinline)) void fetch_inline(struct uprobe *p,
 						   const struct utrace_probe_regs *regs,
@@ -474,85 +477,6 @@ static __attribute__((noinline)) void fetch_inline(struct uprobe *p,
 }
 #endif
 
-/*
- * The recording probe's usual case, as the generated probe of a static
- * event (stage 6: utrace_event_raw_event_<call>): the record reserved and
- * committed by the inlined writer (tracepoint.h), the %REG arguments
- * stored as they are.  Called only while record() is the event's only
- * probe and the event has no filter (tracepoint.c: set_fast()); anything
- * else (tracing_on, instances, triggers, nesting and signals, a new page,
- * a print or record hook: UTRACE_TP_SLOW) goes to record() through the
- * library, as the generated probe does.
- */
-static void record_fast(void *data, struct uprobe *p, const struct utrace_probe_regs *regs)
-{
-#ifdef UTRACE__INLINE_WRITER
-	const struct utrace__probe_def *d = p->def;
-	const uint64_t *r = (const uint64_t *)regs;
-	struct utrace__fast f;
-	uint8_t *rec;
-	int n;
-
-	if (__builtin_expect(!p->inline_ok, 0))
-		goto slow;
-	rec = utrace__reserve_inline(&f, data, (unsigned int)d->size);
-	if (__builtin_expect(!rec, 0))
-		goto slow;
-	n = p->nr_fast;     /* (in a register: the stores may alias p) */
-	if (__builtin_expect(n < 0, 0)) {
-		fetch_inline(p, regs, rec, f.t, f.page, f.commit);
-		return;
-	}
-	memcpy(rec + 8, &regs->ip, 8);
-/* argument i of a shape, stored */
-#define ST(i, T) do {								\
-		T x_ = (T)r[p->fast[i].reg];					\
-										\
-		memcpy(rec + FAST_OFF0 + (i) * sizeof(T), &x_, sizeof(T));	\
-	} while (0)
-	/* straight stores for the usual shapes: no widths nor offsets
-	 * read at the hit (a jump table on the shape) */
-	switch (p->shape) {
-	case SHAPE(1, 4): ST(0, uint32_t); break;
-	case SHAPE(2, 4): ST(0, uint32_t); ST(1, uint32_t); break;
-	case SHAPE(3, 4): ST(0, uint32_t); ST(1, uint32_t); ST(2, uint32_t); break;
-	case SHAPE(4, 4): ST(0, uint32_t); ST(1, uint32_t); ST(2, uint32_t); ST(3, uint32_t); break;
-	case SHAPE(1, 8): ST(0, uint64_t); break;
-	case SHAPE(2, 8): ST(0, uint64_t); ST(1, uint64_t); break;
-	case SHAPE(3, 8): ST(0, uint64_t); ST(1, uint64_t); ST(2, uint64_t); break;
-	case SHAPE(4, 8): ST(0, uint64_t); ST(1, uint64_t); ST(2, uint64_t); ST(3, uint64_t); break;
-	default:
-		for (int i = 0; i < n; i++) {
-			uint8_t *to = rec + p->fast[i].off;
-			uint64_t v = r[p->fast[i].reg];
-
-			/* (compares, not a jump table: fewer instructions) */
-			if (p->fast[i].bytes == 8) {
-				memcpy(to, &v, 8);
-			} else if (p->fast[i].bytes == 4) {
-				uint32_t x = (uint32_t)v;
-
-				memcpy(to, &x, 4);
-			} else if (p->fast[i].bytes == 2) {
-				uint16_t x = (uint16_t)v;
-
-				memcpy(to, &x, 2);
-			} else {
-				*to = (uint8_t)v;
-			}
-		}
-	}
-#undef ST
-	utrace__commit_inline(&f);
-	return;
-slow:
-	/* (a tail call: nothing kept across it) */
-	record_slow(data, p, regs);
-	return;
-#endif
-	record(data, p, regs);
-}
-
 /* The tracepoint's probes, one by one (a filter, other probes). */
 static __attribute__((noinline)) void on_hit_all(struct uprobe *p,
 						 const struct utrace_probe_regs *regs)
@@ -569,19 +493,97 @@ static __attribute__((noinline)) void on_hit_all(struct uprobe *p,
 	utrace_tp_read_unlock();
 }
 
-/* As the generated __traceiter_<name>() (stages/stage0). */
-static void on_hit(void *data, const struct utrace_probe_regs *regs)
+/*
+ * As the generated __traceiter_<name>() (stages/stage0), with the
+ * recording probe's usual case in it (one function: the computed goto
+ * below keeps a function from being inlined), as the generated probe of
+ * a static event (stage 6: utrace_event_raw_event_<call>): the record
+ * reserved and committed by the inlined writer (tracepoint.h), the %REG arguments
+ * stored as they are.  Called only while record() is the event's only
+ * probe and the event has no filter (tracepoint.c: set_fast()); anything
+ * else (tracing_on, instances, triggers, nesting and signals, a new page,
+ * a print or record hook: UTRACE_TP_SLOW) goes to record() through the
+ * library, as the generated probe does.
+ */
+static void on_hit(void *arg, const struct utrace_probe_regs *regs)
 {
-	struct uprobe *p = data;
-	void *fast;
+	struct uprobe *p = arg;
+	/* (the builtin is record(), set at registration) */
+	void *data = __atomic_load_n(&p->ue->tp.fast_data, __ATOMIC_ACQUIRE);
 
 	/* hits are the engine's (its handler calls), no locked add here */
-	fast = __atomic_load_n(&p->ue->tp.fast_data, __ATOMIC_ACQUIRE);
-	if (fast)
-		/* (the builtin is record(), set at registration) */
-		record_fast(fast, p, regs);
-	else
+	if (!data) {
 		on_hit_all(p, regs);
+		return;
+	}
+#ifdef UTRACE__INLINE_WRITER
+	const uint64_t *r = (const uint64_t *)regs;
+	struct utrace__fast f;
+	uint8_t *rec;
+	int n;
+
+	rec = utrace__reserve_inline(&f, data, p->fast_size);
+	if (__builtin_expect(!rec, 0))
+		goto slow;
+	/* (__probe_ip: fetch_inline() stores it again) */
+	memcpy(rec + 8, &regs->ip, 8);
+/* argument i of a shape, stored */
+#define ST(i, T) do {								\
+		T x_ = (T)r[p->fast[i].reg];					\
+										\
+		memcpy(rec + FAST_OFF0 + (i) * sizeof(T), &x_, sizeof(T));	\
+	} while (0)
+	/* straight stores for the usual shapes: no widths nor offsets
+	 * read at the hit (a computed goto on the shape: three
+	 * instructions, where a switch's jump table takes nine) */
+	static const void *const writers[] = {
+		&&loop, &&w1_4, &&w2_4, &&w3_4, &&w4_4, &&w1_8, &&w2_8, &&w3_8, &&w4_8,
+	};
+	_Static_assert(SHAPE(4, 8) == 8 && SHAPE(1, 8) == 5, "writers[]");
+	goto *writers[p->shape];
+w1_4:	ST(0, uint32_t); goto done;
+w2_4:	ST(0, uint32_t); ST(1, uint32_t); goto done;
+w3_4:	ST(0, uint32_t); ST(1, uint32_t); ST(2, uint32_t); goto done;
+w4_4:	ST(0, uint32_t); ST(1, uint32_t); ST(2, uint32_t); ST(3, uint32_t); goto done;
+w1_8:	ST(0, uint64_t); goto done;
+w2_8:	ST(0, uint64_t); ST(1, uint64_t); goto done;
+w3_8:	ST(0, uint64_t); ST(1, uint64_t); ST(2, uint64_t); goto done;
+w4_8:	ST(0, uint64_t); ST(1, uint64_t); ST(2, uint64_t); ST(3, uint64_t); goto done;
+loop:
+	n = p->nr_fast;     /* (in a register: the stores may alias p) */
+	if (__builtin_expect(n < 0, 0)) {
+		fetch_inline(p, regs, rec, f.t, f.page, f.commit);
+		return;
+	}
+	for (int i = 0; i < n; i++) {
+		uint8_t *to = rec + p->fast[i].off;
+		uint64_t v = r[p->fast[i].reg];
+
+		/* (compares, not a jump table: fewer instructions) */
+		if (p->fast[i].bytes == 8) {
+			memcpy(to, &v, 8);
+		} else if (p->fast[i].bytes == 4) {
+			uint32_t x = (uint32_t)v;
+
+			memcpy(to, &x, 4);
+		} else if (p->fast[i].bytes == 2) {
+			uint16_t x = (uint16_t)v;
+
+			memcpy(to, &x, 2);
+		} else {
+			*to = (uint8_t)v;
+		}
+	}
+done:
+#undef ST
+	utrace__commit_inline(&f);
+	return;
+slow:
+	/* (a tail call: nothing kept across it) */
+	record_slow(data, p, regs);
+	return;
+#endif
+	record(data, p, regs);
 }
 
 /* ---- the event's callbacks (they have no context: found by id) ---- */
