@@ -77,6 +77,8 @@ enum utrace_ctl_uprobe {
 	UTRACE_CTL_UPROBE_WRITE = 1,  /* definitions, a line each */
 	UTRACE_CTL_UPROBE_CLEAR = 2,  /* an open with O_TRUNC */
 	UTRACE_CTL_UPROBE_PROFILE = 3,/* uprobe_profile's text */
+	UTRACE_CTL_UPROBE_VERBOSE = 4,/* uprobe_events with a line of detail
+				       * under each (pending, IFUNC, sites) */
 };
 
 /*

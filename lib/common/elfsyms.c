@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* The symbols of one ELF file (elfsyms.h), read with libelf. */
 #include <errno.h>
+#include <fcntl.h>
 #include <gelf.h>
 #include <stdlib.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "elfsyms.h"
 
@@ -12,6 +15,7 @@ struct cand {
 	uint64_t addr, size;
 	const char *name;
 	int rank;               /* global 0, weak 1, local 2; data + 4 */
+	bool ifunc;
 };
 
 static int underscores(const char *s)
@@ -99,7 +103,8 @@ static int load(Elf *elf, struct utrace__symtab *t)
 			continue;
 		c[n++] = (struct cand){ s.st_value, s.st_size, name,
 					(bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2) +
-					(type == STT_OBJECT ? 4 : 0) };
+					(type == STT_OBJECT ? 4 : 0),
+					type == STT_GNU_IFUNC };
 	}
 	qsort(c, n, sizeof(*c), cand_cmp);
 	/* one per address: the first after sorting */
@@ -121,7 +126,8 @@ static int load(Elf *elf, struct utrace__symtab *t)
 	for (i = 0; i < k; i++) {
 		size_t l = strlen(c[i].name) + 1;
 
-		t->syms[i] = (struct utrace__sym){ c[i].addr, c[i].size, (uint32_t)t->strings_len };
+		t->syms[i] = (struct utrace__sym){ c[i].addr, c[i].size, (uint32_t)t->strings_len,
+						   c[i].ifunc };
 		memcpy(t->strings + t->strings_len, c[i].name, l);
 		t->strings_len += l;
 	}
@@ -150,6 +156,68 @@ int utrace__symtab_load(int fd, struct utrace__symtab *t)
 	if (!elf)
 		return -EINVAL;
 	r = elf_kind(elf) == ELF_K_ELF ? load(elf, t) : -EINVAL;
+	elf_end(elf);
+	return r;
+}
+
+/* The file's NT_GNU_BUILD_ID in hex; 0 or -1. */
+static int build_id(Elf *elf, char *hex, size_t len)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr h;
+		Elf_Data *d;
+		GElf_Nhdr nh;
+		size_t off = 0, noff, doff;
+
+		if (!gelf_getshdr(scn, &h) || h.sh_type != SHT_NOTE ||
+		    !(d = elf_getdata(scn, NULL)))
+			continue;
+		while ((off = gelf_getnote(d, off, &nh, &noff, &doff)) > 0) {
+			const uint8_t *id = (const uint8_t *)d->d_buf + doff;
+
+			if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
+			    memcmp((const char *)d->d_buf + noff, "GNU", 4) ||
+			    nh.n_descsz < 2 || nh.n_descsz * 2 + 1 > len)
+				continue;
+			for (size_t i = 0; i < nh.n_descsz; i++)
+				snprintf(hex + 2 * i, 3, "%02x", id[i]);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+int utrace__symtab_load_debug(int fd, struct utrace__symtab *t)
+{
+	Elf *elf = open_elf(fd);
+	char hex[129], path[192];
+	GElf_Shdr sh;
+	int dfd, r;
+
+	memset(t, 0, sizeof(*t));
+	if (!elf)
+		return -EINVAL;
+	if (elf_kind(elf) != ELF_K_ELF) {
+		elf_end(elf);
+		return -EINVAL;
+	}
+	/* only .dynsym here, and the detached symbols installed (Debian's
+	 * -dbg packages: /usr/lib/debug/.build-id/xx/yyyy.debug) */
+	if (find_table(elf, &sh) && sh.sh_type == SHT_DYNSYM && build_id(elf, hex, sizeof(hex)) == 0) {
+		snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%.2s/%s.debug", hex, hex + 2);
+		dfd = open(path, O_RDONLY | O_CLOEXEC);
+		if (dfd >= 0) {
+			r = utrace__symtab_load(dfd, t);
+			close(dfd);
+			if (r == 0) {
+				elf_end(elf);
+				return 0;
+			}
+		}
+	}
+	r = load(elf, t);
 	elf_end(elf);
 	return r;
 }

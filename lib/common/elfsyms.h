@@ -10,6 +10,7 @@
 #ifndef UTRACE_COMMON_ELFSYMS_H
 #define UTRACE_COMMON_ELFSYMS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -19,6 +20,7 @@ struct utrace__sym {
 	uint64_t addr;          /* st_value: add the load bias */
 	uint64_t size;
 	uint32_t name;          /* offset in strings */
+	bool ifunc;             /* STT_GNU_IFUNC: the address is the resolver's */
 };
 
 struct utrace__symtab {
@@ -31,6 +33,11 @@ struct utrace__symtab {
 /* Load the table of the ELF file open on fd; 0 or -errno. */
 int utrace__symtab_load(int fd, struct utrace__symtab *t) UTRACE_HIDDEN;
 void utrace__symtab_free(struct utrace__symtab *t) UTRACE_HIDDEN;
+
+/* The same, but where the file has only .dynsym and its detached debug
+ * symbols are installed (/usr/lib/debug/.build-id/), their .symtab: the
+ * local functions too (an IFUNC's implementations: __strlen_avx2). */
+int utrace__symtab_load_debug(int fd, struct utrace__symtab *t) UTRACE_HIDDEN;
 
 /* The symbol that holds addr (file addresses), or NULL. */
 const struct utrace__sym *utrace__symtab_find(const struct utrace__symtab *t,

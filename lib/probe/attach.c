@@ -22,6 +22,7 @@
 #include <linux/membarrier.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,8 @@
 struct probe_addr {
 	uintptr_t addr;
 	uint8_t jump;			/* a jump (1) or an int3 (0) */
+	uint8_t flags_dead;		/* the status flags are dead at addr:
+					 * the trampoline restores DF only */
 	uint8_t patch_len;		/* 5 or 1 */
 	uint8_t disp_len;		/* bytes the out-of-line code stands for */
 	uint8_t active;			/* the bytes are patched */
@@ -96,7 +99,13 @@ static struct probe_addr *records;
 struct hslot {
 	_Atomic(struct probe_addr *) in;
 	_Atomic pid_t tid;		/* 0: free */
-};
+	/* where the owner's hits are counted in a site: its per_thread
+	 * counter, or 0 (past HIT_SLOTS: the shared one) */
+	uint32_t hit_off;
+	/* the owner's errno, saved around the handlers: its address is
+	 * the thread's for its life (no __errno_location() call a hit) */
+	int *err;
+} __attribute__((aligned(32)));		/* (never across two cache lines) */
 
 static struct hslot slots[SLOTS];
 static __thread struct hslot *my_slot;
@@ -118,6 +127,11 @@ __attribute__((noinline)) static struct hslot *claim_slot(void)
 			if (atomic_compare_exchange_strong(&slots[i].tid, &t, tid)) {
 				atomic_store_explicit(&slots[i].in, NULL,
 						      memory_order_relaxed);
+				slots[i].err = &errno;
+				slots[i].hit_off = i < HIT_SLOTS ?
+					(uint32_t)(offsetof(struct utrace__probe_site, per_thread) +
+						   (size_t)i * sizeof(((struct utrace__probe_site *)0)->per_thread[0])) :
+					0;
 				return &slots[i];
 			}
 		}
@@ -125,16 +139,28 @@ __attribute__((noinline)) static struct hslot *claim_slot(void)
 	return NULL;
 }
 
+/* The thread's first hit: its slot (errno kept: claim_slot() makes
+ * system calls). */
+__attribute__((noinline)) static struct hslot *first_hit(void)
+{
+	int saved = errno;
+	struct hslot *me = my_slot = claim_slot();
+
+	errno = saved;
+	return me;
+}
+
 static inline void count_hit(struct utrace__probe_site *s, struct hslot *me)
 {
-	size_t i = (size_t)(me - slots);
+	uint32_t off = me->hit_off;
 
-	if (i < HIT_SLOTS)
-		atomic_store_explicit(&s->per_thread[i].n,
-			atomic_load_explicit(&s->per_thread[i].n,
-					     memory_order_relaxed) + 1,
-			memory_order_relaxed);
-	else
+	if (off) {
+		/* (per_thread[i].n: the offset is precomputed at the claim) */
+		_Atomic uint64_t *n = (_Atomic uint64_t *)(void *)((char *)s + off);
+
+		atomic_store_explicit(n, atomic_load_explicit(n, memory_order_relaxed) + 1,
+				      memory_order_relaxed);
+	} else
 		atomic_fetch_add_explicit(&s->hits, 1, memory_order_relaxed);
 }
 
@@ -142,6 +168,26 @@ static inline void count_hit(struct utrace__probe_site *s, struct hslot *me)
 void utrace__probe_dispatch(struct probe_addr *rec,
 			    const struct utrace_probe_regs *regs,
 			    int simd_saved) UTRACE_HIDDEN;
+
+/* Every probe of the address, one after another (out of line: the usual
+ * single probe keeps fewer registers across its call). */
+__attribute__((noinline)) static void dispatch_all(struct probe_addr *rec,
+						   const struct utrace_probe_regs *regs,
+						   int simd_saved, struct hslot *me,
+						   struct utrace__probe_site *s)
+{
+	for (; s; s = atomic_load_explicit(&s->next, memory_order_acquire)) {
+		if (__builtin_expect((s->flags & UTRACE_PROBE_SAVE_SIMD) &&
+				     !simd_saved, 0)) {
+			/* attached while this hit was in the trampoline */
+			atomic_fetch_add_explicit(&rec->misses, 1,
+						  memory_order_relaxed);
+			continue;
+		}
+		s->fn(s->data, regs);
+		count_hit(s, me);
+	}
+}
 
 /* @simd_saved: the SIMD state is saved (the trampoline did, or a signal
  * frame holds it): probes with UTRACE_PROBE_SAVE_SIMD may run */
@@ -154,10 +200,7 @@ void utrace__probe_dispatch(struct probe_addr *rec,
 	int saved_errno;
 
 	if (__builtin_expect(!me, 0)) {
-		int saved = errno;
-
-		me = my_slot = claim_slot();
-		errno = saved;
+		me = first_hit();
 		if (!me)
 			goto miss;	/* 4096 threads in a handler */
 	}
@@ -166,20 +209,18 @@ void utrace__probe_dispatch(struct probe_addr *rec,
 	atomic_store_explicit(&me->in, rec, memory_order_relaxed);
 	atomic_signal_fence(memory_order_seq_cst);
 	/* the program may be between a system call and its errno */
-	saved_errno = errno;
-	for (s = atomic_load_explicit(&rec->head, memory_order_acquire); s;
-	     s = atomic_load_explicit(&s->next, memory_order_acquire)) {
-		if (__builtin_expect((s->flags & UTRACE_PROBE_SAVE_SIMD) &&
-				     !simd_saved, 0)) {
-			/* attached while this hit was in the trampoline */
-			atomic_fetch_add_explicit(&rec->misses, 1,
-						  memory_order_relaxed);
-			continue;
-		}
-		s->fn(s->data, regs);
+	saved_errno = *me->err;
+	s = atomic_load_explicit(&rec->head, memory_order_acquire);
+	if (__builtin_expect(s && !atomic_load_explicit(&s->next, memory_order_acquire) &&
+			     !(s->flags & UTRACE_PROBE_SAVE_SIMD), 1)) {
+		/* the usual case, one probe: counted first (the slot holds
+		 * it), so that only me and errno live across the call */
 		count_hit(s, me);
+		s->fn(s->data, regs);
+	} else {
+		dispatch_all(rec, regs, simd_saved, me, s);
 	}
-	errno = saved_errno;
+	*me->err = saved_errno;
 	atomic_store_explicit(&me->in, NULL, memory_order_release);
 	return;
 miss:
@@ -328,11 +369,12 @@ static size_t put_simd_restore(uint8_t *buf, size_t at)
 	return put(buf, at, (const uint8_t[]){ 0x48, 0x0f, 0xae,
 					       simd_xsave ? 0x2c : 0x0c, 0x24 }, 5);
 }
+/* (r15..r12 and bp are as pushed: the dispatcher is a C function, which
+ * keeps them; bx held the stack pointer) */
 static const uint8_t tramp_tail[] = {
 	0x48, 0x89, 0xdc,		/* mov %rbx,%rsp */
-	0x41, 0x5f, 0x41, 0x5e,		/* pop r15 r14 */
-	0x41, 0x5d, 0x41, 0x5c,		/* pop r13 r12 */
-	0x5d, 0x5b,			/* pop bp bx */
+	0x48, 0x8b, 0x5c, 0x24, 0x28,	/* mov 0x28(%rsp),%rbx: bx */
+	0x48, 0x8d, 0x64, 0x24, 0x30,	/* lea 0x30(%rsp),%rsp: r15..bx */
 	0x41, 0x5b, 0x41, 0x5a,		/* pop r11 r10 */
 	0x41, 0x59, 0x41, 0x58,		/* pop r9 r8 */
 	0x58, 0x59, 0x5a, 0x5e, 0x5f,	/* pop ax cx dx si di */
@@ -363,6 +405,15 @@ static const uint8_t tramp_flags_popf[] = {
 	0x48, 0x8d, 0xa4, 0x24, 0x88, 0, 0, 0, /* lea 0x88(%rsp),%rsp */
 };
 
+/* or, where the code sets the status flags before it reads any
+ * (utrace__probe_flags_dead(): most function entries), DF alone */
+static const uint8_t tramp_flags_dead[] = {
+	0xf6, 0x44, 0x24, 0x01, 0x04,	/* testb $4,1(%rsp): DF */
+	0x74, 0x01,			/* je 1f */
+	0xfd,				/* std */
+	0x48, 0x8d, 0xa4, 0x24, 0x90, 0, 0, 0, /* 1: lea 0x90(%rsp),%rsp */
+};
+
 /* LAHF/SAHF in 64-bit mode (cpuid 0x80000001, ecx bit 0) */
 static bool has_sahf(void)
 {
@@ -374,6 +425,7 @@ static bool has_sahf(void)
 _Static_assert(sizeof(struct utrace_probe_regs) == 18 * 8,
 	       "the trampoline pushes 18 registers");
 _Static_assert(offsetof(struct utrace_probe_regs, ip) == 0x78, "ip");
+_Static_assert(offsetof(struct utrace_probe_regs, bx) == 0x28, "bx");
 _Static_assert(offsetof(struct utrace_probe_regs, sp) == 0x88, "sp");
 
 /*
@@ -458,7 +510,9 @@ static int build_code(struct probe_addr *rec, char *why)
 		buf[at++] = 0xff, buf[at++] = 0xd0;	/* call *%rax */
 		buf[jmp] = (uint8_t)(at - (jmp + 1));	/* 2: */
 		at = put(buf, at, tramp_tail, sizeof(tramp_tail));
-		if (has_sahf())
+		if (rec->flags_dead)
+			at = put(buf, at, tramp_flags_dead, sizeof(tramp_flags_dead));
+		else if (has_sahf())
 			at = put(buf, at, tramp_flags_sahf, sizeof(tramp_flags_sahf));
 		else
 			at = put(buf, at, tramp_flags_popf, sizeof(tramp_flags_popf));
@@ -570,7 +624,7 @@ static int new_record(uintptr_t addr, uintptr_t func, size_t func_len,
 	struct probe_addr *old, *rec;
 	struct probe_insn in[DISP_MAX];
 	size_t n, bad, disp = 0, i;
-	int jump, ret;
+	int jump, ret, dead;
 
 	if (!orig) {
 		snprintf(why, UTRACE_PROBE_WHY_MAX, "out of memory");
@@ -601,9 +655,10 @@ static int new_record(uintptr_t addr, uintptr_t func, size_t func_len,
 		free(orig);
 		return -EINVAL;
 	}
+	dead = jump && utrace__probe_flags_dead(orig, func_len, func, addr);
 	/* the same code as last time: its trampoline again */
 	old = find_rec(addr);
-	if (old && old->jump == jump && old->disp_len == disp &&
+	if (old && old->jump == jump && old->disp_len == disp && old->flags_dead == dead &&
 	    !memcmp(old->orig, orig + (addr - func), disp)) {
 		free(orig);
 		*out = old;
@@ -617,6 +672,7 @@ static int new_record(uintptr_t addr, uintptr_t func, size_t func_len,
 	}
 	rec->addr = addr;
 	rec->jump = jump;
+	rec->flags_dead = (uint8_t)dead;
 	rec->patch_len = jump ? 5 : 1;
 	rec->disp_len = disp;
 	memcpy(rec->orig, orig + (addr - func), disp);

@@ -132,6 +132,15 @@ static void fill_insn(const ZydisDecodedInstruction *zi,
 		if (op->mem.index != ZYDIS_REGISTER_NONE)
 			in->mem_indexed = 1;
 	}
+	if (zi->cpu_flags) {
+		const ZydisAccessedFlagsMask st = ZYDIS_CPUFLAG_CF | ZYDIS_CPUFLAG_PF |
+			ZYDIS_CPUFLAG_AF | ZYDIS_CPUFLAG_ZF | ZYDIS_CPUFLAG_SF | ZYDIS_CPUFLAG_OF;
+		const ZydisAccessedFlags *f = zi->cpu_flags;
+		ZydisAccessedFlagsMask w = f->modified | f->set_0 | f->set_1 | f->undefined;
+
+		in->flags_read = !!(f->tested & st);
+		in->flags_set = !in->flags_read && (w & st) == st;
+	}
 	if (zi->raw.imm[0].is_relative) {
 		in->rel_off = zi->raw.imm[0].offset;
 		in->rel_size = zi->raw.imm[0].size / 8;
@@ -457,6 +466,28 @@ int utrace__probe_decode_exits(const uint8_t *code, size_t len, uint64_t func,
 }
 
 /* ---- relocation ---- */
+
+int utrace__probe_flags_dead(const uint8_t *code, size_t len, uint64_t func,
+			     uint64_t site)
+{
+	struct probe_insn in;
+	uint64_t off = site - func;
+
+	/* a few instructions: a function's prologue sets them soon or not */
+	for (int i = 0; i < 32 && off < len; i++) {
+		if (utrace__probe_decode_one(code + off, len - off, func + off, &in))
+			return 0;
+		if (in.flags_read)
+			return 0;
+		if (in.flags_set || in.kind == PI_CALL || in.kind == PI_CALL_IND ||
+		    in.kind == PI_RET)
+			return 1;
+		if (in.kind != PI_PLAIN)
+			return 0;   /* a branch, syscall (it keeps them), ... */
+		off += in.len;
+	}
+	return 0;
+}
 
 int utrace__probe_emit_jmp(uint8_t *buf, uint64_t at, uint64_t target)
 {

@@ -24,7 +24,7 @@ static int file_symbol(void *data, const char *path, const char *sym, uint64_t *
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -ENOENT;
-	if (utrace__symtab_load(fd, &t) == 0) {
+	if (utrace__symtab_load_debug(fd, &t) == 0) {
 		s = utrace__symtab_by_name(&t, sym);
 		if (s && utrace__elf_vaddr_to_off(fd, s->addr, off) == 0) {
 			*vaddr = s->addr;
@@ -35,6 +35,24 @@ static int file_symbol(void *data, const char *path, const char *sym, uint64_t *
 	}
 	close(fd);
 	return r;
+}
+
+bool utrace__probe_file_ifunc(const char *path, const char *sym)
+{
+	const struct utrace__sym *s;
+	struct utrace__symtab t;
+	bool ifunc = false;
+	int fd;
+
+	if (!path[0] || (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return false;
+	if (utrace__symtab_load_debug(fd, &t) == 0) {
+		s = utrace__symtab_by_name(&t, sym);
+		ifunc = s && s->ifunc;
+		utrace__symtab_free(&t);
+	}
+	close(fd);
+	return ifunc;
 }
 
 const struct utrace__probe_resolver utrace__probe_files = {

@@ -40,6 +40,9 @@ struct probe_insn {
 	uint8_t notrack;	/* jmp with the notrack prefix (CET jump table) */
 	uint8_t mem_rsp;	/* a memory operand based on rsp */
 	uint8_t mem_indexed;	/* a memory operand with an index register */
+	uint8_t flags_read;	/* tests a status flag (CF PF AF ZF SF OF) */
+	uint8_t flags_set;	/* writes all six (or leaves them undefined)
+				 * without reading any */
 	uint64_t target;	/* absolute target of a relative branch, or the
 				 * address a RIP-relative operand reaches */
 };
@@ -76,6 +79,16 @@ int utrace__probe_relocate(const struct probe_insn *insn, const uint8_t *code,
 
 /* Bytes of a jmp rel32 from @at to @target into @buf (5); -1 if too far. */
 int utrace__probe_emit_jmp(uint8_t *buf, uint64_t at, uint64_t target) UTRACE_HIDDEN;
+
+/*
+ * Are the status flags dead at @site of the function (@code, @len at
+ * @func): does the code from there set all six before any is read, or
+ * reach a call or a ret first (after which the ABI keeps none)?  Only the
+ * straight line from @site is followed (any other branch: live).  Then a
+ * trampoline there need not restore them.
+ */
+int utrace__probe_flags_dead(const uint8_t *code, size_t len, uint64_t func,
+			     uint64_t site) UTRACE_HIDDEN;
 
 /* Is the instruction a transfer that ends a straight-line run? */
 static inline int probe_insn_ends_flow(const struct probe_insn *in)

@@ -145,6 +145,11 @@ struct utrace__probe_resolver {
 /* Symbols looked up in the files themselves (no process): files.c. */
 extern const struct utrace__probe_resolver utrace__probe_files UTRACE_HIDDEN;
 
+/* Is sym an IFUNC (STT_GNU_IFUNC) of the file at path?  Its address in the
+ * file is the resolver's; only a process knows the implementation it
+ * runs (libutrace resolves it there, uprobes.c). */
+bool utrace__probe_file_ifunc(const char *path, const char *sym) UTRACE_HIDDEN;
+
 /**
  * utrace__probe_parse - parse and compile one line of uprobe_events
  * @line: the line (no newline); words split on white space as the kernel

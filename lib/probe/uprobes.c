@@ -22,6 +22,11 @@
  * event is off; hits are counted, as the kernel's, only while it is on.
  * Removing waits until no thread is in a handler (utrace__probe_detach)
  * or in the event's probe (the registry), then frees.
+ *
+ * A definition on a file not loaded yet is pending: bound and placed when
+ * the dynamic linker maps it, taken off before it unmaps it (on_rtld(),
+ * on the linker's r_brk).  An IFUNC symbol resolves to the implementation
+ * the process runs (res_symbol()).
  */
 #include <dlfcn.h>
 #include <elf.h>
@@ -49,6 +54,8 @@
 #define MAX_EXITS 64
 #define MAX_FAST_ARGS 8  /* %REG arguments stored without the fetch program */
 #define NR_SLOTS 256   /* probe events at a time (slot_on_fn) */
+#define FAST_OFF0 16   /* the first argument: after the header and __probe_ip */
+#define SHAPE(n, w) ((n) + ((w) == 8 ? 4 : 0))   /* 1..8: writers[] */
 
 struct uevent;
 
@@ -64,6 +71,12 @@ struct uprobe {
 	size_t nr_addrs;
 	size_t func_len;
 	char fname[128];               /* the function, for messages */
+	/* bound: the addresses are resolved in a loaded object (else the
+	 * definition is pending: its file is not mapped yet, or was
+	 * unloaded); unloadable: that object was not there at start, so a
+	 * dlclose() may unmap it (its sites go at each RT_DELETE) */
+	bool bound, unloadable;
+	char ifunc[128];               /* "" or the IFUNC symbol's name */
 	struct utrace__probe_site **sites;   /* placed while the event is on */
 	size_t nr_sites;
 	uint64_t hits, misses;
@@ -71,12 +84,19 @@ struct uprobe {
 	 * placed, as the kernel's uprobe_register() does; NULL: none */
 	uint16_t *sema;
 	bool sema_held;
-	/* the record written by the inlined writer (record_fast()): the
+	/* the record's size for the inlined writer, or more than it takes
+	 * (strings, over 112 bytes): its own size check sends that to
+	 * record() */
+	unsigned int fast_size;
+	/* the record written by the inlined writer (on_hit()): the
 	 * arguments when all are plain %REG[:TYPE] (nr_fast >= 0), each a
 	 * register's index in utrace_probe_regs, its width and place */
-	bool inline_ok;                /* no strings, at most 112 bytes */
 	int nr_fast;                   /* -1: run the fetch program */
 	struct { uint8_t reg, bytes; uint16_t off; } fast[MAX_FAST_ARGS];
+	/* the writer made for the definition: SHAPE(n, width) when its n
+	 * arguments are all %REG of one width (4 or 8), packed after
+	 * __probe_ip; 0: the loop over fast[] */
+	uint8_t shape;
 };
 
 /* One event (one or more definitions). */
@@ -92,6 +112,7 @@ struct uevent {
 	struct uprobe *probes;
 	unsigned int slot;
 	bool registered;
+	bool on;                       /* between slot_on() and slot_off() */
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -172,6 +193,45 @@ static int find_object(const char *want, bool by_name, struct obj_query *q)
 	return q->found ? 0 : -ENOENT;
 }
 
+struct at_query {
+	uintptr_t addr;
+	struct obj_query *q;
+};
+
+static int at_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct at_query *a = arg;
+
+	(void)size;
+	for (unsigned int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *p = &info->dlpi_phdr[i];
+		uintptr_t start = info->dlpi_addr + p->p_vaddr;
+
+		if (p->p_type != PT_LOAD || a->addr < start || a->addr >= start + p->p_memsz)
+			continue;
+		if (info->dlpi_name && info->dlpi_name[0])
+			snprintf(a->q->path, sizeof(a->q->path), "%s", info->dlpi_name);
+		else
+			exe_path(a->q->path, sizeof(a->q->path));
+		a->q->bias = info->dlpi_addr;
+		a->q->phdr = info->dlpi_phdr;
+		a->q->phnum = info->dlpi_phnum;
+		a->q->found = true;
+		return 1;
+	}
+	return 0;
+}
+
+/* The loaded object holding an address. */
+static int find_object_at(uintptr_t addr, struct obj_query *q)
+{
+	struct at_query a = { addr, q };
+
+	memset(q, 0, sizeof(*q));
+	dl_iterate_phdr(at_cb, &a);
+	return q->found ? 0 : -ENOENT;
+}
+
 /* A file offset's address in the file (PT_LOAD), or 0. */
 static uint64_t off_to_vaddr(const struct obj_query *q, uint64_t off, bool *ok)
 {
@@ -233,7 +293,7 @@ static int load_symtab(const char *path, struct utrace__symtab *t)
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	r = utrace__symtab_load(fd, t);
+	r = utrace__symtab_load_debug(fd, t);
 	close(fd);
 	return r;
 }
@@ -249,6 +309,27 @@ static int res_object(void *data, const char *name, char *path, size_t len)
 	return 0;
 }
 
+/*
+ * An IFUNC symbol's address in the file is its resolver's, which runs
+ * once; what the process calls is what the resolver chose.  Ask the
+ * dynamic linker, as a call through the PLT would: dlsym() on the
+ * object's handle resolves IFUNCs.  Only outside our locks (it takes the
+ * loader's lock, which a thread in dlopen() holds while it waits for
+ * ours in on_rtld()): the parser calls this before utrace__uprobes_write()
+ * takes them.  0 when it cannot say.
+ */
+static uint64_t ifunc_target(const char *path, bool program, const char *sym)
+{
+	void *h = dlopen(program ? NULL : path, RTLD_LAZY | RTLD_NOLOAD);
+	void *a;
+
+	if (!h)
+		return 0;
+	a = dlsym(h, sym);
+	dlclose(h);
+	return (uint64_t)(uintptr_t)a;
+}
+
 static int res_symbol(void *data, const char *path, const char *sym, uint64_t *vaddr,
 		      uint64_t *off, uint64_t *size)
 {
@@ -259,9 +340,34 @@ static int res_symbol(void *data, const char *path, const char *sym, uint64_t *v
 	bool ok;
 
 	(void)data;
-	if (find_object(path, false, &q) < 0 || load_symtab(q.path, &t) < 0)
+	if (find_object(path, false, &q) < 0)
+		/* not mapped (yet): from the file, as the kernel resolves
+		 * it; placed when the file is loaded (on_rtld()) */
+		return strchr(path, '/') ?
+		       utrace__probe_files.symbol(NULL, path, sym, vaddr, off, size) : -ENOENT;
+	if (load_symtab(q.path, &t) < 0)
 		return -ENOENT;
 	s = utrace__symtab_by_name(&t, sym);
+	if (s && s->ifunc) {
+		struct obj_query m;
+		bool program = find_object("", false, &m) == 0 && m.bias == q.bias;
+		uint64_t a = ifunc_target(q.path, program, sym);
+		const struct utrace__sym *impl = a > q.bias ?
+			utrace__symtab_find(&t, a - q.bias) : NULL;
+
+		/* the implementation, a function of this object; without
+		 * its symbol (a stripped libc without its -dbg symbols): its
+		 * address, and bind() makes do */
+		if (impl && impl->size && a - q.bias == impl->addr) {
+			s = impl;
+		} else if (a > q.bias && !impl) {
+			*vaddr = a - q.bias;
+			*size = 0;
+			*off = vaddr_to_off(&q, *vaddr, &ok);
+			utrace__symtab_free(&t);
+			return ok ? 0 : -ENOENT;
+		}
+	}
 	if (s) {
 		*vaddr = s->addr;
 		*size = s->size;
@@ -279,7 +385,7 @@ static const struct utrace__probe_resolver resolver = {
 
 /* ---- hits ---- */
 
-/* (not inlined into record_fast(): its frame stays out of the usual case) */
+/* (not inlined into on_hit(): its frame stays out of the usual case) */
 static __attribute__((noinline)) void record(void *data, struct uprobe *p,
 					     const struct utrace_probe_regs *regs)
 {
@@ -310,13 +416,13 @@ out:
 		__atomic_fetch_add(&p->misses, faults, __ATOMIC_RELAXED);
 }
 
-/* Plan record_fast() for p's definition. */
+/* Plan on_hit() for p's definition. */
 static void plan_fast(struct uprobe *p)
 {
 	const struct utrace__probe_def *d = p->def;
 
 	/* the size limit of utrace__reserve_inline() */
-	p->inline_ok = !d->nr_strings && d->size <= 112;
+	p->fast_size = !d->nr_strings && d->size <= 112 ? (unsigned int)d->size : UINT_MAX;
 	p->nr_fast = d->kind == 'p' && d->nr_args <= MAX_FAST_ARGS ? (int)d->nr_args : -1;
 	for (unsigned int i = 0; i < d->nr_args && p->nr_fast >= 0; i++) {
 		const struct utrace__probe_arg *a = &d->args[i];
@@ -332,10 +438,18 @@ static void plan_fast(struct uprobe *p)
 		p->fast[i].bytes = a->size;
 		p->fast[i].off = a->offset;
 	}
+	p->shape = 0;
+	if (p->nr_fast < 1 || p->nr_fast > 4 || (p->fast[0].bytes != 4 && p->fast[0].bytes != 8))
+		return;
+	for (int i = 0; i < p->nr_fast; i++)
+		if (p->fast[i].bytes != p->fast[0].bytes ||
+		    p->fast[i].off != FAST_OFF0 + i * p->fast[0].bytes)
+			return;
+	p->shape = SHAPE(p->nr_fast, p->fast[0].bytes);
 }
 
 #ifdef UTRACE__INLINE_WRITER
-/* record_fast()'s other cases, through the library, as the generated
+/* on_hit()'s other cases, through the library, as the generated
  * probe's utrace_event_rec_<call>: the stash of a signal handler copied in
  * first (utrace__slow_enter()). */
 static __attribute__((noinline)) void record_slow(void *data, struct uprobe *p,
@@ -345,7 +459,7 @@ static __attribute__((noinline)) void record_slow(void *data, struct uprobe *p,
 	record(data, p, regs);
 }
 
-/* record_fast() for a definition that needs its fetch program (out of
+/* on_hit() for a definition that needs its fetch program (out of
  * line: the usual case keeps to the caller-saved registers). */
 static __attribute__((noinline)) void fetch_inline(void *data, struct uprobe *p,
 						   const struct utrace_probe_regs *regs,
@@ -363,68 +477,6 @@ static __attribute__((noinline)) void fetch_inline(void *data, struct uprobe *p,
 }
 #endif
 
-/*
- * The recording probe's usual case, as the generated probe of a static
- * event (stage 6: utrace_event_raw_event_<call>): the record reserved and
- * committed by the inlined writer (tracepoint.h), the %REG arguments
- * stored as they are.  Called only while record() is the event's only
- * probe (tracepoint.c: set_fast()); anything
- * else (tracing_on, instances, triggers, nesting and signals, a new page,
- * a print or record hook: UTRACE_TP_SLOW) goes to record() through the
- * library, as the generated probe does; the event's filter runs on the
- * record in place (utrace__commit_event_inline()).
- */
-static void record_fast(void *data, struct uprobe *p, const struct utrace_probe_regs *regs)
-{
-#ifdef UTRACE__INLINE_WRITER
-	const struct utrace__probe_def *d = p->def;
-	const uint64_t *r = (const uint64_t *)regs;
-	struct utrace__fast f;
-	uint8_t *rec;
-	int n;
-
-	if (__builtin_expect(!p->inline_ok, 0))
-		goto slow;
-	rec = utrace__reserve_inline(&f, data, (unsigned int)d->size);
-	if (__builtin_expect(!rec, 0))
-		goto slow;
-	n = p->nr_fast;     /* (in a register: the stores may alias p) */
-	if (__builtin_expect(n < 0, 0)) {
-		fetch_inline(data, p, regs, rec, f.t, f.page, f.commit);
-		return;
-	}
-	{
-		memcpy(rec + 8, &regs->ip, 8);
-		for (int i = 0; i < n; i++) {
-			uint8_t *to = rec + p->fast[i].off;
-			uint64_t v = r[p->fast[i].reg];
-
-			/* (compares, not a jump table: fewer instructions) */
-			if (p->fast[i].bytes == 8) {
-				memcpy(to, &v, 8);
-			} else if (p->fast[i].bytes == 4) {
-				uint32_t x = (uint32_t)v;
-
-				memcpy(to, &x, 4);
-			} else if (p->fast[i].bytes == 2) {
-				uint16_t x = (uint16_t)v;
-
-				memcpy(to, &x, 2);
-			} else {
-				*to = (uint8_t)v;
-			}
-		}
-	}
-	utrace__commit_event_inline(&f, data, rec, (unsigned int)d->size);
-	return;
-slow:
-	/* (a tail call: nothing kept across it) */
-	record_slow(data, p, regs);
-	return;
-#endif
-	record(data, p, regs);
-}
-
 /* The tracepoint's probes, one by one (a filter, other probes). */
 static __attribute__((noinline)) void on_hit_all(struct uprobe *p,
 						 const struct utrace_probe_regs *regs)
@@ -441,19 +493,98 @@ static __attribute__((noinline)) void on_hit_all(struct uprobe *p,
 	utrace_tp_read_unlock();
 }
 
-/* As the generated __traceiter_<name>() (stages/stage0). */
-static void on_hit(void *data, const struct utrace_probe_regs *regs)
+/*
+ * As the generated __traceiter_<name>() (stages/stage0), with the
+ * recording probe's usual case in it (one function: the computed goto
+ * below keeps a function from being inlined), as the generated probe of
+ * a static event (stage 6: utrace_event_raw_event_<call>): the record
+ * reserved and committed by the inlined writer (tracepoint.h), the %REG arguments
+ * stored as they are.  Called only while record() is the event's only
+ * probe (tracepoint.c: set_fast()); anything else (tracing_on, instances,
+ * triggers, nesting and signals, a new page, a print or record hook:
+ * UTRACE_TP_SLOW) goes to record() through the library, as the generated
+ * probe does; the event's filter runs on the record in place
+ * (utrace__commit_event_inline()).
+ */
+static void on_hit(void *arg, const struct utrace_probe_regs *regs)
 {
-	struct uprobe *p = data;
-	void *fast;
+	struct uprobe *p = arg;
+	/* (the builtin is record(), set at registration) */
+	void *data = __atomic_load_n(&p->ue->tp.fast_data, __ATOMIC_ACQUIRE);
 
 	/* hits are the engine's (its handler calls), no locked add here */
-	fast = __atomic_load_n(&p->ue->tp.fast_data, __ATOMIC_ACQUIRE);
-	if (fast)
-		/* (the builtin is record(), set at registration) */
-		record_fast(fast, p, regs);
-	else
+	if (!data) {
 		on_hit_all(p, regs);
+		return;
+	}
+#ifdef UTRACE__INLINE_WRITER
+	const uint64_t *r = (const uint64_t *)regs;
+	struct utrace__fast f;
+	uint8_t *rec;
+	int n;
+
+	rec = utrace__reserve_inline(&f, data, p->fast_size);
+	if (__builtin_expect(!rec, 0))
+		goto slow;
+	/* (__probe_ip: fetch_inline() stores it again) */
+	memcpy(rec + 8, &regs->ip, 8);
+/* argument i of a shape, stored */
+#define ST(i, T) do {								\
+		T x_ = (T)r[p->fast[i].reg];					\
+										\
+		memcpy(rec + FAST_OFF0 + (i) * sizeof(T), &x_, sizeof(T));	\
+	} while (0)
+	/* straight stores for the usual shapes: no widths nor offsets
+	 * read at the hit (a computed goto on the shape: three
+	 * instructions, where a switch's jump table takes nine) */
+	static const void *const writers[] = {
+		&&loop, &&w1_4, &&w2_4, &&w3_4, &&w4_4, &&w1_8, &&w2_8, &&w3_8, &&w4_8,
+	};
+	_Static_assert(SHAPE(4, 8) == 8 && SHAPE(1, 8) == 5, "writers[]");
+	goto *writers[p->shape];
+w1_4:	ST(0, uint32_t); goto done;
+w2_4:	ST(0, uint32_t); ST(1, uint32_t); goto done;
+w3_4:	ST(0, uint32_t); ST(1, uint32_t); ST(2, uint32_t); goto done;
+w4_4:	ST(0, uint32_t); ST(1, uint32_t); ST(2, uint32_t); ST(3, uint32_t); goto done;
+w1_8:	ST(0, uint64_t); goto done;
+w2_8:	ST(0, uint64_t); ST(1, uint64_t); goto done;
+w3_8:	ST(0, uint64_t); ST(1, uint64_t); ST(2, uint64_t); goto done;
+w4_8:	ST(0, uint64_t); ST(1, uint64_t); ST(2, uint64_t); ST(3, uint64_t); goto done;
+loop:
+	n = p->nr_fast;     /* (in a register: the stores may alias p) */
+	if (__builtin_expect(n < 0, 0)) {
+		fetch_inline(data, p, regs, rec, f.t, f.page, f.commit);
+		return;
+	}
+	for (int i = 0; i < n; i++) {
+		uint8_t *to = rec + p->fast[i].off;
+		uint64_t v = r[p->fast[i].reg];
+
+		/* (compares, not a jump table: fewer instructions) */
+		if (p->fast[i].bytes == 8) {
+			memcpy(to, &v, 8);
+		} else if (p->fast[i].bytes == 4) {
+			uint32_t x = (uint32_t)v;
+
+			memcpy(to, &x, 4);
+		} else if (p->fast[i].bytes == 2) {
+			uint16_t x = (uint16_t)v;
+
+			memcpy(to, &x, 2);
+		} else {
+			*to = (uint8_t)v;
+		}
+	}
+done:
+#undef ST
+	utrace__commit_event_inline(&f, data, rec, p->fast_size);
+	return;
+slow:
+	/* (a tail call: nothing kept across it) */
+	record_slow(data, p, regs);
+	return;
+#endif
+	record(data, p, regs);
 }
 
 /* ---- the event's callbacks (they have no context: found by id) ---- */
@@ -558,34 +689,129 @@ static uint8_t *file_bytes(const char *path, uint64_t off, size_t len)
  * that the engine's decoder accepts each site (the kernel checks none).
  * The sites are placed only while the event is on (attach_sites()).
  */
+static int bind(struct uprobe *p, struct obj_query *q, struct utrace__probe_error *err);
+
 static int prepare(struct uprobe *p, struct utrace__probe_error *err)
 {
 	struct utrace__probe_def *d = p->def;
-	char why[UTRACE_PROBE_WHY_MAX] = "";
-	const struct utrace__sym *fs;
-	struct utrace__symtab t;
 	struct obj_query q;
+
+	plan_fast(p);
+	if (find_object(d->path, false, &q) < 0) {
+		if (!strchr(d->path, '/') || !d->resolved)
+			return place_error(err, ENOENT, "File is not loaded in this process");
+		/* pending, as the kernel's uprobes on a file nobody maps yet:
+		 * bound and placed when it is loaded (on_rtld()) */
+		free(p->shown_path);
+		p->shown_path = strdup(d->path);
+		return p->shown_path ? 0 : place_error(err, ENOMEM, "Out of memory");
+	}
+	return bind(p, &q, err);
+}
+
+/* Loaded at start (before libutrace's constructor): never unmapped. */
+static uint64_t start_objs[256];
+static int nr_start_objs = -1;
+
+static int snap_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	(void)arg;
+	if (nr_start_objs < (int)(sizeof(start_objs) / sizeof(start_objs[0])))
+		start_objs[nr_start_objs++] = info->dlpi_addr;
+	return 0;
+}
+
+void utrace__uprobes_snapshot(void)
+{
+	nr_start_objs = 0;
+	dl_iterate_phdr(snap_cb, NULL);
+}
+
+static bool at_start(const struct obj_query *q)
+{
+	for (int i = 0; i < nr_start_objs; i++)
+		if (start_objs[i] == q->bias)
+			return true;
+	return false;
+}
+
+/* Bound to q: the end of bind(). */
+static int bound(struct uprobe *p, struct obj_query *q, size_t n,
+		 struct utrace__probe_error *err)
+{
+	free(p->sites);
+	p->sites = calloc(n, sizeof(*p->sites));
+	if (!p->sites)
+		return place_error(err, ENOMEM, "Out of memory");
+	p->nr_addrs = n;
+	p->unloadable = !at_start(q);
+	p->bound = true;
+	return 0;
+}
+
+/*
+ * An IFUNC's implementation that has no symbol (libc stripped, its -dbg
+ * symbols not installed): its size and so its branches are unknown, so
+ * only its entry, as a breakpoint (the function is taken as its first
+ * instruction: a jump would not fit).
+ */
+static int bind_nameless(struct uprobe *p, struct obj_query *q, uint64_t vaddr,
+			 struct utrace__probe_error *err)
+{
+	struct utrace__probe_def *d = p->def;
+	uint32_t offs[2];
+	uint64_t foff;
+	uint8_t *code;
+	size_t n = 0;
+	bool ok;
+
+	if (d->kind == 'r' || d->symoff)
+		return place_error(err, EINVAL, "%s is an IFUNC whose implementation has no symbol: "
+				   "only its entry can be probed (install the library's debug "
+				   "symbols)", d->symbol);
+	foff = vaddr_to_off(q, vaddr, &ok);
+	code = ok ? file_bytes(q->path, foff, 16) : NULL;
+	if (!code)
+		return place_error(err, EINVAL, "Cannot read the function from its file");
+	utrace__probe_decode_boundaries(code, 16, q->bias + vaddr, offs, 2, &n);
+	free(code);
+	if (n < 2)
+		return place_error(err, EINVAL, "Cannot decode %s's implementation", d->symbol);
+	snprintf(p->fname, sizeof(p->fname), "%s's implementation (no symbol)", d->symbol);
+	p->func_len = offs[1];
+	p->env.func = q->bias + vaddr;
+	p->addrs[0] = q->bias + vaddr;
+	p->sema = NULL;
+	return bound(p, q, 1, err);
+}
+
+/* The rest of prepare(), in the loaded object q: addresses, function,
+ * the decoder's check.  Again at each load of a pending one. */
+static int bind(struct uprobe *p, struct obj_query *q, struct utrace__probe_error *err)
+{
+	struct utrace__probe_def *d = p->def;
+	char why[UTRACE_PROBE_WHY_MAX] = "";
+	const struct utrace__sym *fs, *s;
+	struct utrace__symtab t;
 	uint64_t vaddr, func, addr, foff;
 	uint8_t *code;
 	size_t n = 0;
 	bool ok;
 	int r;
 
-	plan_fast(p);
-	if (find_object(d->path, false, &q) < 0)
-		return place_error(err, ENOENT, "File is not loaded in this process");
 	free(p->shown_path);
-	p->shown_path = strdup(d->path[0] ? d->path : q.path);
+	p->shown_path = strdup(d->path[0] ? d->path : q->path);
 	if (!d->path[0]) {
 		/* the program itself: uprobe_events names its file */
-		char *path = strdup(q.path);
+		char *path = strdup(q->path);
 
 		if (!path)
 			return place_error(err, ENOMEM, "Out of memory");
 		free(d->path);
 		d->path = path;
 	}
-	p->env.bias = q.bias;
+	p->env.bias = q->bias;
 	if (!d->resolved) {
 		uint64_t va, off, size;
 
@@ -594,29 +820,37 @@ static int prepare(struct uprobe *p, struct utrace__probe_error *err)
 		d->offset = off + (uint64_t)d->symoff;
 		d->resolved = true;
 	}
-	vaddr = off_to_vaddr(&q, d->offset, &ok);
+	vaddr = off_to_vaddr(q, d->offset, &ok);
 	if (!ok)
 		return place_error(err, EINVAL, "Offset is not in a loaded segment");
 	if (d->refctr) {
-		uint64_t sv = off_to_vaddr(&q, d->refctr, &ok);
+		uint64_t sv = off_to_vaddr(q, d->refctr, &ok);
 
 		/* as the kernel's valid_ref_ctr_vma(): in a writable mapping
 		 * of the file; 16 bits, aligned */
-		if (!ok || (sv & 1) || !writable(&q, sv))
+		if (!ok || (sv & 1) || !writable(q, sv))
 			return place_error(err, EINVAL, "Reference counter offset is not in a "
 					   "writable segment");
-		p->sema = (uint16_t *)(uintptr_t)(q.bias + sv);
+		p->sema = (uint16_t *)(uintptr_t)(q->bias + sv);
 	}
-	if (load_symtab(q.path, &t) < 0)
+	if (load_symtab(q->path, &t) < 0)
 		return place_error(err, EINVAL, "No symbol table to find the function");
 	fs = utrace__symtab_find(&t, vaddr);
+	s = d->symbol ? utrace__symtab_by_name(&t, d->symbol) : NULL;
+	p->ifunc[0] = '\0';
+	if (s && s->ifunc)
+		snprintf(p->ifunc, sizeof(p->ifunc), "%s", d->symbol);
+	if ((!fs || !fs->size) && p->ifunc[0]) {
+		utrace__symtab_free(&t);
+		return bind_nameless(p, q, vaddr, err);
+	}
 	if (!fs || !fs->size) {
 		utrace__symtab_free(&t);
 		return place_error(err, EINVAL, "Offset is not inside a function");
 	}
-	func = q.bias + fs->addr;
-	addr = q.bias + vaddr;
-	foff = vaddr_to_off(&q, fs->addr, &ok);
+	func = q->bias + fs->addr;
+	addr = q->bias + vaddr;
+	foff = vaddr_to_off(q, fs->addr, &ok);
 	/* the engine's reasons start "+0xOFF ...": the function's name first */
 	snprintf(p->fname, sizeof(p->fname), "%s",
 		 fs->name < t.strings_len ? t.strings + fs->name : "?");
@@ -625,7 +859,7 @@ static int prepare(struct uprobe *p, struct utrace__probe_error *err)
 	p->env.func = func;
 	/* decoded from the file: in memory, another probe's int3 or jump
 	 * may be there already */
-	code = ok ? file_bytes(q.path, foff, p->func_len) : NULL;
+	code = ok ? file_bytes(q->path, foff, p->func_len) : NULL;
 	if (!code)
 		return place_error(err, EINVAL, "Cannot read the function from its file");
 	if (d->kind == 'r') {
@@ -649,11 +883,7 @@ static int prepare(struct uprobe *p, struct utrace__probe_error *err)
 		p->addrs[0] = addr;
 		n = 1;
 	}
-	p->sites = calloc(n, sizeof(*p->sites));
-	if (!p->sites)
-		return place_error(err, ENOMEM, "Out of memory");
-	p->nr_addrs = n;
-	return 0;
+	return bound(p, q, n, err);
 }
 
 /* Place a probe's sites (the event is being switched on); site_lock held. */
@@ -662,6 +892,8 @@ static int attach_sites(struct uprobe *p)
 	char why[UTRACE_PROBE_WHY_MAX] = "";
 	int r;
 
+	if (!p->bound)
+		return 0;   /* pending: its file is not loaded */
 	for (size_t i = p->nr_sites; i < p->nr_addrs; i++) {
 		r = utrace__probe_attach((uintptr_t)p->addrs[i], (uintptr_t)p->env.func, p->func_len,
 					 on_hit, p, &p->sites[i], why);
@@ -687,29 +919,178 @@ static int attach_sites(struct uprobe *p)
  */
 static pthread_mutex_t site_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct uevent *slots[NR_SLOTS];
+static __thread bool in_site_lock;
+
+static void site_lock_take(void)
+{
+	pthread_mutex_lock(&site_lock);
+	in_site_lock = true;
+}
+
+static void site_lock_drop(void)
+{
+	in_site_lock = false;
+	pthread_mutex_unlock(&site_lock);
+}
 
 static int slot_on(unsigned int n)
 {
 	int r = 0;
 
-	pthread_mutex_lock(&site_lock);
+	site_lock_take();
 	if (slots[n])
 		for (struct uprobe *p = slots[n]->probes; p && !r; p = p->next)
 			r = attach_sites(p);
 	if (r)
 		for (struct uprobe *p = slots[n]->probes; p; p = p->next)
 			detach_all(p);
-	pthread_mutex_unlock(&site_lock);
+	if (slots[n])
+		slots[n]->on = !r;
+	site_lock_drop();
 	return r;
 }
 
 static void slot_off(unsigned int n)
 {
-	pthread_mutex_lock(&site_lock);
-	if (slots[n])
+	site_lock_take();
+	if (slots[n]) {
+		slots[n]->on = false;
 		for (struct uprobe *p = slots[n]->probes; p; p = p->next)
 			detach_all(p);
-	pthread_mutex_unlock(&site_lock);
+	}
+	site_lock_drop();
+}
+
+/* ---- libraries loaded and unloaded: the dynamic linker's r_brk ---- */
+
+/*
+ * Debuggers learn of dlopen() and dlclose() from the dynamic linker's
+ * breakpoint function (_r_debug.r_brk, _dl_debug_state()), which it calls
+ * with r_state RT_ADD before it maps objects, RT_DELETE before it unmaps
+ * any (their destructors have run), RT_CONSISTENT after either.  The
+ * engine probes it like any function (SIMD saved: this handler mallocs
+ * and reads files), so every way of loading is seen (dlopen, dlmopen,
+ * a failed dlopen undoing its maps), not only calls through our symbols.
+ *
+ * RT_CONSISTENT: the new objects are mapped, not yet relocated, and none
+ * of their code has run: pending definitions are bound and placed, so the
+ * first call is counted.  RT_DELETE: the objects that will go cannot be
+ * told from the others, so every probe in an object loaded after start
+ * is taken off (the original bytes written back while the text is still
+ * mapped; the engine never frees a trampoline) and placed again at the
+ * next RT_CONSISTENT if its object is still there.  Hits in the other
+ * libraries between the two are lost; the unloaded one's are kept.
+ *
+ * The thread runs inside the dynamic linker, holding its lock: this takes
+ * only site_lock, under which nothing takes the loader's lock.
+ */
+static struct utrace__probe_site *rtld_site;
+static bool rtld_tried;
+
+/* RT_DELETE if a namespace is unloading, RT_ADD if one is loading. */
+static int rtld_state(void)
+{
+	const struct r_debug_extended *r = (const struct r_debug_extended *)&_r_debug;
+	int st = RT_CONSISTENT;
+
+	for (; r; r = r->base.r_version >= 2 ? r->r_next : NULL) {
+		int s = __atomic_load_n(&r->base.r_state, __ATOMIC_RELAXED);
+
+		if (s == RT_DELETE)
+			return RT_DELETE;
+		if (s == RT_ADD)
+			st = RT_ADD;
+	}
+	return st;
+}
+
+/* Take a bound probe off: its object may be unmapped next. */
+static void unbind(struct uprobe *p)
+{
+	detach_all(p);
+	p->bound = false;
+	p->nr_addrs = 0;
+	p->sema = NULL;
+}
+
+/* Bind a pending probe whose file is now loaded; place it if on. */
+static void rebind(struct uprobe *p, bool on)
+{
+	struct utrace__probe_error err = { 0 };
+	struct obj_query q;
+
+	if (find_object(p->def->path, false, &q) < 0)
+		return;
+	snprintf(err.command, sizeof(err.command), "%s", p->canon ? p->canon : "");
+	if (bind(p, &q, &err) < 0) {
+		utrace__warn("probe %s in %s: %s", p->def->event, p->def->path, err.msg);
+		p->bound = false;
+		p->nr_addrs = 0;
+		return;
+	}
+	if (p->ifunc[0] && !strcmp(p->ifunc, p->fname))
+		utrace__warn("probe %s: %s is an IFUNC: its resolver is probed (the library "
+			     "was not loaded when the probe was defined)", p->def->event, p->ifunc);
+	if (on)
+		attach_sites(p);
+}
+
+static void on_rtld(void *data, const struct utrace_probe_regs *regs)
+{
+	int st = rtld_state();
+
+	(void)data;
+	(void)regs;
+	/* (a load from our own code, under site_lock: seen at the next) */
+	if (st == RT_ADD || in_site_lock)
+		return;
+	site_lock_take();
+	for (unsigned int n = 0; n < NR_SLOTS; n++) {
+		if (!slots[n])
+			continue;
+		for (struct uprobe *p = slots[n]->probes; p; p = p->next) {
+			if (st == RT_DELETE && p->bound && p->unloadable)
+				unbind(p);
+			else if (st == RT_CONSISTENT && !p->bound)
+				rebind(p, slots[n]->on);
+		}
+	}
+	site_lock_drop();
+}
+
+/* Probe r_brk, once (lock held). */
+static void rtld_hook(void)
+{
+	char why[UTRACE_PROBE_WHY_MAX] = "";
+	uintptr_t brk = (uintptr_t)_r_debug.r_brk;
+	struct utrace__symtab t;
+	size_t len = 1;
+	int r;
+
+	if (rtld_tried)
+		return;
+	rtld_tried = true;
+	if (!brk) {
+		utrace__warn("no r_brk: probes in libraries loaded later are not placed");
+		return;
+	}
+	{
+		struct obj_query q;
+
+		/* (not dladdr(): it takes the loader's lock) */
+		if (find_object_at(brk, &q) == 0 && load_symtab(q.path, &t) == 0) {
+			const struct utrace__sym *s = utrace__symtab_find(&t, brk - q.bias);
+
+			if (s && s->size && s->addr == brk - q.bias)
+				len = s->size;
+			utrace__symtab_free(&t);
+		}
+	}
+	r = utrace__probe_attach_flags(brk, brk, len, UTRACE_PROBE_SAVE_SIMD, on_rtld, NULL,
+				       &rtld_site, why);
+	if (r < 0)
+		utrace__warn("cannot probe r_brk (%s): probes in libraries loaded later are "
+			     "not placed", why);
 }
 
 #define SLOT(n)								\
@@ -868,6 +1249,10 @@ static int add_locked(struct utrace__probe_def *d, struct utrace__probe_error *e
 	}
 	p->def = d;
 	r = prepare(p, err);
+	/* a file loaded later, or one a dlclose() may unmap: follow the
+	 * dynamic linker from now on */
+	if (!r && (!p->bound || p->unloadable))
+		rtld_hook();
 	if (!r && refctr_mismatch(d)) {
 		/* validate_ref_ctr_offset(): EINVAL, only a pr_warn() */
 		err->err = -EINVAL;
@@ -888,7 +1273,7 @@ static int add_locked(struct utrace__probe_def *d, struct utrace__probe_error *e
 		struct uprobe **pp = &ue->probes;
 
 		p->ue = ue;
-		pthread_mutex_lock(&site_lock);
+		site_lock_take();
 		/* an event that is on: the new probe is placed now */
 		r = __atomic_load_n(&ue->tp.funcs, __ATOMIC_ACQUIRE) ? attach_sites(p) : 0;
 		if (!r) {
@@ -896,7 +1281,7 @@ static int add_locked(struct utrace__probe_def *d, struct utrace__probe_error *e
 				pp = &(*pp)->next;
 			*pp = p;
 		}
-		pthread_mutex_unlock(&site_lock);
+		site_lock_drop();
 		if (r) {
 			free_probe(p);
 			return place_error(err, -r, "Cannot place the probe");
@@ -910,12 +1295,12 @@ static int add_locked(struct utrace__probe_def *d, struct utrace__probe_error *e
 		return r;
 	}
 	nr_defs++;
-	pthread_mutex_lock(&site_lock);
+	site_lock_take();
 	for (ue->slot = 0; ue->slot < NR_SLOTS && slots[ue->slot]; ue->slot++)
 		;
 	if (ue->slot < NR_SLOTS)
 		slots[ue->slot] = ue;
-	pthread_mutex_unlock(&site_lock);
+	site_lock_drop();
 	if (ue->slot == NR_SLOTS) {
 		free_uevent(ue);
 		return place_error(err, ENOSPC, "Too many probe events (%d)", NR_SLOTS);
@@ -924,9 +1309,9 @@ static int add_locked(struct utrace__probe_def *d, struct utrace__probe_error *e
 	ue->tp.unregfunc = slot_off_fn[ue->slot];
 	register_event(ue);
 	if (!ue->registered) {
-		pthread_mutex_lock(&site_lock);
+		site_lock_take();
 		slots[ue->slot] = NULL;
-		pthread_mutex_unlock(&site_lock);
+		site_lock_drop();
 		free_uevent(ue);
 		return place_error(err, ENOMEM, "The event could not be registered");
 	}
@@ -946,11 +1331,11 @@ static void remove_locked(struct uevent *ue)
 			break;
 		}
 	}
-	pthread_mutex_lock(&site_lock);
+	site_lock_take();
 	slots[ue->slot] = NULL;
 	for (struct uprobe *p = ue->probes; p; p = p->next)
 		detach_all(p);
-	pthread_mutex_unlock(&site_lock);
+	site_lock_drop();
 	if (ue->registered)
 		utrace_tp_unregister_module(ue->mod, ue->mod + 1);
 	free_uevent(ue);
@@ -1045,8 +1430,35 @@ static size_t collect(struct uevent ***out)
 	return n;
 }
 
-char *utrace__uprobes_text(bool profile)
+/* utrace probe -l -v: where a definition is, under its line. */
+static void detail(FILE *f, const struct uprobe *p)
 {
+	size_t jumps = 0;
+
+	if (!p->bound) {
+		fprintf(f, "    # pending: %s is not loaded; placed when it is\n", p->def->path);
+		return;
+	}
+	for (size_t i = 0; i < p->nr_sites; i++)
+		jumps += utrace__probe_is_jump(p->sites[i]);
+	fprintf(f, "    # at %s (0x%" PRIx64 ")", p->fname, p->addrs[0]);
+	if (p->ifunc[0] && strcmp(p->ifunc, p->fname))
+		fprintf(f, ", the implementation of the IFUNC %s this process uses", p->ifunc);
+	else if (p->ifunc[0])
+		fprintf(f, ", the IFUNC's resolver (not what runs)");
+	if (p->nr_addrs > 1)
+		fprintf(f, ", %zu exits", p->nr_addrs);
+	if (p->nr_sites)
+		fprintf(f, "; placed: %zu jump%s, %zu breakpoint%s\n", jumps, jumps == 1 ? "" : "s",
+			p->nr_sites - jumps, p->nr_sites - jumps == 1 ? "" : "s");
+	else
+		fprintf(f, "; not placed (the event is off)\n");
+}
+
+char *utrace__uprobes_text(enum utrace__uprobes_text_kind kind)
+{
+	bool profile = kind == UTRACE__UPROBES_PROFILE;
+
 	struct uevent **v = NULL;
 	char *text = NULL;
 	size_t len = 0, n;
@@ -1055,13 +1467,15 @@ char *utrace__uprobes_text(bool profile)
 	if (!f)
 		return NULL;
 	pthread_mutex_lock(&lock);
-	pthread_mutex_lock(&site_lock);
+	site_lock_take();
 	n = collect(&v);
 	for (size_t i = 0; i < n; i++) {
 		for (struct uprobe *p = v[i]->probes; p; p = p->next) {
 			if (!profile)
 				fprintf(f, "%s\n", p->canon);
-			else   /* the kernel's columns, then the misses: reads
+			if (kind == UTRACE__UPROBES_VERBOSE)
+				detail(f, p);
+			else if (profile)   /* the kernel's columns, then the misses: reads
 				* that failed, and hits the engine did not pass on
 				* (a thread already in a handler) */
 				fprintf(f, "  %s %-44s %15" PRIu64 " %15" PRIu64 "\n",
@@ -1072,7 +1486,7 @@ char *utrace__uprobes_text(bool profile)
 					site_counts(p, true));
 		}
 	}
-	pthread_mutex_unlock(&site_lock);
+	site_lock_drop();
 	pthread_mutex_unlock(&lock);
 	free(v);
 	if (ferror(f) | fclose(f)) {

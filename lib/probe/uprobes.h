@@ -25,9 +25,20 @@ int utrace__uprobes_write(const char *line, struct utrace__probe_error *err) UTR
  * removed) when one is enabled. */
 int utrace__uprobes_clear(void) UTRACE_HIDDEN;
 
-/* uprobe_events (false) or uprobe_profile (true), malloc()ed; NULL when
- * out of memory. */
-char *utrace__uprobes_text(bool profile) UTRACE_HIDDEN;
+/* What utrace__uprobes_text() gives. */
+enum utrace__uprobes_text_kind {
+	UTRACE__UPROBES_EVENTS,       /* uprobe_events */
+	UTRACE__UPROBES_PROFILE,      /* uprobe_profile */
+	UTRACE__UPROBES_VERBOSE,      /* uprobe_events, each line followed by
+				       * "    # " and where it is placed */
+};
+
+/* The text, malloc()ed; NULL when out of memory. */
+char *utrace__uprobes_text(enum utrace__uprobes_text_kind kind) UTRACE_HIDDEN;
+
+/* Note the objects loaded at start (libutrace's constructor): they are
+ * never unloaded, so their probes stay through a dlclose(). */
+void utrace__uprobes_snapshot(void) UTRACE_HIDDEN;
 
 /* Apply $UTRACE_PROBES (definitions separated by newlines or ';'), at
  * start; errors are said on stderr. */

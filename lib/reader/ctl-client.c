@@ -447,6 +447,7 @@ static int text(struct utrace__ctl *c, uint32_t op, uint32_t id, const void *pl,
 int utrace__ctl_uprobe_text(struct utrace__ctl *c, int profile, char **out)
 {
 	return text_arg(c, UTRACE_CTL_UPROBE, 0,
+			profile == 2 ? UTRACE_CTL_UPROBE_VERBOSE :
 			profile ? UTRACE_CTL_UPROBE_PROFILE : UTRACE_CTL_UPROBE_READ, NULL, 0, out);
 }
 

@@ -157,8 +157,9 @@ int utrace__ctl_error_log(struct utrace__ctl *c, char **text) UTRACE_HIDDEN;
 int utrace__ctl_error_log_clear(struct utrace__ctl *c) UTRACE_HIDDEN;
 
 /*
- * uprobe_events (lib/probe): what it reads (profile 0) or what
- * uprobe_profile reads (1); a write of definitions, a line each (the
+ * uprobe_events (lib/probe): what it reads (profile 0), what
+ * uprobe_profile reads (1), or the listing with detail (2: utrace probe
+ * -l -v); a write of definitions, a line each (the
  * kernel's -errno of the first that fails, whose error_log entry, when it
  * has one, is in the top-level error_log); an open with O_TRUNC.
  */

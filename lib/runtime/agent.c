@@ -340,7 +340,8 @@ static void handle_op(struct conn *c, uint32_t op, const struct utrace_ctl_req *
 		}
 		return;
 	case UTRACE_CTL_UPROBE:
-		if (q->arg == UTRACE_CTL_UPROBE_READ || q->arg == UTRACE_CTL_UPROBE_PROFILE) {
+		if (q->arg == UTRACE_CTL_UPROBE_READ || q->arg == UTRACE_CTL_UPROBE_PROFILE ||
+		    q->arg == UTRACE_CTL_UPROBE_VERBOSE) {
 			r = utrace__control_uprobe(q->arg, pl, plen, &text);
 			answer_text(c, r, text);
 		} else {
@@ -603,6 +604,15 @@ static void *agent_main(void *arg)
 
 	(void)arg;
 	sigfillset(&all);
+	/* but not the synchronous ones: blocked, they kill the process when
+	 * they come, and they do here: SIGTRAP is a dynamic probe's int3 in
+	 * code this thread runs (malloc, strlen, the dynamic linker's r_brk
+	 * when it dlopen()s), SIGSEGV/SIGBUS a fault-safe read's fault */
+	sigdelset(&all, SIGTRAP);
+	sigdelset(&all, SIGSEGV);
+	sigdelset(&all, SIGBUS);
+	sigdelset(&all, SIGILL);
+	sigdelset(&all, SIGFPE);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	prctl(PR_SET_NAME, "utrace-agent");
 	utrace__filter_sync_init();

@@ -989,7 +989,11 @@ int utrace__control_uprobe(int32_t what, const char *data, size_t len, char **te
 	switch (what) {
 	case UTRACE_CTL_UPROBE_READ:
 	case UTRACE_CTL_UPROBE_PROFILE:
-		*text = utrace__uprobes_text(what == UTRACE_CTL_UPROBE_PROFILE);
+	case UTRACE_CTL_UPROBE_VERBOSE:
+		*text = utrace__uprobes_text(what == UTRACE_CTL_UPROBE_PROFILE ?
+					     UTRACE__UPROBES_PROFILE :
+					     what == UTRACE_CTL_UPROBE_VERBOSE ?
+					     UTRACE__UPROBES_VERBOSE : UTRACE__UPROBES_EVENTS);
 		return *text ? 0 : -ENOMEM;
 	case UTRACE_CTL_UPROBE_CLEAR:
 		return utrace__uprobes_clear();

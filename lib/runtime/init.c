@@ -165,6 +165,7 @@ static bool preloaded(void)
 __attribute__((constructor)) static void utrace_ctor(void)
 {
 	utrace__init();
+	utrace__uprobes_snapshot();
 	if (preloaded() || getenv("UTRACE_PROBES")) {
 		utrace__print_open();
 		utrace__marker_register();

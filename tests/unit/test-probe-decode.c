@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "engine.h"
+#include "insn.h"
 #include "test.h"
 
 struct func {
@@ -469,6 +470,26 @@ TEST(exits_are_rets_and_tail_calls)
 	CHECK_INT(ex[2], ==, 0x100c);
 	CHECK_INT(utrace__probe_decode_exits(f, sizeof(f), 0x1000, ex, 1, &n, why), ==, 0);
 	CHECK_INT(n, ==, 3);
+}
+
+TEST(status_flags_dead_where_set_before_read)
+{
+	/* the trampoline restores only DF where they are dead */
+	static const uint8_t set[] = { 0x48, 0x8d, 0x04, 0x7f,	/* lea (%rdi,%rdi,2),%rax */
+				       0x31, 0xc0, 0xc3 };	/* xor %eax,%eax; ret */
+	static const uint8_t jcc[] = { 0x90, 0x75, 0x00, 0xc3 };	/* nop; jne; ret */
+	static const uint8_t adc[] = { 0xff, 0xc0, 0x11, 0xc0, 0xc3 };	/* inc (not CF); adc */
+	static const uint8_t call[] = { 0x90, 0xe8, 0, 0, 0, 0, 0xc3 };	/* nop; call; ret */
+	static const uint8_t jmp[] = { 0xeb, 0x00, 0x31, 0xc0, 0xc3 };	/* jmp; xor; ret */
+	static const uint8_t pushf[] = { 0x9c, 0x31, 0xc0, 0xc3 };	/* pushfq reads them */
+
+	CHECK_INT(utrace__probe_flags_dead(set, sizeof(set), 0x1000, 0x1000), ==, 1);
+	CHECK_INT(utrace__probe_flags_dead(set, sizeof(set), 0x1000, 0x1006), ==, 1);
+	CHECK_INT(utrace__probe_flags_dead(jcc, sizeof(jcc), 0x1000, 0x1000), ==, 0);
+	CHECK_INT(utrace__probe_flags_dead(adc, sizeof(adc), 0x1000, 0x1000), ==, 0);
+	CHECK_INT(utrace__probe_flags_dead(call, sizeof(call), 0x1000, 0x1000), ==, 1);
+	CHECK_INT(utrace__probe_flags_dead(jmp, sizeof(jmp), 0x1000, 0x1000), ==, 0);
+	CHECK_INT(utrace__probe_flags_dead(pushf, sizeof(pushf), 0x1000, 0x1000), ==, 0);
 }
 
 TEST_MAIN()

@@ -854,4 +854,92 @@ TEST(the_flags_come_back_after_a_hit)
 	CHECK_INT(utrace__probe_detach(s), ==, 0);
 }
 
+/* a handler that attaches another probe at its own address, once,
+ * during its hit: that hit does not run the new probe, later ones do */
+static struct utrace__probe_site *late_site;
+static _Atomic uint64_t late_calls;
+
+static void attach_late(void *data, const struct utrace_probe_regs *regs)
+{
+	char why[UTRACE_PROBE_WHY_MAX];
+
+	count(data, regs);
+	if (!late_site &&
+	    utrace__probe_attach((uintptr_t)w_switch, (uintptr_t)w_switch, fns[2].size,
+				 count, (void *)&late_calls, &late_site, why))
+		late_site = NULL;
+	errno = EIO;	/* the program's errno comes back */
+}
+
+/* w_switch(5) ten times (a volatile argument: no call folded), the
+ * number of wrong results */
+static int switch_10(void)
+{
+	int wrong = 0;
+
+	for (int i = 0; i < 10; i++) {
+		volatile int x = 5;
+
+		wrong += w_switch(x) != 5 >> 1;
+	}
+	return wrong;
+}
+
+/* A handler's calls and its probe's hits: both n. */
+static void check_counts(_Atomic uint64_t *calls, struct utrace__probe_site *s, uint64_t n)
+{
+	CHECK_INT(atomic_load(calls), ==, n);
+	CHECK_INT(utrace__probe_hits(s), ==, n);
+}
+
+/* One probe at an address, then several (one saving the SIMD state, one
+ * attached during a hit), then one again: each handler runs once a hit,
+ * the counts exact, errno kept. */
+TEST(several_probes_at_one_address)
+{
+	_Atomic uint64_t a = 0, b = 0, c = 0;
+	struct utrace__probe_site *sa, *sb, *sc;
+	char why[UTRACE_PROBE_WHY_MAX];
+
+	setup();
+	CHECK_INT(utrace__probe_attach((uintptr_t)w_switch, (uintptr_t)w_switch,
+				       fns[2].size, count, (void *)&a, &sa, why), ==, 0);
+	errno = ENOENT;
+	CHECK_INT(switch_10(), ==, 0);
+	CHECK_INT(errno, ==, ENOENT);
+	check_counts(&a, sa, 10);
+	CHECK_INT(utrace__probe_attach_flags((uintptr_t)w_switch, (uintptr_t)w_switch,
+					     fns[2].size, UTRACE_PROBE_SAVE_SIMD, count,
+					     (void *)&b, &sb, why), ==, 0);
+	CHECK_INT(switch_10(), ==, 0);
+	check_counts(&a, sa, 20);
+	check_counts(&b, sb, 10);
+	/* the SIMD one alone */
+	CHECK_INT(utrace__probe_detach(sa), ==, 0);
+	CHECK_INT(switch_10(), ==, 0);
+	CHECK_INT(atomic_load(&a), ==, 20);
+	check_counts(&b, sb, 20);
+	CHECK_INT(utrace__probe_misses(sb), ==, 0);
+	/* one attached during a hit, next to the SIMD one, then alone */
+	late_site = NULL;
+	atomic_store(&late_calls, 0);
+	CHECK_INT(utrace__probe_attach((uintptr_t)w_switch, (uintptr_t)w_switch,
+				       fns[2].size, attach_late, (void *)&c, &sc, why), ==, 0);
+	errno = ENOENT;
+	CHECK_INT(switch_10(), ==, 0);
+	CHECK_INT(errno, ==, ENOENT);
+	CHECK(late_site != NULL);
+	check_counts(&c, sc, 10);
+	check_counts(&b, sb, 30);
+	check_counts(&late_calls, late_site, 9);
+	CHECK_INT(utrace__probe_detach(sb), ==, 0);
+	CHECK_INT(utrace__probe_detach(sc), ==, 0);
+	CHECK_INT(switch_10(), ==, 0);
+	check_counts(&late_calls, late_site, 19);
+	CHECK_INT(utrace__probe_detach(late_site), ==, 0);
+	CHECK_INT(switch_10(), ==, 0);
+	CHECK_INT(atomic_load(&late_calls), ==, 19);
+	same_as_file(&fns[2]);
+}
+
 TEST_MAIN()

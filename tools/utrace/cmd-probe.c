@@ -22,7 +22,7 @@
 
 static const char probe_usage[] =
 	"usage: utrace probe [-p PID] DEFINITION...\n"
-	"       utrace probe -p PID -l | --profile\n"
+	"       utrace probe -p PID -l [-v] | --profile\n"
 	"       utrace probe -p PID -d [GROUP/]EVENT...\n";
 
 /* after probe_usage and probe_dwarf_help (-x, -k) */
@@ -43,6 +43,9 @@ static const char probe_help[] =
 	"\n"
 	"  -p, --pid PID   the process (without it, definitions are only checked)\n"
 	"  -l, --list      print its definitions (uprobe_events)\n"
+	"  -v, --verbose   with -l: under each, where it is placed (the function,\n"
+	"                  an IFUNC's implementation, sites), or that it waits\n"
+	"                  for its library to be loaded\n"
 	"  -d, --delete    remove these events ('-:' lines)\n"
 	"      --profile   print hits and misses of each probe (uprobe_profile)\n"
 	"  -h, --help      this text\n"
@@ -52,7 +55,7 @@ static const char probe_help[] =
 
 struct probe_opts {
 	pid_t pid;
-	bool list, del, profile;
+	bool list, del, profile, verbose;
 };
 
 enum { OPT_PROFILE = 256 };
@@ -60,6 +63,7 @@ enum { OPT_PROFILE = 256 };
 static const struct option long_opts[] = {
 	{ "pid", required_argument, NULL, 'p' },
 	{ "list", no_argument, NULL, 'l' },
+	{ "verbose", no_argument, NULL, 'v' },
 	{ "delete", no_argument, NULL, 'd' },
 	{ "profile", no_argument, NULL, OPT_PROFILE },
 	{ "help", no_argument, NULL, 'h' },
@@ -72,13 +76,14 @@ static int parse_opts(int argc, char **argv, struct probe_opts *o)
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+p:ldh", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+p:ldvh", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			if (!parse_pid(optarg, &o->pid))
 				return usage_error("probe", "'%s' is not a process id", optarg);
 			break;
 		case 'l': o->list = true; break;
+		case 'v': o->verbose = true; break;
 		case 'd': o->del = true; break;
 		case OPT_PROFILE: o->profile = true; break;
 		case 'h':
@@ -94,6 +99,8 @@ static int parse_opts(int argc, char **argv, struct probe_opts *o)
 		return usage_error("probe", "%s", "which process? give -p PID");
 	if (o->list + o->del + o->profile > 1)
 		return usage_error("probe", "%s", "give one of -l, -d and --profile");
+	if (o->verbose && !o->list)
+		return usage_error("probe", "%s", "-v goes with -l");
 	if ((o->list || o->profile) && optind != argc)
 		return usage_error("probe", "'%s': -l and --profile take no argument",
 				   argv[optind]);
@@ -131,6 +138,11 @@ static int check_only(int argc, char **argv)
 
 			printf("%s\n", s ? s : "?");
 			free(s);
+			if (d->symbol && utrace__probe_file_ifunc(d->path, d->symbol))
+				fprintf(stderr, "utrace probe: note: %s is an IFUNC: in the file this is "
+					"its resolver, which runs once; in a process (-p, record --probe) "
+					"the probe goes on the implementation the process uses\n",
+					d->symbol);
 		}
 		utrace__probe_def_free(d);
 	}
@@ -179,7 +191,7 @@ int cmd_probe(int argc, char **argv)
 	if (o.list || o.profile) {
 		char *text;
 
-		r = utrace__ctl_uprobe_text(c, o.profile, &text);
+		r = utrace__ctl_uprobe_text(c, o.verbose ? 2 : o.profile, &text);
 		if (r < 0) {
 			fprintf(stderr, "utrace probe: process %d: %s\n", (int)o.pid, strerror(-r));
 			status = 1;
