@@ -30,6 +30,13 @@
  *                                  function, timed; prints "CALLS <cpu>
  *                                  <n> <ns>" (with BENCH_PIN=K, on CPU K):
  *                                  how fast this CPU runs plain code
+ *   bench-record-X pairs N         (utrace, lttng) request pairs for the
+ *                                  latency report: N begins (bench_ev,
+ *                                  its b the id) and N ends (bench_str,
+ *                                  its n the same id, one of the 8 paths),
+ *                                  PAIR_LAG ids in flight (the end of id
+ *                                  i follows the begin of i + PAIR_LAG);
+ *                                  prints "PAIRS <n> <ns>"
  *   bench-record-X count N         a short warm-up (1000 events, in
  *                                  bench_rec_warm), the empty loop and the
  *                                  event loop N times each, for valgrind
@@ -112,6 +119,9 @@ BENCH_NOINLINE void bench_rec_loop(uint64_t n, void *ctx);
 BENCH_NOINLINE void bench_rec_warm(uint64_t n, void *ctx);
 BENCH_NOINLINE void bench_rec_loop_str(uint64_t n, void *ctx);
 BENCH_NOINLINE void bench_rec_warm_str(uint64_t n, void *ctx);
+#if !defined(BENCH_RAW)
+BENCH_NOINLINE void bench_rec_loop_pair(uint64_t n, void *ctx);
+#endif
 
 /* BENCH_EV=str: the string event (an int and a 7..28-byte path) instead
  * of the two-integer one, in every mode. */
@@ -183,6 +193,24 @@ BENCH_NOINLINE void bench_rec_warm_str(uint64_t n, void *ctx)
 	}
 	BENCH_BARRIER(ctx);
 }
+
+#if !defined(BENCH_RAW)
+/* The 'pairs' mode: begin i, then the end of i - PAIR_LAG, so that
+ * PAIR_LAG requests wait for their end at any time (a reader pairing
+ * them keeps that many open), then the last PAIR_LAG ends. */
+#define PAIR_LAG 64
+BENCH_NOINLINE void bench_rec_loop_pair(uint64_t n, void *ctx)
+{
+	for (uint64_t i = 0; i < n + PAIR_LAG; i++) {
+		if (i < n)
+			BENCH_EVENT(ctx, i);
+		if (i >= PAIR_LAG)
+			BENCH_STR_EVENT(ctx, i - PAIR_LAG, bench_paths[(i - PAIR_LAG) & 7]);
+		BENCH_BARRIER(i);
+	}
+	BENCH_BARRIER(ctx);
+}
+#endif
 
 static void loop(uint64_t n, void *ctx)
 {
@@ -298,7 +326,7 @@ static void *worker_main(void *arg)
 static int usage(void)
 {
 	fprintf(stderr, "usage: bench-record-%s run N THREADS | count N | calls N | "
-		"for SECONDS\n",
+		"for SECONDS | pairs N\n",
 		BENCH_NAME);
 	return 2;
 }
@@ -364,6 +392,18 @@ int main(int argc, char **argv)
 			t = now_ns();
 		} while (t - t0 < secs * 1000000000u);
 		printf("FOR %" PRIu64 " %" PRIu64 "\n", fired, t - t0);
+		return 0;
+	}
+	if (argc == 3 && strcmp(argv[1], "pairs") == 0) {
+		uint64_t n = parse_u64("bench-record", argv[2]), t0;
+
+		str_mode = 0;
+		wait_on();
+		str_mode = 1;
+		wait_on();
+		t0 = now_ns();
+		bench_rec_loop_pair(n, NULL);
+		printf("PAIRS %" PRIu64 " %" PRIu64 "\n", n, now_ns() - t0);
 		return 0;
 	}
 #endif

@@ -239,7 +239,8 @@ def read_recording(data):
     """The files of bench/run.sh's recording part, in data/rec."""
     rd = os.path.join(data, "rec")
     rec = {"times": {}, "utrace_files": {}, "lttng_files": [], "counts": {},
-           "reads": {}, "read_status": {}, "read_bytes": {}, "status": {}, "filestats": {}}
+           "reads": {}, "read_status": {}, "read_check": {}, "read_bytes": {}, "status": {},
+           "filestats": {}}
     path = os.path.join(rd, "times.txt")
     if os.path.exists(path):
         for line in open(path):
@@ -288,6 +289,8 @@ def read_recording(data):
                 rec["read_bytes"][f[1]] = int(f[2])
             elif len(f) >= 3 and f[0] == "READSTATUS":
                 rec["read_status"][f[1]] = line.strip().split(" ", 2)[2]
+            elif len(f) >= 3 and f[0] == "READCHECK":
+                rec["read_check"][f[1]] = line.strip().split(" ", 2)[2]
     path = os.path.join(rd, "status.txt")
     if os.path.exists(path):
         for line in open(path):
@@ -306,6 +309,75 @@ def read_recording(data):
         if kv:
             rec["filestats"][t] = kv
     return rec
+
+
+def latency_section(w, rec, params, read_rows, speeds):
+    """The latency report and the offline hist triggers, next to
+    trace-cmd report on the same events and perf."""
+    w("#### `utrace report --latency` and `utrace hist`, next to trace-cmd and perf")
+    w("")
+    pairs = params.get("lat_pairs", "?")
+    pairs = f"{int(pairs):,}" if pairs.isdigit() else pairs
+    w(f"**hist**: `utrace hist` with one trigger (25 log2 buckets of b, a "
+      f"summed) on the 1-thread file of the table above; its peer is that "
+      f"table's `trace-cmd report` row (the same events, converted), as "
+      f"trace-cmd has no offline hist.  **latency**: a file of its own, "
+      f"`bench-record-utrace pairs {pairs}` recorded once with `utrace record "
+      f"-m 256M` (room for the whole burst): {pairs} begins (bench_ev, its b "
+      f"the id) and {pairs} ends (bench_str, its n the same id, one of 8 "
+      f"paths), each end 64 ids after its begin, so 64 pairs are open at any "
+      f"time; `--latency bench_ev.b:bench_str.n --sort bench_str.path` pairs "
+      f"them per process, by id, and prints the per-path table and 8 log2 "
+      f"histograms; the same without `--sort` (one row, by comm, the default "
+      f"key) shows what the path key costs.  Beside them, a plain `utrace "
+      f"report` (counts by comm and "
+      f"event) and `trace-cmd report` on the `utrace convert` of that file "
+      f"(conversion not timed).  events/s counts every event of the file "
+      f"(begins and ends), as the other rows do.")
+    w("")
+    w("| reader | trace | events | seconds min / median / max | events/s |")
+    w("|---|---|---:|---:|---:|")
+    read_rows((("utrace-hist", "`utrace hist -i FILE bench_ev 'hist:keys=b.log2:vals=a' "
+                "> /dev/null`", "utrace file, 1 thread"),
+               ("trace-cmd", "`trace-cmd report -i FILE > /dev/null`",
+                "`utrace convert` of the utrace file"),
+               ("utrace-latency", "`utrace report -i FILE --latency bench_ev.b:bench_str.n "
+                "--sort bench_str.path > /dev/null`", "pairs file"),
+               ("utrace-latency-comm", "`utrace report -i FILE --latency "
+                "bench_ev.b:bench_str.n > /dev/null`", "pairs file"),
+               ("utrace-report-pairs", "`utrace report -i FILE > /dev/null`", "pairs file"),
+               ("trace-cmd-pairs", "`trace-cmd report -i FILE > /dev/null`",
+                "`utrace convert` of the pairs file"),
+               ("perf", "`perf report --stdio -i FILE`", "`utrace convert` of the pairs file")))
+    cells = []
+    for key, peer, what, pwhat in (
+            ("utrace-hist", "trace-cmd", "`utrace hist`", "`trace-cmd report`"),
+            ("utrace-latency", "trace-cmd-pairs", "`utrace report --latency`",
+             "`trace-cmd report`"),
+            ("utrace-latency", "utrace-report-pairs", "`utrace report --latency`",
+             "a plain `utrace report`")):
+        if key in speeds and peer in speeds:
+            r = speeds[key] / speeds[peer]
+            cells.append(f"{what} {r:.1f}x the events/s of {pwhat} on the same events"
+                         if r >= 1 else
+                         f"{what} takes {1 / r:.1f}x the time of {pwhat} on the same events")
+    if cells:
+        w("Ratios: " + "; ".join(cells) + ".")
+        w("")
+    chk = rec["read_check"]
+    for key, what in (("pairs-file", "the pairs file"),
+                      ("utrace-latency", "`utrace report --latency` found"),
+                      ("utrace-hist", "`utrace hist`'s Totals")):
+        if key in chk:
+            w(f"- {what}: {chk[key].strip()}")
+    if chk:
+        w("")
+    st = rec["read_status"].get("perf")
+    if st and st.startswith("cannot"):
+        w("perf reads only its own perf.data (kernel samples and tracepoints it "
+          "recorded itself); there is no conversion from a trace.dat or a utrace "
+          "file to it, so perf has no row of figures here.")
+        w("")
 
 
 def pct(x):
@@ -683,19 +755,22 @@ def recording_section(w, data, params, counts, top):
                ("convert-perfetto", "`utrace convert -f perfetto -i FILE -o OUT`",
                 "utrace file, 1 thread"))
     speeds = {}
-    for key, title, trace in readers:
-        v = rec["reads"].get(key)
-        st = rec["read_status"].get(key)
-        if v:
-            secs = [ns / 1e9 for _, ns in v]
-            evn = v[0][0]
-            speeds[key] = evn / min(secs)
-            w(f"| {title} | {trace} | {evn:,} | {min(secs):.2f} / "
-              f"{statistics.median(secs):.2f} / {max(secs):.2f} | "
-              f"{speeds[key] / 1e6:.2f} M |")
-        else:
-            w(f"| {title} | {trace} | - | - | {st or 'not run'} |")
-    w("")
+
+    def read_rows(readers):
+        for key, title, trace in readers:
+            v = rec["reads"].get(key)
+            st = rec["read_status"].get(key)
+            if v:
+                secs = [ns / 1e9 for _, ns in v]
+                evn = v[0][0]
+                speeds[key] = evn / min(secs)
+                w(f"| {title} | {trace} | {evn:,} | {min(secs):.2f} / "
+                  f"{statistics.median(secs):.2f} / {max(secs):.2f} | "
+                  f"{speeds[key] / 1e6:.2f} M |")
+            else:
+                w(f"| {title} | {trace} | - | - | {st or 'not run'} |")
+        w("")
+    read_rows(readers)
     rb = rec["read_bytes"]
     if rb.get("utrace-script") and speeds.get("utrace-script"):
         cells = []
@@ -711,6 +786,7 @@ def recording_section(w, data, params, counts, top):
             w(f"The exports: {'; '.join(cells)} (the utrace file: "
               f"{rb['utrace-script'] / ev:.1f} bytes/event).")
             w("")
+    latency_section(w, rec, params, read_rows, speeds)
     if "utrace-script" not in speeds:
         st = rec["read_status"].get("utrace-script", "not run")
         w(f"`utrace script` was not measured: {st}; its rows and its target "
@@ -850,7 +926,8 @@ def recording_section(w, data, params, counts, top):
     else:
         w("- not measured: ≤ 24 bytes/event on disk")
     for key, cmd, target in (("utrace-script", "script", 2e6),
-                             ("utrace-report", "report", 20e6)):
+                             ("utrace-report", "report", 20e6),
+                             ("utrace-latency", "report --latency", 20e6)):
         what = f"`utrace {cmd}` ≥ {target / 1e6:.0f} M events/s"
         if key in speeds:
             sp = speeds[key]
@@ -1245,7 +1322,7 @@ def main():
       "and disassembles them with `objdump -d`.  Knobs: `BENCH_N`, "
       "`BENCH_RUNS`, `BENCH_CG_N`, `BENCH_LTTNG_ON_N`, `BENCH_LTTNG_ON_RUNS`, "
       "`BENCH_LTTNG_ON_CG_N`, `BENCH_NO_LTTNG_ON=1`, and for the recording part "
-      "`BENCH_REC_N`, `BENCH_REC_RUNS`, `BENCH_REC_CG_N`, `BENCH_READ_RUNS`, "
+      "`BENCH_REC_N`, `BENCH_REC_RUNS`, `BENCH_REC_CG_N`, `BENCH_READ_RUNS`, `BENCH_LAT_PAIRS`, "
       "`BENCH_LONG_SECS`, `BENCH_KEEP_TRACES=1`, and for the filter and control part "
       "`BENCH_FILT_N`, `BENCH_FILT_RUNS`, `BENCH_FILT_CG_N`, `BENCH_CTL_TOGGLES` "
       "(see the top of run.sh).  The recording part also "

@@ -9,10 +9,11 @@
 # callgrind, times 100M-call loops, disassembles the loops; then records a
 # two-field event fired 10M times per thread with `utrace record`, with an
 # LTTng session to disk and into a raw per-thread array, times reading the
-# traces back, and writes bench/RESULTS.md.  Takes about three minutes on
-# two cores.  Needs meson, ninja, a C compiler, valgrind, objdump, python3
-# and liblttng-ust-dev; clang, lttng-tools and babeltrace2 are used when
-# present.
+# traces back (with `utrace hist`, and `utrace report --latency` on a
+# recording of begin/end pairs of its own), and writes bench/RESULTS.md.
+# Takes about three minutes on two cores.  Needs meson, ninja, a C
+# compiler, valgrind, objdump, python3 and liblttng-ust-dev; clang,
+# lttng-tools, babeltrace2, trace-cmd and perf are used when present.
 #
 # Whether the recorder keeps up with a burst (lost events and its CPU per
 # event, quiet and beside two busy loops, before/after): bench/keepup.sh,
@@ -30,6 +31,7 @@
 #   BENCH_REC_RUNS=5         recording runs of each case
 #   BENCH_REC_CG_N=100000    events of the recorded path under callgrind
 #   BENCH_READ_RUNS=3        timed runs of each trace reader
+#   BENCH_LAT_PAIRS=2500000  begin/end pairs of the latency report's trace
 #   BENCH_LONG_SECS=10       seconds of the sustained run (0: skip it)
 #   BENCH_FILT_N=2000000     events of each filter case per round
 #   BENCH_FILT_RUNS=5        rounds of the filter cases
@@ -59,6 +61,7 @@ REC_RUNS=${BENCH_REC_RUNS:-5}
 REC_CG_N=${BENCH_REC_CG_N:-100000}
 LONG_SECS=${BENCH_LONG_SECS:-10}
 READ_RUNS=${BENCH_READ_RUNS:-3}
+LAT_PAIRS=${BENCH_LAT_PAIRS:-2500000}
 FILT_N=${BENCH_FILT_N:-2000000}
 FILT_RUNS=${BENCH_FILT_RUNS:-5}
 FILT_CG_N=${BENCH_FILT_CG_N:-100000}
@@ -692,6 +695,99 @@ else
 		read_time trace-cmd "$r" "$uev" trace-cmd report -i "$tfile" || break
 	done
 fi
+# The offline hist triggers on the same file: `utrace hist` with one
+# trigger keyed on the log2 of b, summing a (25 buckets); one untimed run
+# first, whose Totals give the hits (READCHECK: it must see every event).
+# The peer is the trace-cmd row above: trace-cmd has no offline hist, its
+# `report` reading the same events is the figure to set against.
+hist_trig='hist:keys=b.log2:vals=a'
+if ! "$utrace" --help 2>/dev/null | grep -qE '^ +hist( |$)'; then
+	echo "READSTATUS utrace-hist skipped (the built utrace has no 'hist' command)" \
+		>>"$rdata/read.txt"
+elif [ ! -f "$ufile" ] || [ -z "$uev" ]; then
+	echo "READSTATUS utrace-hist skipped (no utrace trace file was recorded)" >>"$rdata/read.txt"
+elif "$utrace" hist -i "$ufile" bench_ev "$hist_trig" >"$rdata/hist.txt" \
+	2>"$rdata/hist.err"; then
+	echo "READCHECK utrace-hist $(grep -E '^ +(Hits|Entries|Dropped):' "$rdata/hist.txt" |
+		tr -s ' \n' ' ')" >>"$rdata/read.txt"
+	say "reading: utrace hist, $READ_RUNS runs"
+	for ((r = 0; r < READ_RUNS; r++)); do
+		read_time utrace-hist "$r" "$uev" "$utrace" hist -i "$ufile" bench_ev \
+			"$hist_trig" || break
+	done
+else
+	echo "READSTATUS utrace-hist failed (see bench/out/data/rec/hist.err)" >>"$rdata/read.txt"
+fi
+# The latency report needs begin/end pairs: `bench-record-utrace pairs
+# LAT_PAIRS` fires bench_ev (b: the id) and, 64 ids later, bench_str (n:
+# the same id, one of 8 paths), recorded once by `utrace record -m 256M`
+# (room for the whole burst: nothing lost).  Read by `utrace report
+# --latency` sorted by the end's path, the same by its default key (comm),
+# a plain `utrace report`, and `trace-cmd report` on its `utrace convert`;
+# perf is asked too.
+pfile=$rec/pairs.dat
+ptfile=$rec/pairs.trace.dat
+pev=
+if ! "$utrace" report --help 2>/dev/null | grep -q -- '--latency'; then
+	echo "READSTATUS utrace-latency skipped (the built utrace report has no --latency)" \
+		>>"$rdata/read.txt"
+elif ! "$utrace" record -m 256M -o "$pfile" -- "$build/bench/bench-record-utrace" \
+	pairs "$LAT_PAIRS" >"$rdata/pairs.out" 2>"$rdata/pairs.err"; then
+	say "utrace record of the pairs failed, see $rdata/pairs.err"
+	echo "READSTATUS utrace-latency failed (utrace record of the pairs failed, see bench/out/data/rec/pairs.err)" \
+		>>"$rdata/read.txt"
+else
+	line=$(grep -E '^utrace record: [0-9]+ events written, [0-9]+ lost,' \
+		"$rdata/pairs.err" | tail -n 1) || true
+	pev=$(echo "$line" | sed -nE 's/^utrace record: ([0-9]+) events written.*/\1/p')
+	line=${line#utrace record: }
+	echo "READCHECK pairs-file $LAT_PAIRS pairs fired; ${line%, \'*}" >>"$rdata/read.txt"
+fi
+lat_args=(--latency bench_ev.b:bench_str.n --sort bench_str.path)
+if [ -n "$pev" ]; then
+	if "$utrace" report -i "$pfile" "${lat_args[@]}" >"$rdata/latency.txt" \
+		2>"$rdata/latency.err"; then
+		echo "READCHECK utrace-latency $(grep -E '^# Pairs:' "$rdata/latency.txt" | tr -s ' ' ' ')" \
+			>>"$rdata/read.txt"
+	fi
+	say "reading: utrace report --latency (by path, by comm) and utrace report on the pairs, $READ_RUNS runs each"
+	for ((r = 0; r < READ_RUNS; r++)); do
+		read_time utrace-latency "$r" "$pev" "$utrace" report -i "$pfile" "${lat_args[@]}" ||
+			break
+	done
+	for ((r = 0; r < READ_RUNS; r++)); do
+		read_time utrace-latency-comm "$r" "$pev" "$utrace" report -i "$pfile" \
+			"${lat_args[@]:0:2}" || break
+	done
+	for ((r = 0; r < READ_RUNS; r++)); do
+		read_time utrace-report-pairs "$r" "$pev" "$utrace" report -i "$pfile" || break
+	done
+	if ! command -v trace-cmd >/dev/null; then
+		echo "READSTATUS trace-cmd-pairs skipped (trace-cmd is not installed)" >>"$rdata/read.txt"
+	elif ! "$utrace" convert -i "$pfile" -o "$ptfile" 2>"$rdata/convert-pairs.err"; then
+		echo "READSTATUS trace-cmd-pairs failed (utrace convert failed, see bench/out/data/rec/convert-pairs.err)" \
+			>>"$rdata/read.txt"
+	else
+		say "reading: trace-cmd report on the pairs, $READ_RUNS runs"
+		for ((r = 0; r < READ_RUNS; r++)); do
+			read_time trace-cmd-pairs "$r" "$pev" trace-cmd report -i "$ptfile" || break
+		done
+	fi
+	# perf reads its own perf.data only; say what it answers.
+	if ! command -v perf >/dev/null; then
+		echo "READSTATUS perf skipped (perf is not installed)" >>"$rdata/read.txt"
+	elif [ -f "$ptfile" ]; then
+		if perf report --stdio -i "$ptfile" >/dev/null 2>"$rdata/perf.err"; then
+			echo "READSTATUS perf ran (perf report read the trace.dat: time it by hand)" \
+				>>"$rdata/read.txt"
+		else
+			echo "READSTATUS perf cannot read it (\`perf report -i\` on the trace.dat: $(head -n 1 "$rdata/perf.err"))" \
+				>>"$rdata/read.txt"
+		fi
+	fi
+	rm -f "$ptfile"
+fi
+[ -n "${BENCH_KEEP_TRACES:-}" ] || rm -f "$pfile"
 # `utrace convert --format ctf` and `--format sqlite` of the same file,
 # timed as readers (the export reads every event and writes it again), the
 # size of what each writes, and babeltrace2 on the CTF trace.
@@ -775,6 +871,7 @@ end=$(date +%s)
 	echo "rec_cg_n $REC_CG_N"
 	echo "long_secs $LONG_SECS"
 	echo "read_runs $READ_RUNS"
+	echo "lat_pairs $LAT_PAIRS"
 	echo "filt_n $FILT_N"
 	echo "filt_runs $FILT_RUNS"
 	echo "filt_cg_n $FILT_CG_N"
