@@ -206,7 +206,8 @@ if [ "${AVAIL/stacktrace/}" != "$AVAIL" ]; then
 		"$0" trigger -p "$1" task | grep -qx "stacktrace:count=1 if pid == 200" &&
 		[ "$(grep -c "user_stack: " "$2/show")" = 1 ] &&
 		grep -A3 "user_stack: " "$2/show" > "$2/stack" &&
-		grep -q "user_stack: .=> main$" "$2/stack" && grep -qx ".=> __libc_start_main" "$2/stack"' \
+		grep -Eq "user_stack: .=> hist_fire(\.[a-z0-9.]+)?$" "$2/stack" && grep -qx ".=> main" "$2/stack" &&
+		grep -qx ".=> __libc_start_main" "$2/stack"' \
 		"$UTRACE" "$P" "$TMP"
 	check "stacktrace: the record is the kernel's ftrace:user_stack (tgid, caller[8])" bash -c '
 		"$0" list -p "$1" --format ftrace:user_stack > "$2/fmt" &&
