@@ -29,14 +29,31 @@
  * ever taken and a probe ends at an empty one soon.  Sums are relaxed
  * atomic additions.  Nothing is ever removed, except by clear, which needs the
  * writers stopped.
+ *
+ * What a writer changes in several words at once, the hist file's reader
+ * (another thread: the agent's) must not see half done: an entry's
+ * onmax()/onchange() value with the fields save() kept, and the table's
+ * last .snapshot() value with its entry.  Each has a sequence count (a
+ * seqlock): a writer takes it odd with a compare-and-swap, which keeps
+ * the other writers out, stores the words and makes it even again; the
+ * reader copies the words and tries again while the count was odd or
+ * changed.  Every word is an atomic, so that there is no data race for the
+ * reader to lose to, stored with release and loaded with acquire: a reader
+ * that sees one word of a writer sees the count that writer made odd
+ * (atomic_thread_fence() would do it with relaxed words, but
+ * ThreadSanitizer does not support fences; on x86 both are plain moves).  Only
+ * a new maximum (or a change) takes the count: the usual event reads the
+ * value and leaves.
  */
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "hist.h"
 
@@ -1352,8 +1369,9 @@ struct elt {
 	_Atomic uint64_t sums[UTRACE__HIST_VALS_MAX];
 	_Atomic uint64_t vars[UTRACE__HIST_VARS_MAX];
 	_Atomic uint32_t var_set;                /* a bit each */
+	_Atomic uint32_t track_seq;              /* of track and the save() area */
 	_Atomic uint64_t track;                  /* onmax()/onchange()'s value */
-	unsigned char key[];                     /* then the save() area */
+	unsigned char key[];                     /* then the save() area (words) */
 };
 
 struct slot {
@@ -1370,6 +1388,7 @@ struct utrace__hist_map {
 	struct slot *slots;
 	_Atomic uint64_t hits, drops;
 	/* .snapshot(): the value and the entry of the last one taken */
+	_Atomic uint32_t snap_seq;
 	_Atomic uint64_t snap_val;
 	struct elt *_Atomic snap_elt;
 };
@@ -1418,8 +1437,79 @@ void utrace__hist_map_clear(struct utrace__hist_map *m)
 	atomic_store(&m->next_elt, 0);
 	atomic_store(&m->hits, 0);
 	atomic_store(&m->drops, 0);
+	atomic_store(&m->snap_seq, 0);
 	atomic_store(&m->snap_val, 0);
 	atomic_store(&m->snap_elt, NULL);
+}
+
+/* The seqlock of THE TABLE (above).  A writer finding another inside
+ * spins, then yields (the other may be preempted), and gives up after
+ * SEQ_WRITE_TRIES: the one inside is stopped (this thread, interrupted by
+ * a signal whose handler's event is here), as in map_insert(). */
+#define SEQ_SPINS 64
+#define SEQ_WRITE_TRIES 4096
+
+static bool seq_write_begin(_Atomic uint32_t *seq, uint32_t *s)
+{
+	uint32_t i, v;
+
+	for (i = 0; i < SEQ_WRITE_TRIES; i++) {
+		v = atomic_load_explicit(seq, memory_order_relaxed);
+		if (!(v & 1) && atomic_compare_exchange_weak_explicit(seq, &v, v + 1,
+								      memory_order_acquire,
+								      memory_order_relaxed)) {
+			*s = v + 1;
+			return true;
+		}
+		if (i >= SEQ_SPINS)
+			sched_yield();
+	}
+	return false;
+}
+
+static void seq_write_end(_Atomic uint32_t *seq, uint32_t s)
+{
+	atomic_store_explicit(seq, s + 1, memory_order_release);
+}
+
+static uint32_t seq_read_begin(const _Atomic uint32_t *seq)
+{
+	return atomic_load_explicit(seq, memory_order_acquire);
+}
+
+/* After the words are copied: true when they must be copied again (a
+ * writer was in, or came).  The reader spins, yields, then sleeps 100 us
+ * a try: a writer preempted inside, on a loaded machine, gets the time to
+ * finish.  One stopped inside for good (in a debugger) costs the reader
+ * about a second, then it keeps what it has. */
+#define SEQ_READ_TRIES (SEQ_SPINS + 10000)
+
+static bool seq_read_retry(const _Atomic uint32_t *seq, uint32_t s, unsigned int *tries)
+{
+	if (!(s & 1) && atomic_load_explicit(seq, memory_order_acquire) == s)
+		return false;
+	if (++*tries >= SEQ_READ_TRIES)
+		return false;
+	if (*tries > SEQ_SPINS) {
+		struct timespec d = { 0, 100 * 1000 };
+
+		nanosleep(&d, NULL);
+	} else if (*tries > 16) {
+		sched_yield();
+	}
+	return true;
+}
+
+/* An entry's save() area: words (every part of it is a multiple of 8). */
+static _Atomic uint64_t *save_area(const struct utrace__hist *h, const struct elt *e)
+{
+	return (_Atomic uint64_t *)(uintptr_t)(e->key + ((h->key_size + 7) & ~7u));
+}
+
+/* The bytes save() keeps of a string field, its NUL included. */
+static uint32_t save_cap(const struct utrace__hist_field *f)
+{
+	return f->size > UTRACE__HIST_STR_MAX - 1 ? UTRACE__HIST_STR_MAX : f->size + 1;
 }
 
 static uint32_t key_hash(const unsigned char *k, uint32_t n)
@@ -1634,21 +1724,32 @@ static uint64_t operand_value(const struct utrace__hist *h, const struct utrace_
 	return field_value(h, &o->f, r, ctx);
 }
 
+/* check_track_val(): v is a new maximum, or a change, against old. */
+static bool track_new(const struct utrace__hist_action *a, uint64_t v, uint64_t old)
+{
+	return a->handler == UTRACE__HA_ONMAX ? v > old : v != old;
+}
+
 /* cond_snapshot_update(): a snapshot when the value passes the check
- * against the last snapshot's too (a new maximum of the whole table). */
+ * against the last snapshot's too (a new maximum of the whole table); the
+ * value and its entry change together (under snap_seq), as the kernel's
+ * under tr->max_lock. */
 static bool snap_update(struct utrace__hist_map *m, const struct utrace__hist_action *a,
 			struct elt *e, uint64_t v)
 {
-	uint64_t old = atomic_load_explicit(&m->snap_val, memory_order_relaxed);
+	uint32_t s;
+	bool ok;
 
-	do {
-		if (a->handler == UTRACE__HA_ONMAX ? v <= old : v == old)
-			return false;
-	} while (!atomic_compare_exchange_weak_explicit(&m->snap_val, &old, v,
-							memory_order_relaxed,
-							memory_order_relaxed));
-	atomic_store_explicit(&m->snap_elt, e, memory_order_release);
-	return true;
+	if (!track_new(a, v, atomic_load_explicit(&m->snap_val, memory_order_relaxed)) ||
+	    !seq_write_begin(&m->snap_seq, &s))
+		return false;
+	ok = track_new(a, v, atomic_load_explicit(&m->snap_val, memory_order_relaxed));
+	if (ok) {
+		atomic_store_explicit(&m->snap_val, v, memory_order_release);
+		atomic_store_explicit(&m->snap_elt, e, memory_order_release);
+	}
+	seq_write_end(&m->snap_seq, s);
+	return ok;
 }
 
 /* An action's parameters: numbers, or the address of a string's copy. */
@@ -1670,8 +1771,8 @@ static void action_params(const struct utrace__hist *h, const struct utrace__his
 	}
 }
 
-/* check_track_val(), save_track_val(): true when v is a new maximum, or
- * changed. */
+/* check_track_val(), save_track_val() for trace() and snapshot(): true
+ * when v is a new maximum, or changed. */
 static bool track_update(const struct utrace__hist_action *a, struct elt *e, uint64_t v)
 {
 	uint64_t old = atomic_load_explicit(&e->track, memory_order_relaxed);
@@ -1683,6 +1784,42 @@ static bool track_update(const struct utrace__hist_action *a, struct elt *e, uin
 							  memory_order_relaxed))
 			return true;
 	return false;
+}
+
+/* save_track_val() and save_track_data_vars() for save(): the value and
+ * the fields kept with it change together, under the entry's track_seq
+ * (the kernel's are not atomic with each other). */
+static void track_save(const struct utrace__hist *h, const struct utrace__hist_action *a,
+		       struct elt *e, uint64_t v, const unsigned char *r, uint32_t size,
+		       const struct utrace__hist_ctx *ctx)
+{
+	_Atomic uint64_t *w = save_area(h, e);
+	uint64_t str[UTRACE__HIST_STR_MAX / 8];
+	uint32_t s, i, j, n;
+
+	if (!track_new(a, v, atomic_load_explicit(&e->track, memory_order_relaxed)) ||
+	    !seq_write_begin(&e->track_seq, &s))
+		return;
+	if (!track_new(a, v, atomic_load_explicit(&e->track, memory_order_relaxed))) {
+		seq_write_end(&e->track_seq, s);
+		return;
+	}
+	atomic_store_explicit(&e->track, v, memory_order_release);
+	for (i = 0; i < a->nr_params; i++) {
+		const struct utrace__hist_field *f = &a->p[i].f;
+		_Atomic uint64_t *to = w + a->save_off[i] / 8;
+
+		if (!(f->flags & UTRACE__HF_STRING)) {
+			atomic_store_explicit(to, field_value(h, f, r, ctx), memory_order_release);
+			continue;
+		}
+		n = (save_cap(f) + 7) / 8;
+		memset(str, 0, n * 8);
+		copy_str(f, r, size, (char *)str, save_cap(f));
+		for (j = 0; j < n; j++)
+			atomic_store_explicit(&to[j], str[j], memory_order_release);
+	}
+	seq_write_end(&e->track_seq, s);
 }
 
 int utrace__hist_add_vars(struct utrace__hist_map *m, const struct utrace__hist *h,
@@ -1742,9 +1879,10 @@ int utrace__hist_add_vars(struct utrace__hist_map *m, const struct utrace__hist 
 		action_params(h, h->action, r, size, ctx, refv, own, fire->params[0], fire->str[0]);
 		ret |= 1;
 	}
-	if (h->track && track_update(h->track, e, own[h->track->track_var])) {
+	if (h->track && h->track->kind == UTRACE__HA_SAVE) {
+		track_save(h, h->track, e, own[h->track->track_var], r, size, ctx);
+	} else if (h->track && track_update(h->track, e, own[h->track->track_var])) {
 		const struct utrace__hist_action *a = h->track;
-		unsigned char *save = e->key + ((h->key_size + 7) & ~7u);
 
 		if (a->kind == UTRACE__HA_TRACE) {
 			action_params(h, a, r, size, ctx, refv, own, fire->params[1], fire->str[1]);
@@ -1752,22 +1890,6 @@ int utrace__hist_add_vars(struct utrace__hist_map *m, const struct utrace__hist 
 		}
 		if (a->kind == UTRACE__HA_SNAPSHOT && snap_update(m, a, e, own[a->track_var]))
 			ret |= 4;
-		/* save_track_data_vars(): not atomic with the value (as the
-		 * kernel's) */
-		for (i = 0; a->kind == UTRACE__HA_SAVE && i < a->nr_params; i++) {
-			const struct utrace__hist_field *f = &a->p[i].f;
-			uint64_t x;
-
-			if (f->flags & UTRACE__HF_STRING) {
-				uint32_t cap = f->size > UTRACE__HIST_STR_MAX - 1 ?
-					UTRACE__HIST_STR_MAX : f->size + 1;
-
-				copy_str(f, r, size, (char *)save + a->save_off[i], cap);
-				continue;
-			}
-			x = field_value(h, f, r, ctx);
-			memcpy(save + a->save_off[i], &x, 8);
-		}
 	}
 	return ret;
 }
@@ -1938,26 +2060,37 @@ static void val_print(struct sbuf *b, const struct utrace__hist_field *f, uint64
 	}
 }
 
-/* track_data_print(): the onmax()/onchange() value and what save() kept. */
+/* track_data_print(): the onmax()/onchange() value and what save() kept,
+ * copied under the entry's track_seq. */
 static void track_print(struct sbuf *b, const struct utrace__hist *h, const struct elt *e)
 {
 	const struct utrace__hist_action *a = h->track;
-	const unsigned char *save = e->key + ((h->key_size + 7) & ~7u);
-	unsigned int i;
-	uint64_t x;
+	const _Atomic uint64_t *w = save_area(h, e);
+	uint64_t save[UTRACE__HIST_PARAMS_MAX * UTRACE__HIST_STR_MAX / 8], x;
+	uint32_t n, s, i;
+	unsigned int tries = 0;
 
 	if (!a || a->kind == UTRACE__HA_SNAPSHOT)
 		return;
-	sb_printf(b, "\n\t%s: %10" PRIu64, a->handler == UTRACE__HA_ONMAX ? "max" : "changed",
-		  (uint64_t)atomic_load_explicit(&e->track, memory_order_relaxed));
+	n = a->kind == UTRACE__HA_SAVE ? h->save_size / 8 : 0;
+	do {
+		s = seq_read_begin(&e->track_seq);
+		x = atomic_load_explicit(&e->track, memory_order_acquire);
+		for (i = 0; i < n; i++)
+			save[i] = atomic_load_explicit(&w[i], memory_order_acquire);
+	} while (seq_read_retry(&e->track_seq, s, &tries));
+	sb_printf(b, "\n\t%s: %10" PRIu64, a->handler == UTRACE__HA_ONMAX ? "max" : "changed", x);
 	for (i = 0; a->kind == UTRACE__HA_SAVE && i < a->nr_params; i++) {
-		if (a->p[i].f.flags & UTRACE__HF_STRING) {
-			sb_printf(b, "  %s: %-32s", a->p[i].f.name,
-				  (const char *)save + a->save_off[i]);
+		const struct utrace__hist_field *f = &a->p[i].f;
+		char *str = (char *)save + a->save_off[i];
+
+		if (f->flags & UTRACE__HF_STRING) {
+			str[save_cap(f) - 1] = 0;       /* a copy given up on */
+			sb_printf(b, "  %s: %-32s", f->name, str);
 			continue;
 		}
-		memcpy(&x, save + a->save_off[i], 8);
-		sb_printf(b, "  %s: %10" PRIu64, a->p[i].f.name, x);
+		memcpy(&x, str, 8);
+		sb_printf(b, "  %s: %10" PRIu64, f->name, x);
 	}
 }
 
@@ -1966,14 +2099,23 @@ static void snap_print(struct sbuf *b, const struct utrace__hist_map *m,
 		       const struct utrace__hist_print_opts *o)
 {
 	const struct utrace__hist_action *a = m->h->track;
-	const struct elt *e = atomic_load_explicit(&m->snap_elt, memory_order_acquire);
+	const struct elt *e;
+	unsigned int tries = 0;
+	uint32_t s;
+	uint64_t v;
 
-	if (!a || a->kind != UTRACE__HA_SNAPSHOT || !e)
+	if (!a || a->kind != UTRACE__HA_SNAPSHOT)
+		return;
+	do {
+		s = seq_read_begin(&m->snap_seq);
+		e = atomic_load_explicit(&m->snap_elt, memory_order_acquire);
+		v = atomic_load_explicit(&m->snap_val, memory_order_acquire);
+	} while (seq_read_retry(&m->snap_seq, s, &tries));
+	if (!e)
 		return;
 	sb_printf(b, "\nSnapshot taken (see tracing/snapshot).  Details:\n");
 	sb_printf(b, "\ttriggering value { %s(%s) }: %10" PRIu64,
-		  a->handler == UTRACE__HA_ONMAX ? "onmax" : "onchange", a->var_str,
-		  (uint64_t)atomic_load_explicit(&m->snap_val, memory_order_relaxed));
+		  a->handler == UTRACE__HA_ONMAX ? "onmax" : "onchange", a->var_str, v);
 	sb_printf(b, "\ttriggered by event with key: ");
 	key_print(b, m->h, o, e);
 	sb_printf(b, "\n");

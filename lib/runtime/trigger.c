@@ -11,8 +11,9 @@
  * period (utrace__filter_sync(), as for filters) and frees what left.
  * The writer reads the array under the RCU read lock.  A trigger's
  * remaining count, a hist trigger's pause and its table are atomics that
- * the writer reads; `:clear` puts a new table in and frees the old one
- * after a grace period.  All of this runs on the agent thread, one
+ * the writer reads; `:pause` returns after a grace period, so that the
+ * paused table no longer changes; `:clear` puts a new table in and frees
+ * the old one after a grace period.  All of this runs on the agent thread, one
  * request at a time, with the registry lock held.
  */
 #include <errno.h>
@@ -495,9 +496,14 @@ static int hist_write(struct utrace_event *ev, const char *text, bool remove, ch
 			utrace__hist_free(h);
 			return hist_refused(ev, text, -EEXIST, "Hist trigger already exists", log);
 		}
-		if (h->pause)
+		if (h->pause) {
+			/* and once no writer that saw it running is still
+			 * adding: the table stands still when the write
+			 * returns (the hist file's Hits is then the sum of
+			 * its entries' hitcounts) */
 			__atomic_store_n(&o->paused, 1, __ATOMIC_RELAXED);
-		else if (h->cont)
+			utrace__filter_sync();
+		} else if (h->cont)
 			__atomic_store_n(&o->paused, 0, __ATOMIC_RELAXED);
 		if (h->clear) {
 			/* a new table; the old one once no writer adds to it */

@@ -87,12 +87,20 @@ check "the synthetic event's records: lat >= the request's sleep (1 ms, 4 ms), a
 		\$1 > 10000000 { bad = 1 }
 		{ seen[\$2]++; if (seen[\$2] > 1) bad = 1; n[\$2 % 3]++ }
 		END { exit bad || !n[0] || !n[1] || !n[2] }"' _ "$TMP/recs"
+# (the table is live: events come between the reading of the entries and
+# that of Hits, so the sums agree only once it is paused; :pause returns
+# when no writer adds to it any more)
 check "the synthetic event's hist (keys=lat.log2): the 4 ms requests in 2^12 and above" bash -c '
 	cat "$1/synthetic/wakeup_latency/hist" > "$2/h" &&
 	grep -qx "# trigger info: hist:keys=lat.log2:vals=hitcount:sort=hitcount:size=2048 \[active\]" "$2/h" &&
+	echo "hist:keys=lat.log2:pause" >> "$1/synthetic/wakeup_latency/trigger" &&
+	cat "$1/synthetic/wakeup_latency/hist" > "$2/p" && sleep 0.1 &&
+	cat "$1/synthetic/wakeup_latency/hist" > "$2/p2" && same "$2/p2" "$2/p" &&
+	grep -qx "# trigger info: hist:keys=lat.log2:vals=hitcount:sort=hitcount:size=2048 \[paused\]" "$2/p" &&
 	awk "/^{ lat: ~ 2\\^/ { b = \$4 + 0; sub(/^2\\^/, \"\", \$4); if (\$4 + 0 >= 12) slow += \$7; all += \$7 }
 	     /Hits:/ { hits = \$2 }
-	     END { exit !(slow > 0 && all == hits && hits >= 30) }" "$2/h"' _ "$E" "$TMP"
+	     END { exit !(slow > 0 && all == hits && hits >= 30) }" "$2/p" &&
+	echo "hist:keys=lat.log2:cont" >> "$1/synthetic/wakeup_latency/trigger"' _ "$E" "$TMP"
 check "utrace trigger -p and utrace hist -p: the same as the files, the synthetic event by name" bash -c '
 	# (not cmp -s: it would trust the size 0 that the mount shows)
 	[ "$("$0" trigger -p "$1" reqdemo:req_end)" = "$(cat "$2/reqdemo/req_end/trigger")" ] &&
@@ -101,7 +109,7 @@ check "utrace trigger -p and utrace hist -p: the same as the files, the syntheti
 	grep -q "^# trigger info: hist:keys=lat.log2:" "$3/c"' "$UTRACE" "$P" "$E" "$TMP"
 check "in use: removing the event, or the trigger whose variable is read, is EBUSY" bash -c '
 	! echo "!wakeup_latency" >> "$1/synthetic_events" 2> "$3/e" && grep -q "busy" "$3/e" &&
-	! : > "$1/synthetic_events" 2> /dev/null &&
+	! { : > "$1/synthetic_events"; } 2> /dev/null &&
 	! echo "!$BEGIN" >> "$2/reqdemo/req_begin/trigger" 2> "$3/e" && grep -q "busy" "$3/e"' _ "$D" "$E" "$TMP"
 check "once its users are gone the event goes, with its directory" bash -c '
 	echo "!$END" >> "$2/reqdemo/req_end/trigger" && echo "!$BEGIN" >> "$2/reqdemo/req_begin/trigger" &&

@@ -3,7 +3,11 @@
  * The hist table (lib/common/hist.c) under concurrent writers: threads
  * add the same keys at once; no hit is lost or counted twice, a key has
  * one entry, and a full table drops whole keys (an entry that got in has
- * every hit of its key).  The layout of the printed table is t0084's.
+ * every hit of its key).  onmax()/onchange() with save() and snapshot()
+ * while a reader prints the table: what it prints of an entry is of one
+ * event (the value, the number and the string saved with it), and the
+ * snapshot's entry is the one of its value.  The layout of the printed
+ * table is t0084's and t0089's.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -151,6 +155,165 @@ TEST(clear_empties_the_table)
 	free(text);
 	utrace__hist_map_free(m);
 	utrace__hist_free(h);
+}
+
+/* ---- onmax()/onchange() with save(), snapshot(), read while written ---- */
+
+#define KEYS 3
+#define PRINTS 500
+
+struct trec {
+	unsigned short common_type;
+	unsigned char common_flags, common_preempt_count;
+	int common_pid;
+	unsigned int k;
+	unsigned int pad;
+	unsigned long long v, w;
+	char s[24];
+};
+
+static const struct utrace_event_field tfields[] = {
+	{ "unsigned int", "k", 8, 4, 0, UTRACE_FIELD_PLAIN, 0 },
+	{ "u64", "v", 16, 8, 0, UTRACE_FIELD_PLAIN, 0 },
+	{ "u64", "w", 24, 8, 0, UTRACE_FIELD_PLAIN, 0 },
+	{ "char", "s", 32, 24, 1, UTRACE_FIELD_ARRAY, 24 },
+};
+
+/* The string an event with value v carries: its length changes with v,
+ * so that a copy made of two events' strings shows. */
+static void tstr(char *s, size_t n, unsigned long long v)
+{
+	snprintf(s, n, "%llu-%s", v, v & 1 ? "odd-odd-odd" : "ev");
+}
+
+struct tjob {
+	struct utrace__hist_map *m;
+	unsigned int id;
+	int *stop;
+};
+
+/* Every thread its own values (v = i * THREADS + id), rising, until told
+ * to stop: each event of a key is a new maximum for its thread, and the
+ * threads overtake each other. */
+static void *tracker(void *arg)
+{
+	const struct tjob *j = arg;
+	struct utrace__hist_ctx ctx = { .comm = "tracker" };
+	static __thread struct utrace__hist_fire fire;
+	struct trec r = { 0 };
+	unsigned long long i;
+
+	for (i = 1; !__atomic_load_n(j->stop, __ATOMIC_RELAXED); i++) {
+		r.v = i * THREADS + j->id;
+		r.k = (unsigned int)(r.v % KEYS);
+		r.w = r.v;
+		tstr(r.s, sizeof(r.s), r.v);
+		utrace__hist_add_vars(j->m, NULL, &r, sizeof(r), &ctx, NULL, &fire);
+	}
+	return NULL;
+}
+
+struct tcounts {
+	unsigned long long prints;       /* that showed something saved */
+	unsigned long long tracks, snaps;
+	int bad;
+};
+
+/* Check one printed table: every "max:"/"changed:" line's w and s are of
+ * its value, and the snapshot's value is of its key. */
+static void tcheck(char *text, struct tcounts *c)
+{
+	char *line, *save, want[64], s[64];
+	unsigned long long x, w, k;
+	int seen = 0;
+
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (!strncmp(line, "\tmax: ", 6) || !strncmp(line, "\tchanged: ", 10) ||
+		    !strncmp(line, "\ttriggering value ", 18))
+			c->prints += !seen++;
+		if (sscanf(line, "\tmax: %llu w: %llu s: %63s", &x, &w, s) == 3 ||
+		    sscanf(line, "\tchanged: %llu w: %llu s: %63s", &x, &w, s) == 3) {
+			tstr(want, sizeof(want), x);
+			c->tracks++;
+			if (w != x || strcmp(s, want)) {
+				fprintf(stderr, "torn: %s\n", line);
+				c->bad++;
+			}
+		}
+		if (sscanf(line, "\ttriggering value { onmax($m) }: %llu\ttriggered by event "
+			   "with key: { k: %llu }", &x, &k) == 2) {
+			c->snaps++;
+			if (x % KEYS != k) {
+				fprintf(stderr, "snapshot of another entry: %s\n", line);
+				c->bad++;
+			}
+		}
+	}
+}
+
+/* THREADS trackers, and this thread printing the table meanwhile, until
+ * PRINTS of the prints showed something saved. */
+static void track_run(const char *trigger, struct tcounts *c)
+{
+	static const struct utrace__hist_env env;
+	struct utrace__hist_error err;
+	struct utrace__hist *h;
+	struct utrace__hist_map *m;
+	pthread_t t[THREADS];
+	struct tjob j[THREADS];
+	int i, stop = 0;
+
+	CHECK_INT(utrace__hist_parse_env(trigger, tfields, 4, &env, &h, &err), ==, 0);
+	m = utrace__hist_map_new(h);
+	CHECK(m);
+	for (i = 0; i < THREADS; i++) {
+		j[i] = (struct tjob){ m, (unsigned int)i, &stop };
+		CHECK_INT(pthread_create(&t[i], NULL, tracker, &j[i]), ==, 0);
+	}
+	memset(c, 0, sizeof(*c));
+	while (c->prints < PRINTS) {
+		char *text = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&text, &len);
+
+		CHECK(f);
+		CHECK_INT(utrace__hist_print(m, NULL, f), ==, 0);
+		fclose(f);
+		tcheck(text, c);
+		free(text);
+	}
+	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
+	for (i = 0; i < THREADS; i++)
+		pthread_join(t[i], NULL);
+	utrace__hist_map_free(m);
+	utrace__hist_free(h);
+}
+
+TEST(onmax_save_prints_one_events_fields)
+{
+	struct tcounts c;
+
+	track_run("hist:keys=k:m=v:onmax($m).save(w,s)", &c);
+	CHECK_INT(c.bad, ==, 0);
+	CHECK_INT(c.tracks, >=, KEYS);
+}
+
+TEST(onchange_save_prints_one_events_fields)
+{
+	struct tcounts c;
+
+	track_run("hist:keys=k:m=v:onchange($m).save(w,s)", &c);
+	CHECK_INT(c.bad, ==, 0);
+	CHECK_INT(c.tracks, >=, KEYS);
+}
+
+TEST(onmax_snapshot_keeps_its_entry)
+{
+	struct tcounts c;
+
+	track_run("hist:keys=k:m=v:onmax($m).snapshot()", &c);
+	CHECK_INT(c.bad, ==, 0);
+	CHECK_INT(c.snaps, >=, 1);
 }
 
 TEST_MAIN()
