@@ -254,6 +254,17 @@ struct pending {
 	uint64_t idv;                   /* the id when it is a number */
 	struct rref ref;
 	struct rev *ev;
+	size_t carry;                   /* a begin of an earlier report
+					 * (utrace__report_carry_in()): its
+					 * index + 1; no ref, ev, crow */
+};
+
+/* An end paired with a carried begin: its cells are made at carry_out. */
+struct cmatch {
+	size_t carry;
+	uint64_t d;
+	struct rref ref;
+	uint32_t key_off, key_len;      /* the end's group key, in cm_keys */
 };
 
 struct lat {
@@ -270,6 +281,10 @@ struct lat {
 	size_t *gc_n, nr_gc;
 	uint64_t pairs, unmatched_begin, unmatched_end, replaced;
 	bool begin_seen, end_seen;
+	struct cmatch *cm;              /* ends paired with carried begins */
+	size_t ncm, cap_cm;
+	unsigned char *cm_keys;
+	size_t cm_keys_len, cm_keys_cap;
 	/* the group of the last end, as rev's c_* (no field key) */
 	const void *c_thread;
 	uint32_t c_comm, c_pcomm, c_cpu;
@@ -980,6 +995,7 @@ static int lat_begin(struct utrace__report *r, struct lat *l, size_t li, struct 
 	l->p[i].idv = idv;
 	set_ref(&l->p[i].ref, it);
 	l->p[i].ev = v;
+	l->p[i].carry = 0;
 	if (r->kb_len) {
 		memcpy(l->keys + l->keys_len, r->kb, r->kb_len);
 		l->keys_len += r->kb_len;
@@ -1056,11 +1072,79 @@ static int lat_gc_put(struct lat *l, const struct pending *pd, size_t grow)
 	return 0;
 }
 
+/*
+ * A latency group's key into r->kb: fields from the begin pd when it has
+ * them (the key of its count row has them), else from the end it; comm,
+ * pid, tid and cpu from the end.  pd NULL: all from the end.
+ */
+static int lat_group_key(struct utrace__report *r, struct rev *v,
+			 const struct utrace__tf_item *it, const struct pending *pd)
+{
+	const struct table *bt;
+	const unsigned char *bk = NULL;
+	size_t i;
+
+	r->kb_len = 0;
+	if (pd && r->o->nr_keys) {
+		bt = r->combined ? &r->all : &pd->ev->tab;
+		bk = bt->keys + bt->rows[pd->crow].key_off;
+	}
+	for (i = 0; i < r->o->nr_keys; i++) {
+		const struct utrace__rkey *k = &r->o->keys[i];
+		const unsigned char *bf = bk;
+		int e = 0;
+
+		if (bk)
+			bk = skip_key(k, bk);
+		if (k->kind == UTRACE__RKEY_EVENT)
+			continue;
+		if (k->kind != UTRACE__RKEY_FIELD)
+			e = kb_fixed(r, k, it, v);
+		else if (pd && pd->ev->kf[i].f)
+			e = kb_put(r, bf, (size_t)(bk - bf));
+		else
+			e = kb_field(r, &v->kf[i], it);
+		if (e < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* An end paired with a begin of an earlier report: its group key (all
+ * from the end) kept for carry_out. */
+static int lat_end_carried(struct utrace__report *r, struct lat *l, struct rev *v,
+			   const struct utrace__tf_item *it, const struct pending *pd)
+{
+	struct cmatch *m;
+
+	if (lat_group_key(r, v, it, NULL) < 0 ||
+	    (r->kb_len && grow_bytes(&l->cm_keys, &l->cm_keys_cap,
+				     l->cm_keys_len + r->kb_len) < 0))
+		return -ENOMEM;
+	if (l->ncm == l->cap_cm) {
+		size_t c = l->cap_cm ? l->cap_cm * 2 : 16;
+
+		m = realloc(l->cm, c * sizeof(*m));
+		if (!m)
+			return -ENOMEM;
+		l->cm = m;
+		l->cap_cm = c;
+	}
+	m = &l->cm[l->ncm++];
+	m->carry = pd->carry;
+	m->d = it->time >= pd->time ? it->time - pd->time : 0;
+	set_ref(&m->ref, it);
+	m->key_off = (uint32_t)l->cm_keys_len;
+	m->key_len = (uint32_t)r->kb_len;
+	if (r->kb_len)
+		memcpy(l->cm_keys + l->cm_keys_len, r->kb, r->kb_len);
+	l->cm_keys_len += r->kb_len;
+	return 0;
+}
+
 static int lat_end(struct utrace__report *r, struct lat *l, size_t li, struct rev *v,
 		   const struct utrace__tf_item *it)
 {
-	const struct table *bt;
-	const unsigned char *bk;
 	struct pending *pd;
 	struct row *row;
 	uint32_t id_len;
@@ -1077,6 +1161,12 @@ static int lat_end(struct utrace__report *r, struct lat *l, size_t li, struct re
 		return 0;
 	}
 	pd = &l->p[j];
+	if (pd->carry) {
+		if (lat_end_carried(r, l, v, it, pd) < 0)
+			return -ENOMEM;
+		lat_delete(l, (size_t)j);
+		return 0;
+	}
 	d = it->time >= pd->time ? it->time - pd->time : 0;
 	if (r->no_field_key && it->thread == l->c_thread && r->last_comm == l->c_comm &&
 	    r->last_pcomm == l->c_pcomm && it->cpu == l->c_cpu) {
@@ -1086,29 +1176,8 @@ static int lat_end(struct utrace__report *r, struct lat *l, size_t li, struct re
 	/* the group key all from the begin's count row: that row's group */
 	if (pd->ev->kf_all && (row = lat_gc_get(l, pd)))
 		goto add;
-	/* the group key: fields from the begin when it has them (the key of
-	 * its count row has them), else from the end; comm, pid, tid and cpu
-	 * from the end */
-	r->kb_len = 0;
-	bt = r->combined ? &r->all : &pd->ev->tab;
-	bk = r->o->nr_keys ? bt->keys + bt->rows[pd->crow].key_off : NULL;
-	for (i = 0; i < r->o->nr_keys; i++) {
-		const struct utrace__rkey *k = &r->o->keys[i];
-		const unsigned char *bf = bk;
-		int e = 0;
-
-		bk = skip_key(k, bk);
-		if (k->kind == UTRACE__RKEY_EVENT)
-			continue;
-		if (k->kind != UTRACE__RKEY_FIELD)
-			e = kb_fixed(r, k, it, v);
-		else if (pd->ev->kf[i].f)
-			e = kb_put(r, bf, (size_t)(bk - bf));
-		else
-			e = kb_field(r, &v->kf[i], it);
-		if (e < 0)
-			return -ENOMEM;
-	}
+	if (lat_group_key(r, v, it, pd) < 0)
+		return -ENOMEM;
 	row = table_get(&l->groups, r->kb, r->kb_len, hash_bytes(r->kb, r->kb_len), &made);
 	if (!row)
 		return -ENOMEM;
@@ -1250,6 +1319,8 @@ void utrace__report_free(struct utrace__report *r)
 				free(r->lat[i].gc[j]);
 			free(r->lat[i].gc);
 			free(r->lat[i].gc_n);
+			free(r->lat[i].cm);
+			free(r->lat[i].cm_keys);
 		}
 	free(r->lat);
 	for (i = 0; i < r->comms.nr; i++)
@@ -2037,6 +2108,136 @@ void utrace__report_lat_counts(const struct utrace__report *r, size_t li, uint64
 	*pairs = l->pairs;
 	*unmatched_begin = l->unmatched_begin + l->np;
 	*unmatched_end = l->unmatched_end;
+}
+
+int utrace__report_carry_in(struct utrace__report *r, size_t li, const struct utrace__rpend *p,
+			    size_t n)
+{
+	struct lat *l = &r->lat[li];
+	size_t k, i;
+
+	for (k = 0; k < n; k++) {
+		const struct utrace__rpend *b = &p[k];
+
+		if ((l->np + 1) * 2 > l->nslots && lat_rehash(l) < 0)
+			return -ENOMEM;
+		if (lat_find(l, b->id, b->id_len, b->hash, b->pid, b->idv, &i) >= 0)
+			continue;       /* never: one report's begins differ */
+		if (b->id_len && grow_bytes(&l->keys, &l->keys_cap, l->keys_len + b->id_len) < 0)
+			return -ENOMEM;
+		l->p[i] = (struct pending){ .hash = b->hash, .time = b->time, .idv = b->idv,
+					    .key_off = (uint32_t)l->keys_len,
+					    .id_len = b->id_len, .pid = b->pid, .carry = k + 1 };
+		if (b->id_len)
+			memcpy(l->keys + l->keys_len, b->id, b->id_len);
+		l->keys_len += b->id_len;
+		l->np++;
+	}
+	return 0;
+}
+
+/* A waiting begin of this report: its cells of the fields it has. */
+static int pend_cells(struct utrace__report *r, const struct pending *pd, char **cells)
+{
+	const unsigned char *bk = r->o->nr_keys ? r->all.keys + r->all.rows[pd->crow].key_off
+					       : NULL;
+	size_t i, c = 0;
+
+	for (i = 0; i < r->o->nr_keys; i++) {
+		const struct utrace__rkey *k = &r->o->keys[i];
+		const unsigned char *bf = bk;
+
+		bk = skip_key(k, bk);
+		if (k->kind == UTRACE__RKEY_EVENT)
+			continue;
+		if (k->kind == UTRACE__RKEY_FIELD && pd->ev->kf[i].f) {
+			cells[c] = field_text(r, pd->ev, &pd->ev->kf[i], bf, k->raw, &pd->ref);
+			if (!cells[c])
+				return -ENOMEM;
+		}
+		c++;
+	}
+	return 0;
+}
+
+int utrace__report_carry_out(struct utrace__report *r, size_t li, struct utrace__rcarry *out)
+{
+	struct lat *l = &r->lat[li];
+	bool *shown = calloc(r->o->nr_keys + 1, sizeof(*shown));
+	size_t i, n = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (!shown)
+		return -ENOMEM;
+	for (i = 0; i < r->o->nr_keys; i++) {
+		shown[i] = true;
+		if (r->o->keys[i].kind != UTRACE__RKEY_EVENT)
+			out->ncols++;
+	}
+	out->replaced = l->unmatched_begin;
+	out->pend = calloc(l->np + 1, sizeof(*out->pend));
+	out->match = calloc(l->ncm + 1, sizeof(*out->match));
+	if (!out->pend || !out->match)
+		goto nomem;
+	for (i = 0; i < l->nslots; i++) {
+		const struct pending *pd = &l->p[i];
+		struct utrace__rpend *b = &out->pend[n];
+
+		if (!pd->hash)
+			continue;
+		*b = (struct utrace__rpend){ .hash = pd->hash, .time = pd->time, .idv = pd->idv,
+					     .pid = pd->pid, .from = pd->carry };
+		out->npend = ++n;
+		if (pd->carry)
+			continue;
+		b->id_len = pd->id_len;
+		b->cells = calloc(out->ncols + 1, sizeof(*b->cells));
+		if (!b->cells || (pd->id_len && !(b->id = malloc(pd->id_len))) ||
+		    pend_cells(r, pd, b->cells) < 0)
+			goto nomem;
+		if (pd->id_len)
+			memcpy(b->id, l->keys + pd->key_off, pd->id_len);
+	}
+	for (i = 0; i < l->ncm; i++) {
+		const struct cmatch *m = &l->cm[i];
+		struct table t = { .keys = l->cm_keys };
+		struct row row = { .key_off = m->key_off, .key_len = m->key_len,
+				   .ref = { m->ref, m->ref } };
+		struct utrace__rmatch *o = &out->match[i];
+
+		o->from = m->carry - 1;
+		o->d = m->d;
+		o->cells = calloc(out->ncols + 1, sizeof(*o->cells));
+		out->nmatch = i + 1;
+		if (!o->cells || row_cells(r, &t, &row, true, shown, o->cells) < 0)
+			goto nomem;
+	}
+	free(shown);
+	return 0;
+nomem:
+	free(shown);
+	utrace__report_carry_free(out);
+	return -ENOMEM;
+}
+
+void utrace__report_carry_free(struct utrace__rcarry *c)
+{
+	size_t i, j;
+
+	for (i = 0; c->pend && i < c->npend; i++) {
+		for (j = 0; c->pend[i].cells && j < c->ncols; j++)
+			free(c->pend[i].cells[j]);
+		free(c->pend[i].cells);
+		free(c->pend[i].id);
+	}
+	for (i = 0; c->match && i < c->nmatch; i++) {
+		for (j = 0; c->match[i].cells && j < c->ncols; j++)
+			free(c->match[i].cells[j]);
+		free(c->match[i].cells);
+	}
+	free(c->pend);
+	free(c->match);
+	memset(c, 0, sizeof(*c));
 }
 
 int utrace__report_file(const struct utrace__report_opts *o, struct utrace__tf *tf, FILE *out)

@@ -107,6 +107,47 @@ uint64_t utrace__report_problems(const struct utrace__report *r, const char **la
 void utrace__report_lat_counts(const struct utrace__report *r, size_t li, uint64_t *pairs,
 			       uint64_t *unmatched_begin, uint64_t *unmatched_end) UTRACE_HIDDEN;
 
+/*
+ * Pairs across reports (`utrace top`: one report an image of the buffers,
+ * a request's begin in one and its end in a later one).  The begins still
+ * waiting at the end of a report go out as text and numbers, and come
+ * into the next report before its events, where an end pairs with them as
+ * with its own begins; the latency row of such a pair takes the begin's
+ * cells for the fields the begin event has, the end's for the others.
+ */
+struct utrace__rpend {
+	uint64_t hash, time, idv;       /* the pairing key as the report makes
+					 * it, the begin's time */
+	uint32_t pid, id_len;           /* id_len 0: the id is the number idv */
+	unsigned char *id;              /* else its id_len bytes */
+	char **cells;                   /* [col] the begin's cell, NULL where
+					 * the column comes from the end */
+	size_t from;                    /* out: the carried begin's index + 1,
+					 * 0: one of this report */
+};
+struct utrace__rmatch {                 /* an end paired with a carried begin */
+	size_t from;                    /* its index */
+	uint64_t d;                     /* the latency (ns) */
+	char **cells;                   /* [col] the cells of the end */
+};
+struct utrace__rcarry {
+	struct utrace__rpend *pend;     /* the begins waiting at the end: the */
+	size_t npend;                   /* carried ones with from only */
+	struct utrace__rmatch *match;
+	size_t nmatch;
+	size_t ncols;                   /* cells in each (one_table's columns) */
+	uint64_t replaced;              /* begins (carried or not) followed by
+					 * another of the same key: unmatched */
+};
+/* Before the first item: the begins p[0..n) waiting for --latency li (their
+ * ids copied; cells and from not read); 0 or -ENOMEM. */
+int utrace__report_carry_in(struct utrace__report *r, size_t li, const struct utrace__rpend *p,
+			    size_t n) UTRACE_HIDDEN;
+/* After the last item, one_table only: what carries over (everything is
+ * the caller's; free it with utrace__report_carry_free()); 0 or -ENOMEM. */
+int utrace__report_carry_out(struct utrace__report *r, size_t li, struct utrace__rcarry *out)
+	UTRACE_HIDDEN;
+void utrace__report_carry_free(struct utrace__rcarry *c) UTRACE_HIDDEN;
 /* The worker of `utrace report`: the whole file, problems on stderr;
  * returns the exit status (0 or 1). */
 int utrace__report_file(const struct utrace__report_opts *o, struct utrace__tf *tf,

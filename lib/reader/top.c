@@ -9,10 +9,12 @@
  * as they are printed (utrace__report_rows()), merged here by their cells,
  * with their counts (and a latency's durations).  Two keys that print the
  * same (a field whose print format maps two values to one name) make one
- * row here, as they look one on the screen.  A latency's begin and end
- * are paired within an image (the tool takes one an interval then): a
- * pair that straddles two images is counted as an unmatched begin and an
- * unmatched end.
+ * row here, as they look one on the screen.  A latency's begins still
+ * waiting at the end of an image carry over to the next images' reports
+ * as text (their pairing key, time and cells, utrace__report_carry_out()),
+ * so that a pair may span any number of reads; at most TOP_PENDING_MAX of
+ * them are kept, none older than TOP_PENDING_AGE seconds of the trace's
+ * clock (those dropped count as unmatched begins).
  *
  *      UtraceTop:     500 events/s  events: 1000  lost: 0  [pid 42, 2.0 s, per interval]
  *   -------------------------------------------------------------------------
@@ -53,11 +55,23 @@ struct ttab {
 	uint64_t pairs, unmatched_begin, unmatched_end;
 };
 
+#define TOP_PENDING_MAX 65536
+#define TOP_PENDING_AGE 600
+
+/* The begins of a --latency still waiting, carried from image to image. */
+struct tpend {
+	struct utrace__rpend *p;
+	size_t n;
+};
+
 struct utrace__top {
 	const struct utrace__report_opts *o;
 	bool cumulative;
 	struct ttab counts;
 	struct ttab *lat;               /* one per --latency */
+	struct tpend *pend;             /* one per --latency */
+	size_t ncols_lat;               /* the cells of a carried begin */
+	uint64_t now;                   /* the latest event's time */
 	uint64_t events, lost;          /* this interval's */
 	bool lost_unknown;
 	uint64_t all_events;
@@ -177,6 +191,48 @@ static char *join_cells(char *const *cells, size_t n)
 	return key;
 }
 
+/* A row's count and durations into the table; its cells (t->ncols of
+ * them) are taken when the row is new. */
+static int ttab_add(struct ttab *t, char ***cells, uint64_t count, const uint64_t *v, size_t nv)
+{
+	char *key = join_cells(*cells, t->ncols);
+	struct trow *w;
+	bool made;
+
+	if (!key)
+		return -ENOMEM;
+	w = ttab_get(t, key, &made);
+	if (!w) {
+		free(key);
+		return -ENOMEM;
+	}
+	if (made) {
+		w->cells = *cells;
+		*cells = NULL;
+	} else {
+		free(key);
+	}
+	w->count += count;
+	t->total += count;
+	if (!nv)
+		return 0;
+	if (w->nv + nv > w->cap) {
+		size_t c = w->cap ? w->cap : 16;
+		uint64_t *a;
+
+		while (c < w->nv + nv)
+			c *= 2;
+		a = realloc(w->v, c * sizeof(*a));
+		if (!a)
+			return -ENOMEM;
+		w->v = a;
+		w->cap = c;
+	}
+	memcpy(w->v + w->nv, v, nv * sizeof(*w->v));
+	w->nv += nv;
+	return 0;
+}
+
 /* The rows of one image into the table (their cells are taken). */
 static int ttab_merge(struct ttab *t, struct utrace__report_rows *rr)
 {
@@ -191,43 +247,100 @@ static int ttab_merge(struct ttab *t, struct utrace__report_rows *rr)
 	}
 	if (rr->ncols != t->ncols)
 		return -EINVAL;         /* the keys make the columns: never */
-	for (i = 0; i < rr->nrows; i++) {
-		char *key = join_cells(rr->cell[i], rr->ncols);
-		struct trow *w;
-		bool made;
-
-		if (!key)
+	for (i = 0; i < rr->nrows; i++)
+		if (ttab_add(t, &rr->cell[i], rr->count[i], rr->lat ? rr->lat[i] : NULL,
+			     rr->lat ? rr->nr_lat[i] : 0) < 0)
 			return -ENOMEM;
-		w = ttab_get(t, key, &made);
-		if (!w) {
-			free(key);
-			return -ENOMEM;
-		}
-		if (made) {
-			w->cells = rr->cell[i];
-			rr->cell[i] = NULL;
-		} else {
-			free(key);
-		}
-		w->count += rr->count[i];
-		t->total += rr->count[i];
-		if (!rr->lat || !rr->nr_lat[i])
-			continue;
-		if (w->nv + rr->nr_lat[i] > w->cap) {
-			size_t c = w->cap ? w->cap : 16;
-			uint64_t *a;
+	return 0;
+}
 
-			while (c < w->nv + rr->nr_lat[i])
-				c *= 2;
-			a = realloc(w->v, c * sizeof(*a));
-			if (!a)
-				return -ENOMEM;
-			w->v = a;
-			w->cap = c;
+static void pend_one_free(const struct utrace__top *t, struct utrace__rpend *b)
+{
+	size_t j;
+
+	for (j = 0; b->cells && j < t->ncols_lat; j++)
+		free(b->cells[j]);
+	free(b->cells);
+	free(b->id);
+	b->cells = NULL;
+	b->id = NULL;
+}
+
+static void pend_free(const struct utrace__top *t, struct utrace__rpend *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		pend_one_free(t, &p[i]);
+	free(p);
+}
+
+static int cmp_pend_time(const void *pa, const void *pb)
+{
+	const struct utrace__rpend *a = pa, *b = pb;
+
+	return a->time < b->time ? 1 : a->time > b->time ? -1 : 0;
+}
+
+/*
+ * What an image's report of --latency li leaves: the ends paired with
+ * carried begins go into the table (the begin's cells where it has them,
+ * the end's for the others), and the begins still waiting, carried ones
+ * and new ones, are those of the next image, the oldest dropped past the
+ * bounds.
+ */
+static int carry(struct utrace__top *t, size_t li, struct utrace__rcarry *c)
+{
+	struct tpend *tp = &t->pend[li];
+	struct ttab *tab = &t->lat[li];
+	struct utrace__rpend *np;
+	size_t i, j, n = 0;
+
+	if (c->ncols != tab->ncols || (tp->n && c->ncols != t->ncols_lat))
+		return -EINVAL;         /* the keys make the columns: never */
+	t->ncols_lat = c->ncols;
+	tab->unmatched_begin += c->replaced;
+	for (i = 0; i < c->nmatch; i++) {
+		struct utrace__rmatch *m = &c->match[i];
+		struct utrace__rpend *b = &tp->p[m->from];
+
+		for (j = 0; b->cells && j < c->ncols; j++) {
+			if (!b->cells[j])
+				continue;
+			free(m->cells[j]);
+			m->cells[j] = b->cells[j];
+			b->cells[j] = NULL;
 		}
-		memcpy(w->v + w->nv, rr->lat[i], rr->nr_lat[i] * sizeof(*w->v));
-		w->nv += rr->nr_lat[i];
+		pend_one_free(t, b);
+		if (ttab_add(tab, &m->cells, 1, &m->d, 1) < 0)
+			return -ENOMEM;
+		tab->pairs++;
 	}
+	np = calloc(c->npend + 1, sizeof(*np));
+	if (!np)
+		return -ENOMEM;
+	for (i = 0; i < c->npend; i++) {
+		struct utrace__rpend *b = c->pend[i].from ? &tp->p[c->pend[i].from - 1] : &c->pend[i];
+
+		if (b->time + (uint64_t)TOP_PENDING_AGE * 1000000000 < t->now) {
+			tab->unmatched_begin++;
+			continue;       /* too old: its end is not coming */
+		}
+		np[n] = *b;
+		np[n++].from = 0;
+		b->cells = NULL;
+		b->id = NULL;
+	}
+	if (n > TOP_PENDING_MAX) {
+		qsort(np, n, sizeof(*np), cmp_pend_time);       /* newest first */
+		tab->unmatched_begin += n - TOP_PENDING_MAX;
+		for (i = TOP_PENDING_MAX; i < n; i++)
+			pend_one_free(t, &np[i]);
+		n = TOP_PENDING_MAX;
+	}
+	pend_free(t, tp->p, tp->n);     /* those replaced, and the moved */
+	tp->p = np;
+	tp->n = n;
 	return 0;
 }
 
@@ -240,7 +353,10 @@ struct utrace__top *utrace__top_new(const struct utrace__report_opts *o, bool cu
 	t->o = o;
 	t->cumulative = cumulative;
 	t->lat = calloc(o->nr_lat + 1, sizeof(*t->lat));
-	if (!t->lat) {
+	t->pend = calloc(o->nr_lat + 1, sizeof(*t->pend));
+	if (!t->lat || !t->pend) {
+		free(t->lat);
+		free(t->pend);
 		free(t);
 		return NULL;
 	}
@@ -254,9 +370,12 @@ void utrace__top_free(struct utrace__top *t)
 	if (!t)
 		return;
 	ttab_fini(&t->counts);
-	for (i = 0; i < t->o->nr_lat; i++)
+	for (i = 0; i < t->o->nr_lat; i++) {
 		ttab_fini(&t->lat[i]);
+		pend_free(t, t->pend[i].p, t->pend[i].n);
+	}
 	free(t->lat);
+	free(t->pend);
 	free(t);
 }
 
@@ -265,6 +384,7 @@ int utrace__top_add(struct utrace__top *t, struct utrace__tf *tf)
 	struct utrace__tf_iter *it = NULL;
 	struct utrace__report *r;
 	struct utrace__report_rows rr;
+	struct utrace__rcarry rc;
 	struct utrace__tf_item item;
 	const char *last;
 	uint64_t n, a, b, c;
@@ -277,11 +397,18 @@ int utrace__top_add(struct utrace__top *t, struct utrace__tf *tf)
 	r = utrace__report_new(t->o, tf);
 	if (!r)
 		return -ENOMEM;
+	for (i = 0, e = 0; e >= 0 && i < t->o->nr_lat; i++)
+		e = utrace__report_carry_in(r, i, t->pend[i].p, t->pend[i].n);
 	/* counts need no order; latencies need time order */
-	e = t->o->nr_lat ? utrace__tf_iter_new(tf, &it) : utrace__tf_iter_new_unordered(tf, &it);
+	if (e >= 0)
+		e = t->o->nr_lat ? utrace__tf_iter_new(tf, &it) :
+			utrace__tf_iter_new_unordered(tf, &it);
 	while (e >= 0 && (e = utrace__tf_iter_next(it, &item)) > 0) {
-		if (item.kind == UTRACE__TF_EVENT)
+		if (item.kind == UTRACE__TF_EVENT) {
 			t->events++;
+			if (t->now < item.time)
+				t->now = item.time;
+		}
 		e = utrace__report_item(r, &item);
 	}
 	utrace__tf_iter_free(it);
@@ -299,8 +426,13 @@ int utrace__top_add(struct utrace__top *t, struct utrace__tf *tf)
 		utrace__report_rows_free(&rr);
 		utrace__report_lat_counts(r, i, &a, &b, &c);
 		t->lat[i].pairs += a;
-		t->lat[i].unmatched_begin += b;
 		t->lat[i].unmatched_end += c;
+		if (e >= 0)
+			e = utrace__report_carry_out(r, i, &rc);
+		if (e >= 0) {
+			e = carry(t, i, &rc);
+			utrace__report_carry_free(&rc);
+		}
 	}
 	t->lost += utrace__report_lost(r, &unknown);
 	t->lost_unknown |= unknown;

@@ -8,6 +8,9 @@
  *
  *   req-demo [N]      (default 10)
  *   req-demo loop     rounds until killed, for `utrace top` (t0083)
+ *   req-demo long     until killed, requests /long of 1.5 s each, one
+ *                     after another (t0083: pairs longer than top's
+ *                     interval)
  *   req-demo N gate   wait for a line on stdin before the rounds and one
  *                     before exiting (t0098: live triggers set before the
  *                     first event, their hist read after the last)
@@ -23,7 +26,7 @@
 
 static void nap(long ns)
 {
-	struct timespec ts = { 0, ns };
+	struct timespec ts = { ns / 1000000000, ns % 1000000000 };
 
 	while (nanosleep(&ts, &ts))
 		;
@@ -48,6 +51,12 @@ int main(int argc, char **argv)
 	int n = argc > 1 && !loop ? atoi(argv[1]) : 10, id = 0, i;
 	unsigned int j;
 
+	if (argc > 1 && !strcmp(argv[1], "long"))
+		for (;;) {
+			trace_req_begin(++id, "/long");
+			nap(1500000000);
+			trace_req_end(id, "/long", 200);
+		}
 	if (gate)
 		wait_line();
 	for (i = 0; loop || i < n; i++)

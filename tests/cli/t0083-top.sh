@@ -92,6 +92,17 @@ def rows(s):
             fail('not a row: %r' % l)
         out.append((float(m.group(1)), int(m.group(2)), m.group(3).split()))
     return out
+def latency(s):
+    # the latency's title line: its index in s and (pairs, unmatched
+    # begins, unmatched ends)
+    i = next((k for k, l in enumerate(s) if l.startswith('  Latency: ')), None)
+    if i is None:
+        fail('no latency in %r' % s)
+    m = re.match(r'^  Latency: req_begin.id -> req_end.id   pairs: (\d+)  unmatched '
+                 r'begins: (\d+)  unmatched ends: (\d+)$', s[i])
+    if not m:
+        fail(s[i])
+    return i, tuple(int(x) for x in m.groups())
 $(cat)
 EOF
 }
@@ -204,12 +215,8 @@ check "--latency: per path, /slow over 4 ms, /medium over 1 ms" verify lat.txt <
 if len(snaps) != 2:
     fail('%d snapshots' % len(snaps))
 for s in snaps:
-    i = next((k for k, l in enumerate(s) if l.startswith('  Latency: ')), None)
-    if i is None:
-        fail('no latency in %r' % s)
-    m = re.match(r'^  Latency: req_begin.id -> req_end.id   pairs: (\d+)  unmatched '
-                 r'begins: (\d+)  unmatched ends: (\d+)$', s[i])
-    if not m or int(m.group(1)) < 3:
+    i, (npairs, ub, ue) = latency(s)
+    if npairs < 3:
         fail(s[i])
     if s[i + 2].split() != ['path', 'Count', 'Min(us)', 'Mean(us)', 'Max(us)', 'p50(us)',
                             'p90(us)', 'p99(us)']:
@@ -225,14 +232,55 @@ for s in snaps:
     if got['/slow'][1] < 4000 or got['/medium'][1] < 1000 or got['/fast'][1] >= 1000:
         fail('minimums %r' % got)
     pairs = sum(int(v[0]) for v in got.values())
-    if pairs != int(m.group(1)):
-        fail('%d pairs in the rows, %s said' % (pairs, m.group(1)))
+    if pairs != npairs:
+        fail('%d pairs in the rows, %d said' % (pairs, npairs))
     # the counts: as many begins as ends paired, give or take those cut
     r = rows(s)
     if sum(n for p, n, c in r) != int(head.match(s[0]).group(2)):
         fail('rows %r' % r)
 EOF
 check "req-demo's events are off again" test "$(on "$DPID")" = 0
+
+# --latency over requests of 1.5 s, three intervals long (-d 0.5): a begin
+# waits from one read of the buffers to the next until its end comes; the
+# path from the begin, the pid from the end
+"$DEMO" long > /dev/null 2> "$TMP/long.err" &
+LPID=$!
+pids+=("$LPID")
+wait_traceable "$LPID" "$TMP/long.err"
+"$UTRACE" top -p "$LPID" --latency req_begin.id:req_end.id -s req_begin.path,pid -d 0.5 \
+	-n 12 --cumulative > long.txt 2> "$TMP/err"
+check "--latency: requests longer than the interval pair across reads" \
+	verify long.txt "$LPID" <<'EOF'
+if len(snaps) != 12:
+    fail('%d snapshots' % len(snaps))
+last = 0
+for s in snaps:
+    i, (pairs, ub, ue) = latency(s)
+    # top may start within a request: its end alone, at most one
+    if pairs < last or ub != 0 or ue > 1:
+        fail('%s (pairs before: %d)' % (s[i], last))
+    last = pairs
+    if not pairs:
+        continue
+    if s[i + 2].split() != ['path', 'Pid:Command', 'Count', 'Min(us)', 'Mean(us)', 'Max(us)',
+                            'p50(us)', 'p90(us)', 'p99(us)']:
+        fail('heads %r' % s[i + 2])
+    got = []
+    for l in s[i + 5:]:
+        if not l.strip():
+            break
+        got.append(l.split())
+    if len(got) != 1 or got[0][:3] != ['/long', sys.argv[2] + ':req-demo', str(pairs)]:
+        fail('rows %r, %d pairs' % (got, pairs))
+    # 1.5 s asleep: not less, and not 2.5 s more even on a loaded machine
+    mn, mean, mx = (float(x) for x in got[0][3:6])
+    if not 1500000 <= mn <= mean <= mx < 4000000:
+        fail('min, mean, max %r' % got[0][3:6])
+# 6 s at least: the first begin seen within 1.5 s, its end 1.5 s later
+if last < 1:
+    fail('no pair in 12 snapshots of 0.5 s')
+EOF
 
 # --- on a terminal: a screen redrawn, 'q' quits ---
 TMUX_SOCK="$TMP/tmux.sock"

@@ -52,8 +52,8 @@ static const char usage_text[] =
 	"  -n, --iterations N  print N snapshots, then exit (implies --stdio)\n"
 	"  -h, --help          show this text\n";
 
-/* How often the buffers are emptied between two refreshes (with
- * --latency, once a refresh: a begin and its end pair within one image). */
+/* How often the buffers are emptied between two refreshes (a latency's
+ * begins still waiting carry over from one image to the next). */
 #define TAKE_MS 100
 
 static volatile sig_atomic_t stop, resized;
@@ -527,8 +527,7 @@ static int run(struct top_args *a, struct live *lv, struct utrace__top *top, str
 		int wait = (int)((next - t) * 1000);
 		long r;
 
-		/* a latency pairs within one image: take once a refresh */
-		if (wait > TAKE_MS && !a->o.nr_lat)
+		if (wait > TAKE_MS)
 			wait = TAKE_MS;
 		if (poll(&pfd, sc.raw ? 1 : 0, wait > 0 ? wait : 0) > 0 && quit_key())
 			break;
