@@ -1024,18 +1024,15 @@ static const unsigned char *skip_key(const struct utrace__rkey *k, const unsigne
 }
 
 /* The group row cached for the begin's count row, or NULL. */
-static struct row *lat_gc_get(struct lat *l, const struct pending *pd)
+static struct row *lat_gc_get(struct lat *l, uint32_t id, size_t crow)
 {
-	uint32_t id = pd->ev->id;
-
-	if (id >= l->nr_gc || pd->crow >= l->gc_n[id] || !l->gc[id][pd->crow])
+	if (id >= l->nr_gc || crow >= l->gc_n[id] || !l->gc[id][crow])
 		return NULL;
-	return &l->groups.rows[l->gc[id][pd->crow] - 1];
+	return &l->groups.rows[l->gc[id][crow] - 1];
 }
 
-static int lat_gc_put(struct lat *l, const struct pending *pd, size_t grow)
+static int lat_gc_put(struct lat *l, uint32_t id, size_t crow, size_t grow)
 {
-	uint32_t id = pd->ev->id;
 
 	if (id >= l->nr_gc) {
 		size_t n = id + 16, i;
@@ -1055,11 +1052,11 @@ static int lat_gc_put(struct lat *l, const struct pending *pd, size_t grow)
 		}
 		l->nr_gc = n;
 	}
-	if (pd->crow >= l->gc_n[id]) {
+	if (crow >= l->gc_n[id]) {
 		size_t n = l->gc_n[id] ? l->gc_n[id] : 64;
 		uint32_t *a;
 
-		while (n <= pd->crow)
+		while (n <= crow)
 			n *= 2;
 		a = realloc(l->gc[id], n * sizeof(*a));
 		if (!a)
@@ -1068,7 +1065,7 @@ static int lat_gc_put(struct lat *l, const struct pending *pd, size_t grow)
 		l->gc[id] = a;
 		l->gc_n[id] = n;
 	}
-	l->gc[id][pd->crow] = (uint32_t)grow + 1;
+	l->gc[id][crow] = (uint32_t)grow + 1;
 	return 0;
 }
 
@@ -1142,8 +1139,9 @@ static int lat_end_carried(struct utrace__report *r, struct lat *l, struct rev *
 	return 0;
 }
 
+/* @crow: the end's count row */
 static int lat_end(struct utrace__report *r, struct lat *l, size_t li, struct rev *v,
-		   const struct utrace__tf_item *it)
+		   const struct utrace__tf_item *it, size_t crow)
 {
 	struct pending *pd;
 	struct row *row;
@@ -1173,16 +1171,30 @@ static int lat_end(struct utrace__report *r, struct lat *l, size_t li, struct re
 		row = &l->groups.rows[l->c_row];
 		goto add;
 	}
-	/* the group key all from the begin's count row: that row's group */
-	if (pd->ev->kf_all && (row = lat_gc_get(l, pd)))
+	/* the group key all from the begin's count row: that row's group;
+	 * none from the begin (all from the end, as the end's count row):
+	 * the end's count row's group (events of different ids, so the two
+	 * share the cache) */
+	if (pd->ev->kf_all)
+		row = lat_gc_get(l, pd->ev->id, pd->crow);
+	else if (pd->ev->kf_none)
+		row = lat_gc_get(l, v->id, crow);
+	else
+		row = NULL;
+	if (row)
 		goto add;
 	if (lat_group_key(r, v, it, pd) < 0)
 		return -ENOMEM;
 	row = table_get(&l->groups, r->kb, r->kb_len, hash_bytes(r->kb, r->kb_len), &made);
 	if (!row)
 		return -ENOMEM;
-	if (pd->ev->kf_all && lat_gc_put(l, pd, (size_t)(row - l->groups.rows)) < 0)
-		return -ENOMEM;
+	if (pd->ev->kf_all) {
+		if (lat_gc_put(l, pd->ev->id, pd->crow, (size_t)(row - l->groups.rows)) < 0)
+			return -ENOMEM;
+	} else if (pd->ev->kf_none) {
+		if (lat_gc_put(l, v->id, crow, (size_t)(row - l->groups.rows)) < 0)
+			return -ENOMEM;
+	}
 	if (made) {
 		row->ref[0] = pd->ref;
 		set_ref(&row->ref[1], it);
@@ -1287,7 +1299,7 @@ int utrace__report_item(struct utrace__report *r, const struct utrace__tf_item *
 		if (v->lat_role[i] == 1)
 			e = lat_begin(r, &r->lat[i], i, v, it, crow);
 		else if (v->lat_role[i] == 2)
-			e = lat_end(r, &r->lat[i], i, v, it);
+			e = lat_end(r, &r->lat[i], i, v, it, crow);
 		if (e < 0)
 			return -ENOMEM;
 	}
