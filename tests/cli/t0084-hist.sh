@@ -342,6 +342,10 @@ check "name=: one table for both events, Hits = 11 + 3, printed for each" bash -
 	grep -qxF "$NAMED [active]" named.txt && grep -qxF "$NAMED if n < 3 [active]" named.txt &&
 	[ "$(grep -c "^    Hits: 14$" named.txt)" = 2 ] &&
 	[ "$(grep -cE "^\{ common_pid: +[0-9]+ \} hitcount: +14$" named.txt)" = 2 ]'
+"$UTRACE" hist -i h.dat kmalloc 'hist:keys=common_pid' tick 'hist:keys=common_pid' \
+	> unnamed.txt 2> "$TMP/err"
+check "without name=: the same trigger on two events is two tables (11 and 200 hits)" \
+	test "$(sed -n 's/^    Hits: //p' unnamed.txt | tr '\n' ' ')" = "11 200 "
 check "name=: a later trigger of other fields under the name (EINVAL)" \
 	refused kmalloc 'hist:name=foo:keys=common_pid' task 'hist:name=foo:keys=pid' <<'EOF'
 utrace: hist trigger for 'histdemo:task' refused: Invalid argument; error_log:
