@@ -273,6 +273,9 @@ k=$((k + 1))
 		"$UTRACE" trigger -p "$P" tick "traceon:$i if n == $i"
 		"$UTRACE" trigger -p "$P" tick "hist:keys=n:vals=delta:size=256:pause"
 		"$UTRACE" trigger -p "$P" tick "hist:keys=common_pid.execname"
+		"$UTRACE" trigger -p "$P" tick "hist:name=storm:keys=common_pid if n > 10"
+		"$UTRACE" trigger -p "$P" task "hist:name=storm:keys=common_pid"
+		"$UTRACE" trigger -p "$P" tick "hist:name=storm:keys=common_pid:clear if n > 10"
 		"$UTRACE" trigger -p "$P" tick "hist:keys=n:vals=delta:size=256:clear"
 		"$UTRACE" trigger -p "$P" tick "enable_event:histdemo:task"
 		"$UTRACE" trigger -p "$P" tick "hist:keys=n:vals=delta:size=256:cont"
@@ -280,10 +283,13 @@ k=$((k + 1))
 		"$UTRACE" trigger -p "$P" tick "!hist:keys=n:vals=delta:size=256"
 		"$UTRACE" trigger -p "$P" tick "!traceon"
 		"$UTRACE" trigger -p "$P" tick "!hist:keys=common_pid.execname"
+		"$UTRACE" trigger -p "$P" tick "!hist:name=storm:keys=common_pid if n > 10"
+		"$UTRACE" hist -p "$P" task > /dev/null
+		"$UTRACE" trigger -p "$P" task "!hist:name=storm:keys=common_pid"
 		"$UTRACE" trigger -p "$P" tick "!enable_event:histdemo:task"
 	done
 ) > /dev/null 2> "$TMP/storm.err"
-check "storm: 15 rounds of add/pause/clear/cont/remove while 4 threads fire" bash -c '
+check "storm: 15 rounds of add/pause/clear/cont/remove (named tables too) while 4 threads fire" bash -c '
 	wait_for grep -qx "done $2" "$1/out" && kill -0 "$3" && [ ! -s "$1/storm.err" ]' \
 	_ "$TMP" "$k" "$P"
 check "storm: the event is left with no trigger and not held" bash -c '
