@@ -246,6 +246,24 @@ if "$UTRACE" mount "$MNT" 2> "$TMP/err"; then
 		[ "$(cat "$3/log")" = "hist:histdemo:kmalloc: error: Couldn'\''t find field
   Command: hist:keys=bogus
                      ^" ]' _ "$E" "$MNT/$P" "$TMP"
+	check "mount: name= on kmalloc and task; one of other fields is EINVAL with its error_log entry" bash -c '
+		echo "hist:name=m:keys=common_pid" >> "$1/kmalloc/trigger" &&
+		echo "hist:name=m:keys=common_pid if pid == 100" >> "$1/task/trigger" &&
+		! echo "hist:name=m:keys=pid" >> "$1/task/trigger" 2> "$3/e" &&
+		grep -q "Invalid argument" "$3/e" &&
+		tail -n 3 "$2/error_log" | sed -E "s/^\[ *[0-9]+\.[0-9]+\] //" > "$3/log" &&
+		[ "$(cat "$3/log")" = "hist:histdemo:task: error: Named hist trigger doesn'\''t match existing named trigger (includes variables)
+  Command: hist:name=m:keys=pid
+                ^" ]' _ "$E" "$MNT/$P" "$TMP"
+	send fire
+	check "mount: both hist files show the one table: 11 kmallocs + 3 tasks of pid 100" bash -c '
+		sed -n "/^# trigger info: hist:name=m:keys=common_pid:vals=hitcount:sort=hitcount:size=2048 \[active\]$/,\$p" \
+			"$1/kmalloc/hist" > "$2/k" &&
+		sed -n "/^# trigger info: hist:name=m:keys=common_pid:vals=hitcount:sort=hitcount:size=2048 if pid == 100 \[active\]$/,\$p" \
+			"$1/task/hist" > "$2/t" &&
+		grep -qx "    Hits: 14" "$2/k" && [ "$(sed 1d "$2/k")" = "$(sed 1d "$2/t")" ] &&
+		echo "!hist:name=m:keys=common_pid if pid == 100" >> "$1/task/trigger" &&
+		grep -qx "    Hits: 14" "$1/kmalloc/hist" && [ ! -s "$1/task/hist" ]' _ "$E" "$TMP"
 	check "mount: > trigger removes the hist triggers only (the kernel's O_TRUNC)" bash -c '
 		: > "$1/tick/trigger" &&
 		[ "$(cat "$1/tick/trigger")" = "traceoff:count=0 if n == 150" ] &&
