@@ -111,19 +111,13 @@ void utrace__hist_error_fini(struct utrace__hist_error *err)
 	err->filter_expr = NULL;
 }
 
-char *utrace__hist_error_text(const char *system, const char *event, const char *text,
-			      const struct utrace__hist_error *err)
+/* The command as the kernel keeps it for its error_log: "hist:" + the
+ * parameter, white space around it stripped. */
+static void hist_last_cmd(const char *text, char cmd[LAST_CMD_MAX])
 {
-	char cmd[LAST_CMD_MAX], *s = NULL;
 	const char *param;
 	size_t n;
 
-	if (err->in_filter)
-		return utrace__filter_log_text(err->filter_expr ? err->filter_expr : "",
-					       &err->fe);
-	if (!err->logged)
-		return NULL;
-	/* the command as the kernel keeps it: "hist:" + the parameter */
 	while (isspace((unsigned char)*text))
 		text++;
 	param = text + strcspn(text, ": \t");
@@ -131,11 +125,34 @@ char *utrace__hist_error_text(const char *system, const char *event, const char 
 		param++;
 	while (isspace((unsigned char)*param))
 		param++;
-	snprintf(cmd, sizeof(cmd), "hist:%.*s", (int)(LAST_CMD_MAX - 1 - sizeof("hist:")),
+	snprintf(cmd, LAST_CMD_MAX, "hist:%.*s", (int)(LAST_CMD_MAX - 1 - sizeof("hist:")),
 		 param);
 	n = strlen(cmd);
 	while (n && isspace((unsigned char)cmd[n - 1]))
 		cmd[--n] = 0;
+}
+
+int utrace__hist_errpos(const char *text, const char *at)
+{
+	char cmd[LAST_CMD_MAX];
+	const char *found;
+
+	hist_last_cmd(text, cmd);
+	found = at ? strstr(cmd, at) : NULL;
+	return found ? (int)(found - cmd) : 0;
+}
+
+char *utrace__hist_error_text(const char *system, const char *event, const char *text,
+			      const struct utrace__hist_error *err)
+{
+	char cmd[LAST_CMD_MAX], *s = NULL;
+
+	if (err->in_filter)
+		return utrace__filter_log_text(err->filter_expr ? err->filter_expr : "",
+					       &err->fe);
+	if (!err->logged)
+		return NULL;
+	hist_last_cmd(text, cmd);
 	if (asprintf(&s, "hist:%s:%s: error: %s\n  Command: %s\n%*s^\n", system, event,
 		     err->msg, cmd, 11 + err->pos, "") < 0)
 		return NULL;
@@ -1304,11 +1321,16 @@ char *utrace__hist_info(const struct utrace__hist *h, bool paused)
 	return b.p;
 }
 
-static bool same_field(const struct utrace__hist_field *a, const struct utrace__hist_field *b)
+/* offset: the place in the record counts too (the same event's triggers;
+ * a named trigger of another event only needs a field of that name, size
+ * and sign, as the kernel's compatible_field()). */
+static bool same_field(const struct utrace__hist_field *a, const struct utrace__hist_field *b,
+		       bool offset)
 {
-	return a->flags == b->flags && a->src == b->src && a->offset == b->offset &&
+	return a->flags == b->flags && a->src == b->src && (!offset || a->offset == b->offset) &&
 	       a->size == b->size && a->is_signed == b->is_signed &&
-	       a->buckets == b->buckets && !strcmp(a->name, b->name);
+	       a->buckets == b->buckets && a->key_offset == b->key_offset &&
+	       !strcmp(a->name, b->name);
 }
 
 bool utrace__hist_same_layout(const struct utrace__hist *a, const struct utrace__hist *b)
@@ -1331,7 +1353,9 @@ bool utrace__hist_same_layout(const struct utrace__hist *a, const struct utrace_
 	return true;
 }
 
-bool utrace__hist_same(const struct utrace__hist *a, const struct utrace__hist *b)
+/* hist_trigger_match(): ignore_filter and the fields' places in the record
+ * aside for a named trigger of another event. */
+static bool hist_match(const struct utrace__hist *a, const struct utrace__hist *b, bool named)
 {
 	unsigned int i;
 
@@ -1341,24 +1365,34 @@ bool utrace__hist_same(const struct utrace__hist *a, const struct utrace__hist *
 	for (i = 0; i < a->nr_vars; i++)
 		if (strcmp(a->vars[i].name, b->vars[i].name) || strcmp(a->vars[i].text, b->vars[i].text))
 			return false;
-	if (!a->filter_str != !b->filter_str)
+	if (!named && !a->filter_str != !b->filter_str)
 		return false;
-	if (a->filter_str && strcmp(a->filter_str, b->filter_str))
+	if (!named && a->filter_str && strcmp(a->filter_str, b->filter_str))
 		return false;
 	if (!same_action(a->action, b->action) || !same_action(a->track, b->track) ||
 	    (a->action && a->track && a->track_first != b->track_first))
 		return false;
 	for (i = 0; i < a->nr_vals; i++)
-		if (!same_field(&a->vals[i], &b->vals[i]))
+		if (!same_field(&a->vals[i], &b->vals[i], !named))
 			return false;
 	for (i = 0; i < a->nr_keys; i++)
-		if (!same_field(&a->keys[i], &b->keys[i]))
+		if (!same_field(&a->keys[i], &b->keys[i], !named))
 			return false;
 	for (i = 0; i < a->nr_sort; i++)
 		if (a->sort[i].is_key != b->sort[i].is_key || a->sort[i].idx != b->sort[i].idx ||
 		    a->sort[i].descending != b->sort[i].descending)
 			return false;
 	return true;
+}
+
+bool utrace__hist_same(const struct utrace__hist *a, const struct utrace__hist *b)
+{
+	return hist_match(a, b, false);
+}
+
+bool utrace__hist_compatible(const struct utrace__hist *a, const struct utrace__hist *b)
+{
+	return hist_match(a, b, true) && utrace__hist_same_layout(a, b);
 }
 
 /* ------------------------------------------------------------ the table */
@@ -2157,7 +2191,7 @@ int utrace__hist_print(struct utrace__hist_map *m, const struct utrace__hist_pri
 				max[j] = x;
 		}
 	sb_printf(&b, "# event histogram\n#\n# trigger info: ");
-	info_print(&b, h, o->paused);
+	info_print(&b, o->info ? o->info : h, o->paused);
 	sb_printf(&b, "#\n\n");
 	for (i = 0; i < n; i++) {
 		key_print(&b, h, o, v[i].e);

@@ -254,6 +254,24 @@ char *utrace__hist_error_text(const char *system, const char *event, const char 
  */
 bool utrace__hist_same(const struct utrace__hist *a, const struct utrace__hist *b) UTRACE_HIDDEN;
 
+/**
+ * utrace__hist_compatible - may @b share the table of the named trigger @a?
+ *
+ * The kernel's hist_trigger_match() with ignore_filter, for `name=`: the
+ * same fields (by name, size, sign and modifiers; their places in the
+ * record may differ, @a and @b may be of two events), values, variables,
+ * sort keys and actions, and the same layout of the key (see
+ * utrace__hist_same_layout()); the filter, name and size aside.  A later
+ * trigger that is not is refused with "Named hist trigger doesn't match
+ * existing named trigger (includes variables)" (-EINVAL).
+ */
+bool utrace__hist_compatible(const struct utrace__hist *a, const struct utrace__hist *b)
+	UTRACE_HIDDEN;
+
+/* The error_log caret of a refusal at the first @at in the command of
+ * @text (the kernel's errpos()); 0 when it is not there. */
+int utrace__hist_errpos(const char *text, const char *at) UTRACE_HIDDEN;
+
 /* ------------------------------------------------------------ the table */
 
 struct utrace__hist_map;
@@ -331,6 +349,9 @@ struct utrace__hist_print_opts {
 	void *sym_arg;
 	bool paused;                    /* "[paused]" instead of "[active]" */
 	const char *(*syscall)(uint64_t nr);   /* .syscall's name, or NULL */
+	/* the trigger the header's "trigger info" line is of (a named
+	 * trigger sharing the table: its filter); NULL: the table's */
+	const struct utrace__hist *info;
 };
 
 /**

@@ -8,7 +8,10 @@
  * kernel's hist file prints them.  The triggers are taken as written to
  * the trigger file one after the other before the events happened: a
  * second identical one is refused, a later pause, cont or clear applies
- * to the earlier one.
+ * to the earlier one.  Triggers with the same `name=` share the table of
+ * the first (the kernel's named triggers): each event's records go into
+ * it, each prints it under its own trigger info; a later one of other
+ * fields is refused.
  *
  * Triggers may be on several events (each after its EVENT argument), with
  * variables, references to another trigger's variables ($x, or
@@ -36,7 +39,8 @@ struct hev {
 
 struct table {
 	struct utrace__hist *h;          /* the first format's */
-	struct utrace__hist_map *m;
+	struct utrace__hist_map *m;      /* NULL: share's */
+	struct table *share;             /* name=: the first of the name, or NULL */
 	const char *system, *event;      /* its event's */
 	bool paused;
 	bool used;                       /* not folded into an earlier one */
@@ -81,6 +85,12 @@ static int entry_sym(void *arg, const void *owner, uint64_t addr, const char **n
 	if (!owner)
 		return -ENOENT;
 	return utrace__tf_sym_lookup(NULL, owner, addr, name, start, size);
+}
+
+/* The table a trigger adds to: its own, or its name's. */
+static struct utrace__hist_map *table_map(const struct table *tb)
+{
+	return tb->share ? tb->share->m : tb->m;
 }
 
 /* Say why a trigger is refused: the kernel's errno and error_log entry. */
@@ -298,6 +308,7 @@ static int parse_trigger(struct histfile *hf, size_t t)
 	const char *text = hf->o->triggers[t], *want = hf->o->events[t];
 	struct table *tb = &hf->t[t];
 	struct synth *sy = synth_named(hf, want);
+	struct table *named = NULL;
 	size_t i, j;
 	int r;
 
@@ -336,18 +347,41 @@ static int parse_trigger(struct histfile *hf, size_t t)
 		fprintf(stderr, "utrace: no usable format of '%s' in '%s'\n", want, hf->name);
 		return 1;
 	}
+	/* find_named_trigger(): the first table of the name */
+	for (j = 0; tb->h->name && j < t && !named; j++)
+		if (hf->t[j].used && !hf->t[j].share && hf->t[j].h->name &&
+		    !strcmp(hf->t[j].h->name, tb->h->name))
+			named = &hf->t[j];
+	if (named && !utrace__hist_compatible(named->h, tb->h)) {
+		struct utrace__hist_error err = { .err = -EINVAL, .logged = true };
+
+		err.pos = utrace__hist_errpos(text, tb->h->name);
+		snprintf(err.msg, sizeof(err.msg), "Named hist trigger doesn't match existing "
+			 "named trigger (includes variables)");
+		refused(hf, tb->system, tb->event, text, &err);
+		return 1;
+	}
 	/* as the kernel's hist_register_trigger() and
-	 * existing_hist_update_only() */
-	for (j = 0; j < t; j++) {
+	 * existing_hist_update_only(): a trigger of the same event, of the
+	 * same name (none: unnamed); a name no trigger has yet is new */
+	for (j = 0; j < t && (!tb->h->name || named); j++) {
 		struct table *old = &hf->t[j];
 
-		if (!old->used || !utrace__hist_same(old->h, tb->h))
+		if (!old->used || strcmp(old->system, tb->system) ||
+		    strcmp(old->event, tb->event) ||
+		    (named ? old != named && old->share != named : old->h->name != NULL) ||
+		    !utrace__hist_same(old->h, tb->h))
 			continue;
 		if (tb->h->pause || tb->h->cont || tb->h->clear) {
 			if (tb->h->pause)
 				old->paused = true;
 			else if (tb->h->cont)
 				old->paused = false;
+			else if (named)
+				/* hist_clear(): every trigger of the name runs */
+				for (i = 0; i < t; i++)
+					if (&hf->t[i] == named || hf->t[i].share == named)
+						hf->t[i].paused = false;
 			return 0;
 		}
 		{
@@ -366,9 +400,19 @@ static int parse_trigger(struct histfile *hf, size_t t)
 		refused(hf, tb->system, tb->event, text, &err);
 		return 1;
 	}
-	tb->m = utrace__hist_map_new(tb->h);
-	if (!tb->m)
-		return -ENOMEM;
+	if (named) {
+		/* the shared table's size */
+		for (i = 0; i < hf->nr_evs; i++)
+			if (hf->evs[i].h[t])
+				hf->evs[i].h[t]->bits = named->h->bits;
+		if (sy)
+			sy->h[t]->bits = named->h->bits;
+		tb->share = named;
+	} else {
+		tb->m = utrace__hist_map_new(tb->h);
+		if (!tb->m)
+			return -ENOMEM;
+	}
 	tb->paused = tb->h->pause;
 	tb->used = true;
 	tb->vars = tb->h->nr_vars || tb->h->nr_refs || tb->h->action || tb->h->track;
@@ -412,12 +456,12 @@ static void add_record(struct histfile *hf, struct utrace__hist *const *hs, cons
 		if (!hf->t[t].used || hf->t[t].paused || !h)
 			continue;
 		if (!hf->t[t].vars) {
-			utrace__hist_add(hf->t[t].m, h, rec, len, ctx);
+			utrace__hist_add(table_map(&hf->t[t]), h, rec, len, ctx);
 			continue;
 		}
 		for (i = 0; i < h->nr_refs; i++)
-			maps[i] = ((const struct table *)h->refs[i].owner)->m;
-		r = utrace__hist_add_vars(hf->t[t].m, h, rec, len, ctx, maps, &fi);
+			maps[i] = table_map(h->refs[i].owner);
+		r = utrace__hist_add_vars(table_map(&hf->t[t]), h, rec, len, ctx, maps, &fi);
 		if (r > 0 && (r & 1))
 			fire(hf, h->action->target, fi.params[0], rec, len, ctx);
 		if (r > 0 && (r & 2))
@@ -487,14 +531,14 @@ int utrace__hist_file(const struct utrace__histfile_opts *o, struct utrace__tf *
 		add_item(&hf, &item);
 	for (t = 0; e >= 0 && t < o->nr_triggers; t++) {
 		struct utrace__hist_print_opts po = { .sym = entry_sym, .paused = hf.t[t].paused,
-						      .syscall = o->syscall };
+						      .syscall = o->syscall, .info = hf.t[t].h };
 
 		if (!hf.t[t].used)
 			continue;
 		if (n++ && fputs("\n\n", out) == EOF)
 			e = -EIO;
 		if (e >= 0)
-			e = utrace__hist_print(hf.t[t].m, &po, out);
+			e = utrace__hist_print(table_map(&hf.t[t]), &po, out);
 	}
 	if (e == -ENOMEM) {
 		fprintf(stderr, "utrace: '%s': out of memory\n", hf.name);

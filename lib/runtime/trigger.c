@@ -15,6 +15,11 @@
  * paused table no longer changes; `:clear` puts a new table in and frees
  * the old one after a grace period.  All of this runs on the agent thread, one
  * request at a time, with the registry lock held.
+ *
+ * Hist triggers with the same `name=` (the kernel's named triggers) share
+ * one table, of the first one's fields, whatever event they are on: a
+ * struct named, kept while any trigger uses it.  Each still has its own
+ * parse (its event's record layout, its filter) and its own pause.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -51,6 +56,16 @@ static const char *const kind_name[] = {
 	"hist", "traceon", "traceoff", "stacktrace", "enable_event", "disable_event", "snapshot",
 };
 
+/* The table of the hist triggers named alike (find_named_trigger()). */
+struct named {
+	struct named *next;
+	struct utrace__hist *h;          /* the first trigger's: the table's */
+	struct utrace__hist_map *map;    /* (atomic: :clear replaces it) */
+	unsigned int refs;               /* triggers using it */
+};
+
+static struct named *named_list;
+
 struct trig {
 	enum trig_kind kind;
 	long count;                      /* left; -1: unlimited (atomic) */
@@ -59,6 +74,8 @@ struct trig {
 	struct utrace_event *target;     /* enable_event, disable_event */
 	struct utrace__hist *h;          /* hist */
 	struct utrace__hist_map *map;    /* (atomic: :clear replaces it) */
+	struct utrace__hist_map **mapp;  /* &map, or &sh->map */
+	struct named *sh;                /* name=: the shared table, or NULL */
 	int paused;                      /* (atomic) */
 	unsigned long skip[2];           /* stacktrace: the probe, the iterator */
 	/* hist: the triggers whose variables h->refs name, and how many
@@ -151,9 +168,9 @@ static void hist_vars(const struct trig *t, const void *rec, uint32_t size,
 	int r;
 
 	for (i = 0; i < t->h->nr_refs; i++)
-		maps[i] = __atomic_load_n(&t->ref_owner[i]->map, __ATOMIC_ACQUIRE);
-	r = utrace__hist_add_vars(__atomic_load_n(&t->map, __ATOMIC_ACQUIRE), NULL, rec, size, hc,
-				  maps, &fire);
+		maps[i] = __atomic_load_n(t->ref_owner[i]->mapp, __ATOMIC_ACQUIRE);
+	r = utrace__hist_add_vars(__atomic_load_n(t->mapp, __ATOMIC_ACQUIRE), t->h, rec, size,
+				  hc, maps, &fire);
 	if (r > 0 && (r & 1))
 		utrace__synth_fire(t->h->action->target, fire.params[0]);
 	if (r > 0 && (r & 2))
@@ -186,7 +203,7 @@ void utrace__triggers_run(struct utrace_event *ev, const void *rec, uint32_t siz
 			if (t->h->nr_vars || t->h->nr_refs || t->h->action || t->h->track)
 				hist_vars(t, rec, size, &hc);
 			else
-				utrace__hist_add(__atomic_load_n(&t->map, __ATOMIC_ACQUIRE), NULL,
+				utrace__hist_add(__atomic_load_n(t->mapp, __ATOMIC_ACQUIRE), t->h,
 						 rec, size, &hc);
 			continue;
 		}
@@ -199,12 +216,35 @@ void utrace__triggers_run(struct utrace_event *ev, const void *rec, uint32_t siz
 
 /* --- the agent's side --- */
 
+/* One trigger less on a shared table: the last one frees it. */
+static void named_put(struct named *sh)
+{
+	struct named **pp;
+
+	if (--sh->refs)
+		return;
+	for (pp = &named_list; *pp; pp = &(*pp)->next)
+		if (*pp == sh) {
+			*pp = sh->next;
+			break;
+		}
+	utrace__hist_map_free(sh->map);
+	utrace__hist_free(sh->h);
+	free(sh);
+}
+
 static void trig_free(struct trig *t)
 {
 	if (!t)
 		return;
 	utrace__hist_map_free(t->map);
-	utrace__hist_free(t->h);
+	if (t->sh) {
+		if (t->h != t->sh->h)
+			utrace__hist_free(t->h);
+		named_put(t->sh);
+	} else {
+		utrace__hist_free(t->h);
+	}
 	utrace__filter_free(t->filter);
 	free(t->filter_str);
 	free(t);
@@ -388,10 +428,11 @@ static char *skip_spaces(char *s)
 /* --- hist --- */
 
 static int hist_refused(struct utrace_event *ev, const char *text, int err, const char *msg,
-			char **log)
+			const char *at, char **log)
 {
 	struct utrace__hist_error e = { .err = err, .logged = true };
 
+	e.pos = utrace__hist_errpos(text, at);
 	snprintf(e.msg, sizeof(e.msg), "%s", msg);
 	*log = utrace__hist_error_text(ev->cls->system, ev->name, text, &e);
 	return err;
@@ -467,11 +508,82 @@ static const struct utrace__hist_env hist_env = {
 	NULL, env_find_var, env_get_synth, env_put_synth, env_find_event,
 };
 
+static struct named *named_find(const char *name)
+{
+	struct named *sh;
+
+	for (sh = named_list; sh; sh = sh->next)
+		if (!strcmp(sh->h->name, name))
+			return sh;
+	return NULL;
+}
+
+struct unpause {
+	const struct named *sh;
+};
+
+/* hist_clear()'s unpause_named_trigger(): every trigger of the name runs. */
+static int unpause_cb(struct utrace_event *ev, void *arg)
+{
+	const struct utrace__event_state *st = ev->priv;
+	const struct unpause *a = arg;
+	unsigned int i;
+
+	for (i = 0; st && st->triggers && i < st->triggers->nr; i++)
+		if (st->triggers->t[i]->sh == a->sh)
+			__atomic_store_n(&st->triggers->t[i]->paused, 0, __ATOMIC_RELAXED);
+	return 0;
+}
+
+/* hist_trigger_match(): o is the trigger h names.  A named one only
+ * matches a trigger sharing its table, an unnamed one an unnamed one. */
+static bool hist_match(const struct trig *o, const struct utrace__hist *h,
+		       const struct named *sh)
+{
+	return o->kind == TK_HIST && o->sh == sh && utrace__hist_same(o->h, h);
+}
+
+/* :pause, :cont, :clear on the trigger o (hist_register_trigger()). */
+static int hist_update(struct trig *o, const struct utrace__hist *h)
+{
+	struct utrace__hist_map *m, *old;
+
+	if (h->pause) {
+		/* and once no writer that saw it running is still
+		 * adding: the table stands still when the write
+		 * returns (the hist file's Hits is then the sum of
+		 * its entries' hitcounts) */
+		__atomic_store_n(&o->paused, 1, __ATOMIC_RELAXED);
+		utrace__filter_sync();
+	} else if (h->cont) {
+		__atomic_store_n(&o->paused, 0, __ATOMIC_RELAXED);
+	}
+	if (!h->clear)
+		return 0;
+	/* a new table; the old one once no writer adds to it (a shared
+	 * one: for every trigger of the name, which all run afterwards, as
+	 * the kernel's hist_clear() leaves them) */
+	m = utrace__hist_map_new(o->sh ? o->sh->h : o->h);
+	if (!m)
+		return -ENOMEM;
+	old = *o->mapp;
+	__atomic_store_n(o->mapp, m, __ATOMIC_RELEASE);
+	if (o->sh) {
+		struct unpause a = { o->sh };
+
+		utrace__registry_foreach(unpause_cb, &a);
+	}
+	if (utrace__filter_sync())
+		utrace__hist_map_free(old);
+	return 0;
+}
+
 static int hist_write(struct utrace_event *ev, const char *text, bool remove, char **log)
 {
 	struct utrace__event_state *st = ev->priv;
 	struct utrace__hist_error err;
 	struct utrace__hist *h;
+	struct named *sh = NULL;
 	struct trig *t;
 	unsigned int i;
 	int r;
@@ -482,43 +594,30 @@ static int hist_write(struct utrace_event *ev, const char *text, bool remove, ch
 		utrace__hist_error_fini(&err);
 		return r;
 	}
-	for (i = 0; st->triggers && i < st->triggers->nr; i++) {
+	if (h->name) {
+		sh = named_find(h->name);
+		if (sh && !remove && !utrace__hist_compatible(sh->h, h)) {
+			r = hist_refused(ev, text, -EINVAL,
+					 "Named hist trigger doesn't match existing named trigger "
+					 "(includes variables)", h->name, log);
+			utrace__hist_free(h);
+			return r;
+		}
+	}
+	/* a name that no trigger has yet: a new table (no EEXIST) */
+	for (i = 0; st->triggers && (!h->name || sh || remove) && i < st->triggers->nr; i++) {
 		struct trig *o = st->triggers->t[i];
-		struct utrace__hist_map *m, *old;
 
-		if (o->kind != TK_HIST || !utrace__hist_same(o->h, h))
+		if (!hist_match(o, h, sh))
 			continue;
-		if (remove) {
-			utrace__hist_free(h);
-			return uninstall(ev, i);
-		}
-		if (!h->pause && !h->cont && !h->clear) {
-			utrace__hist_free(h);
-			return hist_refused(ev, text, -EEXIST, "Hist trigger already exists", log);
-		}
-		if (h->pause) {
-			/* and once no writer that saw it running is still
-			 * adding: the table stands still when the write
-			 * returns (the hist file's Hits is then the sum of
-			 * its entries' hitcounts) */
-			__atomic_store_n(&o->paused, 1, __ATOMIC_RELAXED);
-			utrace__filter_sync();
-		} else if (h->cont)
-			__atomic_store_n(&o->paused, 0, __ATOMIC_RELAXED);
-		if (h->clear) {
-			/* a new table; the old one once no writer adds to it */
-			m = utrace__hist_map_new(o->h);
-			if (!m) {
-				utrace__hist_free(h);
-				return -ENOMEM;
-			}
-			old = o->map;
-			__atomic_store_n(&o->map, m, __ATOMIC_RELEASE);
-			if (utrace__filter_sync())
-				utrace__hist_map_free(old);
-		}
+		if (remove)
+			r = uninstall(ev, i);
+		else if (!h->pause && !h->cont && !h->clear)
+			r = hist_refused(ev, text, -EEXIST, "Hist trigger already exists", NULL, log);
+		else
+			r = hist_update(o, h);
 		utrace__hist_free(h);
-		return 0;
+		return r;
 	}
 	if (remove) {
 		utrace__hist_free(h);
@@ -527,7 +626,7 @@ static int hist_write(struct utrace_event *ev, const char *text, bool remove, ch
 	if (h->cont || h->clear) {
 		utrace__hist_free(h);
 		return hist_refused(ev, text, -ENOENT,
-				    "Can't clear or continue a nonexistent hist trigger", log);
+				    "Can't clear or continue a nonexistent hist trigger", NULL, log);
 	}
 	t = calloc(1, sizeof(*t));
 	if (!t) {
@@ -538,8 +637,30 @@ static int hist_write(struct utrace_event *ev, const char *text, bool remove, ch
 	t->count = -1;
 	t->h = h;
 	t->paused = h->pause;
-	t->map = utrace__hist_map_new(h);
-	if (!t->map) {
+	t->mapp = &t->map;
+	if (sh) {
+		/* the shared table's size */
+		h->bits = sh->h->bits;
+		sh->refs++;
+		t->sh = sh;
+		t->mapp = &sh->map;
+	} else if (h->name) {
+		sh = calloc(1, sizeof(*sh));
+		if (!sh) {
+			trig_free(t);
+			return -ENOMEM;
+		}
+		sh->h = h;
+		sh->refs = 1;
+		sh->next = named_list;
+		named_list = sh;
+		t->sh = sh;
+		t->mapp = &sh->map;
+		sh->map = utrace__hist_map_new(h);
+	} else {
+		t->map = utrace__hist_map_new(h);
+	}
+	if (!*t->mapp) {
 		trig_free(t);
 		return -ENOMEM;
 	}
@@ -874,9 +995,10 @@ char *utrace__trigger_hist_text(struct utrace_event *ev)
 		if (t->kind != TK_HIST)
 			continue;
 		po.paused = __atomic_load_n(&t->paused, __ATOMIC_RELAXED);
+		po.info = t->h;
 		if (k++)
 			fputs("\n\n", f);
-		r = utrace__hist_print(t->map, &po, f);
+		r = utrace__hist_print(*t->mapp, &po, f);
 	}
 	if (fclose(f) || r < 0) {
 		free(text);

@@ -330,6 +330,38 @@ check "an event the file does not have" refused nosuch 'hist:keys=pid' <<'EOF'
 utrace: no event in 'h.dat' matches 'nosuch' (the events in the file: utrace script --list -i 'h.dat')
 EOF
 
+# name=: triggers of two events with the same name share one table
+# (histogram.rst, "named triggers"): 11 kmallocs and the 3 ticks with
+# n < 3 in it, printed under each trigger's own info (its filter, and the
+# shared table's size); a later one of other fields is refused
+"$UTRACE" hist -i h.dat kmalloc 'hist:name=foo:keys=common_pid' \
+	tick 'hist:name=foo:keys=common_pid:size=256 if n < 3' > named.txt 2> "$TMP/err"
+check "name=: one table for both events, Hits = 11 + 3, printed for each" bash -c '
+	NAMED="# trigger info: hist:name=foo:keys=common_pid:vals=hitcount:sort=hitcount:size=2048"
+	[ "$(grep -c "^# trigger info:" named.txt)" = 2 ] &&
+	grep -qxF "$NAMED [active]" named.txt && grep -qxF "$NAMED if n < 3 [active]" named.txt &&
+	[ "$(grep -c "^    Hits: 14$" named.txt)" = 2 ] &&
+	[ "$(grep -cE "^\{ common_pid: +[0-9]+ \} hitcount: +14$" named.txt)" = 2 ]'
+"$UTRACE" hist -i h.dat kmalloc 'hist:keys=common_pid' tick 'hist:keys=common_pid' \
+	> unnamed.txt 2> "$TMP/err"
+check "without name=: the same trigger on two events is two tables (11 and 200 hits)" \
+	test "$(sed -n 's/^    Hits: //p' unnamed.txt | tr '\n' ' ')" = "11 200 "
+check "name=: a later trigger of other fields under the name (EINVAL)" \
+	refused kmalloc 'hist:name=foo:keys=common_pid' task 'hist:name=foo:keys=pid' <<'EOF'
+utrace: hist trigger for 'histdemo:task' refused: Invalid argument; error_log:
+hist:histdemo:task: error: Named hist trigger doesn't match existing named trigger (includes variables)
+  Command: hist:name=foo:keys=pid
+                ^
+EOF
+check "name=: a trigger of the name on another event is no EEXIST, a second on one event is" \
+	refused kmalloc 'hist:name=foo:keys=common_pid' tick 'hist:name=foo:keys=common_pid' \
+	tick 'hist:name=foo:keys=common_pid' <<'EOF'
+utrace: hist trigger for 'histdemo:tick' refused: File exists; error_log:
+hist:histdemo:tick: error: Hist trigger already exists
+  Command: hist:name=foo:keys=common_pid
+           ^
+EOF
+
 "$UTRACE" hist -i h.dat task > /dev/null 2> "$TMP/err"
 check "no trigger is a usage error (129)" test $? = 129
 "$UTRACE" hist -i nosuch.dat task 'hist:keys=pid' > /dev/null 2> "$TMP/err"

@@ -246,6 +246,24 @@ if "$UTRACE" mount "$MNT" 2> "$TMP/err"; then
 		[ "$(cat "$3/log")" = "hist:histdemo:kmalloc: error: Couldn'\''t find field
   Command: hist:keys=bogus
                      ^" ]' _ "$E" "$MNT/$P" "$TMP"
+	check "mount: name= on kmalloc and task; one of other fields is EINVAL with its error_log entry" bash -c '
+		echo "hist:name=m:keys=common_pid" >> "$1/kmalloc/trigger" &&
+		echo "hist:name=m:keys=common_pid if pid == 100" >> "$1/task/trigger" &&
+		! echo "hist:name=m:keys=pid" >> "$1/task/trigger" 2> "$3/e" &&
+		grep -q "Invalid argument" "$3/e" &&
+		tail -n 3 "$2/error_log" | sed -E "s/^\[ *[0-9]+\.[0-9]+\] //" > "$3/log" &&
+		[ "$(cat "$3/log")" = "hist:histdemo:task: error: Named hist trigger doesn'\''t match existing named trigger (includes variables)
+  Command: hist:name=m:keys=pid
+                ^" ]' _ "$E" "$MNT/$P" "$TMP"
+	send fire
+	check "mount: both hist files show the one table: 11 kmallocs + 3 tasks of pid 100" bash -c '
+		sed -n "/^# trigger info: hist:name=m:keys=common_pid:vals=hitcount:sort=hitcount:size=2048 \[active\]$/,\$p" \
+			"$1/kmalloc/hist" > "$2/k" &&
+		sed -n "/^# trigger info: hist:name=m:keys=common_pid:vals=hitcount:sort=hitcount:size=2048 if pid == 100 \[active\]$/,\$p" \
+			"$1/task/hist" > "$2/t" &&
+		grep -qx "    Hits: 14" "$2/k" && [ "$(sed 1d "$2/k")" = "$(sed 1d "$2/t")" ] &&
+		echo "!hist:name=m:keys=common_pid if pid == 100" >> "$1/task/trigger" &&
+		grep -qx "    Hits: 14" "$1/kmalloc/hist" && [ ! -s "$1/task/hist" ]' _ "$E" "$TMP"
 	check "mount: > trigger removes the hist triggers only (the kernel's O_TRUNC)" bash -c '
 		: > "$1/tick/trigger" &&
 		[ "$(cat "$1/tick/trigger")" = "traceoff:count=0 if n == 150" ] &&
@@ -273,6 +291,9 @@ k=$((k + 1))
 		"$UTRACE" trigger -p "$P" tick "traceon:$i if n == $i"
 		"$UTRACE" trigger -p "$P" tick "hist:keys=n:vals=delta:size=256:pause"
 		"$UTRACE" trigger -p "$P" tick "hist:keys=common_pid.execname"
+		"$UTRACE" trigger -p "$P" tick "hist:name=storm:keys=common_pid if n > 10"
+		"$UTRACE" trigger -p "$P" task "hist:name=storm:keys=common_pid"
+		"$UTRACE" trigger -p "$P" tick "hist:name=storm:keys=common_pid:clear if n > 10"
 		"$UTRACE" trigger -p "$P" tick "hist:keys=n:vals=delta:size=256:clear"
 		"$UTRACE" trigger -p "$P" tick "enable_event:histdemo:task"
 		"$UTRACE" trigger -p "$P" tick "hist:keys=n:vals=delta:size=256:cont"
@@ -280,10 +301,13 @@ k=$((k + 1))
 		"$UTRACE" trigger -p "$P" tick "!hist:keys=n:vals=delta:size=256"
 		"$UTRACE" trigger -p "$P" tick "!traceon"
 		"$UTRACE" trigger -p "$P" tick "!hist:keys=common_pid.execname"
+		"$UTRACE" trigger -p "$P" tick "!hist:name=storm:keys=common_pid if n > 10"
+		"$UTRACE" hist -p "$P" task > /dev/null
+		"$UTRACE" trigger -p "$P" task "!hist:name=storm:keys=common_pid"
 		"$UTRACE" trigger -p "$P" tick "!enable_event:histdemo:task"
 	done
 ) > /dev/null 2> "$TMP/storm.err"
-check "storm: 15 rounds of add/pause/clear/cont/remove while 4 threads fire" bash -c '
+check "storm: 15 rounds of add/pause/clear/cont/remove (named tables too) while 4 threads fire" bash -c '
 	wait_for grep -qx "done $2" "$1/out" && kill -0 "$3" && [ ! -s "$1/storm.err" ]' \
 	_ "$TMP" "$k" "$P"
 check "storm: the event is left with no trigger and not held" bash -c '
@@ -306,6 +330,75 @@ check "signal handlers' events, nested in the thread's, are counted: Hits = tick
 	"$0" hist -p "$1" tick > "$2/h" &&
 	grep -qx "    Hits: $((200000 + s))" "$2/h" && grep -qx "    Dropped: 0" "$2/h"' \
 	"$UTRACE" "$P" "$TMP"
+
+# Named triggers (histogram.rst, "name="): hist triggers of two events
+# with the same name share one table; both events add to it, each event's
+# hist file shows it (under its own trigger info: its filter, its pause);
+# a later trigger of other fields is refused; the table stays while a
+# trigger still uses it.
+trig tick '!hist:keys=n.log2:vals=delta' > /dev/null
+trig kmalloc '!hist:keys=call_site.hex:values=bytes_req,bytes_alloc:sort=bytes_alloc.descending if gfp_flags != 16' > /dev/null
+NAMED='hist:name=foo:keys=common_pid:vals=hitcount:sort=hitcount:size=2048'
+check "named: a trigger on kmalloc and one of the same name on tick (with its own filter)" bash -c '
+	"$0" trigger -p "$1" kmalloc "hist:name=foo:keys=common_pid" &&
+	"$0" trigger -p "$1" tick "hist:name=foo:keys=common_pid:size=256 if n < 3" &&
+	[ "$("$0" trigger -p "$1" kmalloc)" = "$2 [active]" ] &&
+	[ "$("$0" trigger -p "$1" tick)" = "$2 if n < 3 [active]" ]' "$UTRACE" "$P" "$NAMED"
+send fire
+send "ticks 10"
+check "named: one table, the hits of both events: 11 kmallocs + 3 and 3 ticks with n < 3" bash -c '
+	"$0" hist -p "$1" kmalloc > "$2/h" &&
+	[ "$(sed -n 3p "$2/h")" = "# trigger info: $3 [active]" ] &&
+	grep -qxE "\{ common_pid: +$1 \} hitcount: +17" "$2/h" &&
+	grep -qx "    Hits: 17" "$2/h" && grep -qx "    Entries: 1" "$2/h"' \
+	"$UTRACE" "$P" "$TMP" "$NAMED"
+check "named: tick's hist file shows the same table, under tick's trigger info" bash -c '
+	"$0" hist -p "$1" tick > "$2/h2" &&
+	[ "$(sed -n 3p "$2/h2")" = "# trigger info: $3 if n < 3 [active]" ] &&
+	[ "$(sed -n "5,\$p" "$2/h")" = "$(sed -n "5,\$p" "$2/h2")" ]' \
+	"$UTRACE" "$P" "$TMP" "$NAMED"
+check "named: a trigger of other fields under that name: EINVAL, the kernel's error_log entry" bash -c '
+	! "$0" trigger -p "$1" task "hist:name=foo:keys=pid" 2> "$2/e" &&
+	[ "$(cat "$2/e")" = "utrace: process $1: trigger '\''hist:name=foo:keys=pid'\'' for '\''task'\'' refused: Invalid argument; error_log:
+hist:histdemo:task: error: Named hist trigger doesn'\''t match existing named trigger (includes variables)
+  Command: hist:name=foo:keys=pid
+                ^" ] &&
+	! "$0" trigger -p "$1" task "hist:name=foo:keys=common_pid:vals=prio" 2> /dev/null &&
+	! "$0" trigger -p "$1" task | grep -q "^hist:"' "$UTRACE" "$P" "$TMP"
+check "named: the same one again on its event: EEXIST" bash -c '
+	! "$0" trigger -p "$1" tick "hist:name=foo:keys=common_pid if n < 3" 2> "$2/e" &&
+	grep -qx "hist:histdemo:tick: error: Hist trigger already exists" "$2/e"' \
+	"$UTRACE" "$P" "$TMP"
+check "named: :pause pauses that event's trigger only" bash -c '
+	"$0" trigger -p "$1" tick "hist:name=foo:keys=common_pid:pause if n < 3" &&
+	[ "$("$0" trigger -p "$1" tick)" = "$2 if n < 3 [paused]" ] &&
+	[ "$("$0" trigger -p "$1" kmalloc)" = "$2 [active]" ]' "$UTRACE" "$P" "$NAMED"
+send fire
+check "... kmalloc's hits still go in: 17 + 11" bash -c '
+	"$0" hist -p "$1" tick | grep -qx "    Hits: 28"' "$UTRACE" "$P"
+check "named: removing kmalloc's keeps the table for tick's" bash -c '
+	"$0" trigger -p "$1" kmalloc "!hist:name=foo:keys=common_pid" &&
+	[ "$("$0" trigger -p "$1" kmalloc | head -n 1)" = "# Available triggers:" ] &&
+	"$0" hist -p "$1" tick | grep -qx "    Hits: 28" &&
+	"$0" trigger -p "$1" tick "hist:name=foo:keys=common_pid:cont if n < 3"' "$UTRACE" "$P"
+send fire
+check "... which counts on: 28 + 3" bash -c '
+	"$0" hist -p "$1" tick > "$2/h" && grep -qx "    Hits: 31" "$2/h" &&
+	grep -qxE "\{ common_pid: +$1 \} hitcount: +31" "$2/h"' "$UTRACE" "$P" "$TMP"
+check "named: a new trigger of the name joins the table; :clear empties it for both" bash -c '
+	"$0" trigger -p "$1" kmalloc "hist:name=foo:keys=common_pid:pause" &&
+	"$0" hist -p "$1" kmalloc | grep -qx "    Hits: 31" &&
+	"$0" trigger -p "$1" tick "hist:name=foo:keys=common_pid:clear if n < 3" &&
+	"$0" hist -p "$1" kmalloc | grep -qx "    Hits: 0" &&
+	"$0" hist -p "$1" tick | grep -qx "    Hits: 0" &&
+	[ "$("$0" trigger -p "$1" kmalloc)" = "$2 [active]" ]' "$UTRACE" "$P" "$NAMED"
+check "named: once the last one goes, the name is free for other fields" bash -c '
+	"$0" trigger -p "$1" kmalloc "!hist:name=foo:keys=common_pid" &&
+	"$0" trigger -p "$1" tick "!hist:name=foo:keys=common_pid if n < 3" &&
+	"$0" trigger -p "$1" task "hist:name=foo:keys=pid" &&
+	"$0" trigger -p "$1" task | grep -qxF "hist:name=foo:keys=pid:vals=hitcount:sort=hitcount:size=2048 [active]" &&
+	"$0" trigger -p "$1" task "!hist:name=foo:keys=pid" &&
+	! "$0" trigger -p "$1" task | grep -q "^hist:"' "$UTRACE" "$P"
 
 echo quit > "$TMP/ff"
 check "the demo ends cleanly" bash -c 'wait_for bash -c "! kill -0 $1 2> /dev/null"' _ "$P"

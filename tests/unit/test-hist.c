@@ -157,6 +157,71 @@ TEST(clear_empties_the_table)
 	utrace__hist_free(h);
 }
 
+/* name=: another event's trigger may share a table when its fields match
+ * by name, size and sign, wherever they lie in its record. */
+struct rec2 {
+	unsigned short common_type;
+	unsigned char common_flags, common_preempt_count;
+	int common_pid;
+	unsigned long long v;
+	unsigned int k;
+	int j;
+};
+
+static const struct utrace_event_field fields2[] = {
+	{ "u64", "v", 8, 8, 0, UTRACE_FIELD_PLAIN, 0 },
+	{ "unsigned int", "k", 16, 4, 0, UTRACE_FIELD_PLAIN, 0 },
+	{ "int", "j", 20, 4, 1, UTRACE_FIELD_PLAIN, 0 },
+};
+
+TEST(named_tables_take_compatible_triggers_only)
+{
+	static const char *const refused[] = {
+		"hist:name=x:keys=j:vals=v",            /* another field */
+		"hist:name=x:keys=k.hex:vals=v",        /* another modifier */
+		"hist:name=x:keys=k",                   /* no value */
+		"hist:name=x:keys=k:vals=v:sort=v",     /* another sort key */
+	};
+	struct utrace__hist_error err;
+	struct utrace__hist *a, *b;
+	struct utrace__hist_map *m;
+	struct utrace__hist_ctx ctx = { 0 };
+	struct rec r = { .k = 7, .v = 3 };
+	struct rec2 r2 = { .k = 7, .v = 5 };
+	char *text = NULL;
+	size_t len = 0, i;
+	FILE *f;
+
+	CHECK_INT(utrace__hist_parse("hist:name=x:keys=k:vals=v", fields, 2, NULL, &a, &err),
+		  ==, 0);
+	CHECK_INT(utrace__hist_parse("hist:name=x:keys=k:vals=v:size=256 if j < 0", fields2, 3,
+				     NULL, &b, &err), ==, 0);
+	CHECK(utrace__hist_compatible(a, b));
+	CHECK(!utrace__hist_same(a, b));
+	m = utrace__hist_map_new(a);
+	CHECK(utrace__hist_add(m, a, &r, sizeof(r), &ctx));
+	CHECK(!utrace__hist_add(m, b, &r2, sizeof(r2), &ctx));    /* b's filter */
+	r2.j = -1;
+	CHECK(utrace__hist_add(m, b, &r2, sizeof(r2), &ctx));
+	f = open_memstream(&text, &len);
+	CHECK_INT(utrace__hist_print(m, &(struct utrace__hist_print_opts){ .info = b }, f), ==, 0);
+	fclose(f);
+	CHECK_STR(text, "# event histogram\n#\n# trigger info: hist:name=x:keys=k:vals=hitcount,v:"
+		  "sort=hitcount:size=256 if j < 0 [active]\n#\n\n"
+		  "{ k:          7 } hitcount:          2  v:          8\n\nTotals:\n    Hits: 2\n"
+		  "    Entries: 1\n    Dropped: 0\n");
+	free(text);
+	utrace__hist_map_free(m);
+	utrace__hist_free(b);
+	for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		CHECK_INT(utrace__hist_parse(refused[i], fields2, 3, NULL, &b, &err), ==, 0);
+		CHECK(!utrace__hist_compatible(a, b));
+		utrace__hist_free(b);
+	}
+	CHECK_INT(utrace__hist_errpos("hist:keys=k:name=x:vals=v", "name=x"), ==, 12);
+	utrace__hist_free(a);
+}
+
 /* ---- onmax()/onchange() with save(), snapshot(), read while written ---- */
 
 #define KEYS 3
