@@ -42,6 +42,9 @@
  *                                  event loop N times each, for valgrind
  *                                  --tool=callgrind --toggle-collect=...
  *
+ * BENCH_RAW_PAD=K (16, 32, 48, 64), BENCH_RAW_TSC=0: the raw store's
+ * calibration, see bench_rec_loop_pad16().
+ *
  * BENCH_EV=str: every mode fires the string event instead (bench_str: a
  * u32 and a path of 7 to 28 bytes; the raw store copies the path after
  * strlen() into a 48-byte slot), counted in bench_rec_loop_str.
@@ -212,8 +215,70 @@ BENCH_NOINLINE void bench_rec_loop_pair(uint64_t n, void *ctx)
 }
 #endif
 
+#if defined(BENCH_RAW)
+/*
+ * The floor's calibration (BENCH_RAW_PAD=K, BENCH_RAW_TSC=0): what the raw
+ * store is made of.  PAD=K adds K independent one-cycle instructions
+ * (moves of constants into four registers) to each event: the slope of
+ * ns/event against K is what an instruction beside rdtsc costs, and
+ * whether it overlaps the rdtsc at all.  TSC=0 stores the loop counter
+ * instead of the time: the raw store without its rdtsc.
+ */
+#define RAW_PAD_LOOP(k)							\
+	BENCH_NOINLINE void bench_rec_loop_pad##k(uint64_t n, void *ctx); \
+	BENCH_NOINLINE void bench_rec_loop_pad##k(uint64_t n, void *ctx) \
+	{								\
+		uint64_t a, b, c, d;					\
+		for (uint64_t i = 0; i < n; i++) {			\
+			BENCH_EVENT(ctx, i);				\
+			__asm__ __volatile__(".rept " #k "/4\n\t"	\
+					     "mov $1, %0\n\tmov $2, %1\n\t" \
+					     "mov $3, %2\n\tmov $4, %3\n\t" \
+					     ".endr"			\
+					     : "=r"(a), "=r"(b), "=r"(c), "=r"(d)); \
+			BENCH_BARRIER(i);				\
+		}							\
+		BENCH_BARRIER(ctx);					\
+	}
+RAW_PAD_LOOP(16)
+RAW_PAD_LOOP(32)
+RAW_PAD_LOOP(48)
+RAW_PAD_LOOP(64)
+
+BENCH_NOINLINE void bench_rec_loop_notsc(uint64_t n, void *ctx);
+BENCH_NOINLINE void bench_rec_loop_notsc(uint64_t n, void *ctx)
+{
+	for (uint64_t i = 0; i < n; i++) {
+		struct raw_rec *r = (struct raw_rec *)ctx + i;
+
+		r->tsc = i;
+		r->a = i;
+		r->b = (uint32_t)i;
+		r->pad = 0;
+		BENCH_BARRIER(i);
+	}
+	BENCH_BARRIER(ctx);
+}
+
+static int raw_pad = -1;      /* BENCH_RAW_PAD, or -1 */
+static int raw_notsc;         /* BENCH_RAW_TSC=0 */
+#endif
+
 static void loop(uint64_t n, void *ctx)
 {
+#if defined(BENCH_RAW)
+	if (raw_notsc) {
+		bench_rec_loop_notsc(n, ctx);
+		return;
+	}
+	switch (raw_pad) {
+	case 16: bench_rec_loop_pad16(n, ctx); return;
+	case 32: bench_rec_loop_pad32(n, ctx); return;
+	case 48: bench_rec_loop_pad48(n, ctx); return;
+	case 64: bench_rec_loop_pad64(n, ctx); return;
+	default: break;
+	}
+#endif
 	if (str_mode)
 		bench_rec_loop_str(n, ctx);
 	else
@@ -336,6 +401,23 @@ int main(int argc, char **argv)
 	const char *ev = getenv("BENCH_EV");
 
 	str_mode = ev && strcmp(ev, "str") == 0;
+#if defined(BENCH_RAW)
+	const char *pad = getenv("BENCH_RAW_PAD"), *tsc = getenv("BENCH_RAW_TSC");
+
+	if (pad && *pad) {
+		raw_pad = atoi(pad);
+		if (raw_pad != 0 && raw_pad != 16 && raw_pad != 32 && raw_pad != 48 &&
+		    raw_pad != 64) {
+			fprintf(stderr, "bench-record-raw: BENCH_RAW_PAD is 0, 16, 32, 48 or 64\n");
+			return 2;
+		}
+	}
+	raw_notsc = tsc && strcmp(tsc, "0") == 0;
+	if ((raw_pad > 0 || raw_notsc) && str_mode) {
+		fprintf(stderr, "bench-record-raw: BENCH_RAW_PAD/BENCH_RAW_TSC are for the two-integer event\n");
+		return 2;
+	}
+#endif
 	if (argc == 4 && strcmp(argv[1], "run") == 0) {
 		uint64_t n = parse_u64("bench-record", argv[2]);
 		uint64_t nt = parse_u64("bench-record", argv[3]);

@@ -16,6 +16,9 @@
 #   - the raw store of each (bench-record-raw, BENCH_EV=str for strings);
 #   - LTTng-UST, a session to disk, each event (when lttng-sessiond runs
 #     or can be started);
+#   - the raw store's calibration: with 16..64 independent one-cycle
+#     instructions added to each event, and without its rdtsc (what an
+#     instruction beside rdtsc costs, and what the 1.15x target allows);
 #   - instructions per event with callgrind, under `utrace record`.
 #
 # Writes bench/out/fastpath/fastpath.md and puts it into bench/RESULTS.md
@@ -116,6 +119,24 @@ rec_raw() { # ev run
 	echo "RESULT - raw $1 $2 $(awk '{print $4/$3}' "$data/out") - -" >>"$data/results.txt"
 }
 
+# The raw store's calibration (two-integer event): K independent one-cycle
+# instructions added to each event (case padK), and the store without its
+# rdtsc (case notsc); see bench-record.c.
+rec_cal() { # run
+	local k
+	for k in 16 32 48 64 notsc; do
+		if [ "$k" = notsc ]; then
+			BENCH_RAW_TSC=0 BENCH_PIN=$(($1 % 2)) "$out/build-new/bench/bench-record-raw" \
+				run "$N" 1 >"$data/out" || { say "raw calibration failed"; return 0; }
+		else
+			BENCH_RAW_PAD=$k BENCH_PIN=$(($1 % 2)) "$out/build-new/bench/bench-record-raw" \
+				run "$N" 1 >"$data/out" || { say "raw calibration failed"; return 0; }
+			k=pad$k
+		fi
+		echo "RESULT - $k int $1 $(awk '{print $4/$3}' "$data/out") - -" >>"$data/results.txt"
+	done
+}
+
 rec_lttng() { # ev run
 	local s=fastpath-$$-$2 dir=$data/lttng-$1
 	rm -rf "$dir"
@@ -145,6 +166,7 @@ for r in $(seq 0 $((RUNS - 1))); do
 		done
 		[ -n "$lttng_ok" ] && rec_lttng "$ev" "$r"
 	done
+	rec_cal "$r"
 done
 
 # Instructions per event: callgrind of the event loop minus the empty loop,
