@@ -107,28 +107,40 @@ static int load(Elf *elf, struct utrace__symtab *t)
 					type == STT_GNU_IFUNC };
 	}
 	qsort(c, n, sizeof(*c), cand_cmp);
-	/* one per address: the first after sorting */
-	for (i = 0, k = 0; i < n; i++) {
-		if (k && c[k - 1].addr == c[i].addr)
-			continue;
-		c[k++] = c[i];
+	/* one per address, the first after sorting; the other names of it
+	 * are aliases (a name found twice, .symtab's local and global
+	 * copies, once) */
+	for (i = 0, k = 0; i < n; i++)
+		k += !i || c[i - 1].addr != c[i].addr;
+	for (i = 0; i < n; i++)
 		slen += strlen(c[i].name) + 1;
+	if (slen > UINT32_MAX || n > UINT32_MAX) {
+		free(c);
+		return -EINVAL;
 	}
 	t->syms = calloc(k ? k : 1, sizeof(*t->syms));
+	t->aliases = calloc(n - k ? n - k : 1, sizeof(*t->aliases));
 	t->strings = malloc(slen ? slen : 1);
-	if (!t->syms || !t->strings) {
+	if (!t->syms || !t->aliases || !t->strings) {
 		free(c);
 		utrace__symtab_free(t);
 		return -ENOMEM;
 	}
-	t->nr = k;
 	t->strings_len = 0;
-	for (i = 0; i < k; i++) {
+	for (i = 0; i < n; i++) {
 		size_t l = strlen(c[i].name) + 1;
+		uint32_t at = (uint32_t)t->strings_len;
 
-		t->syms[i] = (struct utrace__sym){ c[i].addr, c[i].size, (uint32_t)t->strings_len,
-						   c[i].ifunc };
-		memcpy(t->strings + t->strings_len, c[i].name, l);
+		if (!i || c[i - 1].addr != c[i].addr) {
+			t->syms[t->nr++] = (struct utrace__sym){ c[i].addr, c[i].size, at,
+								 c[i].ifunc };
+		} else {
+			if (!strcmp(c[i].name, t->strings + t->syms[t->nr - 1].name))
+				continue;
+			t->aliases[t->nr_aliases++] = (struct utrace__sym_alias){
+				at, (uint32_t)(t->nr - 1) };
+		}
+		memcpy(t->strings + at, c[i].name, l);
 		t->strings_len += l;
 	}
 	free(c);
@@ -225,6 +237,7 @@ int utrace__symtab_load_debug(int fd, struct utrace__symtab *t)
 void utrace__symtab_free(struct utrace__symtab *t)
 {
 	free(t->syms);
+	free(t->aliases);
 	free(t->strings);
 	memset(t, 0, sizeof(*t));
 }
@@ -295,6 +308,10 @@ const struct utrace__sym *utrace__symtab_by_name(const struct utrace__symtab *t,
 	for (size_t i = 0; i < t->nr; i++)
 		if (t->syms[i].name < t->strings_len && !strcmp(t->strings + t->syms[i].name, name))
 			return &t->syms[i];
+	for (size_t i = 0; i < t->nr_aliases; i++)
+		if (t->aliases[i].name < t->strings_len && t->aliases[i].sym < t->nr &&
+		    !strcmp(t->strings + t->aliases[i].name, name))
+			return &t->syms[t->aliases[i].sym];
 	return NULL;
 }
 

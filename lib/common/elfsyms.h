@@ -2,7 +2,8 @@
 /*
  * The symbols of one ELF file, for %ps / %pS (pfmt.h): functions and data
  * objects of a size, from .symtab when the file has one (static functions
- * of a program too), else from .dynsym; one per address, sorted.  The
+ * of a program too), else from .dynsym; one per address, sorted, and the
+ * other names of an address (aliases) for lookups by name.  The
  * traced program's printer (runtime/symbols.c), the recorder and the live
  * readers (which write them into trace files) use the same table, so both
  * printers name an address alike.  Read with libelf.  Internal.
@@ -23,11 +24,20 @@ struct utrace__sym {
 	bool ifunc;             /* STT_GNU_IFUNC: the address is the resolver's */
 };
 
+/* A name of an address that has several (open, open64, __open64): the
+ * table keeps one per address, the others for lookups by name. */
+struct utrace__sym_alias {
+	uint32_t name;          /* offset in strings */
+	uint32_t sym;           /* index in syms */
+};
+
 struct utrace__symtab {
 	struct utrace__sym *syms;
 	size_t nr;
 	char *strings;
 	size_t strings_len;
+	struct utrace__sym_alias *aliases;
+	size_t nr_aliases;
 };
 
 /* Load the table of the ELF file open on fd; 0 or -errno. */
@@ -48,7 +58,8 @@ const struct utrace__sym *utrace__symtab_find(const struct utrace__symtab *t,
  * PT_LOAD segment of the file is at that offset. */
 int utrace__elf_bias(int fd, uint64_t start, uint64_t off, uint64_t *bias) UTRACE_HIDDEN;
 
-/* The symbol named name, or NULL. */
+/* The symbol named name (its own name or an alias of its address), or
+ * NULL. */
 const struct utrace__sym *utrace__symtab_by_name(const struct utrace__symtab *t,
 						 const char *name) UTRACE_HIDDEN;
 

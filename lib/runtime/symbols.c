@@ -133,8 +133,8 @@ static int find_name(struct dl_phdr_info *info, size_t size, void *data)
 	struct by_name *b = data;
 	const char *path = info->dlpi_name && info->dlpi_name[0] ? info->dlpi_name
 								 : "/proc/self/exe";
+	const struct utrace__sym *s;
 	struct obj_syms *o;
-	size_t i;
 
 	(void)size;
 	if (!strncmp(path, "linux-vdso", 10))
@@ -144,16 +144,13 @@ static int find_name(struct dl_phdr_info *info, size_t size, void *data)
 		o = build_object(info->dlpi_addr, path);
 	if (!o)
 		return 0;
-	for (i = 0; i < o->tab.nr; i++) {
-		if (o->tab.syms[i].name >= o->tab.strings_len ||
-		    strcmp(o->tab.strings + o->tab.syms[i].name, b->name))
-			continue;
-		b->start = o->tab.syms[i].addr + o->bias;
-		b->size = o->tab.syms[i].size;
-		b->found = true;
-		return 1;
-	}
-	return 0;
+	s = utrace__symtab_by_name(&o->tab, b->name);
+	if (!s)
+		return 0;
+	b->start = s->addr + o->bias;
+	b->size = s->size;
+	b->found = true;
+	return 1;
 }
 
 int utrace__sym_by_name(const char *name, uint64_t *start, uint64_t *size)
