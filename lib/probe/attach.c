@@ -14,7 +14,9 @@
  *   detach unlinks, then waits for the hits that may still see the probe
  *   (per-thread slots and membarrier, below), so that when it returns the
  *   handler is not running and its data may be freed;
- * - a hit on a thread already inside a handler is a miss.
+ * - a hit on a thread already inside a handler is a miss; one on a thread
+ *   doing utrace's own work (placing probes, the agent's thread) is
+ *   skipped (utrace__probe_quiet_enter()).
  */
 #include <cpuid.h>
 #include <errno.h>
@@ -108,6 +110,10 @@ struct hslot {
 } __attribute__((aligned(32)));		/* (never across two cache lines) */
 
 static struct hslot slots[SLOTS];
+
+/* A slot's 'in' while its thread does utrace's own work
+ * (utrace__probe_quiet_enter()): hits are skipped, not missed. */
+#define QUIET ((struct probe_addr *)1)
 static __thread struct hslot *my_slot;
 
 __attribute__((noinline)) static struct hslot *claim_slot(void)
@@ -197,6 +203,7 @@ void utrace__probe_dispatch(struct probe_addr *rec,
 {
 	struct hslot *me = my_slot;
 	struct utrace__probe_site *s;
+	struct probe_addr *in;
 	int saved_errno;
 
 	if (__builtin_expect(!me, 0)) {
@@ -204,8 +211,12 @@ void utrace__probe_dispatch(struct probe_addr *rec,
 		if (!me)
 			goto miss;	/* 4096 threads in a handler */
 	}
-	if (atomic_load_explicit(&me->in, memory_order_relaxed))
+	in = atomic_load_explicit(&me->in, memory_order_relaxed);
+	if (in) {
+		if (in == QUIET)
+			return;         /* utrace's own call, not the program's */
 		goto miss;
+	}
 	atomic_store_explicit(&me->in, rec, memory_order_relaxed);
 	atomic_signal_fence(memory_order_seq_cst);
 	/* the program may be between a system call and its errno */
@@ -227,6 +238,32 @@ miss:
 	/* the list is read here without a slot: a detach may be under way,
 	 * and its site may be freed; count on the record instead */
 	atomic_fetch_add_explicit(&rec->misses, 1, memory_order_relaxed);
+}
+
+void *utrace__probe_quiet_enter(void)
+{
+	struct hslot *me = my_slot;
+	struct probe_addr *old;
+
+	if (!me) {
+		me = first_hit();
+		if (!me)
+			return QUIET;   /* (no slot: nothing to give back) */
+	}
+	old = atomic_load_explicit(&me->in, memory_order_relaxed);
+	atomic_store_explicit(&me->in, QUIET, memory_order_relaxed);
+	atomic_signal_fence(memory_order_seq_cst);
+	return old;
+}
+
+void utrace__probe_quiet_leave(void *old)
+{
+	struct hslot *me = my_slot;
+
+	if (!me || old == QUIET)
+		return;
+	atomic_signal_fence(memory_order_seq_cst);
+	atomic_store_explicit(&me->in, (struct probe_addr *)old, memory_order_release);
 }
 
 /* Wait until no hit can still see a probe unlinked before the call. */

@@ -195,4 +195,17 @@ int utrace__probe_attach_flags(uintptr_t addr, uintptr_t func,
 			       struct utrace__probe_site **site,
 			       char why[UTRACE_PROBE_WHY_MAX]);
 
+/*
+ * utrace__probe_quiet_enter - utrace's own work on this thread begins
+ *
+ * Until utrace__probe_quiet_leave(), the probes this thread hits are
+ * neither run nor counted (not as misses either): placing probes, reading
+ * symbol files, the agent's thread call malloc, open, read..., which the
+ * user may have probed, and those calls are utrace's, not the program's.
+ * Nests; async-signal-safe.
+ * Return: what to give utrace__probe_quiet_leave().
+ */
+void *utrace__probe_quiet_enter(void);
+void utrace__probe_quiet_leave(void *old);
+
 #endif /* UTRACE_PROBE_ENGINE_H */

@@ -935,6 +935,7 @@ static void site_lock_drop(void)
 
 static int slot_on(unsigned int n)
 {
+	void *q = utrace__probe_quiet_enter();
 	int r = 0;
 
 	site_lock_take();
@@ -947,11 +948,14 @@ static int slot_on(unsigned int n)
 	if (slots[n])
 		slots[n]->on = !r;
 	site_lock_drop();
+	utrace__probe_quiet_leave(q);
 	return r;
 }
 
 static void slot_off(unsigned int n)
 {
+	void *q = utrace__probe_quiet_enter();
+
 	site_lock_take();
 	if (slots[n]) {
 		slots[n]->on = false;
@@ -959,6 +963,7 @@ static void slot_off(unsigned int n)
 			detach_all(p);
 	}
 	site_lock_drop();
+	utrace__probe_quiet_leave(q);
 }
 
 /* ---- libraries loaded and unloaded: the dynamic linker's r_brk ---- */
@@ -1038,12 +1043,15 @@ static void rebind(struct uprobe *p, bool on)
 static void on_rtld(void *data, const struct utrace_probe_regs *regs)
 {
 	int st = rtld_state();
+	void *q;
 
 	(void)data;
 	(void)regs;
 	/* (a load from our own code, under site_lock: seen at the next) */
 	if (st == RT_ADD || in_site_lock)
 		return;
+	/* (the hook is never taken off: no detach waits for this hit) */
+	q = utrace__probe_quiet_enter();
 	site_lock_take();
 	for (unsigned int n = 0; n < NR_SLOTS; n++) {
 		if (!slots[n])
@@ -1056,6 +1064,7 @@ static void on_rtld(void *data, const struct utrace_probe_regs *regs)
 		}
 	}
 	site_lock_drop();
+	utrace__probe_quiet_leave(q);
 }
 
 /* Probe r_brk, once (lock held). */
@@ -1371,9 +1380,13 @@ int utrace__uprobes_write(const char *line, struct utrace__probe_error *err)
 	enum utrace__probe_cmd cmd;
 	int r;
 
+	void *q = utrace__probe_quiet_enter();
+
 	r = utrace__probe_parse(line, &resolver, &cmd, &d, err);
-	if (r)
+	if (r) {
+		utrace__probe_quiet_leave(q);
 		return r;
+	}
 	pthread_mutex_lock(&lock);
 	if (cmd == UTRACE__PROBE_ADD) {
 		r = add_locked(d, err);
@@ -1386,11 +1399,13 @@ int utrace__uprobes_write(const char *line, struct utrace__probe_error *err)
 		utrace__probe_def_free(d);
 	}
 	pthread_mutex_unlock(&lock);
+	utrace__probe_quiet_leave(q);
 	return r;
 }
 
 int utrace__uprobes_clear(void)
 {
+	void *q = utrace__probe_quiet_enter();
 	int r = 0;
 
 	pthread_mutex_lock(&lock);
@@ -1400,7 +1415,13 @@ int utrace__uprobes_clear(void)
 	while (!r && uevents)
 		remove_locked(uevents);
 	pthread_mutex_unlock(&lock);
+	utrace__probe_quiet_leave(q);
 	return r;
+}
+
+void utrace__uprobes_quiet_thread(void)
+{
+	(void)utrace__probe_quiet_enter();
 }
 
 /* Hits (or misses) of the sites placed now, under site_lock. */

@@ -44,4 +44,8 @@ void utrace__uprobes_snapshot(void) UTRACE_HIDDEN;
  * start; errors are said on stderr. */
 void utrace__uprobes_from_env(void) UTRACE_HIDDEN;
 
+/* This thread does only utrace's own work (the agent's): the probes it
+ * hits (malloc, open, ...) are skipped, not run nor counted. */
+void utrace__uprobes_quiet_thread(void) UTRACE_HIDDEN;
+
 #endif /* UTRACE_PROBE_UPROBES_H */

@@ -60,6 +60,7 @@
 #include "record.h"
 #include "rundir.h"
 #include "tp.h"
+#include "uprobes.h"
 #include "writer.h"
 
 #define MAX_CONNS 128
@@ -615,6 +616,9 @@ static void *agent_main(void *arg)
 	sigdelset(&all, SIGFPE);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	prctl(PR_SET_NAME, "utrace-agent");
+	/* its malloc, open, read... are utrace's: no probe of the user's
+	 * fires on them */
+	utrace__uprobes_quiet_thread();
 	utrace__filter_sync_init();
 	/* Started: agent_start() returns only now, so that a fork right
 	 * after it does not copy a thread that is still setting up. */

@@ -90,6 +90,24 @@ wait "$pid"
 rc=$?
 check "the program ends well" bash -c '[ "$1" = 0 ] && grep -q "^sum=" live.txt' _ "$rc"
 
+# --- a symbol sharing its address (libc's open64 = open = __open64), and
+# utrace's own calls (placing probes: its symbol files) not traced ---
+
+echo hello > alias-file.txt
+"$UTRACE" record -o alias.dat \
+	--probe "p:grp/op libc.so.6:open64 path=+0(%di):string" \
+	--probe "r:grp/opr libc.so.6:open64 \$retval:s32" \
+	-- cat alias-file.txt > alias-out.txt 2> alias-err.txt
+cp alias-err.txt "$TMP/err"
+check "probes on open64 (an alias of open in .dynsym) are placed, the program runs" bash -c '
+	grep -qx hello alias-out.txt && ! grep -v "^utrace record:" alias-err.txt | grep -q .'
+"$UTRACE" script -i alias.dat > alias.txt 2> "$TMP/err"
+check "the program's open is recorded once, with its return" bash -c '
+	[ "$(grep -c " op: ([^)]*) path=\"alias-file.txt\"\$" alias.txt)" = 1 ] &&
+	[ "$(grep -c " op: " alias.txt)" = "$(grep -c " opr: " alias.txt)" ]'
+check "utrace's own opens (symbol files, its maps) are not recorded" bash -c '
+	! grep " op: " alias.txt | grep -E "libc\.so|/proc/self/maps|\.debug|build-id"'
+
 # --- outside a process: an IFUNC is said to be one ---
 
 check "utrace probe without -p says an IFUNC's file address is its resolver" bash -c '
