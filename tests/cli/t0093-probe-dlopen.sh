@@ -108,6 +108,26 @@ check "the program's open is recorded once, with its return" bash -c '
 check "utrace's own opens (symbol files, its maps) are not recorded" bash -c '
 	! grep " op: " alias.txt | grep -E "libc\.so|/proc/self/maps|\.debug|build-id"'
 
+# --- record --probe refuses a bad definition before the command runs ---
+
+check "a site inside an instruction: refused, the command not run" bash -c '
+	! "$UTRACE" record -o bad.dat --probe "p:grp/bad $1:plib_add+1" -- touch ran1 \
+		> /dev/null 2> bad1.txt &&
+	[ ! -e ran1 ] && [ "$(wc -l < bad1.txt)" = 1 ] &&
+	grep -qx "utrace record: --probe: refusing .p:grp/bad $1:plib_add+1.: +0x1 is not an instruction boundary (the instruction at +0x0 is [0-9]* bytes)" bad1.txt' _ "$LIB"
+check "a bad fetcharg: the kernel's error and caret, the command not run" bash -c '
+	! "$UTRACE" record -o bad.dat --probe "p:grp/bad $1:plib_add a=%zz" -- touch ran2 \
+		> /dev/null 2> bad2.txt &&
+	[ ! -e ran2 ] &&
+	printf "%s\n" "utrace record: --probe: trace_uprobe: error: Invalid register name" \
+		"  Command: p:grp/bad $1:plib_add a=%zz" \
+		"$(printf "%*s^" $((33 + ${#1})) "")" > want-bad2.txt &&
+	diff -u want-bad2.txt bad2.txt >&2' _ "$LIB"
+check "what only the process can check is left to it (%return, a soname)" bash -c '
+	"$UTRACE" record -o ok.dat --probe "p:grp/okr $1:plib_add%return" \
+		--probe "p:grp/oks libc.so.6:strlen" -- touch ran3 > /dev/null 2> "$2/err" &&
+	[ -e ran3 ]' _ "$LIB" "$TMP"
+
 # --- outside a process: an IFUNC is said to be one ---
 
 check "utrace probe without -p says an IFUNC's file address is its resolver" bash -c '

@@ -1503,6 +1503,8 @@ int cmd_record(int argc, char **argv)
 		return free_opts(&o, 129);
 	if (split_kernel_events(&o) < 0)
 		return free_opts(&o, 1);
+	if (o.nr_probes && rec_probes_check(o.probes, o.nr_probes) < 0)
+		return free_opts(&o, 1);
 	if (o.nr_kprobes) {
 		if (o.all) {
 			fprintf(stderr, "utrace record: --kernel-probe goes with -p or a command, "

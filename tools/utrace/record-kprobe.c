@@ -12,6 +12,7 @@
 #include "kevents.h"
 #include "kuprobe.h"
 #include "kuprobes.h"
+#include "probe.h"
 #include "record-kprobe.h"
 
 static char **added;            /* "GRP/EV" of our probes */
@@ -126,4 +127,74 @@ bool rec_pids_alive(const pid_t *pids, size_t nr)
 		if (kill(pids[i], 0) == 0 || errno == EPERM)
 			return true;
 	return false;
+}
+
+/* rec_probes_check()'s lookups: files named by their path only. */
+static int check_object(void *data, const char *name, char *path, size_t len)
+{
+	(void)data;
+	snprintf(path, len, "%s", name);        /* (the process's to find) */
+	return 0;
+}
+
+static int check_symbol(void *data, const char *path, const char *sym, uint64_t *vaddr,
+			uint64_t *off, uint64_t *size)
+{
+	if (!strchr(path, '/')) {
+		*vaddr = *off = *size = 0;      /* (the process's to find) */
+		return 0;
+	}
+	return utrace__probe_files.symbol(data, path, sym, vaddr, off, size);
+}
+
+static const struct utrace__probe_resolver check_resolver = {
+	.object = check_object,
+	.symbol = check_symbol,
+};
+
+int rec_probes_check(char **defs, size_t nr)
+{
+	for (size_t i = 0; i < nr; i++) {
+		struct utrace__probe_error err;
+		struct utrace__probe_def *d;
+		enum utrace__probe_cmd cmd;
+		char kerr[UTRACE_DW_ERR_MAX] = "";
+		struct utrace__kup k = { 0 };
+		bool by_path;
+		int r = utrace__probe_parse(defs[i], &check_resolver, &cmd, &d, &err);
+
+		if (r) {
+			if (err.logged) {
+				char *t = utrace__probe_log_text(&err);
+
+				fprintf(stderr, "utrace record: --probe: %s", t ? t : "out of memory\n");
+				free(t);
+			} else {
+				fprintf(stderr, "utrace record: --probe '%s': %s\n", defs[i],
+					err.msg[0] ? err.msg : strerror(-r));
+			}
+			return -1;
+		}
+		/* a function's entry is a boundary; an offset into it or an
+		 * address may not be */
+		by_path = cmd == UTRACE__PROBE_ADD && d->path && strchr(d->path, '/') &&
+			  (!d->symbol || d->symoff);
+		utrace__probe_def_free(d);
+		if (!by_path)
+			continue;
+		/* the site, as probe -k checks it for the kernel; what else
+		 * that check refuses (a function of unknown size, an address in
+		 * no function) is left to the process */
+		r = utrace__kup_translate(defs[i], 0, NULL, NULL, &k, kerr);
+		utrace__kup_free(&k);
+		if (r < 0 && !strncmp(kerr, "refusing '", 10)) {
+			char *note = strstr(kerr, " (the kernel would take it");
+
+			if (note)
+				*note = '\0';
+			fprintf(stderr, "utrace record: --probe: %s\n", kerr);
+			return -1;
+		}
+	}
+	return 0;
 }

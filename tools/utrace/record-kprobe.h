@@ -23,6 +23,17 @@
 int rec_kprobes_start(char ***kevents, size_t *nr_kevents, char **defs, size_t nr,
 		      const pid_t *pids, size_t nr_pids, const char *cmd);
 
+/*
+ * utrace record --probe DEF: check each definition before the command
+ * starts, as far as can be done outside the process: its syntax (the
+ * kernel's error_log entry, caret included) and, for an object named by
+ * its path, its symbol and that the site is an instruction boundary.  An
+ * object named without a path (libc.so.6) and the program's own symbols
+ * are left to the process (the command may exec other programs).  0, or
+ * -1 after saying why.
+ */
+int rec_probes_check(char **defs, size_t nr);
+
 /* Whether one of these processes still runs (kernel-only -p processes:
  * the recording lasts as long as they do). */
 bool rec_pids_alive(const pid_t *pids, size_t nr);
