@@ -1018,3 +1018,16 @@ char *utrace__probe_log_text(const struct utrace__probe_error *err)
 		return NULL;
 	return s;
 }
+
+void utrace__probe_say_error(const char *who, const char *line, int r,
+			     const struct utrace__probe_error *err)
+{
+	if (err->logged) {
+		char *t = utrace__probe_log_text(err);
+
+		fprintf(stderr, "%s: %s", who, t ? t : "out of memory\n");
+		free(t);
+	} else {
+		fprintf(stderr, "%s: '%s': %s\n", who, line, err->msg[0] ? err->msg : strerror(-r));
+	}
+}

@@ -189,6 +189,17 @@ char *utrace__probe_canonical(const struct utrace__probe_def *d) UTRACE_HIDDEN;
  */
 char *utrace__probe_log_text(const struct utrace__probe_error *err) UTRACE_HIDDEN;
 
+/*
+ * utrace__probe_say_error - tell why utrace__probe_parse() refused a line
+ * @who: the prefix ("utrace probe", "utrace record: --probe")
+ * @line: the line, @r: what the parse returned, @err: its error
+ *
+ * On standard error: "WHO: " and the error_log entry when the kernel logs
+ * one (caret included), else "WHO: 'LINE': message".
+ */
+void utrace__probe_say_error(const char *who, const char *line, int r,
+			     const struct utrace__probe_error *err) UTRACE_HIDDEN;
+
 /* ---- running a probe ---- */
 
 /* What a hit needs beyond the registers. */

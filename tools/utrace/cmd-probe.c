@@ -121,15 +121,7 @@ static int check_only(int argc, char **argv)
 		int r = utrace__probe_parse(argv[i], &utrace__probe_files, &cmd, &d, &err);
 
 		if (r) {
-			if (err.logged) {
-				char *t = utrace__probe_log_text(&err);
-
-				fprintf(stderr, "utrace probe: %s", t ? t : "out of memory\n");
-				free(t);
-			} else {
-				fprintf(stderr, "utrace probe: '%s': %s\n", argv[i],
-					err.msg[0] ? err.msg : strerror(-r));
-			}
+			utrace__probe_say_error("utrace probe", argv[i], r, &err);
 			status = 1;
 			continue;
 		}

@@ -164,15 +164,7 @@ int rec_probes_check(char **defs, size_t nr)
 		int r = utrace__probe_parse(defs[i], &check_resolver, &cmd, &d, &err);
 
 		if (r) {
-			if (err.logged) {
-				char *t = utrace__probe_log_text(&err);
-
-				fprintf(stderr, "utrace record: --probe: %s", t ? t : "out of memory\n");
-				free(t);
-			} else {
-				fprintf(stderr, "utrace record: --probe '%s': %s\n", defs[i],
-					err.msg[0] ? err.msg : strerror(-r));
-			}
+			utrace__probe_say_error("utrace record: --probe", defs[i], r, &err);
 			return -1;
 		}
 		/* a function's entry is a boundary; an offset into it or an
