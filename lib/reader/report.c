@@ -2284,6 +2284,27 @@ int utrace__report_file(const struct utrace__report_opts *o, struct utrace__tf *
 				o->lat[i].text);
 			status = 1;
 		}
+	/* perf refuses a sort key no event has; so does this, once the
+	 * events of the file have been seen */
+	for (i = 0; e >= 0 && r->nr_evs && i < o->nr_keys; i++) {
+		const struct utrace__rkey *k = &o->keys[i];
+		bool seen = false;
+
+		if (k->kind != UTRACE__RKEY_FIELD)
+			continue;
+		for (size_t j = 0; j < r->nr_evs && !seen; j++)
+			seen = r->evs[j]->kf && r->evs[j]->kf[i].f;
+		if (seen)
+			continue;
+		if (k->event)
+			fprintf(stderr, "utrace: no event '%s' with a field '%s' in '%s' (--sort "
+				"%s.%s)\n", k->event, k->field, name, k->event, k->field);
+		else
+			fprintf(stderr, "utrace: no event in '%s' has a field '%s' (--sort %s; "
+				"keys: comm, pid, tid, event, [EVENT.]FIELD[/raw])\n", name,
+				k->field, k->field);
+		status = 1;
+	}
 	if (e >= 0 && !status)
 		e = utrace__report_print(r, out);
 	if (e == -ENOMEM) {

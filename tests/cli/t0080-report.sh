@@ -234,6 +234,13 @@ check "... and says which" grep -q "no event in 'req.dat' matches 'nosuch' of --
 "$UTRACE" report -i req.dat --latency req_begin.nofield:req_end.id > out 2> "$TMP/err"
 check "a field the event lacks fails" test $? -eq 1
 check "... and says which" grep -q "has no field 'nofield'" "$TMP/err"
+"$UTRACE" report -i req.dat --sort comm,nofield > out 2> "$TMP/err"
+check "a sort key no event has fails (as perf's), with no table" bash -c '
+	[ "$1" = 1 ] && [ ! -s out ] && [ "$(wc -l < "$2/err")" = 1 ] &&
+	grep -q "^utrace: no event in .req.dat. has a field .nofield. (--sort nofield; keys: comm, pid, tid, event, \[EVENT.\]FIELD\[/raw\])\$" "$2/err"' _ $? "$TMP"
+"$UTRACE" report -i req.dat --sort req_end.nofield > out 2> "$TMP/err"
+check "... EVENT.FIELD too" bash -c '[ "$1" = 1 ] &&
+	grep -q "^utrace: no event .req_end. with a field .nofield. in .req.dat." "$2/err"' _ $? "$TMP"
 "$UTRACE" report -i nosuch.dat > /dev/null 2> "$TMP/err"
 check "a missing file fails" test $? -eq 1
 check "... with the reason" grep -q "cannot read 'nosuch.dat': No such file" "$TMP/err"
