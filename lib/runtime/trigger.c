@@ -4,7 +4,7 @@
  * and their readback, in the rules of trace_events_trigger.c
  * (event_trigger_parse(), event_enable_trigger_parse(), register_trigger())
  * and trace_events_hist.c (hist_register_trigger(): EEXIST, pause, cont,
- * clear).
+ * clear; enable_hist and disable_hist, hist_enable_trigger()).
  *
  * An event's triggers are an array published with RCU (st->triggers):
  * every change makes a new array, publishes it, waits for the grace
@@ -14,7 +14,9 @@
  * the writer reads; `:pause` returns after a grace period, so that the
  * paused table no longer changes; `:clear` puts a new table in and frees
  * the old one after a grace period.  All of this runs on the agent thread, one
- * request at a time, with the registry lock held.
+ * request at a time, with the registry lock held.  enable_hist and
+ * disable_hist store the pause of the target event's hist triggers from
+ * the writer, which reads the target's array under the same read lock.
  *
  * Hist triggers with the same `name=` (the kernel's named triggers) share
  * one table, of the first one's fields, whatever event they are on: a
@@ -46,15 +48,27 @@ enum trig_kind {
 	TK_ENABLE,
 	TK_DISABLE,
 	TK_SNAPSHOT,
+	TK_ENABLE_HIST,
+	TK_DISABLE_HIST,
 };
 
 /* The kernel's event_trigger_type: two triggers of one type on one event
- * are refused (register_trigger()), enable and disable counting as one. */
-static const int kind_type[] = { 0, 1, 1, 3, 2, 2, 4 };
+ * (and one target) are refused (register_trigger(),
+ * event_enable_register_trigger()), enable and disable counting as one
+ * (ETT_EVENT_ENABLE, ETT_HIST_ENABLE). */
+static const int kind_type[] = { 0, 1, 1, 3, 2, 2, 4, 5, 5 };
 
 static const char *const kind_name[] = {
 	"hist", "traceon", "traceoff", "stacktrace", "enable_event", "disable_event", "snapshot",
+	"enable_hist", "disable_hist",
 };
+
+/* The commands of event_enable_trigger_parse(): SYS:EVENT[:N]. */
+static bool has_target(enum trig_kind kind)
+{
+	return kind == TK_ENABLE || kind == TK_DISABLE || kind == TK_ENABLE_HIST ||
+	       kind == TK_DISABLE_HIST;
+}
 
 /* The table of the hist triggers named alike (find_named_trigger()). */
 struct named {
@@ -71,7 +85,7 @@ struct trig {
 	long count;                      /* left; -1: unlimited (atomic) */
 	char *filter_str;                /* after "if ", or NULL */
 	struct utrace__filter *filter;
-	struct utrace_event *target;     /* enable_event, disable_event */
+	struct utrace_event *target;     /* enable/disable_event, enable/disable_hist */
 	struct utrace__hist *h;          /* hist */
 	struct utrace__hist_map *map;    /* (atomic: :clear replaces it) */
 	struct utrace__hist_map **mapp;  /* &map, or &sh->map */
@@ -110,6 +124,24 @@ static bool take_count(struct trig *t)
 	} while (!__atomic_compare_exchange_n(&t->count, &c, c - 1, false, __ATOMIC_RELAXED,
 					      __ATOMIC_RELAXED));
 	return true;
+}
+
+/*
+ * hist_enable_trigger(): pause or run every hist trigger of the target.
+ * Its list is read as the writer reads an event's own, under the RCU
+ * read lock that utrace__triggers_run() holds: a hist trigger removed from
+ * it meanwhile is freed only after the grace period (publish()).
+ */
+static void hist_switch(struct utrace_event *target, int paused)
+{
+	const struct utrace__event_state *ts = target->priv;
+	const struct utrace__trig_list *tl;
+	unsigned int i;
+
+	tl = ts ? __atomic_load_n(&ts->triggers, __ATOMIC_ACQUIRE) : NULL;
+	for (i = 0; tl && i < tl->nr; i++)
+		if (tl->t[i]->kind == TK_HIST)
+			__atomic_store_n(&tl->t[i]->paused, paused, __ATOMIC_RELAXED);
 }
 
 static void fire(struct trig *t)
@@ -151,6 +183,11 @@ static void fire(struct trig *t)
 	case TK_SNAPSHOT:       /* snapshot_count_trigger(): the agent copies */
 		if (take_count(t))
 			utrace__agent_snapshot_request();
+		return;
+	case TK_ENABLE_HIST:    /* hist_enable_count_trigger(): unlike */
+	case TK_DISABLE_HIST:   /* enable_event, each firing counts */
+		if (take_count(t))
+			hist_switch(t->target, t->kind == TK_DISABLE_HIST);
 		return;
 	case TK_HIST:
 		return;
@@ -778,7 +815,7 @@ static int cmd_write(struct utrace_event *ev, enum trig_kind kind, char *param, 
 	if (!t)
 		return -ENOMEM;
 	t->kind = kind;
-	if (kind == TK_ENABLE || kind == TK_DISABLE) {
+	if (has_target(kind)) {
 		/* event_enable_trigger_parse(): SYS:EVENT[:N] */
 		struct find_ev fa = { 0 };
 		char *sys, *evn;
@@ -843,7 +880,8 @@ static int cmd_write(struct utrace_event *ev, enum trig_kind kind, char *param, 
 		if (utrace__sym_by_name(iter, &start, &size) == 0)
 			t->skip[1] = (unsigned long)start;
 	}
-	if (t->target || kind == TK_TRACEON || kind == TK_STACKTRACE || kind == TK_SNAPSHOT) {
+	if (kind == TK_ENABLE || kind == TK_DISABLE || kind == TK_TRACEON || kind == TK_STACKTRACE ||
+	    kind == TK_SNAPSHOT) {
 		/* what they switch on records into the pool */
 		r = utrace__pool_ensure();
 		if (r < 0)
@@ -897,10 +935,10 @@ int utrace__trigger_write(struct utrace_event *ev, const char *text, size_t len,
 	} else {
 		next = NULL;
 	}
-	for (k = TK_TRACEON; k <= TK_SNAPSHOT; k++)
+	for (k = TK_TRACEON; k <= TK_DISABLE_HIST; k++)
 		if (!strcmp(cmd, kind_name[k]))
 			break;
-	if (k <= TK_SNAPSHOT)
+	if (k <= TK_DISABLE_HIST)
 		r = cmd_write(ev, (enum trig_kind)k, next, remove, log);
 	free(buf);
 	return r;
@@ -911,8 +949,11 @@ void utrace__trigger_truncate(struct utrace_event *ev)
 	struct utrace__event_state *st = ev->priv;
 	unsigned int i;
 
+	/* the unreg_all() of hist, enable_hist and disable_hist
+	 * (hist_unreg_all(), hist_enable_unreg_all()) */
 	for (i = st->triggers ? st->triggers->nr : 0; i-- > 0;)
-		if (st->triggers->t[i]->kind == TK_HIST)
+		if (kind_type[st->triggers->t[i]->kind] == kind_type[TK_HIST] ||
+		    kind_type[st->triggers->t[i]->kind] == kind_type[TK_ENABLE_HIST])
 			uninstall(ev, i);
 }
 
@@ -958,7 +999,8 @@ char *utrace__trigger_text(struct utrace_event *ev)
 	if (!st->triggers || !st->triggers->nr)
 		/* event_triggers_seq_show(): the commands this build has */
 		fprintf(f, "# Available triggers:\n# traceon traceoff snapshot %senable_event "
-			"disable_event hist\n", UTRACE_HAVE_UNWINDER ? "stacktrace " : "");
+			"disable_event enable_hist disable_hist hist\n",
+			UTRACE_HAVE_UNWINDER ? "stacktrace " : "");
 	for (i = 0; st->triggers && i < st->triggers->nr && !r; i++)
 		r = print_trig(f, st->triggers->t[i]);
 	if (fclose(f) || r < 0) {

@@ -1215,9 +1215,33 @@ bool utrace__filter_sync(void)
 }
 
 /*
+ * Is the thread state t still inside an event?  Only while t is registered
+ * (in any slot: a thread that attaches to a new pool at the start of an
+ * event moves), and under the mutex, so that its state is not freed under
+ * the look: an exiting thread unregisters under it (thread_exit()).
+ */
+static bool still_inside(const struct tbuf *t)
+{
+	bool inside = false;
+	uint32_t j;
+
+	pthread_mutex_lock(&tbufs_mutex);
+	for (j = 0; j < UTRACE_POOL_THREADS; j++)
+		if (__atomic_load_n(&thread_tbufs[j], __ATOMIC_ACQUIRE) == t) {
+			inside = __atomic_load_n(&t->nest, __ATOMIC_RELAXED) != 0;
+			break;
+		}
+	pthread_mutex_unlock(&tbufs_mutex);
+	return inside;
+}
+
+/*
  * Wait until every thread with a page that was inside an event at the call
  * has left it.  False when it cannot tell (no membarrier, TSan) or a thread
- * stayed inside one event too long.
+ * stayed inside one event too long.  The mutex is held for each look only,
+ * not across the wait: an exiting thread takes it with its nest set
+ * (thread_exit()), so a wait holding it would wait for that thread until
+ * it gave up (and the caller then kept what it would have freed).
  */
 bool utrace__threads_quiesce(void)
 {
@@ -1227,14 +1251,12 @@ bool utrace__threads_quiesce(void)
 	if (__atomic_load_n(&filter_rcu, __ATOMIC_RELAXED) ||
 	    syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0)
 		return false;
-	pthread_mutex_lock(&tbufs_mutex);
 	for (i = 0; i < UTRACE_POOL_THREADS; i++) {
-		struct tbuf *t = __atomic_load_n(&thread_tbufs[i], __ATOMIC_ACQUIRE);
+		const struct tbuf *t = __atomic_load_n(&thread_tbufs[i], __ATOMIC_ACQUIRE);
 		int tries;
 
-		if (!t)
-			continue;
-		for (tries = 0; __atomic_load_n(&t->nest, __ATOMIC_RELAXED) != 0; tries++) {
+		/* (t is only compared until still_inside() finds it) */
+		for (tries = 0; t && still_inside(t); tries++) {
 			struct timespec d = { 0, 50 * 1000 };
 
 			if (tries > 20000) {
@@ -1244,7 +1266,6 @@ bool utrace__threads_quiesce(void)
 			nanosleep(&d, NULL);
 		}
 	}
-	pthread_mutex_unlock(&tbufs_mutex);
 	return ok;
 }
 

@@ -156,6 +156,31 @@ mount_cleanup() {
 	rm -rf "$TMP"
 }
 
+# trigger_demo: start tests/cli/trigger-demo.c under mount_setup (its
+# commands through the FIFO $TMP/ff, its "done K" lines in $TMP/out, its
+# stderr in $TMP/demo.err), wait until it is traceable, set P (its pid)
+# and k (the commands sent so far).  send CMD: have it run CMD and wait
+# until it has.  trig EVENT [COMMAND]: utrace trigger -p $P, its stderr
+# in $TMP/err.
+trigger_demo() {
+	mount_setup
+	mkdir -m 700 "$UTRACE_RUNTIME_DIR"
+	mkfifo "$TMP/ff"
+	"$UTRACE_BUILD/tests/trigger-demo" "$TMP/ff" "$TMP/out" > /dev/null 2> "$TMP/demo.err" &
+	P=$!
+	pids+=("$P")
+	wait_traceable "$P" "$TMP/demo.err"
+	k=0
+}
+send() {
+	echo "$1" > "$TMP/ff"
+	k=$((k + 1))
+	wait_for grep -qx "done $k" "$TMP/out"
+}
+trig() {
+	"$UTRACE" trigger -p "$P" "$@" 2> "$TMP/err"
+}
+
 # kernel_source PATH...: set KSRC to a directory holding PATH... of the kernel's
 # source tree, taken once per build directory out of Debian's linux-source
 # tarball (scripts/setup-debian.sh --tests installs it); skip the whole

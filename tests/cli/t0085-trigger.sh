@@ -9,25 +9,7 @@
 # trace_events_trigger.c prints them; the soft mode (enable reads "0*");
 # and threads firing while triggers come and go.
 . "$(dirname "$0")/lib.sh"
-DEMO="$UTRACE_BUILD/tests/trigger-demo"
-mount_setup
-mkdir -m 700 "$UTRACE_RUNTIME_DIR"
-mkfifo "$TMP/ff"
-"$DEMO" "$TMP/ff" "$TMP/out" > /dev/null 2> "$TMP/demo.err" &
-P=$!
-pids+=("$P")
-wait_traceable "$P" "$TMP/demo.err"
-k=0
-# send CMD: have the demo run CMD and wait until it has
-send() {
-	echo "$1" > "$TMP/ff"
-	k=$((k + 1))
-	wait_for grep -qx "done $k" "$TMP/out"
-}
-# trig ARGS...: utrace trigger -p $P ARGS..., its stderr in $TMP/err
-trig() {
-	"$UTRACE" trigger -p "$P" "$@" 2> "$TMP/err"
-}
+trigger_demo
 # live_hist EVENT < EXPECTED: utrace hist -p prints exactly EXPECTED
 live_hist() {
 	cat > "$TMP/want.txt"
@@ -36,9 +18,9 @@ live_hist() {
 }
 
 # stacktrace needs libunwind (a build without it does not offer it)
-AVAIL="# traceon traceoff snapshot stacktrace enable_event disable_event hist"
+AVAIL="# traceon traceoff snapshot stacktrace enable_event disable_event enable_hist disable_hist hist"
 if ! "$UTRACE" trigger -p "$P" kmalloc | grep -q stacktrace; then
-	AVAIL="# traceon traceoff snapshot enable_event disable_event hist"
+	AVAIL="# traceon traceoff snapshot enable_event disable_event enable_hist disable_hist hist"
 	echo "# this build has no libunwind: no stacktrace trigger, its checks are left out"
 fi
 export AVAIL

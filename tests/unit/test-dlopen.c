@@ -98,47 +98,109 @@ TEST(many_cycles)
 	CHECK_INT(records, ==, 50);
 }
 
+/* The registry lock around one trigger call, as the agent holds it. */
+static int trig(struct utrace_event *ev, const char *cmd)
+{
+	char *log = NULL;
+	int r;
+
+	utrace__registry_lock();
+	r = utrace__trigger_write(ev, cmd, strlen(cmd), &log);
+	utrace__registry_unlock();
+	if (log)
+		TEST_FAIL("%s: %s", cmd, log);
+	return r;
+}
+
+/* dlib loaded: its event, and its dlib_fire in *fire. */
+static struct utrace_event *open_hello(void **h, int (**fire)(int))
+{
+	struct utrace_event *ev;
+
+	*h = open_lib();
+	ev = utrace_event_find("dlib", "dlib_hello");
+	if (!ev)
+		TEST_FAIL("dlib_hello is not registered");
+	*(void **)fire = dlsym(*h, "dlib_fire");
+	return ev;
+}
+
+static char *trig_text(struct utrace_event *ev, bool hist)
+{
+	char *text;
+
+	utrace__registry_lock();
+	text = hist ? utrace__trigger_hist_text(ev) : utrace__trigger_text(ev);
+	utrace__registry_unlock();
+	return text;
+}
+
 /* An unloaded event's triggers go with it, and so do those that point
  * at it (enable_event): nothing is left that points into the library. */
 TEST(dlclose_with_triggers)
 {
 	int (*fire)(int);
-	struct utrace_event *ev;
-	char *log = NULL, *text;
-	void *h = open_lib();
+	char *text;
+	void *h;
+	struct utrace_event *ev = open_hello(&h, &fire);
 
-	ev = utrace_event_find("dlib", "dlib_hello");
-	CHECK(ev != NULL);
-	utrace__registry_lock();
-	CHECK_INT(utrace__trigger_write(ev, "hist:keys=n", 11, &log), ==, 0);
-	CHECK_INT(utrace__trigger_write(ev, "enable_event:dlib:dlib_hello:2", 30, &log), ==, 0);
-	utrace__registry_unlock();
-	CHECK(log == NULL);
+	CHECK_INT(trig(ev, "hist:keys=n"), ==, 0);
+	CHECK_INT(trig(ev, "enable_event:dlib:dlib_hello:2"), ==, 0);
 	CHECK(utrace__tracing_off & UTRACE_TRACING_TRIGGERS);
-	*(void **)&fire = dlsym(h, "dlib_fire");
 	fire(3);
-	utrace__registry_lock();
-	text = utrace__trigger_hist_text(ev);
-	utrace__registry_unlock();
+	text = trig_text(ev, true);
 	CHECK(text && strstr(text, "    Hits: 3\n"));
 	free(text);
-	utrace__registry_lock();
-	text = utrace__trigger_text(ev);
-	utrace__registry_unlock();
+	text = trig_text(ev, false);
 	CHECK(text && strstr(text, "enable_event:dlib:dlib_hello:count=1\n"));
 	free(text);
 	CHECK_INT(dlclose(h), ==, 0);
 	CHECK(!(utrace__tracing_off & UTRACE_TRACING_TRIGGERS));
 
-	h = open_lib();
-	ev = utrace_event_find("dlib", "dlib_hello");
-	CHECK(ev != NULL);
-	utrace__registry_lock();
-	text = utrace__trigger_text(ev);
-	utrace__registry_unlock();
+	ev = open_hello(&h, &fire);
+	text = trig_text(ev, false);
 	CHECK(text && !strncmp(text, "# Available triggers:", 21));
 	free(text);
 	CHECK_INT(dlclose(h), ==, 0);
+}
+
+/* enable_hist/disable_hist on the event itself: a paused hist counts
+ * nothing; the count is taken at each firing (the kernel's
+ * hist_enable_count_trigger()); they go with the library. */
+TEST(dlclose_with_hist_switch)
+{
+	int (*fire)(int);
+	char *text;
+	void *h;
+	struct utrace_event *ev = open_hello(&h, &fire);
+
+	CHECK_INT(trig(ev, "hist:keys=n"), ==, 0);
+	CHECK_INT(trig(ev, "disable_hist:dlib:dlib_hello:2"), ==, 0);
+	CHECK_INT(trig(ev, "enable_hist:dlib:dlib_hello"), ==, -EEXIST);
+	CHECK_INT(trig(ev, "enable_hist:dlib:nosuch"), ==, -EINVAL);
+	CHECK_INT(trig(ev, "enable_hist:dlib_hello"), ==, -EINVAL);
+	/* unfiltered, it runs before the hist: the first event is not counted */
+	fire(3);
+	text = trig_text(ev, false);
+	CHECK(text && !strcmp(text, "disable_hist:dlib:dlib_hello:count=0\n"
+				    "hist:keys=n:vals=hitcount:sort=hitcount:size=2048 [paused]\n"));
+	free(text);
+	text = trig_text(ev, true);
+	CHECK(text && strstr(text, "    Hits: 0\n"));
+	free(text);
+	CHECK_INT(trig(ev, "!enable_hist:dlib:dlib_hello"), ==, 0);
+	/* filtered, after the record: n = 1 runs it, n = 2 is counted */
+	CHECK_INT(trig(ev, "enable_hist:dlib:dlib_hello:5 if n == 1"), ==, 0);
+	fire(3);
+	text = trig_text(ev, true);
+	CHECK(text && strstr(text, "{ n:          2 } hitcount:          1\n") &&
+	      strstr(text, "    Hits: 1\n"));
+	free(text);
+	text = trig_text(ev, false);
+	CHECK(text && !strncmp(text, "enable_hist:dlib:dlib_hello:count=4 if n == 1\n", 46));
+	free(text);
+	CHECK_INT(dlclose(h), ==, 0);
+	CHECK(!(utrace__tracing_off & UTRACE_TRACING_TRIGGERS));
 }
 
 TEST_MAIN()

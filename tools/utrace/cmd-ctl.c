@@ -630,6 +630,8 @@ static const struct cmd_desc trigger_desc = { "trigger",
 	"  snapshot[:N] [if FILTER]     copy the buffer (the mount's snapshot file)\n"
 	"  enable_event:SYS:EVENT[:N] [if FILTER]    switch another event on\n"
 	"  disable_event:SYS:EVENT[:N] [if FILTER]   switch another event off\n"
+	"  enable_hist:SYS:EVENT[:N] [if FILTER]     run another event's hist triggers\n"
+	"  disable_hist:SYS:EVENT[:N] [if FILTER]    pause another event's hist triggers\n"
 	"The tables of the hist triggers: utrace hist -p PID EVENT.  A command the\n"
 	"kernel refuses is refused with its errno and its error_log entry.\n"
 	"See utrace-trigger(1).\n"
