@@ -1220,17 +1220,22 @@ bool utrace__filter_sync(void)
  * event moves), and under the mutex, so that its state is not freed under
  * the look: an exiting thread unregisters under it (thread_exit()).
  */
-static bool still_inside(const struct tbuf *t)
+static bool still_inside(const struct tbuf *t, uint32_t i)
 {
 	bool inside = false;
 	uint32_t j;
 
 	pthread_mutex_lock(&tbufs_mutex);
-	for (j = 0; j < UTRACE_POOL_THREADS; j++)
-		if (__atomic_load_n(&thread_tbufs[j], __ATOMIC_ACQUIRE) == t) {
+	/* (slot i first: where it was seen, and almost always still is) */
+	for (j = 0; j <= UTRACE_POOL_THREADS; j++) {
+		uint32_t k = j ? j - 1 : i;
+
+		if ((j == 0 || k != i) &&
+		    __atomic_load_n(&thread_tbufs[k], __ATOMIC_ACQUIRE) == t) {
 			inside = __atomic_load_n(&t->nest, __ATOMIC_RELAXED) != 0;
 			break;
 		}
+	}
 	pthread_mutex_unlock(&tbufs_mutex);
 	return inside;
 }
@@ -1256,7 +1261,7 @@ bool utrace__threads_quiesce(void)
 		int tries;
 
 		/* (t is only compared until still_inside() finds it) */
-		for (tries = 0; t && still_inside(t); tries++) {
+		for (tries = 0; t && still_inside(t, i); tries++) {
 			struct timespec d = { 0, 50 * 1000 };
 
 			if (tries > 20000) {
