@@ -72,16 +72,19 @@ check "snapshot trigger errors: a second one is EEXIST, snapshot+1 EINVAL (as th
 B='hist:keys=path:ts0=common_timestamp.usecs'
 M='hist:keys=path:l=common_timestamp.usecs-$ts0:onmax($l).snapshot()'
 export B M
+# (the hist is read once, in the wait, and checked as read: a later
+# maximum may change its Details.  The copy itself is the agent's, made
+# just after the event that asked for it: wait for it too)
 check "onmax(\$l).snapshot(): a snapshot at a new maximum; the hist's Details block, as the kernel's" bash -c '
 	echo 0 > "$1/snapshot" && echo "$B" >> "$1/events/reqdemo/req_begin/trigger" &&
 	echo "$M" >> "$1/events/reqdemo/req_end/trigger" &&
-	wait_for bash -c "grep -A2 \"^Snapshot taken\" \"\$0/events/reqdemo/req_end/hist\" | grep -q \"path: /slow\"" "$1" &&
-	cat "$1/events/reqdemo/req_end/hist" > "$2/h" &&
+	wait_for bash -c "cat \"\$0/events/reqdemo/req_end/hist\" > \"\$1/h\" &&
+		grep -A2 \"^Snapshot taken\" \"\$1/h\" | grep -q \"path: /slow\"" "$1" "$2" &&
 	[ "$(grep -c "^	max: " "$2/h")" = 0 ] &&
 	grep -A1 "^Snapshot taken (see tracing/snapshot).  Details:$" "$2/h" | tail -n 1 |
 		grep -Eq "^	triggering value \{ onmax\(\\\$l\) \}: +[0-9]+	triggered by event with key: \{ path: /slow +\}$" &&
 	v=$(grep "triggering value" "$2/h" | sed -E "s/.*\}: +([0-9]+)	.*/\1/") && [ "$v" -ge 4000 ] &&
-	grep -q "req_end: id=[0-9]* path=/slow" "$1/snapshot" &&
+	wait_for grep -q "req_end: id=[0-9]* path=/slow" "$1/snapshot" &&
 	echo "!$M" >> "$1/events/reqdemo/req_end/trigger" && echo "!$B" >> "$1/events/reqdemo/req_begin/trigger" &&
 	echo 0 > "$1/snapshot"' _ "$D" "$TMP"
 fusermount3 -u "$MNT" 2> /dev/null
