@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "clock.h"
+#include "rundir.h"
 
 #include <stddef.h>
 #include <sys/rseq.h>
@@ -21,7 +22,7 @@ long utrace__rseq_cpu_off;
 void utrace__clock_init(void)
 {
 	unsigned int a, b, c, d;
-	const char *env = getenv("UTRACE_CLOCK");
+	const char *env = utrace__getenv("UTRACE_CLOCK");
 
 	/* glibc 2.35+ registers rseq for every thread at the same offset. */
 	if (__rseq_size > 0)

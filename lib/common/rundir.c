@@ -18,11 +18,26 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "rundir.h"
+
+bool utrace__secure(void)
+{
+	static int secure = -1;
+
+	if (__atomic_load_n(&secure, __ATOMIC_RELAXED) < 0)
+		__atomic_store_n(&secure, getauxval(AT_SECURE) != 0, __ATOMIC_RELAXED);
+	return __atomic_load_n(&secure, __ATOMIC_RELAXED);
+}
+
+const char *utrace__getenv(const char *name)
+{
+	return utrace__secure() ? NULL : getenv(name);
+}
 
 void utrace__setmsg(char *buf, size_t len, const char *fmt, ...)
 {
@@ -86,13 +101,13 @@ int utrace__rundir_check(const char *dir, uid_t uid, char *err, size_t errlen)
 
 int utrace__rundir(char *buf, size_t len, bool create, char *err, size_t errlen)
 {
-	const char *v = getenv("UTRACE_RUNTIME_DIR");
+	const char *v = utrace__getenv("UTRACE_RUNTIME_DIR");
 	uid_t uid = geteuid();
 	int n, r;
 
 	if (v && *v) {
 		n = snprintf(buf, len, "%s", v);
-	} else if ((v = getenv("XDG_RUNTIME_DIR")) && *v) {
+	} else if ((v = utrace__getenv("XDG_RUNTIME_DIR")) && *v) {
 		n = snprintf(buf, len, "%s/utrace", v);
 		if (n >= 0 && (size_t)n < len) {
 			/* The XDG directory must be ours too (the XDG spec:
@@ -103,7 +118,11 @@ int utrace__rundir(char *buf, size_t len, bool create, char *err, size_t errlen)
 				return r;
 		}
 	} else {
-		n = snprintf(buf, len, "/tmp/utrace-%u", (unsigned int)getuid());
+		/* A set-user-ID program's directory is its effective user's:
+		 * made in the real user's name, it would lock that user out
+		 * of their own. */
+		n = snprintf(buf, len, "/tmp/utrace-%u",
+			     (unsigned int)(utrace__secure() ? uid : getuid()));
 	}
 	if (n < 0 || (size_t)n >= len) {
 		if (len)
@@ -145,6 +164,9 @@ int utrace__peer_check(int fd, pid_t *pid, uid_t *uid)
 	if (uid)
 		*uid = cr.uid;
 	/* The effective uid only: a set-uid program's real user is not
-	 * the owner of its memory. */
+	 * the owner of its memory.  A secure program (set-user-ID or
+	 * set-group-ID: more rights than its caller) answers root only. */
+	if (utrace__secure())
+		return cr.uid == 0 ? 0 : -EPERM;
 	return cr.uid == 0 || cr.uid == geteuid() ? 0 : -EPERM;
 }

@@ -17,7 +17,9 @@
 /*
  * utrace__rundir - find, check and optionally make the caller's runtime dir
  * @buf, @len:     receives the path: $UTRACE_RUNTIME_DIR, else
- *                 $XDG_RUNTIME_DIR/utrace, else /tmp/utrace-<uid>
+ *                 $XDG_RUNTIME_DIR/utrace, else /tmp/utrace-<uid> (in a
+ *                 secure program /tmp/utrace-<euid>, whatever the
+ *                 environment says: utrace__secure())
  * @create:        make it (mode 0700) when it does not exist
  * @err, @errlen:  a one-line message on failure (may be NULL), naming the
  *                 directory and what is wrong with it, without "utrace: "
@@ -42,10 +44,27 @@ int utrace__rundir_check(const char *dir, uid_t uid, char *err, size_t errlen)
 /*
  * utrace__peer_check - may the process at the other end of unix socket
  * 'fd' use us?  Only when its effective uid (SO_PEERCRED: the credentials
- * it had at connect() or listen()) is ours or root's.  Returns 0, or
+ * it had at connect() or listen()) is ours or root's; in a secure program
+ * (utrace__secure()) root's only: the caller's user must not reach the
+ * memory of a program that runs with more rights than it has.  Returns 0, or
  * -EPERM with the peer's pid and uid in *pid and *uid, or -errno.
  */
 int utrace__peer_check(int fd, pid_t *pid, uid_t *uid) UTRACE_HIDDEN;
+
+/*
+ * utrace__secure - is this a set-user-ID or set-group-ID program (or one
+ * with file capabilities): the kernel's AT_SECURE?  Such a program obeys
+ * none of the caller's UTRACE_* variables nor the runtime directory's
+ * (utrace__getenv() answers NULL), takes /tmp/utrace-<euid>, and serves
+ * control connections of root only (utrace__peer_check()).
+ */
+bool utrace__secure(void) UTRACE_HIDDEN;
+
+/*
+ * utrace__getenv - getenv() for every variable utrace reads: NULL in a
+ * secure program (utrace__secure()), whatever the environment holds.
+ */
+const char *utrace__getenv(const char *name) UTRACE_HIDDEN;
 
 /* vsnprintf into an error buffer that may be NULL or empty (nothing then). */
 void utrace__setmsg(char *buf, size_t len, const char *fmt, ...)

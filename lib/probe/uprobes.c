@@ -49,6 +49,7 @@
 #include "internal.h"
 #include "log.h"
 #include "probe.h"
+#include "rundir.h"
 #include "uprobes.h"
 
 #define MAX_EXITS 64
@@ -1519,7 +1520,7 @@ char *utrace__uprobes_text(enum utrace__uprobes_text_kind kind)
 
 void utrace__uprobes_from_env(void)
 {
-	const char *v = getenv("UTRACE_PROBES");
+	const char *v = utrace__getenv("UTRACE_PROBES");
 	char *copy, *line, *save = NULL;
 
 	if (!v || !*v)

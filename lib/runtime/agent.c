@@ -730,7 +730,7 @@ bool utrace__agent_start(void)
 	if (agent_started || agent_disabled)
 		goto out;
 	agent_started = true;
-	v = getenv("UTRACE_CONTROL");
+	v = utrace__getenv("UTRACE_CONTROL");
 	if (v && !strcmp(v, "0")) {
 		agent_disabled = true;
 		goto out;

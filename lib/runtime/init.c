@@ -11,6 +11,13 @@
  *
  * Nothing here may stop the program: a bad value gives one line on stderr
  * and the program runs on without that setting.
+ *
+ * A set-user-ID or set-group-ID program (AT_SECURE) reads none of them:
+ * its caller's environment must not make it write files where its caller
+ * could not (UTRACE_PRINT), read memory its caller could not (probes,
+ * filters), or hand its memory to its caller's recorder (UTRACE_RECORD);
+ * its agent answers root only (rundir.c).  When the caller did set some,
+ * one line says they were ignored.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -35,6 +42,7 @@
 #include "control.h"
 #include "writer.h"
 #include "jump.h"
+#include "rundir.h"
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 
@@ -88,20 +96,39 @@ static const struct utrace__registry_ops registry_ops = {
 	.event_removed = utrace__triggers_event_gone,
 };
 
+extern char **environ;
+
+/* A secure program whose caller set UTRACE_* variables: say once that
+ * they were ignored. */
+static void secure_notice(void)
+{
+	char **e;
+
+	if (!utrace__secure())
+		return;
+	for (e = environ; e && *e; e++)
+		if (!strncmp(*e, "UTRACE_", 7)) {
+			utrace__warn("a set-user-ID or set-group-ID program: the UTRACE_* "
+				     "variables are ignored, and only root may control it");
+			return;
+		}
+}
+
 static void init_once_fn(void)
 {
 	const char *v;
 
+	secure_notice();
 	pthread_atfork(before_fork, after_fork_parent, after_fork_child);
 	utrace__registry_set_ops(&registry_ops);
 
-	v = getenv("UTRACE_PRINT");
+	v = utrace__getenv("UTRACE_PRINT");
 	if (v && *v)
 		utrace__print_set_dest(v);
-	v = getenv("UTRACE_FILTER");
+	v = utrace__getenv("UTRACE_FILTER");
 	if (v && *v)
 		utrace__control_filter_spec_set(v);
-	v = getenv("UTRACE_EVENTS");
+	v = utrace__getenv("UTRACE_EVENTS");
 	if (v && *v)
 		utrace__events_spec_set(v);
 	utrace__clock_init();
@@ -166,7 +193,7 @@ __attribute__((constructor)) static void utrace_ctor(void)
 {
 	utrace__init();
 	utrace__uprobes_snapshot();
-	if (preloaded() || getenv("UTRACE_PROBES")) {
+	if (preloaded() || utrace__getenv("UTRACE_PROBES")) {
 		utrace__print_open();
 		utrace__marker_register();
 		utrace__uprobes_from_env();

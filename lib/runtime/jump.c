@@ -45,6 +45,7 @@
 
 #include "internal.h"
 #include "jump.h"
+#include "rundir.h"
 #include "textpatch.h"
 
 enum {
@@ -89,7 +90,7 @@ static const struct utrace__int3_hook skip_hook = { skip_site, NULL };
  */
 static const char *off_reason(void)
 {
-	const char *e = getenv("UTRACE_NO_JUMP_LABEL");
+	const char *e = utrace__getenv("UTRACE_NO_JUMP_LABEL");
 	const char *pre = getenv("LD_PRELOAD");
 
 	if (e && *e)

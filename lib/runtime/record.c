@@ -579,9 +579,9 @@ static int send_format_cb(struct utrace_event *ev, void *arg)
 
 void utrace__record_init(void)
 {
-	const char *rec = getenv("UTRACE_RECORD"), *v;
+	const char *rec = utrace__getenv("UTRACE_RECORD"), *v;
 
-	v = getenv("UTRACE_BUFFER_SIZE");
+	v = utrace__getenv("UTRACE_BUFFER_SIZE");
 	if (v && *v) {
 		char *end;
 		unsigned long long n = strtoull(v, &end, 10);
@@ -595,7 +595,7 @@ void utrace__record_init(void)
 	}
 	/* Set by the recorder, which deals the pages above the buffer size
 	 * when they are needed (utrace__pool_grow()); nonsense: no growth. */
-	v = getenv("UTRACE_BUFFER_MAX");
+	v = utrace__getenv("UTRACE_BUFFER_MAX");
 	if (v && *v) {
 		char *end;
 		unsigned long long n = strtoull(v, &end, 10);
@@ -603,7 +603,7 @@ void utrace__record_init(void)
 		if (!*end && n <= (1ULL << 36))
 			buffer_max = (size_t)n;
 	}
-	v = getenv("UTRACE_MODE");
+	v = utrace__getenv("UTRACE_MODE");
 	mode_set = v && (!strcmp(v, "overwrite") || !strcmp(v, "discard"));
 	if (v && !strcmp(v, "overwrite"))
 		pool_mode = UTRACE_MODE_OVERWRITE;
