@@ -148,12 +148,13 @@ static bool name_uid(const char *s, uid_t *uid)
 }
 
 /*
- * Directories to look in: ours, and for root everybody's.  Each must pass
+ * Directories to look in: ours, and with 'all_users' (root) everybody's.
+ * Each must pass
  * the runtime directory's checks (rundir.h): a directory that someone
  * else could have put sockets in is not looked at.  Ours, refused, is
  * worth saying once; another user's is that user's business.
  */
-static void scan_all(struct plist *l)
+static void scan_all(struct plist *l, bool all_users)
 {
 	static bool told;
 	char dir[256], err[512];
@@ -169,7 +170,7 @@ static void scan_all(struct plist *l)
 		fprintf(stderr, "utrace: %s\n", err);
 		told = true;
 	}
-	if (geteuid() != 0)
+	if (!all_users || geteuid() != 0)
 		return;
 	if ((d = opendir("/run/user"))) {
 		while ((de = readdir(d))) {
@@ -203,12 +204,16 @@ static int cmp_proc(const void *a, const void *b)
 	return (x->pid > y->pid) - (x->pid < y->pid);
 }
 
-int utrace__ctl_list(struct utrace__ctl_proc **out, size_t *nr)
+int utrace__ctl_list(struct utrace__ctl_proc **out, size_t *nr, unsigned int flags)
 {
 	struct plist l = { 0 };
 	size_t i, j;
 
-	scan_all(&l);
+	*out = NULL;
+	*nr = 0;
+	if ((flags & UTRACE__CTL_ALL_USERS) && geteuid() != 0)
+		return -EPERM;
+	scan_all(&l, flags & UTRACE__CTL_ALL_USERS);
 	/* Keep those whose agent answers; a socket nobody listens on is
 	 * left by a process that exec'd or died with our pid reused. */
 	for (i = 0, j = 0; i < l.n; i++) {
@@ -262,7 +267,8 @@ int utrace__ctl_open(pid_t pid, struct utrace__ctl **out, char *err, size_t errl
 		       "trace it", (int)pid, user_name(st.st_uid, user, sizeof(user)));
 		return -EPERM;
 	}
-	scan_all(&l);
+	/* a process named by its pid: wherever it listens, for root */
+	scan_all(&l, true);
 	for (i = 0; i < l.n; i++) {
 		if (l.v[i].pid != pid)
 			continue;

@@ -34,18 +34,29 @@ struct utrace__ctl_proc {
 	char sock[108];          /* the control socket's path */
 };
 
+/* utrace__ctl_list()'s flags */
+enum {
+	/* root: every user's runtime directory too (/run/user/<uid>/utrace
+	 * and /tmp/utrace-<uid>), the machine-wide view; -EPERM for others */
+	UTRACE__CTL_ALL_USERS = 1u << 0,
+};
+
 /*
  * The traceable processes: the sockets of the caller's runtime directory
- * (for root, also those of every user's: /run/user/<uid>/utrace and
- * /tmp/utrace-<uid>) whose process is alive, in pid order.  Sockets of
- * processes that are gone are removed on the way.  *out is malloc()ed.
+ * (the one in scope: $UTRACE_RUNTIME_DIR, else $XDG_RUNTIME_DIR/utrace,
+ * else /tmp/utrace-<uid>), and with UTRACE__CTL_ALL_USERS everybody's,
+ * whose process is alive, in pid order.  Sockets of processes that are
+ * gone are removed on the way.  *out is malloc()ed.  0, or -EPERM
+ * (UTRACE__CTL_ALL_USERS and the caller is not root: nothing listed).
  */
-int utrace__ctl_list(struct utrace__ctl_proc **out, size_t *nr) UTRACE_HIDDEN;
+int utrace__ctl_list(struct utrace__ctl_proc **out, size_t *nr, unsigned int flags)
+	UTRACE_HIDDEN;
 
 struct utrace__ctl;
 
 /*
- * Connect to the agent of process 'pid'.  Errors: -ESRCH (no such process,
+ * Connect to the agent of process 'pid' (named: for root, found in any
+ * user's runtime directory, in the caller's first).  Errors: -ESRCH (no such process,
  * or it does not link libutrace / has no events), -EPERM (another user's
  * process and the caller is not root); the message names the process.
  * On failure *out is NULL and 'err' (if not NULL) holds the message.

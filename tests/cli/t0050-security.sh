@@ -378,9 +378,9 @@ else
 		setpriv --reuid=$2 --regid=$2 --clear-groups env -u UTRACE_RUNTIME_DIR -u XDG_RUNTIME_DIR \
 			"$3" --run 20 > /dev/null 2>&1 & o=$!
 		wait_for [ -S "$4/$o.sock" ]
-		"$0" ps | grep -qE "^ *$o sample +9 +0 " || { echo "not listed" >&2; kill $o; exit 1; }
+		"$0" ps --all-users | grep -qE "^ *$o sample +9 +0 " || { echo "not listed" >&2; kill $o; exit 1; }
 		"$0" record -a -o "$1/all.dat" --duration 0.5 2> "$1/err"; st=$?
-		on=$("$0" ps | grep -E "^ *$o sample") 
+		on=$("$0" ps --all-users | grep -E "^ *$o sample") 
 		"$0" list -p $o > /dev/null; kill $o; wait $o 2>/dev/null
 		echo "$on" >&2
 		[ $st = 0 ] && grep -qE "pid $5 \(sample\)" "$1/err" && ! grep -qE "pid $o " "$1/err" &&

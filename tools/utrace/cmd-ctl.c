@@ -27,6 +27,7 @@ struct targets {
 	pid_t *pids;
 	size_t nr;
 	bool all;
+	bool all_users;        /* --all-users: -a takes every user's (root) */
 	struct utrace__ctl **c;
 	size_t nr_c;
 };
@@ -57,7 +58,11 @@ static int connect_targets(struct targets *t, bool need_one)
 		struct utrace__ctl_proc *ps;
 		size_t n;
 
-		utrace__ctl_list(&ps, &n);
+		if (utrace__ctl_list(&ps, &n, t->all_users ? UTRACE__CTL_ALL_USERS : 0) < 0) {
+			fprintf(stderr, "utrace: --all-users: only root may see other users' "
+				"processes\n");
+			return 1;
+		}
 		for (i = 0; i < n; i++) {
 			pid_t *p = realloc(t->pids, (t->nr + 1) * sizeof(*p));
 
@@ -111,8 +116,11 @@ static int ctl_fail(struct utrace__ctl *c, int r, const char *what)
 	return 1;
 }
 
+/* getopt's code of --all-users (no short option) */
+#define OPT_ALL_USERS 0x100
+
 /*
- * Common options: -p PID (repeatable), -a, -h.  'extra' are the command's
+ * Common options: -p PID (repeatable), -a, --all-users, -h.  'extra' are the command's
  * own short options handled by 'opt'.
  */
 struct cmd_desc {
@@ -130,9 +138,10 @@ static int parse_common(const struct cmd_desc *d, int argc, char **argv,
 		{ "pid", required_argument, NULL, 'p' },
 		{ "all", no_argument, NULL, 'a' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "all-users", no_argument, NULL, OPT_ALL_USERS },
 	};
 	char shortopts[64];
-	int c, n = 3, r;
+	int c, n = 4, r;
 
 	for (; extra_long && extra_long->name && n < 15; extra_long++)
 		longopts[n++] = *extra_long;
@@ -153,6 +162,11 @@ static int parse_common(const struct cmd_desc *d, int argc, char **argv,
 				return usage_error(d->name, "unknown option '%s'", "-a");
 			t->all = true;
 			break;
+		case OPT_ALL_USERS:
+			if (!d->pids && strcmp(d->name, "ps"))
+				return usage_error(d->name, "unknown option '%s'", "--all-users");
+			t->all_users = true;
+			break;
 		case 'h':
 			fputs(d->usage, stdout);
 			return -1;
@@ -169,16 +183,22 @@ static int parse_common(const struct cmd_desc *d, int argc, char **argv,
 	}
 	if (t->all && t->nr)
 		return usage_error(d->name, "%s", "-a and -p do not go together");
+	if (t->all_users && t->nr)
+		return usage_error(d->name, "%s", "--all-users and -p do not go together");
+	if (t->all_users && d->pids)
+		t->all = true;
 	return 0;
 }
 
 /* --- ps --- */
 
 static const struct cmd_desc ps_desc = { "ps",
-	"usage: utrace ps\n"
+	"usage: utrace ps [--all-users]\n"
 	"\n"
 	"List the running processes that can be traced (they use libutrace and\n"
-	"have events) and that you may control: your own, or everybody's for root.\n"
+	"have events) in the runtime directory ($UTRACE_RUNTIME_DIR, else\n"
+	"$XDG_RUNTIME_DIR/utrace, else /tmp/utrace-UID).  --all-users (root):\n"
+	"every user's processes, wherever their runtime directory is.\n"
 	"\n"
 	"  PID      the process\n"
 	"  COMMAND  its name\n"
@@ -244,7 +264,11 @@ int cmd_ps(int argc, char **argv)
 		return r < 0 ? 0 : r;
 	if (optind < argc)
 		return usage_error("ps", "unexpected argument '%s'", argv[optind]);
-	utrace__ctl_list(&ps, &n);
+	if (utrace__ctl_list(&ps, &n, t.all_users ? UTRACE__CTL_ALL_USERS : 0) < 0) {
+		fprintf(stderr, "utrace: --all-users: only root may see other users' processes\n");
+		free_targets(&t);
+		return 1;
+	}
 	printf("%7s %-16s %6s %5s %7s %5s %10s %s\n", "PID", "COMMAND", "EVENTS", "ON",
 	       "BUFFER", "USED", "LOST", "SITES");
 	/* Bounded whatever the processes do: each gets PS_PROC_TIMEOUT_MS,
@@ -303,7 +327,9 @@ static const struct cmd_desc list_desc = { "list",
 	"the events of every traceable process, each once.\n"
 	"\n"
 	"  -p, --pid PID       this process (may repeat)\n"
-	"  -a, --all           every traceable process (the default)\n"
+	"  -a, --all           every traceable process of the runtime directory\n"
+	"                      (the default)\n"
+	"      --all-users     -a for root: every user's processes\n"
 	"  PATTERN             only events whose 'system:event' matches this glob\n"
 	"      --format EVENT  print the event's format file instead\n"
 	"                      (EVENT is system:event or event)\n"
@@ -434,7 +460,8 @@ static const struct cmd_desc enable_desc = { "enable",
 	"*:*; a '!' prefix switches off.  Each may also be ',' separated.\n"
 	"\n"
 	"  -p, --pid PID   this process (may repeat)\n"
-	"  -a, --all       every traceable process\n", true };
+	"  -a, --all       every traceable process of the runtime directory\n"
+	"      --all-users -a for root: every user's processes\n", true };
 
 static const struct cmd_desc disable_desc = { "disable",
 	"usage: utrace disable -p PID... EVENTS...\n"
@@ -443,7 +470,8 @@ static const struct cmd_desc disable_desc = { "disable",
 	"'utrace enable').\n"
 	"\n"
 	"  -p, --pid PID   this process (may repeat)\n"
-	"  -a, --all       every traceable process\n", true };
+	"  -a, --all       every traceable process of the runtime directory\n"
+	"      --all-users -a for root: every user's processes\n", true };
 
 static int enable_cmd(const struct cmd_desc *d, int argc, char **argv, bool on)
 {
@@ -520,7 +548,8 @@ static const struct cmd_desc filter_desc = { "filter",
 	"kernel's message and a caret under the place of the error.\n"
 	"\n"
 	"  -p, --pid PID   this process (may repeat)\n"
-	"  -a, --all       every traceable process\n", true };
+	"  -a, --all       every traceable process of the runtime directory\n"
+	"      --all-users -a for root: every user's processes\n", true };
 
 int cmd_filter(int argc, char **argv)
 {
@@ -637,7 +666,8 @@ static const struct cmd_desc trigger_desc = { "trigger",
 	"See utrace-trigger(1).\n"
 	"\n"
 	"  -p, --pid PID   this process (may repeat)\n"
-	"  -a, --all       every traceable process\n", true };
+	"  -a, --all       every traceable process of the runtime directory\n"
+	"      --all-users -a for root: every user's processes\n", true };
 
 /* Find the event 'what' in process c: 0 and its id, or 1 (said). */
 static int find_event_id(struct utrace__ctl *c, const char *what, uint32_t *id)
@@ -782,7 +812,8 @@ static const struct cmd_desc show_desc = { "show",
 	"time order), without consuming them.\n"
 	"\n"
 	"  -p, --pid PID   this process (may repeat)\n"
-	"  -a, --all       every traceable process\n", true };
+	"  -a, --all       every traceable process of the runtime directory\n"
+	"      --all-users -a for root: every user's processes\n", true };
 
 static const struct cmd_desc pipe_desc = { "pipe",
 	"usage: utrace pipe -p PID... | -a\n"
@@ -792,7 +823,8 @@ static const struct cmd_desc pipe_desc = { "pipe",
 	"until the processes exit.\n"
 	"\n"
 	"  -p, --pid PID   this process (may repeat)\n"
-	"  -a, --all       every traceable process\n", true };
+	"  -a, --all       every traceable process of the runtime directory\n"
+	"      --all-users -a for root: every user's processes\n", true };
 
 static const struct cmd_desc clear_desc = { "clear",
 	"usage: utrace clear -p PID... | -a\n"
@@ -801,7 +833,8 @@ static const struct cmd_desc clear_desc = { "clear",
 	"file with O_TRUNC).\n"
 	"\n"
 	"  -p, --pid PID   this process (may repeat)\n"
-	"  -a, --all       every traceable process\n", true };
+	"  -a, --all       every traceable process of the runtime directory\n"
+	"      --all-users -a for root: every user's processes\n", true };
 
 static volatile sig_atomic_t stop;
 

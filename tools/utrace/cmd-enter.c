@@ -147,9 +147,15 @@ static int start_mount(const char *dir)
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	char me[24];
 	/* the mount ends with this process, even when it is killed: in this
-	 * mount namespace nothing else would unmount it */
-	char *argv[] = { self, "mount", "--exit-with", me, (char *)dir, NULL };
+	 * mount namespace nothing else would unmount it; root's shows the
+	 * process wherever it listens (utrace__ctl_open() found it so) */
+	char *argv[] = { self, "mount", "--exit-with", me, (char *)dir, NULL, NULL };
 	int st;
+
+	if (geteuid() == 0) {
+		argv[5] = argv[4];
+		argv[4] = "--all-users";
+	}
 
 	snprintf(me, sizeof(me), "%d", (int)getpid());
 	if (n < 0)

@@ -35,6 +35,7 @@
 #include <fuse_lowlevel.h>
 
 #include "cmds.h"
+#include "ctl-client.h"
 #include "mount-fs.h"
 
 #define MAX_THREADS 32
@@ -44,13 +45,16 @@ struct mount_opts {
 	bool foreground, debug, unmount, lazy;
 	char *fuse_opts;         /* the -o options, ',' apart */
 	pid_t exit_with;         /* --exit-with: end when it ends (0: none) */
+	bool all_users;          /* --all-users: every user's processes (root) */
 };
 
 static const char usage_text[] =
-	"usage: utrace mount [-f] [-d] [-o OPTIONS] [--exit-with PID] DIR\n"
+	"usage: utrace mount [-f] [-d] [-o OPTIONS] [--exit-with PID] [--all-users] DIR\n"
 	"   or: utrace mount -u [-z] DIR\n"
 	"\n"
-	"Mount at DIR a filesystem showing, for each traceable process of yours,\n"
+	"Mount at DIR a filesystem showing, for each traceable process of the\n"
+	"runtime directory ($UTRACE_RUNTIME_DIR, else $XDG_RUNTIME_DIR/utrace,\n"
+	"else /tmp/utrace-UID),\n"
 	"the files of a tracefs instance: DIR/<pid>/ with available_events,\n"
 	"set_event, tracing_on, buffer_size_kb, buffer_total_size_kb, trace,\n"
 	"trace_pipe, error_log and events/, and DIR/<comm>-<pid> linking to it.\n"
@@ -61,6 +65,7 @@ static const char usage_text[] =
 	"  -d, --debug         print every FUSE request (implies -f)\n"
 	"  -o OPTIONS          FUSE mount options, ',' apart (allow_other, ...)\n"
 	"      --exit-with PID end, unmounting DIR, when process PID ends\n"
+	"      --all-users     for root: every user's processes\n"
 	"  -u, --unmount       unmount DIR (as fusermount3 -u DIR)\n"
 	"  -z, --lazy          with -u: detach DIR even while it is busy\n"
 	"  -h, --help          show this help\n";
@@ -104,6 +109,7 @@ static int parse_opts(int argc, char **argv, struct mount_opts *o)
 		{ "unmount", no_argument, NULL, 'u' },
 		{ "lazy", no_argument, NULL, 'z' },
 		{ "exit-with", required_argument, NULL, 'E' },
+		{ "all-users", no_argument, NULL, 'U' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -130,6 +136,14 @@ static int parse_opts(int argc, char **argv, struct mount_opts *o)
 			break;
 		case 'z':
 			o->lazy = true;
+			break;
+		case 'U':
+			if (geteuid() != 0) {
+				fprintf(stderr, "utrace mount: --all-users: only root may see "
+					"other users' processes\n");
+				return 1;
+			}
+			o->all_users = true;
 			break;
 		case 'E':
 			if (!parse_pid(optarg, &o->exit_with)) {
@@ -331,6 +345,7 @@ static int do_mount(const struct mount_opts *o)
 	if (o->exit_with && (wfd = watch_open(o->exit_with)) < 0)
 		goto out_args;
 	fuse_set_log_func(mount_log);
+	mount_fs_set_list_flags(o->all_users ? UTRACE__CTL_ALL_USERS : 0);
 	ops = mount_fs_ops(&ops_size);
 	se = fuse_session_new(&args, ops, ops_size, NULL);
 	if (!se)

@@ -94,6 +94,7 @@ struct record_opts {
 	pid_t *pids;             /* -p: attach to these running processes */
 	size_t nr_pids;
 	int all;                 /* -a: to every traceable process of ours */
+	int all_users;           /* --all-users: -a takes every user's (root) */
 	char **kevents;          /* the -e entries of kernel events */
 	size_t nr_kevents;
 	char **kfilters;         /* the --filter entries of kernel events */
@@ -199,9 +200,13 @@ static const char record_usage[] =
 	"already (overwrite mode) is recorded too.\n"
 	"\n"
 	"  -p, --pid PID        record this running process (may repeat)\n"
-	"  -a, --all            record every traceable process of yours running now\n"
-	"                       (root's own only, for root: run utrace record as\n"
-	"                       another user to record that user's processes)\n"
+	"  -a, --all            record every traceable process of the runtime\n"
+	"                       directory running now ($UTRACE_RUNTIME_DIR, else\n"
+	"                       $XDG_RUNTIME_DIR/utrace, else /tmp/utrace-UID), your\n"
+	"                       own only (root's own only, for root)\n"
+	"      --all-users      -a for root: every user's traceable processes, in\n"
+	"                       every user's runtime directory (the file is made\n"
+	"                       mode 0600)\n"
 	"  -e, --event EVENTS   events to switch on, in the kernel's set_event syntax\n"
 	"                       (sys:event, sys:*, *:event, !...); may repeat;\n"
 	"                       default: all (*:*).  An entry whose system is one of\n"
@@ -1071,6 +1076,7 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "all", no_argument, NULL, 'a' },
+		{ "all-users", no_argument, NULL, 'U' },
 		{ "probe", required_argument, NULL, 'P' },
 		{ "kernel-probe", required_argument, NULL, 'K' },
 		{ NULL, 0, NULL, 0 },
@@ -1102,6 +1108,9 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		}
 		case 'a':
 			o->all = 1;
+			break;
+		case 'U':
+			o->all = o->all_users = 1;
 			break;
 		case 'K': {
 			char **n = realloc(o->kprobes, (o->nr_kprobes + 1) * sizeof(*n));
@@ -1183,7 +1192,8 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		}
 	}
 	if (o->all && o->nr_pids) {
-		fprintf(stderr, "utrace record: -a and -p do not go together\n");
+		fprintf(stderr, "utrace record: %s and -p do not go together\n",
+			o->all_users ? "--all-users" : "-a");
 		return -1;
 	}
 	if ((o->all || o->nr_pids) && o->nr_probes) {
@@ -1292,17 +1302,18 @@ static int add_proc(int sock)
 /*
  * -a: is this process one of ours?  Recording takes over a process's
  * buffer and switches its events, so -a takes only the invoking user's
- * processes, for root too (root's listing has everybody's), and a
- * process of another user could not reach our socket nor pass our peer
- * check anyway.  The socket's owner and the process's must agree.
+ * processes, for root too unless --all-users says otherwise (a process of
+ * another user could not reach our socket nor pass our peer check
+ * anyway).  The socket's owner and the process's must agree.
  */
-static bool all_wants(pid_t pid, uid_t sock_uid)
+static bool all_wants(pid_t pid, uid_t sock_uid, bool all_users)
 {
 	char path[32];
 	struct stat st;
 
 	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
-	return stat(path, &st) == 0 && st.st_uid == sock_uid && st.st_uid == geteuid();
+	return stat(path, &st) == 0 && st.st_uid == sock_uid &&
+	       (all_users || st.st_uid == geteuid());
 }
 
 /* The --filter entries as UTRACE_FILTER holds them: a line each. */
@@ -1395,11 +1406,15 @@ static int attach_all(struct record_opts *o, const char *sock_path, const char *
 	int status = 0, attached = 0;
 
 	if (o->all) {
-		utrace__ctl_list(&ps, &nr);
+		if (utrace__ctl_list(&ps, &nr, o->all_users ? UTRACE__CTL_ALL_USERS : 0) < 0) {
+			fprintf(stderr, "utrace record: --all-users: only root may record other "
+				"users' processes\n");
+			return 1;
+		}
 		for (i = 0; i < nr; i++) {
 			pid_t *n;
 
-			if (!all_wants(ps[i].pid, ps[i].uid))
+			if (!all_wants(ps[i].pid, ps[i].uid, o->all_users))
 				continue;
 			n = realloc(o->pids, (o->nr_pids + 1) * sizeof(*n));
 			if (!n)

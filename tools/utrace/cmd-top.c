@@ -37,7 +37,9 @@ static const char usage_text[] =
 	"printed after the last.\n"
 	"\n"
 	"  -p, --pid PID       this process (may repeat)\n"
-	"  -a, --all           every traceable process, those that start later too\n"
+	"  -a, --all           every traceable process of the runtime directory,\n"
+	"                      those that start later too\n"
+	"      --all-users     -a for root: every user's processes\n"
 	"  -e, --event EVENTS  switch these on, in the kernel's set_event syntax\n"
 	"                      (sys:event, sys:*, *:event, !...), ',' apart\n"
 	"                      (default: all the events of the processes)\n"
@@ -192,6 +194,7 @@ struct top_args {
 	pid_t *pids;
 	size_t nr_pids;
 	bool all, cumulative, stdio_mode;
+	bool all_users;        /* --all-users: -a takes every user's (root) */
 	char **events;
 	size_t nr_events;
 	const char *sort;
@@ -205,6 +208,7 @@ static int parse_args(int argc, char **argv, struct top_args *a)
 	static const struct option longopts[] = {
 		{ "pid", required_argument, NULL, 'p' },
 		{ "all", no_argument, NULL, 'a' },
+		{ "all-users", no_argument, NULL, 'U' },
 		{ "event", required_argument, NULL, 'e' },
 		{ "sort", required_argument, NULL, 's' },
 		{ "delay", required_argument, NULL, 'd' },
@@ -237,6 +241,9 @@ static int parse_args(int argc, char **argv, struct top_args *a)
 		}
 		case 'a':
 			a->all = true;
+			break;
+		case 'U':
+			a->all = a->all_users = true;
 			break;
 		case 'e':
 			if (!(v = realloc(a->events, (a->nr_events + 1) * sizeof(*a->events))))
@@ -369,7 +376,11 @@ static int connect_all(struct top_args *a, struct utrace__ctl ***cs, size_t *n)
 		struct utrace__ctl_proc *ps = NULL;
 		size_t np = 0;
 
-		utrace__ctl_list(&ps, &np);
+		if (utrace__ctl_list(&ps, &np, a->all_users ? UTRACE__CTL_ALL_USERS : 0) < 0) {
+			fprintf(stderr, "utrace: --all-users: only root may see other users' "
+				"processes\n");
+			return 1;
+		}
 		a->pids = calloc(np + 1, sizeof(*a->pids));
 		for (i = 0; a->pids && i < np; i++)
 			if (ps[i].pid != getpid())
@@ -442,7 +453,7 @@ static int adopt_new(struct top_args *a, struct procs *ps, struct live *lv)
 	size_t nl = 0, i;
 	int ret = 0;
 
-	utrace__ctl_list(&list, &nl);
+	utrace__ctl_list(&list, &nl, a->all_users ? UTRACE__CTL_ALL_USERS : 0);
 	for (i = 0; i < nl && !ret; i++) {
 		struct utrace__ctl **cs;
 		struct saved *sv;

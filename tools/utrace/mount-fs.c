@@ -279,12 +279,21 @@ static bool all_digits(const char *s)
 	return true;
 }
 
+/* utrace__ctl_list()'s flags: the runtime directory's processes, or
+ * (--all-users) every user's */
+static unsigned int list_flags;
+
+void mount_fs_set_list_flags(unsigned int flags)
+{
+	list_flags = flags;
+}
+
 /* The traceable process 'pid' of the caller, or -ENOENT. */
 static int find_proc(pid_t pid, struct utrace__ctl_proc *out)
 {
 	struct utrace__ctl_proc *procs;
 	size_t nr, i;
-	int err = utrace__ctl_list(&procs, &nr);
+	int err = utrace__ctl_list(&procs, &nr, list_flags);
 
 	if (err < 0)
 		return err;
@@ -738,7 +747,7 @@ static int list_root(fuse_req_t req, struct dirbuf *d)
 	struct utrace__ctl_proc *procs;
 	size_t nr, i;
 	char name[64];
-	int err = utrace__ctl_list(&procs, &nr);
+	int err = utrace__ctl_list(&procs, &nr, list_flags);
 
 	if (err < 0)
 		return err;
