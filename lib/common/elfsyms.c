@@ -156,7 +156,10 @@ static Elf *open_elf(int fd)
 			return NULL;
 		__atomic_store_n(&ready, 1, __ATOMIC_RELEASE);
 	}
-	return elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	/* read, not mapped: the file may be a traced process's, which can
+	 * truncate it while we read, and a mapping would then fault (SIGBUS
+	 * in a root recorder) where a read only comes up short */
+	return elf_begin(fd, ELF_C_READ, NULL);
 }
 
 int utrace__symtab_load(int fd, struct utrace__symtab *t)

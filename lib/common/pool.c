@@ -440,6 +440,11 @@ uint64_t utrace__pool_clear_ts(const struct utrace_pool *p)
 	return __atomic_load_n(&p->clear_ts, __ATOMIC_ACQUIRE);
 }
 
+uint32_t utrace__pool_msgs_missed(const struct utrace_pool *p)
+{
+	return __atomic_load_n(&p->msgs_missed, __ATOMIC_RELAXED);
+}
+
 uint64_t utrace__pool_lost_no_slot(const struct utrace_pool *p)
 {
 	return __atomic_load_n(&p->lost_no_slot, __ATOMIC_RELAXED);

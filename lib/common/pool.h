@@ -186,6 +186,10 @@ struct utrace_pool {
 	 * (utrace__pool_grow()).  The pages not dealt are never touched, so
 	 * they take no memory. */
 	uint32_t nr_dealt;
+	/* In padding too (0 in older pools): the messages (formats,
+	 * objects) the process could not send to its recorder, which had
+	 * stopped reading (runtime/record.c), for the recorder to say. */
+	uint32_t msgs_missed;
 	struct utrace_queue freeq[UTRACE_POOL_QUEUES];
 	struct utrace_queue fullq[UTRACE_POOL_QUEUES];
 };
@@ -639,6 +643,15 @@ uint32_t utrace__pool_dead(const struct utrace_pool *p) UTRACE_HIDDEN;
  * Return: the pool's time (its clock) before which events were cleared.
  */
 uint64_t utrace__pool_clear_ts(const struct utrace_pool *p) UTRACE_HIDDEN;
+
+/**
+ * utrace__pool_msgs_missed() - messages the process never sent its recorder
+ * @p: the pool
+ *
+ * Return: the count the process wrote into the header (not checked: a
+ * number to show).
+ */
+uint32_t utrace__pool_msgs_missed(const struct utrace_pool *p) UTRACE_HIDDEN;
 
 /**
  * utrace__pool_lost_no_slot() - events of threads that found no slot

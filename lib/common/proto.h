@@ -6,13 +6,19 @@
  *   HELLO    once, first, with the pool's memfd attached (SCM_RIGHTS)
  *   FORMAT   once per event, when the event registers (also after fork)
  *   OBJECT   once per loaded ELF object (the program, its libraries, and
- *            those dlopen()ed later): its load bias and file, so that the
- *            recorder writes its symbols (%ps / %pS) from the file on
- *            disk, whether or not the process still lives by then
+ *            those dlopen()ed later): its load bias and path, and the file
+ *            itself, opened by the process (SCM_RIGHTS), so that the
+ *            recorder writes its symbols (%ps / %pS) from it, whether or
+ *            not the process still lives by then.  The recorder reads no
+ *            file by its name (root's recorder would read what the
+ *            process may not): an OBJECT without a file gives no symbols.
  *
- * The process never waits for an answer; the recorder learns that the
- * process ended (or exec'd) when the socket closes, and then drains the
- * pool, which it has mapped too.
+ * The process never waits for an answer, nor for the recorder to read:
+ * what does not fit waits in the process (runtime/record.c), and a
+ * recorder that stays stuck is dropped, the messages it missed counted in
+ * the pool's header (msgs_missed).  The recorder learns that the process
+ * ended (or exec'd) when the socket closes, and then drains the pool,
+ * which it has mapped too.
  */
 #ifndef UTRACE_CONTROL_PROTO_H
 #define UTRACE_CONTROL_PROTO_H

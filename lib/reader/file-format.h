@@ -120,9 +120,11 @@ struct utrace__tf_ktask_rec {
 	uint32_t pid, tgid;
 };
 
-/* STATS: what the process wrote and lost, at its end. */
+/* STATS: what the process wrote and lost, at its end; 'missed': the
+ * messages (formats, objects) it never sent its recorder, which had
+ * stopped reading (0 in older files, where it was reserved). */
 struct utrace__tf_stats_rec {
-	uint32_t pid, reserved;
+	uint32_t pid, missed;
 	uint64_t written, lost;
 };
 

@@ -910,6 +910,7 @@ static int rec_stats(struct utrace__tf *tf, uint64_t off, const unsigned char *p
 	pr->pub.has_stats = true;
 	pr->pub.written = le64(p + offsetof(struct utrace__tf_stats_rec, written));
 	pr->pub.lost = le64(p + offsetof(struct utrace__tf_stats_rec, lost));
+	pr->pub.missed = le32(p + offsetof(struct utrace__tf_stats_rec, missed));
 	return 0;
 }
 

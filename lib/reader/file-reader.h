@@ -44,6 +44,9 @@ struct utrace__tf_process {
 	uint64_t offset;                /* of its PROCESS record */
 	bool has_stats;                 /* a STATS record was read: */
 	uint64_t written, lost;         /* what the process counted */
+	uint32_t missed;                /* messages (formats, objects) it never
+					 * sent its recorder, which had stopped
+					 * reading */
 };
 
 /* A thread: from its THREAD record, or its first PAGE or LOST record. */

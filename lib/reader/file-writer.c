@@ -57,10 +57,20 @@ static void write_all(struct utrace__tfw *w, struct iovec *iov, int n)
 	}
 }
 
-int utrace__tfw_open(struct utrace__tfw *w, const char *path, uint32_t page_size)
+int utrace__tfw_open(struct utrace__tfw *w, const char *path, uint32_t page_size,
+		     bool private)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666), r;
+	int fd, r;
 
+	if (private) {
+		/* a new inode: O_TRUNC would keep the old file's mode, and
+		 * whoever has it open would read what comes */
+		if (unlink(path) < 0 && errno != ENOENT)
+			return -errno;
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	} else {
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	}
 	if (fd < 0)
 		return -errno;
 	r = utrace__tfw_open_fd(w, fd, path, page_size);
@@ -230,9 +240,10 @@ int utrace__tfw_lost(struct utrace__tfw *w, uint32_t pid, uint32_t tid, uint64_t
 	return put_record(w, UTRACE_TF_LOST, &r, sizeof(r), NULL, 0, NULL, 0);
 }
 
-int utrace__tfw_stats(struct utrace__tfw *w, uint32_t pid, uint64_t written, uint64_t lost)
+int utrace__tfw_stats(struct utrace__tfw *w, uint32_t pid, uint64_t written, uint64_t lost,
+		      uint32_t missed)
 {
-	struct utrace__tf_stats_rec r = { pid, 0, written, lost };
+	struct utrace__tf_stats_rec r = { pid, missed, written, lost };
 
 	return put_record(w, UTRACE_TF_STATS, &r, sizeof(r), NULL, 0, NULL, 0);
 }
@@ -343,23 +354,14 @@ static int symbols_fd(struct utrace__tfw *w, uint32_t pid, int fd, uint64_t bias
 	return written;
 }
 
-int utrace__tfw_symbols_file(struct utrace__tfw *w, uint32_t pid, const char *path,
-			     uint64_t bias)
+int utrace__tfw_symbols_fd(struct utrace__tfw *w, uint32_t pid, int fd, uint64_t bias)
 {
 	struct stat st;
-	int fd, n;
 
-	/* O_NONBLOCK: a FIFO put there must not hold the recorder */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
+	/* a FIFO or a device passed in its place must not hold the reader */
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
 		return -EINVAL;
-	}
-	n = symbols_fd(w, pid, fd, bias);
-	close(fd);
-	return n;
+	return symbols_fd(w, pid, fd, bias);
 }
 
 struct utrace__symcache_ent {
@@ -382,10 +384,18 @@ void utrace__symcache_free(struct utrace__symcache *c)
 	c->nr = 0;
 }
 
-/* The table of file mapped at start from off, loaded now if not cached. */
-static struct utrace__symcache_ent *cache_get(struct utrace__symcache *c, const char *file,
-					      uint64_t start, uint64_t off)
+/*
+ * The table of file mapped at start (to end) from off in process pid,
+ * loaded now if not cached.  Root opens the mapping itself
+ * (/proc/PID/map_files/), never the name: a file put at that path since
+ * the process mapped it would be read with root's rights.  Others open
+ * the name: only their own processes are read.
+ */
+static struct utrace__symcache_ent *cache_get(struct utrace__symcache *c, uint32_t pid,
+					      const char *file, uint64_t start, uint64_t end,
+					      uint64_t off)
 {
+	char mf[96];
 	struct utrace__symcache_ent *e, *n;
 	size_t i;
 	int fd;
@@ -404,7 +414,13 @@ static struct utrace__symcache_ent *cache_get(struct utrace__symcache *c, const 
 	e->start = start;
 	e->off = off;
 	c->nr++;
-	fd = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (geteuid() == 0) {
+		snprintf(mf, sizeof(mf), "/proc/%u/map_files/%llx-%llx", pid,
+			 (unsigned long long)start, (unsigned long long)end);
+		fd = open(mf, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	} else {
+		fd = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	}
 	if (fd < 0)
 		return e;
 	{
@@ -456,7 +472,7 @@ int utrace__tfw_symbols_cached(struct utrace__tfw *w, uint32_t pid, struct utrac
 		if (!(seen[nr_seen] = strdup(file)))
 			break;
 		nr_seen++;
-		e = cache_get(c, file, start, off);
+		e = cache_get(c, pid, file, start, end, off);
 		if (!e)
 			break;
 		for (i = 0; i < e->t.nr; i++)

@@ -25,8 +25,11 @@ struct utrace__tfw {
 	unsigned char (*hdrs)[64];
 };
 
+/* A new trace file at path (replacing one there).  'private': a new file
+ * of mode 0600, never the old one's inode (which others may hold open):
+ * for a file that will hold data of more than one user. */
 int utrace__tfw_open(struct utrace__tfw *w, const char *path,
-		   uint32_t page_size) UTRACE_HIDDEN;
+		   uint32_t page_size, bool private) UTRACE_HIDDEN;
 /* The same on an open file descriptor (closed by utrace__tfw_close()). */
 int utrace__tfw_open_fd(struct utrace__tfw *w, int fd, const char *name,
 		      uint32_t page_size) UTRACE_HIDDEN;
@@ -63,12 +66,12 @@ struct utrace__symcache {
 int utrace__tfw_symbols_cached(struct utrace__tfw *w, uint32_t pid,
 			       struct utrace__symcache *c) UTRACE_HIDDEN;
 void utrace__symcache_free(struct utrace__symcache *c) UTRACE_HIDDEN;
-/* The symbols of the ELF file at path, loaded in process pid with load
- * bias 'bias' (what the process's OBJECT message says).  Only a regular
- * file is opened, without blocking (the path comes from the traced
- * process).  The number written or -errno. */
-int utrace__tfw_symbols_file(struct utrace__tfw *w, uint32_t pid, const char *path,
-			     uint64_t bias) UTRACE_HIDDEN;
+/* The symbols of the ELF file open on fd, loaded in process pid with
+ * load bias 'bias' (what the process's OBJECT message says and passes:
+ * the process opened it, so nothing it could not read is read).  Only a
+ * regular file is read (-EINVAL else).  The number written or -errno. */
+int utrace__tfw_symbols_fd(struct utrace__tfw *w, uint32_t pid, int fd, uint64_t bias)
+	UTRACE_HIDDEN;
 int utrace__tfw_process(struct utrace__tfw *w, uint32_t pid, uint32_t ppid, uint32_t clock,
 			uint32_t trace_clock, const char *comm, const char *exe) UTRACE_HIDDEN;
 int utrace__tfw_format(struct utrace__tfw *w, uint32_t pid, uint32_t id,
@@ -77,8 +80,10 @@ int utrace__tfw_thread(struct utrace__tfw *w, uint32_t pid, uint32_t tid,
 		       const char *comm) UTRACE_HIDDEN;
 int utrace__tfw_lost(struct utrace__tfw *w, uint32_t pid, uint32_t tid,
 		     uint64_t count) UTRACE_HIDDEN;
+/* 'missed': the messages (formats, objects) the process could not send
+ * to the recorder, which had stopped reading (STATS's second field). */
 int utrace__tfw_stats(struct utrace__tfw *w, uint32_t pid, uint64_t written,
-		      uint64_t lost) UTRACE_HIDDEN;
+		      uint64_t lost, uint32_t missed) UTRACE_HIDDEN;
 /* Kernel events (KFORMAT, KPAGE, KTASK of file-format.h): a kernel
  * event's format text, one raw ring-buffer page of a CPU (plen bytes, as
  * trace_pipe_raw gives it), a task's name and thread group. */

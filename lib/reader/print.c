@@ -759,6 +759,14 @@ out:
 	if (utrace__tf_cut(tf, NULL) && utrace__tf_warning(tf) && !o->quiet)
 		fprintf(stderr, "utrace: %s: printed the %llu events before it\n",
 			utrace__tf_warning(tf), (unsigned long long)sc.nr_printed);
+	for (size_t k = 0; !o->quiet && utrace__tf_process(tf, k); k++) {
+		const struct utrace__tf_process *pr = utrace__tf_process(tf, k);
+
+		if (pr->has_stats && pr->missed)
+			fprintf(stderr, "utrace: '%s': pid %u (%s) dropped its recorder, which "
+				"had stopped reading: %u event formats or objects never reached "
+				"the file\n", sc.name, pr->pid, pr->comm, pr->missed);
+	}
 	utrace__problems_end(&sc.fmts.pr, sc.name, "the records or events concerned were "
 			     "left out");
 	if (sc.fmts.pr.count)

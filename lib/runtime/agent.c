@@ -542,6 +542,8 @@ enum agent_pollfd {
 	POLL_WAKE,                     /* the wake pipe: stop */
 	POLL_RECORDER,                 /* an attached recorder's hang-up */
 	POLL_SNAP,                     /* a snapshot trigger's request */
+	POLL_RECQ,                     /* room for the messages waiting for
+					* the recorder (record.c) */
 	POLL_CONNS,                    /* conns[0] and on */
 };
 
@@ -600,10 +602,11 @@ static void *agent_main(void *arg)
 {
 	struct pollfd pfd[POLL_CONNS + MAX_CONNS];
 	sigset_t all;
-	int i, n, timeout, rec_fd;
+	int i, n, timeout, rec_fd, qfd;
 	uint64_t now, limit = (uint64_t)SEND_TIMEOUT_MS * 1000000;
 
 	(void)arg;
+	memset(pfd, 0, sizeof(pfd));
 	sigfillset(&all);
 	/* but not the synchronous ones: blocked, they kill the process when
 	 * they come, and they do here: SIGTRAP is a dynamic probe's int3 in
@@ -654,12 +657,33 @@ static void *agent_main(void *arg)
 		 * for once a second while one records */
 		if (utrace__record_send_objects() && (timeout < 0 || timeout > 1000))
 			timeout = 1000;
+		/* messages waiting for the recorder: sent as it reads, and
+		 * it is dropped when it stays stuck (the deadline).  A turn
+		 * that sent nothing though the socket said it had room (its
+		 * peer's queue of packets can be full while its bytes are
+		 * not) looks again in 10 ms rather than spin on POLLOUT. */
+		qfd = utrace__record_queue_fd();
+		if (qfd >= 0) {
+			bool progress;
+
+			i = utrace__record_flush(&progress);
+			if (i >= 0 && (timeout < 0 || i < timeout))
+				timeout = i;
+			if (i >= 0 && !progress && (pfd[POLL_RECQ].revents & POLLOUT)) {
+				qfd = -1;
+				if (timeout < 0 || timeout > 10)
+					timeout = 10;
+			}
+			if (i < 0)
+				qfd = -1;
+		}
 		n = 0;
 		pfd[n++] = (struct pollfd){ .fd = listen_fd, .events = POLLIN };
 		pfd[n++] = (struct pollfd){ .fd = wake_fd[0], .events = POLLIN };
 		rec_fd = utrace__control_recorder_fd();
 		pfd[n++] = (struct pollfd){ .fd = rec_fd, .events = 0 };
 		pfd[n++] = (struct pollfd){ .fd = snap_pipe[0], .events = POLLIN };
+		pfd[n++] = (struct pollfd){ .fd = qfd, .events = POLLOUT };
 		for (i = 0; i < nr_conns; i++)
 			pfd[n++] = (struct pollfd){ .fd = conns[i].fd,
 						    .events = conns[i].out ? POLLOUT : POLLIN };

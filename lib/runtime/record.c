@@ -10,11 +10,25 @@
  * A forked child does the same with a pool of its own; an exec'd program
  * starts over from the environment.  If anything here fails the program
  * runs on untraced, and says so once.
+ *
+ * The program never waits for its recorder.  The socket is non-blocking
+ * (connect() too: a recorder whose backlog is full is not waited for); a
+ * message that does not fit waits in a queue, in order, which every new
+ * message first pushes and the agent thread sends as the recorder reads
+ * (utrace__record_queue_fd(), utrace__record_flush()).  A recorder that
+ * takes nothing for RECORDER_STUCK_MS while messages wait, or lets more
+ * than OUTQ_MAX_MSGS or OUTQ_MAX_BYTES pile up, is dropped with one
+ * warning: the socket is shut down (the agent then puts an attached
+ * recorder's events back), and the messages it never got are counted in
+ * the pool's header (msgs_missed), which the recorder reports.  Before,
+ * each format waited up to 2 s (SO_SNDTIMEO) under the registry lock: a
+ * dlopen() of a 200-event library took 400 s with the recorder stopped.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <link.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -23,7 +37,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
-#include <sys/time.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -35,6 +49,11 @@
 #include "rundir.h"
 
 #define DEFAULT_BUFFER_SIZE (8u << 20)
+/* A recorder that reads none of the messages queued for this long, or
+ * lets this many pile up, is dropped. */
+#define RECORDER_STUCK_MS 5000
+#define OUTQ_MAX_MSGS 4096
+#define OUTQ_MAX_BYTES (8u << 20)
 
 /* Who is at the other end of sock. */
 enum recorder_kind {
@@ -45,6 +64,9 @@ enum recorder_kind {
 
 static int sock = -1;
 static enum recorder_kind recorder = RECORDER_NONE;
+/* sock is kept, for the agent to see its hang-up, but nothing more is
+ * sent (an attached recorder that was dropped) */
+static bool dropped;
 static const char *sock_path;
 static size_t buffer_size = DEFAULT_BUFFER_SIZE;
 static size_t buffer_max;              /* UTRACE_BUFFER_MAX, 0: no growth */
@@ -80,6 +102,216 @@ ssize_t utrace__send_with_fd(int s, const void *buf, size_t len, int pass)
 		n = sendmsg(s, &mh, MSG_NOSIGNAL);
 	while (n < 0 && errno == EINTR);
 	return n;
+}
+
+/* A message waiting for the recorder to read (the file's comment). */
+struct outmsg {
+	struct outmsg *next;
+	int fd;                        /* passed with it (ours), or -1 */
+	size_t len;
+	unsigned char data[];
+};
+static struct outmsg *outq, **outq_tail = &outq;
+static size_t outq_msgs, outq_bytes;
+static uint64_t outq_since;            /* ns: queued first, or last progress */
+static uint32_t msgs_missed;           /* never sent, since the HELLO */
+
+static void outq_free(void)
+{
+	struct outmsg *m;
+
+	while ((m = outq)) {
+		outq = m->next;
+		if (m->fd >= 0)
+			close(m->fd);
+		free(m);
+	}
+	outq_tail = &outq;
+	__atomic_store_n(&outq_msgs, 0, __ATOMIC_RELAXED);
+	outq_bytes = 0;
+}
+
+/* Messages the recorder will never get: counted where it reads them. */
+static void note_missed(size_t n)
+{
+	struct utrace_pool *p = __atomic_load_n(&utrace__pool, __ATOMIC_ACQUIRE);
+
+	msgs_missed = n > UINT32_MAX - msgs_missed ? UINT32_MAX : msgs_missed + (uint32_t)n;
+	if (p && utrace__pool_fd >= 0)
+		__atomic_store_n(&p->msgs_missed, msgs_missed, __ATOMIC_RELEASE);
+}
+
+/*
+ * Stop sending to the recorder: 'why' is said once (NULL: it went away,
+ * nothing to say), what waited is counted missed.  An attached
+ * recorder's socket is only shut down: the agent sees the hang-up and
+ * detaches it (control.c), which closes it.
+ */
+static void drop_recorder(const char *why, size_t also_missed)
+{
+	static bool told;
+
+	if (sock < 0 || dropped)
+		return;
+	if (why && !told) {
+		utrace__warn("the recorder %s: this process stops sending to it (%zu "
+			     "messages it never got); its recording of this process ends",
+			     why, outq_msgs + also_missed);
+		told = true;
+	}
+	note_missed(outq_msgs + also_missed);
+	outq_free();
+	if (recorder == RECORDER_ATTACHED) {
+		shutdown(sock, SHUT_RDWR);
+		dropped = true;
+		return;
+	}
+	close(sock);
+	sock = -1;
+	recorder = RECORDER_NONE;
+}
+
+/*
+ * Send what waits, never waiting.  Returns true when the queue is empty.
+ * Under the registry lock.
+ */
+static bool outq_push(void)
+{
+	struct outmsg *m;
+	uint64_t now;
+
+	while ((m = outq)) {
+		if (utrace__send_with_fd(sock, m->data, m->len, m->fd) < 0) {
+			if (errno != EAGAIN && errno != EWOULDBLOCK && errno != ENOBUFS) {
+				drop_recorder(NULL, 0);
+				return true;
+			}
+			now = utrace__mono_ns();
+			if (now - outq_since >= (uint64_t)RECORDER_STUCK_MS * 1000000) {
+				drop_recorder("has not read its messages for 5 s", 0);
+				return true;
+			}
+			return false;
+		}
+		outq = m->next;
+		if (!outq)
+			outq_tail = &outq;
+		/* (read without the lock by utrace__record_queue_fd()) */
+		__atomic_store_n(&outq_msgs, outq_msgs - 1, __ATOMIC_RELAXED);
+		outq_bytes -= m->len;
+		if (m->fd >= 0)
+			close(m->fd);
+		free(m);
+		outq_since = utrace__mono_ns();
+	}
+	return true;
+}
+
+/*
+ * Send one message (with descriptor 'pass', ours to keep, or -1) after
+ * those waiting, or queue it.  Under the registry lock.
+ */
+static void send_msg(const void *buf, size_t len, int pass)
+{
+	struct outmsg *m;
+
+	if (sock < 0)
+		return;
+	if (dropped) {
+		note_missed(1);
+		return;
+	}
+	if (outq_push() && sock >= 0 && !dropped) {
+		if (utrace__send_with_fd(sock, buf, len, pass) == (ssize_t)len)
+			return;
+		if (errno != EAGAIN && errno != EWOULDBLOCK && errno != ENOBUFS) {
+			drop_recorder(NULL, 1);
+			return;
+		}
+		outq_since = utrace__mono_ns();
+	}
+	if (sock < 0 || dropped) {
+		note_missed(1);
+		return;
+	}
+	if (outq_msgs >= OUTQ_MAX_MSGS || outq_bytes + len > OUTQ_MAX_BYTES) {
+		drop_recorder("let too many messages wait", 1);
+		return;
+	}
+	m = malloc(sizeof(*m) + len);
+	if (!m) {
+		note_missed(1);
+		return;
+	}
+	m->next = NULL;
+	m->len = len;
+	m->fd = pass >= 0 ? fcntl(pass, F_DUPFD_CLOEXEC, 0) : -1;
+	memcpy(m->data, buf, len);
+	*outq_tail = m;
+	outq_tail = &m->next;
+	__atomic_store_n(&outq_msgs, outq_msgs + 1, __ATOMIC_RELAXED);
+	outq_bytes += len;
+}
+
+int utrace__record_queue_fd(void)
+{
+	/* read without the lock: the agent's poll set; a stale answer
+	 * costs one turn of its loop */
+	return __atomic_load_n(&outq_msgs, __ATOMIC_RELAXED) ?
+		__atomic_load_n(&sock, __ATOMIC_RELAXED) : -1;
+}
+
+int utrace__record_flush(bool *progress)
+{
+	uint64_t left;
+	size_t before;
+	int ms = -1;
+
+	utrace__registry_lock();
+	before = outq_msgs;
+	if (sock >= 0 && outq && !outq_push()) {
+		left = outq_since + (uint64_t)RECORDER_STUCK_MS * 1000000 - utrace__mono_ns();
+		ms = (int)(left / 1000000) + 1;
+	}
+	*progress = outq_msgs < before;
+	utrace__registry_unlock();
+	return ms;
+}
+
+/*
+ * At exit, what still waits goes out while the recorder takes it (a busy
+ * recorder has not read yet: the messages of a short program would be
+ * lost), but not once it has taken nothing for EXIT_WAIT_MS: a stopped
+ * recorder holds the exit that long at most.  What is left is counted.
+ */
+#define EXIT_WAIT_MS 1000
+
+__attribute__((destructor)) static void record_fini(void)
+{
+	uint64_t since;
+
+	if (__atomic_load_n(&sock, __ATOMIC_RELAXED) < 0 ||
+	    !__atomic_load_n(&outq_msgs, __ATOMIC_RELAXED))
+		return;
+	utrace__registry_lock();
+	since = utrace__mono_ns();
+	while (sock >= 0 && !dropped && outq) {
+		struct pollfd pfd = { .fd = sock, .events = POLLOUT };
+		size_t before = outq_msgs;
+		uint64_t now;
+
+		if (outq_push())
+			break;
+		now = utrace__mono_ns();
+		if (outq_msgs < before)
+			since = now;
+		if (now - since >= (uint64_t)EXIT_WAIT_MS * 1000000) {
+			note_missed(outq_msgs);
+			break;
+		}
+		poll(&pfd, 1, (int)((since + (uint64_t)EXIT_WAIT_MS * 1000000 - now) / 1000000) + 1);
+	}
+	utrace__registry_unlock();
 }
 
 /*
@@ -186,6 +418,8 @@ static void send_objects_locked(void)
 		size_t pl = strlen(o.v[i].path) + 1;
 		struct utrace_msg_object h = { UTRACE_MSG_OBJECT, 0, o.v[i].bias };
 		unsigned char buf[sizeof(h) + PATH_MAX + 1];
+		struct stat st;
+		int fd;
 
 		if (pl > PATH_MAX || !(n = realloc(sent_objs, (nr_sent_objs + 1) * sizeof(*n)))) {
 			free(o.v[i].path);
@@ -194,11 +428,17 @@ static void send_objects_locked(void)
 		sent_objs = n;
 		memcpy(buf, &h, sizeof(h));
 		memcpy(buf + sizeof(h), o.v[i].path, pl);
-		if (send(sock, buf, sizeof(h) + pl, MSG_NOSIGNAL) < 0) {
-			/* told again at the next change */
-			free(o.v[i].path);
-			continue;
+		/* The file goes with its name, opened here: the recorder
+		 * (root's, perhaps) reads what this process may read, never
+		 * a file it names.  None when we may not read it. */
+		fd = open(o.v[i].path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+		if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))) {
+			close(fd);
+			fd = -1;
 		}
+		send_msg(buf, sizeof(h) + pl, fd);
+		if (fd >= 0)
+			close(fd);
 		sent_objs[nr_sent_objs++] = o.v[i];
 	}
 	free(o.v);
@@ -244,6 +484,10 @@ static int send_hello(int fd)
 	n = readlink("/proc/self/exe", h.exe, sizeof(h.exe) - 1);
 	if (n < 0)
 		h.exe[0] = 0;
+	/* a new connection: its queue is empty, and the HELLO fits */
+	outq_free();
+	dropped = false;
+	msgs_missed = 0;
 	n = utrace__send_with_fd(sock, &h, sizeof(h), fd);
 	return n == (ssize_t)sizeof(h) ? 0 : -1;
 }
@@ -279,15 +523,6 @@ static void give_up(const char *what)
 }
 
 /* Connect to the recorder and hand it a new pool. */
-/* A recorder that stops reading cannot hold this process: a send gives
- * up after 2 s (the formats go out under the registry lock, from the
- * thread that registers them, dlopen()'s caller for instance). */
-static void send_timeout(int s)
-{
-	setsockopt(s, SOL_SOCKET, SO_SNDTIMEO, &(struct timeval){ 2, 0 },
-		   sizeof(struct timeval));
-}
-
 static void connect_recorder(void)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -300,16 +535,16 @@ static void connect_recorder(void)
 		return;
 	}
 	strcpy(sa.sun_path, sock_path);
-	sock = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	sock = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (sock < 0) {
 		give_up("socket");
 		return;
 	}
+	/* (EAGAIN: its backlog is full, it does not accept: not waited for) */
 	if (connect(sock, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
 		give_up(sock_path);
 		return;
 	}
-	send_timeout(sock);
 	if (recorder_allowed(sock) < 0) {
 		close(sock);
 		sock = -1;
@@ -486,7 +721,7 @@ int utrace__record_attach(const char *path, uint32_t mode)
 	ret = utrace__pool_ensure();
 	if (ret < 0)
 		return ret;
-	s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (s < 0)
 		return -errno;
 	if (connect(s, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
@@ -499,7 +734,6 @@ int utrace__record_attach(const char *path, uint32_t mode)
 		close(s);
 		return ret;
 	}
-	send_timeout(s);
 	utrace__registry_lock();
 	if (sock >= 0) {
 		utrace__registry_unlock();
@@ -529,6 +763,8 @@ void utrace__record_detach(int s, uint32_t mode)
 {
 	utrace__registry_lock();
 	if (sock == s && s >= 0) {
+		outq_free();
+		dropped = false;
 		close(sock);
 		sock = -1;
 		recorder = RECORDER_NONE;
@@ -562,10 +798,10 @@ void utrace__record_send_format(const struct utrace_event *ev)
 		memcpy(buf, &h, sizeof(h));
 		memcpy(buf + sizeof(h), ev->cls->system, sl);
 		memcpy(buf + sizeof(h) + sl, text, tl);
-		if (send(sock, buf, sizeof(h) + sl + tl, MSG_NOSIGNAL) < 0)
-			utrace__warn("cannot send the format of '%s:%s' to the recorder: %s",
-				     ev->cls->system, ev->name, strerror(errno));
+		send_msg(buf, sizeof(h) + sl + tl, -1);
 		free(buf);
+	} else {
+		note_missed(1);
 	}
 	free(text);
 }
@@ -647,6 +883,10 @@ void utrace__record_after_fork_child(void)
 		close(sock);
 	sock = -1;
 	recorder = RECORDER_NONE;
+	/* the parent's messages are the parent's to send */
+	outq_free();
+	dropped = false;
+	msgs_missed = 0;
 	if (!sock_path || !recorder_was_env) {
 		/* The parent's buffer was its own: the child gets one too. */
 		utrace__pool_ensure();

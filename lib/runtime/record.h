@@ -43,6 +43,27 @@ void utrace__record_send_format(const struct utrace_event *ev) UTRACE_HIDDEN;
 bool utrace__record_send_objects(void) UTRACE_HIDDEN;
 
 /**
+ * utrace__record_queue_fd - the recorder's socket while messages wait
+ *
+ * The agent polls it for POLLOUT and then calls utrace__record_flush().
+ *
+ * Return: the socket, or -1 when nothing waits.
+ */
+int utrace__record_queue_fd(void) UTRACE_HIDDEN;
+
+/**
+ * utrace__record_flush - send the messages that wait, never waiting
+ * @progress: set to whether any went out
+ *
+ * A recorder that has taken none of them for 5 s is dropped (one
+ * warning; what it never got is counted in the pool for it to report).
+ *
+ * Return: ms until the recorder is to be looked at again (the deadline),
+ * or -1 when nothing waits.
+ */
+int utrace__record_flush(bool *progress) UTRACE_HIDDEN;
+
+/**
  * utrace__record_after_fork_child - a fork child records into a pool of its own
  *
  * Connects to the recorder of UTRACE_RECORD again, or makes a buffer of

@@ -77,9 +77,24 @@ struct proc {
 	 * file once one of its formats prints a function (%ps, %pS, ...);
 	 * until then they wait here. */
 	bool want_syms;
-	struct pending_obj { char *path; uint64_t bias; } *objs;
+	struct pending_obj { size_t file; uint64_t bias; } *objs;
 	size_t nr_objs;
 };
+
+/*
+ * The files of the objects the processes loaded.  An OBJECT message
+ * carries the file, opened by the process itself: the recorder (root's,
+ * perhaps) reads only what the process could, and never opens a name a
+ * process wrote.  One descriptor is kept per file, whoever sent it, so
+ * that many processes of the same libraries hold a few dozen.
+ */
+struct objfile {
+	dev_t dev;
+	ino_t ino;
+	int fd;
+};
+static struct objfile *objfiles;
+static size_t nr_objfiles;
 
 struct record_opts {
 	char **events;
@@ -109,6 +124,7 @@ struct record_opts {
 static struct proc procs[MAX_PROCS];
 static struct utrace__tfw out;
 static bool out_failed;          /* the file could not be written: discard */
+static bool out_private;         /* the file is mode 0600 (several users' data) */
 static int tsc_used;
 static unsigned long long total_written, total_lost;
 /* Of the lost: for want of a thread slot, and in pools that stopped
@@ -585,6 +601,7 @@ static void drain_final(struct proc *p)
 static void finish(struct proc *p)
 {
 	uint64_t lost = p->pool ? utrace__pool_lost_no_slot(p->pool) : 0, rest;
+	uint32_t missed;
 
 	if (p->pool) {
 		drain_final(p);
@@ -598,7 +615,13 @@ static void finish(struct proc *p)
 		if (rest) {
 			utrace__tfw_lost(&out, p->pid, 0, rest);
 		}
-		utrace__tfw_stats(&out, p->pid, p->written, lost);
+		missed = utrace__pool_msgs_missed(p->pool);
+		utrace__tfw_stats(&out, p->pid, p->written, lost, missed);
+		if (missed)
+			fprintf(stderr, "utrace record: pid %u (%s) dropped this recorder, which "
+				"had stopped reading: %u event formats or objects missed (events "
+				"of those formats cannot be printed, later ones were not "
+				"recorded)\n", p->pid, p->comm, missed);
 		if (lost || p->written)
 			fprintf(stderr, "utrace record: pid %u (%s): %llu events, %llu lost\n",
 				p->pid, p->comm, (unsigned long long)p->written,
@@ -624,8 +647,6 @@ static void finish(struct proc *p)
 	if (p->lock_fd >= 0)
 		close(p->lock_fd);
 	free(p->tids);
-	for (size_t i = 0; i < p->nr_objs; i++)
-		free(p->objs[i].path);
 	free(p->objs);
 	memset(p, 0, sizeof(*p));
 	p->sock = -1;
@@ -703,25 +724,52 @@ static void hello(struct proc *p, const struct utrace_msg_hello *h, int fd)
 	}
 }
 
-/* The symbols of an object the process loaded: written now if one of its
- * formats prints functions, else kept for when one does (a recording of
- * events without %ps carries no symbol table: libc's alone is 0.2 MB). */
-static void note_object(struct proc *p, const char *path, uint64_t bias)
+/* Keep fd (taken over) among objfiles: its index, or -1. */
+static ssize_t objfile_keep(int fd)
+{
+	struct objfile *n;
+	struct stat st;
+	size_t i;
+
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -1;
+	}
+	for (i = 0; i < nr_objfiles; i++)
+		if (objfiles[i].dev == st.st_dev && objfiles[i].ino == st.st_ino) {
+			close(fd);
+			return (ssize_t)i;
+		}
+	n = realloc(objfiles, (nr_objfiles + 1) * sizeof(*n));
+	if (!n) {
+		close(fd);
+		return -1;
+	}
+	objfiles = n;
+	objfiles[nr_objfiles] = (struct objfile){ st.st_dev, st.st_ino, fd };
+	return (ssize_t)nr_objfiles++;
+}
+
+/* The symbols of an object the process loaded (fd: the file it opened,
+ * ours now): written now if one of its formats prints functions, else
+ * kept for when one does (a recording of events without %ps carries no
+ * symbol table: libc's alone is 0.2 MB). */
+static void note_object(struct proc *p, int fd, uint64_t bias)
 {
 	struct pending_obj *v;
+	ssize_t f = objfile_keep(fd);
 
+	if (f < 0)
+		return;
 	if (p->want_syms) {
-		utrace__tfw_symbols_file(&out, p->pid, path, bias);
+		utrace__tfw_symbols_fd(&out, p->pid, objfiles[f].fd, bias);
 		return;
 	}
 	v = realloc(p->objs, (p->nr_objs + 1) * sizeof(*v));
 	if (!v)
 		return;
 	p->objs = v;
-	v[p->nr_objs].path = strdup(path);
-	v[p->nr_objs].bias = bias;
-	if (v[p->nr_objs].path)
-		p->nr_objs++;
+	v[p->nr_objs++] = (struct pending_obj){ (size_t)f, bias };
 }
 
 static void want_symbols(struct proc *p)
@@ -729,10 +777,9 @@ static void want_symbols(struct proc *p)
 	size_t i;
 
 	p->want_syms = true;
-	for (i = 0; i < p->nr_objs; i++) {
-		utrace__tfw_symbols_file(&out, p->pid, p->objs[i].path, p->objs[i].bias);
-		free(p->objs[i].path);
-	}
+	for (i = 0; i < p->nr_objs; i++)
+		utrace__tfw_symbols_fd(&out, p->pid, objfiles[p->objs[i].file].fd,
+				       p->objs[i].bias);
 	free(p->objs);
 	p->objs = NULL;
 	p->nr_objs = 0;
@@ -929,15 +976,17 @@ static int receive(struct proc *p)
 			hello(p, &buf->h, fd);
 			continue;
 		}
-		if (fd >= 0)
-			close(fd);
-		/* an object the process has loaded: its file's symbols, read
-		 * from the disk whether or not the process still runs */
+		/* an object the process has loaded: its file's symbols,
+		 * read from the file it passed (none without: we read only
+		 * what it could) whether or not the process still runs */
 		if (n > (ssize_t)sizeof(buf->o) && buf->o.type == UTRACE_MSG_OBJECT && p->pool &&
 		    buf->raw[n - 1] == 0 && buf->raw[sizeof(buf->o)] == '/') {
-			note_object(p, (const char *)buf->raw + sizeof(buf->o), buf->o.bias);
+			if (fd >= 0)
+				note_object(p, fd, buf->o.bias);
 			continue;
 		}
+		if (fd >= 0)
+			close(fd);
 		if (n > (ssize_t)sizeof(buf->f) && buf->f.type == UTRACE_MSG_FORMAT &&
 		    p->pool) {
 			const char *sys = (const char *)buf->raw + sizeof(buf->f);
@@ -1284,6 +1333,11 @@ static int add_proc(int sock)
 		close(sock);
 		return -1;
 	}
+	/* root's process, in our file: another user's data in it */
+	if (uid != geteuid() && !out_private) {
+		if (fchmod(out.fd, 0600) == 0)
+			out_private = true;
+	}
 	for (i = 0; i < MAX_PROCS; i++) {
 		if (!procs[i].used) {
 			memset(&procs[i], 0, sizeof(procs[i]));
@@ -1559,7 +1613,10 @@ int cmd_record(int argc, char **argv)
 			strerror(errno));
 		return free_opts(&o, 1);
 	}
-	if (utrace__tfw_open(&out, o.output, UTRACE_PAGE_SIZE) < 0) {
+	/* Root's recorder may take several users' data (--all-users, a
+	 * child that changes its user): a private file, as perf's */
+	out_private = geteuid() == 0;
+	if (utrace__tfw_open(&out, o.output, UTRACE_PAGE_SIZE, out_private) < 0) {
 		fprintf(stderr, "utrace record: cannot create '%s': %s\n", o.output,
 			strerror(errno));
 		unlink(sock_path);
