@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ctl-client.h"
@@ -247,7 +248,39 @@ static const char *user_name(uid_t uid, char *buf, size_t len)
 	return buf;
 }
 
+/*
+ * Connect to a listed socket; a full queue of connections (EAGAIN: the
+ * agent is alive but has not accepted, busy or stopped) is tried again
+ * until 'wait_ms' have passed, in steps growing from 1 to 50 ms.
+ */
+static int connect_wait(const char *path, int wait_ms)
+{
+	struct timespec t0, now;
+	long step_us = 1000;
+	int fd;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		fd = connect_path(path);
+		if (fd != -EAGAIN)
+			return fd;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if ((now.tv_sec - t0.tv_sec) * 1000 + (now.tv_nsec - t0.tv_nsec) / 1000000 >=
+		    wait_ms)
+			return -EAGAIN;
+		usleep((useconds_t)step_us);
+		if (step_us < 50000)
+			step_us *= 2;
+	}
+}
+
 int utrace__ctl_open(pid_t pid, struct utrace__ctl **out, char *err, size_t errlen)
+{
+	return utrace__ctl_open_wait(pid, out, err, errlen, ANSWER_TIMEOUT_S * 1000);
+}
+
+int utrace__ctl_open_wait(pid_t pid, struct utrace__ctl **out, char *err, size_t errlen,
+			  int wait_ms)
 {
 	struct plist l = { 0 };
 	struct utrace__ctl *c;
@@ -272,7 +305,7 @@ int utrace__ctl_open(pid_t pid, struct utrace__ctl **out, char *err, size_t errl
 	for (i = 0; i < l.n; i++) {
 		if (l.v[i].pid != pid)
 			continue;
-		fd = connect_path(l.v[i].sock);
+		fd = connect_wait(l.v[i].sock, wait_ms);
 		if (fd == -ECONNREFUSED)
 			unlink(l.v[i].sock);
 		break;
@@ -282,6 +315,12 @@ int utrace__ctl_open(pid_t pid, struct utrace__ctl **out, char *err, size_t errl
 		utrace__setmsg(err, errlen, "process %d: permission denied by its control socket",
 		       (int)pid);
 		return -EPERM;
+	}
+	if (fd == -EAGAIN) {
+		/* it listens: busy (or stopped), not gone */
+		utrace__setmsg(err, errlen, "process %d is busy: its agent took no connection in "
+			       "%d ms", (int)pid, wait_ms);
+		return -EBUSY;
 	}
 	if (fd < 0) {
 		utrace__setmsg(err, errlen, "process %d is not traceable: it does not use libutrace, "

@@ -58,11 +58,17 @@ struct utrace__ctl;
  * Connect to the agent of process 'pid' (named: for root, found in any
  * user's runtime directory, in the caller's first).  Errors: -ESRCH (no such process,
  * or it does not link libutrace / has no events), -EPERM (another user's
- * process and the caller is not root); the message names the process.
+ * process and the caller is not root), -EBUSY (its agent took no
+ * connection for 10 s); the message names the process.
  * On failure *out is NULL and 'err' (if not NULL) holds the message.
  */
 int utrace__ctl_open(pid_t pid, struct utrace__ctl **out, char *err, size_t errlen)
 	UTRACE_HIDDEN;
+/* The same, waiting at most 'wait_ms' (utrace__ctl_open(): 10 s) while the
+ * agent's queue of connections is full; then -EBUSY ("process N is busy"),
+ * never -ESRCH: a busy process is not a gone one. */
+int utrace__ctl_open_wait(pid_t pid, struct utrace__ctl **out, char *err, size_t errlen,
+			  int wait_ms) UTRACE_HIDDEN;
 void utrace__ctl_close(struct utrace__ctl *c) UTRACE_HIDDEN;
 /* How long a request waits for its answer (default 10 s), in ms (> 0). */
 void utrace__ctl_set_timeout(struct utrace__ctl *c, int ms) UTRACE_HIDDEN;

@@ -84,9 +84,22 @@ static int wake_fd[2] = { -1, -1 };
  * The snapshot trigger's (trigger.c): a request written to snap_pipe by
  * the event's thread, the copy of the pool made here, out of the writers'
  * path, and kept as a memfd for the mount (UTRACE_CTL_SNAPSHOT).
+ *
+ * The kernel's snapshot is a swap of buffers; ours is a copy of the pool
+ * (8 MiB by default), so an unlimited trigger on a hot event would keep
+ * this thread copying (91 % of a core, issue 27 item 6) and every client
+ * waiting.  Requests are coalesced: one in flight (snap_pending stays set
+ * from the byte written until the copy that answers it is done), and a
+ * copy that took D starts the next no sooner than 4 D after it ended
+ * (SNAP_GAP), so that copies take at most a fifth of the thread; clients
+ * are served first in each turn.  A snapshot then shows the buffer at a
+ * hit, or up to 4 D after the last hit.
  */
+#define SNAP_GAP 4
 static int snap_pipe[2] = { -1, -1 };
 static int snap_pending;               /* (atomic) a request is in the pipe */
+static bool snap_wanted;               /* a request waits for snap_next */
+static uint64_t snap_next;             /* ns: no copy before this */
 static int snap_fd = -1;
 static int32_t snap_seq;               /* of the copy in snap_fd, from 1 */
 
@@ -646,6 +659,13 @@ static void *agent_main(void *arg)
 			if (timeout < 0 || left < (uint64_t)timeout)
 				timeout = (int)left;
 		}
+		/* a snapshot that waits for its turn */
+		if (snap_wanted) {
+			now = utrace__mono_ns();
+			i = now >= snap_next ? 0 : (int)((snap_next - now) / 1000000) + 1;
+			if (timeout < 0 || i < timeout)
+				timeout = i;
+		}
 		/* and the next TSC calibration point of the pool */
 		i = utrace__pool_calib_timer();
 		if (i >= 0 && (timeout < 0 || i < timeout))
@@ -704,10 +724,9 @@ static void *agent_main(void *arg)
 
 			while (read(snap_pipe[0], buf, sizeof(buf)) > 0)
 				;
-			__atomic_store_n(&snap_pending, 0, __ATOMIC_RELEASE);
-			pthread_mutex_lock(&busy_mutex);
-			snapshot_take();
-			pthread_mutex_unlock(&busy_mutex);
+			/* snap_pending stays set: no more bytes until the
+			 * copy is made */
+			snap_wanted = true;
 		}
 		/* Backwards: conn_drop() moves the last connection to i. */
 		for (i = nr_conns - 1; i >= 0; i--) {
@@ -725,6 +744,18 @@ static void *agent_main(void *arg)
 		}
 		if (pfd[POLL_LISTEN].revents & POLLIN)
 			accept_conns();
+		/* the snapshot last: clients first (the file's comment) */
+		if (snap_wanted && utrace__mono_ns() >= snap_next) {
+			uint64_t t0 = utrace__mono_ns(), t1;
+
+			pthread_mutex_lock(&busy_mutex);
+			snapshot_take();
+			pthread_mutex_unlock(&busy_mutex);
+			t1 = utrace__mono_ns();
+			snap_next = t1 + SNAP_GAP * (t1 - t0);
+			snap_wanted = false;
+			__atomic_store_n(&snap_pending, 0, __ATOMIC_RELEASE);
+		}
 	}
 	return NULL;
 }
@@ -867,6 +898,8 @@ void utrace__agent_after_fork_child(void)
 		close(snap_fd);
 	snap_fd = -1;
 	snap_pending = 0;
+	snap_wanted = false;
+	snap_next = 0;
 	while (nr_conns)
 		conn_drop(nr_conns - 1);
 	utrace__control_after_fork_child();

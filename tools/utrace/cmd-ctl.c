@@ -287,9 +287,17 @@ int cmd_ps(int argc, char **argv)
 			       "?", "?", "?", "?", "?");
 			continue;
 		}
-		if (utrace__ctl_open(ps[i].pid, &c, NULL, 0) < 0)
+		r = utrace__ctl_open_wait(ps[i].pid, &c, NULL, 0, left < PS_PROC_TIMEOUT_MS ?
+					  (int)left : PS_PROC_TIMEOUT_MS);
+		if (r == -EBUSY) {      /* there, but its agent is busy */
+			printf("%7d %-16s %6s %5s %7s %5s %10s ?\n", (int)ps[i].pid, ps[i].comm,
+			       "?", "?", "?", "?", "?");
 			continue;
-		utrace__ctl_set_timeout(c, left < PS_PROC_TIMEOUT_MS ? (int)left :
+		}
+		if (r < 0)
+			continue;
+		left = end - ms_now();
+		utrace__ctl_set_timeout(c, left < 1 ? 1 : left < PS_PROC_TIMEOUT_MS ? (int)left :
 					PS_PROC_TIMEOUT_MS);
 		if (utrace__ctl_info(c, &in) != 0) {
 			printf("%7d %-16s %6s %5s %7s %5s %10s ?\n", (int)ps[i].pid, ps[i].comm,

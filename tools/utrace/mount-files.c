@@ -251,11 +251,14 @@ unsigned int mount_nr_cpus(void)
 
 int mount_ctl(const struct mnode *m, struct utrace__ctl **c)
 {
+	int err;
+
 	*c = NULL;
 	if (mount_proc(m->pid, m->start, NULL, NULL, NULL, NULL) < 0)
 		return -ENOENT;
-	if (utrace__ctl_open(m->pid, c, NULL, 0) < 0)
-		return -ENOENT;
+	err = utrace__ctl_open(m->pid, c, NULL, 0);
+	if (err < 0)
+		return mount_gone(err, -ENOENT);
 	utrace__ctl_set_instance(*c, m->inst);
 	return 0;
 }
@@ -263,13 +266,13 @@ int mount_ctl(const struct mnode *m, struct utrace__ctl **c)
 int mount_events(const struct mnode *m, struct utrace__ctl_event **evs, size_t *nr)
 {
 	struct utrace__ctl *c;
-	int err;
+	int err = mount_ctl(m, &c);
 
-	if (mount_ctl(m, &c) < 0)
-		return -ENOENT;
+	if (err < 0)
+		return err;
 	err = utrace__ctl_events(c, evs, nr);
 	utrace__ctl_close(c);
-	return err < 0 ? -ENOENT : 0;
+	return err < 0 ? mount_gone(err, -ENOENT) : 0;
 }
 
 /*
@@ -909,7 +912,7 @@ int mount_file_text(struct mfile *f, char **text, size_t *len)
 	}
 	err = mount_ctl(m, &c);
 	if (err < 0)
-		return -ENODEV;
+		return mount_gone(err, -ENODEV);
 	switch (m->kind) {
 	case MK_AVAILABLE_EVENTS:
 		err = text_event_list(c, false, &b);
@@ -1028,8 +1031,8 @@ static int truncate_action(const struct mnode *m)
 	    m->kind != MK_UPROBE_EVENTS && m->kind != MK_SYNTH_EVENTS &&
 	    m->kind != MK_DYNAMIC_EVENTS)
 		return 0;
-	if (mount_ctl(m, &c) < 0)
-		return -ENOENT;
+	if ((err = mount_ctl(m, &c)) < 0)
+		return err;
 	if (m->kind == MK_SET_EVENT)
 		err = utrace__ctl_clear_events(c);       /* ftrace_event_set_open() */
 	else if (m->kind == MK_EV_TRIGGER)
@@ -1294,8 +1297,8 @@ static long write_marker(const struct mnode *m, const char *buf, size_t len)
 			return -EINVAL;
 		len = MARKER_SEND_MAX;
 	}
-	if (mount_ctl(m, &c) < 0)
-		return -ENODEV;
+	if ((err = mount_ctl(m, &c)) < 0)
+		return mount_gone(err, -ENODEV);
 	err = utrace__ctl_marker(c, m->kind == MK_TRACE_MARKER_RAW, buf, len);
 	utrace__ctl_close(c);
 	return err;
@@ -1361,8 +1364,8 @@ long mount_file_write(struct mfile *f, const char *buf, size_t len)
 	default:
 		return -EINVAL;  /* a file without a write operation */
 	}
-	if (mount_ctl(m, &c) < 0)
-		return -ENODEV;
+	if ((ret = mount_ctl(m, &c)) < 0)
+		return mount_gone((int)ret, -ENODEV);
 	switch (m->kind) {
 	case MK_TRACE_CLOCK:
 		ret = write_trace_clock(c, m, buf, len);

@@ -342,8 +342,8 @@ static int resolve_event(const struct mnode *pm, const char *name, struct mnode 
 	size_t nr, i;
 	int err;
 
-	if (mount_events(pm, &evs, &nr) < 0)
-		return -ENOENT;
+	if ((err = mount_events(pm, &evs, &nr)) < 0)
+		return err;
 	err = -ENOENT;
 	for (i = 0; i < nr; i++) {
 		if (pm->kind == MK_EVENTS && !strcmp(evs[i].system, name)) {
@@ -375,11 +375,11 @@ static int instance_list(const struct mnode *m, char **text)
 	int err;
 
 	*text = NULL;
-	if (mount_ctl(m, &c) < 0)
-		return -ENOENT;
+	if ((err = mount_ctl(m, &c)) < 0)
+		return err;
 	err = utrace__ctl_instances(c, text);
 	utrace__ctl_close(c);
-	return err < 0 ? -ENOENT : 0;
+	return err < 0 ? mount_gone(err, -ENOENT) : 0;
 }
 
 /* The handle of instance 'name' ('handle' 0), or whether 'handle' is
@@ -625,8 +625,8 @@ static void op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t
 
 	if (err == 0 && pm.kind != MK_INSTANCES)
 		err = -EACCES;
-	if (err == 0 && mount_ctl(&pm, &c) < 0)
-		err = -ENOENT;
+	if (err == 0)
+		err = mount_ctl(&pm, &c);
 	if (err == 0) {
 		err = utrace__ctl_instance_mkdir(c, name);
 		utrace__ctl_close(c);
@@ -662,8 +662,8 @@ static void op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 		err = -ENOENT;
 	if (err == 0 && mount_inst_busy(pm.pid, pm.start, h))
 		err = -EBUSY;
-	if (err == 0 && mount_ctl(&pm, &c) < 0)
-		err = -ENOENT;
+	if (err == 0)
+		err = mount_ctl(&pm, &c);
 	if (err == 0) {
 		err = utrace__ctl_instance_rmdir(c, name);
 		utrace__ctl_close(c);
@@ -769,8 +769,8 @@ static int list_events(fuse_req_t req, fuse_ino_t ino, const struct mnode *m,
 	size_t nr, i, j;
 	int err = 0;
 
-	if (mount_events(m, &evs, &nr) < 0)
-		return -ENOENT;
+	if ((err = mount_events(m, &evs, &nr)) < 0)
+		return err;
 	for (i = 0; i < nr && !err; i++) {
 		if (m->kind == MK_SYS) {
 			if (!strcmp(evs[i].system, m->sys))

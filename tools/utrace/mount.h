@@ -8,6 +8,7 @@
 #ifndef UTRACE_TOOL_MOUNT_H
 #define UTRACE_TOOL_MOUNT_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -125,12 +126,24 @@ unsigned int mount_mode(enum mkind k);
 int mount_proc(pid_t pid, uint64_t start, uint64_t *start_out, uid_t *uid, gid_t *gid,
 	       struct timespec *when);
 
-/* Connect to the agent of the process a node belongs to; -ENOENT if gone. */
+/*
+ * Connect to the agent of the process a node belongs to; -ENOENT if gone,
+ * -EBUSY if its agent is busy (took no connection, or did not answer, in
+ * 10 s): a busy process's files are there, never ENOENT or ENODEV
+ * (mount_gone()).
+ */
 int mount_ctl(const struct mnode *m, struct utrace__ctl **c);
 
 /* The events of the process a node belongs to (free them with
- * utrace__ctl_events_free()); -ENOENT if it is gone. */
+ * utrace__ctl_events_free()); -ENOENT if it is gone, -EBUSY if busy. */
 int mount_events(const struct mnode *m, struct utrace__ctl_event **evs, size_t *nr);
+
+/* The error for a node whose process could not be reached ('err', from
+ * mount_ctl() or a request): -EBUSY stays, anything else is 'gone'. */
+static inline int mount_gone(int err, int gone)
+{
+	return err == -EBUSY || err == -ETIMEDOUT ? -EBUSY : gone;
+}
 
 /* An open file: the generated text and the writer's side. */
 struct mfile {
