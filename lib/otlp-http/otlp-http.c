@@ -273,7 +273,7 @@ static void check_partial(struct utrace__http *h, bool logs, size_t nr)
 }
 
 int utrace__http_send(void *arg, enum utrace__otlp_signal sig, const char *body, size_t len,
-		      size_t nr)
+		      size_t nr, size_t nr_events)
 {
 	struct utrace__http *h = arg;
 	bool logs = sig == UTRACE__OTLP_LOGS;

@@ -41,7 +41,7 @@ int utrace__http_new(const struct utrace__http_opts *o, struct utrace__http **hp
  * code once it is given up, with the reason said on stderr.
  */
 int utrace__http_send(void *h, enum utrace__otlp_signal sig, const char *body, size_t len,
-		      size_t nr);
+		      size_t nr, size_t nr_events);
 void utrace__http_get_stats(const struct utrace__http *h, struct utrace__http_stats *st);
 void utrace__http_free(struct utrace__http *h);
 

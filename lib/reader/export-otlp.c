@@ -62,6 +62,7 @@ struct utrace__otlp {
 	struct group *groups;
 	size_t nr_groups;
 	size_t nr_logs, nr_spans;           /* waiting, all groups */
+	size_t nr_log_events;               /* of the logs waiting, events */
 	struct timespec logs_since, spans_since;  /* the oldest waiting */
 	struct utrace__otlp_stats st;
 	uint64_t seq;
@@ -245,7 +246,7 @@ static void put_resource(struct utrace__otlp *x, struct group *g, const char *sc
 static int send_batch(struct utrace__otlp *x, enum utrace__otlp_signal sig)
 {
 	bool logs = sig == UTRACE__OTLP_LOGS;
-	size_t n = logs ? x->nr_logs : x->nr_spans, i;
+	size_t n = logs ? x->nr_logs : x->nr_spans, i, ev;
 	struct utrace__obuf *b = &x->body;
 	bool first = true;
 	int r = 0;
@@ -274,20 +275,23 @@ static int send_batch(struct utrace__otlp *x, enum utrace__otlp_signal sig)
 			g->nr_spans = 0;
 	}
 	utrace__ob_puts(b, "]}");
+	ev = logs ? x->nr_log_events : 0;
 	if (logs)
-		x->nr_logs = 0;
+		x->nr_logs = x->nr_log_events = 0;
 	else
 		x->nr_spans = 0;
 	if (b->nomem)
 		return -ENOMEM;
 	if (!x->failed) {
-		r = x->o.send(x->o.arg, sig, b->p, b->len, n);
-		if (r < 0)
+		r = x->o.send(x->o.arg, sig, b->p, b->len, n, ev);
+		if (r < 0 && !x->o.keep_going) {
 			x->failed = r;
-		else if (logs)
+		} else if (r >= 0 && logs) {
 			x->st.sent_records += n;
-		else
+			x->st.sent_events += ev;
+		} else if (r >= 0) {
 			x->st.sent_spans += n;
+		}
 	}
 	return x->failed;
 }
@@ -530,6 +534,10 @@ int utrace__otlp_add(struct utrace__otlp *x, struct utrace__tf *tf, int64_t time
 		g = group_of(x, item.proc);
 		r = g ? group_put(x, &g->logs, &g->nr_logs, &x->nr_logs, &x->logs_since, b->p,
 				  b->len) : -ENOMEM;
+		if (r >= 0 && item.kind == UTRACE__TF_EVENT) {
+			x->st.events++;
+			x->nr_log_events++;
+		}
 		if (r >= 0 && x->o.nr_slices && item.kind == UTRACE__TF_EVENT)
 			r = match_slices(x, p, g, &item, item.time + (uint64_t)time_offset);
 		b->len = 0;

@@ -96,15 +96,21 @@ struct utrace__otlp_opts {
 	const struct utrace__otlp_slice *slices;
 	size_t nr_slices;
 	/* Deliver one request: 0, or a negative code to stop (the sender said
-	 * why on stderr); nr is the records or spans in it. */
+	 * why on stderr); nr is the records or spans in it, nr_events the
+	 * records among them that are events (not [LOST] markers). */
 	int (*send)(void *arg, enum utrace__otlp_signal sig, const char *body, size_t len,
-		    size_t nr);
+		    size_t nr, size_t nr_events);
 	void *arg;
+	/* A failed send() stops nothing: later batches are sent all the same
+	 * (a live export, whose sender counts what it could not deliver). */
+	bool keep_going;
 };
 
 struct utrace__otlp_stats {
 	uint64_t records, spans;        /* made */
+	uint64_t events;                /* of the records, events (not [LOST] markers) */
 	uint64_t sent_records, sent_spans;  /* delivered (send() returned 0) */
+	uint64_t sent_events;           /* of the sent records, events */
 	uint64_t lost;                  /* events the buffers lost (the markers' counts) */
 	uint64_t open_slices;           /* a begin without an end (at the end, or
 					 * followed by a begin of the same key) */

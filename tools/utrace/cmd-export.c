@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,7 +34,9 @@ static const char usage_text[] =
 	"      --otlp URL       the collector's base URL (http://127.0.0.1:4318)\n"
 	"  -i, --input FILE     the trace file (default: utrace.dat)\n"
 	"  -p, --pid PID        a running process instead: its events as they come\n"
-	"                       (consumed, as 'utrace pipe'), until it exits or Ctrl-C\n"
+	"                       (consumed, as 'utrace pipe'), until it exits or Ctrl-C;\n"
+	"                       a collector that does not take them never stops the\n"
+	"                       reading: they are dropped, counted\n"
 	"      --slice BEGIN.FIELD:END.FIELD\n"
 	"                       a span from each BEGIN event to the END event of\n"
 	"                       the same process with the same FIELD value\n"
@@ -80,6 +83,108 @@ struct export_state {
 	int status;
 };
 
+/*
+ * A live export never stops reading for the collector (issue 27 item 7):
+ * the requests go to a sender thread through a queue of at most
+ * SEND_QUEUE_MAX of them and SEND_QUEUE_BYTES (a collector that stalls for
+ * a while gets them late, not never); a batch that finds the queue full
+ * is dropped, counted.  The sender delivers each with the OTLP retries (otlp-http.c);
+ * one given up is dropped, counted, and the export goes on.  At the end
+ * (the process exited, or SIGINT/SIGTERM) the buffers are taken once more
+ * and the queue is sent (after a signal, one try each).  Before, the first
+ * request given up ended the export while the program ran on, and its
+ * last line counted only what it had read.
+ */
+#define SEND_QUEUE_MAX 1024
+#define SEND_QUEUE_BYTES (64u << 20)
+
+struct send_req {
+	struct send_req *next;
+	enum utrace__otlp_signal sig;
+	char *body;
+	size_t len, nr, nr_events;
+};
+
+struct sender {
+	struct utrace__http *http;
+	pthread_t th;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct send_req *head, **tail;
+	size_t n, bytes;
+	bool done;                      /* no more requests will come */
+	/* what was delivered, and dropped (queue full, or given up) */
+	uint64_t sent_events, dropped_events, sent_spans, dropped_spans;
+};
+
+static void sender_count(struct sender *s, const struct send_req *q, bool sent)
+{
+	if (q->sig == UTRACE__OTLP_LOGS)
+		*(sent ? &s->sent_events : &s->dropped_events) += q->nr_events;
+	else
+		*(sent ? &s->sent_spans : &s->dropped_spans) += q->nr;
+}
+
+static void *sender_main(void *arg)
+{
+	struct sender *s = arg;
+	struct send_req *q;
+	int r;
+
+	pthread_mutex_lock(&s->lock);
+	for (;;) {
+		while (!s->head && !s->done)
+			pthread_cond_wait(&s->cond, &s->lock);
+		if (!(q = s->head))
+			break;
+		s->head = q->next;
+		if (!s->head)
+			s->tail = &s->head;
+		s->n--;
+		s->bytes -= q->len;
+		pthread_mutex_unlock(&s->lock);
+		r = utrace__http_send(s->http, q->sig, q->body, q->len, q->nr, q->nr_events);
+		pthread_mutex_lock(&s->lock);
+		sender_count(s, q, r == 0);
+		free(q->body);
+		free(q);
+	}
+	pthread_mutex_unlock(&s->lock);
+	return NULL;
+}
+
+/* The exporter's send() in a live export: queued, never waited for. */
+static int sender_queue(void *arg, enum utrace__otlp_signal sig, const char *body, size_t len,
+			size_t nr, size_t nr_events)
+{
+	struct sender *s = arg;
+	struct send_req *q = malloc(sizeof(*q));
+
+	if (q) {
+		*q = (struct send_req){ NULL, sig, malloc(len), len, nr, nr_events };
+		if (q->body)
+			memcpy(q->body, body, len);
+	}
+	pthread_mutex_lock(&s->lock);
+	if (!q || !q->body || s->n >= SEND_QUEUE_MAX || s->bytes + len > SEND_QUEUE_BYTES) {
+		struct send_req d = { .sig = sig, .nr = nr, .nr_events = nr_events };
+
+		sender_count(s, &d, false);
+		pthread_mutex_unlock(&s->lock);
+		if (q)
+			free(q->body);
+		free(q);
+		return 0;
+	}
+	*s->tail = q;
+	s->tail = &q->next;
+	s->n++;
+	s->bytes += len;
+	pthread_cond_signal(&s->cond);
+	pthread_mutex_unlock(&s->lock);
+	return 0;
+}
+
 /* live_take()'s callback: one take of the buffers. */
 static int add_take(void *arg, struct utrace__tf *tf)
 {
@@ -97,11 +202,12 @@ static int add_take(void *arg, struct utrace__tf *tf)
 	return r < 0 ? r : 0;
 }
 
-static int export_live(struct export_state *es, pid_t pid)
+static int export_live(struct export_state *es, pid_t pid, uint32_t *comm_pid, char *comm)
 {
 	struct utrace__ctl *c = NULL;
 	struct live *lv = NULL;
 	struct sigaction sa = { .sa_handler = on_signal };
+	struct utrace__ctl_info in;
 	char err[512];
 	int r;
 
@@ -120,6 +226,9 @@ static int export_live(struct export_state *es, pid_t pid)
 		utrace__ctl_close(c);
 		return -1;
 	}
+	*comm_pid = (uint32_t)pid;
+	if (utrace__ctl_info(c, &in) == 0)
+		memcpy(comm, in.comm, sizeof(in.comm));
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	while (!stop) {
@@ -127,12 +236,15 @@ static int export_live(struct export_state *es, pid_t pid)
 		long n = live_take(lv, add_take, es);
 
 		if (n < 0)
-			break;    /* the process is gone, or a request was given up */
-		if (utrace__otlp_tick(es->x) < 0)
+			break;    /* the process is gone and was read out (or no memory) */
+		if (utrace__otlp_tick(es->x) == -ENOMEM)
 			break;
 		if (n == 0)
 			nanosleep(&ts, NULL);
 	}
+	/* told to stop: what the buffers hold now goes too */
+	if (stop)
+		live_take(lv, add_take, es);
 	live_close(lv);
 	utrace__ctl_close(c);
 	return 0;
@@ -360,6 +472,65 @@ static int report(const struct utrace__otlp *x, const struct utrace__http *http)
 	return status;
 }
 
+/*
+ * export -p: the live export with its sender thread; what happened to
+ * every event fired while attached, on the last line; the exit status.
+ */
+static int export_live_sent(struct export_opts *o, struct export_state *es,
+			    struct utrace__http *http)
+{
+	struct sender s = { .http = http };
+	struct utrace__otlp_stats st;
+	struct utrace__http_stats hs;
+	char comm[17] = "";
+	uint32_t pid = 0;
+	int status;
+
+	pthread_mutex_init(&s.lock, NULL);
+	pthread_cond_init(&s.cond, NULL);
+	s.tail = &s.head;
+	o->xo.send = sender_queue;
+	o->xo.arg = &s;
+	o->xo.keep_going = true;
+	es->x = utrace__otlp_new(&o->xo);
+	if (!es->x)
+		return nomem();
+	if (pthread_create(&s.th, NULL, sender_main, &s) != 0) {
+		fprintf(stderr, "utrace: cannot start the sender thread\n");
+		return 1;
+	}
+	status = export_live(es, o->pid, &pid, comm);
+	if (status >= 0 && utrace__otlp_flush(es->x) == -ENOMEM)
+		status = nomem();
+	pthread_mutex_lock(&s.lock);
+	s.done = true;
+	pthread_cond_signal(&s.cond);
+	pthread_mutex_unlock(&s.lock);
+	pthread_join(s.th, NULL);
+	if (status < 0)
+		return 1;      /* nothing could be read: said why */
+	utrace__otlp_get_stats(es->x, &st);
+	utrace__http_get_stats(http, &hs);
+	/* what never reached the queue (no memory) is dropped too */
+	s.dropped_events = st.events - s.sent_events;
+	if (hs.rejected_records || hs.rejected_spans)
+		fprintf(stderr, "utrace: the collector rejected %llu log records and %llu "
+			"spans of those delivered\n", (unsigned long long)hs.rejected_records,
+			(unsigned long long)hs.rejected_spans);
+	if (st.spans)
+		fprintf(stderr, "utrace: %llu spans: %llu sent, %llu dropped\n",
+			(unsigned long long)st.spans, (unsigned long long)s.sent_spans,
+			(unsigned long long)(st.spans - s.sent_spans));
+	fprintf(stderr, "utrace: pid %u (%s): %llu events while attached: %llu sent, %llu "
+		"dropped by the export, %llu lost in the buffer (%llu requests, %llu tries)\n",
+		pid, comm, (unsigned long long)(st.events + st.lost),
+		(unsigned long long)s.sent_events, (unsigned long long)s.dropped_events,
+		(unsigned long long)st.lost, (unsigned long long)hs.requests,
+		(unsigned long long)hs.tries);
+	return es->status | (s.dropped_events || st.spans > s.sent_spans ||
+			     hs.rejected_records || hs.rejected_spans ? 1 : 0);
+}
+
 int cmd_export(int argc, char **argv)
 {
 	struct export_opts o = {
@@ -377,15 +548,15 @@ int cmd_export(int argc, char **argv)
 		goto out;
 	o.xo.send = utrace__http_send;
 	o.xo.arg = http;
-	es.x = utrace__otlp_new(&o.xo);
-	if (!es.x) {
+	if (!o.pid && !(es.x = utrace__otlp_new(&o.xo))) {
 		status = nomem();
 		goto out;
 	}
-	if (o.pid)
-		status = export_live(&es, o.pid);
-	else
-		status = export_file(&es, o.input ? o.input : "utrace.dat");
+	if (o.pid) {
+		status = export_live_sent(&o, &es, http);
+		goto out;
+	}
+	status = export_file(&es, o.input ? o.input : "utrace.dat");
 	if (status < 0) {
 		status = 1;     /* nothing to export: said why */
 		goto out;
