@@ -748,7 +748,9 @@ int utrace__print_file(const struct utrace__print_opts *o, struct utrace__tf *tf
 			break;
 	}
 	if (flush_out(&sc) < 0 || fflush(out) != 0 || ferror(out)) {
-		fprintf(stderr, "utrace: cannot write the output: %s\n", strerror(errno));
+		/* a reader that went away (| head) is not worth a word */
+		if (errno != EPIPE)
+			fprintf(stderr, "utrace: cannot write the output: %s\n", strerror(errno));
 		status = 1;
 	}
 out:

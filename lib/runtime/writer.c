@@ -1250,28 +1250,30 @@ static bool still_inside(const struct tbuf *t, uint32_t i)
  */
 bool utrace__threads_quiesce(void)
 {
-	bool ok = true;
+	uint64_t give_up;
 	uint32_t i;
 
 	if (__atomic_load_n(&filter_rcu, __ATOMIC_RELAXED) ||
 	    syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0)
 		return false;
+	/* A second of the clock for all of them, not a count of sleeps: on
+	 * a loaded machine each 50 us sleep can last milliseconds, and
+	 * 20,000 of them held the agent (and every client waiting for it,
+	 * `utrace ps` after a top session's rmdir) far longer. */
+	give_up = utrace__mono_ns() + 1000000000u;
 	for (i = 0; i < UTRACE_POOL_THREADS; i++) {
 		const struct tbuf *t = __atomic_load_n(&thread_tbufs[i], __ATOMIC_ACQUIRE);
-		int tries;
 
 		/* (t is only compared until still_inside() finds it) */
-		for (tries = 0; t && still_inside(t, i); tries++) {
+		while (t && still_inside(t, i)) {
 			struct timespec d = { 0, 50 * 1000 };
 
-			if (tries > 20000) {
-				ok = false;
-				break;
-			}
+			if (utrace__mono_ns() > give_up)
+				return false;
 			nanosleep(&d, NULL);
 		}
 	}
-	return ok;
+	return true;
 }
 
 static void discard(struct utrace_tp_reserve *r);

@@ -5,7 +5,8 @@
  * Fires an event of its own, writes its pid to DIR/ready, waits for DIR/go (the test
  * stops the recorder meanwhile), dlopen()s LIB (200 events: 200 formats
  * to send) and writes how long that took to DIR/took ("N ms"), waits for
- * DIR/end, fires LIB's events once each, and exits.
+ * DIR/end, fires LIB's events once each (with DIR/again: every 50 ms
+ * until DIR/stop), and exits.
  */
 #include <dlfcn.h>
 #include <stdio.h>
@@ -54,7 +55,7 @@ int main(int argc, char **argv)
 {
 	void (*fire)(void);
 	long long t0, t1;
-	char took[64], me[32];
+	char took[64], me[32], path[4096];
 	void *h;
 
 	if (argc != 3) {
@@ -78,8 +79,18 @@ int main(int argc, char **argv)
 		return 1;
 	wait_file(argv[2], "end");
 	*(void **)&fire = dlsym(h, "stall_fire_all");
-	if (fire)
-		fire();
+	if (!fire)
+		return 1;
+	fire();
+	/* with DIR/again: fire them every 50 ms until DIR/stop */
+	snprintf(path, sizeof(path), "%s/again", argv[2]);
+	if (access(path, F_OK) == 0) {
+		snprintf(path, sizeof(path), "%s/stop", argv[2]);
+		while (access(path, F_OK) != 0) {
+			usleep(50000);
+			fire();
+		}
+	}
 	trace_fast_pair(3, 4);
 	return 0;
 }

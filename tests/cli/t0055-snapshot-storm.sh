@@ -37,14 +37,15 @@ wait_for grep -q "^snapshot" "$E/trigger"
 sleep 0.5
 a0=$(agent_ticks); t0=$(date +%s%N)
 
-# writers through the mount, 24 at once (more than the agent's queue of
-# 16 connections); each counts the writes that failed
+# writers (and readers) through the mount, 24 at once (more than the
+# agent's queue of 16 connections); each counts the writes that failed
 # with a file said absent (ENOENT, ENODEV)
 writer() {
 	local i bad=0 other=0 e
 	for i in $(seq 42); do
 		if ! e=$( { echo 1 > "$D/tracing_on"; } 2>&1) ||
-		   ! e=$( { echo 1 > "$E/enable"; } 2>&1); then
+		   ! e=$( { echo 1 > "$E/enable"; } 2>&1) ||
+		   ! e=$( { cat "$E/format" "$D/set_event" > /dev/null; } 2>&1); then
 			case $e in
 			*"No such file"*|*"No such device"*) bad=$((bad + 1)) ;;
 			*) other=$((other + 1)) ;;
@@ -67,7 +68,7 @@ touch "$TMP/calm"
 echo "# agent thread: $(( (a1 - a0) * 100000000000 / $(getconf CLK_TCK) / (t1 - t0 + 1) ))% of a core over $(( (t1 - t0) / 1000000 )) ms; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 cat "$TMP"/w.* | awk '{ b += $1; o += $2 } END { print "# writes said absent: " b ", other errors: " o }'
 
-check "2016 writes through the mount during the storm: none said absent" bash -c '
+check "2016 writes and reads through the mount during the storm: none said absent" bash -c '
 	cat "$0"/werr.* 2> /dev/null | sort | uniq -c | head -5 >&2
 	[ "$(cat "$0"/w.* | awk "{ b += \$1 } END { print b }")" = 0 ]' "$TMP"
 check "utrace list -p answered every time (never 'not traceable')" bash -c '

@@ -911,8 +911,10 @@ static int live_cmd(const struct cmd_desc *d, int argc, char **argv)
 
 			if (n < 0)
 				break;    /* the processes are gone */
-			if (fflush(stdout) != 0)
-				break;    /* the reader went away */
+			/* the reader went away (| head): the printer's own
+			 * flush may have met it, leaving nothing to flush */
+			if (fflush(stdout) != 0 || ferror(stdout))
+				break;
 			if (n == 0)
 				nanosleep(&ts, NULL);
 		}

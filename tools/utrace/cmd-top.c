@@ -57,6 +57,8 @@ static const char usage_text[] =
 /* How often the buffers are emptied between two refreshes (a latency's
  * begins still waiting carry over from one image to the next). */
 #define TAKE_MS 100
+/* How often top looks for events that registered since (seconds). */
+#define NEW_EVENTS_S 0.25
 
 static volatile sig_atomic_t stop, resized;
 
@@ -126,6 +128,28 @@ static int enable_events(struct saved *sv, size_t n, char *const *events, size_t
 		free(copy);
 	}
 	return status;
+}
+
+/*
+ * Events that registered since top switched them on (a library a server
+ * loads as it starts, after top attached: set_event took the events there
+ * were then, and those of the library stayed off in top's buffer, so a
+ * top started with the server could show nothing at all).  Each process
+ * whose count of events grew gets the entries again, quietly.
+ */
+static void enable_new_events(struct saved *sv, size_t n, char *const *events, size_t nr_events)
+{
+	struct utrace__ctl_info in;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (utrace__ctl_info(sv[i].c, &in) < 0 || in.nr_events == sv[i].nr)
+			continue;
+		utrace__ctl_events_free(sv[i].evs, sv[i].nr);
+		sv[i].evs = NULL;
+		sv[i].nr = 0;
+		enable_events(&sv[i], 1, events, nr_events, true);
+	}
 }
 
 static int take_one(void *arg, struct utrace__tf *tf)
@@ -530,6 +554,7 @@ static int run(struct top_args *a, struct live *lv, struct utrace__top *top, str
 	next = last + a->delay;
 	if (sc.tty)
 		screen_enter(&sc);
+	double look = last + NEW_EVENTS_S;
 	while (!stop && !gone) {
 		struct pollfd pfd = { .fd = STDIN_FILENO, .events = POLLIN };
 		struct utrace__top_screen s = { .what = what };
@@ -542,6 +567,10 @@ static int run(struct top_args *a, struct live *lv, struct utrace__top *top, str
 			wait = TAKE_MS;
 		if (poll(&pfd, sc.raw ? 1 : 0, wait > 0 ? wait : 0) > 0 && quit_key())
 			break;
+		if (now_s() >= look) {
+			enable_new_events(ps->sv, ps->n, a->events, a->nr_events);
+			look = now_s() + NEW_EVENTS_S;
+		}
 		r = live_take(lv, take_one, top);
 		if (r == -ENOMEM) {
 			fprintf(stderr, "utrace: out of memory\n");
