@@ -13,6 +13,17 @@
  * has (/sys/kernel/tracing, /sys/kernel/debug/tracing), since libtracefs
  * finds the tracing directory by the first "tracefs" line of /proc/mounts.
  * Nothing changes outside: the namespace ends with COMMAND.
+ *
+ * Two files of /proc that trace-cmd reads and writes while it records are
+ * copies there (frozen_proc_file()): /proc/kallsyms, which trace-cmd up to
+ * 3.1 reads twice, for its size and then its text, and gives up when the
+ * two differ ("error in size of file '/proc/kallsyms'"): it changes
+ * whenever a BPF program is loaded or freed anywhere on the machine (a
+ * loaded one: t0031 failed at load 15-30; trace-cmd's "libtracecmd:
+ * Support changing /proc/kallsyms", 2025, is the upstream fix); and
+ * /proc/sys/kernel/kptr_restrict, which trace-cmd sets to 0 while it
+ * copies kallsyms and then back, a change of the whole machine that two
+ * trace-cmds at once could leave behind.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -138,6 +149,37 @@ static int run(char *const argv[], bool path_search)
 		if (errno != EINTR)
 			return -errno;
 	return st;
+}
+
+/*
+ * Put a copy of 'path' (a /proc file) over it in this mount namespace, as
+ * it is now: a file of the caller's, mode 0600 (kallsyms holds the
+ * kernel's addresses), removed once bound (the mount keeps it; a memfd
+ * cannot be bound: it is on no mount of ours); the command's writes go
+ * into the copy.  Best effort: where the mount is refused (a user
+ * namespace may refuse it), the command sees the real file.
+ */
+static void frozen_proc_file(const char *path)
+{
+	char buf[65536], tmp[] = "/tmp/utrace-enter-proc.XXXXXX";
+	int in = open(path, O_RDONLY | O_CLOEXEC), out = -1;
+	ssize_t n = 0;
+
+	if (in >= 0)
+		out = mkostemp(tmp, O_CLOEXEC);
+	while (out >= 0 && (n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, (size_t)n) != n) {
+			n = -1;
+			break;
+		}
+	if (out >= 0 && n == 0)
+		(void)mount(tmp, path, NULL, MS_BIND, NULL);
+	if (out >= 0) {
+		close(out);
+		unlink(tmp);
+	}
+	if (in >= 0)
+		close(in);
 }
 
 /* The utrace mount at 'dir', started by this very program. */
@@ -293,6 +335,8 @@ int cmd_enter(int argc, char **argv)
 			goto out;
 		}
 	}
+	frozen_proc_file("/proc/kallsyms");
+	frozen_proc_file("/proc/sys/kernel/kptr_restrict");
 	signal(SIGINT, SIG_IGN);
 	signal(SIGQUIT, SIG_IGN);
 	st = run(cmd, true);
