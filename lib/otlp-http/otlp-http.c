@@ -24,6 +24,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +52,7 @@ struct utrace__http {
 	unsigned int seed;
 	bool said_rejected;
 	struct utrace__http_stats st;
+	char last_error[512];        /* of the last request given up */
 };
 
 static size_t on_answer(char *p, size_t size, size_t n, void *arg)
@@ -272,6 +274,24 @@ static void check_partial(struct utrace__http *h, bool logs, size_t nr)
 	h->said_rejected = true;
 }
 
+/* A request is given up: why, kept, and said unless the caller says it. */
+static void __attribute__((format(printf, 2, 3))) give_up(struct utrace__http *h,
+							  const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(h->last_error, sizeof(h->last_error), fmt, ap);
+	va_end(ap);
+	if (!h->o.quiet)
+		fprintf(stderr, "utrace: %s\n", h->last_error);
+}
+
+const char *utrace__http_last_error(const struct utrace__http *h)
+{
+	return h->last_error;
+}
+
 int utrace__http_send(void *arg, enum utrace__otlp_signal sig, const char *body, size_t len,
 		      size_t nr, size_t nr_events)
 {
@@ -321,15 +341,15 @@ int utrace__http_send(void *arg, enum utrace__otlp_signal sig, const char *body,
 			snprintf(why, sizeof(why), "HTTP %ld%s%s", status, msg[0] ? ": " : "",
 				 msg);
 			if (!retryable_status(status)) {
-				fprintf(stderr, "utrace: %s: the collector refused the request "
-					"(%s); not tried again\n", url, why);
+				give_up(h, "%s: the collector refused the request (%s); not tried "
+					"again", url, why);
 				return -EPROTO;
 			}
 			curl_easy_getinfo(h->curl, CURLINFO_RETRY_AFTER, &retry_after);
 		} else {
 			snprintf(why, sizeof(why), "%s", curl_easy_strerror(c));
 			if (!retryable_curl(c)) {
-				fprintf(stderr, "utrace: %s: %s\n", url, why);
+				give_up(h, "%s: %s", url, why);
 				return -EIO;
 			}
 		}
@@ -340,9 +360,10 @@ int utrace__http_send(void *arg, enum utrace__otlp_signal sig, const char *body,
 			wait = (uint64_t)retry_after * 1000;
 		backoff = backoff * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : backoff * 2;
 		elapsed = now_ms() - start;
-		if (elapsed + wait > h->o.retry_ms || (h->o.stop && *h->o.stop)) {
-			fprintf(stderr, "utrace: %s: gave up after %u tries in %.1f s: %s\n", url,
-				tries, (double)elapsed / 1000, why);
+		if (elapsed + wait > h->o.retry_ms ||
+		    (h->o.stop && __atomic_load_n(h->o.stop, __ATOMIC_RELAXED))) {
+			give_up(h, "%s: gave up after %u tries in %.1f s: %s", url, tries,
+				(double)elapsed / 1000, why);
 			return -ETIMEDOUT;
 		}
 		struct timespec ts = { (time_t)(wait / 1000), (long)(wait % 1000) * 1000000 };

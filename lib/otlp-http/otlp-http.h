@@ -23,7 +23,10 @@ struct utrace__http_opts {
 	bool gzip;                       /* Content-Encoding: gzip */
 	long timeout_ms;                 /* one attempt, connection included */
 	uint64_t retry_ms;               /* a request is given up after this long */
-	volatile sig_atomic_t *stop;     /* set: no more waiting between tries */
+	volatile sig_atomic_t *stop;     /* set: no more waiting between tries
+					  * (read atomically: another thread's) */
+	bool quiet;                      /* a request given up is not said: the
+					  * caller says it (utrace__http_last_error()) */
 };
 
 struct utrace__http_stats {
@@ -43,6 +46,8 @@ int utrace__http_new(const struct utrace__http_opts *o, struct utrace__http **hp
 int utrace__http_send(void *h, enum utrace__otlp_signal sig, const char *body, size_t len,
 		      size_t nr, size_t nr_events);
 void utrace__http_get_stats(const struct utrace__http *h, struct utrace__http_stats *st);
+/* Why the last request given up was: "URL: reason" ("" before any). */
+const char *utrace__http_last_error(const struct utrace__http *h);
 void utrace__http_free(struct utrace__http *h);
 
 #endif /* UTRACE_OTLP_HTTP_H */

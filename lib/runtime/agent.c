@@ -259,6 +259,7 @@ static void answer_filter(struct conn *c, int r, const struct utrace__filter_err
  */
 static void handle_op(struct conn *c, uint32_t op, const struct utrace_ctl_req *q,
 		      const char *pl, size_t plen);
+static void snapshot_forget(void);
 
 static void handle(struct conn *c, const struct utrace_ctl_req *q, const char *pl,
 		   size_t plen)
@@ -396,6 +397,9 @@ static void handle_op(struct conn *c, uint32_t op, const struct utrace_ctl_req *
 			if (snap_fd >= 0)
 				close(snap_fd);
 			snap_fd = -1;
+			/* a request waiting for its turn (or still in the pipe)
+			 * is of a snapshot freed now: it must not come back */
+			snapshot_forget();
 			answer_status(c, 0);
 		} else if (snap_fd < 0) {
 			answer_status(c, -ENOENT);
@@ -559,6 +563,17 @@ enum agent_pollfd {
 					* the recorder (record.c) */
 	POLL_CONNS,                    /* conns[0] and on */
 };
+
+/* Drop the requests not served yet (the snapshot was freed). */
+static void snapshot_forget(void)
+{
+	char buf[64];
+
+	while (snap_pipe[0] >= 0 && read(snap_pipe[0], buf, sizeof(buf)) > 0)
+		;
+	snap_wanted = false;
+	__atomic_store_n(&snap_pending, 0, __ATOMIC_RELEASE);
+}
 
 /* A copy of the top-level pool, whole (header, slots, pages), into a new
  * memfd: the snapshot the mount reads as it reads the pool. */

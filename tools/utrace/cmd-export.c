@@ -59,8 +59,17 @@ static volatile sig_atomic_t stop;
 
 static void on_signal(int sig)
 {
+	int e = errno;
+
 	(void)sig;
-	stop = 1;
+	/* (atomic: the sender thread reads it too, through the HTTP options) */
+	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
+	errno = e;
+}
+
+static bool stopped(void)
+{
+	return __atomic_load_n(&stop, __ATOMIC_RELAXED);
 }
 
 /* The exports: 0, 1 (problems, said), or -1: nothing could be read (said). */
@@ -125,10 +134,17 @@ static void sender_count(struct sender *s, const struct send_req *q, bool sent)
 		*(sent ? &s->sent_spans : &s->dropped_spans) += q->nr;
 }
 
+/*
+ * The sender: each request with its retries.  A collector that does not
+ * take them is said once ("dropping them") and once when it takes them
+ * again, not at every request given up.  Once told to stop, a request
+ * that fails drops the rest untried.
+ */
 static void *sender_main(void *arg)
 {
 	struct sender *s = arg;
 	struct send_req *q;
+	bool down = false;
 	int r;
 
 	pthread_mutex_lock(&s->lock);
@@ -143,7 +159,14 @@ static void *sender_main(void *arg)
 		s->n--;
 		s->bytes -= q->len;
 		pthread_mutex_unlock(&s->lock);
-		r = utrace__http_send(s->http, q->sig, q->body, q->len, q->nr, q->nr_events);
+		r = down && stopped() ? -ECANCELED :
+			utrace__http_send(s->http, q->sig, q->body, q->len, q->nr, q->nr_events);
+		if (r < 0 && r != -ECANCELED && !down)
+			fprintf(stderr, "utrace: %s; dropping the requests, counted, until the "
+				"collector takes them\n", utrace__http_last_error(s->http));
+		else if (r == 0 && down)
+			fprintf(stderr, "utrace: the collector takes the requests again\n");
+		down = r < 0;
 		pthread_mutex_lock(&s->lock);
 		sender_count(s, q, r == 0);
 		free(q->body);
@@ -231,7 +254,7 @@ static int export_live(struct export_state *es, pid_t pid, uint32_t *comm_pid, c
 		memcpy(comm, in.comm, sizeof(in.comm));
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	while (!stop) {
+	while (!stopped()) {
 		struct timespec ts = { 0, 50 * 1000 * 1000 };
 		long n = live_take(lv, add_take, es);
 
@@ -243,7 +266,7 @@ static int export_live(struct export_state *es, pid_t pid, uint32_t *comm_pid, c
 			nanosleep(&ts, NULL);
 	}
 	/* told to stop: what the buffers hold now goes too */
-	if (stop)
+	if (stopped())
 		live_take(lv, add_take, es);
 	live_close(lv);
 	utrace__ctl_close(c);
@@ -544,6 +567,8 @@ int cmd_export(int argc, char **argv)
 	if (status >= 0)
 		goto out;
 	status = 1;
+	/* live, the sender says when requests are given up, once */
+	o.ho.quiet = o.pid != 0;
 	if (utrace__http_new(&o.ho, &http) < 0)
 		goto out;
 	o.xo.send = utrace__http_send;
