@@ -54,6 +54,10 @@
 #define RECORDER_STUCK_MS 5000
 #define OUTQ_MAX_MSGS 4096
 #define OUTQ_MAX_BYTES (8u << 20)
+/* Descriptors held by waiting messages (objects' files): the program's
+ * own table must not fill up; past this, an object goes without its file
+ * (no symbols for it). */
+#define OUTQ_MAX_FDS 64
 
 /* Who is at the other end of sock. */
 enum recorder_kind {
@@ -112,7 +116,7 @@ struct outmsg {
 	unsigned char data[];
 };
 static struct outmsg *outq, **outq_tail = &outq;
-static size_t outq_msgs, outq_bytes;
+static size_t outq_msgs, outq_bytes, outq_fds;
 static uint64_t outq_since;            /* ns: queued first, or last progress */
 static uint32_t msgs_missed;           /* never sent, since the HELLO */
 
@@ -128,7 +132,7 @@ static void outq_free(void)
 	}
 	outq_tail = &outq;
 	__atomic_store_n(&outq_msgs, 0, __ATOMIC_RELAXED);
-	outq_bytes = 0;
+	outq_bytes = outq_fds = 0;
 }
 
 /* Messages the recorder will never get: counted where it reads them. */
@@ -199,8 +203,10 @@ static bool outq_push(void)
 		/* (read without the lock by utrace__record_queue_fd()) */
 		__atomic_store_n(&outq_msgs, outq_msgs - 1, __ATOMIC_RELAXED);
 		outq_bytes -= m->len;
-		if (m->fd >= 0)
+		if (m->fd >= 0) {
 			close(m->fd);
+			outq_fds--;
+		}
 		free(m);
 		outq_since = utrace__mono_ns();
 	}
@@ -245,7 +251,9 @@ static void send_msg(const void *buf, size_t len, int pass)
 	}
 	m->next = NULL;
 	m->len = len;
-	m->fd = pass >= 0 ? fcntl(pass, F_DUPFD_CLOEXEC, 0) : -1;
+	m->fd = pass >= 0 && outq_fds < OUTQ_MAX_FDS ? fcntl(pass, F_DUPFD_CLOEXEC, 0) : -1;
+	if (m->fd >= 0)
+		outq_fds++;
 	memcpy(m->data, buf, len);
 	*outq_tail = m;
 	outq_tail = &m->next;
