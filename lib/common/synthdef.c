@@ -140,11 +140,14 @@ static int parse_field(struct utrace__synth_def *s, char **argv, unsigned int ar
 		n = string_size(f->type);
 		if (n < 0)
 			return utrace__synth_refuse(log, cmd, "Invalid array specification", name, -EINVAL);
-		if (!n)
-			/* __data_loc char[]: not offered */
-			return utrace__synth_refuse(log, cmd, "Invalid type", type, -EINVAL);
 		f->size = (unsigned int)n;
 		f->is_string = true;
+		if (!n) {
+			/* char[]: a __data_loc string in a u64 slot
+			 * (parse_synth_field()) */
+			f->size = 8;
+			f->is_dynamic = true;
+		}
 	}
 	if (!f->size)
 		return utrace__synth_refuse(log, cmd, "Invalid type", type, -EINVAL);
@@ -171,7 +174,8 @@ int utrace__synth_def_print(const struct utrace__synth_def *s, char **pfmt, char
 		fputc('"', a);
 	}
 	for (i = 0; b && i < s->nr; i++)
-		fprintf(b, "%sREC->%s", i ? ", " : "", s->f[i].name);
+		fprintf(b, s->f[i].is_dynamic ? "%s__get_str(%s)" : "%sREC->%s", i ? ", " : "",
+			s->f[i].name);
 	/* both closed, whatever the first says */
 	bad = a ? fclose(a) != 0 : true;
 	bad = (b ? fclose(b) != 0 : true) || bad;
@@ -236,7 +240,7 @@ int utrace__synth_def_parse(const char *line, struct utrace__synth_def *s, char 
 		struct utrace__synth_field *f = &s->f[i];
 
 		f->offset = off;
-		off += f->is_string ? STR_SLOT : 8;
+		off += f->is_string && !f->is_dynamic ? STR_SLOT : 8;
 		if (off > UTRACE_EVENT_MAX) {
 			r = utrace__synth_refuse(log, line, "Too many fields", NULL, -EINVAL);
 			goto out;
@@ -244,11 +248,17 @@ int utrace__synth_def_parse(const char *line, struct utrace__synth_def *s, char 
 		s->ef[i] = (struct utrace_event_field){ f->type, f->name, (int)f->offset,
 							(int)f->size, f->is_signed,
 							UTRACE_FIELD_PLAIN, 0 };
-		if (f->is_string)
+		if (f->is_dynamic) {
+			/* "__data_loc char[] name", size 8, signed 1 */
+			s->ef[i] = (struct utrace_event_field){ "char", f->name, (int)f->offset, 8, 1,
+								UTRACE_FIELD_STRING, 0 };
+			s->nr_dynamic++;
+		} else if (f->is_string) {
 			/* "char comm[16]" in the format, as the kernel's f_show() */
 			s->ef[i] = (struct utrace_event_field){ "char", f->name, (int)f->offset,
 								(int)f->size, 1, UTRACE_FIELD_ARRAY,
 								(int)f->size };
+		}
 	}
 	s->struct_size = off;
 	r = 0;
@@ -269,12 +279,31 @@ void utrace__synth_def_fini(struct utrace__synth_def *s)
 	memset(s, 0, sizeof(*s));
 }
 
-void utrace__synth_def_fill(const struct utrace__synth_def *s, unsigned char *rec,
-			    const uint64_t *vals)
+/* A char[] value's bytes with its NUL, or 0 for none (trace_string()'s
+ * fetch_store_strlen()). */
+static unsigned int dyn_len(const uint64_t v)
 {
-	unsigned int i;
+	const char *str = (const char *)(uintptr_t)v;
 
-	memset(rec + 8, 0, s->struct_size - 8);
+	return str ? (unsigned int)strnlen(str, STR_SLOT - 1) + 1 : 0;
+}
+
+unsigned int utrace__synth_def_size(const struct utrace__synth_def *s, const uint64_t *vals)
+{
+	unsigned int i, size = s->struct_size;
+
+	for (i = 0; s->nr_dynamic && i < s->nr; i++)
+		if (s->f[i].is_dynamic)
+			size += dyn_len(vals[i]);
+	return size < UTRACE_EVENT_MAX ? size : UTRACE_EVENT_MAX;
+}
+
+void utrace__synth_def_fill(const struct utrace__synth_def *s, unsigned char *rec,
+			    unsigned int size, const uint64_t *vals)
+{
+	unsigned int i, data = s->struct_size;
+
+	memset(rec + 8, 0, size - 8);
 	for (i = 0; i < s->nr; i++) {
 		/* the value's low bytes (trace_event_raw_event_synth()) */
 		unsigned char *at = rec + s->f[i].offset;
@@ -283,6 +312,21 @@ void utrace__synth_def_fill(const struct utrace__synth_def *s, unsigned char *re
 		uint32_t w = (uint32_t)vals[i];
 		const char *str = (const char *)(uintptr_t)vals[i];
 
+		if (s->f[i].is_dynamic) {
+			/* after the fixed part, as much as the record has */
+			unsigned int n = dyn_len(vals[i]);
+
+			if (n > size - data)
+				n = size - data;
+			if (n) {
+				memcpy(rec + data, str, n - 1);
+				rec[data + n - 1] = 0;
+			}
+			w = data | n << 16;
+			memcpy(at, &w, 4);
+			data += n;
+			continue;
+		}
 		if (s->f[i].is_string) {
 			/* trace_string(): a NUL-terminated copy, strscpy() */
 			if (str)

@@ -181,7 +181,7 @@ static int find_event(struct histfile *hf, struct utrace__tf *tf, const char *wa
 /* ---- what the parser asks: earlier triggers' variables, events, synthetic events ---- */
 
 static int env_find_var(void *arg, const char *system, const char *event, const char *name,
-			const void **owner, unsigned int *idx, const char **type)
+			const void **owner, unsigned int *idx, const struct utrace__hist_var **var)
 {
 	struct histfile *hf = arg;
 	size_t t;
@@ -197,7 +197,7 @@ static int env_find_var(void *arg, const char *system, const char *event, const 
 			if (!strcmp(tb->h->vars[j].name, name)) {
 				*owner = tb;
 				*idx = j;
-				*type = tb->h->vars[j].type;
+				*var = &tb->h->vars[j];
 				return 0;
 			}
 	}
@@ -427,6 +427,7 @@ static void fire(struct histfile *hf, struct synth *sy, const uint64_t *vals, co
 		 uint32_t from_len, const struct utrace__hist_ctx *ctx)
 {
 	unsigned char rec[UTRACE_EVENT_MAX];
+	unsigned int size = utrace__synth_def_size(&sy->d, vals);
 
 	if (hf->depth >= SYNTH_DEPTH_MAX)
 		return;
@@ -434,9 +435,9 @@ static void fire(struct histfile *hf, struct synth *sy, const uint64_t *vals, co
 	memset(rec, 0, 8);
 	if (from_len >= 8)
 		memcpy(rec + 2, (const unsigned char *)from + 2, 6);
-	utrace__synth_def_fill(&sy->d, rec, vals);
+	utrace__synth_def_fill(&sy->d, rec, size, vals);
 	hf->depth++;
-	add_record(hf, sy->h, rec, sy->d.struct_size, ctx);
+	add_record(hf, sy->h, rec, size, ctx);
 	hf->depth--;
 }
 

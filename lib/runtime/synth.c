@@ -42,13 +42,14 @@ static void record(void *data, const uint64_t *vals)
 	struct utrace_event *ev = data;
 	const struct utrace__synth *s = ev->unit;
 	unsigned char scratch[UTRACE_EVENT_MAX];
+	unsigned int size = utrace__synth_def_size(&s->d, vals);
 	struct utrace_tp_reserve r;
 	unsigned char *rec;
 
-	rec = utrace_tp_reserve(&r, ev, scratch, s->cls.struct_size);
+	rec = utrace_tp_reserve(&r, ev, scratch, size);
 	if (!rec)
 		return;
-	utrace__synth_def_fill(&s->d, rec, vals);
+	utrace__synth_def_fill(&s->d, rec, size, vals);
 	utrace_tp_commit(&r);
 }
 
@@ -111,6 +112,14 @@ static void output(struct utrace_seq *seq, const void *rec)
 		uint64_t u = 0;
 		int64_t v;
 
+		if (s->d.f[i].is_dynamic) {
+			uint32_t loc;
+
+			memcpy(&loc, p, 4);
+			utrace_seq_printf(seq, "%s=%.*s%s", s->d.f[i].name, (int)(loc >> 16),
+					  (const char *)rec + (loc & 0xffff), sep);
+			continue;
+		}
 		if (s->d.f[i].is_string) {
 			utrace_seq_printf(seq, "%s=%.*s%s", s->d.f[i].name, UTRACE__SYNTH_STR_SLOT - 1,
 					  (const char *)p, sep);

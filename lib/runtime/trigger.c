@@ -482,7 +482,7 @@ struct var_find {
 	const char *name;
 	struct trig *owner;
 	unsigned int idx;
-	const char *type;
+	const struct utrace__hist_var *var;
 };
 
 static int var_cb(struct utrace_event *ev, void *arg)
@@ -500,7 +500,7 @@ static int var_cb(struct utrace_event *ev, void *arg)
 			if (!strcmp(t->h->vars[j].name, a->name)) {
 				a->owner = t;
 				a->idx = j;
-				a->type = t->h->vars[j].type;
+				a->var = &t->h->vars[j];
 				return 1;
 			}
 	}
@@ -508,7 +508,7 @@ static int var_cb(struct utrace_event *ev, void *arg)
 }
 
 static int env_find_var(void *arg, const char *system, const char *event, const char *name,
-			const void **owner, unsigned int *idx, const char **type)
+			const void **owner, unsigned int *idx, const struct utrace__hist_var **var)
 {
 	struct var_find a = { .system = system, .event = event, .name = name };
 
@@ -518,7 +518,7 @@ static int env_find_var(void *arg, const char *system, const char *event, const 
 		return -ENOENT;
 	*owner = a.owner;
 	*idx = a.idx;
-	*type = a.type;
+	*var = a.var;
 	return 0;
 }
 
