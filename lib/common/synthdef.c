@@ -189,7 +189,58 @@ int utrace__synth_def_print(const struct utrace__synth_def *s, char **pfmt, char
 	return 0;
 }
 
+#define INVALID_CMD "Command must be of the form: <name> field[;field] ..."
+
+int utrace__synth_check_command(const char *line, const char *cmd, char **log)
+{
+	size_t end = strcspn(line, ";"), i = 0, words = 0, n;
+	char name[256];
+
+	*log = NULL;
+	/* check_command(): argv_split() of the part before the first ';' */
+	while (i < end) {
+		i += strspn(line + i, " \t\n");
+		if (i >= end)
+			break;
+		words++;
+		i += strcspn(line + i, " \t\n");
+	}
+	if (words < 3)
+		return utrace__synth_refuse(log, cmd, INVALID_CMD, NULL, -EINVAL);
+	n = strcspn(line, " \t");
+	snprintf(name, sizeof(name), "%.*s", (int)n, line);
+	if (!utrace__synth_good_name(name))
+		return utrace__synth_refuse(log, cmd, "Illegal name", name, -EINVAL);
+	return 0;
+}
+
+int utrace__synth_dyn_line(const char *line, const char **def, char **log)
+{
+	const char *name = line + 2, *blank = line + strcspn(line, " \t"), *slash;
+
+	*log = NULL;
+	*def = NULL;
+	if (!*blank)
+		return utrace__synth_refuse(log, line, INVALID_CMD, NULL, -EINVAL);
+	slash = strchr(name, '/');
+	if (slash) {
+		if (strncmp(name, "synthetic/", 10))
+			return utrace__synth_refuse(log, line, "Command must be of the form: s or "
+						    "-:[synthetic/]<name> field[;field] ...",
+						    NULL, -EINVAL);
+		name += 10;
+	}
+	*def = name;
+	return 0;
+}
+
 int utrace__synth_def_parse(const char *line, struct utrace__synth_def *s, char **log)
+{
+	return utrace__synth_def_parse_cmd(line, line, s, log);
+}
+
+int utrace__synth_def_parse_cmd(const char *line, const char *cmd, struct utrace__synth_def *s,
+				char **log)
 {
 	char *buf = strdup(line), *rest, *part, *save = NULL;
 	unsigned int i, off;
@@ -199,38 +250,36 @@ int utrace__synth_def_parse(const char *line, struct utrace__synth_def *s, char 
 	*log = NULL;
 	if (!buf)
 		return -ENOMEM;
+	r = utrace__synth_check_command(line, cmd, log);
+	if (r < 0)
+		goto out;
+	r = -ENOMEM;
 	rest = buf + strcspn(buf, " \t");
 	if (*rest)
 		*rest++ = 0;
 	s->name = strdup(buf);
 	if (!s->name)
 		goto out;
-	if (!utrace__synth_good_name(s->name)) {
-		r = utrace__synth_refuse(log, line, "Illegal name", s->name, -EINVAL);
-		goto out;
-	}
 	for (part = strtok_r(rest, ";", &save); part; part = strtok_r(NULL, ";", &save)) {
 		char *argv[2 * UTRACE__SYNTH_FIELDS_MAX + 2], *w, *wsave = NULL;
 		unsigned int argc = 0, used = 0;
 
 		for (w = strtok_r(part, " \t", &wsave); w; w = strtok_r(NULL, " \t", &wsave)) {
 			if (argc == sizeof(argv) / sizeof(argv[0]) - 1) {
-				r = utrace__synth_refuse(log, line, "Too many fields", NULL, -EINVAL);
+				r = utrace__synth_refuse(log, cmd, "Too many fields", NULL, -EINVAL);
 				goto out;
 			}
 			argv[argc++] = w;
 		}
 		argv[argc] = NULL;
 		while (used < argc) {
-			r = parse_field(s, argv + used, argc - used, &used, line, log);
+			r = parse_field(s, argv + used, argc - used, &used, cmd, log);
 			if (r < 0)
 				goto out;
 		}
 	}
 	if (!s->nr) {
-		r = utrace__synth_refuse(log, line,
-					 "Command must be of the form: <name> field[;field] ...",
-					 NULL, -EINVAL);
+		r = utrace__synth_refuse(log, cmd, INVALID_CMD, NULL, -EINVAL);
 		goto out;
 	}
 	/* synth_event_define_fields(): a u64 slot each, STR_SLOT bytes for
@@ -242,7 +291,7 @@ int utrace__synth_def_parse(const char *line, struct utrace__synth_def *s, char 
 		f->offset = off;
 		off += f->is_string && !f->is_dynamic ? STR_SLOT : 8;
 		if (off > UTRACE_EVENT_MAX) {
-			r = utrace__synth_refuse(log, line, "Too many fields", NULL, -EINVAL);
+			r = utrace__synth_refuse(log, cmd, "Too many fields", NULL, -EINVAL);
 			goto out;
 		}
 		s->ef[i] = (struct utrace_event_field){ f->type, f->name, (int)f->offset,

@@ -57,6 +57,35 @@ struct utrace__synth_def {
  */
 int utrace__synth_def_parse(const char *line, struct utrace__synth_def *d, char **log)
 	UTRACE_HIDDEN;
+/* The same, the error_log entry's "Command:" being cmd (the dynamic_events
+ * line, "s:[synthetic/]" in front of line). */
+int utrace__synth_def_parse_cmd(const char *line, const char *cmd, struct utrace__synth_def *d,
+				char **log) UTRACE_HIDDEN;
+
+/**
+ * utrace__synth_check_command - the checks of a definition before its
+ *                               fields are read
+ * @line: "NAME FIELD[;FIELD]...", leading blanks skipped
+ * @cmd: the command the error_log entry shows (line, or the dynamic_events
+ *       line it is in)
+ * @log: set to the entry of a refused line, or NULL
+ *
+ * The kernel's check_command() (at least a name, a type and a field name
+ * before the first ';'), then the name's: "Command must be of the form:
+ * <name> field[;field] ..." and "Illegal name", in the kernel's order.
+ *
+ * Return: 0 or -EINVAL.
+ */
+int utrace__synth_check_command(const char *line, const char *cmd, char **log) UTRACE_HIDDEN;
+
+/*
+ * A line of dynamic_events for a synthetic event, "s:[synthetic/]NAME
+ * FIELD[;FIELD]..." (the kernel's create_synth_event()): its definition
+ * (*def, pointing into line) or the kernel's refusal of its form ("Command
+ * must be of the form: s or -:[synthetic/]<name> field[;field] ...").
+ * Return: 0 or -EINVAL.
+ */
+int utrace__synth_dyn_line(const char *line, const char **def, char **log) UTRACE_HIDDEN;
 void utrace__synth_def_fini(struct utrace__synth_def *d) UTRACE_HIDDEN;
 
 /* is_good_name(): a C identifier */

@@ -349,6 +349,9 @@ static void handle_op(struct conn *c, uint32_t op, const struct utrace_ctl_req *
 			answer_status(c, utrace__control_uprobe(q->arg, pl, plen, NULL));
 		}
 		return;
+	case UTRACE_CTL_SYNTH_DYN_LINES:
+		answer_status(c, utrace__control_synth(UTRACE_CTL_SYNTH_DYN, pl, plen, NULL));
+		return;
 	case UTRACE_CTL_SYNTH:
 		r = utrace__control_synth(q->arg, pl, plen, &text);
 		if (q->arg == UTRACE_CTL_SYNTH_READ)

@@ -552,7 +552,8 @@ int utrace__control_synth(int32_t what, const char *data, size_t len, char **tex
 	case UTRACE_CTL_SYNTH_CLEAR:
 		return utrace__synth_clear();
 	case UTRACE_CTL_SYNTH_WRITE:
-		r = utrace__synth_write(data, len, &log);
+	case UTRACE_CTL_SYNTH_DYN:
+		r = utrace__synth_write(data, len, what == UTRACE_CTL_SYNTH_DYN, &log);
 		if (log) {
 			struct ctl_ctx *saved = C;
 

@@ -102,6 +102,30 @@ check "live: echo 'NAME u64 lat; char path[]' >> synthetic_events: the kernel's 
 	wait_for test -e "$1/events/synthetic/req_latency/format" &&
 	grep -qxF "	field:__data_loc char[] path;	offset:16;	size:8;	signed:1;" "$1/events/synthetic/req_latency/format" &&
 	grep -qxF "print fmt: \"lat=%llu, path=%s\", REC->lat, __get_str(path)" "$1/events/synthetic/req_latency/format"' _ "$D"
+# ftracetest's trigger-synthetic_event_syntax_errors.tc: each refused,
+# the kernel's message in error_log with the caret under the ^
+for e in 'myevent ^chr arg|Invalid type' 'myevent ^unsigned arg|Incomplete type' \
+	 'myevent char ^str]; int v|Illegal name' '^mye-vent char str[]|Illegal name' \
+	 'myevent char ^st-r[]|Illegal name' 'myevent char str;^[]|Invalid field' \
+	 'myevent char str; ^int|Invalid field' 'myevent char ^str[; int v|Invalid array specification' \
+	 'myevent char ^str[kdjdk]|Invalid array specification' \
+	 'myevent char ^str[257]|Invalid array specification' \
+	 '^mye;vent char str[]|Command must be of the form: <name> field[;field] ...' \
+	 '^myevent ; char str[]|Command must be of the form: <name> field[;field] ...' \
+	 '^; char str[]|Command must be of the form: <name> field[;field] ...' \
+	 '^myevent|Command must be of the form: <name> field[;field] ...' \
+	 'dyn:^s:junk/myevent char str[|Command must be of the form: s or -:[synthetic/]<name> field[;field] ...'; do
+	cmd=${e%%|*} msg=${e#*|} file=synthetic_events
+	case $cmd in dyn:*) cmd=${cmd#dyn:} file=dynamic_events ;; esac
+	rest=${cmd#*^}
+	check "live: '${cmd/^/}' >> $file: $msg, the caret at ${#cmd}-${#rest}-1" bash -c '
+		c=${0/^/}
+		echo > "$4/error_log" && ! printf "%s" "$c" >> "$4/$1" 2> /dev/null &&
+		tail -n 3 "$4/error_log" | sed -E "s/^\[ *[0-9]+\.[0-9]+\] //" > "$TMP/e3" &&
+		printf "synthetic_events: error: %s\n  Command: %s\n%*s^\n" "$2" "$c" $((11 + $3)) "" \
+			> "$TMP/w" && same "$TMP/e3" "$TMP/w"' "$cmd" "$file" "$msg" \
+		$(( ${#cmd} - ${#rest} - 1 )) "$D"
+done
 check "live: the string variable, set and read back as the kernel prints it" bash -c '
 	echo "$BEGIN" >> "$1/reqdemo/req_begin/trigger" &&
 	[ "$(cat "$1/reqdemo/req_begin/trigger")" = "hist:keys=id:vals=hitcount:ts0=common_timestamp.usecs,p=path:sort=hitcount:size=2048:clock=global [active]" ] &&

@@ -542,6 +542,10 @@ static int dynamic_line(struct utrace__ctl *c, const char *l, size_t n)
 	if (!n || *l == '#')
 		return 0;
 	if (n > 2 && !strncmp(l, "s:", 2)) {
+		/* create_synth_event(): the line as it is, for its errors */
+		err = utrace__ctl_synth_write_dyn(c, l, n);
+		if (err != -EOPNOTSUPP)
+			return err;
 		l += 2, n -= 2;
 		if (n > 10 && !strncmp(l, "synthetic/", 10))
 			l += 10, n -= 10;
