@@ -79,6 +79,12 @@ static const struct topt {
 	{ "test_nop_refuse", OPT_FILE | OPT_NOP | OPT_REFUSE },
 };
 #define NR_TOPTS (sizeof(topts) / sizeof(topts[0]))
+#define TOPT_VERBOSE 3
+#define TOPT_RAW 4
+#define TOPT_HEX 5
+#define TOPT_CONTEXT_INFO 14
+#define TOPT_LATENCY_FORMAT 15
+#define TOPT_RECORD_TGID 17
 #define TOPT_OVERWRITE 18
 #define TOPT_IRQ_INFO 20
 #define TOPT_MARKERS 21
@@ -593,11 +599,26 @@ static int write_dynamic_events(struct utrace__ctl *c, const char *buf, size_t l
 
 static uint64_t opts_default(void);
 
+/* The options that change the trace text (the kernel's trace_flags that
+ * print_trace_line() and trace_default_header() read). */
 unsigned int mount_live_flags(const struct mnode *m)
 {
 	uint64_t opts = mount_opts_get(m->pid, m->start, m->inst, opts_default());
+	static const struct { unsigned int topt, live; bool off; } map[] = {
+		{ TOPT_IRQ_INFO, LIVE_NO_IRQ_INFO, true },
+		{ TOPT_CONTEXT_INFO, LIVE_NO_CONTEXT, true },
+		{ TOPT_RAW, LIVE_RAW, false },
+		{ TOPT_HEX, LIVE_HEX, false },
+		{ TOPT_LATENCY_FORMAT, LIVE_LATENCY, false },
+		{ TOPT_RECORD_TGID, LIVE_TGID, false },
+		{ TOPT_VERBOSE, LIVE_VERBOSE, false },
+	};
+	unsigned int flags = 0, i;
 
-	return opts >> TOPT_IRQ_INFO & 1 ? 0 : LIVE_NO_IRQ_INFO;
+	for (i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if ((opts >> map[i].topt & 1) != map[i].off)
+			flags |= map[i].live;
+	return flags;
 }
 
 /* trace: the kernel's header and the lines of what the buffer holds. */
