@@ -63,6 +63,9 @@ struct histfile {
 	struct synth *synths;
 	struct table *t;
 	unsigned int depth;              /* nested synthetic records */
+	/* what the parser asks (a parsed trigger keeps a pointer to it
+	 * until it is freed) */
+	struct utrace__hist_env env;
 };
 
 #define SYNTH_DEPTH_MAX 4                /* as the traced program's */
@@ -276,12 +279,11 @@ static int parse_one(struct histfile *hf, size_t t, const struct hev *v,
 		     const struct utrace__filter_syms *syms, struct utrace__hist **out)
 {
 	const char *text = hf->o->triggers[t];
-	struct utrace__hist_env env = { hf, env_find_var, env_get_synth, NULL, env_find_event };
 	struct utrace__hist_error err;
 	struct table *tb = &hf->t[t];
 	int r;
 
-	r = utrace__hist_parse_full(text, fields, nr, syms, &env, out, &err);
+	r = utrace__hist_parse_full(text, fields, nr, syms, &hf->env, out, &err);
 	if (r == -ENOMEM && !err.msg[0]) {
 		utrace__hist_error_fini(&err);
 		return -ENOMEM;
@@ -498,6 +500,8 @@ int utrace__hist_file(const struct utrace__histfile_opts *o, struct utrace__tf *
 	size_t i, t, n = 0;
 	bool ordered = false;
 	int e = 0, status = 0;
+
+	hf.env = (struct utrace__hist_env){ &hf, env_find_var, env_get_synth, NULL, env_find_event };
 
 	if (!utrace__tf_readable(tf))
 		return 1;
