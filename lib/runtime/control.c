@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "jump.h"
+#include "agent.h"
 #include "clock.h"
 #include "control.h"
 #include "problems.h"
@@ -182,7 +183,8 @@ static int list_cb(struct utrace_event *ev, void *arg)
 	bool on = utrace__event_on_inst(ev, cur);
 	struct utrace_ctl_event_msg m = { (uint32_t)ev->id,
 					  (uint8_t)((on ? UTRACE_CTL_EV_ON : 0) |
-						    (cur < 0 && st->soft ? UTRACE_CTL_EV_SOFT : 0)),
+						    (utrace__trigger_soft(st, cur) ?
+						     UTRACE_CTL_EV_SOFT : 0)),
 					  expr_of(st) != NULL, (uint16_t)(sl + nl) };
 	size_t need = sizeof(m) + sl + nl;
 
@@ -474,7 +476,9 @@ static void set_filter(struct utrace_event *ev, struct utrace__filter *f, char *
  * @truncate: the file was opened with O_TRUNC: the hist triggers go first
  * @log: set to the error_log entry of a refused write (malloc()ed), or NULL
  *
- * Only the top level has triggers (an instance's request: -EINVAL).
+ * The triggers of the buffer the request is for.  ftrace's print has a
+ * trigger file (the marker runs its triggers); the other ftrace events
+ * have none.
  *
  * Return: 0, -ENOENT (no such event), or the kernel's -errno.
  */
@@ -485,17 +489,16 @@ int utrace__control_trigger(uint32_t id, const char *text, size_t len, bool trun
 	int r = 0;
 
 	*log = NULL;
-	if (cur >= 0)
-		return -EINVAL;
 	utrace__registry_lock();
 	ev = find_id(id);
-	if (!ev || ((struct utrace__event_state *)ev->priv)->ignore_enable) {
+	if (!ev || (((struct utrace__event_state *)ev->priv)->ignore_enable &&
+		    !utrace__marker_is_print(ev))) {
 		r = -ENOENT;
 	} else {
 		if (truncate)
-			utrace__trigger_truncate(ev);
+			utrace__trigger_truncate(ev, cur);
 		if (len)
-			r = utrace__trigger_write(ev, text, len, log);
+			r = utrace__trigger_write(ev, cur, text, len, log);
 	}
 	utrace__registry_unlock();
 	if (*log) {
@@ -520,12 +523,13 @@ int utrace__control_trigger_text(uint32_t id, bool hist, char **text)
 	struct utrace_event *ev;
 
 	*text = NULL;
-	if (cur >= 0)
-		return -EINVAL;
 	utrace__registry_lock();
 	ev = find_id(id);
-	if (ev && !((struct utrace__event_state *)ev->priv)->ignore_enable)
-		*text = hist ? utrace__trigger_hist_text(ev) : utrace__trigger_text(ev);
+	if (ev && (!((struct utrace__event_state *)ev->priv)->ignore_enable ||
+		   utrace__marker_is_print(ev)))
+		*text = hist ? utrace__trigger_hist_text(ev, cur) : utrace__trigger_text(ev, cur);
+	else
+		ev = NULL;
 	utrace__registry_unlock();
 	return *text ? 0 : ev ? -ENOMEM : -ENOENT;
 }
@@ -1235,6 +1239,16 @@ int utrace__control_pool_fd(void)
 	if (cur >= 0)
 		return C->pool_fd;
 	return r < 0 ? r : utrace__pool_fd;
+}
+
+int utrace__control_pool_fd_of(int inst)
+{
+	return inst < 0 ? utrace__pool_fd : ctxs[1 + inst].name ? ctxs[1 + inst].pool_fd : -1;
+}
+
+int utrace__control_instance(void)
+{
+	return cur;
 }
 
 /**
@@ -1976,6 +1990,8 @@ int utrace__control_instance_rmdir(const char *name, size_t len)
 	utrace__registry_lock();
 	cur = i;
 	C = x;
+	/* its triggers first: they may switch its events on */
+	utrace__triggers_inst_gone(i);
 	utrace__registry_foreach(inst_off_cb, &i);
 	cur = -1;
 	C = &ctxs[0];
@@ -1996,6 +2012,7 @@ int utrace__control_instance_rmdir(const char *name, size_t len)
 	}
 	if (x->pool_fd >= 0)
 		close(x->pool_fd);
+	utrace__agent_snapshot_forget(i);
 	while (x->nr_error_log)
 		free(x->error_log[--x->nr_error_log]);
 	free(x->pid_list[0]);

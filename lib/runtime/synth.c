@@ -235,7 +235,7 @@ static bool busy(const struct utrace__synth *s)
 	const struct utrace__event_state *st = s->ev.priv;
 
 	return s->refs || (st && (__atomic_load_n(&st->enabled, __ATOMIC_RELAXED) ||
-				  st->inst_on || st->soft));
+				  __atomic_load_n(&st->inst_on, __ATOMIC_RELAXED) || st->soft));
 }
 
 static void destroy(struct utrace__synth *s)

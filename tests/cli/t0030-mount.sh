@@ -291,7 +291,7 @@ printf '%s\n' 'format:' \
 	'print fmt: "%ps: %s", (void *)REC->ip, REC->buf' > "$TMP/print.format"
 check "events/ftrace: print and raw_data with the kernel's formats, never enabled nor listed" bash -c '
 	cd "$1" && [ "$(ls events/ftrace | tr "\n" " ")" = "print raw_data " ] &&
-	[ "$(ls events/ftrace/print | tr "\n" " ")" = "format id " ] &&
+	[ "$(ls events/ftrace/print | tr "\n" " ")" = "format hist id trigger " ] &&
 	tail -n +3 events/ftrace/print/format | diff -u "$2/print.format" - >&2 &&
 	! grep -q ftrace available_events && ! echo ftrace:print >> set_event 2> /dev/null &&
 	! grep -q ftrace set_event && [ ! -e events/ftrace/enable ] && [ ! -e events/ftrace/print/enable ]' _ "$D" "$TMP"

@@ -253,8 +253,10 @@ if "$UTRACE" mount "$MNT" 2> "$TMP/err"; then
 		[ "$(cat "$1/kmalloc/trigger")" = "# Available triggers:
 $AVAIL" ] && [ ! -s "$1/kmalloc/hist" ] &&
 		[ "$(cat "$1/kmalloc/enable")" = "0" ]' _ "$E"
-	check "mount: instances have no trigger files (triggers are the top level's)" bash -c '
-		mkdir "$1/instances/i1" && [ "$(ls "$1/instances/i1/events/histdemo/tick" | tr "\n" " ")" = "enable filter format id " ] &&
+	check "mount: an instance's events have trigger and hist files, empty at first" bash -c '
+		mkdir "$1/instances/i1" && [ "$(ls "$1/instances/i1/events/histdemo/tick" | tr "\n" " ")" = "enable filter format hist id trigger " ] &&
+		[ "$(cat "$1/instances/i1/events/histdemo/tick/trigger")" = "# Available triggers:
+$AVAIL" ] && [ ! -s "$1/instances/i1/events/histdemo/tick/hist" ] &&
 		rmdir "$1/instances/i1"' _ "$MNT/$P"
 	fusermount3 -u "$MNT" 2> /dev/null
 else

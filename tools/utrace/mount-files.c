@@ -140,12 +140,12 @@ static const struct mentry ev_entries[] = {
 	{ "trigger", MK_EV_TRIGGER },
 	{ NULL, MK_ROOT },
 };
-/* An instance's events: triggers are the top level's only (for now). */
-static const struct mentry inst_ev_entries[] = {
-	{ "enable", MK_EV_ENABLE },
-	{ "filter", MK_EV_FILTER },
+/* ftrace's print: the trace_marker's triggers */
+static const struct mentry print_ev_entries[] = {
 	{ "format", MK_EV_FORMAT },
+	{ "hist", MK_EV_HIST },
 	{ "id", MK_EV_ID },
+	{ "trigger", MK_EV_TRIGGER },
 	{ NULL, MK_ROOT },
 };
 static const struct mentry ftrace_ev_entries[] = {
@@ -179,8 +179,7 @@ static void inst_table_make(void)
 
 		if (k != MK_README && k != MK_AVAILABLE_EVENTS && k != MK_SAVED_CMDLINES &&
 		    k != MK_INSTANCES && k != MK_UPROBE_EVENTS && k != MK_UPROBE_PROFILE &&
-		    k != MK_SYNTH_EVENTS && k != MK_DYNAMIC_EVENTS &&
-		    k != MK_SNAPSHOT)
+		    k != MK_SYNTH_EVENTS && k != MK_DYNAMIC_EVENTS)
 			inst_table[n++] = pid_entries[i];
 	}
 	inst_table[n] = (struct mentry){ NULL, MK_ROOT };
@@ -199,8 +198,11 @@ const struct mentry *mount_fixed_entries(const struct mnode *dir)
 	case MK_INST: return inst_entries();
 	case MK_EVENTS: return events_entries;
 	case MK_SYS: return mount_sys_ftrace(dir->sys) ? no_entries : sys_entries;
-	case MK_EV: return mount_sys_ftrace(dir->sys) ? ftrace_ev_entries :
-			   dir->inst ? inst_ev_entries : ev_entries;
+	case MK_EV:
+		if (mount_sys_ftrace(dir->sys))
+			return dir->ev && !strcmp(dir->ev, "print") ? print_ev_entries :
+			       ftrace_ev_entries;
+		return ev_entries;
 	case MK_CPU: return cpu_entries;
 	default: return no_entries;
 	}
@@ -632,7 +634,7 @@ static int text_snapshot(struct utrace__ctl *c, const struct mnode *m, struct sb
 
 	if (!mem)
 		return -ENOMEM;
-	err = mount_snap_print(c, m->pid, m->start, mount_live_flags(m), mem);
+	err = mount_snap_print(c, m->pid, m->start, m->inst, mount_live_flags(m), mem);
 	if (fclose(mem) != 0 && !err)
 		err = -ENOMEM;
 	if (!err)
@@ -655,17 +657,17 @@ static long write_snapshot(struct utrace__ctl *c, const struct mnode *m, const c
 	/* the snapshot trigger's copy goes too: this write says what is kept */
 	utrace__ctl_snapshot_free(c);
 	if (v == 0) {
-		mount_snap_free(m->pid, m->start);
+		mount_snap_free(m->pid, m->start, m->inst);
 	} else if (v == 1) {
 		err = live_open(&c, 1, &lv);
 		if (err < 0)
 			return err;
-		err = mount_snap_take(m->pid, m->start, lv);
+		err = mount_snap_take(m->pid, m->start, m->inst, lv);
 		live_close(lv);
 		if (err < 0)
 			return err;
 	} else {
-		mount_snap_clear(m->pid, m->start);
+		mount_snap_clear(m->pid, m->start, m->inst);
 	}
 	return (long)len;
 }
@@ -1149,6 +1151,16 @@ static long write_set_event(struct utrace__ctl *c, const char *buf, size_t len)
 	return err < 0 ? err : read;
 }
 
+/* A trigger that takes snapshots: the snapshot command, a hist trigger's
+ * snapshot() action. */
+static bool wants_snapshot(const char *cmd)
+{
+	while (kspace((unsigned char)*cmd))
+		cmd++;
+	return !strncmp(cmd, "snapshot", 8) || (!strncmp(cmd, "hist", 4) &&
+						 strstr(cmd, ".snapshot()"));
+}
+
 /* event_filter_write(), subsystem_filter_write(); event_trigger_write(),
  * where the whole write is one command too. */
 static long write_filter(const struct mnode *m, struct utrace__ctl *c, const char *buf,
@@ -1166,6 +1178,10 @@ static long write_filter(const struct mnode *m, struct utrace__ctl *c, const cha
 	expr[len] = '\0';
 	if (m->kind == MK_EV_TRIGGER) {
 		err = utrace__ctl_trigger(c, m->evid, expr, 0, NULL);
+		if (err >= 0 && wants_snapshot(expr))
+			/* register_snapshot_trigger(), the snapshot() action:
+			 * tracing_alloc_snapshot_instance() */
+			err = mount_snap_alloc(m->pid, m->start, m->inst);
 	} else if (m->kind == MK_EV_FILTER) {
 		err = utrace__ctl_filter(c, m->evid, expr, NULL);
 	} else {
