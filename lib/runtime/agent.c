@@ -647,6 +647,10 @@ static void *agent_main(void *arg)
 	agent_ready = true;
 	pthread_cond_signal(&ready_cond);
 	pthread_mutex_unlock(&ready_mutex);
+	/* (a fork child: the parent's instances' triggers go first) */
+	pthread_mutex_lock(&busy_mutex);
+	utrace__control_fork_cleanup();
+	pthread_mutex_unlock(&busy_mutex);
 	for (;;) {
 		/* Clients that have not taken their answer in time lose it;
 		 * the next such deadline is poll's timeout. */

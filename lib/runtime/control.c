@@ -1418,6 +1418,10 @@ void utrace__control_recorder_gone(void)
  * The parent's recorder is not the child's (record.c closed its socket),
  * and error_log starts empty.
  */
+/* The parent's instances, in a fork child: their triggers and filters go
+ * once the child's agent runs (utrace__control_fork_cleanup()). */
+static uint32_t stale_insts;
+
 void utrace__control_after_fork_child(void)
 {
 	int i;
@@ -1438,6 +1442,7 @@ void utrace__control_after_fork_child(void)
 			close(x->pool_fd);
 		free(x->name);
 		memset(x, 0, sizeof(*x));
+		stale_insts |= 1u << i;
 	}
 	utrace__registry_instances_after_fork();
 	__atomic_fetch_and(&utrace__tracing_off, ~UTRACE_TRACING_INSTANCES, __ATOMIC_RELEASE);
@@ -1964,6 +1969,34 @@ static int inst_off_cb(struct utrace_event *ev, void *arg)
 		f->text = f->expr = NULL;
 	}
 	return 0;
+}
+
+/**
+ * utrace__control_fork_cleanup - the parent's instances, in a fork child
+ *
+ * Their triggers (which the child's events still run, and which a new
+ * instance of the child at the same place would show), enables and
+ * filters go, as at rmdir.  Not in the fork handler: removing a trigger
+ * waits for a grace period, which a fork from a signal handler inside an
+ * event would hold.  The child's agent thread calls it before it serves
+ * any request.
+ */
+void utrace__control_fork_cleanup(void)
+{
+	uint32_t m = stale_insts;
+	int i;
+
+	if (!m)
+		return;
+	stale_insts = 0;
+	utrace__registry_lock();
+	while (m) {
+		i = __builtin_ctz(m);
+		m &= m - 1;
+		utrace__triggers_inst_gone(i);
+		utrace__registry_foreach(inst_off_cb, &i);
+	}
+	utrace__registry_unlock();
 }
 
 /**

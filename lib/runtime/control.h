@@ -58,6 +58,7 @@ int utrace__control_attach(const char *path, size_t len, uint32_t mode) UTRACE_H
 int utrace__control_recorder_fd(void) UTRACE_HIDDEN;
 void utrace__control_recorder_gone(void) UTRACE_HIDDEN;
 void utrace__control_after_fork_child(void) UTRACE_HIDDEN;
+void utrace__control_fork_cleanup(void) UTRACE_HIDDEN;
 int utrace__control_select(uint32_t handle) UTRACE_HIDDEN;
 int utrace__control_calib_timer(void) UTRACE_HIDDEN;
 int utrace__control_instance_list(char **text) UTRACE_HIDDEN;
