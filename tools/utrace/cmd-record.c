@@ -812,23 +812,31 @@ static void parse_rec_events(char *copy)
 /*
  * After the summary of a recorded command: what could explain an empty or
  * thin recording, where the program's own warnings have scrolled away.
+ * With -e entries of the programs' (given: how many), whether none of
+ * them matched an event: nothing asked for could be recorded.
  */
-static void explain_events(const char *cmd, const char *path)
+static bool explain_events(const char *cmd, const char *path, size_t given)
 {
 	const char *base = strrchr(cmd, '/');
-	size_t i, bad = 0;
+	size_t i, bad = 0, set = 0;
 
 	base = base ? base + 1 : cmd;
-	if (!nr_processes) {
-		fprintf(stderr, "utrace record: '%s' has no utrace events (it does not use "
-			"libutrace)\n", base);
-		return;
-	}
-	if (!nr_formats) {
-		fprintf(stderr, "utrace record: '%s' has no utrace events\n", base);
-		return;
+	if (!nr_processes || !nr_formats) {
+		fprintf(stderr, "utrace record: '%s' has no utrace events%s\n", base,
+			nr_processes ? "" : " (it does not use libutrace)");
+		/* what -e asked for: none of it was there to record */
+		for (i = 0; given && i < nr_rec_ev; i++)
+			if (rec_ev[i].set)
+				fprintf(stderr, "utrace record: nothing recorded for '%s'\n",
+					rec_ev_text[i]);
+		if (given && kev_cannot_tell())
+			fprintf(stderr, "utrace record: if an entry names kernel events "
+				"(kernel:SYS:EVENT): %s\n", kev_cannot_tell());
+		return given > 0;
 	}
 	for (i = 0; i < nr_rec_ev; i++) {
+		if (rec_ev[i].set && rec_ev_matched[i])
+			set++;
 		if (rec_ev_matched[i])
 			continue;
 		bad++;
@@ -852,6 +860,7 @@ static void explain_events(const char *cmd, const char *path)
 	if (bad && kev_cannot_tell())
 		fprintf(stderr, "utrace record: if an entry names kernel events "
 			"(kernel:SYS:EVENT): %s\n", kev_cannot_tell());
+	return given > 0 && !set;
 }
 
 /*
@@ -1495,14 +1504,28 @@ int cmd_record(int argc, char **argv)
 	struct kev *kev = NULL;
 	unsigned long long kernel_events = 0, kernel_lost = 0;
 	bool kernel_lost_unknown = false;
-	int gate[2] = { -1, -1 };
+	int gate[2] = { -1, -1 }, execp[2] = { -1, -1 };
+	size_t given;
+	bool nothing = false;
 
 	stat_hook_parse();
 	first = parse_opts(argc, argv, &o);
 	if (first < 0)
 		return free_opts(&o, 129);
+	/* A command that cannot start: said before the file is made, and
+	 * 255, as perf record's "Failed to collect ... workload" (under
+	 * utrace stat the command's own status is the answer) */
+	if (!o.all && !o.nr_pids && stat_sync < 0) {
+		char path[PATH_MAX], why[256];
+
+		if (rec_cmd_runnable(argv[first], path, sizeof(path), why, sizeof(why)) < 0) {
+			fprintf(stderr, "utrace record: cannot run '%s': %s\n", argv[first], why);
+			return free_opts(&o, 255);
+		}
+	}
 	if (split_kernel_events(&o) < 0)
 		return free_opts(&o, 1);
+	given = o.nr_events;
 	if (o.nr_probes && rec_probes_check(o.probes, o.nr_probes) < 0)
 		return free_opts(&o, 1);
 	if (o.nr_kprobes) {
@@ -1609,6 +1632,9 @@ int cmd_record(int argc, char **argv)
 		fprintf(stderr, "utrace record: cannot make a pipe: %s\n", strerror(errno));
 		gate[0] = gate[1] = -1;
 	}
+	/* the exec's errno comes back through this; it closes at the exec */
+	if (stat_sync < 0 && pipe2(execp, O_CLOEXEC) < 0)
+		execp[0] = execp[1] = -1;
 	child = fork();
 	if (child == 0) {
 		sigprocmask(SIG_UNBLOCK, &mask, NULL);
@@ -1637,8 +1663,13 @@ int cmd_record(int argc, char **argv)
 			_exit(127);
 		stat_hook_child();
 		execvp(argv[first], argv + first);
-		fprintf(stderr, "utrace record: cannot run '%s': %s\n", argv[first],
-			strerror(errno));
+		{
+			int e = errno;
+
+			if (execp[1] < 0 || write(execp[1], &e, sizeof(e)) != sizeof(e))
+				fprintf(stderr, "utrace record: cannot run '%s': %s\n",
+					argv[first], strerror(e));
+		}
 		_exit(127);
 	}
 	ev_copy = events;
@@ -1662,6 +1693,28 @@ int cmd_record(int argc, char **argv)
 		kev_stop(kev, &kernel_lost, &kernel_lost_unknown);
 		unlink(sock_path);
 		return 1;
+	}
+	if (execp[0] >= 0) {
+		int e = 0;
+		ssize_t n;
+
+		close(execp[1]);
+		while ((n = read(execp[0], &e, sizeof(e))) < 0 && errno == EINTR)
+			;
+		close(execp[0]);
+		if (n == sizeof(e)) {
+			/* it could not start: nothing to record, as perf's 255 */
+			fprintf(stderr, "utrace record: cannot run '%s': %s\n", argv[first],
+				strerror(e));
+			waitpid(child, NULL, 0);
+			kev_stop(kev, &kernel_lost, &kernel_lost_unknown);
+			close(lsock);
+			unlink(sock_path);
+			utrace__tfw_close(&out);
+			unlink(o.output);
+			free(ev_copy);
+			return free_opts(&o, 255);
+		}
 	}
 	/* As trace-cmd: which process to look for (utrace ps, show -p). */
 	fprintf(stderr, "utrace record: started pid %d (%s)\n", (int)child, argv[first]);
@@ -1831,7 +1884,9 @@ loop:
 			o.idle ? " at idle priority" : "");
 	if (child >= 0 && !(child_done && WIFEXITED(status) && WEXITSTATUS(status) == 127 &&
 			    !nr_processes))
-		explain_events(argv[first], o.output);
+		/* nothing -e asked for was there: as perf, not a success
+		 * (kernel entries set up were there, fired or not) */
+		nothing = explain_events(argv[first], o.output, given) && !kev;
 	if (child < 0)
 		;
 	else if (child_done && WIFSIGNALED(status))
@@ -1846,5 +1901,5 @@ loop:
 	free(rec_ev_matched);
 	free(rec_flt);
 	free(rec_flt_matched);
-	return free_opts(&o, stat_hook_end(status, child_done, out.error ? 1 : 0));
+	return free_opts(&o, stat_hook_end(status, child_done, out.error || nothing ? 1 : 0));
 }

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "dwarf-names.h"
@@ -54,6 +55,30 @@ static const char *find_cmd(const char *cmd, char *buf, size_t n)
 		path += k + (path[k] == ':');
 	}
 	return cmd;
+}
+
+int rec_cmd_runnable(const char *cmd, char *path, size_t n, char *why, size_t wn)
+{
+	const char *p = find_cmd(cmd, path, n);
+	struct stat st;
+
+	if (!strchr(p, '/')) {
+		snprintf(why, wn, "no such command in PATH");
+		return -ENOENT;
+	}
+	if (stat(p, &st) == 0 && S_ISDIR(st.st_mode))
+		errno = EACCES;         /* (execve()'s answer for a directory) */
+	else if (stat(p, &st) == 0 && access(p, X_OK) == 0)
+		errno = 0;
+	if (errno) {
+		int e = errno;
+
+		snprintf(why, wn, "%s", strerror(e));
+		return -e;
+	}
+	if (p != path)
+		snprintf(path, n, "%s", p);
+	return 0;
 }
 
 int rec_kprobes_start(char ***kevents, size_t *nr_kevents, char **defs, size_t nr,

@@ -34,6 +34,13 @@ int rec_kprobes_start(char ***kevents, size_t *nr_kevents, char **defs, size_t n
  */
 int rec_probes_check(char **defs, size_t nr);
 
+/*
+ * Whether the command can start, as execvp() would look for it (in PATH
+ * when it has no '/'): 0 with its path in path, or -errno with why filled
+ * ("no such command in PATH", strerror()).
+ */
+int rec_cmd_runnable(const char *cmd, char *path, size_t n, char *why, size_t wn);
+
 /* Whether one of these processes still runs (kernel-only -p processes:
  * the recording lasts as long as they do). */
 bool rec_pids_alive(const pid_t *pids, size_t nr);
