@@ -78,6 +78,10 @@ static int resolve_obj(const char *obj, pid_t pid, const char *default_obj, char
 			return 0;
 		return fail(err, -ENOENT, "process %d maps no object named '%s'", (int)pid, obj);
 	}
+	/* no process yet (utrace record --kernel-probe ... -- COMMAND): a
+	 * library of the system's, as this process maps it (libc.so.6) */
+	if (obj && find_mapped(getpid(), obj, path, n) == 0)
+		return 0;
 	if (obj)
 		return fail(err, -EINVAL, "'%s': name the object by its path (no process to "
 			    "look it up in)", obj);
@@ -115,6 +119,78 @@ static void clean_name(char *s)
 			*s = '_';
 }
 
+/*
+ * The fetch arguments with $argN as the kernel's uprobes take them (they
+ * have no $argN: "$arg* can be used only on function entry or exit"): the
+ * System V registers, %di %si %dx %cx %r8 %r9, then the stack above the
+ * return address, +8(%sp) ...; a bare $argN:string reads the string the
+ * argument points to, +0(%di):string, as utrace's own probes take it.
+ * Only at a function's entry (entry): elsewhere the registers no longer
+ * hold the arguments.  *out malloc()ed; 0, or -errno with err filled.
+ */
+static int args_to_regs(const char *def, const char *args, bool entry, char **out,
+			char err[UTRACE_DW_ERR_MAX])
+{
+	static const char *const regs[] = { "%di", "%si", "%dx", "%cx", "%r8", "%r9" };
+	size_t len = 0;
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, &len);
+	const char *p = args;
+
+	if (!f)
+		return fail(err, -ENOMEM, "out of memory");
+	while (*p) {
+		const char *w = p + strspn(p, " \t"), *end = w + strcspn(w, " \t");
+		const char *eq = memchr(w, '=', (size_t)(end - w)), *v = eq ? eq + 1 : w;
+		const char *colon = memchr(v, ':', (size_t)(end - v)), *vend = colon ? colon : end;
+		bool bare, str;
+
+		if (w == end)
+			break;
+		fprintf(f, "%s%.*s", ftell(f) ? " " : "", (int)(v - w), w);
+		bare = vend - v > 4 && !strncmp(v, "$arg", 4) &&
+		       strspn(v + 4, "0123456789") == (size_t)(vend - v - 4);
+		str = colon && ((end - colon == 7 && !strncmp(colon, ":string", 7)) ||
+				(end - colon == 8 && !strncmp(colon, ":ustring", 8)));
+		if (bare && str)
+			fputs("+0(", f);
+		while (v < end) {
+			char *num_end;
+			unsigned long a;
+
+			if (strncmp(v, "$arg", 4) || v + 4 >= end || v[4] < '0' || v[4] > '9') {
+				fputc(*v++, f);
+				continue;
+			}
+			a = strtoul(v + 4, &num_end, 10);
+			if (!entry || !a || a > 64) {
+				fclose(f);
+				free(buf);
+				if (!entry)
+					return fail(err, -EINVAL, "'%s': $arg%lu: $arg* can be used "
+						    "only on function entry (p FUNC, not an offset "
+						    "into it nor a return probe)", def, a);
+				return fail(err, -EINVAL, "'%s': $arg%lu: Invalid argument number",
+					    def, a);
+			}
+			if (a <= 6)
+				fputs(regs[a - 1], f);
+			else
+				fprintf(f, "+%lu(%%sp)", 8 * (a - 6));
+			v = num_end;
+			if (bare && str && v == vend)
+				fputc(')', f);
+		}
+		p = end;
+	}
+	if (ferror(f) | fclose(f)) {
+		free(buf);
+		return fail(err, -ENOMEM, "out of memory");
+	}
+	*out = buf;
+	return 0;
+}
+
 /* Check that 'site' starts an instruction of the function [func, +size). */
 static int check_site(struct utrace__dw *dw, uint64_t func, uint64_t size, uint64_t site,
 		      const char *what, char err[UTRACE_DW_ERR_MAX])
@@ -148,7 +224,7 @@ int utrace__kup_translate(const char *def, pid_t pid, const char *default_obj,
 			  const char *group, struct utrace__kup *k,
 			  char err[UTRACE_DW_ERR_MAX])
 {
-	char *copy = NULL, *p, *site, *args, *colon, *obj = NULL, *sym, *plus;
+	char *copy = NULL, *p, *site, *args, *colon, *obj = NULL, *sym, *plus, *kargs = NULL;
 	char ev[64] = "", grp[64] = "uprobes", type;
 	uint64_t func = 0, size = 0, off = 0;
 	struct utrace__dw *dw = NULL;
@@ -273,15 +349,18 @@ int utrace__kup_translate(const char *def, pid_t pid, const char *default_obj,
 		goto out;
 	snprintf(k->group, sizeof(k->group), "%s", group ? group : grp);
 	snprintf(k->event, sizeof(k->event), "%s", ev);
-	args += strspn(args, " \t");
+	r = args_to_regs(def, args, type == 'p' && k->addr == func && func, &kargs, err);
+	if (r)
+		goto out;
 	if (asprintf(&k->line, "%c:%s/%s %s:0x%" PRIx64 "%s%s", type, k->group, k->event,
-		     k->path, k->file_off, *args ? " " : "", args) < 0) {
+		     k->path, k->file_off, *kargs ? " " : "", kargs) < 0) {
 		k->line = NULL;
 		r = fail(err, -ENOMEM, "out of memory");
 	}
 out:
 	utrace__dw_close(dw);
 	free(copy);
+	free(kargs);
 	return r;
 }
 

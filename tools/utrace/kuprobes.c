@@ -40,29 +40,48 @@ const char *kup_unavailable(void)
 	return NULL;
 }
 
-/* The last line of error_log, if it grew since 'before' bytes. */
+/*
+ * The kernel's last error_log entry, if the log grew past 'before' bytes:
+ * "[ts] trace_uprobe: error: MSG", "  Command: ...", the caret line.  It
+ * replaces err, without its time stamp (as utrace probe prints the
+ * agent's, utrace__probe_say_error()).
+ */
 static void last_error(size_t before, char *err, size_t n)
 {
 	char path[4096], *line = NULL, *last = NULL;
-	size_t cap = 0, at = 0;
+	size_t cap = 0, at = 0, len = 0;
 	ssize_t l;
 	FILE *f;
+	int more = 0;
 
 	if (!tfile("error_log", path, sizeof(path)) || !(f = fopen(path, "r")))
 		return;
 	while ((l = getline(&line, &cap, f)) > 0) {
+		char *e = strstr(line, "] trace_uprobe: error: ");
+
 		at += (size_t)l;
-		if (at > before && strstr(line, "Error:")) {
+		if (at > before && line[0] == '[' && e) {
 			free(last);
-			last = strdup(line);
+			last = strdup(e + 2);
+			len = last ? strlen(last) : 0;
+			more = 2;       /* its Command: and caret lines */
+		} else if (last && more > 0 && line[0] == ' ') {
+			char *a = realloc(last, len + (size_t)l + 1);
+
+			if (!a)
+				break;
+			last = a;
+			memcpy(last + len, line, (size_t)l + 1);
+			len += (size_t)l;
+			more--;
+		} else {
+			more = 0;
 		}
 	}
 	if (last) {
-		char *s = strstr(last, "Error: ");
-
-		s = s ? s + 7 : last;
-		s[strcspn(s, "\n")] = 0;
-		snprintf(err + strlen(err), n - strlen(err), " (the kernel: %s)", s);
+		while (len && last[len - 1] == '\n')
+			last[--len] = 0;
+		snprintf(err, n, "%s", last);
 	}
 	free(last);
 	free(line);

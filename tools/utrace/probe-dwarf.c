@@ -138,7 +138,7 @@ int probe_dwarf_defs(const char *binary, char *const *defs, size_t nr, char ***r
 /* -k: each definition to uprobe_events (or printed with -n). */
 static int kernel_defs(const char *bin, long pid, bool dry, char **defs, int nr)
 {
-	char err[UTRACE_DW_ERR_MAX], kerr[1024];
+	char err[UTRACE_DW_ERR_MAX], kerr[4096];
 	struct utrace__dw *dw = NULL;
 	int i, status = 0;
 

@@ -84,7 +84,7 @@ int rec_cmd_runnable(const char *cmd, char *path, size_t n, char *why, size_t wn
 int rec_kprobes_start(char ***kevents, size_t *nr_kevents, char **defs, size_t nr,
 		      const pid_t *pids, size_t nr_pids, const char *cmd)
 {
-	char group[64], cmdpath[PATH_MAX], err[UTRACE_DW_ERR_MAX], kerr[1024];
+	char group[64], cmdpath[PATH_MAX], err[UTRACE_DW_ERR_MAX], kerr[4096];
 	const char *obj = find_cmd(cmd, cmdpath, sizeof(cmdpath));
 	size_t i;
 
