@@ -12,6 +12,7 @@
 
 #include "engine.h"
 #include "kuprobe.h"
+#include "probe.h"
 
 static int fail(char err[UTRACE_DW_ERR_MAX], int ret, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -34,6 +35,27 @@ int utrace__kup_is_raw(const char *def)
 
 /* An object mapped in the process whose file name is 'name', or starts
  * with it followed by '.' or '-' ("libc" finds libc.so.6). */
+static int find_mapped(pid_t pid, const char *name, char *path, size_t n);
+
+/* The files, and an object named without a path as this process maps it
+ * (kuprobe.h). */
+static int here_object(void *data, const char *name, char *path, size_t len)
+{
+	(void)data;
+	return find_mapped(getpid(), name, path, len);
+}
+
+static int here_symbol(void *data, const char *path, const char *sym, uint64_t *vaddr,
+		       uint64_t *off, uint64_t *size)
+{
+	return utrace__probe_files.symbol(data, path, sym, vaddr, off, size);
+}
+
+const struct utrace__probe_resolver utrace__probe_files_here = {
+	.object = here_object,
+	.symbol = here_symbol,
+};
+
 static int find_mapped(pid_t pid, const char *name, char *path, size_t n)
 {
 	char maps[64], *line = NULL;

@@ -18,6 +18,7 @@
 #include <sys/types.h>
 
 #include "dwarf-names.h"
+#include "probe.h"
 
 struct utrace__kup {
 	char *line;             /* for uprobe_events, malloc'ed */
@@ -40,6 +41,11 @@ int utrace__kup_translate(const char *def, pid_t pid, const char *default_obj,
 			  const char *group, struct utrace__kup *k,
 			  char err[UTRACE_DW_ERR_MAX]);
 void utrace__kup_free(struct utrace__kup *k);
+
+/* Definitions resolved in files (utrace__probe_files), an object named
+ * without a path as the utrace tool itself maps it (libc.so.6): utrace
+ * probe without -p, and utrace record --probe before the command. */
+extern const struct utrace__probe_resolver utrace__probe_files_here;
 
 /* Whether a definition is in the raw syntax (p/r first) rather than
  * perf's (FUNC[:LINE] VAR...). */

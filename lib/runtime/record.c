@@ -581,6 +581,26 @@ void utrace__record_send_format(const struct utrace_event *ev)
 	free(text);
 }
 
+bool utrace__record_probe_note(uint32_t what, const char *line, const char *text)
+{
+	struct utrace_msg_probe h = { UTRACE_MSG_PROBE, what };
+	size_t ll = strlen(line) + 1, tl = strlen(text) + 1;
+	char *buf = malloc(sizeof(h) + ll + tl);
+	bool sent = false;
+
+	if (!buf)
+		return false;
+	memcpy(buf, &h, sizeof(h));
+	memcpy(buf + sizeof(h), line, ll);
+	memcpy(buf + sizeof(h) + ll, text, tl);
+	utrace__registry_lock();
+	if (sock >= 0)
+		sent = send(sock, buf, sizeof(h) + ll + tl, MSG_NOSIGNAL) >= 0;
+	utrace__registry_unlock();
+	free(buf);
+	return sent;
+}
+
 static int send_format_cb(struct utrace_event *ev, void *arg)
 {
 	(void)arg;
