@@ -39,10 +39,10 @@ static void remove_added(void)
 	nr_added = 0;
 }
 
-/* cmd as execvp() would find it. */
+/* cmd as execvp() would find it (its default path when PATH is unset). */
 static const char *find_cmd(const char *cmd, char *buf, size_t n)
 {
-	const char *path = getenv("PATH");
+	const char *path = getenv("PATH") ? getenv("PATH") : "/bin:/usr/bin";
 
 	if (!cmd || strchr(cmd, '/'))
 		return cmd;
