@@ -109,8 +109,12 @@ static size_t put_string(const struct utrace__probe_arg *a, const struct utrace_
 	} else if (last == UTRACE__POP_DATA) {
 		/* as the kernel's uprobes: they read their own copy of the
 		 * string as user memory, which faults, and print (fault)
-		 * (checked on this machine's kernel, t2816) */
-		n = -EFAULT;
+		 * (checked on this machine's kernel, t2816); not a miss of
+		 * the program's memory, so not counted as one */
+		uint32_t empty = (uint32_t)at;
+
+		memcpy(rec + a->offset, &empty, 4);
+		return 0;
 	} else {
 		run(a, regs, env, &addr, &fault);
 		if (!fault && room)

@@ -365,6 +365,9 @@ TEST(fetch_and_print_as_the_kernel)
 	CHECK_STR(hit("p:refcap/s REF/tools/prog:0x1240 istr=\\\"hello\" f=\\123:string "
 		      "t=\\\"hello\\\"", &regs, &env, &faults),
 		  "(0x55d66c31d250) istr=(fault) f=(fault) t=(fault)");
+	/* (the immediate strings are no miss of the program's memory; the
+	 * number read as a string pointer is) */
+	CHECK_INT(faults, ==, 1);
 }
 
 static int sym_lookup(void *data, const char *path, const char *sym, uint64_t *vaddr,
