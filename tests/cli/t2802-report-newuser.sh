@@ -7,6 +7,8 @@
 . "$(dirname "$0")/lib.sh"
 DEMO="$UTRACE_BUILD/tests/req-demo"
 NEST="$UTRACE_BUILD/tests/nest-prog"
+# Built with ASan, the probed program is too, but libutrace comes first
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
 cd "$TMP" || exit 1
 
 "$UTRACE" record -o req.dat -- "$DEMO" 10 > /dev/null 2> "$TMP/err"
