@@ -2,14 +2,18 @@
 /*
  * Probes on tp-bare.h's bare tracepoints (defined in bare_def.c): one
  * with arguments, two without (probes 'void fn(void *data)'), one with a
- * condition.  With -DUTRACE_DISABLE every registration says -ENOSYS and
- * nothing fires.
+ * condition.  With -DUTRACE_DISABLE, or with utrace/fallback.h alone, every
+ * registration says -ENOSYS and nothing fires.
  */
 #include <errno.h>
 #include <string.h>
 
 #include "utc-check.h"
 #include "tp-bare.h"
+/* Built with utrace/fallback.h instead of utrace's headers: as disabled. */
+#if defined(UTRACE_FALLBACK) && !defined(UTRACE_DISABLE)
+#define UTRACE_DISABLE
+#endif
 
 static int lines, b_calls, v_calls, even_calls;
 

@@ -43,6 +43,12 @@
 #   disabled/... caller.c (and ctp.c) with -DUTRACE_DISABLE: link without
 #                libutrace or urcu, register_* answer -ENOSYS, and nm shows
 #                no __tracepoint_ / __traceiter_ symbol.
+#   fallback/... include/utrace/fallback.h alone, copied under the four
+#                names events headers include (utrace/tracepoint.h,
+#                utrace/define_trace.h, linux/tracepoint.h,
+#                trace/define_trace.h), no utrace include directory: the
+#                sample, kernel and bare headers build (-Wpedantic -Werror),
+#                link without libutrace, and behave as -DUTRACE_DISABLE.
 #   pedantic/... every header above (sample, kernel, all, bare; enabled and
 #                -DUTRACE_DISABLE), both kinds of file (CREATE_TRACE_POINTS
 #                and user), with -Wall -Wextra -Wpedantic -Werror, and in C
@@ -289,6 +295,37 @@ case_pedantic() {
 	echo "no warning with ${flags[*]}"
 }
 
+# fallback <cc> <std>: the one header a project copies where utrace is
+# not installed, under the names its events headers include.
+case_fallback() {
+	local cc=$1 std=$2 n flags=(-O2 -Wall -Wextra -Wpedantic -Werror)
+	local INC=(-I "$PWD/fb" -I "$SRC/samples" -I "$T" -I "$T/include")
+	is_cxx "$cc" || flags+=(-Wmissing-prototypes -Wmissing-declarations
+				-Wredundant-decls -Wstrict-prototypes)
+	mkdir -p fb/utrace fb/linux fb/trace || return 1
+	for n in utrace/tracepoint.h utrace/define_trace.h linux/tracepoint.h \
+		 trace/define_trace.h; do
+		cp "$SRC/include/utrace/fallback.h" "fb/$n" || return 1
+	done
+	compile "$cc" "$std" ctp.o "$T/ctp.c" "${flags[@]}" || return 1
+	compile "$cc" "$std" caller.o "$T/caller.c" "${flags[@]}" || return 1
+	compile "$cc" "$std" kern_ctp.o "$T/kern_ctp.c" "${flags[@]}" || return 1
+	compile "$cc" "$std" bare_def.o "$T/bare_def.c" "${flags[@]}" || return 1
+	compile "$cc" "$std" bare_main.o "$T/bare_main.c" "${flags[@]}" || return 1
+	for n in ctp.o caller.o kern_ctp.o bare_def.o; do
+		no_tracepoint_syms "$n" || return 1
+	done
+	run "$cc" ctp.o caller.o -o prog || return 1
+	run_prog ./prog || return 1
+	run "$cc" bare_def.o bare_main.o -o bare || return 1
+	run_prog ./bare || return 1
+	if [ -s print.txt ]; then
+		echo "events printed with the fallback header:"
+		cat print.txt
+		return 1
+	fi
+}
+
 # fail/nodef <cc> <std>: trace_foo_plain() but no CREATE_TRACE_POINTS.
 case_fail_nodef() {
 	local cc=$1 std=$2
@@ -421,6 +458,12 @@ add "bare/gcc -std=c17 -DUTRACE_DISABLE: no libutrace, -ENOSYS, nothing fires, n
 	case_bare gcc c17 gcc c17 disabled
 add "bare/clang++ -std=c++17 -DUTRACE_DISABLE: no libutrace, -ENOSYS, nothing fires, nm clean" \
 	case_bare clang++ c++17 clang++ c++17 disabled
+
+for cfg in $C_CONFIGS $CXX_CONFIGS; do
+	cc=${cfg%%:*} std=${cfg#*:}
+	add "fallback/$cc -std=$std: utrace/fallback.h alone builds every header, no libutrace, as disabled" \
+		case_fallback "$cc" "$std"
+done
 
 for cfg in $C_CONFIGS $CXX_CONFIGS; do
 	cc=${cfg%%:*} std=${cfg#*:}
