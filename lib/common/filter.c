@@ -51,11 +51,10 @@
  *      operators are folded into the branch conditions; every jump must go
  *      forward.
  *
- * Where the kernel leaves a trailing "&&" or "||" pending at the end of
- * the text ("pid == 0 &&"), it accepts the filter and ignores the operator
- * (for one predicate; with more its entries end up pointing outside the
- * program).  Here the dangling operator is always dropped, so "a || b &&"
- * is "a || b".
+ * A text that ends after "&&" or "||" (and any "!" after it) is refused
+ * with "Meaningless filter expression", as kernel 6.18.44 does; kernels
+ * before it accepted "pid == 0 &&" and ignored the operator (for one
+ * predicate; with more, its entries pointed outside the program).
  *
  * THE EVALUATOR
  *
@@ -1567,17 +1566,17 @@ static int build_program(struct compiler *c, int nr_parens, int nr_preds)
 			top--;
 		}
 	}
-	/* The text ended after an operator: drop it, and resolve an || that
-	 * was waiting behind a dropped && as the end of the text would. */
-	if (dangling == '|') {
-		*top &= ~LVL_OR;
-	} else if (dangling == '&') {
-		*top &= ~LVL_AND;
-		if (*top & LVL_OR) {
-			if (!resolve(c->nodes, n - 1, !(*top & LVL_INVERT)))
-				goto broken;
-			*top &= ~LVL_OR;
-		}
+	/* The text ended after an operator ("pid == 0 &&", "a || !"): the
+	 * kernel refuses it since 6.18.44 (earlier kernels dropped the operator),
+	 * with the caret after the text's last non-space character. */
+	if (dangling) {
+		size_t end = strlen(str);
+
+		while (end && k_isspace(str[end - 1]))
+			end--;
+		parse_error(c, FE_INVALID_FILTER, (int)end);
+		ret = -EINVAL;
+		goto out;
 	}
 parsed:
 	if (top != stack) {

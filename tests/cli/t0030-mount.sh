@@ -345,7 +345,7 @@ check "set_event_pid, set_event_notrace_pid: ascending, once each; > clears firs
 
 # (the sample fires its demo events from its main thread, tid = pid;
 # trace_marker is written by the agent thread, and not filtered by the lists;
-# a filter with the dangling "&&" the kernel takes joins a list too)
+# a filter in parentheses joins a list too)
 check "set_event_pid: events of the listed threads only; notrace: none of them" bash -c '
 	cd "$1" && F=events/demo/demo_request/filter && echo "bytes > 0" > $F &&
 	echo 1 > events/demo/demo_request/enable &&
@@ -363,8 +363,8 @@ check "set_event_pid: events of the listed threads only; notrace: none of them" 
 	wait_for has_lines "$2" $((c + 3)) && [ "$(grep -c " demo_request: " trace)" = 0 ] &&
 	echo 0 > $F && [ "$(cat $F)" = none ] && echo > set_event_notrace_pid &&
 	echo > trace && wait_for has_lines trace 1 " demo_request: " &&
-	printf "%s" "bytes > 0 &&" > $F && echo "$3" > set_event_pid &&
-	[ "$(cat $F)" = "bytes > 0 &&" ] && echo > trace && wait_for has_lines trace 1 " demo_request: " &&
+	printf "%s" "(bytes > 0)" > $F && echo "$3" > set_event_pid &&
+	[ "$(cat $F)" = "(bytes > 0)" ] && echo > trace && wait_for has_lines trace 1 " demo_request: " &&
 	echo 0 > $F && echo > set_event_pid &&
 	echo 0 > events/demo/demo_request/enable' _ "$D" "$LOG" "$SP" "$TMP"
 
