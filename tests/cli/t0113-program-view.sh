@@ -10,13 +10,31 @@
 . "$(dirname "$0")/lib.sh"
 LIB="$UTRACE_BUILD/lib/libutrace.so"
 RB="$UTRACE_BUILD/tests/rb-stress"
+# A sanitizer build's libutrace.so preloaded into a program that is not
+# one: the sanitizers' runtimes first (as t0061 runs its programs).
+san_pre=$(ldd "$LIB" 2> /dev/null |
+	awk '/lib(a|ub|t)san\.so/ { printf "%s%s", sep, $3; sep = ":" }')
+PRE=$LIB
+if [ -n "$san_pre" ]; then
+	PRE="$san_pre:$LIB"
+	export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0:detect_leaks=0"
+fi
+# utrace record preloads libutrace itself, before what LD_PRELOAD holds
+with_san() {
+	if [ -n "$san_pre" ]; then
+		env LD_PRELOAD="$san_pre" "$@"
+	else
+		"$@"
+	fi
+}
 export UTRACE_RUNTIME_DIR="$TMP/rt"
 mkdir -m 700 "$UTRACE_RUNTIME_DIR"
 echo hello > "$TMP/file"
 
 # What the user ran: a return probe on libc's open() in cat, recorded.
 cat_fd() {
-	"$UTRACE" record -o "$TMP/cat.dat" --probe 'r:fdt/open_ret libc.so.6:open $retval:s32' \
+	with_san "$UTRACE" record -o "$TMP/cat.dat" \
+		--probe 'r:fdt/open_ret libc.so.6:open $retval:s32' \
 		-- cat "$TMP/file" > "$TMP/out" 2> "$TMP/err" &&
 	[ "$(cat "$TMP/out")" = hello ] &&
 	"$UTRACE" script -i "$TMP/cat.dat" > "$TMP/script" 2>> "$TMP/err" &&
@@ -32,12 +50,13 @@ mkfifo "$TMP/fifo"
 low_fds() { # PID: its descriptors below 1000 (fd 3 is checked by fd3)
 	ls "/proc/$1/fd" | awk '$1 < 1000' | sort -n
 }
-held_cat() { # NAME COMMAND...: start it (a cat on the FIFO), open the write end (fd 7)
+held_cat() { # NAME COMMAND...: start it (a cat on the FIFO), then hold the FIFO (fd 7)
 	local name=$1
 	shift
 	"$@" > "$TMP/$name.out" 2>> "$TMP/err" &
 	eval "${name}_pid=$!"
-	exec 7> "$TMP/fifo"
+	# read-write: never blocks, even if the cat is gone already
+	exec 7<> "$TMP/fifo"
 }
 release_cat() { # NAME: write a line, close, wait
 	local pid
@@ -56,7 +75,7 @@ preloaded_view() {
 	held_cat plain cat "$TMP/fifo" &&
 	wait_for fd3 "$plain_pid" && low_fds "$plain_pid" > "$TMP/plain.fds" &&
 	release_cat plain &&
-	held_cat pre env LD_PRELOAD="$LIB" cat "$TMP/fifo" &&
+	held_cat pre env LD_PRELOAD="$PRE" cat "$TMP/fifo" &&
 	started "$pre_pid" &&
 	low_fds "$pre_pid" > "$TMP/pre.fds" &&
 	ls /proc/"$pre_pid"/fd > "$TMP/pre.all" &&
@@ -73,7 +92,7 @@ check "a preloaded cat: fd 3 is its file, the rest as without utrace, utrace's a
 # A soft RLIMIT_NOFILE below 1024: utrace's descriptors go to its upper
 # half, the program's still start at 3.
 low_limit() {
-	held_cat lim sh -c 'ulimit -n 64 && LD_PRELOAD="$1" exec cat "$2"' sh "$LIB" "$TMP/fifo" &&
+	held_cat lim sh -c 'ulimit -n 64 && LD_PRELOAD="$1" exec cat "$2"' sh "$PRE" "$TMP/fifo" &&
 	started "$lim_pid" &&
 	ls /proc/"$lim_pid"/fd > "$TMP/lim.all" &&
 	release_cat lim &&
