@@ -55,6 +55,7 @@
 #include "clock.h"
 #include "control.h"
 #include "ctlproto.h"
+#include "fdhigh.h"
 #include "filter.h"
 #include "internal.h"
 #include "record.h"
@@ -65,6 +66,7 @@
 
 #define MAX_CONNS 128
 #define SEND_TIMEOUT_MS 2000
+#define AGENT_NAME "utrace-agent"
 
 static pthread_mutex_t agent_mutex = PTHREAD_MUTEX_INITIALIZER;
 /*
@@ -514,7 +516,8 @@ static void accept_conns(void)
 	uid_t uid;
 
 	for (k = 0; k < MAX_CONNS; k++) {
-		fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		fd = utrace__fd_high(accept4(listen_fd, NULL, NULL,
+					     SOCK_CLOEXEC | SOCK_NONBLOCK));
 		if (fd < 0)
 			return;
 		r = utrace__peer_check(fd, &pid, &uid);
@@ -557,7 +560,7 @@ static void snapshot_take(void)
 	if (src < 0 || fstat(src, &st) < 0 || st.st_size <= 0)
 		return;
 	size = (size_t)st.st_size;
-	dst = memfd_create("utrace-snapshot", MFD_CLOEXEC);
+	dst = utrace__fd_high(memfd_create("utrace-snapshot", MFD_CLOEXEC));
 	if (dst < 0)
 		return;
 	p = mmap(NULL, size, PROT_READ, MAP_SHARED, src, 0);
@@ -599,6 +602,7 @@ void utrace__agent_snapshot_request(void)
 static void *agent_main(void *arg)
 {
 	struct pollfd pfd[POLL_CONNS + MAX_CONNS];
+	char name[16] = "";
 	sigset_t all;
 	int i, n, timeout, rec_fd;
 	uint64_t now, limit = (uint64_t)SEND_TIMEOUT_MS * 1000000;
@@ -615,7 +619,9 @@ static void *agent_main(void *arg)
 	sigdelset(&all, SIGILL);
 	sigdelset(&all, SIGFPE);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
-	prctl(PR_SET_NAME, "utrace-agent");
+	/* (named already, unless the creator could not take the name) */
+	if (prctl(PR_GET_NAME, name) != 0 || strcmp(name, AGENT_NAME) != 0)
+		prctl(PR_SET_NAME, AGENT_NAME);
 	/* its malloc, open, read... are utrace's: no probe of the user's
 	 * fires on them */
 	utrace__uprobes_quiet_thread();
@@ -721,9 +727,11 @@ bool utrace__agent_start(void)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	char dir[sizeof(sa.sun_path)], err[256], tmp[sizeof(sa.sun_path)];
+	char comm[16] = "";
 	pthread_attr_t at;
 	pthread_t th;
 	const char *v;
+	bool renamed;
 	int r;
 
 	pthread_mutex_lock(&agent_mutex);
@@ -751,11 +759,17 @@ bool utrace__agent_start(void)
 		agent_warn(dir);
 		goto out;
 	}
-	listen_fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	/* (out of the program's range of descriptors: fdhigh.h) */
+	listen_fd = utrace__fd_high(socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC |
+					   SOCK_NONBLOCK, 0));
 	if (listen_fd < 0 || pipe2(wake_fd, O_CLOEXEC) < 0 ||
 	    pipe2(snap_pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
 		agent_warn("socket");
 		goto fail;
+	}
+	for (r = 0; r < 2; r++) {
+		wake_fd[r] = utrace__fd_high(wake_fd[r]);
+		snap_pipe[r] = utrace__fd_high(snap_pipe[r]);
 	}
 	/*
 	 * Bound under a name clients do not look at, and given its real
@@ -783,7 +797,23 @@ bool utrace__agent_start(void)
 	sock_owner = getpid();
 	pthread_attr_init(&at);
 	pthread_attr_setstacksize(&at, 256 << 10);
-	if (pthread_create(&th, &at, agent_main, NULL) != 0) {
+	/*
+	 * The new thread's name is the creating thread's when the kernel
+	 * reports its birth (sched_process_fork, task_newtask): so the
+	 * creator bears the agent's name for the length of the call, and
+	 * the fork reads "comm=utrace-agent ... child_comm=utrace-agent"
+	 * in a kernel trace, which a user who counts the program's forks
+	 * can tell apart (a filter on child_comm) rather than one more
+	 * fork of the program's.  The agent still starts with the program:
+	 * a process must answer `utrace ps` and `record -p` from the start,
+	 * and nothing else in it could start the thread later.
+	 */
+	renamed = prctl(PR_GET_NAME, comm) == 0 && prctl(PR_SET_NAME, AGENT_NAME) == 0;
+	r = pthread_create(&th, &at, agent_main, NULL);
+	if (renamed)
+		prctl(PR_SET_NAME, comm);
+	if (r != 0) {
+		errno = r;
 		pthread_attr_destroy(&at);
 		agent_warn("thread");
 		goto fail;

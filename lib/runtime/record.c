@@ -30,6 +30,7 @@
 #include "internal.h"
 #include "record.h"
 #include "clock.h"
+#include "fdhigh.h"
 #include "writer.h"
 #include "proto.h"
 #include "rundir.h"
@@ -300,7 +301,7 @@ static void connect_recorder(void)
 		return;
 	}
 	strcpy(sa.sun_path, sock_path);
-	sock = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	sock = utrace__fd_high(socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0));
 	if (sock < 0) {
 		give_up("socket");
 		return;
@@ -488,7 +489,7 @@ int utrace__record_attach(const char *path, uint32_t mode)
 	ret = utrace__pool_ensure();
 	if (ret < 0)
 		return ret;
-	s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	s = utrace__fd_high(socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0));
 	if (s < 0)
 		return -errno;
 	if (connect(s, (struct sockaddr *)&sa, sizeof(sa)) < 0) {

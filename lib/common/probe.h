@@ -145,21 +145,6 @@ struct utrace__probe_resolver {
 /* Symbols looked up in the files themselves (no process): files.c. */
 extern const struct utrace__probe_resolver utrace__probe_files UTRACE_HIDDEN;
 
-/*
- * utrace__probe_site_check_file - utrace__probe_site_rules() on a parsed
- * definition whose object is a file named by its path (outside a process:
- * utrace probe without -p, utrace record --probe before the command), as
- * the process checks it when it binds it (sitecheck.c)
- * @d: the def, resolved (its file offset known)
- * @err: its parse's (command filled); on a refusal msg, err, logged and
- *       pos (under the place, word 1) are set, as the process logs it
- *
- * Return: 0 (accepted, or not checkable here: an object without a '/', an
- * IFUNC, a file without symbols), or -EINVAL.
- */
-int utrace__probe_site_check_file(const struct utrace__probe_def *d,
-				  struct utrace__probe_error *err) UTRACE_HIDDEN;
-
 /* Is sym an IFUNC (STT_GNU_IFUNC) of the file at path?  Its address in the
  * file is the resolver's; only a process knows the implementation it
  * runs (libutrace resolves it there, uprobes.c). */

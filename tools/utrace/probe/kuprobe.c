@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* The kernel-uprobe fallback's definitions (kuprobe.h). */
+/* The kernel-uprobe fallback's definitions, and the site check of a
+ * definition on its file (kuprobe.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -10,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "elfsyms.h"
 #include "engine.h"
 #include "kuprobe.h"
 #include "probe.h"
@@ -390,4 +393,65 @@ void utrace__kup_free(struct utrace__kup *k)
 {
 	free(k->line);
 	k->line = NULL;
+}
+
+/* len bytes of the file at off, malloc()ed; NULL on error. */
+static uint8_t *read_at(int fd, uint64_t off, size_t len)
+{
+	uint8_t *b = malloc(len ? len : 1);
+
+	if (b && pread(fd, b, len, (off_t)off) != (ssize_t)len) {
+		free(b);
+		b = NULL;
+	}
+	return b;
+}
+
+/* (kuprobe.h) */
+int utrace__probe_site_check_file(const struct utrace__probe_def *d,
+				  struct utrace__probe_error *err)
+{
+	const struct utrace__sym *fs = NULL, *s = NULL;
+	struct utrace__symtab t = { 0 };
+	const char *sp = strchr(err->command, ' ');
+	uint64_t vaddr, foff;
+	uint8_t *code = NULL;
+	const char *fname = "?";
+	int fd, r = 0;
+
+	if (!d->path || !strchr(d->path, '/') || !d->resolved)
+		return 0;               /* the process's to find */
+	fd = open(d->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;               /* (parse said so already) */
+	if (utrace__symtab_load_debug(fd, &t) < 0 ||
+	    utrace__elf_off_to_vaddr(fd, d->offset, &vaddr) < 0)
+		goto out;               /* no symbols: the process says */
+	fs = utrace__symtab_find(&t, vaddr);
+	s = d->symbol ? utrace__symtab_by_name(&t, d->symbol) : NULL;
+	/* an IFUNC's site is the implementation the process runs, not the
+	 * resolver the file has: the process checks it */
+	if ((s && s->ifunc) || (fs && fs->ifunc))
+		goto out;
+	if (s && s->size)
+		fs = s;                 /* SYMBOL+OFFS: bounded by SYMBOL */
+	if (fs && fs->size) {
+		fname = fs->name < t.strings_len ? t.strings + fs->name : "?";
+		if (utrace__elf_vaddr_to_off(fd, fs->addr, &foff) == 0)
+			code = read_at(fd, foff, fs->size);
+	}
+	r = utrace__probe_site_rules(d->kind, s ? d->symbol : NULL, (uint64_t)d->symoff, fname,
+				     code, fs ? fs->addr : 0, code ? fs->size : 0, vaddr, err->msg,
+				     sizeof(err->msg));
+	if (r < 0) {
+		/* logged as the process logs it: the caret under the place */
+		err->err = r;
+		err->logged = true;
+		err->pos = sp ? (int)(sp - err->command) + 1 : 0;
+	}
+out:
+	free(code);
+	utrace__symtab_free(&t);
+	close(fd);
+	return r < 0 ? r : 0;
 }

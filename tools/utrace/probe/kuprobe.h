@@ -47,6 +47,21 @@ void utrace__kup_free(struct utrace__kup *k);
  * probe without -p, and utrace record --probe before the command. */
 extern const struct utrace__probe_resolver utrace__probe_files_here;
 
+/*
+ * utrace__probe_site_check_file - utrace__probe_site_rules() on a parsed
+ * definition whose object is a file named by its path (outside a process:
+ * utrace probe without -p, utrace record --probe before the command), as
+ * the process checks it when it binds it (sitecheck.c)
+ * @d: the def, resolved (its file offset known)
+ * @err: its parse's (command filled); on a refusal msg, err, logged and
+ *       pos (under the place, word 1) are set, as the process logs it
+ *
+ * Return: 0 (accepted, or not checkable here: an object without a '/', an
+ * IFUNC, a file without symbols), or -EINVAL.
+ */
+int utrace__probe_site_check_file(const struct utrace__probe_def *d,
+				  struct utrace__probe_error *err);
+
 /* Whether a definition is in the raw syntax (p/r first) rather than
  * perf's (FUNC[:LINE] VAR...). */
 int utrace__kup_is_raw(const char *def);
