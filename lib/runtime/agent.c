@@ -197,12 +197,12 @@ static void answer_text(struct conn *c, int r, char *text)
 }
 
 /* The event list in packets that each hold whole entries. */
-static void answer_events(struct conn *c)
+static void answer_events(struct conn *c, bool removed)
 {
 	size_t max = UTRACE_CTL_MAX_PACKET - sizeof(struct utrace_ctl_ans), off = 0, len;
 	uint32_t nr;
 	char *buf;
-	int r = utrace__control_event_list(&buf, &len, &nr);
+	int r = utrace__control_event_list(removed, &buf, &len, &nr);
 
 	if (r < 0) {
 		answer_status(c, r);
@@ -297,7 +297,7 @@ static void handle_op(struct conn *c, uint32_t op, const struct utrace_ctl_req *
 		send_ans(c, 0, 0, &info, sizeof(info), 0);
 		return;
 	case UTRACE_CTL_EVENTS:
-		answer_events(c);
+		answer_events(c, q->arg == 1);
 		return;
 	case UTRACE_CTL_FORMAT:
 		r = utrace__control_format(q->id, &text);
