@@ -22,7 +22,10 @@
 
 enum utrace_ctl_op {
 	UTRACE_CTL_INFO = 1,          /* -> struct utrace_ctl_info_msg */
-	UTRACE_CTL_EVENTS,            /* -> utrace_ctl_event_msg + "sys\0name\0", repeated */
+	UTRACE_CTL_EVENTS,            /* -> utrace_ctl_event_msg + "sys\0name\0", repeated;
+				       * arg 1: the events removed, whose records
+				       * may still be in the buffers (their
+				       * FORMAT still answers) */
 	UTRACE_CTL_FORMAT,            /* id -> text */
 	UTRACE_CTL_SET_EVENT,         /* payload token -> status = count */
 	UTRACE_CTL_CLEAR_EVENTS,

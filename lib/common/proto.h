@@ -9,6 +9,9 @@
  *            those dlopen()ed later): its load bias and file, so that the
  *            recorder writes its symbols (%ps / %pS) from the file on
  *            disk, whether or not the process still lives by then
+ *   PROBE    a dynamic probe's fate that the recorder says (utrace record
+ *            --probe): its definition refused, or placed as a breakpoint
+ *            (the engine's own result); older recorders skip it
  *
  * The process never waits for an answer; the recorder learns that the
  * process ended (or exec'd) when the socket closes, and then drains the
@@ -22,6 +25,7 @@
 #define UTRACE_MSG_HELLO 1
 #define UTRACE_MSG_FORMAT 2
 #define UTRACE_MSG_OBJECT 3
+#define UTRACE_MSG_PROBE 4
 #define UTRACE_PROTO_VERSION 1
 
 struct utrace_msg_hello {
@@ -37,6 +41,18 @@ struct utrace_msg_hello {
 struct utrace_msg_format {
 	uint32_t type;
 	uint32_t id;
+};
+
+/* followed by the definition's line and a text, each with a NUL */
+struct utrace_msg_probe {
+	uint32_t type;
+	uint32_t what;          /* enum utrace_probe_note */
+};
+
+enum utrace_probe_note {
+	UTRACE_PROBE_REFUSED = 1,       /* text: the error_log message */
+	UTRACE_PROBE_BREAKPOINT = 2,    /* text: "SITES: WHY", where the engine
+					 * placed breakpoints, and why */
 };
 
 /* followed by the object's absolute path and a NUL */

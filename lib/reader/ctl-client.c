@@ -519,12 +519,14 @@ int utrace__ctl_info(struct utrace__ctl *c, struct utrace__ctl_info *info)
 	return r < 0 ? r : 0;
 }
 
-int utrace__ctl_events(struct utrace__ctl *c, struct utrace__ctl_event **evs, size_t *nr)
+/* UTRACE_CTL_EVENTS, arg 0 (the events) or 1 (the removed ones). */
+static int event_list(struct utrace__ctl *c, int32_t arg, struct utrace__ctl_event **evs,
+		      size_t *nr)
 {
 	struct answer a;
 	struct utrace__ctl_event *v;
 	size_t off = 0, n = 0;
-	int r = request(c, UTRACE_CTL_EVENTS, 0, 0, 0, NULL, 0, NULL, 0, &a);
+	int r = request(c, UTRACE_CTL_EVENTS, 0, arg, 0, NULL, 0, NULL, 0, &a);
 
 	*evs = NULL;
 	*nr = 0;
@@ -570,6 +572,17 @@ int utrace__ctl_events(struct utrace__ctl *c, struct utrace__ctl_event **evs, si
 	*evs = v;
 	*nr = n;
 	return 0;
+}
+
+int utrace__ctl_events(struct utrace__ctl *c, struct utrace__ctl_event **evs, size_t *nr)
+{
+	return event_list(c, 0, evs, nr);
+}
+
+int utrace__ctl_events_removed(struct utrace__ctl *c, struct utrace__ctl_event **evs,
+			       size_t *nr)
+{
+	return event_list(c, 1, evs, nr);
 }
 
 void utrace__ctl_events_free(struct utrace__ctl_event *evs, size_t nr)

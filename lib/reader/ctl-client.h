@@ -95,6 +95,10 @@ static inline bool utrace__ctl_event_is_ftrace(const struct utrace__ctl_event *e
 /* The events in registration order (available_events order). */
 int utrace__ctl_events(struct utrace__ctl *c, struct utrace__ctl_event **evs,
 		       size_t *nr) UTRACE_HIDDEN;
+/* The events removed (a probe deleted) whose records may still be in the
+ * buffers: their ids, names and (utrace__ctl_format()) formats. */
+int utrace__ctl_events_removed(struct utrace__ctl *c, struct utrace__ctl_event **evs,
+			       size_t *nr) UTRACE_HIDDEN;
 void utrace__ctl_events_free(struct utrace__ctl_event *evs, size_t nr) UTRACE_HIDDEN;
 
 /* events/<sys>/<ev>/format; -ENOENT for an unknown id.  malloc()ed. */

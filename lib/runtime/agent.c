@@ -55,6 +55,7 @@
 #include "clock.h"
 #include "control.h"
 #include "ctlproto.h"
+#include "fdhigh.h"
 #include "filter.h"
 #include "instance.h"
 #include "internal.h"
@@ -66,6 +67,7 @@
 
 #define MAX_CONNS 128
 #define SEND_TIMEOUT_MS 2000
+#define AGENT_NAME "utrace-agent"
 
 static pthread_mutex_t agent_mutex = PTHREAD_MUTEX_INITIALIZER;
 /*
@@ -199,12 +201,12 @@ static void answer_text(struct conn *c, int r, char *text)
 }
 
 /* The event list in packets that each hold whole entries. */
-static void answer_events(struct conn *c)
+static void answer_events(struct conn *c, bool removed)
 {
 	size_t max = UTRACE_CTL_MAX_PACKET - sizeof(struct utrace_ctl_ans), off = 0, len;
 	uint32_t nr;
 	char *buf;
-	int r = utrace__control_event_list(&buf, &len, &nr);
+	int r = utrace__control_event_list(removed, &buf, &len, &nr);
 
 	if (r < 0) {
 		answer_status(c, r);
@@ -299,7 +301,7 @@ static void handle_op(struct conn *c, uint32_t op, const struct utrace_ctl_req *
 		send_ans(c, 0, 0, &info, sizeof(info), 0);
 		return;
 	case UTRACE_CTL_EVENTS:
-		answer_events(c);
+		answer_events(c, q->arg == 1);
 		return;
 	case UTRACE_CTL_FORMAT:
 		r = utrace__control_format(q->id, &text);
@@ -520,7 +522,8 @@ static void accept_conns(void)
 	uid_t uid;
 
 	for (k = 0; k < MAX_CONNS; k++) {
-		fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		fd = utrace__fd_high(accept4(listen_fd, NULL, NULL,
+					     SOCK_CLOEXEC | SOCK_NONBLOCK));
 		if (fd < 0)
 			return;
 		r = utrace__peer_check(fd, &pid, &uid);
@@ -564,7 +567,7 @@ static void snapshot_take(int inst)
 	if (src < 0 || fstat(src, &st) < 0 || st.st_size <= 0)
 		return;
 	size = (size_t)st.st_size;
-	dst = memfd_create("utrace-snapshot", MFD_CLOEXEC);
+	dst = utrace__fd_high(memfd_create("utrace-snapshot", MFD_CLOEXEC));
 	if (dst < 0)
 		return;
 	p = mmap(NULL, size, PROT_READ, MAP_SHARED, src, 0);
@@ -619,6 +622,7 @@ void utrace__agent_snapshot_forget(int inst)
 static void *agent_main(void *arg)
 {
 	struct pollfd pfd[POLL_CONNS + MAX_CONNS];
+	char name[16] = "";
 	sigset_t all;
 	int i, n, timeout, rec_fd;
 	uint64_t now, limit = (uint64_t)SEND_TIMEOUT_MS * 1000000;
@@ -635,7 +639,9 @@ static void *agent_main(void *arg)
 	sigdelset(&all, SIGILL);
 	sigdelset(&all, SIGFPE);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
-	prctl(PR_SET_NAME, "utrace-agent");
+	/* (named already, unless the creator could not take the name) */
+	if (prctl(PR_GET_NAME, name) != 0 || strcmp(name, AGENT_NAME) != 0)
+		prctl(PR_SET_NAME, AGENT_NAME);
 	on_agent = true;
 	/* its malloc, open, read... are utrace's: no probe of the user's
 	 * fires on them */
@@ -749,9 +755,11 @@ bool utrace__agent_start(void)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	char dir[sizeof(sa.sun_path)], err[256], tmp[sizeof(sa.sun_path)];
+	char comm[16] = "";
 	pthread_attr_t at;
 	pthread_t th;
 	const char *v;
+	bool renamed;
 	int r;
 
 	pthread_mutex_lock(&agent_mutex);
@@ -779,11 +787,17 @@ bool utrace__agent_start(void)
 		agent_warn(dir);
 		goto out;
 	}
-	listen_fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	/* (out of the program's range of descriptors: fdhigh.h) */
+	listen_fd = utrace__fd_high(socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC |
+					   SOCK_NONBLOCK, 0));
 	if (listen_fd < 0 || pipe2(wake_fd, O_CLOEXEC) < 0 ||
 	    pipe2(snap_pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
 		agent_warn("socket");
 		goto fail;
+	}
+	for (r = 0; r < 2; r++) {
+		wake_fd[r] = utrace__fd_high(wake_fd[r]);
+		snap_pipe[r] = utrace__fd_high(snap_pipe[r]);
 	}
 	/*
 	 * Bound under a name clients do not look at, and given its real
@@ -811,7 +825,23 @@ bool utrace__agent_start(void)
 	sock_owner = getpid();
 	pthread_attr_init(&at);
 	pthread_attr_setstacksize(&at, 256 << 10);
-	if (pthread_create(&th, &at, agent_main, NULL) != 0) {
+	/*
+	 * The new thread's name is the creating thread's when the kernel
+	 * reports its birth (sched_process_fork, task_newtask): so the
+	 * creator bears the agent's name for the length of the call, and
+	 * the fork reads "comm=utrace-agent ... child_comm=utrace-agent"
+	 * in a kernel trace, which a user who counts the program's forks
+	 * can tell apart (a filter on child_comm) rather than one more
+	 * fork of the program's.  The agent still starts with the program:
+	 * a process must answer `utrace ps` and `record -p` from the start,
+	 * and nothing else in it could start the thread later.
+	 */
+	renamed = prctl(PR_GET_NAME, comm) == 0 && prctl(PR_SET_NAME, AGENT_NAME) == 0;
+	r = pthread_create(&th, &at, agent_main, NULL);
+	if (renamed)
+		prctl(PR_SET_NAME, comm);
+	if (r != 0) {
+		errno = r;
 		pthread_attr_destroy(&at);
 		agent_warn("thread");
 		goto fail;

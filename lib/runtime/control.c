@@ -175,21 +175,14 @@ struct list_arg {
 	bool fail;
 };
 
-static int list_cb(struct utrace_event *ev, void *arg)
+/* One entry of the list: its message and "system\0name\0". */
+static int list_put(struct list_arg *a, struct utrace_ctl_event_msg m, const char *system,
+		    const char *name)
 {
-	struct list_arg *a = arg;
-	const struct utrace__event_state *st = ev->priv;
-	size_t sl = strlen(ev->cls->system) + 1, nl = strlen(ev->name) + 1;
-	bool on = utrace__event_on_inst(ev, cur);
-	struct utrace_ctl_event_msg m = { (uint32_t)ev->id,
-					  (uint8_t)((on ? UTRACE_CTL_EV_ON : 0) |
-						    (utrace__trigger_soft(st, cur) ?
-						     UTRACE_CTL_EV_SOFT : 0)),
-					  expr_of(st) != NULL, (uint16_t)(sl + nl) };
+	size_t sl = strlen(system) + 1, nl = strlen(name) + 1;
 	size_t need = sizeof(m) + sl + nl;
 
-	a->nr++;
-	a->nr_on += on;
+	m.len = (uint16_t)(sl + nl);
 	if (!a->buf)
 		return 0;
 	if (sl + nl > 0xffff)
@@ -206,14 +199,46 @@ static int list_cb(struct utrace_event *ev, void *arg)
 		a->cap = cap;
 	}
 	memcpy(a->buf + a->len, &m, sizeof(m));
-	memcpy(a->buf + a->len + sizeof(m), ev->cls->system, sl);
-	memcpy(a->buf + a->len + sizeof(m) + sl, ev->name, nl);
+	memcpy(a->buf + a->len + sizeof(m), system, sl);
+	memcpy(a->buf + a->len + sizeof(m) + sl, name, nl);
 	a->len += need;
 	return 0;
 }
 
+static int list_cb(struct utrace_event *ev, void *arg)
+{
+	struct list_arg *a = arg;
+	const struct utrace__event_state *st = ev->priv;
+	bool on = utrace__event_on_inst(ev, cur);
+	struct utrace_ctl_event_msg m = { (uint32_t)ev->id,
+					  (uint8_t)((on ? UTRACE_CTL_EV_ON : 0) |
+						    (utrace__trigger_soft(st, cur) ?
+						     UTRACE_CTL_EV_SOFT : 0)),
+					  expr_of(st) != NULL, 0 };
+
+	a->nr++;
+	a->nr_on += on;
+	return list_put(a, m, ev->cls->system, ev->name);
+}
+
+static void list_removed_cb(uint32_t id, const char *system, const char *name,
+			    const char *text, void *arg)
+{
+	struct utrace_ctl_event_msg m = { id, 0, 0, 0 };
+	struct list_arg *a = arg;
+
+	(void)text;
+	if (a->fail)
+		return;
+	a->nr++;
+	if (list_put(a, m, system, name))
+		a->fail = true;
+}
+
 /**
  * utrace__control_event_list - the list of events (UTRACE_CTL_EVENTS)
+ * @removed: the events removed instead (registry.c, "retired"), whose
+ *           records may still be in the buffers
  * @buf: set to the entries, struct utrace_ctl_event_msg then
  *       "system\0name\0" each, in registration order; malloc()ed
  * @len: set to the bytes of @buf
@@ -221,14 +246,17 @@ static int list_cb(struct utrace_event *ev, void *arg)
  *
  * Return: 0, or -ENOMEM (then @buf is NULL).
  */
-int utrace__control_event_list(char **buf, size_t *len, uint32_t *nr)
+int utrace__control_event_list(bool removed, char **buf, size_t *len, uint32_t *nr)
 {
 	struct list_arg a = { .buf = malloc(4096), .cap = 4096 };
 
 	*buf = NULL;
 	if (!a.buf)
 		return -ENOMEM;
-	utrace__registry_foreach(list_cb, &a);
+	if (removed)
+		utrace__registry_foreach_retired(list_removed_cb, &a);
+	else
+		utrace__registry_foreach(list_cb, &a);
 	if (a.fail) {
 		free(a.buf);
 		return -ENOMEM;
@@ -254,7 +282,15 @@ int utrace__control_format(uint32_t id, char **text)
 	ev = find_id(id);
 	*text = ev ? utrace_event_format(ev) : NULL;
 	utrace__registry_unlock();
-	return *text ? 0 : ev ? -ENOMEM : -ENOENT;
+	if (!ev) {
+		/* a removed event's records may still be in the buffers */
+		char *system = NULL;
+		int r = utrace__registry_retired_format(id, &system, text);
+
+		free(system);
+		return r;
+	}
+	return *text ? 0 : -ENOMEM;
 }
 
 /**

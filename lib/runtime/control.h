@@ -25,7 +25,8 @@ void utrace__control_filter_spec_set(const char *value) UTRACE_HIDDEN;
 void utrace__control_filter_spec_apply(struct utrace_event *ev) UTRACE_HIDDEN;
 
 int utrace__control_info(struct utrace_ctl_info_msg *m) UTRACE_HIDDEN;
-int utrace__control_event_list(char **buf, size_t *len, uint32_t *nr) UTRACE_HIDDEN;
+int utrace__control_event_list(bool removed, char **buf, size_t *len, uint32_t *nr)
+	UTRACE_HIDDEN;
 int utrace__control_format(uint32_t id, char **text) UTRACE_HIDDEN;
 int utrace__control_set_event(const char *line, size_t len) UTRACE_HIDDEN;
 int utrace__control_clear_events(void) UTRACE_HIDDEN;

@@ -150,6 +150,18 @@ void utrace__registry_add_builtin(struct utrace_event *const *start,
 int utrace__registry_foreach(int (*fn)(struct utrace_event *ev, void *arg),
 			     void *arg) UTRACE_HIDDEN;
 
+/*
+ * The format of a removed event whose records may still be in the
+ * buffers (registry.c, "retired"): its system and format text, both
+ * malloc()ed; 0, -ENOENT or -ENOMEM.
+ */
+int utrace__registry_retired_format(uint32_t id, char **system, char **text) UTRACE_HIDDEN;
+/* fn for each removed event's format (registry lock held). */
+void utrace__registry_foreach_retired(void (*fn)(uint32_t id, const char *system,
+						 const char *name, const char *text,
+						 void *arg),
+				      void *arg) UTRACE_HIDDEN;
+
 /**
  * utrace__registry_set_event - utrace_set_event() for the layers above
  * @token: one set_event token

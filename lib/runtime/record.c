@@ -30,6 +30,7 @@
 #include "internal.h"
 #include "record.h"
 #include "clock.h"
+#include "fdhigh.h"
 #include "writer.h"
 #include "proto.h"
 #include "rundir.h"
@@ -300,7 +301,7 @@ static void connect_recorder(void)
 		return;
 	}
 	strcpy(sa.sun_path, sock_path);
-	sock = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	sock = utrace__fd_high(socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0));
 	if (sock < 0) {
 		give_up("socket");
 		return;
@@ -469,6 +470,8 @@ void utrace__pool_set_next_size(uint64_t bytes)
 }
 
 static int send_format_cb(struct utrace_event *ev, void *arg);
+static void send_format_text(uint32_t id, const char *system, const char *name,
+			     const char *text, void *arg);
 
 /*
  * `utrace record -p`: connect to the recorder at 'path' and hand it the
@@ -486,7 +489,7 @@ int utrace__record_attach(const char *path, uint32_t mode)
 	ret = utrace__pool_ensure();
 	if (ret < 0)
 		return ret;
-	s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	s = utrace__fd_high(socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0));
 	if (s < 0)
 		return -errno;
 	if (connect(s, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
@@ -520,6 +523,8 @@ int utrace__record_attach(const char *path, uint32_t mode)
 	forget_objects();
 	send_objects_locked();
 	utrace__registry_foreach(send_format_cb, NULL);
+	/* removed events whose records the buffers may still hold */
+	utrace__registry_foreach_retired(send_format_text, NULL);
 	utrace__registry_unlock();
 	return s;
 }
@@ -540,13 +545,31 @@ void utrace__record_detach(int s, uint32_t mode)
 	utrace__registry_unlock();
 }
 
+/* A FORMAT message (registry lock held). */
+static void send_format_text(uint32_t id, const char *system, const char *name,
+			     const char *text, void *arg)
+{
+	struct utrace_msg_format h = { UTRACE_MSG_FORMAT, id };
+	size_t sl = strlen(system) + 1, tl = strlen(text) + 1;
+	char *buf = malloc(sizeof(h) + sl + tl);
+
+	(void)arg;
+	(void)name;
+	if (!buf)
+		return;
+	memcpy(buf, &h, sizeof(h));
+	memcpy(buf + sizeof(h), system, sl);
+	memcpy(buf + sizeof(h) + sl, text, tl);
+	if (send(sock, buf, sizeof(h) + sl + tl, MSG_NOSIGNAL) < 0)
+		utrace__warn("cannot send the format of event %u of '%s' to the recorder: %s",
+			     id, system, strerror(errno));
+	free(buf);
+}
+
 /* Send one event's format (registry lock held). */
 void utrace__record_send_format(const struct utrace_event *ev)
 {
 	char *text;
-	size_t sl, tl;
-	char *buf;
-	struct utrace_msg_format h = { UTRACE_MSG_FORMAT, (uint32_t)ev->id };
 
 	if (sock < 0)
 		return;
@@ -555,19 +578,28 @@ void utrace__record_send_format(const struct utrace_event *ev)
 	text = utrace__format_text(ev);
 	if (!text)
 		return;
-	sl = strlen(ev->cls->system) + 1;
-	tl = strlen(text) + 1;
-	buf = malloc(sizeof(h) + sl + tl);
-	if (buf) {
-		memcpy(buf, &h, sizeof(h));
-		memcpy(buf + sizeof(h), ev->cls->system, sl);
-		memcpy(buf + sizeof(h) + sl, text, tl);
-		if (send(sock, buf, sizeof(h) + sl + tl, MSG_NOSIGNAL) < 0)
-			utrace__warn("cannot send the format of '%s:%s' to the recorder: %s",
-				     ev->cls->system, ev->name, strerror(errno));
-		free(buf);
-	}
+	send_format_text((uint32_t)ev->id, ev->cls->system, ev->name, text, NULL);
 	free(text);
+}
+
+bool utrace__record_probe_note(uint32_t what, const char *line, const char *text)
+{
+	struct utrace_msg_probe h = { UTRACE_MSG_PROBE, what };
+	size_t ll = strlen(line) + 1, tl = strlen(text) + 1;
+	char *buf = malloc(sizeof(h) + ll + tl);
+	bool sent = false;
+
+	if (!buf)
+		return false;
+	memcpy(buf, &h, sizeof(h));
+	memcpy(buf + sizeof(h), line, ll);
+	memcpy(buf + sizeof(h) + ll, text, tl);
+	utrace__registry_lock();
+	if (sock >= 0)
+		sent = send(sock, buf, sizeof(h) + ll + tl, MSG_NOSIGNAL) >= 0;
+	utrace__registry_unlock();
+	free(buf);
+	return sent;
 }
 
 static int send_format_cb(struct utrace_event *ev, void *arg)

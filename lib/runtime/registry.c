@@ -84,6 +84,110 @@ void utrace__registry_unlock(void)
 	reg_unlock();
 }
 
+/*
+ * The formats of events that were removed (a probe deleted from
+ * uprobe_events, a library unloaded): their records can still be in the
+ * buffers, and readers ask a format by id (utrace show, record -p, the
+ * mount's trace) as long as the process lives.  The kernel clears its
+ * buffers when a dynamic event goes; utrace keeps the records readable.
+ * An event that registers again under the same name keeps its id when
+ * its format is the same, and gets a new id when not, so that an id
+ * means one format.  Kept until the process ends (a few hundred bytes
+ * each).
+ */
+struct retired_fmt {
+	int id;
+	char *system, *name, *text;
+};
+static struct retired_fmt *retired;
+static size_t nr_retired;
+
+static long retired_find(int id)
+{
+	for (size_t i = 0; i < nr_retired; i++)
+		if (retired[i].id == id)
+			return (long)i;
+	return -1;
+}
+
+/* Keep the format of ev, about to be removed (its state still whole). */
+static void retire_locked(const struct utrace_event *ev)
+{
+	struct retired_fmt *a = realloc(retired, (nr_retired + 1) * sizeof(*a));
+	char *text = utrace__format_text(ev), *system = strdup(ev->cls->system);
+	char *name = strdup(ev->name);
+
+	if (a)
+		retired = a;
+	if (!a || !text || !system || !name || retired_find(ev->id) >= 0) {
+		/* (out of memory: its records are left out by the readers) */
+		free(text);
+		free(system);
+		free(name);
+		return;
+	}
+	retired[nr_retired++] = (struct retired_fmt){ ev->id, system, name, text };
+}
+
+/*
+ * An event registering under the id of a removed one: the same format
+ * takes the id back, another gets a new id (the name's from now on).
+ */
+static int id_reused_locked(const struct utrace_event *ev)
+{
+	long r = retired_find(ev->id);
+	char *text;
+	size_t i;
+
+	if (r < 0)
+		return ev->id;
+	text = utrace__format_text(ev);
+	if (text && !strcmp(text, retired[r].text)) {
+		free(retired[r].system);
+		free(retired[r].name);
+		free(retired[r].text);
+		retired[r] = retired[--nr_retired];
+		free(text);
+		return ev->id;
+	}
+	free(text);
+	for (i = 0; i < nr_ids; i++)
+		if (ids[i].id == ev->id)
+			ids[i].id = next_id++;
+	return next_id - 1;
+}
+
+int utrace__registry_retired_format(uint32_t id, char **system, char **text)
+{
+	long r;
+	int ret = -ENOENT;
+
+	reg_lock();
+	r = retired_find((int)id);
+	if (r >= 0) {
+		*system = strdup(retired[r].system);
+		*text = strdup(retired[r].text);
+		ret = *system && *text ? 0 : -ENOMEM;
+		if (ret) {
+			free(*system);
+			free(*text);
+		}
+	}
+	reg_unlock();
+	return ret;
+}
+
+void utrace__registry_foreach_retired(void (*fn)(uint32_t id, const char *system,
+						 const char *name, const char *text,
+						 void *arg), void *arg)
+{
+	reg_lock();
+	for (size_t i = 0; i < nr_retired; i++)
+		fn((uint32_t)retired[i].id, retired[i].system, retired[i].name, retired[i].text,
+		   arg);
+	reg_unlock();
+}
+
 static int id_for(const char *system, const char *name)
 {
 	size_t sl = strlen(system), nl = strlen(name), i;
@@ -481,6 +585,7 @@ static int add_event_locked(struct utrace__module *mod, struct utrace_event *ev)
 	st->mod = mod;
 	ev->id = id;
 	ev->priv = st;
+	ev->id = id_reused_locked(ev);
 	ev->tp->builtin = ev->cls->probe;
 	events[nr_events++] = ev;
 	if (reg_ops && reg_ops->event_added)
@@ -657,6 +762,7 @@ void utrace_tp_unregister_module(struct utrace_event *const *start,
 		}
 		if (st_enabled(st) || st_inst_on(st))
 			set_on_locked(ev, false, 0);
+		retire_locked(ev);
 		if (st->filter) {
 			/* Freed once no thread can be inside the event. */
 			struct utrace__filter **d = realloc(dead, (nr_dead + 1) * sizeof(*d));

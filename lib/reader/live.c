@@ -280,15 +280,32 @@ void live_close(struct live *lv)
 	free(lv);
 }
 
-/* Fetch the formats of events registered since the last time. */
+/* Fetch the formats of events registered (or removed: their records
+ * may still be in the pool) since the last time. */
 static int refresh_formats(struct lsrc *s)
 {
-	struct utrace__ctl_event *evs;
-	size_t nr, i, j;
+	struct utrace__ctl_event *evs, *gone = NULL;
+	size_t nr, nr_gone = 0, i, j;
 	int r = utrace__ctl_events(s->c, &evs, &nr);
 
 	if (r < 0)
 		return r;
+	/* (an agent before the removed ones were kept has none to say) */
+	if (utrace__ctl_events_removed(s->c, &gone, &nr_gone) == 0 && nr_gone) {
+		struct utrace__ctl_event *v = realloc(evs, (nr + nr_gone) * sizeof(*v));
+
+		if (!v) {
+			utrace__ctl_events_free(evs, nr);
+			utrace__ctl_events_free(gone, nr_gone);
+			return -ENOMEM;
+		}
+		evs = v;
+		memcpy(evs + nr, gone, nr_gone * sizeof(*gone));
+		nr += nr_gone;
+		free(gone);     /* (its strings are evs' now) */
+	} else {
+		utrace__ctl_events_free(gone, nr_gone);
+	}
 	for (i = 0; i < nr && r >= 0; i++) {
 		char *text;
 

@@ -105,14 +105,20 @@ static int open_bin(const char *bin, struct utrace__dw **dw)
 	return 0;
 }
 
-int probe_dwarf_defs(const char *binary, char *const *defs, size_t nr, char ***raw)
+int probe_dwarf_defs(const char *who, const char *binary, char *const *defs, size_t nr,
+		     char ***raw)
 {
 	char err[UTRACE_DW_ERR_MAX];
 	struct utrace__dw *dw;
 	size_t i;
 
 	*raw = calloc(nr ? nr : 1, sizeof(**raw));
-	if (!*raw || open_bin(binary, &dw)) {
+	if (!*raw) {
+		fprintf(stderr, "%s: out of memory\n", who);
+		return 1;
+	}
+	if (utrace__dw_open(binary, &dw, err) < 0) {
+		fprintf(stderr, "%s: %s\n", who, err);
 		free(*raw);
 		*raw = NULL;
 		return 1;
@@ -121,7 +127,7 @@ int probe_dwarf_defs(const char *binary, char *const *defs, size_t nr, char ***r
 		struct utrace__dw_probe p;
 
 		if (utrace__dw_translate(dw, defs[i], UTRACE_DW_SITE_SYMBOL, &p, err) < 0) {
-			fprintf(stderr, "utrace probe: '%s': %s\n", defs[i], err);
+			fprintf(stderr, "%s: '%s': %s\n", who, defs[i], err);
 			while (i--)
 				free((*raw)[i]);
 			free(*raw);
@@ -138,7 +144,7 @@ int probe_dwarf_defs(const char *binary, char *const *defs, size_t nr, char ***r
 /* -k: each definition to uprobe_events (or printed with -n). */
 static int kernel_defs(const char *bin, long pid, bool dry, char **defs, int nr)
 {
-	char err[UTRACE_DW_ERR_MAX], kerr[1024];
+	char err[UTRACE_DW_ERR_MAX], kerr[4096];
 	struct utrace__dw *dw = NULL;
 	int i, status = 0;
 
@@ -194,7 +200,7 @@ static int to_agent(const char *bin, long pid, char **defs, int nr)
 	char pidstr[24], **raw, **av;
 	int i, r;
 
-	if (probe_dwarf_defs(bin, defs, (size_t)nr, &raw))
+	if (probe_dwarf_defs("utrace probe", bin, defs, (size_t)nr, &raw))
 		return 1;
 	av = calloc((size_t)nr + 4, sizeof(*av));
 	if (!av) {

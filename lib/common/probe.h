@@ -18,7 +18,7 @@
  * Errors are the kernel's: its errno, its message and the error_log caret
  * position in the command rebuilt from the words (one space between each).
  * Where utrace accepts more than the kernel (symbols, $argN, @SYM, the
- * symbol type, the immediate string's value) the design notes say so.
+ * symbol type) the design notes say so.
  *
  * The fetch program runs on struct utrace_probe_regs (lib/probe/engine.h)
  * and reads program memory only through utrace__probe_read*(): it is

@@ -586,10 +586,11 @@ static int print_latency(const struct utrace__top *t, size_t li, struct utrace__
 	size_t lw[NR_LAT_COLS];
 	int ret = -ENOMEM;
 
-	utrace__ob_printf(b, "\n  Latency: %s.%s -> %s.%s   pairs: %" PRIu64 "  unmatched "
+	utrace__ob_printf(b, "\n  Latency: %s%s%s -> %s%s%s   pairs: %" PRIu64 "  unmatched "
 			  "begins: %" PRIu64 "  unmatched ends: %" PRIu64 "\n\n", spec->begin,
-			  spec->begin_field, spec->end, spec->end_field, l->pairs,
-			  l->unmatched_begin, l->unmatched_end);
+			  spec->begin_field ? "." : "", spec->begin_field ? spec->begin_field : "",
+			  spec->end, spec->end_field ? "." : "", spec->end_field ? spec->end_field : "",
+			  l->pairs, l->unmatched_begin, l->unmatched_end);
 	if (!w || !mean || !st)
 		goto out;
 	for (j = 0; j < NR_LAT_COLS; j++)

@@ -40,65 +40,103 @@ const char *kup_unavailable(void)
 	return NULL;
 }
 
-/* The last line of error_log, if it grew since 'before' bytes. */
-static void last_error(size_t before, char *err, size_t n)
+/*
+ * The kernel's error_log keeps its last few entries (8), the oldest going
+ * as new ones come: an entry is told new by its time stamp, "[  723.587731]".
+ * The stamp of its last entry, or "" (malloc()ed; NULL when out of memory).
+ */
+static char *last_stamp(void)
 {
-	char path[4096], *line = NULL, *last = NULL;
-	size_t cap = 0, at = 0;
-	ssize_t l;
+	char path[4096], *line = NULL, *stamp = strdup("");
+	size_t cap = 0;
 	FILE *f;
 
-	if (!tfile("error_log", path, sizeof(path)) || !(f = fopen(path, "r")))
-		return;
-	while ((l = getline(&line, &cap, f)) > 0) {
-		at += (size_t)l;
-		if (at > before && strstr(line, "Error:")) {
-			free(last);
-			last = strdup(line);
+	if (!stamp || !tfile("error_log", path, sizeof(path)) || !(f = fopen(path, "r")))
+		return stamp;
+	while (getline(&line, &cap, f) > 0) {
+		char *e = line[0] == '[' ? strchr(line, ']') : NULL;
+
+		if (e) {
+			free(stamp);
+			stamp = strndup(line, (size_t)(e + 1 - line));
+			if (!stamp)
+				break;
 		}
 	}
-	if (last) {
-		char *s = strstr(last, "Error: ");
-
-		s = s ? s + 7 : last;
-		s[strcspn(s, "\n")] = 0;
-		snprintf(err + strlen(err), n - strlen(err), " (the kernel: %s)", s);
-	}
-	free(last);
 	free(line);
 	fclose(f);
+	return stamp;
 }
 
-static size_t file_size(const char *name)
+/*
+ * The kernel's last error_log entry, if it is newer than the stamp before
+ * the write: "[ts] trace_uprobe: error: MSG", "  Command: ...", the caret
+ * line.  It replaces err, without its time stamp (as utrace probe prints
+ * the agent's, utrace__probe_say_error()).
+ */
+static void last_error(const char *before, char *err, size_t n)
 {
-	char path[4096], buf[4096];
-	size_t total = 0;
-	ssize_t r;
-	int fd;
+	char path[4096], *line = NULL, *last = NULL, *stamp = NULL;
+	size_t cap = 0, len = 0;
+	ssize_t l;
+	FILE *f;
+	int more = 0;
 
-	if (!tfile(name, path, sizeof(path)) || (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return 0;
-	while ((r = read(fd, buf, sizeof(buf))) > 0)
-		total += (size_t)r;
-	close(fd);
-	return total;
+	if (!before || !tfile("error_log", path, sizeof(path)) || !(f = fopen(path, "r")))
+		return;
+	while ((l = getline(&line, &cap, f)) > 0) {
+		char *e = strstr(line, "] trace_uprobe: error: ");
+
+		if (line[0] == '[' && e) {
+			free(last);
+			free(stamp);
+			last = strdup(e + 2);
+			stamp = strndup(line, (size_t)(e + 1 - line));
+			len = last ? strlen(last) : 0;
+			more = 2;       /* its Command: and caret lines */
+		} else if (last && more > 0 && line[0] == ' ') {
+			char *a = realloc(last, len + (size_t)l + 1);
+
+			if (!a)
+				break;
+			last = a;
+			memcpy(last + len, line, (size_t)l + 1);
+			len += (size_t)l;
+			more--;
+		} else {
+			more = 0;
+		}
+	}
+	/* (only an entry newer than the last one before the write: an
+	 * EINVAL the kernel does not log leaves an older one last) */
+	if (last && stamp && strtod(stamp + 1, NULL) > (before[0] ? strtod(before + 1, NULL) : -1)) {
+		while (len && last[len - 1] == '\n')
+			last[--len] = 0;
+		snprintf(err, n, "%s", last);
+	}
+	free(last);
+	free(stamp);
+	free(line);
+	fclose(f);
 }
 
 static int append(const char *line, char *err, size_t n)
 {
 	char path[4096];
-	size_t before = file_size("error_log");
+	char *before = last_stamp();
 	size_t len = strlen(line);
 	int fd, e;
 
 	if (!tfile("uprobe_events", path, sizeof(path))) {
 		snprintf(err, n, "%s", kup_unavailable());
+		free(before);
 		return -ENOENT;
 	}
 	fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
 	if (fd < 0) {
 		e = errno;
 		snprintf(err, n, "cannot open %s: %s", path, strerror(e));
+		free(before);
 		return -e;
 	}
 	if (write(fd, line, len) != (ssize_t)len) {
@@ -106,9 +144,11 @@ static int append(const char *line, char *err, size_t n)
 		close(fd);
 		snprintf(err, n, "the kernel refused '%s': %s", line, strerror(e));
 		last_error(before, err, n);
+		free(before);
 		return -e;
 	}
 	close(fd);
+	free(before);
 	return 0;
 }
 

@@ -49,6 +49,8 @@
 #include "internal.h"
 #include "log.h"
 #include "probe.h"
+#include "proto.h"
+#include "record.h"
 #include "uprobes.h"
 
 #define MAX_EXITS 64
@@ -97,6 +99,10 @@ struct uprobe {
 	 * arguments are all %REG of one width (4 or 8), packed after
 	 * __probe_ip; 0: the loop over fast[] */
 	uint8_t shape;
+	/* the first placement's breakpoints, for the recorder to say
+	 * (slot_on() sends it): the engine's result, once */
+	bool placed_once;
+	char *bp_note;
 };
 
 /* One event (one or more definitions). */
@@ -644,6 +650,7 @@ static void detach_all(struct uprobe *p)
 static void free_probe(struct uprobe *p)
 {
 	detach_all(p);
+	free(p->bp_note);
 	free(p->sites);
 	utrace__probe_def_free(p->def);
 	free(p->canon);
@@ -791,13 +798,13 @@ static int bind_nameless(struct uprobe *p, struct obj_query *q, uint64_t vaddr,
 static int bind(struct uprobe *p, struct obj_query *q, struct utrace__probe_error *err)
 {
 	struct utrace__probe_def *d = p->def;
-	char why[UTRACE_PROBE_WHY_MAX] = "";
+	char why[UTRACE_PROBE_WHY_MAX] = "", msg[sizeof(err->msg)];
 	const struct utrace__sym *fs, *s;
 	struct utrace__symtab t;
 	uint64_t vaddr, func, addr, foff;
 	uint8_t *code;
 	size_t n = 0;
-	bool ok;
+	bool ok, named;
 	int r;
 
 	free(p->shown_path);
@@ -844,10 +851,16 @@ static int bind(struct uprobe *p, struct obj_query *q, struct utrace__probe_erro
 		utrace__symtab_free(&t);
 		return bind_nameless(p, q, vaddr, err);
 	}
+	/* SYMBOL+OFFS is bounded by SYMBOL: past its end the site is in
+	 * the next function, or in none (utrace__probe_site_rules()) */
+	if (s && s->size && !p->ifunc[0])
+		fs = s;
 	if (!fs || !fs->size) {
 		utrace__symtab_free(&t);
-		return place_error(err, EINVAL, "Offset is not inside a function");
+		utrace__probe_site_rules(d->kind, NULL, 0, "", NULL, 0, 0, 0, msg, sizeof(msg));
+		return place_error(err, EINVAL, "%s", msg);
 	}
+	named = s && fs == s;
 	func = q->bias + fs->addr;
 	addr = q->bias + vaddr;
 	foff = vaddr_to_off(q, fs->addr, &ok);
@@ -862,11 +875,14 @@ static int bind(struct uprobe *p, struct obj_query *q, struct utrace__probe_erro
 	code = ok ? file_bytes(q->path, foff, p->func_len) : NULL;
 	if (!code)
 		return place_error(err, EINVAL, "Cannot read the function from its file");
+	/* the one check, as utrace probe and record --probe make it on files */
+	r = utrace__probe_site_rules(d->kind, named ? d->symbol : NULL, (uint64_t)d->symoff,
+				     p->fname, code, func, p->func_len, addr, msg, sizeof(msg));
+	if (r < 0) {
+		free(code);
+		return place_error(err, -r, "%s", msg);
+	}
 	if (d->kind == 'r') {
-		if (addr != func) {
-			free(code);
-			return place_error(err, EINVAL, "Return probe must be at a function's entry");
-		}
 		r = utrace__probe_decode_exits(code, p->func_len, func, p->addrs, MAX_EXITS, &n, why);
 		free(code);
 		if (r < 0)
@@ -876,10 +892,7 @@ static int bind(struct uprobe *p, struct obj_query *q, struct utrace__probe_erro
 		if (!n)
 			return place_error(err, EINVAL, "The function has no exit to probe");
 	} else {
-		r = utrace__probe_decode_check(code, p->func_len, func, addr, why);
 		free(code);
-		if (r < 0)
-			return place_error(err, -r, "Cannot probe: %s%s", p->fname, why);
 		p->addrs[0] = addr;
 		n = 1;
 	}
@@ -903,6 +916,31 @@ static int attach_sites(struct uprobe *p)
 			return r;
 		}
 		p->nr_sites = i + 1;
+	}
+	if (!p->placed_once) {
+		/* where the engine could not put a jump: a trap a hit, what
+		 * the recorder tells the user (the engine's own result; its
+		 * reason when the site allows nothing else) */
+		bool why_bp = p->nr_sites == 1 && !strncmp(why, "a breakpoint", 12);
+		size_t bps = 0, first = 0;
+		char *n = NULL;
+
+		for (size_t i = 0; i < p->nr_sites; i++)
+			if (!utrace__probe_is_jump(p->sites[i]) && !bps++)
+				first = i;
+		p->placed_once = true;
+		if (bps) {
+			char at[UTRACE_PROBE_WHY_MAX + 160];
+			int k;
+
+			snprintf(at, sizeof(at), "%s+0x%" PRIx64 "%s%s%s", p->fname,
+				 p->addrs[first] - p->env.func, why_bp ? " (" : "",
+				 !why_bp ? "" : strstr(why, ": ") ? strstr(why, ": ") + 2 : why,
+				 why_bp ? ")" : "");
+			k = p->nr_sites > 1 ? asprintf(&n, "%zu of %zu exits, the first at %s", bps,
+						       p->nr_sites, at) : asprintf(&n, "%s", at);
+			p->bp_note = k >= 0 ? n : NULL;
+		}
 	}
 	if (p->sema && !p->sema_held) {
 		__atomic_fetch_add(p->sema, 1, __ATOMIC_RELAXED);
@@ -936,6 +974,8 @@ static void site_lock_drop(void)
 static int slot_on(unsigned int n)
 {
 	void *q = utrace__probe_quiet_enter();
+	char *note[8], *line[8];
+	size_t nr_notes = 0;
 	int r = 0;
 
 	site_lock_take();
@@ -945,9 +985,22 @@ static int slot_on(unsigned int n)
 	if (r)
 		for (struct uprobe *p = slots[n]->probes; p; p = p->next)
 			detach_all(p);
-	if (slots[n])
+	if (slots[n]) {
 		slots[n]->on = !r;
+		/* the breakpoints placed, sent once site_lock is dropped */
+		for (struct uprobe *p = slots[n]->probes; p && nr_notes < 8; p = p->next)
+			if (p->bp_note && p->canon && (line[nr_notes] = strdup(p->canon))) {
+				note[nr_notes++] = p->bp_note;
+				p->bp_note = NULL;
+			}
+	}
 	site_lock_drop();
+	/* (the registry's lock is held: the tracepoint's regfunc) */
+	for (size_t i = 0; i < nr_notes; i++) {
+		utrace__record_probe_note(UTRACE_PROBE_BREAKPOINT, line[i], note[i]);
+		free(line[i]);
+		free(note[i]);
+	}
 	utrace__probe_quiet_leave(q);
 	return r;
 }
@@ -1531,9 +1584,11 @@ void utrace__uprobes_from_env(void)
 	for (line = strtok_r(copy, "\n;", &save); line; line = strtok_r(NULL, "\n;", &save)) {
 		struct utrace__probe_error err;
 		int r = utrace__uprobes_write(line, &err);
+		const char *m = err.msg[0] ? err.msg : strerror(-r);
 
-		if (r)
-			utrace__warn("probe '%s': %s", line, err.msg[0] ? err.msg : strerror(-r));
+		/* utrace record --probe says it, and fails */
+		if (r && !utrace__record_probe_note(UTRACE_PROBE_REFUSED, line, m))
+			utrace__warn("probe '%s': %s", line, m);
 	}
 	free(copy);
 }

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "dwarf-names.h"
@@ -38,10 +39,10 @@ static void remove_added(void)
 	nr_added = 0;
 }
 
-/* cmd as execvp() would find it. */
+/* cmd as execvp() would find it (its default path when PATH is unset). */
 static const char *find_cmd(const char *cmd, char *buf, size_t n)
 {
-	const char *path = getenv("PATH");
+	const char *path = getenv("PATH") ? getenv("PATH") : "/bin:/usr/bin";
 
 	if (!cmd || strchr(cmd, '/'))
 		return cmd;
@@ -56,10 +57,34 @@ static const char *find_cmd(const char *cmd, char *buf, size_t n)
 	return cmd;
 }
 
+int rec_cmd_runnable(const char *cmd, char *path, size_t n, char *why, size_t wn)
+{
+	const char *p = find_cmd(cmd, path, n);
+	struct stat st;
+
+	if (!strchr(p, '/')) {
+		snprintf(why, wn, "no such command in PATH");
+		return -ENOENT;
+	}
+	if (stat(p, &st) == 0 && S_ISDIR(st.st_mode))
+		errno = EACCES;         /* (execve()'s answer for a directory) */
+	else if (stat(p, &st) == 0 && access(p, X_OK) == 0)
+		errno = 0;
+	if (errno) {
+		int e = errno;
+
+		snprintf(why, wn, "%s", strerror(e));
+		return -e;
+	}
+	if (p != path)
+		snprintf(path, n, "%s", p);
+	return 0;
+}
+
 int rec_kprobes_start(char ***kevents, size_t *nr_kevents, char **defs, size_t nr,
 		      const pid_t *pids, size_t nr_pids, const char *cmd)
 {
-	char group[64], cmdpath[PATH_MAX], err[UTRACE_DW_ERR_MAX], kerr[1024];
+	char group[64], cmdpath[PATH_MAX], err[UTRACE_DW_ERR_MAX], kerr[4096];
 	const char *obj = find_cmd(cmd, cmdpath, sizeof(cmdpath));
 	size_t i;
 
@@ -129,11 +154,14 @@ bool rec_pids_alive(const pid_t *pids, size_t nr)
 	return false;
 }
 
-/* rec_probes_check()'s lookups: files named by their path only. */
+/* rec_probes_check()'s lookups: files named by their path, and a library
+ * named without one as the system's (libc.so.6); others, and the
+ * program's own symbols, are the process's to find. */
 static int check_object(void *data, const char *name, char *path, size_t len)
 {
-	(void)data;
-	snprintf(path, len, "%s", name);        /* (the process's to find) */
+	if (utrace__probe_files_here.object(data, name, path, len) == 0)
+		return 0;
+	snprintf(path, len, "%s", name);
 	return 0;
 }
 
@@ -158,33 +186,16 @@ int rec_probes_check(char **defs, size_t nr)
 		struct utrace__probe_error err;
 		struct utrace__probe_def *d;
 		enum utrace__probe_cmd cmd;
-		char kerr[UTRACE_DW_ERR_MAX] = "";
-		struct utrace__kup k = { 0 };
-		bool by_path;
 		int r = utrace__probe_parse(defs[i], &check_resolver, &cmd, &d, &err);
 
+		/* the site: the one check, as the process will make it (an
+		 * object it has to find itself is checked there, and a
+		 * refusal fails the recording) */
+		if (!r && cmd == UTRACE__PROBE_ADD)
+			r = utrace__probe_site_check_file(d, &err);
+		utrace__probe_def_free(d);     /* (NULL when refused by the parse) */
 		if (r) {
 			utrace__probe_say_error("utrace record: --probe", defs[i], r, &err);
-			return -1;
-		}
-		/* a function's entry is a boundary; an offset into it or an
-		 * address may not be */
-		by_path = cmd == UTRACE__PROBE_ADD && d->path && strchr(d->path, '/') &&
-			  (!d->symbol || d->symoff);
-		utrace__probe_def_free(d);
-		if (!by_path)
-			continue;
-		/* the site, as probe -k checks it for the kernel; what else
-		 * that check refuses (a function of unknown size, an address in
-		 * no function) is left to the process */
-		r = utrace__kup_translate(defs[i], 0, NULL, NULL, &k, kerr);
-		utrace__kup_free(&k);
-		if (r < 0 && !strncmp(kerr, "refusing '", 10)) {
-			char *note = strstr(kerr, " (the kernel would take it");
-
-			if (note)
-				*note = '\0';
-			fprintf(stderr, "utrace record: --probe: %s\n", kerr);
 			return -1;
 		}
 	}

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* The kernel-uprobe fallback's definitions (kuprobe.h). */
+/* The kernel-uprobe fallback's definitions, and the site check of a
+ * definition on its file (kuprobe.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -10,8 +12,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "elfsyms.h"
 #include "engine.h"
 #include "kuprobe.h"
+#include "probe.h"
 
 static int fail(char err[UTRACE_DW_ERR_MAX], int ret, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -34,6 +38,27 @@ int utrace__kup_is_raw(const char *def)
 
 /* An object mapped in the process whose file name is 'name', or starts
  * with it followed by '.' or '-' ("libc" finds libc.so.6). */
+static int find_mapped(pid_t pid, const char *name, char *path, size_t n);
+
+/* The files, and an object named without a path as this process maps it
+ * (kuprobe.h). */
+static int here_object(void *data, const char *name, char *path, size_t len)
+{
+	(void)data;
+	return find_mapped(getpid(), name, path, len);
+}
+
+static int here_symbol(void *data, const char *path, const char *sym, uint64_t *vaddr,
+		       uint64_t *off, uint64_t *size)
+{
+	return utrace__probe_files.symbol(data, path, sym, vaddr, off, size);
+}
+
+const struct utrace__probe_resolver utrace__probe_files_here = {
+	.object = here_object,
+	.symbol = here_symbol,
+};
+
 static int find_mapped(pid_t pid, const char *name, char *path, size_t n)
 {
 	char maps[64], *line = NULL;
@@ -78,6 +103,10 @@ static int resolve_obj(const char *obj, pid_t pid, const char *default_obj, char
 			return 0;
 		return fail(err, -ENOENT, "process %d maps no object named '%s'", (int)pid, obj);
 	}
+	/* no process yet (utrace record --kernel-probe ... -- COMMAND): a
+	 * library of the system's, as this process maps it (libc.so.6) */
+	if (obj && find_mapped(getpid(), obj, path, n) == 0)
+		return 0;
 	if (obj)
 		return fail(err, -EINVAL, "'%s': name the object by its path (no process to "
 			    "look it up in)", obj);
@@ -115,6 +144,78 @@ static void clean_name(char *s)
 			*s = '_';
 }
 
+/*
+ * The fetch arguments with $argN as the kernel's uprobes take them (they
+ * have no $argN: "$arg* can be used only on function entry or exit"): the
+ * System V registers, %di %si %dx %cx %r8 %r9, then the stack above the
+ * return address, +8(%sp) ...; a bare $argN:string reads the string the
+ * argument points to, +0(%di):string, as utrace's own probes take it.
+ * Only at a function's entry (entry): elsewhere the registers no longer
+ * hold the arguments.  *out malloc()ed; 0, or -errno with err filled.
+ */
+static int args_to_regs(const char *def, const char *args, bool entry, char **out,
+			char err[UTRACE_DW_ERR_MAX])
+{
+	static const char *const regs[] = { "%di", "%si", "%dx", "%cx", "%r8", "%r9" };
+	size_t len = 0;
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, &len);
+	const char *p = args;
+
+	if (!f)
+		return fail(err, -ENOMEM, "out of memory");
+	while (*p) {
+		const char *w = p + strspn(p, " \t"), *end = w + strcspn(w, " \t");
+		const char *eq = memchr(w, '=', (size_t)(end - w)), *v = eq ? eq + 1 : w;
+		const char *colon = memchr(v, ':', (size_t)(end - v)), *vend = colon ? colon : end;
+		bool bare, str;
+
+		if (w == end)
+			break;
+		fprintf(f, "%s%.*s", ftell(f) ? " " : "", (int)(v - w), w);
+		bare = vend - v > 4 && !strncmp(v, "$arg", 4) &&
+		       strspn(v + 4, "0123456789") == (size_t)(vend - v - 4);
+		str = colon && ((end - colon == 7 && !strncmp(colon, ":string", 7)) ||
+				(end - colon == 8 && !strncmp(colon, ":ustring", 8)));
+		if (bare && str)
+			fputs("+0(", f);
+		while (v < end) {
+			char *num_end;
+			unsigned long a;
+
+			if (strncmp(v, "$arg", 4) || v + 4 >= end || v[4] < '0' || v[4] > '9') {
+				fputc(*v++, f);
+				continue;
+			}
+			a = strtoul(v + 4, &num_end, 10);
+			if (!entry || !a || a > 64) {
+				fclose(f);
+				free(buf);
+				if (!entry)
+					return fail(err, -EINVAL, "'%s': $arg%lu: $arg* can be used "
+						    "only on function entry (p FUNC, not an offset "
+						    "into it nor a return probe)", def, a);
+				return fail(err, -EINVAL, "'%s': $arg%lu: Invalid argument number",
+					    def, a);
+			}
+			if (a <= 6)
+				fputs(regs[a - 1], f);
+			else
+				fprintf(f, "+%lu(%%sp)", 8 * (a - 6));
+			v = num_end;
+			if (bare && str && v == vend)
+				fputc(')', f);
+		}
+		p = end;
+	}
+	if (ferror(f) | fclose(f)) {
+		free(buf);
+		return fail(err, -ENOMEM, "out of memory");
+	}
+	*out = buf;
+	return 0;
+}
+
 /* Check that 'site' starts an instruction of the function [func, +size). */
 static int check_site(struct utrace__dw *dw, uint64_t func, uint64_t size, uint64_t site,
 		      const char *what, char err[UTRACE_DW_ERR_MAX])
@@ -148,7 +249,7 @@ int utrace__kup_translate(const char *def, pid_t pid, const char *default_obj,
 			  const char *group, struct utrace__kup *k,
 			  char err[UTRACE_DW_ERR_MAX])
 {
-	char *copy = NULL, *p, *site, *args, *colon, *obj = NULL, *sym, *plus;
+	char *copy = NULL, *p, *site, *args, *colon, *obj = NULL, *sym, *plus, *kargs = NULL;
 	char ev[64] = "", grp[64] = "uprobes", type;
 	uint64_t func = 0, size = 0, off = 0;
 	struct utrace__dw *dw = NULL;
@@ -273,15 +374,18 @@ int utrace__kup_translate(const char *def, pid_t pid, const char *default_obj,
 		goto out;
 	snprintf(k->group, sizeof(k->group), "%s", group ? group : grp);
 	snprintf(k->event, sizeof(k->event), "%s", ev);
-	args += strspn(args, " \t");
+	r = args_to_regs(def, args, type == 'p' && k->addr == func && func, &kargs, err);
+	if (r)
+		goto out;
 	if (asprintf(&k->line, "%c:%s/%s %s:0x%" PRIx64 "%s%s", type, k->group, k->event,
-		     k->path, k->file_off, *args ? " " : "", args) < 0) {
+		     k->path, k->file_off, *kargs ? " " : "", kargs) < 0) {
 		k->line = NULL;
 		r = fail(err, -ENOMEM, "out of memory");
 	}
 out:
 	utrace__dw_close(dw);
 	free(copy);
+	free(kargs);
 	return r;
 }
 
@@ -289,4 +393,65 @@ void utrace__kup_free(struct utrace__kup *k)
 {
 	free(k->line);
 	k->line = NULL;
+}
+
+/* len bytes of the file at off, malloc()ed; NULL on error. */
+static uint8_t *read_at(int fd, uint64_t off, size_t len)
+{
+	uint8_t *b = malloc(len ? len : 1);
+
+	if (b && pread(fd, b, len, (off_t)off) != (ssize_t)len) {
+		free(b);
+		b = NULL;
+	}
+	return b;
+}
+
+/* (kuprobe.h) */
+int utrace__probe_site_check_file(const struct utrace__probe_def *d,
+				  struct utrace__probe_error *err)
+{
+	const struct utrace__sym *fs = NULL, *s = NULL;
+	struct utrace__symtab t = { 0 };
+	const char *sp = strchr(err->command, ' ');
+	uint64_t vaddr, foff;
+	uint8_t *code = NULL;
+	const char *fname = "?";
+	int fd, r = 0;
+
+	if (!d->path || !strchr(d->path, '/') || !d->resolved)
+		return 0;               /* the process's to find */
+	fd = open(d->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;               /* (parse said so already) */
+	if (utrace__symtab_load_debug(fd, &t) < 0 ||
+	    utrace__elf_off_to_vaddr(fd, d->offset, &vaddr) < 0)
+		goto out;               /* no symbols: the process says */
+	fs = utrace__symtab_find(&t, vaddr);
+	s = d->symbol ? utrace__symtab_by_name(&t, d->symbol) : NULL;
+	/* an IFUNC's site is the implementation the process runs, not the
+	 * resolver the file has: the process checks it */
+	if ((s && s->ifunc) || (fs && fs->ifunc))
+		goto out;
+	if (s && s->size)
+		fs = s;                 /* SYMBOL+OFFS: bounded by SYMBOL */
+	if (fs && fs->size) {
+		fname = fs->name < t.strings_len ? t.strings + fs->name : "?";
+		if (utrace__elf_vaddr_to_off(fd, fs->addr, &foff) == 0)
+			code = read_at(fd, foff, fs->size);
+	}
+	r = utrace__probe_site_rules(d->kind, s ? d->symbol : NULL, (uint64_t)d->symoff, fname,
+				     code, fs ? fs->addr : 0, code ? fs->size : 0, vaddr, err->msg,
+				     sizeof(err->msg));
+	if (r < 0) {
+		/* logged as the process logs it: the caret under the place */
+		err->err = r;
+		err->logged = true;
+		err->pos = sp ? (int)(sp - err->command) + 1 : 0;
+	}
+out:
+	free(code);
+	utrace__symtab_free(&t);
+	close(fd);
+	return r < 0 ? r : 0;
 }

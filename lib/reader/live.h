@@ -13,6 +13,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* Internal to the reader library (its static archive's tier): none of it
+ * is exported from libutrace-reader.so. */
+#pragma GCC visibility push(hidden)
+
 struct utrace__ctl;
 struct utrace__tf;
 struct live;
@@ -97,5 +101,7 @@ int live_snapshot(struct live *lv, struct live_snap **out);
  * the events printed, 0 (nothing printed) for an empty one or NULL. */
 long live_snap_print(const struct live_snap *s, unsigned int flags, FILE *out);
 void live_snap_free(struct live_snap *s);
+
+#pragma GCC visibility pop
 
 #endif /* UTRACE_TOOL_LIVE_H */

@@ -35,12 +35,19 @@ struct utrace__rkey {
 	bool raw;                       /* FIELD/raw: the value, not as printed */
 };
 
-/* One --latency BEGIN.FIELD:END.FIELD. */
+/*
+ * One --latency BEGIN.FIELD:END.FIELD, or BEGIN:END without fields (the
+ * fields NULL): an END pairs with the innermost BEGIN still open on its
+ * thread, as function_graph pairs a function's entry and return (entry and
+ * return probes, recursion included).
+ */
 struct utrace__rlatency {
 	char *begin, *begin_field;      /* "name" or "sys:name", field */
 	char *end, *end_field;
 	const char *text;               /* as given, for the header */
 };
+
+struct utrace__print_opts;
 
 struct utrace__report_opts {
 	struct utrace__rkey *keys;
@@ -49,6 +56,11 @@ struct utrace__report_opts {
 	size_t nr_lat;
 	bool one_table;                 /* top: one table over all the events,
 					 * a column for every key */
+	bool show_nr;                   /* -n: a Samples column (perf's) */
+	/* -e: the events whose counts are shown (their -e tokens, as
+	 * utrace script's, utrace__print_select()); NULL: every event.
+	 * --latency's events pair whether selected or not. */
+	struct utrace__print_opts *select;
 };
 
 /*
@@ -59,7 +71,8 @@ struct utrace__report_opts {
 int utrace__report_parse_sort(const char *s, struct utrace__rkey **keys, size_t *nr,
 			      size_t *bad) UTRACE_HIDDEN;
 void utrace__report_keys_free(struct utrace__rkey *keys, size_t nr) UTRACE_HIDDEN;
-/* Parse "BEGIN.FIELD:END.FIELD" (copied): 0, -ENOMEM or -EINVAL. */
+/* Parse "BEGIN.FIELD:END.FIELD", or "BEGIN:END" (each "name" or
+ * "sys:name", both the same form) into l (copied): 0, -ENOMEM or -EINVAL. */
 int utrace__report_parse_latency(const char *s, struct utrace__rlatency *l) UTRACE_HIDDEN;
 void utrace__report_latency_free(struct utrace__rlatency *l) UTRACE_HIDDEN;
 

@@ -23,10 +23,12 @@ int utrace_probe_dwarf_main(int argc, char **argv);
 /*
  * perf-style definitions on binary to raw ones in utrace's syntax
  * ("p:probe_prog/add /path/prog:add+0x4 a=%di:s32"), for utrace probe -p
- * PID -x BINARY DEF: *raw gets nr malloc'ed strings (free each and the
- * array).  0, or 1 after saying why on stderr.
+ * PID -x BINARY DEF and utrace record --probe: *raw gets nr malloc'ed
+ * strings (free each and the array).  0, or 1 after saying why on stderr
+ * ("WHO: ...").
  */
-int probe_dwarf_defs(const char *binary, char *const *defs, size_t nr, char ***raw);
+int probe_dwarf_defs(const char *who, const char *binary, char *const *defs, size_t nr,
+		     char ***raw);
 
 /* The help text of these forms (for utrace probe --help). */
 extern const char probe_dwarf_help[];

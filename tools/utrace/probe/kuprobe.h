@@ -18,6 +18,7 @@
 #include <sys/types.h>
 
 #include "dwarf-names.h"
+#include "probe.h"
 
 struct utrace__kup {
 	char *line;             /* for uprobe_events, malloc'ed */
@@ -40,6 +41,26 @@ int utrace__kup_translate(const char *def, pid_t pid, const char *default_obj,
 			  const char *group, struct utrace__kup *k,
 			  char err[UTRACE_DW_ERR_MAX]);
 void utrace__kup_free(struct utrace__kup *k);
+
+/* Definitions resolved in files (utrace__probe_files), an object named
+ * without a path as the utrace tool itself maps it (libc.so.6): utrace
+ * probe without -p, and utrace record --probe before the command. */
+extern const struct utrace__probe_resolver utrace__probe_files_here;
+
+/*
+ * utrace__probe_site_check_file - utrace__probe_site_rules() on a parsed
+ * definition whose object is a file named by its path (outside a process:
+ * utrace probe without -p, utrace record --probe before the command), as
+ * the process checks it when it binds it (sitecheck.c)
+ * @d: the def, resolved (its file offset known)
+ * @err: its parse's (command filled); on a refusal msg, err, logged and
+ *       pos (under the place, word 1) are set, as the process logs it
+ *
+ * Return: 0 (accepted, or not checkable here: an object without a '/', an
+ * IFUNC, a file without symbols), or -EINVAL.
+ */
+int utrace__probe_site_check_file(const struct utrace__probe_def *d,
+				  struct utrace__probe_error *err);
 
 /* Whether a definition is in the raw syntax (p/r first) rather than
  * perf's (FUNC[:LINE] VAR...). */

@@ -150,8 +150,29 @@ int utrace__report_parse_latency(const char *s, struct utrace__rlatency *l)
 
 	memset(l, 0, sizeof(*l));
 	l->text = s;
+	if (!dot) {
+		/* BEGIN:END, or SYS:BEGIN:SYS:END: no fields, nested pairs;
+		 * the names around each ':' not empty */
+		size_t n = 0, len = strlen(s), i;
+
+		for (i = 0; i < len; i++)
+			if (s[i] == ':' && (!i || s[i - 1] == ':' || i + 1 == len || n++ > 3))
+				return -EINVAL;
+		if (n != 1 && n != 3)
+			return -EINVAL;
+		colon = s;
+		for (i = 0; i <= n / 2; i++)
+			colon = strchr(colon + !!i, ':');
+		l->begin = strndup(s, (size_t)(colon - s));
+		l->end = strdup(colon + 1);
+		if (!l->begin || !l->end) {
+			utrace__report_latency_free(l);
+			return -ENOMEM;
+		}
+		return 0;
+	}
 	/* the first field's name ends at the ':' after the first '.' */
-	if (!dot || !(colon = strchr(dot, ':')))
+	if (!(colon = strchr(dot, ':')))
 		return -EINVAL;
 	r = split_ev_field(s, (size_t)(colon - s), &l->begin, &l->begin_field);
 	if (!r)
@@ -234,6 +255,7 @@ struct rev {
 	struct table tab;               /* its rows (per-event blocks) */
 	struct rfield *lat_id;          /* per --latency: the id field */
 	uint8_t *lat_role;              /* per --latency: 1 begin, 2 end */
+	bool shown;                     /* counted in the tables (-e) */
 	/* the row of its last event, when no key is a field: the same
 	 * thread, comms and CPU make the same key (count_event()) */
 	const void *c_thread;           /* NULL: none yet */
@@ -289,6 +311,17 @@ struct lat {
 	const void *c_thread;
 	uint32_t c_comm, c_pcomm, c_cpu;
 	size_t c_row;
+	/* BEGIN:END without fields: the begins open on each thread; a begin
+	 * waits under the id (tid, its depth) */
+	struct ldepth *dp;
+	size_t ndp, dp_slots;
+	char *missing;                  /* an event of it without its field */
+};
+
+/* A thread's open begins (lat_depth()). */
+struct ldepth {
+	uint64_t key;                   /* (pid << 32 | tid) + 1; 0: empty */
+	uint32_t depth;
 };
 
 /* interned strings (comm names) */
@@ -590,6 +623,25 @@ static void resolve_field(const struct rev *v, const char *name, struct rfield *
 		  (rf->size == 1 || rf->size == 2 || rf->size == 4 || rf->size == 8);
 }
 
+/* "event 'sys:ev' has no field 'f' (its fields: a, b)", malloc()ed. */
+static char *no_field_text(const struct rev *v, const char *field)
+{
+	struct tep_format_field **f = tep_event_fields(v->e->ev);
+	struct utrace__obuf b = { 0 };
+
+	utrace__ob_printf(&b, "event '%s' has no field '%s' (its fields: ", v->label, field);
+	for (size_t i = 0; f && f[i]; i++)
+		utrace__ob_printf(&b, "%s%s", i ? ", " : "", f[i]->name);
+	utrace__ob_printf(&b, "%s)", f && f[0] ? "" : "none");
+	utrace__ob_putc(&b, 0);
+	free(f);
+	if (b.nomem) {
+		free(b.p);
+		return NULL;
+	}
+	return b.p;
+}
+
 static struct rev *rev_of(struct utrace__report *r, const struct utrace__tf_item *it)
 {
 	struct utrace__fmt *e;
@@ -634,6 +686,7 @@ static struct rev *rev_of(struct utrace__report *r, const struct utrace__tf_item
 		return v;
 	}
 	v->usable = e->state > 0 && e->ev;
+	v->shown = !r->o->select || utrace__print_select(r->o->select, e->system, e->name);
 	v->kf = calloc(r->o->nr_keys + 1, sizeof(*v->kf));
 	v->lat_id = calloc(r->o->nr_lat + 1, sizeof(*v->lat_id));
 	v->lat_role = calloc(r->o->nr_lat + 1, 1);
@@ -662,21 +715,27 @@ static struct rev *rev_of(struct utrace__report *r, const struct utrace__tf_item
 	for (i = 0; i < r->o->nr_lat; i++) {
 		const struct utrace__rlatency *l = &r->o->lat[i];
 
+		const char *field;
+
 		if (ev_is(v, l->begin)) {
-			resolve_field(v, l->begin_field, &v->lat_id[i]);
 			v->lat_role[i] = 1;
 			r->lat[i].begin_seen = true;
 		} else if (ev_is(v, l->end)) {
-			resolve_field(v, l->end_field, &v->lat_id[i]);
 			v->lat_role[i] = 2;
 			r->lat[i].end_seen = true;
 		}
-		if (v->lat_role[i] && !v->lat_id[i].f) {
+		field = v->lat_role[i] == 1 ? l->begin_field : l->end_field;
+		if (!v->lat_role[i] || !field)
+			continue;               /* (no field: nested pairs) */
+		resolve_field(v, field, &v->lat_id[i]);
+		if (v->lat_id[i].f)
+			continue;
+		if (r->o->one_table)
 			utrace__fmts_problem(&r->fmts, "'%s': event '%s' has no field '%s' for "
-				"--latency %s", r->name, v->label, v->lat_role[i] == 1 ?
-				l->begin_field : l->end_field, l->text);
-			v->lat_role[i] = 0;
-		}
+				"--latency %s", r->name, v->label, field, l->text);
+		else if (!r->lat[i].missing && !(r->lat[i].missing = no_field_text(v, field)))
+			r->nomem = true;
+		v->lat_role[i] = 0;
 	}
 	return v;
 }
@@ -773,11 +832,19 @@ static int kb_fixed(struct utrace__report *r, const struct utrace__rkey *k,
 	return 0;
 }
 
+/* The table an event is counted in: its own, or the one of all (with the
+ * key 'event'); an event -e leaves out (counted for --latency only) in
+ * its own, never printed. */
+static inline struct table *tab_of(struct utrace__report *r, struct rev *v)
+{
+	return r->combined && v->shown ? &r->all : &v->tab;
+}
+
 /* Count an event; *rowp: the index of its row in its table. */
 static int count_event(struct utrace__report *r, struct rev *v, const struct utrace__tf_item *it,
 		       size_t *rowp)
 {
-	struct table *t = r->combined ? &r->all : &v->tab;
+	struct table *t = tab_of(r, v);
 	const unsigned char *fp;
 	uint32_t fn, fslot = FC_SIZE;
 	struct row *row;
@@ -840,7 +907,7 @@ static int count_event(struct utrace__report *r, struct rev *v, const struct utr
 count:
 	row->count++;
 	t->total++;
-	if (r->combined)
+	if (t != &v->tab)
 		v->tab.total++;
 	return 0;
 }
@@ -913,6 +980,63 @@ static inline long lat_find(struct lat *l, const unsigned char *k, size_t n, uin
 	return -1;
 }
 
+static inline uint64_t num_hash(uint64_t pid, uint64_t idv)
+{
+	uint64_t h = (pid ^ (idv * 0x9e3779b97f4a7c15ULL)) * 0xff51afd7ed558ccdULL;
+
+	h ^= h >> 33;
+	return h ? h : 1;
+}
+
+static inline uint32_t item_tid(const struct utrace__tf_item *it)
+{
+	return it->thread ? it->thread->tid : it->proc->pid;
+}
+
+/* The count of begins open on a thread (BEGIN:END without fields), made
+ * 0 when first asked; NULL when out of memory. */
+static uint32_t *lat_depth(struct lat *l, uint32_t pid, uint32_t tid)
+{
+	uint64_t key = ((uint64_t)pid << 32 | tid) + 1, h;
+	size_t j;
+
+	if ((l->ndp + 1) * 2 > l->dp_slots) {
+		size_t n = l->dp_slots ? l->dp_slots * 2 : 64, i;
+		struct ldepth *a = calloc(n, sizeof(*a));
+
+		if (!a)
+			return NULL;
+		for (i = 0; i < l->dp_slots; i++) {
+			if (!l->dp[i].key)
+				continue;
+			h = num_hash(l->dp[i].key, 0);
+			for (j = h & (n - 1); a[j].key; j = (j + 1) & (n - 1))
+				;
+			a[j] = l->dp[i];
+		}
+		free(l->dp);
+		l->dp = a;
+		l->dp_slots = n;
+	}
+	h = num_hash(key, 0);
+	for (j = h & (l->dp_slots - 1); l->dp[j].key; j = (j + 1) & (l->dp_slots - 1))
+		if (l->dp[j].key == key)
+			return &l->dp[j].depth;
+	l->dp[j].key = key;
+	l->ndp++;
+	return &l->dp[j].depth;
+}
+
+/* The pairing key of a nested begin or end: its thread and depth. */
+static inline void lat_nest_key(struct utrace__report *r, const struct utrace__tf_item *it,
+				uint32_t depth, uint32_t *len, uint64_t *h, uint64_t *idv)
+{
+	r->kb_len = 0;
+	*idv = (uint64_t)item_tid(it) << 32 | depth;
+	*len = 0;
+	*h = num_hash(it->proc->pid, *idv);
+}
+
 /*
  * The pairing key of an item: its process and its id, a number in *idv
  * (the common case: no bytes, *len 0), else the id field's bytes packed
@@ -946,10 +1070,7 @@ static inline int lat_id_key(struct utrace__report *r, const struct rfield *idf,
 			*idv = *p;
 		}
 		*len = 0;
-		*h = (pid ^ (*idv * 0x9e3779b97f4a7c15ULL)) * 0xff51afd7ed558ccdULL;
-		*h ^= *h >> 33;
-		if (!*h)
-			*h = 1;
+		*h = num_hash(pid, *idv);
 		return 0;
 	}
 	if (kb_field(r, idf, it) < 0)
@@ -970,8 +1091,15 @@ static int lat_begin(struct utrace__report *r, struct lat *l, size_t li, struct 
 	long j;
 	size_t i;
 
-	if (lat_id_key(r, &v->lat_id[li], it, &id_len, &h, &idv) < 0)
+	if (!l->spec->begin_field) {
+		uint32_t *depth = lat_depth(l, it->proc->pid, item_tid(it));
+
+		if (!depth)
+			return -ENOMEM;
+		lat_nest_key(r, it, ++*depth, &id_len, &h, &idv);
+	} else if (lat_id_key(r, &v->lat_id[li], it, &id_len, &h, &idv) < 0) {
 		return -ENOMEM;
+	}
 	/* room first (at most half full), so that a miss's probe ends at
 	 * the slot the begin goes to */
 	if ((l->np + 1) * 2 > l->nslots && lat_rehash(l) < 0)
@@ -1083,7 +1211,7 @@ static int lat_group_key(struct utrace__report *r, struct rev *v,
 
 	r->kb_len = 0;
 	if (pd && r->o->nr_keys) {
-		bt = r->combined ? &r->all : &pd->ev->tab;
+		bt = tab_of(r, pd->ev);
 		bk = bt->keys + bt->rows[pd->crow].key_off;
 	}
 	for (i = 0; i < r->o->nr_keys; i++) {
@@ -1151,8 +1279,19 @@ static int lat_end(struct utrace__report *r, struct lat *l, size_t li, struct re
 	long j;
 	bool made;
 
-	if (lat_id_key(r, &v->lat_id[li], it, &id_len, &h, &idv) < 0)
+	if (!l->spec->end_field) {
+		uint32_t *depth = lat_depth(l, it->proc->pid, item_tid(it));
+
+		if (!depth)
+			return -ENOMEM;
+		if (!*depth) {
+			l->unmatched_end++;
+			return 0;
+		}
+		lat_nest_key(r, it, (*depth)--, &id_len, &h, &idv);
+	} else if (lat_id_key(r, &v->lat_id[li], it, &id_len, &h, &idv) < 0) {
 		return -ENOMEM;
+	}
 	j = lat_find(l, r->kb, id_len, h, it->proc->pid, idv, &i);
 	if (j < 0) {
 		l->unmatched_end++;
@@ -1291,6 +1430,13 @@ int utrace__report_item(struct utrace__report *r, const struct utrace__tf_item *
 		return -ENOMEM;
 	if (!v || !v->usable)
 		return 0;
+	if (!v->shown) {
+		/* left out by -e: counted only for --latency */
+		for (i = 0; i < r->o->nr_lat && !v->lat_role[i]; i++)
+			;
+		if (i == r->o->nr_lat)
+			return 0;
+	}
 	if (thread_comms(r, it) < 0 || count_event(r, v, it, &crow) < 0)
 		return -ENOMEM;
 	for (i = 0; i < r->o->nr_lat; i++) {
@@ -1333,6 +1479,8 @@ void utrace__report_free(struct utrace__report *r)
 			free(r->lat[i].gc_n);
 			free(r->lat[i].cm);
 			free(r->lat[i].cm_keys);
+			free(r->lat[i].dp);
+			free(r->lat[i].missing);
 		}
 	free(r->lat);
 	for (i = 0; i < r->comms.nr; i++)
@@ -1459,7 +1607,7 @@ static bool key_shown(struct utrace__report *r, size_t k, struct rev *only, long
 		return only->kf && only->kf[k].f;
 	for (i = 0; i < r->nr_evs; i++)
 		if (r->evs[i]->kf && r->evs[i]->kf[k].f &&
-		    (lat < 0 || r->evs[i]->lat_role[lat]))
+		    (lat < 0 ? r->evs[i]->shown : r->evs[i]->lat_role[lat]))
 			return true;
 	return false;
 }
@@ -1750,11 +1898,16 @@ static void print_block(struct utrace__report *r, struct utrace__obuf *b, const 
 	put_samples(b, t->total);
 	utrace__ob_printf(b, " of %s\n# Event count (approx.): %" PRIu64 "\n#\n# Overhead",
 			  what, t->total);
+	/* -n: perf's Samples column, 12 wide */
+	if (r->o->show_nr)
+		utrace__ob_printf(b, "  %12s", "Samples");
 	for (j = 0; j < pt.ncols; j++) {
 		utrace__ob_puts(b, "  ");
 		put_cell(b, &pt, j, pt.head[j]);
 	}
 	utrace__ob_puts(b, "\n# ........");
+	if (r->o->show_nr)
+		utrace__ob_puts(b, "  ............");
 	for (j = 0; j < pt.ncols; j++) {
 		utrace__ob_puts(b, "  ");
 		put_dots(b, pt.width[j]);
@@ -1768,6 +1921,8 @@ static void print_block(struct utrace__report *r, struct utrace__obuf *b, const 
 
 		utrace__ob_printf(b, "   %6.2f%%", t->total ? 100.0 * (double)pt.count[k] /
 				  (double)t->total : 0.0);
+		if (r->o->show_nr)
+			utrace__ob_printf(b, "  %12" PRIu64, pt.count[k]);
 		for (j = 0; j < pt.ncols; j++) {
 			utrace__ob_puts(b, "  ");
 			put_cell(b, &pt, j, pt.cell[k][j]);
@@ -1906,8 +2061,12 @@ static void print_latency(struct utrace__report *r, struct utrace__obuf *b, size
 	double *mean = NULL;
 	struct ptab pt;
 
-	utrace__ob_printf(b, "# Latency: %s.%s -> %s.%s\n", l->spec->begin,
-			  l->spec->begin_field, l->spec->end, l->spec->end_field);
+	if (l->spec->begin_field)
+		utrace__ob_printf(b, "# Latency: %s.%s -> %s.%s\n", l->spec->begin,
+				  l->spec->begin_field, l->spec->end, l->spec->end_field);
+	else
+		utrace__ob_printf(b, "# Latency: %s -> %s, innermost per thread\n",
+				  l->spec->begin, l->spec->end);
 	utrace__ob_printf(b, "# Pairs: %" PRIu64 "  Unmatched begins: %" PRIu64
 			  "  Unmatched ends: %" PRIu64 "\n#\n", l->pairs,
 			  l->unmatched_begin + l->np, l->unmatched_end);
@@ -2006,7 +2165,7 @@ int utrace__report_print(struct utrace__report *r, FILE *out)
 		size_t n = 0;
 
 		for (i = 0; i < r->nr_evs; i++)
-			if (r->evs[i]->tab.total)
+			if (r->evs[i]->tab.total && r->evs[i]->shown)
 				utrace__ob_printf(&names, "%s%s", n++ ? ", " : "",
 						  r->evs[i]->label);
 		utrace__ob_putc(&names, 0);
@@ -2022,7 +2181,7 @@ int utrace__report_print(struct utrace__report *r, FILE *out)
 		for (i = 0; i < r->nr_evs; i++) {
 			char *what = NULL;
 
-			if (!r->evs[i]->tab.total)
+			if (!r->evs[i]->tab.total || !r->evs[i]->shown)
 				continue;
 			if (asprintf(&what, "event '%s'", r->evs[i]->label) < 0) {
 				r->nomem = true;
@@ -2144,6 +2303,16 @@ int utrace__report_carry_in(struct utrace__report *r, size_t li, const struct ut
 			memcpy(l->keys + l->keys_len, b->id, b->id_len);
 		l->keys_len += b->id_len;
 		l->np++;
+		if (!l->spec->begin_field) {
+			/* a nested begin's id is (tid, depth): its thread is
+			 * that deep at least */
+			uint32_t *depth = lat_depth(l, b->pid, (uint32_t)(b->idv >> 32));
+
+			if (!depth)
+				return -ENOMEM;
+			if (*depth < (uint32_t)b->idv)
+				*depth = (uint32_t)b->idv;
+		}
 	}
 	return 0;
 }
@@ -2273,6 +2442,10 @@ int utrace__report_file(const struct utrace__report_opts *o, struct utrace__tf *
 		if (utrace__tf_nr_bad(tf) > 1)
 			utrace__problems_count(&r->fmts.pr, utrace__tf_nr_bad(tf) - 1);
 	}
+	/* -e entries that name events of the file, records or not */
+	for (i = 0; o->select && utrace__tf_format(tf, i); i++)
+		utrace__print_select(o->select, utrace__tf_format(tf, i)->system,
+				     utrace__tf_format(tf, i)->name);
 	/* counts need no order; latencies need time order */
 	e = o->nr_lat ? utrace__tf_iter_new(tf, &it) : utrace__tf_iter_new_unordered(tf, &it);
 	while (e >= 0 && (e = utrace__tf_iter_next(it, &item)) > 0)
@@ -2282,6 +2455,18 @@ int utrace__report_file(const struct utrace__report_opts *o, struct utrace__tf *
 			fprintf(stderr, "utrace: no event in '%s' matches '%s' of --latency %s\n",
 				name, r->lat[i].begin_seen ? o->lat[i].end : o->lat[i].begin,
 				o->lat[i].text);
+			status = 1;
+		} else if (r->lat[i].missing) {
+			/* no pair could be made: said, not a table of none */
+			fprintf(stderr, "utrace: '%s': %s: --latency %s pairs its events by "
+				"that field\n", name, r->lat[i].missing, o->lat[i].text);
+			status = 1;
+		}
+	/* as utrace script: an -e entry that selects no event of the file */
+	for (i = 0; e >= 0 && o->select && i < o->select->nr_ev; i++)
+		if (!o->select->ev_matched[i]) {
+			fprintf(stderr, "utrace: no event in '%s' matches '%s'\n", name,
+				o->select->ev_text[i]);
 			status = 1;
 		}
 	/* perf refuses a sort key no event has; so does this, once the
@@ -2293,7 +2478,8 @@ int utrace__report_file(const struct utrace__report_opts *o, struct utrace__tf *
 		if (k->kind != UTRACE__RKEY_FIELD)
 			continue;
 		for (size_t j = 0; j < r->nr_evs && !seen; j++)
-			seen = r->evs[j]->kf && r->evs[j]->kf[i].f;
+			seen = r->evs[j]->kf && r->evs[j]->kf[i].f &&
+			       (r->evs[j]->shown || o->nr_lat);
 		if (seen)
 			continue;
 		if (k->event)

@@ -27,12 +27,20 @@ int rec_kprobes_start(char ***kevents, size_t *nr_kevents, char **defs, size_t n
  * utrace record --probe DEF: check each definition before the command
  * starts, as far as can be done outside the process: its syntax (the
  * kernel's error_log entry, caret included) and, for an object named by
- * its path, its symbol and that the site is an instruction boundary.  An
- * object named without a path (libc.so.6) and the program's own symbols
- * are left to the process (the command may exec other programs).  0, or
- * -1 after saying why.
+ * its path or a library the tool maps itself (libc.so.6), its symbol and
+ * the site, by the check the process makes (utrace__probe_site_rules()).
+ * Other objects and the program's own symbols are left to the process
+ * (the command may exec other programs), which tells the recorder what it
+ * refuses.  0, or -1 after saying why.
  */
 int rec_probes_check(char **defs, size_t nr);
+
+/*
+ * Whether the command can start, as execvp() would look for it (in PATH
+ * when it has no '/'): 0 with its path in path, or -errno with why filled
+ * ("no such command in PATH", strerror()).
+ */
+int rec_cmd_runnable(const char *cmd, char *path, size_t n, char *why, size_t wn);
 
 /* Whether one of these processes still runs (kernel-only -p processes:
  * the recording lasts as long as they do). */
