@@ -63,6 +63,9 @@ struct histfile {
 	struct synth *synths;
 	struct table *t;
 	unsigned int depth;              /* nested synthetic records */
+	/* what the parser asks (a parsed trigger keeps a pointer to it
+	 * until it is freed) */
+	struct utrace__hist_env env;
 };
 
 #define SYNTH_DEPTH_MAX 4                /* as the traced program's */
@@ -181,7 +184,7 @@ static int find_event(struct histfile *hf, struct utrace__tf *tf, const char *wa
 /* ---- what the parser asks: earlier triggers' variables, events, synthetic events ---- */
 
 static int env_find_var(void *arg, const char *system, const char *event, const char *name,
-			const void **owner, unsigned int *idx, const char **type)
+			const void **owner, unsigned int *idx, const struct utrace__hist_var **var)
 {
 	struct histfile *hf = arg;
 	size_t t;
@@ -197,7 +200,7 @@ static int env_find_var(void *arg, const char *system, const char *event, const 
 			if (!strcmp(tb->h->vars[j].name, name)) {
 				*owner = tb;
 				*idx = j;
-				*type = tb->h->vars[j].type;
+				*var = &tb->h->vars[j];
 				return 0;
 			}
 	}
@@ -276,12 +279,11 @@ static int parse_one(struct histfile *hf, size_t t, const struct hev *v,
 		     const struct utrace__filter_syms *syms, struct utrace__hist **out)
 {
 	const char *text = hf->o->triggers[t];
-	struct utrace__hist_env env = { hf, env_find_var, env_get_synth, NULL, env_find_event };
 	struct utrace__hist_error err;
 	struct table *tb = &hf->t[t];
 	int r;
 
-	r = utrace__hist_parse_full(text, fields, nr, syms, &env, out, &err);
+	r = utrace__hist_parse_full(text, fields, nr, syms, &hf->env, out, &err);
 	if (r == -ENOMEM && !err.msg[0]) {
 		utrace__hist_error_fini(&err);
 		return -ENOMEM;
@@ -427,6 +429,7 @@ static void fire(struct histfile *hf, struct synth *sy, const uint64_t *vals, co
 		 uint32_t from_len, const struct utrace__hist_ctx *ctx)
 {
 	unsigned char rec[UTRACE_EVENT_MAX];
+	unsigned int size = utrace__synth_def_size(&sy->d, vals);
 
 	if (hf->depth >= SYNTH_DEPTH_MAX)
 		return;
@@ -434,9 +437,9 @@ static void fire(struct histfile *hf, struct synth *sy, const uint64_t *vals, co
 	memset(rec, 0, 8);
 	if (from_len >= 8)
 		memcpy(rec + 2, (const unsigned char *)from + 2, 6);
-	utrace__synth_def_fill(&sy->d, rec, vals);
+	utrace__synth_def_fill(&sy->d, rec, size, vals);
 	hf->depth++;
-	add_record(hf, sy->h, rec, sy->d.struct_size, ctx);
+	add_record(hf, sy->h, rec, size, ctx);
 	hf->depth--;
 }
 
@@ -497,6 +500,8 @@ int utrace__hist_file(const struct utrace__histfile_opts *o, struct utrace__tf *
 	size_t i, t, n = 0;
 	bool ordered = false;
 	int e = 0, status = 0;
+
+	hf.env = (struct utrace__hist_env){ &hf, env_find_var, env_get_synth, NULL, env_find_event };
 
 	if (!utrace__tf_readable(tf))
 		return 1;

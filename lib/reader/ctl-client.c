@@ -466,6 +466,11 @@ int utrace__ctl_synth_write(struct utrace__ctl *c, const char *lines, size_t len
 	return simple(c, UTRACE_CTL_SYNTH, 0, UTRACE_CTL_SYNTH_WRITE, lines, len);
 }
 
+int utrace__ctl_synth_write_dyn(struct utrace__ctl *c, const char *lines, size_t len)
+{
+	return simple(c, UTRACE_CTL_SYNTH_DYN_LINES, 0, 0, lines, len);
+}
+
 int utrace__ctl_synth_clear(struct utrace__ctl *c)
 {
 	return simple(c, UTRACE_CTL_SYNTH, 0, UTRACE_CTL_SYNTH_CLEAR, NULL, 0);

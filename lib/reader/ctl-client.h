@@ -178,6 +178,10 @@ int utrace__ctl_uprobe_clear(struct utrace__ctl *c) UTRACE_HIDDEN;
 int utrace__ctl_synth_text(struct utrace__ctl *c, char **text) UTRACE_HIDDEN;
 int utrace__ctl_synth_write(struct utrace__ctl *c, const char *lines, size_t len) UTRACE_HIDDEN;
 int utrace__ctl_synth_clear(struct utrace__ctl *c) UTRACE_HIDDEN;
+/* dynamic_events' "s:[synthetic/]NAME FIELD..." lines, with the kernel's
+ * errors of that form (-EOPNOTSUPP from a runtime without them). */
+int utrace__ctl_synth_write_dyn(struct utrace__ctl *c, const char *lines, size_t len)
+	UTRACE_HIDDEN;
 
 /*
  * set_event_pid (notrace 0) and set_event_notrace_pid (1): what the file

@@ -21,8 +21,11 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <zlib.h>
 
 #include "ctl-client.h"
 #include "clock.h"
@@ -34,6 +37,7 @@
 #include "print.h"
 #include "rbpack.h"
 #include "page.h"
+#include "tsc-time.h"
 
 struct lfmt {
 	uint32_t id;
@@ -399,31 +403,157 @@ static void put_source(struct utrace__tfw *w, struct lsrc *s, struct utrace__liv
 	s->lost_base = s->lost_now;
 }
 
-static void header(FILE *out, uint64_t in_buffer, uint64_t written, bool irq_info)
+/* CONFIG_<name>=y in the running kernel's /proc/config.gz. */
+static bool kconfig_y(const char *name)
 {
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	char line[256], want[128];
+	bool found = false;
+	gzFile f = gzopen("/proc/config.gz", "rb");
 
-	fprintf(out,
-		"# tracer: nop\n"
-		"#\n"
-		"# entries-in-buffer/entries-written: %llu/%llu   #P:%ld\n"
-		"#\n",
-		(unsigned long long)in_buffer, (unsigned long long)written,
-		cpus > 0 ? cpus : 1);
-	if (!irq_info) {
-		/* print_func_help_header() */
-		fputs("#           TASK-PID     CPU#     TIMESTAMP  FUNCTION\n"
-		      "#              | |         |         |         |\n", out);
+	if (!f)
+		return false;
+	snprintf(want, sizeof(want), "CONFIG_%s=y\n", name);
+	while (!found && gzgets(f, line, sizeof(line)))
+		found = !strcmp(line, want);
+	gzclose(f);
+	return found;
+}
+
+/*
+ * The kernel's preempt_model_str(), for the latency-format header, as far
+ * as user space can tell: the mode debugfs's sched/preempt shows in
+ * brackets, else a preempt= of the command line, else the build's own
+ * default (/proc/config.gz); the build from uname's version string.
+ */
+static const char *preempt_model(void)
+{
+	static char model[64];
+	static const char *const modes[] = { "none", "voluntary", "full", "lazy" };
+	static const char *const configs[] = { "PREEMPT_NONE", "PREEMPT_VOLUNTARY", "PREEMPT",
+					       "PREEMPT_LAZY" };
+	char buf[512] = "", *p, *e;
+	struct utsname u;
+	const char *mode = NULL;
+	unsigned int i;
+	FILE *f;
+
+	if (model[0])
+		return model;
+	if (uname(&u) < 0)
+		return "unknown";
+	if (!strstr(u.version, "PREEMPT")) {
+		snprintf(model, sizeof(model), "%s", kconfig_y("PREEMPT_VOLUNTARY_BUILD") ?
+			 "VOLUNTARY" : "NONE");
+		return model;
+	}
+	if (!strstr(u.version, "PREEMPT_DYNAMIC")) {
+		snprintf(model, sizeof(model), "%s", strstr(u.version, "PREEMPT_RT") ?
+			 "PREEMPT_RT" : strstr(u.version, "PREEMPT_LAZY") ? "PREEMPTLAZY" :
+			 "PREEMPT");
+		return model;
+	}
+	f = fopen("/sys/kernel/debug/sched/preempt", "re");
+	if (f) {
+		if (fgets(buf, sizeof(buf), f) && (p = strchr(buf, '(')) && (e = strchr(p, ')'))) {
+			*e = 0;
+			mode = p + 1;
+		}
+		fclose(f);
+	}
+	f = mode ? NULL : fopen("/proc/cmdline", "re");
+	if (f) {
+		if (fgets(buf, sizeof(buf), f) && (p = strstr(buf, "preempt="))) {
+			p += 8;
+			p[strcspn(p, " \n")] = 0;
+			mode = p;
+		}
+		fclose(f);
+	}
+	for (i = 0; !mode && i < sizeof(configs) / sizeof(configs[0]); i++)
+		if (kconfig_y(configs[i]))
+			mode = modes[i];
+	snprintf(model, sizeof(model), "PREEMPT%s(%s)", strstr(u.version, "PREEMPT_RT") ?
+		 "_RT" : "", mode ? mode : "undef");
+	return model;
+}
+
+/*
+ * The trace file's header: "# tracer: nop", then as the kernel's
+ * trace_default_header(): none without context-info; latency-format's
+ * print_trace_header() (nothing for an empty buffer) and, unless verbose,
+ * its column help; else, unless verbose, the entries line and the column
+ * help (print_func_help_header[_irq](), with a TGID column for
+ * record-tgid).
+ */
+static void header(FILE *out, uint64_t in_buffer, uint64_t written, unsigned int flags)
+{
+	static const char space[] = "            ";
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	bool tgid = flags & LIVE_TGID;
+	int prec = tgid ? 12 : 2;
+	struct utsname u;
+
+	if (cpus < 1)
+		cpus = 1;
+	fputs("# tracer: nop\n#\n", out);
+	if (flags & LIVE_NO_CONTEXT)
+		return;
+	if (flags & LIVE_LATENCY) {
+		if (!in_buffer)
+			return;
+		if (uname(&u) < 0)
+			snprintf(u.release, sizeof(u.release), "unknown");
+		fprintf(out, "# nop latency trace v1.1.5 on %s\n"
+			"# --------------------------------------------------------------------\n"
+			"# latency: 0 us, #%llu/%llu, CPU#0 | (M:%s VP:0, KP:0, SP:0 HP:0 #P:%ld)\n"
+			"#    -----------------\n"
+			"#    | task: -0 (uid:0 nice:0 policy:0 rt_prio:0)\n"
+			"#    -----------------\n"
+			"#\n", u.release, (unsigned long long)in_buffer, (unsigned long long)written,
+			preempt_model(), cpus);
+		if (!(flags & LIVE_VERBOSE))
+			fputs("#                    _------=> CPU#            \n"
+			      "#                   / _-----=> irqs-off/BH-disabled\n"
+			      "#                  | / _----=> need-resched    \n"
+			      "#                  || / _---=> hardirq/softirq \n"
+			      "#                  ||| / _--=> preempt-depth   \n"
+			      "#                  |||| / _-=> migrate-disable \n"
+			      "#                  ||||| /     delay           \n"
+			      "#  cmd     pid     |||||| time  |   caller     \n"
+			      "#     \\   /        ||||||  \\    |    /       \n", out);
 		return;
 	}
-	fputs("#                                _-----=> irqs-off/BH-disabled\n"
-	      "#                               / _----=> need-resched\n"
-	      "#                              | / _---=> hardirq/softirq\n"
-	      "#                              || / _--=> preempt-depth\n"
-	      "#                              ||| / _-=> migrate-disable\n"
-	      "#                              |||| /     delay\n"
-	      "#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n"
-	      "#              | |         |   |||||     |         |\n", out);
+	if (flags & LIVE_VERBOSE)
+		return;
+	fprintf(out, "# entries-in-buffer/entries-written: %llu/%llu   #P:%ld\n#\n",
+		(unsigned long long)in_buffer, (unsigned long long)written, cpus);
+	if (flags & LIVE_NO_IRQ_INFO) {
+		fprintf(out, "#           TASK-PID    %s CPU#     TIMESTAMP  FUNCTION\n",
+			tgid ? "   TGID   " : "");
+		fprintf(out, "#              | |      %s   |         |         |\n",
+			tgid ? "     |    " : "");
+		return;
+	}
+	fprintf(out, "#                            %.*s  _-----=> irqs-off/BH-disabled\n", prec, space);
+	fprintf(out, "#                            %.*s / _----=> need-resched\n", prec, space);
+	fprintf(out, "#                            %.*s| / _---=> hardirq/softirq\n", prec, space);
+	fprintf(out, "#                            %.*s|| / _--=> preempt-depth\n", prec, space);
+	fprintf(out, "#                            %.*s||| / _-=> migrate-disable\n", prec, space);
+	fprintf(out, "#                            %.*s|||| /     delay\n", prec, space);
+	fprintf(out, "#           TASK-PID  %.*s CPU#  |||||  TIMESTAMP  FUNCTION\n", prec,
+		"     TGID   ");
+	fprintf(out, "#              | |    %.*s   |   |||||     |         |\n", prec,
+		"       |    ");
+}
+
+/* The utrace__print_opts of the live flags. */
+static unsigned int print_flags(unsigned int flags)
+{
+	return (flags & LIVE_RAW ? UTRACE__PF_RAW : 0) | (flags & LIVE_HEX ? UTRACE__PF_HEX : 0) |
+	       (flags & LIVE_NO_CONTEXT ? UTRACE__PF_NO_CONTEXT : 0) |
+	       (flags & LIVE_LATENCY ? UTRACE__PF_LATENCY : 0) |
+	       (flags & LIVE_TGID ? UTRACE__PF_TGID : 0) |
+	       (flags & LIVE_VERBOSE ? UTRACE__PF_VERBOSE : 0);
 }
 
 static int page_push(struct utrace__live_pages *to, const struct utrace__live_page *lp)
@@ -524,6 +654,7 @@ struct image {
 	void *map;
 	size_t size;
 	uint64_t events, written, bytes;
+	uint64_t clear_ns;           /* the first buffer's last clear (0: none) */
 };
 
 static void image_free(struct image *im)
@@ -621,6 +752,8 @@ static int image_make(struct live *lv, bool consume, struct image *im)
 			ret = -ENOMEM;
 			goto out;
 		}
+		if (s->pool->clock != UTRACE_CLOCK_TSC && !im->clear_ns)
+			im->clear_ns = utrace__pool_clear_ts(s->pool);
 		if (s->pool->clock == UTRACE_CLOCK_TSC) {
 			/* After the pages: every event read is before the
 			 * points' end, or in the last segment for good. */
@@ -630,6 +763,18 @@ static int image_make(struct live *lv, bool consume, struct image *im)
 			s->nr_pts = utrace__pool_calib_points(s->pool, 0, s->pts, UTRACE_POOL_CALIB);
 			s->nr_xs = utrace__pool_calib_exts(s->pool, 0, s->pts, (uint32_t)s->nr_pts,
 							   s->xs);
+			/* its clear in ns (latency-format's time origin) */
+			if (!im->clear_ns && utrace__pool_clear_ts(s->pool) && s->nr_pts >= 2) {
+				struct utrace__tsc_seg *seg = malloc(s->nr_pts * sizeof(*seg));
+				size_t nseg = seg ? utrace__tsc_chain(s->pts, s->nr_pts, seg) : 0;
+				uint32_t hint = 0;
+
+				if (nseg)
+					im->clear_ns = utrace__tsc_time(seg, nseg,
+									utrace__pool_clear_ts(s->pool),
+									&hint);
+				free(seg);
+			}
 			/* The CLOCK records, for a pool whose points were
 			 * spoilt: the oldest pool's first and last. */
 			if (s->nr_pts >= 2 && (!tsc0 || s->pts[0].ns < ns0)) {
@@ -734,7 +879,7 @@ long live_print(struct live *lv, unsigned int flags, FILE *out)
 			}
 			lv->cpu = cpu;
 		}
-		header(out, in, written, !(flags & LIVE_NO_IRQ_INFO));
+		header(out, in, written, flags);
 	}
 	if (im.tf) {
 		/* The kernel marks where each CPU's events start in its trace
@@ -743,7 +888,9 @@ long live_print(struct live *lv, unsigned int flags, FILE *out)
 						.quiet = true,
 						.annotate_cpus = (flags & LIVE_HEADER) &&
 								 im.written > im.events,
-						.no_irq_info = (flags & LIVE_NO_IRQ_INFO) != 0 };
+						.no_irq_info = (flags & LIVE_NO_IRQ_INFO) != 0,
+						.pflags = print_flags(flags),
+						.time_start = im.clear_ns };
 
 		utrace__print_file(&o, im.tf, out);
 	}
@@ -791,7 +938,8 @@ long live_snap_print(const struct live_snap *s, unsigned int flags, FILE *out)
 {
 	struct utrace__print_opts o = { .input = "snapshot", .mode = UTRACE__OUT_TEXT,
 					.quiet = true,
-					.no_irq_info = (flags & LIVE_NO_IRQ_INFO) != 0 };
+					.no_irq_info = (flags & LIVE_NO_IRQ_INFO) != 0,
+					.pflags = print_flags(flags) };
 	struct utrace__tf *tf = NULL;
 
 	if (!s || !s->events)
@@ -802,7 +950,7 @@ long live_snap_print(const struct live_snap *s, unsigned int flags, FILE *out)
 			utrace__tf_close(tf);
 		return -ENOMEM;
 	}
-	header(out, s->events, s->written, !(flags & LIVE_NO_IRQ_INFO));
+	header(out, s->events, s->written, flags);
 	o.annotate_cpus = s->written > s->events;
 	utrace__print_file(&o, tf, out);
 	utrace__tf_close(tf);

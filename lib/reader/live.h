@@ -38,6 +38,14 @@ enum {
 	LIVE_HEADER = 1,   /* the kernel's "# tracer: nop" header first (trace) */
 	LIVE_CONSUME = 2,  /* mark what is printed as read (trace_pipe) */
 	LIVE_NO_IRQ_INFO = 4, /* header and lines without the flags column (noirq-info) */
+	/* the other trace_options that change the text (the kernel's
+	 * print_trace_line() and trace_default_header()) */
+	LIVE_RAW = 8,         /* raw */
+	LIVE_HEX = 16,        /* hex */
+	LIVE_NO_CONTEXT = 32, /* nocontext-info */
+	LIVE_LATENCY = 64,    /* latency-format */
+	LIVE_TGID = 128,      /* record-tgid */
+	LIVE_VERBOSE = 256,   /* verbose */
 };
 
 /*

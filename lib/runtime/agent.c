@@ -57,6 +57,7 @@
 #include "ctlproto.h"
 #include "fdhigh.h"
 #include "filter.h"
+#include "instance.h"
 #include "internal.h"
 #include "record.h"
 #include "rundir.h"
@@ -85,12 +86,15 @@ static int wake_fd[2] = { -1, -1 };
 /*
  * The snapshot trigger's (trigger.c): a request written to snap_pipe by
  * the event's thread, the copy of the pool made here, out of the writers'
- * path, and kept as a memfd for the mount (UTRACE_CTL_SNAPSHOT).
+ * path, and kept as a memfd for the mount (UTRACE_CTL_SNAPSHOT).  One
+ * per buffer: [0] the top level's, [1 + i] instance i's.  A trigger that
+ * fires on the agent thread itself (a trace_marker write) copies at once.
  */
 static int snap_pipe[2] = { -1, -1 };
-static int snap_pending;               /* (atomic) a request is in the pipe */
-static int snap_fd = -1;
-static int32_t snap_seq;               /* of the copy in snap_fd, from 1 */
+static uint64_t snap_pending;          /* (atomic) buffers asked for, bit 1 + i */
+static int snap_fd[1 + UTRACE_INSTANCES_MAX] = { [0 ... UTRACE_INSTANCES_MAX] = -1 };
+static int32_t snap_seq[1 + UTRACE_INSTANCES_MAX];   /* of the copy in snap_fd, from 1 */
+static __thread bool on_agent;         /* the agent thread */
 
 /* One packet of an answer, waiting to be sent. */
 struct pkt {
@@ -351,6 +355,9 @@ static void handle_op(struct conn *c, uint32_t op, const struct utrace_ctl_req *
 			answer_status(c, utrace__control_uprobe(q->arg, pl, plen, NULL));
 		}
 		return;
+	case UTRACE_CTL_SYNTH_DYN_LINES:
+		answer_status(c, utrace__control_synth(UTRACE_CTL_SYNTH_DYN, pl, plen, NULL));
+		return;
 	case UTRACE_CTL_SYNTH:
 		r = utrace__control_synth(q->arg, pl, plen, &text);
 		if (q->arg == UTRACE_CTL_SYNTH_READ)
@@ -381,15 +388,14 @@ static void handle_op(struct conn *c, uint32_t op, const struct utrace_ctl_req *
 			send_fd(c, 0, r);
 		return;
 	case UTRACE_CTL_SNAPSHOT:
+		r = 1 + utrace__control_instance();
 		if (q->arg == 1) {
-			if (snap_fd >= 0)
-				close(snap_fd);
-			snap_fd = -1;
+			utrace__agent_snapshot_forget(r - 1);
 			answer_status(c, 0);
-		} else if (snap_fd < 0) {
+		} else if (snap_fd[r] < 0) {
 			answer_status(c, -ENOENT);
 		} else {
-			send_fd(c, snap_seq, snap_fd);
+			send_fd(c, snap_seq[r], snap_fd[r]);
 		}
 		return;
 	case UTRACE_CTL_POOL_MODE:
@@ -548,11 +554,12 @@ enum agent_pollfd {
 	POLL_CONNS,                    /* conns[0] and on */
 };
 
-/* A copy of the top-level pool, whole (header, slots, pages), into a new
- * memfd: the snapshot the mount reads as it reads the pool. */
-static void snapshot_take(void)
+/* A copy of a buffer's pool (-1: the top level's, else instance inst's),
+ * whole (header, slots, pages), into a new memfd: the snapshot the mount
+ * reads as it reads the pool. */
+static void snapshot_take(int inst)
 {
-	int src = utrace__pool_fd, dst;
+	int src = utrace__control_pool_fd_of(inst), dst;
 	struct stat st;
 	size_t size, off = 0;
 	void *p;
@@ -582,21 +589,34 @@ static void snapshot_take(void)
 		close(dst);
 		return;
 	}
-	if (snap_fd >= 0)
-		close(snap_fd);
-	snap_fd = dst;
-	snap_seq = snap_seq == INT32_MAX ? 1 : snap_seq + 1;
+	if (snap_fd[1 + inst] >= 0)
+		close(snap_fd[1 + inst]);
+	snap_fd[1 + inst] = dst;
+	snap_seq[1 + inst] = snap_seq[1 + inst] == INT32_MAX ? 1 : snap_seq[1 + inst] + 1;
 }
 
-void utrace__agent_snapshot_request(void)
+void utrace__agent_snapshot_request(int inst)
 {
 	char b = 's';
 	int fd = __atomic_load_n(&snap_pipe[1], __ATOMIC_RELAXED);
+	uint64_t bit = 1ull << (inst + 1);
 
+	if (on_agent) {
+		/* a trace_marker write's trigger: the agent holds busy_mutex */
+		snapshot_take(inst);
+		return;
+	}
 	/* one byte per request served: async-signal-safe, never blocks */
-	if (fd >= 0 && !__atomic_exchange_n(&snap_pending, 1, __ATOMIC_ACQ_REL) &&
+	if (fd >= 0 && !__atomic_fetch_or(&snap_pending, bit, __ATOMIC_ACQ_REL) &&
 	    write(fd, &b, 1) != 1)
-		__atomic_store_n(&snap_pending, 0, __ATOMIC_RELEASE);
+		__atomic_fetch_and(&snap_pending, ~bit, __ATOMIC_RELEASE);
+}
+
+void utrace__agent_snapshot_forget(int inst)
+{
+	if (snap_fd[1 + inst] >= 0)
+		close(snap_fd[1 + inst]);
+	snap_fd[1 + inst] = -1;
 }
 
 static void *agent_main(void *arg)
@@ -622,6 +642,7 @@ static void *agent_main(void *arg)
 	/* (named already, unless the creator could not take the name) */
 	if (prctl(PR_GET_NAME, name) != 0 || strcmp(name, AGENT_NAME) != 0)
 		prctl(PR_SET_NAME, AGENT_NAME);
+	on_agent = true;
 	/* its malloc, open, read... are utrace's: no probe of the user's
 	 * fires on them */
 	utrace__uprobes_quiet_thread();
@@ -632,6 +653,10 @@ static void *agent_main(void *arg)
 	agent_ready = true;
 	pthread_cond_signal(&ready_cond);
 	pthread_mutex_unlock(&ready_mutex);
+	/* (a fork child: the parent's instances' triggers go first) */
+	pthread_mutex_lock(&busy_mutex);
+	utrace__control_fork_cleanup();
+	pthread_mutex_unlock(&busy_mutex);
 	for (;;) {
 		/* Clients that have not taken their answer in time lose it;
 		 * the next such deadline is poll's timeout. */
@@ -683,12 +708,15 @@ static void *agent_main(void *arg)
 		}
 		if (pfd[POLL_SNAP].revents & POLLIN) {
 			char buf[64];
+			uint64_t want;
 
 			while (read(snap_pipe[0], buf, sizeof(buf)) > 0)
 				;
-			__atomic_store_n(&snap_pending, 0, __ATOMIC_RELEASE);
+			want = __atomic_exchange_n(&snap_pending, 0, __ATOMIC_ACQ_REL);
 			pthread_mutex_lock(&busy_mutex);
-			snapshot_take();
+			for (i = 0; want; i++, want >>= 1)
+				if (want & 1)
+					snapshot_take(i - 1);
 			pthread_mutex_unlock(&busy_mutex);
 		}
 		/* Backwards: conn_drop() moves the last connection to i. */
@@ -869,9 +897,8 @@ void utrace__agent_after_fork_child(void)
 	}
 	wake_fd[0] = wake_fd[1] = -1;
 	snap_pipe[0] = snap_pipe[1] = -1;
-	if (snap_fd >= 0)
-		close(snap_fd);
-	snap_fd = -1;
+	for (i = -1; i < UTRACE_INSTANCES_MAX; i++)
+		utrace__agent_snapshot_forget(i);
 	snap_pending = 0;
 	while (nr_conns)
 		conn_drop(nr_conns - 1);

@@ -37,9 +37,19 @@ struct utrace__event_state {
 	struct utrace__inst_filter *ifilt;
 	/* triggers (trigger.c): the list the writer runs, published with
 	 * RCU; and how many triggers hold the event's probe while it may be
-	 * off (the kernel's SOFT_MODE: its enable file reads "0*") */
+	 * off (the kernel's SOFT_MODE: its enable file reads "0*"), those
+	 * of the instances included */
 	struct utrace__trig_list *triggers;
 	unsigned int soft;
+	/* the instances' triggers: NULL until one is set, then
+	 * UTRACE_INSTANCES_MAX entries, freed with the event */
+	struct utrace__inst_trig *itrig;
+};
+
+/* An event's triggers in one instance (utrace__event_state.itrig[i]). */
+struct utrace__inst_trig {
+	struct utrace__trig_list *triggers;  /* as utrace__event_state.triggers */
+	unsigned int soft;                   /* of utrace__event_state.soft, this instance's */
 };
 
 struct utrace__module {

@@ -221,6 +221,12 @@ static inline bool st_enabled(const struct utrace__event_state *st)
 	return __atomic_load_n(&st->enabled, __ATOMIC_RELAXED);
 }
 
+/* Its instances' bits: the triggers of an instance flip them too. */
+static inline uint32_t st_inst_on(const struct utrace__event_state *st)
+{
+	return __atomic_load_n(&st->inst_on, __ATOMIC_RELAXED);
+}
+
 /* The control layer's hooks (init.c installs them); NULL until then. */
 static const struct utrace__registry_ops *reg_ops;
 
@@ -251,7 +257,7 @@ bool utrace__registry_any_enabled(void)
 static int set_on_locked(struct utrace_event *ev, bool top, uint32_t mask)
 {
 	struct utrace__event_state *st = ev->priv;
-	bool was = st_enabled(st) || st->inst_on || st->soft, will = top || mask || st->soft;
+	bool was = st_enabled(st) || st_inst_on(st) || st->soft, will = top || mask || st->soft;
 	int ret = 0;
 
 	if (st->ignore_enable)
@@ -275,21 +281,22 @@ static int enable_locked(struct utrace_event *ev, bool on)
 		return -EINVAL;
 	if (st_enabled(st) == on)
 		return 0;
-	return set_on_locked(ev, on, st->inst_on);
+	return set_on_locked(ev, on, st_inst_on(st));
 }
 
 /* enable_locked() in instance 'inst' (-1: the top level). */
 static int enable_inst_locked(struct utrace_event *ev, int inst, bool on)
 {
 	struct utrace__event_state *st = ev->priv;
-	uint32_t m;
+	uint32_t m, now;
 
 	if (inst < 0)
 		return enable_locked(ev, on);
 	if (st->ignore_enable)
 		return -EINVAL;
-	m = on ? st->inst_on | (1u << inst) : st->inst_on & ~(1u << inst);
-	return m == st->inst_on ? 0 : set_on_locked(ev, st_enabled(st), m);
+	now = st_inst_on(st);
+	m = on ? now | (1u << inst) : now & ~(1u << inst);
+	return m == now ? 0 : set_on_locked(ev, st_enabled(st), m);
 }
 
 int utrace__event_soft(struct utrace_event *ev, bool on)
@@ -302,13 +309,13 @@ int utrace__event_soft(struct utrace_event *ev, bool on)
 	if (!st) {
 		ret = UTRACE_ENOEVENT;
 	} else if (on) {
-		if (!st_enabled(st) && !st->inst_on && !st->soft)
+		if (!st_enabled(st) && !st_inst_on(st) && !st->soft)
 			ret = utrace__tp_add(ev->tp, ev->cls->probe, ev);
 		if (!ret)
 			__atomic_store_n(&st->soft, st->soft + 1, __ATOMIC_RELEASE);
 	} else if (st->soft) {
 		__atomic_store_n(&st->soft, st->soft - 1, __ATOMIC_RELEASE);
-		if (!st_enabled(st) && !st->inst_on && !st->soft)
+		if (!st_enabled(st) && !st_inst_on(st) && !st->soft)
 			ret = utrace__tp_remove(ev->tp, ev->cls->probe, ev);
 	}
 	reg_unlock();
@@ -332,7 +339,7 @@ bool utrace__event_on_inst(const struct utrace_event *ev, int inst)
 {
 	const struct utrace__event_state *st = ev->priv;
 
-	return inst < 0 ? st_enabled(st) : (st->inst_on >> inst) & 1;
+	return inst < 0 ? st_enabled(st) : (st_inst_on(st) >> inst) & 1;
 }
 
 /* Apply the UTRACE_EVENTS entries to the events [from, nr_events). */
@@ -753,7 +760,7 @@ void utrace_tp_unregister_module(struct utrace_event *const *start,
 			events[j++] = ev;
 			continue;
 		}
-		if (st_enabled(st) || st->inst_on)
+		if (st_enabled(st) || st_inst_on(st))
 			set_on_locked(ev, false, 0);
 		retire_locked(ev);
 		if (st->filter) {
@@ -783,6 +790,8 @@ void utrace_tp_unregister_module(struct utrace_event *const *start,
 			}
 			free(st->ifilt);
 		}
+		/* (its triggers went with event_removed) */
+		free(st->itrig);
 		free(st->filter_text);
 		free(st->filter_expr);
 		free(st->fields);
@@ -817,7 +826,7 @@ void utrace__registry_instances_after_fork(void)
 	for (i = 0; i < nr_events; i++) {
 		struct utrace__event_state *st = events[i]->priv;
 
-		if (st->inst_on)
+		if (st_inst_on(st))
 			set_on_locked(events[i], st_enabled(st), 0);
 	}
 	reg_unlock();

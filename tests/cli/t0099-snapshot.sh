@@ -19,10 +19,11 @@ help() {
 "#                       is not a '0' or '1')"
 }
 export -f help same
-check "freed at first: the kernel's help text, mode -rw-r-----" bash -c '
+check "freed at first: the kernel's help text, mode -rw-r-----; an instance's too" bash -c '
 	cat "$1/snapshot" > "$2/s" && help freed > "$2/want" && same "$2/s" "$2/want" &&
 	[ "$(stat -c %A "$1/snapshot")" = "-rw-r-----" ] &&
-	[ ! -e "$1/instances/x" ] && mkdir "$1/instances/x" && [ ! -e "$1/instances/x/snapshot" ] &&
+	[ ! -e "$1/instances/x" ] && mkdir "$1/instances/x" &&
+	cat "$1/instances/x/snapshot" > "$2/s" && same "$2/s" "$2/want" &&
 	rmdir "$1/instances/x"' _ "$D" "$TMP"
 check "echo 1 of an empty buffer: allocated, empty (the help again)" bash -c '
 	echo 1 > "$1/snapshot" && cat "$1/snapshot" > "$2/s" && help allocated > "$2/want" &&

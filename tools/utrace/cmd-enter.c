@@ -12,7 +12,10 @@
  * directory of it is bound over every tracefs mount point the namespace
  * has (/sys/kernel/tracing, /sys/kernel/debug/tracing), since libtracefs
  * finds the tracing directory by the first "tracefs" line of /proc/mounts.
- * Nothing changes outside: the namespace ends with COMMAND.
+ * trace-cmd's start, record and stream (without -d) write 1 to
+ * /proc/sys/kernel/ftrace_enabled: a private copy of it is bound over it
+ * there (ftrace_enabled_bind()).  Nothing changes outside: the namespace
+ * ends with COMMAND.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -114,6 +117,46 @@ static int mount_points(const char *type, char pts[][PATH_MAX], int max)
 	}
 	fclose(f);
 	return n;
+}
+
+#define FTRACE_ENABLED "/proc/sys/kernel/ftrace_enabled"
+
+/*
+ * trace-cmd start, record and stream write 1 to the kernel's
+ * ftrace_enabled sysctl unless given -d (set_ftrace_proc(), which dies
+ * when it cannot): read-only to a user namespace's root, and global to a
+ * real one, where it would switch the function tracer of the whole
+ * machine.  A file of our own with its value is bound over it in the
+ * namespace: the command writes that one.  The file is unlinked at once
+ * (the bind keeps it while the namespace lives).  A kernel without the
+ * sysctl has none to cover (trace-cmd passes it by); returns false when
+ * the bind failed.
+ */
+static bool ftrace_enabled_bind(void)
+{
+	char tmp[] = "/tmp/utrace-enter-ftrace.XXXXXX", val[32] = "1\n";
+	ssize_t n;
+	bool ok;
+	int fd;
+
+	if (access(FTRACE_ENABLED, F_OK) < 0)
+		return true;
+	fd = open(FTRACE_ENABLED, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, val, sizeof(val) - 1);
+		val[n > 0 ? n : 0] = 0;
+		if (n <= 0)
+			strcpy(val, "1\n");
+		close(fd);
+	}
+	fd = mkstemp(tmp);
+	if (fd < 0)
+		return false;
+	ok = write(fd, val, strlen(val)) == (ssize_t)strlen(val) && fchmod(fd, 0644) == 0;
+	close(fd);
+	ok = ok && mount(tmp, FTRACE_ENABLED, NULL, MS_BIND, NULL) == 0;
+	unlink(tmp);
+	return ok;
 }
 
 /* Run argv and wait; returns its wait status, or -errno. */
@@ -287,6 +330,10 @@ int cmd_enter(int argc, char **argv)
 			goto out;
 		}
 	}
+	if (!ftrace_enabled_bind())
+		fprintf(stderr, "utrace enter: cannot give the command a %s of its own (%s): "
+			"trace-cmd start, record and stream need -d\n", FTRACE_ENABLED,
+			strerror(errno));
 	signal(SIGINT, SIG_IGN);
 	signal(SIGQUIT, SIG_IGN);
 	st = run(cmd, true);
@@ -296,6 +343,7 @@ int cmd_enter(int argc, char **argv)
 		fprintf(stderr, "utrace enter: cannot run '%s': %s\n", cmd[0], strerror(-st));
 	else
 		ret = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	umount2(FTRACE_ENABLED, MNT_DETACH);
 out:
 	for (i = n - 1; i >= 0; i--)
 		if (pts[i][0])

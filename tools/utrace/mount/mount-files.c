@@ -79,6 +79,12 @@ static const struct topt {
 	{ "test_nop_refuse", OPT_FILE | OPT_NOP | OPT_REFUSE },
 };
 #define NR_TOPTS (sizeof(topts) / sizeof(topts[0]))
+#define TOPT_VERBOSE 3
+#define TOPT_RAW 4
+#define TOPT_HEX 5
+#define TOPT_CONTEXT_INFO 14
+#define TOPT_LATENCY_FORMAT 15
+#define TOPT_RECORD_TGID 17
 #define TOPT_OVERWRITE 18
 #define TOPT_IRQ_INFO 20
 #define TOPT_MARKERS 21
@@ -134,12 +140,12 @@ static const struct mentry ev_entries[] = {
 	{ "trigger", MK_EV_TRIGGER },
 	{ NULL, MK_ROOT },
 };
-/* An instance's events: triggers are the top level's only (for now). */
-static const struct mentry inst_ev_entries[] = {
-	{ "enable", MK_EV_ENABLE },
-	{ "filter", MK_EV_FILTER },
+/* ftrace's print: the trace_marker's triggers */
+static const struct mentry print_ev_entries[] = {
 	{ "format", MK_EV_FORMAT },
+	{ "hist", MK_EV_HIST },
 	{ "id", MK_EV_ID },
+	{ "trigger", MK_EV_TRIGGER },
 	{ NULL, MK_ROOT },
 };
 static const struct mentry ftrace_ev_entries[] = {
@@ -173,8 +179,7 @@ static void inst_table_make(void)
 
 		if (k != MK_README && k != MK_AVAILABLE_EVENTS && k != MK_SAVED_CMDLINES &&
 		    k != MK_INSTANCES && k != MK_UPROBE_EVENTS && k != MK_UPROBE_PROFILE &&
-		    k != MK_SYNTH_EVENTS && k != MK_DYNAMIC_EVENTS &&
-		    k != MK_SNAPSHOT)
+		    k != MK_SYNTH_EVENTS && k != MK_DYNAMIC_EVENTS)
 			inst_table[n++] = pid_entries[i];
 	}
 	inst_table[n] = (struct mentry){ NULL, MK_ROOT };
@@ -193,8 +198,11 @@ const struct mentry *mount_fixed_entries(const struct mnode *dir)
 	case MK_INST: return inst_entries();
 	case MK_EVENTS: return events_entries;
 	case MK_SYS: return mount_sys_ftrace(dir->sys) ? no_entries : sys_entries;
-	case MK_EV: return mount_sys_ftrace(dir->sys) ? ftrace_ev_entries :
-			   dir->inst ? inst_ev_entries : ev_entries;
+	case MK_EV:
+		if (mount_sys_ftrace(dir->sys))
+			return dir->ev && !strcmp(dir->ev, "print") ? print_ev_entries :
+			       ftrace_ev_entries;
+		return ev_entries;
 	case MK_CPU: return cpu_entries;
 	default: return no_entries;
 	}
@@ -542,6 +550,10 @@ static int dynamic_line(struct utrace__ctl *c, const char *l, size_t n)
 	if (!n || *l == '#')
 		return 0;
 	if (n > 2 && !strncmp(l, "s:", 2)) {
+		/* create_synth_event(): the line as it is, for its errors */
+		err = utrace__ctl_synth_write_dyn(c, l, n);
+		if (err != -EOPNOTSUPP)
+			return err;
 		l += 2, n -= 2;
 		if (n > 10 && !strncmp(l, "synthetic/", 10))
 			l += 10, n -= 10;
@@ -589,11 +601,26 @@ static int write_dynamic_events(struct utrace__ctl *c, const char *buf, size_t l
 
 static uint64_t opts_default(void);
 
+/* The options that change the trace text (the kernel's trace_flags that
+ * print_trace_line() and trace_default_header() read). */
 unsigned int mount_live_flags(const struct mnode *m)
 {
 	uint64_t opts = mount_opts_get(m->pid, m->start, m->inst, opts_default());
+	static const struct { unsigned int topt, live; bool off; } map[] = {
+		{ TOPT_IRQ_INFO, LIVE_NO_IRQ_INFO, true },
+		{ TOPT_CONTEXT_INFO, LIVE_NO_CONTEXT, true },
+		{ TOPT_RAW, LIVE_RAW, false },
+		{ TOPT_HEX, LIVE_HEX, false },
+		{ TOPT_LATENCY_FORMAT, LIVE_LATENCY, false },
+		{ TOPT_RECORD_TGID, LIVE_TGID, false },
+		{ TOPT_VERBOSE, LIVE_VERBOSE, false },
+	};
+	unsigned int flags = 0, i;
 
-	return opts >> TOPT_IRQ_INFO & 1 ? 0 : LIVE_NO_IRQ_INFO;
+	for (i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if ((opts >> map[i].topt & 1) != map[i].off)
+			flags |= map[i].live;
+	return flags;
 }
 
 /* trace: the kernel's header and the lines of what the buffer holds. */
@@ -607,7 +634,7 @@ static int text_snapshot(struct utrace__ctl *c, const struct mnode *m, struct sb
 
 	if (!mem)
 		return -ENOMEM;
-	err = mount_snap_print(c, m->pid, m->start, mount_live_flags(m), mem);
+	err = mount_snap_print(c, m->pid, m->start, m->inst, mount_live_flags(m), mem);
 	if (fclose(mem) != 0 && !err)
 		err = -ENOMEM;
 	if (!err)
@@ -630,17 +657,17 @@ static long write_snapshot(struct utrace__ctl *c, const struct mnode *m, const c
 	/* the snapshot trigger's copy goes too: this write says what is kept */
 	utrace__ctl_snapshot_free(c);
 	if (v == 0) {
-		mount_snap_free(m->pid, m->start);
+		mount_snap_free(m->pid, m->start, m->inst);
 	} else if (v == 1) {
 		err = live_open(&c, 1, &lv);
 		if (err < 0)
 			return err;
-		err = mount_snap_take(m->pid, m->start, lv);
+		err = mount_snap_take(m->pid, m->start, m->inst, lv);
 		live_close(lv);
 		if (err < 0)
 			return err;
 	} else {
-		mount_snap_clear(m->pid, m->start);
+		mount_snap_clear(m->pid, m->start, m->inst);
 	}
 	return (long)len;
 }
@@ -1124,6 +1151,16 @@ static long write_set_event(struct utrace__ctl *c, const char *buf, size_t len)
 	return err < 0 ? err : read;
 }
 
+/* A trigger that takes snapshots: the snapshot command, a hist trigger's
+ * snapshot() action. */
+static bool wants_snapshot(const char *cmd)
+{
+	while (kspace((unsigned char)*cmd))
+		cmd++;
+	return !strncmp(cmd, "snapshot", 8) || (!strncmp(cmd, "hist", 4) &&
+						 strstr(cmd, ".snapshot()"));
+}
+
 /* event_filter_write(), subsystem_filter_write(); event_trigger_write(),
  * where the whole write is one command too. */
 static long write_filter(const struct mnode *m, struct utrace__ctl *c, const char *buf,
@@ -1141,6 +1178,10 @@ static long write_filter(const struct mnode *m, struct utrace__ctl *c, const cha
 	expr[len] = '\0';
 	if (m->kind == MK_EV_TRIGGER) {
 		err = utrace__ctl_trigger(c, m->evid, expr, 0, NULL);
+		if (err >= 0 && wants_snapshot(expr))
+			/* register_snapshot_trigger(), the snapshot() action:
+			 * tracing_alloc_snapshot_instance() */
+			err = mount_snap_alloc(m->pid, m->start, m->inst);
 	} else if (m->kind == MK_EV_FILTER) {
 		err = utrace__ctl_filter(c, m->evid, expr, NULL);
 	} else {

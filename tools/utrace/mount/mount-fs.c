@@ -661,6 +661,7 @@ static void op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 	}
 	if (err == 0) {
 		mount_pipe_clear(pm.pid, pm.start, h);
+		mount_snap_free(pm.pid, pm.start, h);
 		node_unname(parent, name);
 	}
 	mnode_free(&pm);

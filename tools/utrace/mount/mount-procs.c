@@ -280,14 +280,17 @@ bool mount_inst_busy(pid_t pid, uint64_t start, uint32_t inst)
 
 /*
  * The snapshots: the kernel keeps a second buffer per instance and swaps
- * it with the main one; the mount keeps a copy of the process's pages
- * (live_snapshot()), made when 1 is written, until 0 is written or the
- * process is gone.  An allocated snapshot may be empty (snap NULL).
+ * it with the main one; the mount keeps a copy of the pages of the
+ * process's buffer (live_snapshot()), made when 1 is written, until 0 is
+ * written or the process is gone.  An allocated snapshot may be empty
+ * (snap NULL).  One per buffer: the process's (inst 0) and each of its
+ * instances' (their handles: a removed one's is not used again).
  */
 struct psnap {
 	struct psnap *next;
 	pid_t pid;
 	uint64_t start;
+	uint32_t inst;
 	struct live_snap *snap;
 	int seen;                        /* the process's copy taken in */
 };
@@ -295,13 +298,13 @@ struct psnap {
 static pthread_mutex_t snap_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct psnap *psnaps;
 
-/* The process's entry (made when 'make'), the gone ones forgotten. */
-static struct psnap *snap_find(pid_t pid, uint64_t start, bool make)
+/* The buffer's entry (made when 'make'), the gone processes' forgotten. */
+static struct psnap *snap_find(pid_t pid, uint64_t start, uint32_t inst, bool make)
 {
 	struct psnap **pp, *o;
 
 	for (pp = &psnaps; (o = *pp);) {
-		if (o->pid == pid && o->start == start)
+		if (o->pid == pid && o->start == start && o->inst == inst)
 			return o;
 		if (mount_proc(o->pid, o->start, NULL, NULL, NULL, NULL) < 0) {
 			*pp = o->next;
@@ -315,18 +318,19 @@ static struct psnap *snap_find(pid_t pid, uint64_t start, bool make)
 		return NULL;
 	o->pid = pid;
 	o->start = start;
+	o->inst = inst;
 	*pp = o;
 	return o;
 }
 
 /* Keep snap (seq: the process's copy it was made of, or 0). */
-static int snap_keep(pid_t pid, uint64_t start, struct live_snap *snap, int seq)
+static int snap_keep(pid_t pid, uint64_t start, uint32_t inst, struct live_snap *snap, int seq)
 {
 	struct psnap *o;
 	int r = 0;
 
 	pthread_mutex_lock(&snap_lock);
-	o = snap_find(pid, start, true);
+	o = snap_find(pid, start, inst, true);
 	if (o) {
 		live_snap_free(o->snap);
 		o->snap = snap;
@@ -340,17 +344,28 @@ static int snap_keep(pid_t pid, uint64_t start, struct live_snap *snap, int seq)
 	return r;
 }
 
-int mount_snap_take(pid_t pid, uint64_t start, struct live *lv)
+int mount_snap_take(pid_t pid, uint64_t start, uint32_t inst, struct live *lv)
 {
 	struct live_snap *snap;
 	int r = live_snapshot(lv, &snap);
 
-	return r < 0 ? r : snap_keep(pid, start, snap, 0);
+	return r < 0 ? r : snap_keep(pid, start, inst, snap, 0);
+}
+
+int mount_snap_alloc(pid_t pid, uint64_t start, uint32_t inst)
+{
+	int r = 0;
+
+	pthread_mutex_lock(&snap_lock);
+	if (!snap_find(pid, start, inst, true))
+		r = -ENOMEM;
+	pthread_mutex_unlock(&snap_lock);
+	return r;
 }
 
 /* A copy the process's snapshot trigger made since the last look: taken
  * in (read with the process's formats), replacing the mount's. */
-static int snap_from_process(struct utrace__ctl *c, pid_t pid, uint64_t start)
+static int snap_from_process(struct utrace__ctl *c, pid_t pid, uint64_t start, uint32_t inst)
 {
 	struct live_snap *snap;
 	struct live *lv;
@@ -361,7 +376,7 @@ static int snap_from_process(struct utrace__ctl *c, pid_t pid, uint64_t start)
 	if (seq <= 0)
 		return 0;
 	pthread_mutex_lock(&snap_lock);
-	o = snap_find(pid, start, false);
+	o = snap_find(pid, start, inst, false);
 	seen = o && o->seen == seq;
 	pthread_mutex_unlock(&snap_lock);
 	r = 0;
@@ -371,20 +386,20 @@ static int snap_from_process(struct utrace__ctl *c, pid_t pid, uint64_t start)
 			r = live_snapshot(lv, &snap);
 			live_close(lv);
 			if (r == 0)
-				r = snap_keep(pid, start, snap, seq);
+				r = snap_keep(pid, start, inst, snap, seq);
 		}
 	}
 	close(fd);
 	return r;
 }
 
-static void snap_drop(pid_t pid, uint64_t start, bool forget)
+static void snap_drop(pid_t pid, uint64_t start, uint32_t inst, bool forget)
 {
 	struct psnap **pp, *o;
 
 	pthread_mutex_lock(&snap_lock);
 	for (pp = &psnaps; (o = *pp); pp = &o->next)
-		if (o->pid == pid && o->start == start)
+		if (o->pid == pid && o->start == start && o->inst == inst)
 			break;
 	if (o) {
 		live_snap_free(o->snap);
@@ -397,28 +412,28 @@ static void snap_drop(pid_t pid, uint64_t start, bool forget)
 	pthread_mutex_unlock(&snap_lock);
 }
 
-void mount_snap_free(pid_t pid, uint64_t start)
+void mount_snap_free(pid_t pid, uint64_t start, uint32_t inst)
 {
-	snap_drop(pid, start, true);
+	snap_drop(pid, start, inst, true);
 }
 
-void mount_snap_clear(pid_t pid, uint64_t start)
+void mount_snap_clear(pid_t pid, uint64_t start, uint32_t inst)
 {
-	snap_drop(pid, start, false);
+	snap_drop(pid, start, inst, false);
 }
 
-int mount_snap_print(struct utrace__ctl *c, pid_t pid, uint64_t start, unsigned int flags,
-		     FILE *out)
+int mount_snap_print(struct utrace__ctl *c, pid_t pid, uint64_t start, uint32_t inst,
+		     unsigned int flags, FILE *out)
 {
 	struct psnap *o;
 	bool allocated;
 	long n = 0;
-	int r = snap_from_process(c, pid, start);
+	int r = snap_from_process(c, pid, start, inst);
 
 	if (r < 0)
 		return r;
 	pthread_mutex_lock(&snap_lock);
-	o = snap_find(pid, start, false);
+	o = snap_find(pid, start, inst, false);
 	allocated = o != NULL;
 	if (o)
 		n = live_snap_print(o->snap, flags, out);

@@ -159,18 +159,21 @@ char *mount_stash_take(pid_t pid, uint64_t start, uint32_t inst, size_t *len);
 void mount_pipe_clear(pid_t pid, uint64_t start, uint32_t inst);
 
 /*
- * mount-procs.c: the snapshot of a process (the snapshot file): a copy of
- * its buffer's pages kept in the mount.  mount_snap_take() takes one
+ * mount-procs.c: the snapshot of a process's buffer (the snapshot file of
+ * its directory or of an instance, 'inst'): a copy of its pages kept in
+ * the mount.  mount_snap_take() takes one
  * (allocating), _free() frees it, _clear() empties an allocated one;
  * mount_snap_print() prints it as the snapshot file (-errno), after
  * taking in a copy the process's snapshot trigger made since.
  */
 struct live;
-int mount_snap_take(pid_t pid, uint64_t start, struct live *lv);
-void mount_snap_free(pid_t pid, uint64_t start);
-void mount_snap_clear(pid_t pid, uint64_t start);
-int mount_snap_print(struct utrace__ctl *c, pid_t pid, uint64_t start, unsigned int flags,
-		     FILE *out);
+int mount_snap_take(pid_t pid, uint64_t start, uint32_t inst, struct live *lv);
+void mount_snap_free(pid_t pid, uint64_t start, uint32_t inst);
+void mount_snap_clear(pid_t pid, uint64_t start, uint32_t inst);
+/* Allocate an empty one if none is (a snapshot trigger is set). */
+int mount_snap_alloc(pid_t pid, uint64_t start, uint32_t inst);
+int mount_snap_print(struct utrace__ctl *c, pid_t pid, uint64_t start, uint32_t inst,
+		     unsigned int flags, FILE *out);
 
 /* mount-procs.c: files of an instance open (rmdir is EBUSY meanwhile). */
 void mount_inst_ref(pid_t pid, uint64_t start, uint32_t inst, int delta);
