@@ -191,10 +191,15 @@ TRACE_EVENT_CONDITION(foo_bar_with_cond,
 
 /*
  * TRACE_EVENT_FN: reg() runs when the event gets its first probe (it is
- * switched on) and unreg() when it loses its last one.
+ * switched on) and unreg() when it loses its last one.  Declared once,
+ * like the helpers above: -Wredundant-decls reports a declaration read
+ * again in each stage.
  */
+#ifndef SAMPLE_TRACE_REG_DECLARED
+#define SAMPLE_TRACE_REG_DECLARED
 int sample_trace_reg(void);
 void sample_trace_unreg(void);
+#endif
 
 TRACE_EVENT_FN(foo_bar_with_fn,
 

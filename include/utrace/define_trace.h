@@ -122,6 +122,7 @@ __attribute__((destructor)) static void utrace__module_dtor(void)
 #undef DEFINE_EVENT_PRINT
 #undef DECLARE_TRACE
 #undef DECLARE_TRACE_CONDITION
+#undef DECLARE_TRACE_NOARGS
 #undef DEFINE_TRACE
 #undef DEFINE_TRACE_FN
 #undef DECLARE_EVENT_CLASS

@@ -51,6 +51,44 @@ extern "C" {
 /* Largest record (common header + fields + dynamic data) an event may have. */
 #define UTRACE_EVENT_MAX 4000
 
+/*
+ * The end of every DSL macro's expansion, in every stage: a declaration
+ * that takes the ';' written after TRACE_EVENT(...), DEFINE_EVENT(...),
+ * TRACE_DEFINE_ENUM(...) and the others, as kernel events headers write
+ * them.  Without it the ';' would be an empty declaration at file scope,
+ * which ISO C and C++ forbid (-Wpedantic: "extra ';'", one per event per
+ * file).  A tag declaration, not an extern: -Wredundant-decls stays quiet.
+ */
+#define UTRACE__SEMICOLON struct utrace__semicolon
+
+/*
+ * A tracepoint without arguments, TP_PROTO(void) and TP_ARGS() (or
+ * DECLARE_TRACE_NOARGS()), has probes 'void fn(void *data)', not
+ * 'fn(void *data, void)'.  UTRACE__DATA_PROTO(PARAMS(args), PARAMS(proto))
+ * is a probe's parameter list and UTRACE__DATA_ARGS(data, PARAMS(args))
+ * the arguments of a call to it.  UTRACE__NOARGS(args) is 1 when the
+ * (expanded) TP_ARGS list is empty, else 0: it pastes the list's first
+ * element, a parameter name, onto UTRACE__NOARGS_PROBE_, which is a macro
+ * only when that element is empty.
+ */
+#define UTRACE__CAT_(a, b) a##b
+#define UTRACE__CAT(a, b) UTRACE__CAT_(a, b)
+#define UTRACE__SECOND_(a, b, ...) b
+#define UTRACE__SECOND(...) UTRACE__SECOND_(__VA_ARGS__)
+#define UTRACE__FIRST_(a, ...) a
+#define UTRACE__NOARGS_PROBE_ ~, 1
+#define UTRACE__NOARGS__(first) UTRACE__SECOND(UTRACE__NOARGS_PROBE_##first, 0, ~)
+#define UTRACE__NOARGS_(first) UTRACE__NOARGS__(first)
+#define UTRACE__NOARGS(...) UTRACE__NOARGS_(UTRACE__FIRST_(__VA_ARGS__, ~))
+#define UTRACE__DATA_PROTO(args, ...)					\
+	UTRACE__CAT(UTRACE__DATA_PROTO_, UTRACE__NOARGS(args))(__VA_ARGS__)
+#define UTRACE__DATA_PROTO_0(...) void *__data, __VA_ARGS__
+#define UTRACE__DATA_PROTO_1(...) void *__data
+#define UTRACE__DATA_ARGS(data, ...)					\
+	UTRACE__CAT(UTRACE__DATA_ARGS_, UTRACE__NOARGS(__VA_ARGS__))(data, __VA_ARGS__)
+#define UTRACE__DATA_ARGS_0(data, ...) data, __VA_ARGS__
+#define UTRACE__DATA_ARGS_1(data, ...) data
+
 #define utrace__stringify_1(...) #__VA_ARGS__
 #define utrace__stringify(...) utrace__stringify_1(__VA_ARGS__)
 #define utrace__likely(x) __builtin_expect(!!(x), 1)
@@ -693,8 +731,15 @@ enum {
 #define __perf_task(t) (t)
 #endif
 #ifndef EXPORT_TRACEPOINT_SYMBOL
+#ifdef UTRACE_DISABLE
+#define EXPORT_TRACEPOINT_SYMBOL(name) UTRACE__SEMICOLON
+#else
+/* (a check that the tracepoint was declared, not a second declaration,
+ * which -Wredundant-decls would report) */
 #define EXPORT_TRACEPOINT_SYMBOL(name)					\
-	UTRACE__EXTERN struct utrace_tracepoint __tracepoint_##name
+	UTRACE__STATIC_ASSERT(sizeof(__tracepoint_##name) != 0,	\
+			      "utrace: EXPORT_TRACEPOINT_SYMBOL(" #name ")")
+#endif
 #endif
 #ifndef EXPORT_TRACEPOINT_SYMBOL_GPL
 #define EXPORT_TRACEPOINT_SYMBOL_GPL(name) EXPORT_TRACEPOINT_SYMBOL(name)
@@ -816,6 +861,56 @@ yes:									\
 }
 #endif
 
+/*
+ * A tracepoint's definition: the object and its probe iterator.  Made by
+ * DEFINE_TRACE(name, proto, args) in one .c file, or for each tracepoint
+ * of an events header by stage 0 of define_trace.h.
+ *
+ *   struct utrace_tracepoint __tracepoint_<name> = { 0, "<name>", NULL, reg, unreg };
+ *   void __traceiter_<name>(proto)
+ *   {
+ *           if (only an event's recording probe is attached)
+ *                   call it directly with its data, and return;
+ *           read_lock();
+ *           for (each registered probe) probe->func(probe->data, args);
+ *           read_unlock();
+ *   }
+ */
+#define UTRACE__CALL_PROBES(name, proto, args)				\
+	{								\
+		struct utrace_tracepoint_func *__utrace_it;		\
+		utrace_tp_read_lock();					\
+		__utrace_it = __atomic_load_n(&__tracepoint_##name.funcs, \
+					      __ATOMIC_CONSUME);	\
+		if (__utrace_it)					\
+			for (; __utrace_it->func; __utrace_it++)	\
+				((void (*)(UTRACE__DATA_PROTO(PARAMS(args), \
+							      PARAMS(proto)))) \
+				 __utrace_it->func)(			\
+					 UTRACE__DATA_ARGS(__utrace_it->data, \
+							   PARAMS(args))); \
+		utrace_tp_read_unlock();				\
+	}
+
+#define UTRACE__DEFINE_TRACE_FN(name, reg, unreg, proto, args)		\
+	struct utrace_tracepoint __tracepoint_##name = {		\
+		0, #name, NULL, reg, unreg, NULL, NULL			\
+	};								\
+	void __traceiter_##name(proto)					\
+	{								\
+		void *__utrace_fast = __atomic_load_n(			\
+			&__tracepoint_##name.fast_data, __ATOMIC_ACQUIRE); \
+		if (utrace__likely(__utrace_fast)) {			\
+			((void (*)(UTRACE__DATA_PROTO(PARAMS(args),	\
+						      PARAMS(proto))))	\
+			 __tracepoint_##name.builtin)(			\
+				 UTRACE__DATA_ARGS(__utrace_fast, PARAMS(args))); \
+			return;						\
+		}							\
+		UTRACE__CALL_PROBES(name, PARAMS(proto), PARAMS(args))	\
+	}								\
+	UTRACE__SEMICOLON
+
 #define PARAMS(...) __VA_ARGS__
 #define TP_PROTO(...) __VA_ARGS__
 #define TP_ARGS(...) __VA_ARGS__
@@ -843,7 +938,10 @@ yes:									\
 	static inline int unregister_trace_##name(void (*probe)(data_proto), \
 						  void *data)		\
 	{ (void)probe; (void)data; return -ENOSYS; }			\
-	_Pragma("GCC diagnostic pop")
+	_Pragma("GCC diagnostic pop")					\
+	UTRACE__SEMICOLON
+
+#define DEFINE_TRACE_FN(name, reg, unreg, proto, args) UTRACE__SEMICOLON
 
 #else /* !UTRACE_DISABLE */
 
@@ -895,20 +993,38 @@ yes:									\
 	{								\
 		return utrace_tracepoint_probe_unregister(		\
 			&__tracepoint_##name, (utrace_probe_fn)probe, data); \
-	}
+	}								\
+	UTRACE__SEMICOLON
+
+/*
+ * A bare tracepoint's definition, written in one .c file as the kernel's
+ * samples/tracepoints do:
+ *
+ *     #include "my-tracepoints.h"       (DECLARE_TRACE(my_tp, TP_PROTO(int v), TP_ARGS(v));)
+ *     DEFINE_TRACE(my_tp, TP_PROTO(int v), TP_ARGS(v));
+ *
+ * (An events header that ends with define_trace.h defines its bare
+ * DECLARE_TRACE()s itself in its CREATE_TRACE_POINTS file: not both.)
+ */
+#define DEFINE_TRACE_FN(name, reg, unreg, proto, args)			\
+	UTRACE__DEFINE_TRACE_FN(name, reg, unreg, PARAMS(proto), PARAMS(args))
 
 #endif /* UTRACE_DISABLE */
 
 #define DECLARE_TRACE(name, proto, args)				\
 	UTRACE__DECLARE_TRACE(name, PARAMS(proto), PARAMS(args), 1,	\
-			      PARAMS(void *__data, proto))
+			      UTRACE__DATA_PROTO(PARAMS(args), PARAMS(proto)))
 #define DECLARE_TRACE_CONDITION(name, proto, args, cond)		\
 	UTRACE__DECLARE_TRACE(name, PARAMS(proto), PARAMS(args),	\
 			      utrace__likely(cond),			\
-			      PARAMS(void *__data, proto))
+			      UTRACE__DATA_PROTO(PARAMS(args), PARAMS(proto)))
+/* Older kernels' tracepoint without arguments: DECLARE_TRACE_NOARGS(name)
+ * is DECLARE_TRACE(name, TP_PROTO(void), TP_ARGS()); probes are
+ * 'void fn(void *data)'. */
+#define DECLARE_TRACE_NOARGS(name) DECLARE_TRACE(name, void, )
 
-#define DEFINE_TRACE_FN(name, reg, unreg, proto, args)
-#define DEFINE_TRACE(name, proto, args)
+#define DEFINE_TRACE(name, proto, args)					\
+	DEFINE_TRACE_FN(name, NULL, NULL, PARAMS(proto), PARAMS(args))
 
 #define TRACE_EVENT(name, proto, args, struct, assign, print)		\
 	DECLARE_TRACE(name, PARAMS(proto), PARAMS(args))
@@ -918,7 +1034,8 @@ yes:									\
 	DECLARE_TRACE_CONDITION(name, PARAMS(proto), PARAMS(args), PARAMS(cond))
 #define TRACE_EVENT_CONDITION(name, proto, args, cond, struct, assign, print) \
 	DECLARE_TRACE_CONDITION(name, PARAMS(proto), PARAMS(args), PARAMS(cond))
-#define DECLARE_EVENT_CLASS(name, proto, args, tstruct, assign, print)
+#define DECLARE_EVENT_CLASS(name, proto, args, tstruct, assign, print) \
+	UTRACE__SEMICOLON
 #define DEFINE_EVENT(template, name, proto, args)			\
 	DECLARE_TRACE(name, PARAMS(proto), PARAMS(args))
 #define DEFINE_EVENT_FN(template, name, proto, args, reg, unreg)	\
@@ -927,10 +1044,12 @@ yes:									\
 	DECLARE_TRACE(name, PARAMS(proto), PARAMS(args))
 #define DEFINE_EVENT_CONDITION(template, name, proto, args, cond)	\
 	DECLARE_TRACE_CONDITION(name, PARAMS(proto), PARAMS(args), PARAMS(cond))
-#define TRACE_DEFINE_ENUM(a)
-#define TRACE_DEFINE_SIZEOF(a)
+#define TRACE_DEFINE_ENUM(a) UTRACE__SEMICOLON
+#define TRACE_DEFINE_SIZEOF(a) UTRACE__SEMICOLON
+/* As the kernel's headers write them: TRACE_EVENT_FLAGS(...) without a
+ * ';' (nothing to take), TRACE_EVENT_PERF_PERM(...); with one. */
 #define TRACE_EVENT_FLAGS(event, flag)
-#define TRACE_EVENT_PERF_PERM(event, ...)
+#define TRACE_EVENT_PERF_PERM(event, ...) UTRACE__SEMICOLON
 
 /* Events compiled out by their header: trace_<ev>() does nothing and
  * trace_<ev>_enabled() is false; there is no event, no register_*. */
@@ -939,10 +1058,12 @@ yes:									\
 	_Pragma("GCC diagnostic ignored \"-Wunused-parameter\"")	\
 	static inline void trace_##name(proto) { }			\
 	static inline bool trace_##name##_enabled(void) { return false; } \
-	_Pragma("GCC diagnostic pop")
+	_Pragma("GCC diagnostic pop")					\
+	UTRACE__SEMICOLON
 #define TRACE_EVENT_NOP(name, proto, args, struct, assign, print)	\
 	DECLARE_EVENT_NOP(name, PARAMS(proto), PARAMS(args))
-#define DECLARE_EVENT_CLASS_NOP(name, proto, args, tstruct, assign, print)
+#define DECLARE_EVENT_CLASS_NOP(name, proto, args, tstruct, assign, print) \
+	UTRACE__SEMICOLON
 #define DEFINE_EVENT_NOP(template, name, proto, args)			\
 	DECLARE_EVENT_NOP(name, PARAMS(proto), PARAMS(args))
 

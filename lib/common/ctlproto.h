@@ -22,7 +22,10 @@
 
 enum utrace_ctl_op {
 	UTRACE_CTL_INFO = 1,          /* -> struct utrace_ctl_info_msg */
-	UTRACE_CTL_EVENTS,            /* -> utrace_ctl_event_msg + "sys\0name\0", repeated */
+	UTRACE_CTL_EVENTS,            /* -> utrace_ctl_event_msg + "sys\0name\0", repeated;
+				       * arg 1: the events removed, whose records
+				       * may still be in the buffers (their
+				       * FORMAT still answers) */
 	UTRACE_CTL_FORMAT,            /* id -> text */
 	UTRACE_CTL_SET_EVENT,         /* payload token -> status = count */
 	UTRACE_CTL_CLEAR_EVENTS,
@@ -62,6 +65,8 @@ enum utrace_ctl_op {
 				       * and the memfd of the snapshot trigger's
 				       * copy of the pool, or -ENOENT; arg 1: free
 				       * it */
+	UTRACE_CTL_SYNTH_DYN_LINES,   /* payload: dynamic_events' "s:..." lines (an
+				       * older runtime: -EOPNOTSUPP) */
 };
 
 /* UTRACE_CTL_SYNTH: synthetic_events (lib/runtime/synth.c). */
@@ -69,6 +74,8 @@ enum utrace_ctl_synth {
 	UTRACE_CTL_SYNTH_READ = 0,
 	UTRACE_CTL_SYNTH_WRITE = 1,   /* lines, applied in order */
 	UTRACE_CTL_SYNTH_CLEAR = 2,   /* an open with O_TRUNC */
+	UTRACE_CTL_SYNTH_DYN = 3,     /* dynamic_events lines "s:[synthetic/]NAME ..."
+				       * (op UTRACE_CTL_SYNTH_DYN_LINES) */
 };
 
 /* UTRACE_CTL_UPROBE: uprobe_events and uprobe_profile (lib/probe). */

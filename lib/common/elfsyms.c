@@ -318,6 +318,16 @@ const struct utrace__sym *utrace__symtab_by_name(const struct utrace__symtab *t,
 	return NULL;
 }
 
+int utrace__elf_off_to_vaddr(int fd, uint64_t off, uint64_t *vaddr)
+{
+	GElf_Phdr ph;
+
+	if (load_segment(fd, off, false, &ph) < 0)
+		return -1;
+	*vaddr = ph.p_vaddr + off - ph.p_offset;
+	return 0;
+}
+
 int utrace__elf_vaddr_to_off(int fd, uint64_t vaddr, uint64_t *off)
 {
 	GElf_Phdr ph;

@@ -65,5 +65,8 @@ const struct utrace__sym *utrace__symtab_by_name(const struct utrace__symtab *t,
 
 /* The file offset of an address of the file (PT_LOAD); 0 or -1. */
 int utrace__elf_vaddr_to_off(int fd, uint64_t vaddr, uint64_t *off) UTRACE_HIDDEN;
+/* The address of a file offset, as the PT_LOAD holding it maps it (as
+ * the kernel maps a uprobe's offset); 0 or -1. */
+int utrace__elf_off_to_vaddr(int fd, uint64_t off, uint64_t *vaddr) UTRACE_HIDDEN;
 
 #endif /* UTRACE_COMMON_ELFSYMS_H */

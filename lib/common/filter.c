@@ -337,7 +337,9 @@ static inline const char *str_at(const struct utrace__filter_insn *in,
 	uint32_t loc, off, len;
 
 	if (in->op == OPC_STR_ARRAY) {
-		*max = in->val2;
+		/* val2 0: char name[] at the end (ftrace's print), to the
+		 * record's end */
+		*max = in->val2 ? in->val2 : size > in->offset ? size - in->offset : 0;
 		return (const char *)rec + in->offset;
 	}
 	memcpy(&loc, rec + in->offset, sizeof(loc));
@@ -540,6 +542,7 @@ enum field_type {
 	FT_OTHER,          /* a number of 1, 2, 4 or 8 bytes (others never match) */
 	FT_STATIC_STRING,  /* char name[N] */
 	FT_DYN_STRING,     /* __data_loc char[] */
+	FT_FLEX_STRING,    /* char name[], the record's last bytes (ftrace's print) */
 	FT_PTR_STRING,     /* char *, const char * */
 	FT_COMM,
 	FT_CPU,
@@ -581,6 +584,8 @@ static enum field_type event_field_type(const struct utrace_event_field *f)
 		return strstr(t, "char") ? FT_DYN_STRING : FT_OTHER;
 	case UTRACE_FIELD_ARRAY:
 		return strstr(t, "char") ? FT_STATIC_STRING : FT_OTHER;
+	case UTRACE_FIELD_FLEX:
+		return strstr(t, "char") ? FT_FLEX_STRING : FT_OTHER;
 	default:
 		return !strcmp(t, "char *") || !strcmp(t, "const char *") ?
 			FT_PTR_STRING : FT_OTHER;
@@ -590,7 +595,7 @@ static enum field_type event_field_type(const struct utrace_event_field *f)
 static bool is_string_field(const struct field *fd)
 {
 	return fd->type == FT_STATIC_STRING || fd->type == FT_DYN_STRING ||
-	       fd->type == FT_PTR_STRING || fd->type == FT_COMM;
+	       fd->type == FT_FLEX_STRING || fd->type == FT_PTR_STRING || fd->type == FT_COMM;
 }
 
 static bool name_is(const char *name, const char *s, size_t len)
@@ -916,6 +921,12 @@ static int emit_string(struct compiler *c, struct utrace__filter_insn *in, struc
 	case FT_DYN_STRING:
 		in->op = OPC_STR_DYN;
 		need_bytes(c, fd, 4);
+		break;
+	case FT_FLEX_STRING:
+		/* the text is NUL-terminated in the record (the marker's) */
+		in->op = OPC_STR_ARRAY;
+		in->val2 = 0;
+		need_bytes(c, fd, 0);
 		break;
 	default:
 		/*

@@ -49,6 +49,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -262,11 +263,11 @@ static int parse_field(struct parser *p, const char *s, unsigned int flags,
 				goto bad_modifier;
 			flags |= UTRACE__HF_BUCKET;
 		} else if (!strncmp(modifier, "percent", 7)) {
-			if (flags & UTRACE__HF_KEY)
+			if (flags & (UTRACE__HF_KEY | UTRACE__HF_VAR))
 				goto bad_modifier;
 			flags |= UTRACE__HF_PERCENT;
 		} else if (!strncmp(modifier, "graph", 5)) {
-			if (flags & UTRACE__HF_KEY)
+			if (flags & (UTRACE__HF_KEY | UTRACE__HF_VAR))
 				goto bad_modifier;
 			flags |= UTRACE__HF_GRAPH;
 		} else {
@@ -289,6 +290,12 @@ bad_modifier:
 		hf->src = UTRACE__HS_CPU;
 		hf->size = 4;
 		snprintf(hf->name, sizeof(hf->name), "common_cpu");
+	} else if (!strcmp(field_name, "hitcount")) {
+		/* "tracing: Allow multiple hitcount values in histograms" */
+		flags |= UTRACE__HF_HITCOUNT;
+		hf->src = UTRACE__HS_COUNTER;
+		hf->size = 8;
+		snprintf(hf->name, sizeof(hf->name), "hitcount");
 	} else {
 		if (!find_field(p, field_name, &ef) || !ef.size) {
 			if (!find_field(p, field_name, &ef) || ef.type != F_CPU)
@@ -457,7 +464,7 @@ static int parse_attrs(struct parser *p, char *s, struct attrs *a)
 static int create_vals(struct parser *p, char *s)
 {
 	struct utrace__hist *h = p->h;
-	unsigned int i;
+	unsigned int i, n_hitcount = 0;
 	int r;
 
 	memset(&h->vals[0], 0, sizeof(h->vals[0]));
@@ -471,7 +478,9 @@ static int create_vals(struct parser *p, char *s)
 		if (comma)
 			*comma = 0;
 		s = comma ? comma + 1 : NULL;
-		if (!strcmp(f, "hitcount"))
+		/* the first plain "hitcount" is the one every table has; a
+		 * later one, or hitcount.percent, is a value of its own */
+		if (!strcmp(f, "hitcount") && !n_hitcount++)
 			continue;
 		r = parse_atom(p, f, 0, &h->vals[h->nr_vals]);
 		if (r < 0)
@@ -613,15 +622,26 @@ static bool known_clock(const char *c)
 
 static const char *flag_name(unsigned int flags);
 
-/* A variable's type, as the kernel's hist_field->type. */
-static const char *operand_type(const struct parser *p, const struct utrace__hist_field *f)
+/* A field's type, as the kernel's hist_field->type: the event's declared
+ * type; for a string "char[N]" or "__data_loc char[]" (kept in buf). */
+static const char *operand_type(const struct parser *p, const struct utrace__hist_field *f,
+				char *buf, size_t n)
 {
 	unsigned int i;
 
-	if (f->flags & UTRACE__HF_TIMESTAMP)
+	if (f->flags & (UTRACE__HF_TIMESTAMP | UTRACE__HF_HITCOUNT))
 		return "u64";
 	if (f->src == UTRACE__HS_CPU)
-		return "int";
+		return "unsigned int";
+	if (f->src == UTRACE__HS_STR) {
+		snprintf(buf, n, "char[%u]", (unsigned int)f->size);
+		return buf;
+	}
+	if (f->src == UTRACE__HS_DYNSTR || (f->flags & UTRACE__HF_EXECNAME)) {
+		/* update_var_execname(): the comm is a "char[]" */
+		snprintf(buf, n, "%s", f->src == UTRACE__HS_DYNSTR ? "__data_loc char[]" : "char[]");
+		return buf;
+	}
 	for (i = 0; i < p->nr; i++)
 		if (p->fields[i].name && !strcmp(p->fields[i].name, f->name))
 			return p->fields[i].type;
@@ -630,119 +650,449 @@ static const char *operand_type(const struct parser *p, const struct utrace__his
 	return "unsigned char";
 }
 
-/* "$name" (a variable of this trigger, else of another through env) or
- * a field. */
-static int parse_operand(struct parser *p, char *s, struct utrace__hist_operand *o,
-			 const char **type, bool string_ok)
+static bool node_is_str(const struct utrace__hist *h, const struct utrace__hist_node *n)
+{
+	if (n->op)
+		return false;
+	if (n->o.ref == UTRACE__HO_FIELD)
+		return (n->o.f.flags & (UTRACE__HF_STRING | UTRACE__HF_EXECNAME)) != 0;
+	if (n->o.ref == UTRACE__HO_OWN)
+		return h->vars[n->o.var].is_str;
+	return n->o.ref >= 0 && h->refs[n->o.ref].is_str;
+}
+
+/* The kernel's contains_operator(): the root operator of an expression,
+ * the rightmost of the lowest precedence ('-' first in the string: a
+ * unary minus), so that a-b-c is (a-b)-c; 0 when there is none. */
+static char find_operator(char *str, char **sep)
+{
+	char *minus = strrchr(str, '-'), *plus = strrchr(str, '+');
+	char *div = strrchr(str, '/'), *mult = strrchr(str, '*');
+	/* positions, -1 for none (NULL does not compare with a pointer) */
+	ptrdiff_t m = minus ? minus - str : -1, p = plus ? plus - str : -1;
+	ptrdiff_t d = div ? div - str : -1, x = mult ? mult - str : -1;
+
+	*sep = NULL;
+	if (m == 0) {
+		*sep = minus;
+		return 'u';
+	}
+	if (p >= 0 || m >= 0) {
+		*sep = p > m ? plus : minus;
+		return p > m ? '+' : '-';
+	}
+	if (x > d) {
+		*sep = mult;
+		return '*';
+	}
+	*sep = div;
+	return div ? '/' : 0;
+}
+
+/* The kernel's hist_field_div() and its variants for a constant divisor
+ * (div_by_power_of_two(), div_by_mult_and_shift(), ...): the same
+ * results, the mult-and-shift approximation included. */
+static uint64_t divide(const struct utrace__hist_node *n, uint64_t a, uint64_t b)
+{
+	switch (n->div) {
+	case UTRACE__HD_SHIFT:
+		return a >> __builtin_ctzll(b);
+	case UTRACE__HD_MULT:
+		if (a < (1u << 20))
+			return (a * n->mult + ((1u << 20) - 1)) >> 20;
+		return a / b;
+	case UTRACE__HD_DIV:
+		return a / b;
+	default:
+		if (!b)
+			return (uint64_t)-1;
+		if (!(b & (b - 1)))
+			return a >> __builtin_ctzll(b);
+		return a / b;
+	}
+}
+
+/* One node's value for constants only (the parser's folding). */
+static uint64_t fold(const struct utrace__hist_node *n, uint64_t a, uint64_t b)
+{
+	switch (n->op) {
+	case '+': return a + b;
+	case '-': return a - b;
+	case '*': return a * b;
+	case '/': return divide(n, a, b);
+	default: return (uint64_t)-(int64_t)a;
+	}
+}
+
+static int new_node(struct parser *p, struct utrace__hist_var *v)
+{
+	if (v->nr_nodes == UTRACE__HIST_NODES_MAX)
+		return quiet_err(p, -EINVAL, "");   /* cannot be: 3 operators at most */
+	memset(&v->n[v->nr_nodes], 0, sizeof(v->n[0]));
+	return (int)v->nr_nodes++;
+}
+
+/* "$name" or "SYSTEM.EVENT.$name": a variable of this trigger's, else of
+ * another through env (the kernel's parse_var_ref()). */
+static int parse_ref(struct parser *p, char *s, const char *sys, const char *event,
+		     struct utrace__hist_operand *o, const char **type, bool *usecs, bool *is_str,
+		     uint32_t *str_cap)
 {
 	struct utrace__hist *h = p->h;
-	char sys[64], event[64], *dot, *dot2;
-	bool qualified = false;
+	const struct utrace__hist_var *var = NULL;
 	const void *owner;
 	unsigned int i, idx;
-	int r;
 
-	memset(o, 0, sizeof(*o));
-	/* "system.event.$name": a variable of that event's triggers (the
-	 * kernel's parse_atom() split) */
-	dot = strchr(s, '.');
-	dot2 = dot ? strchr(dot + 1, '.') : NULL;
-	if (dot2 && dot2[1] == '$' && (size_t)(dot - s) < sizeof(sys) &&
-	    (size_t)(dot2 - dot) <= sizeof(event)) {
-		snprintf(sys, sizeof(sys), "%.*s", (int)(dot - s), s);
-		snprintf(event, sizeof(event), "%.*s", (int)(dot2 - dot - 1), dot + 1);
-		qualified = true;
-		s = dot2 + 1;
+	for (i = 0; i < h->nr_vars && !sys; i++)
+		if (!strcmp(h->vars[i].name, s + 1)) {
+			o->ref = UTRACE__HO_OWN;
+			o->var = i;
+			*type = h->vars[i].type;
+			*usecs = h->vars[i].usecs;
+			*is_str = h->vars[i].is_str;
+			*str_cap = h->vars[i].str_cap;
+			return 0;
+		}
+	if (!p->env->find_var ||
+	    p->env->find_var(p->env->arg, sys, event, s + 1, &owner, &idx, &var) < 0)
+		return hist_err(p, -EINVAL, "Couldn't find variable", s + 1);
+	for (i = 0; i < h->nr_refs; i++)
+		if (h->refs[i].owner == owner && h->refs[i].idx == idx)
+			break;
+	if (i == UTRACE__HIST_REFS_MAX)
+		return hist_err(p, -EINVAL, "Too many variables defined", s);
+	if (i == h->nr_refs) {
+		struct utrace__hist_ref *r = &h->refs[h->nr_refs++];
+
+		r->owner = owner;
+		r->idx = idx;
+		r->is_str = var->is_str;
+		if (sys)
+			snprintf(r->name, sizeof(r->name), "%s.%s.%s", sys, event, s + 1);
+		else
+			snprintf(r->name, sizeof(r->name), "%s", s + 1);
 	}
-	if (s[0] == '$') {
-		for (i = 0; i < h->nr_vars && !qualified; i++)
-			if (!strcmp(h->vars[i].name, s + 1)) {
-				o->ref = -2;
-				o->var = i;
-				*type = h->vars[i].type;
-				return 0;
-			}
-		if (!p->env->find_var ||
-		    p->env->find_var(p->env->arg, qualified ? sys : NULL, qualified ? event : NULL,
-				     s + 1, &owner, &idx, type) < 0)
-			return hist_err(p, -EINVAL, "Couldn't find variable", s + 1);
-		for (i = 0; i < h->nr_refs; i++)
-			if (h->refs[i].owner == owner && h->refs[i].idx == idx)
-				break;
-		if (i == UTRACE__HIST_REFS_MAX)
-			return hist_err(p, -EINVAL, "Too many variables defined", s);
-		if (i == h->nr_refs)
-			h->refs[h->nr_refs++] = (struct utrace__hist_ref){ owner, idx };
-		o->ref = (int)i;
-		return 0;
-	}
-	o->ref = -1;
-	r = parse_field(p, s, 0, &o->f);
-	if (r < 0)
-		return r;
-	if ((o->f.flags & UTRACE__HF_STRING) && !string_ok)
-		return quiet_err(p, -EINVAL, "a string can't be a variable in utrace");
-	*type = operand_type(p, &o->f);
+	o->ref = (int)i;
+	*type = var->type;
+	*usecs = var->usecs;
+	*is_str = var->is_str;
+	*str_cap = var->str_cap;
 	return 0;
 }
 
-/* The kernel's expr_field_str(). */
-static void operand_str(char *out, size_t n, const struct utrace__hist_operand *o,
-			const struct utrace__hist *h, const char *written)
+/*
+ * An operand (the kernel's parse_atom()): a number, a variable
+ * ("$name", "SYSTEM.EVENT.$name") or a field.  flags: UTRACE__HF_VAR when
+ * it is a variable's whole expression (a modifier it may not have is
+ * refused where the kernel refuses it).
+ */
+static int parse_leaf(struct parser *p, struct utrace__hist_var *v, char *str,
+		      unsigned int flags, int *node)
 {
-	const char *fl;
+	char sys[64], event[64], *dot, *dot2;
+	struct utrace__hist_node *n;
+	int k = new_node(p, v), r;
 
-	if (o->ref == -2) {
-		snprintf(out, n, "$%s", h->vars[o->var].name);
-	} else if (o->ref >= 0) {
-		snprintf(out, n, "%s", written);
-	} else {
-		fl = flag_name(o->f.flags);
-		snprintf(out, n, "%s%s%s", o->f.name, fl ? "." : "", fl ? fl : "");
+	if (k < 0)
+		return k;
+	*node = k;
+	n = &v->n[k];
+	if (isdigit((unsigned char)str[0])) {
+		/* parse_const(): kstrtoull(s, 0) */
+		char *end;
+
+		errno = 0;
+		n->o.constant = strtoull(str, &end, 0);
+		if (*end == '\n')
+			end++;
+		if (*end || errno)
+			return hist_err(p, -EINVAL, "Expecting numeric literal", str);
+		n->o.ref = UTRACE__HO_CONST;
+		n->type = "u64";
+		return 0;
 	}
-}
+	/* "system.event.name": its system and event */
+	dot = strchr(str, '.');
+	dot2 = dot ? strchr(dot + 1, '.') : NULL;
+	if (dot2 && dot2[1] == '$' && (size_t)(dot - str) < sizeof(sys) &&
+	    (size_t)(dot2 - dot) <= sizeof(event)) {
+		bool is_str;
 
-/* name=A, name=A+B, name=A-B (the kernel's parse_expr() for one
- * operator). */
-static int create_var(struct parser *p, char *str)
-{
-	struct utrace__hist *h = p->h;
-	struct utrace__hist_var *v = &h->vars[h->nr_vars];
-	char *eq = strchr(str, '='), *rhs = eq + 1, *op, sa[96], sb[96];
-	const char *ta, *tb;
-	unsigned int i;
-	int r;
-
-	*eq = 0;
-	if (!*str || strlen(str) >= sizeof(v->name))
-		return hist_err(p, -EINVAL, "Malformed assignment", str);
-	for (i = 0; i < h->nr_vars; i++)
-		if (!strcmp(h->vars[i].name, str))
-			return hist_err(p, -EINVAL, "Variable already defined", str);
-	snprintf(v->name, sizeof(v->name), "%s", str);
-	if (strpbrk(rhs, "*/"))
-		return quiet_err(p, -EINVAL, "utrace's expressions have one + or -");
-	op = strpbrk(rhs + 1, "+-");
-	if (op && strpbrk(op + 1, "+-"))
-		return quiet_err(p, -EINVAL, "utrace's expressions have one + or -");
-	if (op) {
-		v->op = *op;
-		*op = 0;
+		snprintf(sys, sizeof(sys), "%.*s", (int)(dot - str), str);
+		snprintf(event, sizeof(event), "%.*s", (int)(dot2 - dot - 1), dot + 1);
+		return parse_ref(p, dot2 + 1, sys, event, &n->o, &n->type, &n->usecs, &is_str,
+				 &n->str_cap);
 	}
-	r = parse_operand(p, rhs, &v->a, &ta, false);
-	if (r == 0 && op)
-		r = parse_operand(p, op + 1, &v->b, &tb, false);
+	if (dot2)
+		str = dot2 + 1;
+	if (str[0] == '$' && str[1]) {
+		bool is_str;
+
+		return parse_ref(p, str, NULL, NULL, &n->o, &n->type, &n->usecs, &is_str,
+				 &n->str_cap);
+	}
+	n->o.ref = UTRACE__HO_FIELD;
+	r = parse_field(p, str, flags, &n->o.f);
 	if (r < 0)
 		return r;
-	v->type = ta;
-	operand_str(sa, sizeof(sa), &v->a, h, rhs);
-	if (op) {
-		operand_str(sb, sizeof(sb), &v->b, h, op + 1);
-		snprintf(v->text, sizeof(v->text), "%s%c%s", sa, v->op, sb);
-	} else {
-		snprintf(v->text, sizeof(v->text), "%s", sa);
+	n->type = operand_type(p, &n->o.f, v->type_buf, sizeof(v->type_buf));
+	if (n->o.f.src == UTRACE__HS_STR)
+		n->str_cap = n->o.f.size < UTRACE__HIST_STR_MAX ? n->o.f.size : UTRACE__HIST_STR_MAX;
+	else if (n->o.f.flags & UTRACE__HF_EXECNAME)
+		n->str_cap = 16;
+	else
+		n->str_cap = UTRACE__HIST_STR_MAX;
+	n->usecs = (n->o.f.flags & (UTRACE__HF_TIMESTAMP | UTRACE__HF_USECS)) ==
+		   (UTRACE__HF_TIMESTAMP | UTRACE__HF_USECS);
+	return 0;
+}
+
+static int parse_expr(struct parser *p, struct utrace__hist_var *v, char *str,
+		      unsigned int flags, unsigned int *nsub, int *node);
+
+/* An operand of an operator: an expression, not a string. */
+static int parse_operand(struct parser *p, struct utrace__hist_var *v, char *str,
+			 unsigned int *nsub, int *node)
+{
+	int r = parse_expr(p, v, str, 0, nsub, node);
+
+	if (r == 0 && node_is_str(p->h, &v->n[*node]))
+		return hist_err(p, -EINVAL, "String type can not be an operand in expression", str);
+	return r;
+}
+
+/* -(EXPR): the kernel's parse_unary(). */
+static int parse_unary(struct parser *p, struct utrace__hist_var *v, char *str,
+		       unsigned int *nsub, int *node)
+{
+	char *close;
+	int k, a, r;
+
+	if (++*nsub > 3)
+		return hist_err(p, -EINVAL, "Too many subexpressions (3 max)", str);
+	str++;
+	if (*str != '(')
+		return quiet_err(p, -EINVAL, "");
+	str++;
+	close = strrchr(str, ')');
+	if (!close)
+		return quiet_err(p, -EINVAL, "");
+	if (close[1])
+		return hist_err(p, -EINVAL, "Unary minus not supported in sub-expressions", str);
+	*close = 0;
+	k = new_node(p, v);
+	if (k < 0)
+		return k;
+	r = parse_operand(p, v, str, nsub, &a);
+	if (r < 0)
+		return r;
+	v->n[k].op = 'u';
+	v->n[k].a = (unsigned char)a;
+	v->n[k].usecs = v->n[a].usecs;
+	*node = k;
+	return 0;
+}
+
+/*
+ * The kernel's parse_expr(): an expression split at its root operator
+ * (find_operator()), each side parsed again; at most 3 operators.  Two
+ * constants fold into one, as the kernel's combine_consts; a division by
+ * a constant takes the kernel's faster variants, with their results.
+ */
+static int parse_expr(struct parser *p, struct utrace__hist_var *v, char *str,
+		      unsigned int flags, unsigned int *nsub, int *node)
+{
+	struct utrace__hist_node *n;
+	char *sep, *left, op;
+	int k, a, b, r;
+
+	if (*nsub > 3)
+		return hist_err(p, -EINVAL, "Too many subexpressions (3 max)", str);
+	op = find_operator(str, &sep);
+	if (!op)
+		return parse_leaf(p, v, str, flags, node);
+	if (op == 'u')
+		return parse_unary(p, v, str, nsub, node);
+	++*nsub;
+	*sep = 0;
+	left = str;
+	str = sep + 1;
+	if (!*left || !*str)
+		return quiet_err(p, -EINVAL, "");
+	k = new_node(p, v);
+	if (k < 0)
+		return k;
+	r = parse_operand(p, v, left, nsub, &a);
+	if (r < 0)
+		return r;
+	r = parse_operand(p, v, str, nsub, &b);
+	if (r < 0)
+		return r;
+	/* check_expr_operands() */
+	if (v->n[a].usecs != v->n[b].usecs)
+		return hist_err(p, -EINVAL, "Timestamp units in expression don't match", NULL);
+	n = &v->n[k];
+	n->op = op;
+	n->a = (unsigned char)a;
+	n->b = (unsigned char)b;
+	n->usecs = v->n[a].usecs;
+	*node = k;
+	if (op == '/' && !v->n[b].op && v->n[b].o.ref == UTRACE__HO_CONST) {
+		uint64_t d = v->n[b].o.constant;
+
+		if (!d) {
+			hist_err(p, -EINVAL, "Division by zero", str);
+			return p->err->err = -EDOM;
+		}
+		if (!(d & (d - 1))) {
+			n->div = UTRACE__HD_SHIFT;
+		} else if (d > (1u << 20)) {
+			n->div = UTRACE__HD_DIV;
+		} else {
+			n->div = UTRACE__HD_MULT;
+			n->mult = (1u << 20) / d;
+		}
 	}
-	h->nr_vars++;
+	if (!v->n[a].op && v->n[a].o.ref == UTRACE__HO_CONST &&
+	    !v->n[b].op && v->n[b].o.ref == UTRACE__HO_CONST) {
+		uint64_t c = fold(n, v->n[a].o.constant, v->n[b].o.constant);
+
+		/* the operands are the last nodes made: take them back */
+		v->nr_nodes = (unsigned int)k + 1;
+		memset(n, 0, sizeof(*n));
+		n->o.ref = UTRACE__HO_CONST;
+		n->o.constant = c;
+	}
+	return 0;
+}
+
+/* The kernel's get_hist_field_flags() of an operand or expression. */
+static const char *node_flag(const struct utrace__hist_node *n)
+{
+	if (n->op)
+		return n->usecs ? "usecs" : NULL;
+	if (n->o.ref != UTRACE__HO_FIELD)
+		return NULL;
+	return flag_name(n->o.f.flags);
+}
+
+static void node_text(const struct utrace__hist *h, const struct utrace__hist_var *v,
+		      unsigned int k, char *out, size_t size, unsigned int level);
+
+/* The kernel's expr_field_str(): an operand as an expression prints it. */
+static void node_field_str(const struct utrace__hist *h, const struct utrace__hist_var *v,
+			   unsigned int k, char *out, size_t size)
+{
+	const struct utrace__hist_node *n = &v->n[k];
+	const char *fl = node_flag(n);
+	size_t len = strlen(out);
+
+	if (n->op) {
+		/* hist_field_name(): the expression's own name */
+		node_text(h, v, k, out + len, size - len, 0);
+	} else if (n->o.ref == UTRACE__HO_CONST) {
+		snprintf(out + len, size - len, "%" PRIu64, n->o.constant);
+	} else if (n->o.ref == UTRACE__HO_OWN) {
+		snprintf(out + len, size - len, "$%s", h->vars[n->o.var].name);
+		fl = NULL;
+	} else if (n->o.ref >= 0) {
+		snprintf(out + len, size - len, "$%s", h->refs[n->o.ref].name);
+		fl = NULL;
+	} else {
+		snprintf(out + len, size - len, "%s",
+			 n->o.f.src == UTRACE__HS_CPU ? "common_cpu" : n->o.f.name);
+	}
+	len = strlen(out);
+	if (fl)
+		snprintf(out + len, size - len, ".%s", fl);
+}
+
+/* The kernel's expr_str(): an operator node's name. */
+static void node_text(const struct utrace__hist *h, const struct utrace__hist_var *v,
+		      unsigned int k, char *out, size_t size, unsigned int level)
+{
+	const struct utrace__hist_node *n = &v->n[k];
+	size_t len;
+
+	out[0] = 0;
+	if (!n->op || level > 1) {
+		if (!n->op)
+			node_field_str(h, v, k, out, size);
+		return;
+	}
+	if (n->op == 'u') {
+		snprintf(out, size, "-(");
+		len = strlen(out);
+		node_text(h, v, n->a, out + len, size - len, level + 1);
+		len = strlen(out);
+		snprintf(out + len, size - len, ")");
+		return;
+	}
+	node_field_str(h, v, n->a, out, size);
+	len = strlen(out);
+	snprintf(out + len, size - len, "%c", n->op);
+	node_field_str(h, v, n->b, out, size);
+}
+
+/* name=EXPR[,name=EXPR]... (the kernel's parse_var_defs() and
+ * create_var_field()). */
+static int create_vars(struct parser *p, char *str)
+{
+	struct utrace__hist *h = p->h;
+	char *def;
+	int r;
+
+	while ((def = strsep(&str, ","))) {
+		struct utrace__hist_var *v = &h->vars[h->nr_vars];
+		char *eq = strchr(def, '='), *rhs;
+		unsigned int i, nsub = 0;
+		int root;
+
+		if (!eq)
+			return hist_err(p, -EINVAL, "Malformed assignment", def);
+		*eq = 0;
+		rhs = eq + 1;
+		if (h->nr_vars == UTRACE__HIST_VARS_MAX)
+			return hist_err(p, -EINVAL, "Too many variables defined", def);
+		if (!*def || strlen(def) >= sizeof(v->name))
+			return hist_err(p, -EINVAL, "Malformed assignment", def);
+		for (i = 0; i < h->nr_vars; i++)
+			if (!strcmp(h->vars[i].name, def))
+				return hist_err(p, -EINVAL, "Variable already defined", def);
+		memset(v, 0, sizeof(*v));
+		snprintf(v->name, sizeof(v->name), "%s", def);
+		r = parse_expr(p, v, rhs, UTRACE__HF_VAR, &nsub, &root);
+		if (r < 0)
+			return r;
+		/* the root is node 0: parse_expr() makes it first */
+		if (v->n[0].op == 0 && v->n[0].o.ref == UTRACE__HO_FIELD &&
+		    (v->n[0].o.f.flags & (UTRACE__HF_BUCKET | UTRACE__HF_LOG2)))
+			return hist_err(p, -EINVAL, "Invalid field modifier", rhs);
+		v->usecs = v->n[0].usecs;
+		v->is_str = node_is_str(h, &v->n[0]);
+		/* an expression has its first operand's type (the kernel's
+		 * expr->type), a constant or an expression of them u64 */
+		for (i = 0; v->n[i].op; i = v->n[i].a)
+			;
+		v->type = v->n[i].type ? v->n[i].type : "u64";
+		if (v->is_str) {
+			/* min(size, STR_VAR_LEN_MAX) bytes, the NUL included */
+			v->str_cap = v->n[0].str_cap ? v->n[0].str_cap : 1;
+			v->str_off = h->vstr_size;
+			h->vstr_size += (v->str_cap + 7) & ~7u;
+		}
+		/* the readback: hist_field_print() of the variable */
+		if (v->n[0].op) {
+			node_text(h, v, 0, v->text, sizeof(v->text), 0);
+		} else {
+			v->text[0] = 0;
+			node_field_str(h, v, 0, v->text, sizeof(v->text));
+			if (v->n[0].o.ref == UTRACE__HO_FIELD && v->n[0].o.f.buckets)
+				snprintf(v->text + strlen(v->text), sizeof(v->text) - strlen(v->text),
+					 "=%" PRIu64, v->n[0].o.f.buckets);
+		}
+		h->nr_vars++;
+	}
 	return 0;
 }
 
@@ -826,25 +1176,30 @@ static int create_act(struct parser *p, struct utrace__hist_action *a, char *act
 		return hist_err(p, -EINVAL, "Param count doesn't match synthetic event field count",
 				a->synth);
 	for (i = 0; i < nr; i++) {
+		struct utrace__hist_var tmp;
 		char copy[64];
-		bool str = sf[i].kind == UTRACE_FIELD_ARRAY && !strcmp(sf[i].type, "char");
+		/* char[N] or char[] (a __data_loc string) */
+		bool str = (sf[i].kind == UTRACE_FIELD_ARRAY || sf[i].kind == UTRACE_FIELD_STRING) &&
+			   !strcmp(sf[i].type, "char"), pstr;
+		int k;
 
+		memset(&tmp, 0, sizeof(tmp));
 		snprintf(copy, sizeof(copy), "%s", a->params[i]);
-		r = parse_operand(p, copy, &a->p[i], &type, true);
+		r = parse_leaf(p, &tmp, copy, 0, &k);
 		if (r < 0)
 			return r;
-		if (str && !(a->p[i].ref == -1 && (a->p[i].f.flags & UTRACE__HF_STRING)))
+		a->p[i] = tmp.n[k].o;
+		pstr = node_is_str(p->h, &tmp.n[k]);
+		type = tmp.n[k].type ? tmp.n[k].type : "u64";
+		/* check_synth_field(): a string for a string field, else the
+		 * same type */
+		if (str != pstr || (!str && strcmp(type, sf[i].type)))
 			return hist_err(p, -EINVAL,
 					"Param type doesn't match synthetic event field type",
 					a->params[i]);
 		if (str && ++nr_str > UTRACE__HIST_STR_PARAMS_MAX)
 			return quiet_err(p, -EINVAL, "utrace passes at most 4 strings to a "
 					 "synthetic event");
-		if (!str && ((a->p[i].ref == -1 && (a->p[i].f.flags & UTRACE__HF_STRING)) ||
-			     strcmp(type, sf[i].type)))
-			return hist_err(p, -EINVAL,
-					"Param type doesn't match synthetic event field type",
-					a->params[i]);
 	}
 	return 0;
 }
@@ -901,6 +1256,10 @@ static int create_track(struct parser *p, char *s)
 			break;
 	if (i == p->h->nr_vars)
 		return hist_err(p, -EINVAL, "Couldn't find onmax or onchange variable", v + 1);
+	if (p->h->vars[i].is_str)
+		/* the kernel would compare the addresses of its copies */
+		return quiet_err(p, -EINVAL, "a string variable can't be tracked by onmax() or "
+				 "onchange() in utrace");
 	a->track_var = i;
 	return create_act(p, a, close + 1);
 }
@@ -1045,7 +1404,7 @@ static int parse(const char *text, const struct utrace_event_field *fields, unsi
 	if (r < 0)
 		goto fail;
 	for (i = 0; i < a.nr_assign; i++) {
-		r = create_var(&p, a.assign[i]);
+		r = create_vars(&p, a.assign[i]);
 		if (r < 0)
 			goto fail;
 	}
@@ -1114,6 +1473,15 @@ static int parse(const char *text, const struct utrace_event_field *fields, unsi
 			p.h->min_size = field_end(&p.h->keys[i]);
 		if (p.h->keys[i].flags & UTRACE__HF_EXECNAME)
 			p.h->execname = true;
+	}
+	/* the fields the variables read */
+	for (i = 0; i < p.h->nr_vars; i++) {
+		unsigned int k;
+
+		for (k = 0; k < p.h->vars[i].nr_nodes; k++)
+			if (!p.h->vars[i].n[k].op && p.h->vars[i].n[k].o.ref == UTRACE__HO_FIELD &&
+			    field_end(&p.h->vars[i].n[k].o.f) > p.h->min_size)
+				p.h->min_size = field_end(&p.h->vars[i].n[k].o.f);
 	}
 	free(buf);
 	*out = p.h;
@@ -1337,7 +1705,8 @@ bool utrace__hist_same_layout(const struct utrace__hist *a, const struct utrace_
 {
 	unsigned int i;
 
-	if (a->nr_vals != b->nr_vals || a->nr_keys != b->nr_keys || a->key_size != b->key_size)
+	if (a->nr_vals != b->nr_vals || a->nr_keys != b->nr_keys || a->key_size != b->key_size ||
+	    a->save_size != b->save_size || a->vstr_size != b->vstr_size)
 		return false;
 	for (i = 0; i < a->nr_keys; i++) {
 		const struct utrace__hist_field *x = &a->keys[i], *y = &b->keys[i];
@@ -1405,7 +1774,9 @@ struct elt {
 	_Atomic uint32_t var_set;                /* a bit each */
 	_Atomic uint32_t track_seq;              /* of track and the save() area */
 	_Atomic uint64_t track;                  /* onmax()/onchange()'s value */
-	unsigned char key[];                     /* then the save() area (words) */
+	_Atomic uint32_t vstr_seq;               /* of the string variables' area */
+	unsigned char key[];                     /* then the save() area, then the
+						  * string variables' (words) */
 };
 
 struct slot {
@@ -1445,7 +1816,7 @@ struct utrace__hist_map *utrace__hist_map_new(const struct utrace__hist *h)
 	m->max_elts = 1u << h->bits;
 	m->nr_slots = 2u << h->bits;
 	m->elt_size = (sizeof(struct elt) + h->key_size + 7) & ~(size_t)7;
-	m->elt_size += h->save_size;
+	m->elt_size += h->save_size + h->vstr_size;
 	m->pool = calloc(m->max_elts, m->elt_size);
 	m->slots = calloc(m->nr_slots, sizeof(*m->slots));
 	if (!m->pool || !m->slots) {
@@ -1538,6 +1909,12 @@ static bool seq_read_retry(const _Atomic uint32_t *seq, uint32_t s, unsigned int
 static _Atomic uint64_t *save_area(const struct utrace__hist *h, const struct elt *e)
 {
 	return (_Atomic uint64_t *)(uintptr_t)(e->key + ((h->key_size + 7) & ~7u));
+}
+
+/* An entry's string variables (words, each variable's at its str_off). */
+static _Atomic uint64_t *vstr_area(const struct utrace__hist *h, const struct elt *e)
+{
+	return save_area(h, e) + h->save_size / 8;
 }
 
 /* The bytes save() keeps of a string field, its NUL included. */
@@ -1753,9 +2130,107 @@ static uint64_t operand_value(const struct utrace__hist *h, const struct utrace_
 {
 	if (o->ref >= 0)
 		return refv[o->ref];
-	if (o->ref == -2)
+	if (o->ref == UTRACE__HO_OWN)
 		return own[o->var];
+	if (o->ref == UTRACE__HO_CONST)
+		return o->constant;
 	return field_value(h, &o->f, r, ctx);
+}
+
+/* A variable's expression for this record (the kernel's hist_fn_call()
+ * down its tree: 3 operators at most, so a few levels). */
+static uint64_t node_value(const struct utrace__hist *h, const struct utrace__hist_var *v,
+			   unsigned int k, const unsigned char *r,
+			   const struct utrace__hist_ctx *ctx, const uint64_t *refv,
+			   const uint64_t *own)
+{
+	const struct utrace__hist_node *n = &v->n[k];
+	uint64_t a;
+
+	if (!n->op)
+		return operand_value(h, &n->o, r, ctx, refv, own);
+	a = node_value(h, v, n->a, r, ctx, refv, own);
+	if (n->op == 'u')
+		return (uint64_t)-(int64_t)a;
+	return fold(n, a, node_value(h, v, n->b, r, ctx, refv, own));
+}
+
+/*
+ * A string operand for this record, NUL-terminated in out[cap]: a string
+ * field (at most cap - 1 bytes, strscpy()), the comm of .execname,
+ * another trigger's string variable (read into fire->refstr when the
+ * references were resolved), or a string variable of this trigger (its
+ * own operand again).
+ */
+static const char *operand_text(const struct utrace__hist *h, const struct utrace__hist_operand *o,
+				const unsigned char *r, uint32_t size,
+				const struct utrace__hist_ctx *ctx,
+				const struct utrace__hist_fire *fire, char *out, uint32_t cap)
+{
+	const char *from = NULL;
+	uint32_t j;
+
+	if (o->ref >= 0)
+		from = fire->refstr[o->ref];
+	else if (o->ref == UTRACE__HO_OWN)
+		return operand_text(h, &h->vars[o->var].n[0].o, r, size, ctx, fire, out, cap);
+	else if (o->f.flags & UTRACE__HF_EXECNAME)
+		from = ctx->comm ? ctx->comm : "";
+	else
+		return copy_str(&o->f, r, size, out, cap);
+	for (j = 0; j + 1 < cap && from[j]; j++)
+		out[j] = from[j];
+	out[j] = 0;
+	return out;
+}
+
+/* The string variables of an entry, written together under its vstr_seq
+ * (the kernel strscpy()s each into the entry's own copy). */
+static void vstr_store(const struct utrace__hist *h, struct elt *e, const unsigned char *r,
+		       uint32_t size, const struct utrace__hist_ctx *ctx,
+		       const struct utrace__hist_fire *fire)
+{
+	_Atomic uint64_t *w = vstr_area(h, e);
+	uint64_t buf[UTRACE__HIST_STR_MAX / 8];
+	uint32_t s, i, j, n;
+
+	if (!seq_write_begin(&e->vstr_seq, &s))
+		return;
+	for (i = 0; i < h->nr_vars; i++) {
+		const struct utrace__hist_var *v = &h->vars[i];
+
+		if (!v->is_str)
+			continue;
+		n = (v->str_cap + 7) / 8;
+		memset(buf, 0, n * 8);
+		operand_text(h, &v->n[0].o, r, size, ctx, fire, (char *)buf, v->str_cap);
+		for (j = 0; j < n; j++)
+			atomic_store_explicit(&w[v->str_off / 8 + j], buf[j], memory_order_release);
+	}
+	seq_write_end(&e->vstr_seq, s);
+}
+
+/* Another trigger's string variable v of entry e (its table's h), read
+ * by a writer: a copy under the entry's vstr_seq, given up on (the copy
+ * kept as it is) when another writer stays inside for long. */
+static void vstr_read(const struct utrace__hist *h, const struct utrace__hist_var *v,
+		      const struct elt *e, char *out)
+{
+	const _Atomic uint64_t *w = vstr_area(h, e) + v->str_off / 8;
+	uint64_t buf[UTRACE__HIST_STR_MAX / 8];
+	uint32_t n = (v->str_cap + 7) / 8, s, j, tries = 0;
+
+	do {
+		s = seq_read_begin(&e->vstr_seq);
+		for (j = 0; j < n; j++)
+			buf[j] = atomic_load_explicit(&w[j], memory_order_acquire);
+		if (!(s & 1) && atomic_load_explicit(&e->vstr_seq, memory_order_acquire) == s)
+			break;
+		if (++tries > SEQ_SPINS)
+			sched_yield();
+	} while (tries < 2 * SEQ_SPINS);
+	memcpy(out, buf, n * 8);
+	out[v->str_cap - 1] = 0;
 }
 
 /* check_track_val(): v is a new maximum, or a change, against old. */
@@ -1789,19 +2264,24 @@ static bool snap_update(struct utrace__hist_map *m, const struct utrace__hist_ac
 /* An action's parameters: numbers, or the address of a string's copy. */
 static void action_params(const struct utrace__hist *h, const struct utrace__hist_action *a,
 			  const unsigned char *r, uint32_t size, const struct utrace__hist_ctx *ctx,
-			  const uint64_t *refv, const uint64_t *own, uint64_t *params,
-			  char (*str)[UTRACE__HIST_STR_MAX])
+			  const uint64_t *refv, const uint64_t *own, struct utrace__hist_fire *fire,
+			  unsigned int which)
 {
 	unsigned int i, n = 0;
 
 	for (i = 0; i < a->nr_params; i++) {
 		const struct utrace__hist_operand *o = &a->p[i];
+		bool str = o->ref >= 0 ? h->refs[o->ref].is_str :
+			   o->ref == UTRACE__HO_OWN ? h->vars[o->var].is_str :
+			   o->ref == UTRACE__HO_FIELD &&
+			   (o->f.flags & (UTRACE__HF_STRING | UTRACE__HF_EXECNAME));
 
-		if (o->ref == -1 && (o->f.flags & UTRACE__HF_STRING))
-			params[i] = (uintptr_t)copy_str(&o->f, r, size, str[n++],
+		if (str)
+			fire->params[which][i] =
+				(uintptr_t)operand_text(h, o, r, size, ctx, fire, fire->str[which][n++],
 							UTRACE__HIST_STR_MAX);
 		else
-			params[i] = operand_value(h, o, r, ctx, refv, own);
+			fire->params[which][i] = operand_value(h, o, r, ctx, refv, own);
 	}
 }
 
@@ -1886,6 +2366,8 @@ int utrace__hist_add_vars(struct utrace__hist_map *m, const struct utrace__hist 
 		if (!(old & bit))
 			return -1;
 		refv[i] = atomic_load_explicit(&e->vars[h->refs[i].idx], memory_order_relaxed);
+		if (h->refs[i].is_str)
+			vstr_read(rm->h, &rm->h->vars[h->refs[i].idx], e, fire->refstr[i]);
 	}
 	atomic_fetch_add_explicit(&m->hits, 1, memory_order_relaxed);
 	e = map_insert(m, key, ctx, true);
@@ -1896,21 +2378,20 @@ int utrace__hist_add_vars(struct utrace__hist_map *m, const struct utrace__hist 
 	for (i = 0; i < h->nr_vals; i++)
 		atomic_fetch_add_explicit(&e->sums[i], field_value(h, &h->vals[i], r, ctx),
 					  memory_order_relaxed);
-	/* hist_trigger_elt_update(): the variables */
+	/* hist_trigger_elt_update(): the variables, strings first (their
+	 * bits are set with the others, after them) */
+	if (h->vstr_size)
+		vstr_store(h, e, r, size, ctx, fire);
 	for (i = 0; i < h->nr_vars; i++) {
 		const struct utrace__hist_var *v = &h->vars[i];
-		uint64_t x = operand_value(h, &v->a, r, ctx, refv, own);
+		uint64_t x = v->is_str ? 0 : node_value(h, v, 0, r, ctx, refv, own);
 
-		if (v->op == '+')
-			x += operand_value(h, &v->b, r, ctx, refv, own);
-		else if (v->op == '-')
-			x -= operand_value(h, &v->b, r, ctx, refv, own);
 		own[i] = x;
 		atomic_store_explicit(&e->vars[i], x, memory_order_relaxed);
 		atomic_fetch_or_explicit(&e->var_set, 1u << i, memory_order_release);
 	}
 	if (h->action) {
-		action_params(h, h->action, r, size, ctx, refv, own, fire->params[0], fire->str[0]);
+		action_params(h, h->action, r, size, ctx, refv, own, fire, 0);
 		ret |= 1;
 	}
 	if (h->track && h->track->kind == UTRACE__HA_SAVE) {
@@ -1919,7 +2400,7 @@ int utrace__hist_add_vars(struct utrace__hist_map *m, const struct utrace__hist 
 		const struct utrace__hist_action *a = h->track;
 
 		if (a->kind == UTRACE__HA_TRACE) {
-			action_params(h, a, r, size, ctx, refv, own, fire->params[1], fire->str[1]);
+			action_params(h, a, r, size, ctx, refv, own, fire, 1);
 			ret |= 2;
 		}
 		if (a->kind == UTRACE__HA_SNAPSHOT && snap_update(m, a, e, own[a->track_var]))

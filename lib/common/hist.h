@@ -52,6 +52,7 @@ enum {
 	UTRACE__HF_LOG2 = 1 << 9,
 	UTRACE__HF_TIMESTAMP = 1 << 10,
 	UTRACE__HF_USECS = 1 << 11,
+	UTRACE__HF_VAR = 1 << 12,
 	UTRACE__HF_CPU = 1 << 15,
 	UTRACE__HF_BUCKET = 1 << 17,
 	UTRACE__HF_PERCENT = 1 << 19,
@@ -84,26 +85,61 @@ struct utrace__hist_field {
 #define UTRACE__HIST_REFS_MAX 4
 #define UTRACE__HIST_PARAMS_MAX 8
 
+/* What an operand is (utrace__hist_operand.ref when negative). */
+enum {
+	UTRACE__HO_FIELD = -1,   /* the field f */
+	UTRACE__HO_OWN = -2,     /* this trigger's vars[var] */
+	UTRACE__HO_CONST = -3,   /* the number 'constant' */
+};
+
 /* An operand of a variable's expression or an action's parameter. */
 struct utrace__hist_operand {
-	int ref;                 /* >= 0: refs[ref]; -1: the field f; -2: own vars[var] */
+	int ref;                 /* >= 0: refs[ref]; else UTRACE__HO_* */
 	unsigned int var;
+	uint64_t constant;
 	struct utrace__hist_field f;
+};
+
+/*
+ * A node of a variable's expression: an operand (op 0) or an operator
+ * on the nodes a and b, as the kernel's hist_field tree of parse_expr():
+ * '+', '-', '*', '/' and 'u' (unary minus of a).  At most 3 operators
+ * ("Too many subexpressions (3 max)"), so 7 nodes.
+ */
+#define UTRACE__HIST_NODES_MAX 8
+enum { UTRACE__HD_ANY, UTRACE__HD_SHIFT, UTRACE__HD_DIV, UTRACE__HD_MULT };
+struct utrace__hist_node {
+	char op;
+	unsigned char a, b;
+	unsigned char div;       /* '/' by a constant: UTRACE__HD_* (the kernel's
+				  * hist_field_get_div_fn()) */
+	bool usecs;              /* a time in microseconds (TIMESTAMP_USECS) */
+	uint32_t str_cap;        /* a string operand: the bytes a variable keeps */
+	uint64_t mult;           /* UTRACE__HD_MULT: 2^20 / the divisor */
+	const char *type;        /* an operand's (the kernel's hist_field->type) */
+	struct utrace__hist_operand o;
 };
 
 /* name=EXPR: a value kept per key (the kernel's HIST_FIELD_FL_VAR). */
 struct utrace__hist_var {
 	char name[64];
 	char text[192];          /* what the readback prints after "name=" */
-	const char *type;        /* "u64", or the field's type */
-	char op;                 /* '+', '-', or 0: a alone */
-	struct utrace__hist_operand a, b;
+	const char *type;        /* "u64", the field's type, or type_buf */
+	char type_buf[24];       /* a string's: "char[16]", "__data_loc char[]" */
+	unsigned int nr_nodes;   /* n[0] is the root */
+	struct utrace__hist_node n[UTRACE__HIST_NODES_MAX];
+	bool usecs;              /* a time in microseconds */
+	bool is_str;             /* a string (a string field, $ of one, .execname) */
+	uint32_t str_off;        /* is_str: its bytes in an entry's string area */
+	uint32_t str_cap;        /* and how many, its NUL included (at most 256) */
 };
 
 /* $name: a variable of another trigger, read with the same key. */
 struct utrace__hist_ref {
 	const void *owner;       /* the caller's handle of that trigger */
 	unsigned int idx;        /* the variable's index there */
+	bool is_str;             /* a string variable: copied at the read */
+	char name[64];           /* as the readback prints it: "sys.event.name" or "name" */
 };
 
 /* An action's handler and what it does (the kernel's HANDLER_*, ACTION_*). */
@@ -133,6 +169,8 @@ struct utrace__hist_action {
 struct utrace__hist_fire {
 	uint64_t params[2][UTRACE__HIST_PARAMS_MAX];
 	char str[2][UTRACE__HIST_STR_PARAMS_MAX][UTRACE__HIST_STR_MAX];
+	/* the string variables of other triggers read for this record */
+	char refstr[UTRACE__HIST_REFS_MAX][UTRACE__HIST_STR_MAX];
 };
 
 /* What the parser asks the caller about the other triggers and events:
@@ -143,7 +181,8 @@ struct utrace__hist_env {
 	/* a variable of another hist trigger (of SYSTEM.EVENT's triggers
 	 * unless system is NULL): 0, or -ENOENT */
 	int (*find_var)(void *arg, const char *system, const char *event, const char *name,
-			const void **owner, unsigned int *idx, const char **type);
+			const void **owner, unsigned int *idx,
+			const struct utrace__hist_var **var);
 	/* a synthetic event (held until utrace__hist_free()'s put, when
 	 * put_synth is set), or NULL */
 	void *(*get_synth)(void *arg, const char *name, const struct utrace_event_field **f,
@@ -185,6 +224,7 @@ struct utrace__hist {
 	struct utrace__hist_action *track;    /* onmax() or onchange(), or NULL */
 	bool track_first;        /* written before the onmatch() */
 	uint32_t save_size;      /* an entry's bytes for track->kind SAVE */
+	uint32_t vstr_size;      /* an entry's bytes for its string variables */
 	const struct utrace__hist_env *env;   /* for put_synth */
 };
 

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "fdhigh.h"
 #include "pool.h"
 
 static uint64_t next_pow2(uint64_t v)
@@ -178,7 +179,8 @@ int utrace__pool_create_max(uint64_t bytes, uint64_t max_bytes, uint32_t mode,
 	uint64_t pages_off = align_up(off, UTRACE_PAGE_SIZE);
 	size = pages_off + (uint64_t)nr_pages * UTRACE_PAGE_SIZE;
 
-	fd = memfd_create("utrace-pool", MFD_CLOEXEC);
+	/* (in a traced program: out of its range of descriptors) */
+	fd = utrace__fd_high(memfd_create("utrace-pool", MFD_CLOEXEC));
 	if (fd < 0)
 		return -errno;
 	if (ftruncate(fd, (off_t)size) < 0) {

@@ -12,6 +12,9 @@
  *            not the process still lives by then.  The recorder reads no
  *            file by its name (root's recorder would read what the
  *            process may not): an OBJECT without a file gives no symbols.
+ *   PROBE    a dynamic probe's fate that the recorder says (utrace record
+ *            --probe): its definition refused, or placed as a breakpoint
+ *            (the engine's own result); older recorders skip it
  *
  * The process never waits for an answer, nor for the recorder to read:
  * what does not fit waits in the process (runtime/record.c), and a
@@ -28,6 +31,7 @@
 #define UTRACE_MSG_HELLO 1
 #define UTRACE_MSG_FORMAT 2
 #define UTRACE_MSG_OBJECT 3
+#define UTRACE_MSG_PROBE 4
 #define UTRACE_PROTO_VERSION 1
 
 struct utrace_msg_hello {
@@ -43,6 +47,18 @@ struct utrace_msg_hello {
 struct utrace_msg_format {
 	uint32_t type;
 	uint32_t id;
+};
+
+/* followed by the definition's line and a text, each with a NUL */
+struct utrace_msg_probe {
+	uint32_t type;
+	uint32_t what;          /* enum utrace_probe_note */
+};
+
+enum utrace_probe_note {
+	UTRACE_PROBE_REFUSED = 1,       /* text: the error_log message */
+	UTRACE_PROBE_BREAKPOINT = 2,    /* text: "SITES: WHY", where the engine
+					 * placed breakpoints, and why */
 };
 
 /* followed by the object's absolute path and a NUL */

@@ -140,11 +140,14 @@ static int parse_field(struct utrace__synth_def *s, char **argv, unsigned int ar
 		n = string_size(f->type);
 		if (n < 0)
 			return utrace__synth_refuse(log, cmd, "Invalid array specification", name, -EINVAL);
-		if (!n)
-			/* __data_loc char[]: not offered */
-			return utrace__synth_refuse(log, cmd, "Invalid type", type, -EINVAL);
 		f->size = (unsigned int)n;
 		f->is_string = true;
+		if (!n) {
+			/* char[]: a __data_loc string in a u64 slot
+			 * (parse_synth_field()) */
+			f->size = 8;
+			f->is_dynamic = true;
+		}
 	}
 	if (!f->size)
 		return utrace__synth_refuse(log, cmd, "Invalid type", type, -EINVAL);
@@ -171,7 +174,8 @@ int utrace__synth_def_print(const struct utrace__synth_def *s, char **pfmt, char
 		fputc('"', a);
 	}
 	for (i = 0; b && i < s->nr; i++)
-		fprintf(b, "%sREC->%s", i ? ", " : "", s->f[i].name);
+		fprintf(b, s->f[i].is_dynamic ? "%s__get_str(%s)" : "%sREC->%s", i ? ", " : "",
+			s->f[i].name);
 	/* both closed, whatever the first says */
 	bad = a ? fclose(a) != 0 : true;
 	bad = (b ? fclose(b) != 0 : true) || bad;
@@ -185,7 +189,58 @@ int utrace__synth_def_print(const struct utrace__synth_def *s, char **pfmt, char
 	return 0;
 }
 
+#define INVALID_CMD "Command must be of the form: <name> field[;field] ..."
+
+int utrace__synth_check_command(const char *line, const char *cmd, char **log)
+{
+	size_t end = strcspn(line, ";"), i = 0, words = 0, n;
+	char name[256];
+
+	*log = NULL;
+	/* check_command(): argv_split() of the part before the first ';' */
+	while (i < end) {
+		i += strspn(line + i, " \t\n");
+		if (i >= end)
+			break;
+		words++;
+		i += strcspn(line + i, " \t\n");
+	}
+	if (words < 3)
+		return utrace__synth_refuse(log, cmd, INVALID_CMD, NULL, -EINVAL);
+	n = strcspn(line, " \t");
+	snprintf(name, sizeof(name), "%.*s", (int)n, line);
+	if (!utrace__synth_good_name(name))
+		return utrace__synth_refuse(log, cmd, "Illegal name", name, -EINVAL);
+	return 0;
+}
+
+int utrace__synth_dyn_line(const char *line, const char **def, char **log)
+{
+	const char *name = line + 2, *blank = line + strcspn(line, " \t"), *slash;
+
+	*log = NULL;
+	*def = NULL;
+	if (!*blank)
+		return utrace__synth_refuse(log, line, INVALID_CMD, NULL, -EINVAL);
+	slash = strchr(name, '/');
+	if (slash) {
+		if (strncmp(name, "synthetic/", 10))
+			return utrace__synth_refuse(log, line, "Command must be of the form: s or "
+						    "-:[synthetic/]<name> field[;field] ...",
+						    NULL, -EINVAL);
+		name += 10;
+	}
+	*def = name;
+	return 0;
+}
+
 int utrace__synth_def_parse(const char *line, struct utrace__synth_def *s, char **log)
+{
+	return utrace__synth_def_parse_cmd(line, line, s, log);
+}
+
+int utrace__synth_def_parse_cmd(const char *line, const char *cmd, struct utrace__synth_def *s,
+				char **log)
 {
 	char *buf = strdup(line), *rest, *part, *save = NULL;
 	unsigned int i, off;
@@ -195,38 +250,36 @@ int utrace__synth_def_parse(const char *line, struct utrace__synth_def *s, char 
 	*log = NULL;
 	if (!buf)
 		return -ENOMEM;
+	r = utrace__synth_check_command(line, cmd, log);
+	if (r < 0)
+		goto out;
+	r = -ENOMEM;
 	rest = buf + strcspn(buf, " \t");
 	if (*rest)
 		*rest++ = 0;
 	s->name = strdup(buf);
 	if (!s->name)
 		goto out;
-	if (!utrace__synth_good_name(s->name)) {
-		r = utrace__synth_refuse(log, line, "Illegal name", s->name, -EINVAL);
-		goto out;
-	}
 	for (part = strtok_r(rest, ";", &save); part; part = strtok_r(NULL, ";", &save)) {
 		char *argv[2 * UTRACE__SYNTH_FIELDS_MAX + 2], *w, *wsave = NULL;
 		unsigned int argc = 0, used = 0;
 
 		for (w = strtok_r(part, " \t", &wsave); w; w = strtok_r(NULL, " \t", &wsave)) {
 			if (argc == sizeof(argv) / sizeof(argv[0]) - 1) {
-				r = utrace__synth_refuse(log, line, "Too many fields", NULL, -EINVAL);
+				r = utrace__synth_refuse(log, cmd, "Too many fields", NULL, -EINVAL);
 				goto out;
 			}
 			argv[argc++] = w;
 		}
 		argv[argc] = NULL;
 		while (used < argc) {
-			r = parse_field(s, argv + used, argc - used, &used, line, log);
+			r = parse_field(s, argv + used, argc - used, &used, cmd, log);
 			if (r < 0)
 				goto out;
 		}
 	}
 	if (!s->nr) {
-		r = utrace__synth_refuse(log, line,
-					 "Command must be of the form: <name> field[;field] ...",
-					 NULL, -EINVAL);
+		r = utrace__synth_refuse(log, cmd, INVALID_CMD, NULL, -EINVAL);
 		goto out;
 	}
 	/* synth_event_define_fields(): a u64 slot each, STR_SLOT bytes for
@@ -236,19 +289,25 @@ int utrace__synth_def_parse(const char *line, struct utrace__synth_def *s, char 
 		struct utrace__synth_field *f = &s->f[i];
 
 		f->offset = off;
-		off += f->is_string ? STR_SLOT : 8;
+		off += f->is_string && !f->is_dynamic ? STR_SLOT : 8;
 		if (off > UTRACE_EVENT_MAX) {
-			r = utrace__synth_refuse(log, line, "Too many fields", NULL, -EINVAL);
+			r = utrace__synth_refuse(log, cmd, "Too many fields", NULL, -EINVAL);
 			goto out;
 		}
 		s->ef[i] = (struct utrace_event_field){ f->type, f->name, (int)f->offset,
 							(int)f->size, f->is_signed,
 							UTRACE_FIELD_PLAIN, 0 };
-		if (f->is_string)
+		if (f->is_dynamic) {
+			/* "__data_loc char[] name", size 8, signed 1 */
+			s->ef[i] = (struct utrace_event_field){ "char", f->name, (int)f->offset, 8, 1,
+								UTRACE_FIELD_STRING, 0 };
+			s->nr_dynamic++;
+		} else if (f->is_string) {
 			/* "char comm[16]" in the format, as the kernel's f_show() */
 			s->ef[i] = (struct utrace_event_field){ "char", f->name, (int)f->offset,
 								(int)f->size, 1, UTRACE_FIELD_ARRAY,
 								(int)f->size };
+		}
 	}
 	s->struct_size = off;
 	r = 0;
@@ -269,12 +328,31 @@ void utrace__synth_def_fini(struct utrace__synth_def *s)
 	memset(s, 0, sizeof(*s));
 }
 
-void utrace__synth_def_fill(const struct utrace__synth_def *s, unsigned char *rec,
-			    const uint64_t *vals)
+/* A char[] value's bytes with its NUL, or 0 for none (trace_string()'s
+ * fetch_store_strlen()). */
+static unsigned int dyn_len(const uint64_t v)
 {
-	unsigned int i;
+	const char *str = (const char *)(uintptr_t)v;
 
-	memset(rec + 8, 0, s->struct_size - 8);
+	return str ? (unsigned int)strnlen(str, STR_SLOT - 1) + 1 : 0;
+}
+
+unsigned int utrace__synth_def_size(const struct utrace__synth_def *s, const uint64_t *vals)
+{
+	unsigned int i, size = s->struct_size;
+
+	for (i = 0; s->nr_dynamic && i < s->nr; i++)
+		if (s->f[i].is_dynamic)
+			size += dyn_len(vals[i]);
+	return size < UTRACE_EVENT_MAX ? size : UTRACE_EVENT_MAX;
+}
+
+void utrace__synth_def_fill(const struct utrace__synth_def *s, unsigned char *rec,
+			    unsigned int size, const uint64_t *vals)
+{
+	unsigned int i, data = s->struct_size;
+
+	memset(rec + 8, 0, size - 8);
 	for (i = 0; i < s->nr; i++) {
 		/* the value's low bytes (trace_event_raw_event_synth()) */
 		unsigned char *at = rec + s->f[i].offset;
@@ -283,6 +361,21 @@ void utrace__synth_def_fill(const struct utrace__synth_def *s, unsigned char *re
 		uint32_t w = (uint32_t)vals[i];
 		const char *str = (const char *)(uintptr_t)vals[i];
 
+		if (s->f[i].is_dynamic) {
+			/* after the fixed part, as much as the record has */
+			unsigned int n = dyn_len(vals[i]);
+
+			if (n > size - data)
+				n = size - data;
+			if (n) {
+				memcpy(rec + data, str, n - 1);
+				rec[data + n - 1] = 0;
+			}
+			w = data | n << 16;
+			memcpy(at, &w, 4);
+			data += n;
+			continue;
+		}
 		if (s->f[i].is_string) {
 			/* trace_string(): a NUL-terminated copy, strscpy() */
 			if (str)

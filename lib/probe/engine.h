@@ -79,6 +79,28 @@ int utrace__probe_decode_check(const uint8_t *code, size_t len, uint64_t func,
 			       uint64_t site, char why[UTRACE_PROBE_WHY_MAX]);
 
 /**
+ * utrace__probe_site_rules - the one check of a definition's site
+ * (sitecheck.c), wherever it is taken
+ * @kind: 'p' or 'r'
+ * @symbol: SYMBOL of SYMBOL+OFFS, or NULL (an offset in the file)
+ * @symoff: OFFS
+ * @fname: the function's name, for the message
+ * @code, @len, @func: the function holding the site (from its symbol;
+ *        with SYMBOL, SYMBOL's): its bytes, size and address; @code NULL
+ *        when the site is in no function
+ * @site: the address
+ * @msg, @msg_len: filled with the refusal, as an error_log message
+ *
+ * Return: for 'p' utrace__probe_decode_check()'s 1 (a jump fits) or 0 (a
+ * breakpoint only), for 'r' 0; -EINVAL (refused, @msg filled): in no
+ * function, past SYMBOL's end, a return probe not at an entry, a site
+ * that is not an instruction boundary or cannot run out of line.
+ */
+int utrace__probe_site_rules(char kind, const char *symbol, uint64_t symoff, const char *fname,
+			     const uint8_t *code, uint64_t func, size_t len, uint64_t site,
+			     char *msg, size_t msg_len);
+
+/**
  * utrace__probe_decode_exits - a function's exits, for return probes
  * @code, @len, @func: as above
  * @exits: filled with the address of each ret and tail-call jump

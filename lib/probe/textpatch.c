@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fdhigh.h"
 #include "probe-internal.h"
 #include "textpatch.h"
 
@@ -197,7 +198,7 @@ int utrace__text_init(char *why, size_t why_len)
 	/* a forked child: its own /proc/self/mem and membarrier state */
 	if (mem_fd >= 0)
 		close(mem_fd);
-	mem_fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
+	mem_fd = utrace__fd_high(open("/proc/self/mem", O_RDWR | O_CLOEXEC));
 	if (mem_fd < 0 || fstat(mem_fd, &st)) {
 		ret = -errno;
 		snprintf(why, why_len, "cannot open /proc/self/mem to write code: %s",

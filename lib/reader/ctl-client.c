@@ -511,6 +511,11 @@ int utrace__ctl_synth_write(struct utrace__ctl *c, const char *lines, size_t len
 	return simple(c, UTRACE_CTL_SYNTH, 0, UTRACE_CTL_SYNTH_WRITE, lines, len);
 }
 
+int utrace__ctl_synth_write_dyn(struct utrace__ctl *c, const char *lines, size_t len)
+{
+	return simple(c, UTRACE_CTL_SYNTH_DYN_LINES, 0, 0, lines, len);
+}
+
 int utrace__ctl_synth_clear(struct utrace__ctl *c)
 {
 	return simple(c, UTRACE_CTL_SYNTH, 0, UTRACE_CTL_SYNTH_CLEAR, NULL, 0);
@@ -559,12 +564,14 @@ int utrace__ctl_info(struct utrace__ctl *c, struct utrace__ctl_info *info)
 	return r < 0 ? r : 0;
 }
 
-int utrace__ctl_events(struct utrace__ctl *c, struct utrace__ctl_event **evs, size_t *nr)
+/* UTRACE_CTL_EVENTS, arg 0 (the events) or 1 (the removed ones). */
+static int event_list(struct utrace__ctl *c, int32_t arg, struct utrace__ctl_event **evs,
+		      size_t *nr)
 {
 	struct answer a;
 	struct utrace__ctl_event *v;
 	size_t off = 0, n = 0;
-	int r = request(c, UTRACE_CTL_EVENTS, 0, 0, 0, NULL, 0, NULL, 0, &a);
+	int r = request(c, UTRACE_CTL_EVENTS, 0, arg, 0, NULL, 0, NULL, 0, &a);
 
 	*evs = NULL;
 	*nr = 0;
@@ -610,6 +617,17 @@ int utrace__ctl_events(struct utrace__ctl *c, struct utrace__ctl_event **evs, si
 	*evs = v;
 	*nr = n;
 	return 0;
+}
+
+int utrace__ctl_events(struct utrace__ctl *c, struct utrace__ctl_event **evs, size_t *nr)
+{
+	return event_list(c, 0, evs, nr);
+}
+
+int utrace__ctl_events_removed(struct utrace__ctl *c, struct utrace__ctl_event **evs,
+			       size_t *nr)
+{
+	return event_list(c, 1, evs, nr);
 }
 
 void utrace__ctl_events_free(struct utrace__ctl_event *evs, size_t nr)

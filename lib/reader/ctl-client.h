@@ -112,6 +112,10 @@ static inline bool utrace__ctl_event_is_ftrace(const struct utrace__ctl_event *e
 /* The events in registration order (available_events order). */
 int utrace__ctl_events(struct utrace__ctl *c, struct utrace__ctl_event **evs,
 		       size_t *nr) UTRACE_HIDDEN;
+/* The events removed (a probe deleted) whose records may still be in the
+ * buffers: their ids, names and (utrace__ctl_format()) formats. */
+int utrace__ctl_events_removed(struct utrace__ctl *c, struct utrace__ctl_event **evs,
+			       size_t *nr) UTRACE_HIDDEN;
 void utrace__ctl_events_free(struct utrace__ctl_event *evs, size_t nr) UTRACE_HIDDEN;
 
 /* events/<sys>/<ev>/format; -ENOENT for an unknown id.  malloc()ed. */
@@ -191,6 +195,10 @@ int utrace__ctl_uprobe_clear(struct utrace__ctl *c) UTRACE_HIDDEN;
 int utrace__ctl_synth_text(struct utrace__ctl *c, char **text) UTRACE_HIDDEN;
 int utrace__ctl_synth_write(struct utrace__ctl *c, const char *lines, size_t len) UTRACE_HIDDEN;
 int utrace__ctl_synth_clear(struct utrace__ctl *c) UTRACE_HIDDEN;
+/* dynamic_events' "s:[synthetic/]NAME FIELD..." lines, with the kernel's
+ * errors of that form (-EOPNOTSUPP from a runtime without them). */
+int utrace__ctl_synth_write_dyn(struct utrace__ctl *c, const char *lines, size_t len)
+	UTRACE_HIDDEN;
 
 /*
  * set_event_pid (notrace 0) and set_event_notrace_pid (1): what the file

@@ -40,6 +40,18 @@ struct utrace__printer {
 	uint64_t nr_printed;             /* events printed, in any mode */
 	unsigned char *cpu_seen;         /* annotate_cpus: one byte per CPU */
 	size_t cpu_seen_len;
+	/* UTRACE__PF_LATENCY: the line whose context waits for the time of
+	 * the event after it (its "+delay"), its body in ob from 'at' */
+	struct {
+		bool on;
+		bool in_ns;
+		size_t at;
+		char comm[17];
+		uint32_t pid, cpu;
+		uint8_t flags, preempt;
+		uint64_t time, idx;
+	} lat;
+	uint64_t lat_idx;                /* lines printed (verbose's index) */
 	/* UTRACE__OUT_OTLP */
 	struct utrace__obuf text;        /* the event's text, its body */
 	size_t attr_at, attr_len;        /* its attribute list in ob */
@@ -379,22 +391,204 @@ static bool is_ftrace_printed(const struct utrace__fmt *e)
 	       (!strcmp(e->name, "print") || !strcmp(e->name, "raw_data"));
 }
 
-/* The CPU mark, and the line's prefix with the record's preempt count. */
+/* ns2usecs(): rounded to the microsecond */
+static uint64_t ns2usecs(uint64_t ns)
+{
+	return (ns + 500) / 1000;
+}
+
+/* The kernel's trace_print_lat_fmt() of a record's flags and preempt
+ * count: irqs-off, need-resched, hardirq/softirq, preempt-depth,
+ * migrate-disable. */
+static void lat_fmt(char out[5], uint8_t flags, uint8_t preempt)
+{
+	static const char hex[] = "0123456789abcdef";
+	bool bh = flags & 0x80, nmi = flags & 0x40, hard = flags & 0x08, soft = flags & 0x10;
+
+	out[0] = (flags & 0x01) && bh ? 'D' : (flags & 0x01) ? 'd' : bh ? 'b' :
+		 (flags & 0x02) ? 'X' : '.';
+	switch (flags & 0x24) {
+	case 0x24: out[1] = 'N'; break;
+	case 0x04: out[1] = 'n'; break;
+	case 0x20: out[1] = 'p'; break;
+	default: out[1] = '.'; break;
+	}
+	out[2] = nmi && hard ? 'Z' : nmi ? 'z' : hard && soft ? 'H' : hard ? 'h' : soft ? 's' : '.';
+	out[3] = preempt & 0xf ? hex[preempt & 0xf] : '.';
+	out[4] = preempt & 0xf0 ? hex[preempt >> 4] : '.';
+}
+
+/*
+ * latency-format: the waiting line's context, now that the time of the
+ * event after it is known (the kernel's trace_print_lat_context():
+ * lat_print_generic() or the verbose columns, then lat_print_timestamp()),
+ * put in front of its body.
+ */
+static void lat_end(struct utrace__printer *sc, uint64_t next_ts)
+{
+	struct utrace__obuf *b = &sc->ob;
+	uint64_t abs = sc->lat.time - sc->o->time_start, rel = next_ts - sc->lat.time;
+	char p[192], mark = ' ';
+	int n;
+
+	if (!sc->lat.on)
+		return;
+	sc->lat.on = false;
+	if (sc->lat.in_ns) {
+		abs = ns2usecs(abs);
+		rel = ns2usecs(rel);
+	}
+	if (sc->o->pflags & UTRACE__PF_VERBOSE) {
+		n = snprintf(p, sizeof(p), "%16s %7u %3u %u %08x %08llx ", sc->lat.comm,
+			     (unsigned int)sc->lat.pid, (unsigned int)sc->lat.cpu,
+			     (unsigned int)sc->lat.flags, (unsigned int)(sc->lat.preempt & 0xf),
+			     (unsigned long long)sc->lat.idx);
+		if (sc->lat.in_ns)
+			n += snprintf(p + n, sizeof(p) - (size_t)n,
+				      "[%08llx] %llu.%03llums (+%llu.%03llums): ",
+				      (unsigned long long)ns2usecs(sc->lat.time),
+				      (unsigned long long)(abs / 1000), (unsigned long long)(abs % 1000),
+				      (unsigned long long)(rel / 1000), (unsigned long long)(rel % 1000));
+		else
+			n += snprintf(p + n, sizeof(p) - (size_t)n, "[%016llx] %llu (+%llu): ",
+				      (unsigned long long)sc->lat.time, (unsigned long long)abs,
+				      (unsigned long long)rel);
+	} else {
+		n = snprintf(p, sizeof(p), "%8.8s-%-7u %3u", sc->lat.comm, (unsigned int)sc->lat.pid,
+			     (unsigned int)sc->lat.cpu);
+		lat_fmt(p + n, sc->lat.flags, sc->lat.preempt);
+		n += 5;
+		if (sc->lat.in_ns) {
+			/* trace_find_mark(): the delay to the next event */
+			static const struct { uint64_t us; char c; } marks[] = {
+				{ 1000000, '$' }, { 100000, '@' }, { 10000, '*' },
+				{ 1000, '#' }, { 100, '!' }, { 10, '+' },
+			};
+			unsigned int i;
+
+			for (i = 0; i < sizeof(marks) / sizeof(marks[0]); i++)
+				if (rel > marks[i].us) {
+					mark = marks[i].c;
+					break;
+				}
+			n += snprintf(p + n, sizeof(p) - (size_t)n, " %4lluus%c: ",
+				      (unsigned long long)abs, mark);
+		} else {
+			n += snprintf(p + n, sizeof(p) - (size_t)n, " %4llu: ",
+				      (unsigned long long)abs);
+		}
+	}
+	if (n < 0 || (size_t)n >= sizeof(p))
+		n = (int)strnlen(p, sizeof(p) - 1);
+	utrace__ob_reserve(b, (size_t)n);
+	if (b->cap - b->len < (size_t)n)
+		return;
+	memmove(b->p + sc->lat.at + n, b->p + sc->lat.at, b->len - sc->lat.at);
+	memcpy(b->p + sc->lat.at, p, (size_t)n);
+	b->len += (size_t)n;
+}
+
+/* latency-format: this line's context waits for the next event's time. */
+static void lat_begin(struct utrace__printer *sc, const struct utrace__tf_item *it)
+{
+	lat_end(sc, it->time);
+	sc->lat.on = true;
+	sc->lat.at = sc->ob.len;
+	sc->lat.in_ns = utrace__trace_clock_in_ns(it->proc->trace_clock);
+	snprintf(sc->lat.comm, sizeof(sc->lat.comm), "%s", utrace__item_comm(it));
+	sc->lat.pid = it->thread->tid;
+	sc->lat.cpu = it->cpu;
+	sc->lat.flags = it->rec[2];
+	sc->lat.preempt = it->rec[3];
+	sc->lat.time = it->time;
+	sc->lat.idx = sc->lat_idx++;
+}
+
+/* The CPU mark, and the line's context: the usual prefix with the
+ * record's preempt count (and with record-tgid the process's id after the
+ * pid, trace_print_context()), latency-format's, or none. */
 static void put_line_start(struct utrace__printer *sc, const struct utrace__tf_item *it)
 {
 	struct utrace__obuf *b = &sc->ob;
 	const char *comm = utrace__item_comm(it);
-	size_t at;
+	unsigned int pf = sc->o->mode == UTRACE__OUT_TEXT ? sc->o->pflags : 0;
+	size_t at, n = strlen(comm), cut;
+	uint32_t v;
 
 	if (sc->o->annotate_cpus)
 		annotate_cpu(sc, it->cpu);
 	sc->nr_lines++;
+	if (pf & UTRACE__PF_NO_CONTEXT)
+		return;
+	if (pf & UTRACE__PF_LATENCY) {
+		lat_begin(sc, it);
+		return;
+	}
 	at = b->len;
 	utrace__print_prefix(b, comm, it->thread->tid, it->cpu, it->time, !sc->o->no_irq_info,
 			     utrace__trace_clock_in_ns(it->proc->trace_clock));
 	if (!sc->o->no_irq_info && it->rec[3] && b->len > at)
-		utrace__trace_prefix_preempt(b->p + at, strlen(comm), it->thread->tid, it->cpu,
-					     it->rec[3]);
+		utrace__trace_prefix_preempt(b->p + at, n, it->thread->tid, it->cpu, it->rec[3]);
+	if (!(pf & UTRACE__PF_TGID) || b->len == at)
+		return;
+	/* "%16s-%-7d " then "(%7d) " */
+	cut = (n > 16 ? n : 16) + 1;
+	for (n = 1, v = it->thread->tid; v >= 10; v /= 10)
+		n++;
+	cut += (n > 7 ? n : 7) + 1;
+	{
+		char tg[24];
+		int k = snprintf(tg, sizeof(tg), "(%7u) ", (unsigned int)it->proc->pid);
+
+		utrace__ob_reserve(b, (size_t)k);
+		if (b->cap - b->len < (size_t)k || at + cut > b->len)
+			return;
+		memmove(b->p + at + cut + k, b->p + at + cut, b->len - at - cut);
+		memcpy(b->p + at + cut, tg, (size_t)k);
+		b->len += (size_t)k;
+	}
+}
+
+static void put_ftrace(struct utrace__obuf *b, const char *name, const unsigned char *d,
+		       uint32_t len);
+
+/*
+ * raw and hex (print_raw_fmt(), print_hex_fmt()): the context as numbers,
+ * then the event's raw form: the marker's "# ip text" (trace_print_raw()),
+ * trace_marker_raw's bytes as always, any other event "type: N" (the
+ * kernel's trace_nop_print(), which every event without a raw print of
+ * its own has); hex ends each line with one more newline.
+ */
+static void put_raw_line(struct utrace__printer *sc, const struct utrace__tf_item *it,
+			 const struct utrace__fmt *e)
+{
+	struct utrace__obuf *b = &sc->ob;
+	bool ctx = !(sc->o->pflags & UTRACE__PF_NO_CONTEXT);
+
+	if (sc->o->pflags & UTRACE__PF_HEX) {
+		if (ctx)
+			utrace__ob_printf(b, "%08x %08x %016llx ", (unsigned int)it->thread->tid,
+					  (unsigned int)it->cpu, (unsigned long long)it->time);
+		utrace__ob_printf(b, "type: %u\n\n", (unsigned int)it->id);
+		return;
+	}
+	if (ctx)
+		utrace__ob_printf(b, "%u %u %llu ", (unsigned int)it->thread->tid,
+				  (unsigned int)it->cpu, (unsigned long long)it->time);
+	if (is_ftrace_printed(e) && !strcmp(e->name, "print") && it->len >= 16) {
+		const char *s = (const char *)it->rec + 16;
+		uint64_t ip;
+
+		memcpy(&ip, it->rec + 8, 8);
+		utrace__ob_printf(b, "# %llx ", (unsigned long long)ip);
+		utrace__ob_put(b, s, strnlen(s, it->len - 16));
+		return;
+	}
+	if (is_ftrace_printed(e)) {
+		put_ftrace(b, e->name, it->rec, it->len);
+		return;
+	}
+	utrace__ob_printf(b, "type: %u\n", (unsigned int)it->id);
 }
 
 static void put_ftrace(struct utrace__obuf *b, const char *name, const unsigned char *d,
@@ -518,6 +712,13 @@ static int put_event(struct utrace__printer *sc, const struct utrace__tf_item *i
 		if (!utrace__filter_match(e->filter, it->rec, (unsigned int)it->len, &ctx))
 			return 0;
 	}
+	if (sc->o->mode == UTRACE__OUT_TEXT &&
+	    (sc->o->pflags & (UTRACE__PF_RAW | UTRACE__PF_HEX))) {
+		/* numbers and the raw print: no field is read */
+		sc->nr_printed++;
+		put_raw_line(sc, it, e);
+		return 0;
+	}
 	if (sc->o->mode == UTRACE__OUT_TEXT && is_ftrace_printed(e)) {
 		/* printed by code, not by its format: nothing to check */
 		sc->nr_printed++;
@@ -589,11 +790,19 @@ static int put_event(struct utrace__printer *sc, const struct utrace__tf_item *i
 	return 0;
 }
 
+/* Write out what is printed; a latency-format line waiting for its
+ * context stays. */
 static int flush_out(struct utrace__printer *sc)
 {
-	if (sc->ob.len && fwrite(sc->ob.p, 1, sc->ob.len, sc->out) != sc->ob.len)
+	size_t n = sc->lat.on ? sc->lat.at : sc->ob.len;
+
+	if (!n)
+		return 0;
+	if (fwrite(sc->ob.p, 1, n, sc->out) != n)
 		return -EIO;
-	sc->ob.len = 0;
+	memmove(sc->ob.p, sc->ob.p + n, sc->ob.len - n);
+	sc->ob.len -= n;
+	sc->lat.at = 0;
 	return 0;
 }
 
@@ -747,6 +956,9 @@ int utrace__print_file(const struct utrace__print_opts *o, struct utrace__tf *tf
 		if (sc.ob.len >= 1 << 16 && flush_out(&sc) < 0)
 			break;
 	}
+	/* the last line: no event after it (lat_print_timestamp()'s
+	 * next_ts = ts) */
+	lat_end(&sc, sc.lat.time);
 	if (flush_out(&sc) < 0 || fflush(out) != 0 || ferror(out)) {
 		/* a reader that went away (| head) is not worth a word */
 		if (errno != EPIPE)

@@ -34,6 +34,19 @@ struct utrace__print_filter {
 	bool matched;        /* an event of the file took it */
 };
 
+/* The kernel's trace options that change the trace text, as its
+ * print_trace_line() applies them: hex, then raw, then the usual line,
+ * with or without its context (comm, pid, CPU, flags and time) in one
+ * of two layouts. */
+enum {
+	UTRACE__PF_RAW = 1 << 0,        /* raw: "pid cpu ts " and the event's raw print */
+	UTRACE__PF_HEX = 1 << 1,        /* hex: the same in hex (takes over raw) */
+	UTRACE__PF_NO_CONTEXT = 1 << 2, /* nocontext-info: the event's text alone */
+	UTRACE__PF_LATENCY = 1 << 3,    /* latency-format: the latency tracers' columns */
+	UTRACE__PF_TGID = 1 << 4,       /* record-tgid: "(tgid)" after the pid */
+	UTRACE__PF_VERBOSE = 1 << 5,    /* verbose: latency-format's long columns */
+};
+
 struct utrace__print_opts {
 	const char *input;
 	enum utrace__out_mode mode;
@@ -52,6 +65,11 @@ struct utrace__print_opts {
 	bool annotate_cpus;
 	/* no flags column, as the kernel's trace with its irq-info option off */
 	bool no_irq_info;
+	/* UTRACE__OUT_TEXT: the kernel's trace options that change the
+	 * lines (UTRACE__PF_*), and latency-format's time origin (the
+	 * buffer's last clear, in the times' clock; 0: none) */
+	unsigned int pflags;
+	uint64_t time_start;
 	/* UTRACE__OUT_OTLP: added to the CLOCK_MONOTONIC times (Unix time
 	 * ns); the observedTimeUnixNano; the utrace.seq of the next record
 	 * (the caller moves it on) */

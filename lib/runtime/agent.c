@@ -55,7 +55,9 @@
 #include "clock.h"
 #include "control.h"
 #include "ctlproto.h"
+#include "fdhigh.h"
 #include "filter.h"
+#include "instance.h"
 #include "internal.h"
 #include "record.h"
 #include "rundir.h"
@@ -65,6 +67,7 @@
 
 #define MAX_CONNS 128
 #define SEND_TIMEOUT_MS 2000
+#define AGENT_NAME "utrace-agent"
 
 static pthread_mutex_t agent_mutex = PTHREAD_MUTEX_INITIALIZER;
 /*
@@ -83,25 +86,28 @@ static int wake_fd[2] = { -1, -1 };
 /*
  * The snapshot trigger's (trigger.c): a request written to snap_pipe by
  * the event's thread, the copy of the pool made here, out of the writers'
- * path, and kept as a memfd for the mount (UTRACE_CTL_SNAPSHOT).
+ * path, and kept as a memfd for the mount (UTRACE_CTL_SNAPSHOT).  One
+ * per buffer: [0] the top level's, [1 + i] instance i's.  A trigger that
+ * fires on the agent thread itself (a trace_marker write) copies at once.
  *
  * The kernel's snapshot is a swap of buffers; ours is a copy of the pool
  * (8 MiB by default), so an unlimited trigger on a hot event would keep
  * this thread copying (91 % of a core, issue 27 item 6) and every client
- * waiting.  Requests are coalesced: one in flight (snap_pending stays set
- * from the byte written until the copy that answers it is done), and a
- * copy that took D starts the next no sooner than 4 D after it ended
- * (SNAP_GAP), so that copies take at most a fifth of the thread; clients
- * are served first in each turn.  A snapshot then shows the buffer at a
- * hit, or up to 4 D after the last hit.
+ * waiting.  Requests are coalesced: the buffers asked for are bits of
+ * snap_pending, and only the first bit set writes the pipe's byte; the
+ * copies of a turn take them all at once, the next turn's no sooner than
+ * 4 D after a turn that took D (SNAP_GAP), so that copies take at most a
+ * fifth of the thread; clients are served first in each turn.  A
+ * snapshot then shows its buffer at a hit, or up to 4 D after the last.
  */
 #define SNAP_GAP 4
 static int snap_pipe[2] = { -1, -1 };
-static int snap_pending;               /* (atomic) a request is in the pipe */
-static bool snap_wanted;               /* a request waits for snap_next */
+static uint64_t snap_pending;          /* (atomic) buffers asked for, bit 1 + i */
+static int snap_fd[1 + UTRACE_INSTANCES_MAX] = { [0 ... UTRACE_INSTANCES_MAX] = -1 };
+static int32_t snap_seq[1 + UTRACE_INSTANCES_MAX];   /* of the copy in snap_fd, from 1 */
+static __thread bool on_agent;         /* the agent thread */
+static bool snap_wanted;               /* the pipe said: copies wait for snap_next */
 static uint64_t snap_next;             /* ns: no copy before this */
-static int snap_fd = -1;
-static int32_t snap_seq;               /* of the copy in snap_fd, from 1 */
 
 /* One packet of an answer, waiting to be sent. */
 struct pkt {
@@ -208,12 +214,12 @@ static void answer_text(struct conn *c, int r, char *text)
 }
 
 /* The event list in packets that each hold whole entries. */
-static void answer_events(struct conn *c)
+static void answer_events(struct conn *c, bool removed)
 {
 	size_t max = UTRACE_CTL_MAX_PACKET - sizeof(struct utrace_ctl_ans), off = 0, len;
 	uint32_t nr;
 	char *buf;
-	int r = utrace__control_event_list(&buf, &len, &nr);
+	int r = utrace__control_event_list(removed, &buf, &len, &nr);
 
 	if (r < 0) {
 		answer_status(c, r);
@@ -259,7 +265,6 @@ static void answer_filter(struct conn *c, int r, const struct utrace__filter_err
  */
 static void handle_op(struct conn *c, uint32_t op, const struct utrace_ctl_req *q,
 		      const char *pl, size_t plen);
-static void snapshot_forget(void);
 
 static void handle(struct conn *c, const struct utrace_ctl_req *q, const char *pl,
 		   size_t plen)
@@ -309,7 +314,7 @@ static void handle_op(struct conn *c, uint32_t op, const struct utrace_ctl_req *
 		send_ans(c, 0, 0, &info, sizeof(info), 0);
 		return;
 	case UTRACE_CTL_EVENTS:
-		answer_events(c);
+		answer_events(c, q->arg == 1);
 		return;
 	case UTRACE_CTL_FORMAT:
 		r = utrace__control_format(q->id, &text);
@@ -363,6 +368,9 @@ static void handle_op(struct conn *c, uint32_t op, const struct utrace_ctl_req *
 			answer_status(c, utrace__control_uprobe(q->arg, pl, plen, NULL));
 		}
 		return;
+	case UTRACE_CTL_SYNTH_DYN_LINES:
+		answer_status(c, utrace__control_synth(UTRACE_CTL_SYNTH_DYN, pl, plen, NULL));
+		return;
 	case UTRACE_CTL_SYNTH:
 		r = utrace__control_synth(q->arg, pl, plen, &text);
 		if (q->arg == UTRACE_CTL_SYNTH_READ)
@@ -393,18 +401,14 @@ static void handle_op(struct conn *c, uint32_t op, const struct utrace_ctl_req *
 			send_fd(c, 0, r);
 		return;
 	case UTRACE_CTL_SNAPSHOT:
+		r = 1 + utrace__control_instance();
 		if (q->arg == 1) {
-			if (snap_fd >= 0)
-				close(snap_fd);
-			snap_fd = -1;
-			/* a request waiting for its turn (or still in the pipe)
-			 * is of a snapshot freed now: it must not come back */
-			snapshot_forget();
+			utrace__agent_snapshot_forget(r - 1);
 			answer_status(c, 0);
-		} else if (snap_fd < 0) {
+		} else if (snap_fd[r] < 0) {
 			answer_status(c, -ENOENT);
 		} else {
-			send_fd(c, snap_seq, snap_fd);
+			send_fd(c, snap_seq[r], snap_fd[r]);
 		}
 		return;
 	case UTRACE_CTL_POOL_MODE:
@@ -531,7 +535,8 @@ static void accept_conns(void)
 	uid_t uid;
 
 	for (k = 0; k < MAX_CONNS; k++) {
-		fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		fd = utrace__fd_high(accept4(listen_fd, NULL, NULL,
+					     SOCK_CLOEXEC | SOCK_NONBLOCK));
 		if (fd < 0)
 			return;
 		r = utrace__peer_check(fd, &pid, &uid);
@@ -564,22 +569,12 @@ enum agent_pollfd {
 	POLL_CONNS,                    /* conns[0] and on */
 };
 
-/* Drop the requests not served yet (the snapshot was freed). */
-static void snapshot_forget(void)
+/* A copy of a buffer's pool (-1: the top level's, else instance inst's),
+ * whole (header, slots, pages), into a new memfd: the snapshot the mount
+ * reads as it reads the pool. */
+static void snapshot_take(int inst)
 {
-	char buf[64];
-
-	while (snap_pipe[0] >= 0 && read(snap_pipe[0], buf, sizeof(buf)) > 0)
-		;
-	snap_wanted = false;
-	__atomic_store_n(&snap_pending, 0, __ATOMIC_RELEASE);
-}
-
-/* A copy of the top-level pool, whole (header, slots, pages), into a new
- * memfd: the snapshot the mount reads as it reads the pool. */
-static void snapshot_take(void)
-{
-	int src = utrace__pool_fd, dst;
+	int src = utrace__control_pool_fd_of(inst), dst;
 	struct stat st;
 	size_t size, off = 0;
 	void *p;
@@ -587,7 +582,7 @@ static void snapshot_take(void)
 	if (src < 0 || fstat(src, &st) < 0 || st.st_size <= 0)
 		return;
 	size = (size_t)st.st_size;
-	dst = memfd_create("utrace-snapshot", MFD_CLOEXEC);
+	dst = utrace__fd_high(memfd_create("utrace-snapshot", MFD_CLOEXEC));
 	if (dst < 0)
 		return;
 	p = mmap(NULL, size, PROT_READ, MAP_SHARED, src, 0);
@@ -609,26 +604,43 @@ static void snapshot_take(void)
 		close(dst);
 		return;
 	}
-	if (snap_fd >= 0)
-		close(snap_fd);
-	snap_fd = dst;
-	snap_seq = snap_seq == INT32_MAX ? 1 : snap_seq + 1;
+	if (snap_fd[1 + inst] >= 0)
+		close(snap_fd[1 + inst]);
+	snap_fd[1 + inst] = dst;
+	snap_seq[1 + inst] = snap_seq[1 + inst] == INT32_MAX ? 1 : snap_seq[1 + inst] + 1;
 }
 
-void utrace__agent_snapshot_request(void)
+void utrace__agent_snapshot_request(int inst)
 {
 	char b = 's';
 	int fd = __atomic_load_n(&snap_pipe[1], __ATOMIC_RELAXED);
+	uint64_t bit = 1ull << (inst + 1);
 
+	if (on_agent) {
+		/* a trace_marker write's trigger: the agent holds busy_mutex */
+		snapshot_take(inst);
+		return;
+	}
 	/* one byte per request served: async-signal-safe, never blocks */
-	if (fd >= 0 && !__atomic_exchange_n(&snap_pending, 1, __ATOMIC_ACQ_REL) &&
+	if (fd >= 0 && !__atomic_fetch_or(&snap_pending, bit, __ATOMIC_ACQ_REL) &&
 	    write(fd, &b, 1) != 1)
-		__atomic_store_n(&snap_pending, 0, __ATOMIC_RELEASE);
+		__atomic_fetch_and(&snap_pending, ~bit, __ATOMIC_RELEASE);
+}
+
+void utrace__agent_snapshot_forget(int inst)
+{
+	if (snap_fd[1 + inst] >= 0)
+		close(snap_fd[1 + inst]);
+	snap_fd[1 + inst] = -1;
+	/* a request waiting for its turn is of a snapshot freed now: it
+	 * must not come back (its byte, if still in the pipe, finds none) */
+	__atomic_fetch_and(&snap_pending, ~(1ull << (inst + 1)), __ATOMIC_ACQ_REL);
 }
 
 static void *agent_main(void *arg)
 {
 	struct pollfd pfd[POLL_CONNS + MAX_CONNS];
+	char name[16] = "";
 	sigset_t all;
 	int i, n, timeout, rec_fd, qfd;
 	uint64_t now, limit = (uint64_t)SEND_TIMEOUT_MS * 1000000;
@@ -646,7 +658,10 @@ static void *agent_main(void *arg)
 	sigdelset(&all, SIGILL);
 	sigdelset(&all, SIGFPE);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
-	prctl(PR_SET_NAME, "utrace-agent");
+	/* (named already, unless the creator could not take the name) */
+	if (prctl(PR_GET_NAME, name) != 0 || strcmp(name, AGENT_NAME) != 0)
+		prctl(PR_SET_NAME, AGENT_NAME);
+	on_agent = true;
 	/* its malloc, open, read... are utrace's: no probe of the user's
 	 * fires on them */
 	utrace__uprobes_quiet_thread();
@@ -657,6 +672,10 @@ static void *agent_main(void *arg)
 	agent_ready = true;
 	pthread_cond_signal(&ready_cond);
 	pthread_mutex_unlock(&ready_mutex);
+	/* (a fork child: the parent's instances' triggers go first) */
+	pthread_mutex_lock(&busy_mutex);
+	utrace__control_fork_cleanup();
+	pthread_mutex_unlock(&busy_mutex);
 	for (;;) {
 		/* Clients that have not taken their answer in time lose it;
 		 * the next such deadline is poll's timeout. */
@@ -739,8 +758,8 @@ static void *agent_main(void *arg)
 
 			while (read(snap_pipe[0], buf, sizeof(buf)) > 0)
 				;
-			/* snap_pending stays set: no more bytes until the
-			 * copy is made */
+			/* the bits stay in snap_pending until the copies:
+			 * no more bytes meanwhile */
 			snap_wanted = true;
 		}
 		/* Backwards: conn_drop() moves the last connection to i. */
@@ -762,14 +781,18 @@ static void *agent_main(void *arg)
 		/* the snapshot last: clients first (the file's comment) */
 		if (snap_wanted && utrace__mono_ns() >= snap_next) {
 			uint64_t t0 = utrace__mono_ns(), t1;
+			/* the requests made from here on write the byte
+			 * again: a later turn, after the gap */
+			uint64_t want = __atomic_exchange_n(&snap_pending, 0, __ATOMIC_ACQ_REL);
 
 			pthread_mutex_lock(&busy_mutex);
-			snapshot_take();
+			for (i = 0; want; i++, want >>= 1)
+				if (want & 1)
+					snapshot_take(i - 1);
 			pthread_mutex_unlock(&busy_mutex);
 			t1 = utrace__mono_ns();
 			snap_next = t1 + SNAP_GAP * (t1 - t0);
 			snap_wanted = false;
-			__atomic_store_n(&snap_pending, 0, __ATOMIC_RELEASE);
 		}
 	}
 	return NULL;
@@ -791,9 +814,11 @@ bool utrace__agent_start(void)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	char dir[sizeof(sa.sun_path)], err[256], tmp[sizeof(sa.sun_path)];
+	char comm[16] = "";
 	pthread_attr_t at;
 	pthread_t th;
 	const char *v;
+	bool renamed;
 	int r;
 
 	pthread_mutex_lock(&agent_mutex);
@@ -821,11 +846,17 @@ bool utrace__agent_start(void)
 		agent_warn(dir);
 		goto out;
 	}
-	listen_fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	/* (out of the program's range of descriptors: fdhigh.h) */
+	listen_fd = utrace__fd_high(socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC |
+					   SOCK_NONBLOCK, 0));
 	if (listen_fd < 0 || pipe2(wake_fd, O_CLOEXEC) < 0 ||
 	    pipe2(snap_pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
 		agent_warn("socket");
 		goto fail;
+	}
+	for (r = 0; r < 2; r++) {
+		wake_fd[r] = utrace__fd_high(wake_fd[r]);
+		snap_pipe[r] = utrace__fd_high(snap_pipe[r]);
 	}
 	/*
 	 * Bound under a name clients do not look at, and given its real
@@ -853,7 +884,23 @@ bool utrace__agent_start(void)
 	sock_owner = getpid();
 	pthread_attr_init(&at);
 	pthread_attr_setstacksize(&at, 256 << 10);
-	if (pthread_create(&th, &at, agent_main, NULL) != 0) {
+	/*
+	 * The new thread's name is the creating thread's when the kernel
+	 * reports its birth (sched_process_fork, task_newtask): so the
+	 * creator bears the agent's name for the length of the call, and
+	 * the fork reads "comm=utrace-agent ... child_comm=utrace-agent"
+	 * in a kernel trace, which a user who counts the program's forks
+	 * can tell apart (a filter on child_comm) rather than one more
+	 * fork of the program's.  The agent still starts with the program:
+	 * a process must answer `utrace ps` and `record -p` from the start,
+	 * and nothing else in it could start the thread later.
+	 */
+	renamed = prctl(PR_GET_NAME, comm) == 0 && prctl(PR_SET_NAME, AGENT_NAME) == 0;
+	r = pthread_create(&th, &at, agent_main, NULL);
+	if (renamed)
+		prctl(PR_SET_NAME, comm);
+	if (r != 0) {
+		errno = r;
 		pthread_attr_destroy(&at);
 		agent_warn("thread");
 		goto fail;
@@ -909,9 +956,8 @@ void utrace__agent_after_fork_child(void)
 	}
 	wake_fd[0] = wake_fd[1] = -1;
 	snap_pipe[0] = snap_pipe[1] = -1;
-	if (snap_fd >= 0)
-		close(snap_fd);
-	snap_fd = -1;
+	for (i = -1; i < UTRACE_INSTANCES_MAX; i++)
+		utrace__agent_snapshot_forget(i);
 	snap_pending = 0;
 	snap_wanted = false;
 	snap_next = 0;

@@ -18,11 +18,15 @@ bool utrace__agent_start(void) UTRACE_HIDDEN;
 
 /*
  * utrace__agent_snapshot_request - the snapshot trigger: ask the agent to
- * copy the top-level pool (its buffer) now, out of the caller's path
+ * copy a buffer's pool (-1: the top level's, else instance inst's) now,
+ * out of the caller's path (on the agent thread itself: at once)
  *
  * Async-signal-safe; one write() of a byte when no request is pending.
  */
-void utrace__agent_snapshot_request(void) UTRACE_HIDDEN;
+void utrace__agent_snapshot_request(int inst) UTRACE_HIDDEN;
+
+/* Drop the copy of a buffer (agent thread: echo 0 > snapshot, rmdir). */
+void utrace__agent_snapshot_forget(int inst) UTRACE_HIDDEN;
 
 /**
  * utrace__agent_before_fork - wait for the request being served, hold the next

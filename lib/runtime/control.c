@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "jump.h"
+#include "agent.h"
 #include "clock.h"
 #include "control.h"
 #include "problems.h"
@@ -174,20 +175,14 @@ struct list_arg {
 	bool fail;
 };
 
-static int list_cb(struct utrace_event *ev, void *arg)
+/* One entry of the list: its message and "system\0name\0". */
+static int list_put(struct list_arg *a, struct utrace_ctl_event_msg m, const char *system,
+		    const char *name)
 {
-	struct list_arg *a = arg;
-	const struct utrace__event_state *st = ev->priv;
-	size_t sl = strlen(ev->cls->system) + 1, nl = strlen(ev->name) + 1;
-	bool on = utrace__event_on_inst(ev, cur);
-	struct utrace_ctl_event_msg m = { (uint32_t)ev->id,
-					  (uint8_t)((on ? UTRACE_CTL_EV_ON : 0) |
-						    (cur < 0 && st->soft ? UTRACE_CTL_EV_SOFT : 0)),
-					  expr_of(st) != NULL, (uint16_t)(sl + nl) };
+	size_t sl = strlen(system) + 1, nl = strlen(name) + 1;
 	size_t need = sizeof(m) + sl + nl;
 
-	a->nr++;
-	a->nr_on += on;
+	m.len = (uint16_t)(sl + nl);
 	if (!a->buf)
 		return 0;
 	if (sl + nl > 0xffff)
@@ -204,14 +199,46 @@ static int list_cb(struct utrace_event *ev, void *arg)
 		a->cap = cap;
 	}
 	memcpy(a->buf + a->len, &m, sizeof(m));
-	memcpy(a->buf + a->len + sizeof(m), ev->cls->system, sl);
-	memcpy(a->buf + a->len + sizeof(m) + sl, ev->name, nl);
+	memcpy(a->buf + a->len + sizeof(m), system, sl);
+	memcpy(a->buf + a->len + sizeof(m) + sl, name, nl);
 	a->len += need;
 	return 0;
 }
 
+static int list_cb(struct utrace_event *ev, void *arg)
+{
+	struct list_arg *a = arg;
+	const struct utrace__event_state *st = ev->priv;
+	bool on = utrace__event_on_inst(ev, cur);
+	struct utrace_ctl_event_msg m = { (uint32_t)ev->id,
+					  (uint8_t)((on ? UTRACE_CTL_EV_ON : 0) |
+						    (utrace__trigger_soft(st, cur) ?
+						     UTRACE_CTL_EV_SOFT : 0)),
+					  expr_of(st) != NULL, 0 };
+
+	a->nr++;
+	a->nr_on += on;
+	return list_put(a, m, ev->cls->system, ev->name);
+}
+
+static void list_removed_cb(uint32_t id, const char *system, const char *name,
+			    const char *text, void *arg)
+{
+	struct utrace_ctl_event_msg m = { id, 0, 0, 0 };
+	struct list_arg *a = arg;
+
+	(void)text;
+	if (a->fail)
+		return;
+	a->nr++;
+	if (list_put(a, m, system, name))
+		a->fail = true;
+}
+
 /**
  * utrace__control_event_list - the list of events (UTRACE_CTL_EVENTS)
+ * @removed: the events removed instead (registry.c, "retired"), whose
+ *           records may still be in the buffers
  * @buf: set to the entries, struct utrace_ctl_event_msg then
  *       "system\0name\0" each, in registration order; malloc()ed
  * @len: set to the bytes of @buf
@@ -219,14 +246,17 @@ static int list_cb(struct utrace_event *ev, void *arg)
  *
  * Return: 0, or -ENOMEM (then @buf is NULL).
  */
-int utrace__control_event_list(char **buf, size_t *len, uint32_t *nr)
+int utrace__control_event_list(bool removed, char **buf, size_t *len, uint32_t *nr)
 {
 	struct list_arg a = { .buf = malloc(4096), .cap = 4096 };
 
 	*buf = NULL;
 	if (!a.buf)
 		return -ENOMEM;
-	utrace__registry_foreach(list_cb, &a);
+	if (removed)
+		utrace__registry_foreach_retired(list_removed_cb, &a);
+	else
+		utrace__registry_foreach(list_cb, &a);
 	if (a.fail) {
 		free(a.buf);
 		return -ENOMEM;
@@ -252,7 +282,15 @@ int utrace__control_format(uint32_t id, char **text)
 	ev = find_id(id);
 	*text = ev ? utrace_event_format(ev) : NULL;
 	utrace__registry_unlock();
-	return *text ? 0 : ev ? -ENOMEM : -ENOENT;
+	if (!ev) {
+		/* a removed event's records may still be in the buffers */
+		char *system = NULL;
+		int r = utrace__registry_retired_format(id, &system, text);
+
+		free(system);
+		return r;
+	}
+	return *text ? 0 : -ENOMEM;
 }
 
 /**
@@ -474,7 +512,9 @@ static void set_filter(struct utrace_event *ev, struct utrace__filter *f, char *
  * @truncate: the file was opened with O_TRUNC: the hist triggers go first
  * @log: set to the error_log entry of a refused write (malloc()ed), or NULL
  *
- * Only the top level has triggers (an instance's request: -EINVAL).
+ * The triggers of the buffer the request is for.  ftrace's print has a
+ * trigger file (the marker runs its triggers); the other ftrace events
+ * have none.
  *
  * Return: 0, -ENOENT (no such event), or the kernel's -errno.
  */
@@ -485,17 +525,16 @@ int utrace__control_trigger(uint32_t id, const char *text, size_t len, bool trun
 	int r = 0;
 
 	*log = NULL;
-	if (cur >= 0)
-		return -EINVAL;
 	utrace__registry_lock();
 	ev = find_id(id);
-	if (!ev || ((struct utrace__event_state *)ev->priv)->ignore_enable) {
+	if (!ev || (((struct utrace__event_state *)ev->priv)->ignore_enable &&
+		    !utrace__marker_is_print(ev))) {
 		r = -ENOENT;
 	} else {
 		if (truncate)
-			utrace__trigger_truncate(ev);
+			utrace__trigger_truncate(ev, cur);
 		if (len)
-			r = utrace__trigger_write(ev, text, len, log);
+			r = utrace__trigger_write(ev, cur, text, len, log);
 	}
 	utrace__registry_unlock();
 	if (*log) {
@@ -520,12 +559,13 @@ int utrace__control_trigger_text(uint32_t id, bool hist, char **text)
 	struct utrace_event *ev;
 
 	*text = NULL;
-	if (cur >= 0)
-		return -EINVAL;
 	utrace__registry_lock();
 	ev = find_id(id);
-	if (ev && !((struct utrace__event_state *)ev->priv)->ignore_enable)
-		*text = hist ? utrace__trigger_hist_text(ev) : utrace__trigger_text(ev);
+	if (ev && (!((struct utrace__event_state *)ev->priv)->ignore_enable ||
+		   utrace__marker_is_print(ev)))
+		*text = hist ? utrace__trigger_hist_text(ev, cur) : utrace__trigger_text(ev, cur);
+	else
+		ev = NULL;
 	utrace__registry_unlock();
 	return *text ? 0 : ev ? -ENOMEM : -ENOENT;
 }
@@ -552,7 +592,8 @@ int utrace__control_synth(int32_t what, const char *data, size_t len, char **tex
 	case UTRACE_CTL_SYNTH_CLEAR:
 		return utrace__synth_clear();
 	case UTRACE_CTL_SYNTH_WRITE:
-		r = utrace__synth_write(data, len, &log);
+	case UTRACE_CTL_SYNTH_DYN:
+		r = utrace__synth_write(data, len, what == UTRACE_CTL_SYNTH_DYN, &log);
 		if (log) {
 			struct ctl_ctx *saved = C;
 
@@ -1236,6 +1277,16 @@ int utrace__control_pool_fd(void)
 	return r < 0 ? r : utrace__pool_fd;
 }
 
+int utrace__control_pool_fd_of(int inst)
+{
+	return inst < 0 ? utrace__pool_fd : ctxs[1 + inst].name ? ctxs[1 + inst].pool_fd : -1;
+}
+
+int utrace__control_instance(void)
+{
+	return cur;
+}
+
 /**
  * utrace__control_pool_mode - read or write the overwrite option (UTRACE_CTL_POOL_MODE)
  * @mode: UTRACE_MODE_OVERWRITE or UTRACE_MODE_DISCARD to write; anything
@@ -1403,6 +1454,10 @@ void utrace__control_recorder_gone(void)
  * The parent's recorder is not the child's (record.c closed its socket),
  * and error_log starts empty.
  */
+/* The parent's instances, in a fork child: their triggers and filters go
+ * once the child's agent runs (utrace__control_fork_cleanup()). */
+static uint32_t stale_insts;
+
 void utrace__control_after_fork_child(void)
 {
 	int i;
@@ -1423,6 +1478,7 @@ void utrace__control_after_fork_child(void)
 			close(x->pool_fd);
 		free(x->name);
 		memset(x, 0, sizeof(*x));
+		stale_insts |= 1u << i;
 	}
 	utrace__registry_instances_after_fork();
 	__atomic_fetch_and(&utrace__tracing_off, ~UTRACE_TRACING_INSTANCES, __ATOMIC_RELEASE);
@@ -1952,6 +2008,34 @@ static int inst_off_cb(struct utrace_event *ev, void *arg)
 }
 
 /**
+ * utrace__control_fork_cleanup - the parent's instances, in a fork child
+ *
+ * Their triggers (which the child's events still run, and which a new
+ * instance of the child at the same place would show), enables and
+ * filters go, as at rmdir.  Not in the fork handler: removing a trigger
+ * waits for a grace period, which a fork from a signal handler inside an
+ * event would hold.  The child's agent thread calls it before it serves
+ * any request.
+ */
+void utrace__control_fork_cleanup(void)
+{
+	uint32_t m = stale_insts;
+	int i;
+
+	if (!m)
+		return;
+	stale_insts = 0;
+	utrace__registry_lock();
+	while (m) {
+		i = __builtin_ctz(m);
+		m &= m - 1;
+		utrace__triggers_inst_gone(i);
+		utrace__registry_foreach(inst_off_cb, &i);
+	}
+	utrace__registry_unlock();
+}
+
+/**
  * utrace__control_instance_rmdir - remove an instance (UTRACE_CTL_INSTANCE_RMDIR)
  * @name: its name, not NUL-terminated
  * @len: its bytes
@@ -1975,6 +2059,8 @@ int utrace__control_instance_rmdir(const char *name, size_t len)
 	utrace__registry_lock();
 	cur = i;
 	C = x;
+	/* its triggers first: they may switch its events on */
+	utrace__triggers_inst_gone(i);
 	utrace__registry_foreach(inst_off_cb, &i);
 	cur = -1;
 	C = &ctxs[0];
@@ -1995,6 +2081,7 @@ int utrace__control_instance_rmdir(const char *name, size_t len)
 	}
 	if (x->pool_fd >= 0)
 		close(x->pool_fd);
+	utrace__agent_snapshot_forget(i);
 	while (x->nr_error_log)
 		free(x->error_log[--x->nr_error_log]);
 	free(x->pid_list[0]);

@@ -25,7 +25,8 @@ void utrace__control_filter_spec_set(const char *value) UTRACE_HIDDEN;
 void utrace__control_filter_spec_apply(struct utrace_event *ev) UTRACE_HIDDEN;
 
 int utrace__control_info(struct utrace_ctl_info_msg *m) UTRACE_HIDDEN;
-int utrace__control_event_list(char **buf, size_t *len, uint32_t *nr) UTRACE_HIDDEN;
+int utrace__control_event_list(bool removed, char **buf, size_t *len, uint32_t *nr)
+	UTRACE_HIDDEN;
 int utrace__control_format(uint32_t id, char **text) UTRACE_HIDDEN;
 int utrace__control_set_event(const char *line, size_t len) UTRACE_HIDDEN;
 int utrace__control_clear_events(void) UTRACE_HIDDEN;
@@ -48,12 +49,17 @@ int utrace__control_trace_marker(const char *data, size_t len, bool raw) UTRACE_
 int utrace__control_buffer_size(uint64_t bytes, uint64_t *size) UTRACE_HIDDEN;
 void utrace__control_clear_buffer(void) UTRACE_HIDDEN;
 int utrace__control_pool_fd(void) UTRACE_HIDDEN;
+/* The pool of a buffer (-1: the top level), or -1: the snapshot's source. */
+int utrace__control_pool_fd_of(int inst) UTRACE_HIDDEN;
+/* The buffer the request being served is for (-1: the top level). */
+int utrace__control_instance(void) UTRACE_HIDDEN;
 int utrace__control_pool_mode(int32_t mode) UTRACE_HIDDEN;
 int utrace__control_trace_clock(int32_t id) UTRACE_HIDDEN;
 int utrace__control_attach(const char *path, size_t len, uint32_t mode) UTRACE_HIDDEN;
 int utrace__control_recorder_fd(void) UTRACE_HIDDEN;
 void utrace__control_recorder_gone(void) UTRACE_HIDDEN;
 void utrace__control_after_fork_child(void) UTRACE_HIDDEN;
+void utrace__control_fork_cleanup(void) UTRACE_HIDDEN;
 int utrace__control_select(uint32_t handle) UTRACE_HIDDEN;
 int utrace__control_calib_timer(void) UTRACE_HIDDEN;
 int utrace__control_instance_list(char **text) UTRACE_HIDDEN;

@@ -25,6 +25,7 @@
 
 #include "internal.h"
 #include "event.h"
+#include "fdhigh.h"
 #include "writer.h"
 #include "traceline.h"
 
@@ -170,7 +171,7 @@ static int print_open_file(const char *path)
 		return -1;
 	}
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-	return fd;
+	return utrace__fd_high(fd);
 }
 
 /* Opened when the first events register, so that a process without

@@ -37,9 +37,19 @@ struct utrace__event_state {
 	struct utrace__inst_filter *ifilt;
 	/* triggers (trigger.c): the list the writer runs, published with
 	 * RCU; and how many triggers hold the event's probe while it may be
-	 * off (the kernel's SOFT_MODE: its enable file reads "0*") */
+	 * off (the kernel's SOFT_MODE: its enable file reads "0*"), those
+	 * of the instances included */
 	struct utrace__trig_list *triggers;
 	unsigned int soft;
+	/* the instances' triggers: NULL until one is set, then
+	 * UTRACE_INSTANCES_MAX entries, freed with the event */
+	struct utrace__inst_trig *itrig;
+};
+
+/* An event's triggers in one instance (utrace__event_state.itrig[i]). */
+struct utrace__inst_trig {
+	struct utrace__trig_list *triggers;  /* as utrace__event_state.triggers */
+	unsigned int soft;                   /* of utrace__event_state.soft, this instance's */
 };
 
 struct utrace__module {
@@ -139,6 +149,18 @@ void utrace__registry_add_builtin(struct utrace_event *const *start,
  */
 int utrace__registry_foreach(int (*fn)(struct utrace_event *ev, void *arg),
 			     void *arg) UTRACE_HIDDEN;
+
+/*
+ * The format of a removed event whose records may still be in the
+ * buffers (registry.c, "retired"): its system and format text, both
+ * malloc()ed; 0, -ENOENT or -ENOMEM.
+ */
+int utrace__registry_retired_format(uint32_t id, char **system, char **text) UTRACE_HIDDEN;
+/* fn for each removed event's format (registry lock held). */
+void utrace__registry_foreach_retired(void (*fn)(uint32_t id, const char *system,
+						 const char *name, const char *text,
+						 void *arg),
+				      void *arg) UTRACE_HIDDEN;
 
 /**
  * utrace__registry_set_event - utrace_set_event() for the layers above

@@ -15,11 +15,17 @@
  *              registered when the first such trigger is set
  *
  * The agent thread writes the record (control.c), for whichever task
- * wrote the file.
+ * wrote the file.  print has triggers of its own (its trigger file, in
+ * each instance), which run here on the record, as the kernel's
+ * tracing_mark_write() runs them: only when the record is made, on the
+ * text without the newline the marker adds; after the record is
+ * committed, so that a traceoff keeps it, as the kernel's does.
  */
 #include <errno.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #ifdef UTRACE_HAVE_LIBUNWIND
@@ -27,8 +33,10 @@
 #include <libunwind.h>
 #endif
 
+#include "clock.h"
 #include "internal.h"
 #include "marker.h"
+#include "trigger.h"
 #include "writer.h"
 
 static const struct utrace_event_field print_fields[] = {
@@ -228,14 +236,33 @@ void utrace__user_stack_record(const unsigned long skip[2])
 #endif
 }
 
+bool utrace__marker_is_print(const struct utrace_event *ev)
+{
+	return ev == &print_event;
+}
+
+/* print's triggers in the marker's buffer, on its record (rec, size
+ * bytes, NUL-terminated without the marker's newline). */
+static void print_triggers(const unsigned char *rec, uint32_t size)
+{
+	struct utrace__filter_ctx fc;
+	char comm[17] = { 0 };
+
+	fc.cpu = utrace__cpu();
+	prctl(PR_GET_NAME, comm);
+	fc.comm = comm;
+	utrace__triggers_run_in(&print_event, utrace__marker_inst, rec, size, &fc);
+}
+
 int utrace__marker_record(bool raw, const void *data, size_t len)
 {
 	struct utrace_event *ev = raw ? &raw_event : &print_event;
 	unsigned char scratch[UTRACE_EVENT_MAX];
 	size_t taken;
 	unsigned int size;
-	unsigned char *rec;
+	unsigned char *rec, *trig = NULL;
 	struct utrace_tp_reserve r;
+	uint32_t tsize = 0;
 
 	if (raw) {
 		/* the id, then the bytes */
@@ -266,10 +293,23 @@ int utrace__marker_record(bool raw, const void *data, size_t len)
 
 		memcpy(rec + 8, &ip, sizeof(ip));
 		memcpy(rec + UTRACE_MARKER_PRINT_HDR, data, len);
+		if (utrace__triggers_any_in(ev, utrace__marker_inst)) {
+			/* (no memory: the record without its triggers) */
+			tsize = (uint32_t)(UTRACE_MARKER_PRINT_HDR + len + 1);
+			trig = malloc(tsize);
+			if (trig) {
+				memcpy(trig, rec, tsize - 1);
+				trig[tsize - 1] = '\0';
+			}
+		}
 		if (!len || ((const char *)data)[len - 1] != '\n')
 			rec[UTRACE_MARKER_PRINT_HDR + len++] = '\n';
 		rec[UTRACE_MARKER_PRINT_HDR + len] = '\0';
 	}
 	utrace_tp_commit(&r);
+	if (trig) {
+		print_triggers(trig, tsize);
+		free(trig);
+	}
 	return (int)taken;
 }

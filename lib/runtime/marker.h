@@ -28,6 +28,9 @@
  */
 void utrace__marker_register(void) UTRACE_HIDDEN;
 
+/* Whether ev is ftrace's print, the one with a trigger file. */
+bool utrace__marker_is_print(const struct utrace_event *ev) UTRACE_HIDDEN;
+
 /**
  * utrace__marker_record - record a marker write, on the calling thread
  * @raw:  trace_marker_raw (a 4-byte id, then bytes) or trace_marker (text)

@@ -44,6 +44,7 @@
 #include "internal.h"
 #include "record.h"
 #include "clock.h"
+#include "fdhigh.h"
 #include "writer.h"
 #include "proto.h"
 #include "rundir.h"
@@ -215,39 +216,40 @@ static bool outq_push(void)
 
 /*
  * Send one message (with descriptor 'pass', ours to keep, or -1) after
- * those waiting, or queue it.  Under the registry lock.
+ * those waiting, or queue it.  Under the registry lock.  False when the
+ * recorder will not get it (none, dropped, or no memory).
  */
-static void send_msg(const void *buf, size_t len, int pass)
+static bool send_msg(const void *buf, size_t len, int pass)
 {
 	struct outmsg *m;
 
 	if (sock < 0)
-		return;
+		return false;
 	if (dropped) {
 		note_missed(1);
-		return;
+		return false;
 	}
 	if (outq_push() && sock >= 0 && !dropped) {
 		if (utrace__send_with_fd(sock, buf, len, pass) == (ssize_t)len)
-			return;
+			return true;
 		if (errno != EAGAIN && errno != EWOULDBLOCK && errno != ENOBUFS) {
 			drop_recorder(NULL, 1);
-			return;
+			return false;
 		}
 		outq_since = utrace__mono_ns();
 	}
 	if (sock < 0 || dropped) {
 		note_missed(1);
-		return;
+		return false;
 	}
 	if (outq_msgs >= OUTQ_MAX_MSGS || outq_bytes + len > OUTQ_MAX_BYTES) {
 		drop_recorder("let too many messages wait", 1);
-		return;
+		return false;
 	}
 	m = malloc(sizeof(*m) + len);
 	if (!m) {
 		note_missed(1);
-		return;
+		return false;
 	}
 	m->next = NULL;
 	m->len = len;
@@ -259,6 +261,7 @@ static void send_msg(const void *buf, size_t len, int pass)
 	outq_tail = &m->next;
 	__atomic_store_n(&outq_msgs, outq_msgs + 1, __ATOMIC_RELAXED);
 	outq_bytes += len;
+	return true;
 }
 
 int utrace__record_queue_fd(void)
@@ -543,7 +546,7 @@ static void connect_recorder(void)
 		return;
 	}
 	strcpy(sa.sun_path, sock_path);
-	sock = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	sock = utrace__fd_high(socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
 	if (sock < 0) {
 		give_up("socket");
 		return;
@@ -712,6 +715,8 @@ void utrace__pool_set_next_size(uint64_t bytes)
 }
 
 static int send_format_cb(struct utrace_event *ev, void *arg);
+static void send_format_text(uint32_t id, const char *system, const char *name,
+			     const char *text, void *arg);
 
 /*
  * `utrace record -p`: connect to the recorder at 'path' and hand it the
@@ -729,7 +734,7 @@ int utrace__record_attach(const char *path, uint32_t mode)
 	ret = utrace__pool_ensure();
 	if (ret < 0)
 		return ret;
-	s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	s = utrace__fd_high(socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
 	if (s < 0)
 		return -errno;
 	if (connect(s, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
@@ -762,6 +767,8 @@ int utrace__record_attach(const char *path, uint32_t mode)
 	forget_objects();
 	send_objects_locked();
 	utrace__registry_foreach(send_format_cb, NULL);
+	/* removed events whose records the buffers may still hold */
+	utrace__registry_foreach_retired(send_format_text, NULL);
 	utrace__registry_unlock();
 	return s;
 }
@@ -784,13 +791,31 @@ void utrace__record_detach(int s, uint32_t mode)
 	utrace__registry_unlock();
 }
 
+/* A FORMAT message (registry lock held). */
+static void send_format_text(uint32_t id, const char *system, const char *name,
+			     const char *text, void *arg)
+{
+	struct utrace_msg_format h = { UTRACE_MSG_FORMAT, id };
+	size_t sl = strlen(system) + 1, tl = strlen(text) + 1;
+	char *buf = malloc(sizeof(h) + sl + tl);
+
+	(void)arg;
+	(void)name;
+	if (!buf) {
+		note_missed(1);
+		return;
+	}
+	memcpy(buf, &h, sizeof(h));
+	memcpy(buf + sizeof(h), system, sl);
+	memcpy(buf + sizeof(h) + sl, text, tl);
+	send_msg(buf, sizeof(h) + sl + tl, -1);
+	free(buf);
+}
+
 /* Send one event's format (registry lock held). */
 void utrace__record_send_format(const struct utrace_event *ev)
 {
 	char *text;
-	size_t sl, tl;
-	char *buf;
-	struct utrace_msg_format h = { UTRACE_MSG_FORMAT, (uint32_t)ev->id };
 
 	if (sock < 0)
 		return;
@@ -799,19 +824,27 @@ void utrace__record_send_format(const struct utrace_event *ev)
 	text = utrace__format_text(ev);
 	if (!text)
 		return;
-	sl = strlen(ev->cls->system) + 1;
-	tl = strlen(text) + 1;
-	buf = malloc(sizeof(h) + sl + tl);
-	if (buf) {
-		memcpy(buf, &h, sizeof(h));
-		memcpy(buf + sizeof(h), ev->cls->system, sl);
-		memcpy(buf + sizeof(h) + sl, text, tl);
-		send_msg(buf, sizeof(h) + sl + tl, -1);
-		free(buf);
-	} else {
-		note_missed(1);
-	}
+	send_format_text((uint32_t)ev->id, ev->cls->system, ev->name, text, NULL);
 	free(text);
+}
+
+bool utrace__record_probe_note(uint32_t what, const char *line, const char *text)
+{
+	struct utrace_msg_probe h = { UTRACE_MSG_PROBE, what };
+	size_t ll = strlen(line) + 1, tl = strlen(text) + 1;
+	char *buf = malloc(sizeof(h) + ll + tl);
+	bool sent = false;
+
+	if (!buf)
+		return false;
+	memcpy(buf, &h, sizeof(h));
+	memcpy(buf + sizeof(h), line, ll);
+	memcpy(buf + sizeof(h) + ll, text, tl);
+	utrace__registry_lock();
+	sent = send_msg(buf, sizeof(h) + ll + tl, -1);
+	utrace__registry_unlock();
+	free(buf);
+	return sent;
 }
 
 static int send_format_cb(struct utrace_event *ev, void *arg)

@@ -35,6 +35,17 @@ void utrace__record_init(void) UTRACE_HIDDEN;
 void utrace__record_send_format(const struct utrace_event *ev) UTRACE_HIDDEN;
 
 /**
+ * utrace__record_probe_note - tell the recorder a dynamic probe's fate
+ * @what: enum utrace_probe_note (proto.h)
+ * @line: the definition
+ * @text: the refusal, or where and why a breakpoint
+ *
+ * Takes the registry lock.  Returns whether a recorder got it (else the
+ * caller says it on stderr).
+ */
+bool utrace__record_probe_note(uint32_t what, const char *line, const char *text) UTRACE_HIDDEN;
+
+/**
  * utrace__record_send_objects - tell the recorder of objects loaded since
  * (dlopen): their files and load biases, for their symbols.  Cheap when
  * nothing was loaded; no-op with no recorder.  Takes the registry lock.

@@ -84,6 +84,110 @@ void utrace__registry_unlock(void)
 	reg_unlock();
 }
 
+/*
+ * The formats of events that were removed (a probe deleted from
+ * uprobe_events, a library unloaded): their records can still be in the
+ * buffers, and readers ask a format by id (utrace show, record -p, the
+ * mount's trace) as long as the process lives.  The kernel clears its
+ * buffers when a dynamic event goes; utrace keeps the records readable.
+ * An event that registers again under the same name keeps its id when
+ * its format is the same, and gets a new id when not, so that an id
+ * means one format.  Kept until the process ends (a few hundred bytes
+ * each).
+ */
+struct retired_fmt {
+	int id;
+	char *system, *name, *text;
+};
+static struct retired_fmt *retired;
+static size_t nr_retired;
+
+static long retired_find(int id)
+{
+	for (size_t i = 0; i < nr_retired; i++)
+		if (retired[i].id == id)
+			return (long)i;
+	return -1;
+}
+
+/* Keep the format of ev, about to be removed (its state still whole). */
+static void retire_locked(const struct utrace_event *ev)
+{
+	struct retired_fmt *a = realloc(retired, (nr_retired + 1) * sizeof(*a));
+	char *text = utrace__format_text(ev), *system = strdup(ev->cls->system);
+	char *name = strdup(ev->name);
+
+	if (a)
+		retired = a;
+	if (!a || !text || !system || !name || retired_find(ev->id) >= 0) {
+		/* (out of memory: its records are left out by the readers) */
+		free(text);
+		free(system);
+		free(name);
+		return;
+	}
+	retired[nr_retired++] = (struct retired_fmt){ ev->id, system, name, text };
+}
+
+/*
+ * An event registering under the id of a removed one: the same format
+ * takes the id back, another gets a new id (the name's from now on).
+ */
+static int id_reused_locked(const struct utrace_event *ev)
+{
+	long r = retired_find(ev->id);
+	char *text;
+	size_t i;
+
+	if (r < 0)
+		return ev->id;
+	text = utrace__format_text(ev);
+	if (text && !strcmp(text, retired[r].text)) {
+		free(retired[r].system);
+		free(retired[r].name);
+		free(retired[r].text);
+		retired[r] = retired[--nr_retired];
+		free(text);
+		return ev->id;
+	}
+	free(text);
+	for (i = 0; i < nr_ids; i++)
+		if (ids[i].id == ev->id)
+			ids[i].id = next_id++;
+	return next_id - 1;
+}
+
+int utrace__registry_retired_format(uint32_t id, char **system, char **text)
+{
+	long r;
+	int ret = -ENOENT;
+
+	reg_lock();
+	r = retired_find((int)id);
+	if (r >= 0) {
+		*system = strdup(retired[r].system);
+		*text = strdup(retired[r].text);
+		ret = *system && *text ? 0 : -ENOMEM;
+		if (ret) {
+			free(*system);
+			free(*text);
+		}
+	}
+	reg_unlock();
+	return ret;
+}
+
+void utrace__registry_foreach_retired(void (*fn)(uint32_t id, const char *system,
+						 const char *name, const char *text,
+						 void *arg), void *arg)
+{
+	reg_lock();
+	for (size_t i = 0; i < nr_retired; i++)
+		fn((uint32_t)retired[i].id, retired[i].system, retired[i].name, retired[i].text,
+		   arg);
+	reg_unlock();
+}
+
 static int id_for(const char *system, const char *name)
 {
 	size_t sl = strlen(system), nl = strlen(name), i;
@@ -117,6 +221,12 @@ static inline bool st_enabled(const struct utrace__event_state *st)
 	return __atomic_load_n(&st->enabled, __ATOMIC_RELAXED);
 }
 
+/* Its instances' bits: the triggers of an instance flip them too. */
+static inline uint32_t st_inst_on(const struct utrace__event_state *st)
+{
+	return __atomic_load_n(&st->inst_on, __ATOMIC_RELAXED);
+}
+
 /* The control layer's hooks (init.c installs them); NULL until then. */
 static const struct utrace__registry_ops *reg_ops;
 
@@ -147,7 +257,7 @@ bool utrace__registry_any_enabled(void)
 static int set_on_locked(struct utrace_event *ev, bool top, uint32_t mask)
 {
 	struct utrace__event_state *st = ev->priv;
-	bool was = st_enabled(st) || st->inst_on || st->soft, will = top || mask || st->soft;
+	bool was = st_enabled(st) || st_inst_on(st) || st->soft, will = top || mask || st->soft;
 	int ret = 0;
 
 	if (st->ignore_enable)
@@ -171,21 +281,22 @@ static int enable_locked(struct utrace_event *ev, bool on)
 		return -EINVAL;
 	if (st_enabled(st) == on)
 		return 0;
-	return set_on_locked(ev, on, st->inst_on);
+	return set_on_locked(ev, on, st_inst_on(st));
 }
 
 /* enable_locked() in instance 'inst' (-1: the top level). */
 static int enable_inst_locked(struct utrace_event *ev, int inst, bool on)
 {
 	struct utrace__event_state *st = ev->priv;
-	uint32_t m;
+	uint32_t m, now;
 
 	if (inst < 0)
 		return enable_locked(ev, on);
 	if (st->ignore_enable)
 		return -EINVAL;
-	m = on ? st->inst_on | (1u << inst) : st->inst_on & ~(1u << inst);
-	return m == st->inst_on ? 0 : set_on_locked(ev, st_enabled(st), m);
+	now = st_inst_on(st);
+	m = on ? now | (1u << inst) : now & ~(1u << inst);
+	return m == now ? 0 : set_on_locked(ev, st_enabled(st), m);
 }
 
 int utrace__event_soft(struct utrace_event *ev, bool on)
@@ -198,13 +309,13 @@ int utrace__event_soft(struct utrace_event *ev, bool on)
 	if (!st) {
 		ret = UTRACE_ENOEVENT;
 	} else if (on) {
-		if (!st_enabled(st) && !st->inst_on && !st->soft)
+		if (!st_enabled(st) && !st_inst_on(st) && !st->soft)
 			ret = utrace__tp_add(ev->tp, ev->cls->probe, ev);
 		if (!ret)
 			__atomic_store_n(&st->soft, st->soft + 1, __ATOMIC_RELEASE);
 	} else if (st->soft) {
 		__atomic_store_n(&st->soft, st->soft - 1, __ATOMIC_RELEASE);
-		if (!st_enabled(st) && !st->inst_on && !st->soft)
+		if (!st_enabled(st) && !st_inst_on(st) && !st->soft)
 			ret = utrace__tp_remove(ev->tp, ev->cls->probe, ev);
 	}
 	reg_unlock();
@@ -228,7 +339,7 @@ bool utrace__event_on_inst(const struct utrace_event *ev, int inst)
 {
 	const struct utrace__event_state *st = ev->priv;
 
-	return inst < 0 ? st_enabled(st) : (st->inst_on >> inst) & 1;
+	return inst < 0 ? st_enabled(st) : (st_inst_on(st) >> inst) & 1;
 }
 
 /* Apply the UTRACE_EVENTS entries to the events [from, nr_events). */
@@ -474,6 +585,7 @@ static int add_event_locked(struct utrace__module *mod, struct utrace_event *ev)
 	st->mod = mod;
 	ev->id = id;
 	ev->priv = st;
+	ev->id = id_reused_locked(ev);
 	ev->tp->builtin = ev->cls->probe;
 	events[nr_events++] = ev;
 	if (reg_ops && reg_ops->event_added)
@@ -648,8 +760,9 @@ void utrace_tp_unregister_module(struct utrace_event *const *start,
 			events[j++] = ev;
 			continue;
 		}
-		if (st_enabled(st) || st->inst_on)
+		if (st_enabled(st) || st_inst_on(st))
 			set_on_locked(ev, false, 0);
+		retire_locked(ev);
 		if (st->filter) {
 			/* Freed once no thread can be inside the event. */
 			struct utrace__filter **d = realloc(dead, (nr_dead + 1) * sizeof(*d));
@@ -677,6 +790,8 @@ void utrace_tp_unregister_module(struct utrace_event *const *start,
 			}
 			free(st->ifilt);
 		}
+		/* (its triggers went with event_removed) */
+		free(st->itrig);
 		free(st->filter_text);
 		free(st->filter_expr);
 		free(st->fields);
@@ -711,7 +826,7 @@ void utrace__registry_instances_after_fork(void)
 	for (i = 0; i < nr_events; i++) {
 		struct utrace__event_state *st = events[i]->priv;
 
-		if (st->inst_on)
+		if (st_inst_on(st))
 			set_on_locked(events[i], st_enabled(st), 0);
 	}
 	reg_unlock();

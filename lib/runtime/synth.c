@@ -42,13 +42,14 @@ static void record(void *data, const uint64_t *vals)
 	struct utrace_event *ev = data;
 	const struct utrace__synth *s = ev->unit;
 	unsigned char scratch[UTRACE_EVENT_MAX];
+	unsigned int size = utrace__synth_def_size(&s->d, vals);
 	struct utrace_tp_reserve r;
 	unsigned char *rec;
 
-	rec = utrace_tp_reserve(&r, ev, scratch, s->cls.struct_size);
+	rec = utrace_tp_reserve(&r, ev, scratch, size);
 	if (!rec)
 		return;
-	utrace__synth_def_fill(&s->d, rec, vals);
+	utrace__synth_def_fill(&s->d, rec, size, vals);
 	utrace_tp_commit(&r);
 }
 
@@ -111,6 +112,14 @@ static void output(struct utrace_seq *seq, const void *rec)
 		uint64_t u = 0;
 		int64_t v;
 
+		if (s->d.f[i].is_dynamic) {
+			uint32_t loc;
+
+			memcpy(&loc, p, 4);
+			utrace_seq_printf(seq, "%s=%.*s%s", s->d.f[i].name, (int)(loc >> 16),
+					  (const char *)rec + (loc & 0xffff), sep);
+			continue;
+		}
 		if (s->d.f[i].is_string) {
 			utrace_seq_printf(seq, "%s=%.*s%s", s->d.f[i].name, UTRACE__SYNTH_STR_SLOT - 1,
 					  (const char *)p, sep);
@@ -151,28 +160,35 @@ static void synth_free(struct utrace__synth *s)
 	free(s);
 }
 
-static int create(char *line, char **log)
+/* A definition; cmd is what error_log shows (line, or its dynamic_events
+ * line). */
+static int create(const char *line, const char *cmd, char **log)
 {
 	struct utrace__synth *s, **pp;
 	struct utrace__event_state *st;
 	unsigned int i;
-	char *name = strndup(line, strcspn(line, " \t"));
+	char *name;
 	int r;
 
+	/* the command's and the name's checks first
+	 * (create_or_delete_synth_event(), __create_synth_event()) */
+	r = utrace__synth_check_command(line, cmd, log);
+	if (r < 0)
+		return r;
+	name = strndup(line, strcspn(line, " \t"));
 	s = calloc(1, sizeof(*s));
 	if (!s || !name) {
 		free(s);
 		free(name);
 		return -ENOMEM;
 	}
-	/* the name's checks first (__create_synth_event()) */
-	if (utrace__synth_good_name(name) && find(name)) {
-		r = utrace__synth_refuse(log, line, "Event already exists", name, -EEXIST);
+	if (find(name)) {
+		r = utrace__synth_refuse(log, cmd, "Event already exists", name, -EEXIST);
 		free(name);
 		goto out;
 	}
 	free(name);
-	r = utrace__synth_def_parse(line, &s->d, log);
+	r = utrace__synth_def_parse_cmd(line, cmd, &s->d, log);
 	if (r < 0)
 		goto out;
 	r = utrace__synth_def_print(&s->d, &s->print[0], &s->print[1]);
@@ -219,7 +235,7 @@ static bool busy(const struct utrace__synth *s)
 	const struct utrace__event_state *st = s->ev.priv;
 
 	return s->refs || (st && (__atomic_load_n(&st->enabled, __ATOMIC_RELAXED) ||
-				  st->inst_on || st->soft));
+				  __atomic_load_n(&st->inst_on, __ATOMIC_RELAXED) || st->soft));
 }
 
 static void destroy(struct utrace__synth *s)
@@ -247,7 +263,7 @@ static int delete(const char *name)
 	return 0;
 }
 
-int utrace__synth_write(const char *text, size_t len, char **log)
+int utrace__synth_write(const char *text, size_t len, bool dyn, char **log)
 {
 	char *buf = strndup(text, len), *line, *next, *b, *e;
 	int r = 0;
@@ -269,14 +285,20 @@ int utrace__synth_write(const char *text, size_t len, char **log)
 			*--e = 0;
 		if (!*b)
 			continue;
-		if (*b == '!') {
+		if (dyn) {
+			const char *def;
+
+			r = utrace__synth_dyn_line(b, &def, log);
+			if (r == 0)
+				r = create(def, b, log);
+		} else if (*b == '!') {
 			/* "!name [fields]": the name alone counts
 			 * (create_or_delete_synth_event()) */
 			b[strcspn(b, " \t")] = 0;
 			r = delete(b + 1);
 		}
 		else
-			r = create(b, log);
+			r = create(b, b, log);
 	}
 	free(buf);
 	return r;

@@ -28,6 +28,9 @@ struct utrace__synth;
  * utrace__synth_write - a write to synthetic_events (agent)
  * @text: what was written: lines, each a definition or "!NAME"
  * @len: its bytes
+ * @dyn: the lines are dynamic_events' "s:[synthetic/]NAME FIELD..." (the
+ *       kernel's create_synth_event(), its own errors and error_log
+ *       command)
  * @log: set to the error_log entry of a refused line (malloc()ed,
  *       without its time stamp), or NULL
  *
@@ -36,7 +39,7 @@ struct utrace__synth;
  * Return: 0, or the kernel's -errno (-EINVAL, -EEXIST, -ENOENT, -EBUSY,
  * -ENOMEM).
  */
-int utrace__synth_write(const char *text, size_t len, char **log) UTRACE_HIDDEN;
+int utrace__synth_write(const char *text, size_t len, bool dyn, char **log) UTRACE_HIDDEN;
 
 /* An open with O_TRUNC: every synthetic event goes, or none when one is
  * busy (-EBUSY, the kernel's dyn_events_release_all()). */

@@ -22,6 +22,15 @@
  * one table, of the first one's fields, whatever event they are on: a
  * struct named, kept while any trigger uses it.  Each still has its own
  * parse (its event's record layout, its filter) and its own pause.
+ *
+ * An instance has triggers of its own (the kernel's are per trace_event_file):
+ * a list per instance (st->itrig[i]), which the writer runs as the top
+ * level's, whether or not the event is on there.  What they do acts on
+ * their instance: its tracing_on, the target's enable there, its buffer's
+ * stack and snapshot, the target's hist triggers there; the variables a
+ * hist trigger reads are those of its instance's triggers.  ftrace's
+ * print (trace_marker) has triggers too, which the marker runs on its
+ * record (marker.c, utrace__triggers_run_in()): they hold no probe.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -90,6 +99,7 @@ struct trig {
 	struct utrace__hist_map *map;    /* (atomic: :clear replaces it) */
 	struct utrace__hist_map **mapp;  /* &map, or &sh->map */
 	struct named *sh;                /* name=: the shared table, or NULL */
+	int inst;                        /* its instance, -1: the top level */
 	int paused;                      /* (atomic) */
 	unsigned long skip[2];           /* stacktrace: the probe, the iterator */
 	/* hist: the triggers whose variables h->refs name, and how many
@@ -126,30 +136,70 @@ static bool take_count(struct trig *t)
 	return true;
 }
 
-/*
- * hist_enable_trigger(): pause or run every hist trigger of the target.
- * Its list is read as the writer reads an event's own, under the RCU
- * read lock that utrace__triggers_run() holds: a hist trigger removed from
- * it meanwhile is freed only after the grace period (publish()).
- */
-static void hist_switch(struct utrace_event *target, int paused)
+/* The event's list in instance 'inst' (-1: the top level), or NULL. */
+static struct utrace__trig_list *list_of(const struct utrace__event_state *st, int inst)
 {
-	const struct utrace__event_state *ts = target->priv;
-	const struct utrace__trig_list *tl;
+	const struct utrace__inst_trig *it;
+
+	if (!st)
+		return NULL;
+	if (inst < 0)
+		return __atomic_load_n(&st->triggers, __ATOMIC_ACQUIRE);
+	it = __atomic_load_n(&st->itrig, __ATOMIC_ACQUIRE);
+	return it ? __atomic_load_n(&it[inst].triggers, __ATOMIC_ACQUIRE) : NULL;
+}
+
+/*
+ * hist_enable_trigger(): pause or run every hist trigger of the target
+ * in the instance.  Its list is read as the writer reads an event's own,
+ * under the RCU read lock that utrace__triggers_run() holds: a hist
+ * trigger removed from it meanwhile is freed only after the grace period
+ * (publish()).
+ */
+static void hist_switch(struct utrace_event *target, int inst, int paused)
+{
+	const struct utrace__trig_list *tl = list_of(target->priv, inst);
 	unsigned int i;
 
-	tl = ts ? __atomic_load_n(&ts->triggers, __ATOMIC_ACQUIRE) : NULL;
 	for (i = 0; tl && i < tl->nr; i++)
 		if (tl->t[i]->kind == TK_HIST)
 			__atomic_store_n(&tl->t[i]->paused, paused, __ATOMIC_RELAXED);
 }
 
+/* traceon, traceoff in an instance: its tracing_on. */
+static void inst_tracing(struct trig *t, bool on)
+{
+	int *off = &utrace__inst[t->inst].tracing_off;
+
+	if (!__atomic_load_n(off, __ATOMIC_RELAXED) == on || !take_count(t))
+		return;
+	__atomic_store_n(off, !on, __ATOMIC_RELEASE);
+}
+
+/* enable_event, disable_event in an instance: the target's bit there. */
+static void inst_enable(struct trig *t, struct utrace__event_state *ts, bool on)
+{
+	uint32_t bit = 1u << t->inst;
+
+	if (((__atomic_load_n(&ts->inst_on, __ATOMIC_RELAXED) & bit) != 0) == on ||
+	    !take_count(t))
+		return;
+	if (on)
+		__atomic_fetch_or(&ts->inst_on, bit, __ATOMIC_RELAXED);
+	else
+		__atomic_fetch_and(&ts->inst_on, ~bit, __ATOMIC_RELAXED);
+}
+
 static void fire(struct trig *t)
 {
-	int off = __atomic_load_n(&utrace__tracing_off, __ATOMIC_RELAXED);
+	int off = __atomic_load_n(&utrace__tracing_off, __ATOMIC_RELAXED), saved;
 	struct utrace__event_state *ts;
 	bool want;
 
+	if (t->inst >= 0 && (t->kind == TK_TRACEON || t->kind == TK_TRACEOFF)) {
+		inst_tracing(t, t->kind == TK_TRACEON);
+		return;
+	}
 	switch (t->kind) {
 	case TK_TRACEON:        /* traceon_count_trigger() */
 		if (!(off & UTRACE_TRACING_OFF) || !take_count(t))
@@ -171,23 +221,31 @@ static void fire(struct trig *t)
 		 * the flag alone */
 		ts = t->target->priv;
 		want = t->kind == TK_ENABLE;
+		if (ts && t->inst >= 0) {
+			inst_enable(t, ts, want);
+			return;
+		}
 		if (!ts || __atomic_load_n(&ts->enabled, __ATOMIC_RELAXED) == want ||
 		    !take_count(t))
 			return;
 		__atomic_store_n(&ts->enabled, want, __ATOMIC_RELAXED);
 		return;
-	case TK_STACKTRACE:     /* stacktrace_count_trigger() */
-		if (take_count(t))
-			utrace__user_stack_record(t->skip);
+	case TK_STACKTRACE:     /* stacktrace_count_trigger(): into the */
+		if (!take_count(t))     /* trigger's buffer */
+			return;
+		saved = utrace__marker_inst;
+		utrace__marker_inst = t->inst;
+		utrace__user_stack_record(t->skip);
+		utrace__marker_inst = saved;
 		return;
 	case TK_SNAPSHOT:       /* snapshot_count_trigger(): the agent copies */
 		if (take_count(t))
-			utrace__agent_snapshot_request();
+			utrace__agent_snapshot_request(t->inst);
 		return;
 	case TK_ENABLE_HIST:    /* hist_enable_count_trigger(): unlike */
 	case TK_DISABLE_HIST:   /* enable_event, each firing counts */
 		if (take_count(t))
-			hist_switch(t->target, t->kind == TK_DISABLE_HIST);
+			hist_switch(t->target, t->inst, t->kind == TK_DISABLE_HIST);
 		return;
 	case TK_HIST:
 		return;
@@ -213,22 +271,20 @@ static void hist_vars(const struct trig *t, const void *rec, uint32_t size,
 	if (r > 0 && (r & 2))
 		utrace__synth_fire(t->h->track->target, fire.params[1]);
 	if (r > 0 && (r & 4))
-		utrace__agent_snapshot_request();
+		utrace__agent_snapshot_request(t->inst);
 }
 
-void utrace__triggers_run(struct utrace_event *ev, const void *rec, uint32_t size,
-			  const struct utrace__filter_ctx *fc, bool post)
+/* The triggers of one list: those of 'pass' (0: before the commit, 1:
+ * after it, 2: both). */
+static void run_list(const struct utrace__trig_list *tl, const void *rec, uint32_t size,
+		     const struct utrace__filter_ctx *fc, int pass)
 {
-	const struct utrace__event_state *st = ev->priv;
-	const struct utrace__trig_list *tl;
 	unsigned int i;
 
-	utrace_tp_read_lock();
-	tl = __atomic_load_n(&st->triggers, __ATOMIC_ACQUIRE);
 	for (i = 0; tl && i < tl->nr; i++) {
 		struct trig *t = tl->t[i];
 
-		if (is_post(t) != post)
+		if (pass != 2 && is_post(t) != pass)
 			continue;
 		if (t->kind == TK_HIST) {
 			struct utrace__hist_ctx hc = { 0, fc->cpu, fc->comm, NULL };
@@ -248,7 +304,45 @@ void utrace__triggers_run(struct utrace_event *ev, const void *rec, uint32_t siz
 			continue;
 		fire(t);
 	}
+}
+
+void utrace__triggers_run(struct utrace_event *ev, const void *rec, uint32_t size,
+			  const struct utrace__filter_ctx *fc, bool post)
+{
+	const struct utrace__event_state *st = ev->priv;
+	const struct utrace__inst_trig *it;
+	unsigned int i;
+
+	utrace_tp_read_lock();
+	run_list(__atomic_load_n(&st->triggers, __ATOMIC_ACQUIRE), rec, size, fc, post);
+	it = __atomic_load_n(&st->itrig, __ATOMIC_ACQUIRE);
+	for (i = 0; it && i < UTRACE_INSTANCES_MAX; i++)
+		run_list(__atomic_load_n(&it[i].triggers, __ATOMIC_ACQUIRE), rec, size, fc, post);
 	utrace_tp_read_unlock();
+}
+
+void utrace__triggers_run_in(struct utrace_event *ev, int inst, const void *rec, uint32_t size,
+			     const struct utrace__filter_ctx *fc)
+{
+	utrace_tp_read_lock();
+	run_list(list_of(ev->priv, inst), rec, size, fc, 2);
+	utrace_tp_read_unlock();
+}
+
+bool utrace__triggers_any_in(const struct utrace_event *ev, int inst)
+{
+	return list_of(ev->priv, inst) != NULL;
+}
+
+unsigned int utrace__trigger_soft(const struct utrace__event_state *st, int inst)
+{
+	unsigned int n = st->soft, i;
+
+	if (inst >= 0)
+		return st->itrig ? st->itrig[inst].soft : 0;
+	for (i = 0; st->itrig && i < UTRACE_INSTANCES_MAX; i++)
+		n -= st->itrig[i].soft;
+	return n;
 }
 
 /* --- the agent's side --- */
@@ -287,17 +381,43 @@ static void trig_free(struct trig *t)
 	free(t);
 }
 
-/*
- * Publish 'nl' as the event's list (NULL: none) and, once no writer can
- * see the old one, free the old array and the triggers in 'gone'.  A
- * thread stuck inside an event for too long: kept (a small leak).
- */
-static void publish(struct utrace_event *ev, struct utrace__trig_list *nl, struct trig *gone)
+/* The instances' lists of the event, made with the first (NULL without
+ * memory). */
+static struct utrace__inst_trig *itrig_of(struct utrace__event_state *st)
 {
-	struct utrace__event_state *st = ev->priv;
-	struct utrace__trig_list *old = st->triggers;
+	if (!st->itrig) {
+		struct utrace__inst_trig *a = calloc(UTRACE_INSTANCES_MAX, sizeof(*a));
 
-	__atomic_store_n(&st->triggers, nl, __ATOMIC_RELEASE);
+		if (!a)
+			return NULL;
+		__atomic_store_n(&st->itrig, a, __ATOMIC_RELEASE);
+	}
+	return st->itrig;
+}
+
+/* Where the event's list of instance 'inst' is kept (made when 'make'). */
+static struct utrace__trig_list **list_slot(struct utrace__event_state *st, int inst, bool make)
+{
+	if (inst < 0)
+		return &st->triggers;
+	if (!st->itrig && (!make || !itrig_of(st)))
+		return NULL;
+	return &st->itrig[inst].triggers;
+}
+
+/*
+ * Publish 'nl' as the event's list in the instance (NULL: none) and,
+ * once no writer can see the old one, free the old array and the
+ * triggers in 'gone'.  A thread stuck inside an event for too long: kept
+ * (a small leak).
+ */
+static void publish(struct utrace_event *ev, int inst, struct utrace__trig_list *nl,
+		    struct trig *gone)
+{
+	struct utrace__trig_list **slot = list_slot(ev->priv, inst, false);
+	struct utrace__trig_list *old = *slot;
+
+	__atomic_store_n(slot, nl, __ATOMIC_RELEASE);
 	if (!utrace__filter_sync())
 		return;
 	free(old);
@@ -338,17 +458,39 @@ static void count_changed(int by)
 	utrace__fast_update();
 }
 
-/* Add t to the event: its probe (and a target's) held while it lives. */
-static int install(struct utrace_event *ev, struct trig *t)
+/*
+ * Hold (on) or let go of the event's probe for a trigger of instance
+ * 'inst', counted in its soft mode there.  ftrace's print has no probe
+ * (the marker runs its triggers).  0 or -errno.
+ */
+static int hold(struct utrace_event *ev, int inst, bool on)
 {
 	struct utrace__event_state *st = ev->priv;
-	struct utrace__trig_list *nl = list_with(st->triggers, t, 0);
+	int r;
+
+	if (st->ignore_enable)
+		return 0;
+	if (inst >= 0 && !itrig_of(st))
+		return -ENOMEM;
+	r = utrace__event_soft(ev, on);
+	if (r == 0 && inst >= 0)
+		__atomic_store_n(&st->itrig[inst].soft, st->itrig[inst].soft + (on ? 1u : -1u),
+				 __ATOMIC_RELAXED);
+	return r;
+}
+
+/* Add t to the event's list of its instance: its probe (and a target's)
+ * held while it lives. */
+static int install(struct utrace_event *ev, struct trig *t)
+{
+	struct utrace__trig_list **slot = list_slot(ev->priv, t->inst, true);
+	struct utrace__trig_list *nl = slot ? list_with(*slot, t, 0) : NULL;
 	int r;
 
 	if (!nl)
 		return -ENOMEM;
 	if (t->target) {
-		r = utrace__event_soft(t->target, true);
+		r = hold(t->target, t->inst, true);
 		if (r < 0) {
 			free(nl);
 			return r;
@@ -356,23 +498,23 @@ static int install(struct utrace_event *ev, struct trig *t)
 	}
 	/* the slow path first, then the probe: never recorded while off */
 	count_changed(1);
-	r = utrace__event_soft(ev, true);
+	r = hold(ev, t->inst, true);
 	if (r < 0) {
 		count_changed(-1);
 		if (t->target)
-			utrace__event_soft(t->target, false);
+			hold(t->target, t->inst, false);
 		free(nl);
 		return r;
 	}
-	publish(ev, nl, NULL);
+	publish(ev, t->inst, nl, NULL);
 	return 0;
 }
 
-/* Remove entry i of the event's list. */
-static int uninstall(struct utrace_event *ev, unsigned int i)
+/* Remove entry i of the event's list in instance 'inst'. */
+static int uninstall(struct utrace_event *ev, int inst, unsigned int i)
 {
-	struct utrace__event_state *st = ev->priv;
-	struct trig *t = st->triggers->t[i];
+	const struct utrace__trig_list *tl = list_of(ev->priv, inst);
+	struct trig *t = tl->t[i];
 	struct utrace__trig_list *nl = NULL;
 	struct utrace_event *target = t->target;
 	unsigned int k;
@@ -381,40 +523,47 @@ static int uninstall(struct utrace_event *ev, unsigned int i)
 		return -EBUSY;   /* hist_trigger_check_refs() */
 	for (k = 0; t->h && k < t->h->nr_refs; k++)
 		t->ref_owner[k]->users--;
-	if (st->triggers->nr > 1) {
-		nl = list_with(st->triggers, NULL, i);
+	if (tl->nr > 1) {
+		nl = list_with(tl, NULL, i);
 		if (!nl)
 			return -ENOMEM;
 	}
-	publish(ev, nl, t);
+	publish(ev, inst, nl, t);
 	/* no writer runs it any more: let go of the probes */
-	utrace__event_soft(ev, false);
+	hold(ev, inst, false);
 	if (target)
-		utrace__event_soft(target, false);
+		hold(target, inst, false);
 	count_changed(-1);
 	return 0;
 }
 
+/* Every list of the event: the top level's (-1), then the instances'. */
+#define FOR_EACH_LIST(k) for (int k = -1; k < UTRACE_INSTANCES_MAX; k++)
+
 static int gone_cb(struct utrace_event *ev, void *arg)
 {
-	struct utrace__event_state *st = ev->priv;
+	const struct utrace__trig_list *tl;
 	unsigned int i;
 
-	for (i = st && st->triggers ? st->triggers->nr : 0; i-- > 0;)
-		if (ev == arg || st->triggers->t[i]->target == arg)
-			uninstall(ev, i);
+	FOR_EACH_LIST(k)
+		for (i = (tl = list_of(ev->priv, k)) ? tl->nr : 0; i-- > 0;) {
+			tl = list_of(ev->priv, k);
+			if (ev == arg || tl->t[i]->target == arg)
+				uninstall(ev, k, i);
+		}
 	return 0;
 }
 
 /* Does t read a variable of a trigger of the event 'gone'? */
 static bool reads_from(const struct trig *t, const struct utrace_event *gone)
 {
-	const struct utrace__event_state *gs = gone->priv;
+	const struct utrace__trig_list *gl = list_of(gone->priv, t->inst);
 	unsigned int k, j;
 
+	/* (variables are read within an instance) */
 	for (k = 0; t->kind == TK_HIST && k < t->h->nr_refs; k++)
-		for (j = 0; gs && gs->triggers && j < gs->triggers->nr; j++)
-			if (t->ref_owner[k] == gs->triggers->t[j])
+		for (j = 0; gl && j < gl->nr; j++)
+			if (t->ref_owner[k] == gl->t[j])
 				return true;
 	return false;
 }
@@ -423,12 +572,15 @@ static bool reads_from(const struct trig *t, const struct utrace_event *gone)
  * first, so that its own are no longer in use. */
 static int readers_gone_cb(struct utrace_event *ev, void *arg)
 {
-	struct utrace__event_state *st = ev->priv;
+	const struct utrace__trig_list *tl;
 	unsigned int i;
 
-	for (i = st && st->triggers && ev != arg ? st->triggers->nr : 0; i-- > 0;)
-		if (reads_from(st->triggers->t[i], arg))
-			uninstall(ev, i);
+	FOR_EACH_LIST(k)
+		for (i = ev != arg && (tl = list_of(ev->priv, k)) ? tl->nr : 0; i-- > 0;) {
+			tl = list_of(ev->priv, k);
+			if (reads_from(tl->t[i], arg))
+				uninstall(ev, k, i);
+		}
 	return 0;
 }
 
@@ -436,6 +588,40 @@ void utrace__triggers_event_gone(struct utrace_event *ev)
 {
 	utrace__registry_foreach(readers_gone_cb, ev);
 	utrace__registry_foreach(gone_cb, ev);
+}
+
+struct inst_gone {
+	int inst;
+	unsigned int removed, left;
+};
+
+/* An instance's triggers that no other trigger reads. */
+static int inst_gone_cb(struct utrace_event *ev, void *arg)
+{
+	struct inst_gone *a = arg;
+	const struct utrace__trig_list *tl;
+	unsigned int i;
+
+	for (i = (tl = list_of(ev->priv, a->inst)) ? tl->nr : 0; i-- > 0;) {
+		tl = list_of(ev->priv, a->inst);
+		if (uninstall(ev, a->inst, i) == 0)
+			a->removed++;
+		else
+			a->left++;
+	}
+	return 0;
+}
+
+void utrace__triggers_inst_gone(int inst)
+{
+	struct inst_gone a = { inst, 0, 0 };
+
+	/* the readers of variables first: each round removes those that
+	 * nothing reads, until none is left or nothing moved */
+	do {
+		a.removed = a.left = 0;
+		utrace__registry_foreach(inst_gone_cb, &a);
+	} while (a.left && a.removed);
 }
 
 static char *strip(const char *in, size_t len)
@@ -478,29 +664,30 @@ static int hist_refused(struct utrace_event *ev, const char *text, int err, cons
 /* --- what the parser asks: other triggers' variables, events, synthetic events --- */
 
 struct var_find {
+	int inst;                       /* the instance whose triggers */
 	const char *system, *event;     /* NULL: any event's */
 	const char *name;
 	struct trig *owner;
 	unsigned int idx;
-	const char *type;
+	const struct utrace__hist_var *var;
 };
 
 static int var_cb(struct utrace_event *ev, void *arg)
 {
-	const struct utrace__event_state *st = ev->priv;
 	struct var_find *a = arg;
+	const struct utrace__trig_list *tl = list_of(ev->priv, a->inst);
 	unsigned int i, j;
 
 	if (a->system && (strcmp(a->system, ev->cls->system) || strcmp(a->event, ev->name)))
 		return 0;
-	for (i = 0; st && st->triggers && i < st->triggers->nr; i++) {
-		struct trig *t = st->triggers->t[i];
+	for (i = 0; tl && i < tl->nr; i++) {
+		struct trig *t = tl->t[i];
 
 		for (j = 0; t->kind == TK_HIST && j < t->h->nr_vars; j++)
 			if (!strcmp(t->h->vars[j].name, a->name)) {
 				a->owner = t;
 				a->idx = j;
-				a->type = t->h->vars[j].type;
+				a->var = &t->h->vars[j];
 				return 1;
 			}
 	}
@@ -508,17 +695,16 @@ static int var_cb(struct utrace_event *ev, void *arg)
 }
 
 static int env_find_var(void *arg, const char *system, const char *event, const char *name,
-			const void **owner, unsigned int *idx, const char **type)
+			const void **owner, unsigned int *idx, const struct utrace__hist_var **var)
 {
-	struct var_find a = { .system = system, .event = event, .name = name };
+	struct var_find a = { *(const int *)arg, system, event, name, NULL, 0, NULL };
 
-	(void)arg;
 	utrace__registry_foreach(var_cb, &a);
 	if (!a.owner)
 		return -ENOENT;
 	*owner = a.owner;
 	*idx = a.idx;
-	*type = a.type;
+	*var = a.var;
 	return 0;
 }
 
@@ -541,9 +727,22 @@ static void env_put_synth(void *arg, void *s)
 	utrace__synth_put(s);
 }
 
-static const struct utrace__hist_env hist_env = {
-	NULL, env_find_var, env_get_synth, env_put_synth, env_find_event,
-};
+/* The parser's questions for a trigger of instance 'inst' (-1: the top
+ * level); a trigger keeps it as long as it lives. */
+static const struct utrace__hist_env *env_of(int inst)
+{
+	static struct utrace__hist_env envs[1 + UTRACE_INSTANCES_MAX];
+	static int insts[1 + UTRACE_INSTANCES_MAX];
+	struct utrace__hist_env *e = &envs[inst + 1];
+
+	/* (the agent thread's, under the registry lock) */
+	if (!e->find_var) {
+		insts[inst + 1] = inst;
+		*e = (struct utrace__hist_env){ &insts[inst + 1], env_find_var, env_get_synth,
+						env_put_synth, env_find_event };
+	}
+	return e;
+}
 
 static struct named *named_find(const char *name)
 {
@@ -562,13 +761,14 @@ struct unpause {
 /* hist_clear()'s unpause_named_trigger(): every trigger of the name runs. */
 static int unpause_cb(struct utrace_event *ev, void *arg)
 {
-	const struct utrace__event_state *st = ev->priv;
 	const struct unpause *a = arg;
+	const struct utrace__trig_list *tl;
 	unsigned int i;
 
-	for (i = 0; st && st->triggers && i < st->triggers->nr; i++)
-		if (st->triggers->t[i]->sh == a->sh)
-			__atomic_store_n(&st->triggers->t[i]->paused, 0, __ATOMIC_RELAXED);
+	FOR_EACH_LIST(k)
+		for (i = 0, tl = list_of(ev->priv, k); tl && i < tl->nr; i++)
+			if (tl->t[i]->sh == a->sh)
+				__atomic_store_n(&tl->t[i]->paused, 0, __ATOMIC_RELAXED);
 	return 0;
 }
 
@@ -615,9 +815,11 @@ static int hist_update(struct trig *o, const struct utrace__hist *h)
 	return 0;
 }
 
-static int hist_write(struct utrace_event *ev, const char *text, bool remove, char **log)
+static int hist_write(struct utrace_event *ev, int inst, const char *text, bool remove,
+		      char **log)
 {
 	struct utrace__event_state *st = ev->priv;
+	const struct utrace__trig_list *tl = list_of(st, inst);
 	struct utrace__hist_error err;
 	struct utrace__hist *h;
 	struct named *sh = NULL;
@@ -625,7 +827,7 @@ static int hist_write(struct utrace_event *ev, const char *text, bool remove, ch
 	unsigned int i;
 	int r;
 
-	r = utrace__hist_parse_env(text, st->fields, st->nr_fields, &hist_env, &h, &err);
+	r = utrace__hist_parse_env(text, st->fields, st->nr_fields, env_of(inst), &h, &err);
 	if (r < 0) {
 		*log = utrace__hist_error_text(ev->cls->system, ev->name, text, &err);
 		utrace__hist_error_fini(&err);
@@ -642,13 +844,13 @@ static int hist_write(struct utrace_event *ev, const char *text, bool remove, ch
 		}
 	}
 	/* a name that no trigger has yet: a new table (no EEXIST) */
-	for (i = 0; st->triggers && (!h->name || sh || remove) && i < st->triggers->nr; i++) {
-		struct trig *o = st->triggers->t[i];
+	for (i = 0; tl && (!h->name || sh || remove) && i < tl->nr; i++) {
+		struct trig *o = tl->t[i];
 
 		if (!hist_match(o, h, sh))
 			continue;
 		if (remove)
-			r = uninstall(ev, i);
+			r = uninstall(ev, inst, i);
 		else if (!h->pause && !h->cont && !h->clear)
 			r = hist_refused(ev, text, -EEXIST, "Hist trigger already exists", NULL, log);
 		else
@@ -672,6 +874,7 @@ static int hist_write(struct utrace_event *ev, const char *text, bool remove, ch
 	}
 	t->kind = TK_HIST;
 	t->count = -1;
+	t->inst = inst;
 	t->h = h;
 	t->paused = h->pause;
 	t->mapp = &t->map;
@@ -802,10 +1005,10 @@ static int find_cb(struct utrace_event *ev, void *arg)
 	return 1;
 }
 
-static int cmd_write(struct utrace_event *ev, enum trig_kind kind, char *param, bool remove,
-		     char **log)
+static int cmd_write(struct utrace_event *ev, int inst, enum trig_kind kind, char *param,
+		     bool remove, char **log)
 {
-	struct utrace__event_state *st = ev->priv;
+	const struct utrace__trig_list *tl = list_of(ev->priv, inst);
 	struct trig *t;
 	char *p = NULL, *filter = NULL;
 	unsigned int i;
@@ -815,6 +1018,7 @@ static int cmd_write(struct utrace_event *ev, enum trig_kind kind, char *param, 
 	if (!t)
 		return -ENOMEM;
 	t->kind = kind;
+	t->inst = inst;
 	if (has_target(kind)) {
 		/* event_enable_trigger_parse(): SYS:EVENT[:N] */
 		struct find_ev fa = { 0 };
@@ -845,14 +1049,14 @@ static int cmd_write(struct utrace_event *ev, enum trig_kind kind, char *param, 
 			goto out;
 	}
 	/* as register_trigger() / event_enable_register_trigger() */
-	for (i = 0; st->triggers && i < st->triggers->nr; i++) {
-		struct trig *o = st->triggers->t[i];
+	for (i = 0; tl && i < tl->nr; i++) {
+		struct trig *o = tl->t[i];
 
 		if (kind_type[o->kind] == kind_type[kind] && o->target == t->target)
 			break;
 	}
 	if (remove) {
-		r = st->triggers && i < st->triggers->nr ? uninstall(ev, i) : 0;
+		r = tl && i < tl->nr ? uninstall(ev, inst, i) : 0;
 		goto out;
 	}
 	r = parse_num(p, &t->count);
@@ -860,7 +1064,7 @@ static int cmd_write(struct utrace_event *ev, enum trig_kind kind, char *param, 
 		r = set_filter(ev, filter, t, log);
 	if (r < 0)
 		goto out;
-	if (st->triggers && i < st->triggers->nr) {
+	if (tl && i < tl->nr) {
 		r = -EEXIST;
 		goto out;
 	}
@@ -904,7 +1108,8 @@ static bool env_find_event(void *arg, const char *system, const char *event)
 	return fa.ev != NULL;
 }
 
-int utrace__trigger_write(struct utrace_event *ev, const char *text, size_t len, char **log)
+int utrace__trigger_write(struct utrace_event *ev, int inst, const char *text, size_t len,
+			  char **log)
 {
 	char *buf = strip(text, len), *cmd, *next;
 	bool remove;
@@ -922,7 +1127,7 @@ int utrace__trigger_write(struct utrace_event *ev, const char *text, size_t len,
 	remove = buf[0] == '!';
 	cmd = buf + remove;
 	if (!strncmp(cmd, "hist", 4) && (!cmd[4] || strchr(": \t", cmd[4]))) {
-		r = hist_write(ev, cmd, remove, log);
+		r = hist_write(ev, inst, cmd, remove, log);
 		free(buf);
 		return r;
 	}
@@ -939,22 +1144,29 @@ int utrace__trigger_write(struct utrace_event *ev, const char *text, size_t len,
 		if (!strcmp(cmd, kind_name[k]))
 			break;
 	if (k <= TK_DISABLE_HIST)
-		r = cmd_write(ev, (enum trig_kind)k, next, remove, log);
+		r = cmd_write(ev, inst, (enum trig_kind)k, next, remove, log);
 	free(buf);
 	return r;
 }
 
-void utrace__trigger_truncate(struct utrace_event *ev)
+void utrace__trigger_truncate(struct utrace_event *ev, int inst)
 {
-	struct utrace__event_state *st = ev->priv;
+	const struct utrace__trig_list *tl = list_of(ev->priv, inst);
+	bool read = false;
 	unsigned int i;
 
 	/* the unreg_all() of hist, enable_hist and disable_hist
-	 * (hist_unreg_all(), hist_enable_unreg_all()) */
-	for (i = st->triggers ? st->triggers->nr : 0; i-- > 0;)
-		if (kind_type[st->triggers->t[i]->kind] == kind_type[TK_HIST] ||
-		    kind_type[st->triggers->t[i]->kind] == kind_type[TK_ENABLE_HIST])
-			uninstall(ev, i);
+	 * (hist_unreg_all(), hist_enable_unreg_all()); the hist triggers
+	 * stay, all of them, while another trigger reads a variable of one
+	 * (hist_file_check_refs()) */
+	for (i = 0; tl && i < tl->nr; i++)
+		read |= tl->t[i]->kind == TK_HIST && tl->t[i]->users;
+	for (i = tl ? tl->nr : 0; i-- > 0;) {
+		tl = list_of(ev->priv, inst);
+		if ((tl->t[i]->kind == TK_HIST && !read) ||
+		    kind_type[tl->t[i]->kind] == kind_type[TK_ENABLE_HIST])
+			uninstall(ev, inst, i);
+	}
 }
 
 /* event_trigger_print(), event_enable_trigger_print(). */
@@ -985,9 +1197,9 @@ static int print_trig(FILE *f, const struct trig *t)
 	return 0;
 }
 
-char *utrace__trigger_text(struct utrace_event *ev)
+char *utrace__trigger_text(struct utrace_event *ev, int inst)
 {
-	const struct utrace__event_state *st = ev->priv;
+	const struct utrace__trig_list *tl = list_of(ev->priv, inst);
 	char *text = NULL;
 	size_t n = 0;
 	unsigned int i;
@@ -996,13 +1208,13 @@ char *utrace__trigger_text(struct utrace_event *ev)
 
 	if (!f)
 		return NULL;
-	if (!st->triggers || !st->triggers->nr)
+	if (!tl || !tl->nr)
 		/* event_triggers_seq_show(): the commands this build has */
 		fprintf(f, "# Available triggers:\n# traceon traceoff snapshot %senable_event "
 			"disable_event enable_hist disable_hist hist\n",
 			UTRACE_HAVE_UNWINDER ? "stacktrace " : "");
-	for (i = 0; st->triggers && i < st->triggers->nr && !r; i++)
-		r = print_trig(f, st->triggers->t[i]);
+	for (i = 0; tl && i < tl->nr && !r; i++)
+		r = print_trig(f, tl->t[i]);
 	if (fclose(f) || r < 0) {
 		free(text);
 		return NULL;
@@ -1019,9 +1231,9 @@ static int own_sym(void *arg, const void *owner, uint64_t addr, const char **nam
 	return utrace__sym_lookup((uintptr_t)addr, name, start, size);
 }
 
-char *utrace__trigger_hist_text(struct utrace_event *ev)
+char *utrace__trigger_hist_text(struct utrace_event *ev, int inst)
 {
-	const struct utrace__event_state *st = ev->priv;
+	const struct utrace__trig_list *tl = list_of(ev->priv, inst);
 	char *text = NULL;
 	size_t n = 0;
 	unsigned int i, k = 0;
@@ -1030,8 +1242,8 @@ char *utrace__trigger_hist_text(struct utrace_event *ev)
 
 	if (!f)
 		return NULL;
-	for (i = 0; st->triggers && i < st->triggers->nr && r >= 0; i++) {
-		const struct trig *t = st->triggers->t[i];
+	for (i = 0; tl && i < tl->nr && r >= 0; i++) {
+		const struct trig *t = tl->t[i];
 		struct utrace__hist_print_opts po = { .sym = own_sym };
 
 		if (t->kind != TK_HIST)

@@ -1391,7 +1391,10 @@ static __attribute__((noinline)) void commit_inst(struct utrace_tp_reserve *r)
 	const struct utrace_event *ev = r->event;
 	const struct utrace__event_state *st = ev->priv;
 	int off = __atomic_load_n(&utrace__tracing_off, __ATOMIC_RELAXED);
-	bool top_on, trig = __atomic_load_n(&st->triggers, __ATOMIC_RELAXED) != NULL;
+	/* (ftrace's print: the marker runs its triggers) */
+	bool top_on, trig = !st->ignore_enable &&
+			    (__atomic_load_n(&st->triggers, __ATOMIC_RELAXED) != NULL ||
+			     __atomic_load_n(&st->itrig, __ATOMIC_RELAXED) != NULL);
 	uint32_t on, mask = 0, top;
 	struct utrace__inst_filter *ifilt = __atomic_load_n(&st->ifilt, __ATOMIC_ACQUIRE);
 	struct utrace__filter_ctx ctx;

@@ -75,8 +75,41 @@ if command -v trace-cmd > /dev/null; then
 		"$1" enter -p "$2" -- trace-cmd show > "$3/tc-show" 2> "$3/err" &&
 		head -n 1 "$3/tc-show" | grep -qx "# tracer: nop" &&
 		grep -q "demo_request: id=" "$3/tc-show"' _ "$UTRACE" "$SP" "$TMP"
-	# -d: without it trace-cmd writes /proc/sys/kernel/ftrace_enabled,
-	# which a container refuses, for the kernel's own tracefs too
+	# Without -d, trace-cmd start, record and stream write 1 to
+	# /proc/sys/kernel/ftrace_enabled (set_ftrace_proc()) and stop ("Can't
+	# enable ftrace") where they cannot: enter gives the command a copy of
+	# its own (issue 28 item 17)
+	check "/proc/sys/kernel/ftrace_enabled: the command's own, writable; the kernel's untouched" bash -c '
+		[ -e /proc/sys/kernel/ftrace_enabled ] || exit 0
+		was=$(cat /proc/sys/kernel/ftrace_enabled)
+		[ "$("$1" enter -p "$2" -- sh -c "cat /proc/sys/kernel/ftrace_enabled &&
+			echo 0 > /proc/sys/kernel/ftrace_enabled &&
+			cat /proc/sys/kernel/ftrace_enabled" 2> "$3/err" | tr "\n" " ")" = "$was 0 " ] &&
+		[ "$(cat /proc/sys/kernel/ftrace_enabled)" = "$was" ] &&
+		[ ! -s "$3/err" ]' _ "$UTRACE" "$SP" "$TMP"
+	check "trace-cmd start (no -d), show, stop, reset" bash -c '
+		"$1" disable -p "$2" "*:*" > /dev/null &&
+		"$1" enter -p "$2" -- sh -c "trace-cmd start -e demo:demo_tick &&
+			cat $4/set_event" > "$3/tc-start" 2> "$3/err" &&
+		grep -qx "demo:demo_tick" "$3/tc-start" &&
+		wait_for bash -c "\"\$1\" show -p \$2 | grep -q demo_tick:" _ "$1" "$2" &&
+		"$1" enter -p "$2" -- trace-cmd show 2>> "$3/err" | grep -q "demo_tick: count=" &&
+		"$1" enter -p "$2" -- sh -c "trace-cmd stop && trace-cmd reset" 2>> "$3/err"' \
+		_ "$UTRACE" "$SP" "$TMP" "$T"
+	check "trace-cmd record (no -d), report: the program's events" bash -c '
+		rm -f "$3/rec0.dat" &&
+		"$1" enter -p "$2" -- trace-cmd record -e "demo:*" -o "$3/rec0.dat" sleep 1 \
+			> "$3/tc-rec" 2> "$3/err" &&
+		trace-cmd report -i "$3/rec0.dat" 2>> "$3/err" | grep -q "demo_tick: *count=" &&
+		"$1" enter -p "$2" -- trace-cmd reset > /dev/null 2>> "$3/err"' \
+		_ "$UTRACE" "$SP" "$TMP"
+	check "trace-cmd stream (no -d): the events as they come" bash -c '
+		"$1" enter -p "$2" -- timeout -s INT 3 trace-cmd stream -e demo:demo_tick \
+			> "$3/tc-stream" 2> "$3/err"
+		grep -q "demo_tick: *count=" "$3/tc-stream" &&
+		! grep -q "Can.t enable ftrace" "$3/err" &&
+		"$1" enter -p "$2" -- trace-cmd reset > /dev/null 2>> "$3/err"' \
+		_ "$UTRACE" "$SP" "$TMP"
 	check "trace-cmd start -d, show, stop, reset" bash -c '
 		"$1" disable -p "$2" "*:*" > /dev/null &&
 		"$1" enter -p "$2" -- sh -c "trace-cmd start -d -e demo:demo_tick &&

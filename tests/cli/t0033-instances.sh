@@ -57,7 +57,7 @@ check "instances/ is an empty directory, mode 0750, at first" bash -c '
 
 check "mkdir instances/foo makes an instance with the kernel's instance files" bash -c '
 	mkdir "$1/foo" && [ "$(ls "$1")" = foo ] &&
-	[ "$(ls "$1/foo" | tr "\n" " ")" = "available_tracers buffer_size_kb buffer_total_size_kb current_tracer error_log events options per_cpu set_event set_event_notrace_pid set_event_pid trace trace_clock trace_marker trace_marker_raw trace_options trace_pipe tracing_on " ] &&
+	[ "$(ls "$1/foo" | tr "\n" " ")" = "available_tracers buffer_size_kb buffer_total_size_kb current_tracer error_log events options per_cpu set_event set_event_notrace_pid set_event_pid snapshot trace trace_clock trace_marker trace_marker_raw trace_options trace_pipe tracing_on " ] &&
 	[ "$(stat -c %A "$1/foo")" = drwxr-x--- ] &&
 	[ -f "$1/foo/events/demo/demo_tick/enable" ] && [ -d "$1/foo/per_cpu/cpu0" ] &&
 	[ "$(cat "$1/foo/tracing_on")" = 1 ] && [ -z "$(cat "$1/foo/set_event")" ]' _ "$I"

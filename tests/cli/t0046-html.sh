@@ -172,10 +172,74 @@ if got != f:
     sys.exit('# side panel fields: %r\n# script --fields:   %r' % (got, f))
 EOF
 }
+# A program that idles first (one process fires the sample's events, 2 s
+# pass, another fires demo events for 0.3 s): the first view is the busy
+# 0.3 s, its ticks spread over the timeline, not squeezed against its
+# right edge (issue 28, item 20).  The screenshot is read as screenshot()
+# reads it: where the event colours are, column by column.
+record_idle() {
+	[ -e "$TMP/idle.dat.html" ] && return 0
+	"$UTRACE" record -o "$TMP/idle.dat" -e 'sample-trace:*' -e 'demo:*' -- \
+		sh -c "\"$SAMPLE\" > /dev/null; sleep 2; \"$SAMPLE\" --run 0.3 > /dev/null" \
+		> /dev/null 2> "$TMP/err" &&
+	html "$TMP/idle.dat"
+}
+busy_span() {
+	record_idle &&
+	chrome --dump-dom "file://$TMP/idle.dat.html" > "$TMP/idle.dom" &&
+	chrome --screenshot="$TMP/idle.png" --window-size=1200,800 "file://$TMP/idle.dat.html" \
+		> /dev/null &&
+	"$PYPIL" - "$TMP/idle.png" "$TMP/idle.dom" <<'EOF'
+import re, sys
+from PIL import Image
+im = Image.open(sys.argv[1]).convert('RGB')
+dom = open(sys.argv[2]).read()
+cols = {tuple(int(c[i:i + 2], 16) for i in (1, 3, 5))
+        for c in re.findall(r'data-color="(#[0-9a-f]{6})"', dom)}
+x0, x1 = 181, 840        # the timeline, right of the thread names
+box = im.crop((x0, 60, x1, 400))
+xs = [x for x in range(box.width)
+      if any(box.getpixel((x, y)) in cols for y in range(box.height))]
+if not xs:
+    sys.exit('# no event colour in the timeline')
+# the columns that hold the middle 90% of the coloured ones: a few events
+# before the pause (one or two columns at the left) do not count
+lo, hi = xs[len(xs) // 20], xs[len(xs) - 1 - len(xs) // 20]
+spread = (hi - lo) / box.width
+print('# %d columns of event colours, the middle 90%% from x=%d to x=%d of %d: %.0f%%' %
+      (len(xs), lo, hi, box.width, 100 * spread))
+if spread < 0.6:
+    sys.exit('# the events take %.0f%% of the timeline: squeezed' % (100 * spread))
+EOF
+}
+# The page opened at #event=K shows 10 us around event K: every axis label
+# differs from the next (before, they all read the same: "2.31 s").
+axis_10us() {
+	local k
+	record_idle &&
+	k=$(grep -n ' demo_tick: ' "$TMP/idle.dat.script" | sed -n '100s/:.*//p') &&
+	[ -n "$k" ] &&
+	chrome --dump-dom "file://$TMP/idle.dat.html#event=$((k - 1))" > "$TMP/axis.dom" &&
+	python3 - "$TMP/axis.dom" <<'EOF'
+import re, sys
+m = re.search(r'<span id="ut-summary"([^>]*)>', open(sys.argv[1]).read())
+a = dict(re.findall(r'data-([a-z-]+)="([^"]*)"', m.group(1))) if m else {}
+if 'axis' not in a or 'view' not in a:
+    sys.exit('# the page says nothing of its axis: %r' % a)
+labels, v = a['axis'].split('|'), [int(x) for x in a['view'].split()]
+print('# view %d..%d ns: %s' % (v[0], v[1], ', '.join(labels)))
+if v[1] - v[0] != 10000:
+    sys.exit('# not a 10 us view')
+if len(labels) < 2 or any(x == y for x, y in zip(labels, labels[1:])):
+    sys.exit('# labels that read alike')
+EOF
+}
 if [ -z "$CHROMIUM" ]; then
 	skip "Chromium draws the page" "chromium is not installed (apt-get install chromium)"
 	skip "Chromium screenshot" "chromium is not installed"
 	skip "a click shows the event" "chromium is not installed"
+	skip "the page opens on the busy span" "chromium is not installed"
+	skip "at 10 us, the axis labels tell each tick from the next" "chromium is not installed"
 else
 	mkdir -p "$TMP/home"
 	check "Chromium runs the page: all events, every slice in the histogram" \
@@ -187,6 +251,12 @@ else
 		skip "Chromium screenshot" "python3-pil is missing (apt-get install python3-pil)"
 	fi
 	check "a click on an event shows its script line and its fields" pick_event 5
+	if [ -n "$PYPIL" ]; then
+		check "a program that idled first: the page opens on its busy span" busy_span
+	else
+		skip "the page opens on the busy span" "python3-pil is missing (apt-get install python3-pil)"
+	fi
+	check "at 10 us, the axis labels tell each tick from the next" axis_10us
 	check "Chromium, 100000 events" \
 		dom_summary "$TMP/big.dat.html" 100000 0
 fi

@@ -16,6 +16,15 @@ run_linked() {
 	fi
 }
 
+# tests/cmake's app-trace.h and app.c are README's example, to the letter.
+readme_example() {
+	awk '/^```c$/ { inb = 1; n++; next } /^```$/ { inb = 0 }
+	     inb && n <= 2 { print > ("'"$TMP"'/readme" n) }' "$UTRACE_SRC/README.md" &&
+	diff -u "$UTRACE_SRC/tests/cmake/app-trace.h" "$TMP/readme1" > "$TMP/err" &&
+	diff -u "$UTRACE_SRC/tests/cmake/app.c" "$TMP/readme2" >> "$TMP/err"
+}
+check "README's app-trace.h and app.c are tests/cmake's" readme_example
+
 staged() {
 	meson install -C "$UTRACE_BUILD" --no-rebuild --destdir "$TMP/root" --quiet \
 		> "$TMP/err" 2>&1 &&
@@ -31,10 +40,15 @@ if ! command -v cmake > /dev/null; then
 	n=$((n + 1)); echo "ok $n # SKIP find_package(utrace): cmake is not installed"
 	n=$((n + 1)); echo "ok $n # SKIP find_package(utrace 9.0): cmake is not installed"
 else
+	# (no target_include_directories: utrace::utrace finds README's
+	# header beside CMakeLists.txt, as pkg-config's -iquote . does)
 	cmake_user() {
 		cmake -S "$UTRACE_SRC/tests/cmake" -B "$TMP/cm" -DCMAKE_PREFIX_PATH="$PREFIX" \
 			-DCMAKE_C_COMPILER="${CC:-cc}" > "$TMP/err" 2>&1 &&
 		cmake --build "$TMP/cm" >> "$TMP/err" 2>&1 &&
+		UTRACE_EVENTS='app:*' UTRACE_PRINT=stdout LD_LIBRARY_PATH="$LIBDIR" \
+			run_linked "$TMP/cm/app" > "$TMP/out" 2>> "$TMP/err" &&
+		[ "$(grep -c ': req_start: id=[123] path=/' "$TMP/out")" -eq 3 ] &&
 		UTRACE_EVENTS='hello:*' UTRACE_PRINT=stdout LD_LIBRARY_PATH="$LIBDIR" \
 			run_linked "$TMP/cm/hello" > "$TMP/out" 2>> "$TMP/err" &&
 		[ "$(grep -c ': hello_world: n=[123]$' "$TMP/out")" -eq 3 ] &&
@@ -54,6 +68,21 @@ else
 	}
 	check "find_package(utrace 9.0) refuses version 0.1.0" cmake_too_new
 fi
+
+# README's private prefix: PKG_CONFIG_PATH finds utrace.pc, LD_LIBRARY_PATH
+# the library (a staged tree is not at the prefix it was built for:
+# --define-variable says where it is).
+private_prefix() {
+	local pcdir
+	pcdir=$(dirname "$(find "$TMP/root" -name utrace.pc | head -n 1)") &&
+	mkdir -p "$TMP/pp" && cp "$UTRACE_SRC"/tests/cmake/app* "$TMP/pp/" &&
+	(cd "$TMP/pp" && cc app.c $(PKG_CONFIG_PATH="$pcdir" pkg-config --define-variable=prefix="$PREFIX" \
+		--cflags --libs utrace) -o app) > "$TMP/err" 2>&1 &&
+	UTRACE_EVENTS='app:*' UTRACE_PRINT=stdout LD_LIBRARY_PATH="$LIBDIR" \
+		run_linked "$TMP/pp/app" > "$TMP/out" 2>> "$TMP/err" &&
+	[ "$(grep -c ': req_start: id=[123] path=/' "$TMP/out")" -eq 3 ]
+}
+check "a private prefix: PKG_CONFIG_PATH and LD_LIBRARY_PATH (README), pkg-config's build" private_prefix
 
 # A real install into the system (as a user does it: root, no DESTDIR),
 # then removed again.  Only as root, only from a plain build, and never

@@ -226,7 +226,8 @@ check "-i with a COMMAND is a usage error" test $? -eq 129
 "$UTRACE" report -i req.dat --sort 'a.b.c' > /dev/null 2> "$TMP/err"
 check "a bad sort key is a usage error" test $? -eq 129
 check "... that names it" grep -q "bad sort key at 'a.b.c'" "$TMP/err"
-"$UTRACE" report -i req.dat --latency 'req_begin:req_end' > /dev/null 2> "$TMP/err"
+# (req_begin:req_end is a latency: the innermost begin of the thread, t2802)
+"$UTRACE" report -i req.dat --latency 'req_begin.id:req_end' > /dev/null 2> "$TMP/err"
 check "a bad --latency is a usage error" test $? -eq 129
 "$UTRACE" report -i req.dat --latency req_begin.id:nosuch.id > out 2> "$TMP/err"
 check "an event not in the file fails" test $? -eq 1

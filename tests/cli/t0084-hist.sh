@@ -323,8 +323,8 @@ hist:histdemo:task: error: Can't clear or continue a nonexistent hist trigger
   Command: hist:keys=pid:clear
            ^
 EOF
-check "what utrace does not do is said" refused task 'hist:keys=pid:ts0=pid*2' <<'EOF'
-utrace: hist trigger for 'histdemo:task' refused: utrace's expressions have one + or -
+check "what utrace does not do is said" refused task 'hist:keys=stacktrace' <<'EOF'
+utrace: hist trigger for 'histdemo:task' refused: the stacktrace key is not supported by utrace
 EOF
 check "an event the file does not have" refused nosuch 'hist:keys=pid' <<'EOF'
 utrace: no event in 'h.dat' matches 'nosuch' (the events in the file: utrace script --list -i 'h.dat')

@@ -253,9 +253,30 @@ if "$UTRACE" mount "$MNT" 2> "$TMP/err"; then
 		[ "$(cat "$1/kmalloc/trigger")" = "# Available triggers:
 $AVAIL" ] && [ ! -s "$1/kmalloc/hist" ] &&
 		[ "$(cat "$1/kmalloc/enable")" = "0" ]' _ "$E"
-	check "mount: instances have no trigger files (triggers are the top level's)" bash -c '
-		mkdir "$1/instances/i1" && [ "$(ls "$1/instances/i1/events/histdemo/tick" | tr "\n" " ")" = "enable filter format id " ] &&
+	check "mount: an instance's events have trigger and hist files, empty at first" bash -c '
+		mkdir "$1/instances/i1" && [ "$(ls "$1/instances/i1/events/histdemo/tick" | tr "\n" " ")" = "enable filter format hist id trigger " ] &&
+		[ "$(cat "$1/instances/i1/events/histdemo/tick/trigger")" = "# Available triggers:
+$AVAIL" ] && [ ! -s "$1/instances/i1/events/histdemo/tick/hist" ] &&
 		rmdir "$1/instances/i1"' _ "$MNT/$P"
+	# a fork child has no instance: the triggers of the parent's must not
+	# run in it, nor show in an instance the child makes at their place
+	mkdir "$MNT/$P/instances/i2"
+	echo "enable_event:histdemo:kmalloc" > "$MNT/$P/instances/i2/events/histdemo/tick/trigger"
+	echo "hist:keys=n" > "$MNT/$P/instances/i2/events/histdemo/tick/trigger"
+	send "fork 20"
+	wait_for grep -q "^child " "$TMP/out"
+	C=$(sed -n "s/^child //p" "$TMP/out")
+	pids+=("$C")
+	check "mount: a fork child has none of the parent's instances' triggers, nor an instance it makes" bash -c '
+		wait_for test -d "$1/instances" && [ -z "$(ls "$1/instances")" ] &&
+		mkdir "$1/instances/j" &&
+		[ "$(cat "$1/instances/j/events/histdemo/tick/trigger")" = "# Available triggers:
+$AVAIL" ] && [ ! -s "$1/instances/j/events/histdemo/tick/hist" ] &&
+		[ "$(cat "$1/instances/j/events/histdemo/kmalloc/enable")" = 0 ] &&
+		[ "$(cat "$1/instances/j/events/histdemo/tick/enable")" = 0 ] &&
+		rmdir "$1/instances/j" &&
+		grep -q "^enable_event:histdemo:kmalloc:unlimited$" "$2/instances/i2/events/histdemo/tick/trigger" &&
+		rmdir "$2/instances/i2"' _ "$MNT/$C" "$MNT/$P"
 	fusermount3 -u "$MNT" 2> /dev/null
 else
 	echo "# no mount here ($(head -n 1 "$TMP/err")): the mount's checks are left out"

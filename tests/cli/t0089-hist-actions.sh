@@ -36,7 +36,8 @@ check "bad definitions: a lone word, a bad array, char[] (the kernel's messages)
                        ^" ] &&
 	refused "bad char s[300]" "$1/synthetic_events" "$1" "Invalid array specification" &&
 	refused "bad u64 x[4]" "$1/synthetic_events" "$1" "Invalid type" &&
-	refused "bad unsigned" "$1/synthetic_events" "$1" "Incomplete type" &&
+	refused "bad unsigned x" "$1/synthetic_events" "$1" "Incomplete type" &&
+	refused "bad unsigned" "$1/synthetic_events" "$1" "Command must be of the form: <name> field\[;field\] \.\.\." &&
 	echo "!other" >> "$1/synthetic_events" &&
 	[ "$(cat "$1/synthetic_events")" = "$(printf "req_lat\tu64 lat; int id; char[16] path")" ]' _ "$D"
 

@@ -113,8 +113,9 @@ check "utrace's own opens (symbol files, its maps) are not recorded" bash -c '
 check "a site inside an instruction: refused, the command not run" bash -c '
 	! "$UTRACE" record -o bad.dat --probe "p:grp/bad $1:plib_add+1" -- touch ran1 \
 		> /dev/null 2> bad1.txt &&
-	[ ! -e ran1 ] && [ "$(wc -l < bad1.txt)" = 1 ] &&
-	grep -qx "utrace record: --probe: refusing .p:grp/bad $1:plib_add+1.: +0x1 is not an instruction boundary (the instruction at +0x0 is [0-9]* bytes)" bad1.txt' _ "$LIB"
+	[ ! -e ran1 ] && [ "$(wc -l < bad1.txt)" = 3 ] &&
+	grep -qx "utrace record: --probe: trace_uprobe: error: Cannot probe: plib_add+0x1 is not an instruction boundary (the instruction at +0x0 is [0-9]* bytes)" bad1.txt &&
+	grep -qx "  Command: p:grp/bad $1:plib_add+1" bad1.txt' _ "$LIB"
 check "a bad fetcharg: the kernel's error and caret, the command not run" bash -c '
 	! "$UTRACE" record -o bad.dat --probe "p:grp/bad $1:plib_add a=%zz" -- touch ran2 \
 		> /dev/null 2> bad2.txt &&

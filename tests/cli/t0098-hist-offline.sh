@@ -47,6 +47,6 @@ check "offline errors: an unknown synthetic event, a variable no earlier trigger
 	! "$0" hist -i "$1" reqdemo:req_end "hist:keys=id:x=status-\$b" reqdemo:req_begin "$3" 2> "$2/e" > /dev/null &&
 	grep -q "error: Couldn'\''t find variable$" "$2/e" &&
 	! "$0" hist -i "$1" -s "bad u64" reqdemo:req_end "hist:keys=id" 2> "$2/e" > /dev/null &&
-	grep -q "^synthetic_events: error: Invalid field$" "$2/e"' "$UTRACE" "$TMP/r.dat" "$TMP" "$T1"
+	grep -qF "synthetic_events: error: Command must be of the form: <name> field[;field] ..." "$2/e"' "$UTRACE" "$TMP/r.dat" "$TMP" "$T1"
 fusermount3 -u "$MNT" 2> /dev/null
 done_testing

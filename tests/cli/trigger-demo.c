@@ -12,6 +12,8 @@
  *                 it SIGUSR1 again and again; the handler fires a tick
  *                 (n = -1), nested in the thread's event when it lands in
  *                 one; writes "signals S" (S: handler ticks) before done
+ *   fork N        a child fires N ticks, writes "child PID" and waits to be
+ *                 killed
  *   quit
  *
  * After each command it appends "done K\n" (K counting from 1) to OUT.
@@ -23,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define CREATE_TRACE_POINTS
 #include "hist-trace.h"
@@ -113,6 +116,19 @@ int main(int argc, char **argv)
 				if (out) {
 					fprintf(out, "signals %lu\n", h);
 					fclose(out);
+				}
+			} else if (sscanf(line, "fork %ld", &a) == 1) {
+				pid_t c = fork();
+
+				if (c == 0) {
+					ticker((void *)a);
+					out = fopen(argv[2], "a");
+					if (out) {
+						fprintf(out, "child %d\n", (int)getpid());
+						fclose(out);
+					}
+					for (;;)
+						pause();
 				}
 			} else if (sscanf(line, "threads %ld %ld", &a, &b) == 2 && a > 0 && a <= 64) {
 				pthread_t th[64];

@@ -4,8 +4,8 @@
  * CREATE_TRACE_POINTS) and uses every tracepoint of it: trace_<ev>(),
  * trace_<ev>_enabled(), register_trace_<ev>() and unregister_trace_<ev>().
  * Built as C and as C++, linked with ctp.c in either language, and with
- * -DUTRACE_DISABLE, where it must link without libutrace and every
- * registration must answer -ENOSYS.
+ * -DUTRACE_DISABLE or with utrace/fallback.h alone, where it must link
+ * without libutrace and every registration must answer -ENOSYS.
  *
  * With events on, run.sh points UTRACE_PRINT at a file and compares what
  * the events printed between builds.
@@ -16,6 +16,10 @@
 
 #include "utc-check.h"
 #include "sample-trace.h"
+/* Built with utrace/fallback.h instead of utrace's headers: as disabled. */
+#if defined(UTRACE_FALLBACK) && !defined(UTRACE_DISABLE)
+#define UTRACE_DISABLE
+#endif
 #ifndef UTRACE_DISABLE
 #include <utrace/utrace.h>
 #endif

@@ -11,7 +11,7 @@
 #include <trace/events/utc_beta.h>
 #include <utrace/utrace.h>
 
-static int calls, sum;
+static int calls, sum, ticks;
 
 static void probe_pair(void *data, int a, int b)
 {
@@ -32,6 +32,11 @@ static void probe_plain(void *data, int v)
 	(void)data;
 	calls++;
 	sum += v;
+}
+
+static void probe_tick(void *data)
+{
+	++*(int *)data;
 }
 
 static void check_event(const char *sys, const char *name)
@@ -60,6 +65,8 @@ int main(void)
 	UTC_CHECK_INT(register_trace_utc_beta_start(probe_class, NULL), 0);
 	UTC_CHECK_INT(register_trace_utc_beta_stop(probe_class, NULL), 0);
 	UTC_CHECK_INT(register_trace_utc_beta_plain(probe_plain, NULL), 0);
+	UTC_CHECK_INT(register_trace_utc_beta_tick(probe_tick, &ticks), 0);
+	UTC_CHECK_INT(register_trace_utc_beta_void(probe_tick, &ticks), 0);
 	UTC_CHECK_INT(utrace_set_event("utc_alpha:*"), 2);
 	UTC_CHECK_INT(utrace_set_event("utc_beta"), 2);
 	UTC_CHECK(trace_utc_name_enabled());
@@ -69,6 +76,10 @@ int main(void)
 	trace_utc_beta_start(10, UTC_BETA_BUSY);
 	trace_utc_beta_stop(20, UTC_BETA_IDLE);
 	trace_utc_beta_plain(100);
+	trace_utc_beta_tick();
+	trace_utc_beta_void();
+	trace_utc_beta_tick();
+	UTC_CHECK_INT(ticks, 3);
 	UTC_CHECK_INT(calls, 4);
 	UTC_CHECK_INT(sum, 3 + 11 + 20 + 100);
 
@@ -77,7 +88,11 @@ int main(void)
 	UTC_CHECK_INT(unregister_trace_utc_beta_start(probe_class, NULL), 0);
 	UTC_CHECK_INT(unregister_trace_utc_beta_stop(probe_class, NULL), 0);
 	UTC_CHECK_INT(unregister_trace_utc_beta_plain(probe_plain, NULL), 0);
+	UTC_CHECK_INT(unregister_trace_utc_beta_tick(probe_tick, &ticks), 0);
+	UTC_CHECK_INT(unregister_trace_utc_beta_void(probe_tick, &ticks), 0);
 	tracepoint_synchronize_unregister();
+	trace_utc_beta_tick();
+	UTC_CHECK_INT(ticks, 3);
 	UTC_CHECK(!trace_utc_pair_enabled());
 	UTC_CHECK(!trace_utc_name_enabled());
 

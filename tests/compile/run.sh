@@ -35,9 +35,26 @@
 #                (cpumask_t, struct sockaddr) from the program (all_main.c);
 #                run; print = all-print.expected, written from the kernel's
 #                printing rules (%*pb, __print_array, hex_dump_to_buffer).
+#   bare/...     tp-bare.h: bare DECLARE_TRACE()s in a plain header, two of
+#                them without arguments (DECLARE_TRACE_NOARGS, TP_PROTO(void)),
+#                instantiated by DEFINE_TRACE(name, proto, args) in bare_def.c
+#                as the kernel's samples/tracepoints did; bare_main.c probes
+#                and fires them; C, C++ and mixed; and with -DUTRACE_DISABLE.
 #   disabled/... caller.c (and ctp.c) with -DUTRACE_DISABLE: link without
 #                libutrace or urcu, register_* answer -ENOSYS, and nm shows
 #                no __tracepoint_ / __traceiter_ symbol.
+#   fallback/... include/utrace/fallback.h alone, copied under the four
+#                names events headers include (utrace/tracepoint.h,
+#                utrace/define_trace.h, linux/tracepoint.h,
+#                trace/define_trace.h), no utrace include directory: the
+#                sample, kernel and bare headers build (-Wpedantic -Werror),
+#                link without libutrace, and behave as -DUTRACE_DISABLE.
+#   pedantic/... every header above (sample, kernel, all, bare; enabled and
+#                -DUTRACE_DISABLE), both kinds of file (CREATE_TRACE_POINTS
+#                and user), with -Wall -Wextra -Wpedantic -Werror, and in C
+#                the warnings memcached builds with (-Wmissing-prototypes
+#                -Wmissing-declarations -Wredundant-decls -Wstrict-prototypes):
+#                kernel-style 'TRACE_EVENT(...);' must warn nowhere.
 #   fail/...     must not build, and the compiler's or linker's message
 #                must name the event.  These use -Wall -Werror (not
 #                -Wextra), and each has a control build that differs only
@@ -48,8 +65,6 @@
 #                UTRACE_EVENT_MAX; a DEFINE_EVENT whose TP_PROTO is not its
 #                class's.
 #   cpp/...      cc -E -P of samples/sample.c.
-# -Wpedantic is not part of the pass/fail set: its warnings are reported
-# as '# ' lines at the end.
 
 set -u
 
@@ -249,6 +264,68 @@ case_disabled() {
 	fi
 }
 
+# bare <cc-def> <std-def> <cc-main> <std-main> [disabled]
+case_bare() {
+	local cca=$1 stda=$2 ccb=$3 stdb=$4 dis=${5:-} ld flags=(-O2 "${WARN[@]}")
+	[ -n "$dis" ] && flags+=(-DUTRACE_DISABLE)
+	compile "$cca" "$stda" bare_def.o "$T/bare_def.c" "${flags[@]}" || return 1
+	compile "$ccb" "$stdb" bare_main.o "$T/bare_main.c" "${flags[@]}" || return 1
+	ld=$(linker "$cca" "$ccb")
+	if [ -n "$dis" ]; then
+		no_tracepoint_syms bare_def.o || return 1
+		run "$ld" bare_def.o bare_main.o -o prog || return 1
+	else
+		run "$ld" bare_def.o bare_main.o "$LIBA" "${URCU_LIBS[@]}" -o prog || return 1
+	fi
+	run_prog ./prog
+}
+
+# pedantic <cc> <std>: every file of every header, warnings as errors.
+case_pedantic() {
+	local cc=$1 std=$2 f d flags=(-O2 -Wall -Wextra -Wpedantic -Werror)
+	is_cxx "$cc" || flags+=(-Wmissing-prototypes -Wmissing-declarations
+				-Wredundant-decls -Wstrict-prototypes)
+	for f in ctp.c caller.c kern_ctp.c kern_main.c all_main.c bare_def.c bare_main.c; do
+		compile "$cc" "$std" "${f%.c}.o" "$T/$f" "${flags[@]}" || return 1
+	done
+	for f in ctp.c caller.c bare_def.c bare_main.c; do
+		compile "$cc" "$std" "${f%.c}-off.o" "$T/$f" -DUTRACE_DISABLE \
+			"${flags[@]}" || return 1
+	done
+	echo "no warning with ${flags[*]}"
+}
+
+# fallback <cc> <std>: the one header a project copies where utrace is
+# not installed, under the names its events headers include.
+case_fallback() {
+	local cc=$1 std=$2 n flags=(-O2 -Wall -Wextra -Wpedantic -Werror)
+	local INC=(-I "$PWD/fb" -I "$SRC/samples" -I "$T" -I "$T/include")
+	is_cxx "$cc" || flags+=(-Wmissing-prototypes -Wmissing-declarations
+				-Wredundant-decls -Wstrict-prototypes)
+	mkdir -p fb/utrace fb/linux fb/trace || return 1
+	for n in utrace/tracepoint.h utrace/define_trace.h linux/tracepoint.h \
+		 trace/define_trace.h; do
+		cp "$SRC/include/utrace/fallback.h" "fb/$n" || return 1
+	done
+	compile "$cc" "$std" ctp.o "$T/ctp.c" "${flags[@]}" || return 1
+	compile "$cc" "$std" caller.o "$T/caller.c" "${flags[@]}" || return 1
+	compile "$cc" "$std" kern_ctp.o "$T/kern_ctp.c" "${flags[@]}" || return 1
+	compile "$cc" "$std" bare_def.o "$T/bare_def.c" "${flags[@]}" || return 1
+	compile "$cc" "$std" bare_main.o "$T/bare_main.c" "${flags[@]}" || return 1
+	for n in ctp.o caller.o kern_ctp.o bare_def.o; do
+		no_tracepoint_syms "$n" || return 1
+	done
+	run "$cc" ctp.o caller.o -o prog || return 1
+	run_prog ./prog || return 1
+	run "$cc" bare_def.o bare_main.o -o bare || return 1
+	run_prog ./bare || return 1
+	if [ -s print.txt ]; then
+		echo "events printed with the fallback header:"
+		cat print.txt
+		return 1
+	fi
+}
+
 # fail/nodef <cc> <std>: trace_foo_plain() but no CREATE_TRACE_POINTS.
 case_fail_nodef() {
 	local cc=$1 std=$2
@@ -312,23 +389,6 @@ case_cpp() {
 	echo "expansion: $(wc -l <sample.i) lines, contains trace_event_raw_foo_bar"
 }
 
-# Informational: -Wpedantic warnings, summarized (not a test point).
-info_pedantic() {
-	local cc=$1 std=$2 f
-	for f in ctp.c caller.c; do
-		if ! compile "$cc" "$std" out.o "$T/$f" -O2 -Wall -Wextra -Wpedantic \
-			>out.txt 2>&1; then
-			echo "$f: does not compile"
-			continue
-		fi
-		grep -E '(warning|error): ' out.txt |
-			sed -E 's/^.*(warning|error): //' |
-			sed -E "s/parameter '[^']*'/parameter 'X'/; s/member '[^']*'/member 'X'/" |
-			sort | uniq -c | sort -rn |
-			sed -E "s/^ *([0-9]+) /$f: \1x /"
-	done
-}
-
 # ---------------------------------------------------------------------------
 # The list of cases: name, then the function and its arguments.
 
@@ -387,6 +447,32 @@ done
 
 for cfg in $C_CONFIGS $CXX_CONFIGS; do
 	cc=${cfg%%:*} std=${cfg#*:}
+	add "bare/$cc -std=$std: DECLARE_TRACE(_NOARGS), DEFINE_TRACE(name, proto, args) in a .c, run" \
+		case_bare "$cc" "$std" "$cc" "$std"
+done
+add "bare/mixed: DEFINE_TRACE in C (gcc c17), probes and calls in C++ (g++ c++17), run" \
+	case_bare gcc c17 g++ c++17
+add "bare/mixed: DEFINE_TRACE in C++ (clang++ c++17), probes and calls in C (clang c11), run" \
+	case_bare clang++ c++17 clang c11
+add "bare/gcc -std=c17 -DUTRACE_DISABLE: no libutrace, -ENOSYS, nothing fires, nm clean" \
+	case_bare gcc c17 gcc c17 disabled
+add "bare/clang++ -std=c++17 -DUTRACE_DISABLE: no libutrace, -ENOSYS, nothing fires, nm clean" \
+	case_bare clang++ c++17 clang++ c++17 disabled
+
+for cfg in $C_CONFIGS $CXX_CONFIGS; do
+	cc=${cfg%%:*} std=${cfg#*:}
+	add "fallback/$cc -std=$std: utrace/fallback.h alone builds every header, no libutrace, as disabled" \
+		case_fallback "$cc" "$std"
+done
+
+for cfg in $C_CONFIGS $CXX_CONFIGS; do
+	cc=${cfg%%:*} std=${cfg#*:}
+	add "pedantic/$cc -std=$std: 'TRACE_EVENT(...);' headers, -Wpedantic -Werror, no warning" \
+		case_pedantic "$cc" "$std"
+done
+
+for cfg in $C_CONFIGS $CXX_CONFIGS; do
+	cc=${cfg%%:*} std=${cfg#*:}
 	add "disabled/$cc -std=$std -O2: caller links without libutrace, -ENOSYS, nm clean" \
 		case_disabled "$cc" "$std" -O2
 done
@@ -423,15 +509,6 @@ done
 
 add "cpp/cc -E -P samples/sample.c exits 0 and shows trace_event_raw_foo_bar" case_cpp
 
-INFO_NAMES=()
-INFO_CMDS=()
-for cfg in $C_CONFIGS $CXX_CONFIGS; do
-	cc=${cfg%%:*} std=${cfg#*:}
-	command -v "$cc" >/dev/null 2>&1 || continue
-	INFO_NAMES+=("$cc -std=$std -Wall -Wextra -Wpedantic")
-	INFO_CMDS+=("info_pedantic $cc $std")
-done
-
 # ---------------------------------------------------------------------------
 # Run everything, JOBS at a time; report in order.
 
@@ -457,10 +534,6 @@ for i in "${!CMDS[@]}"; do
 	throttle
 	start_job "$TMP/case$i" "${CMDS[$i]}"
 done
-for i in "${!INFO_CMDS[@]}"; do
-	throttle
-	start_job "$TMP/info$i" "${INFO_CMDS[$i]}"
-done
 wait
 
 MAXLOG=80
@@ -484,22 +557,6 @@ for i in "${!CMDS[@]}"; do
 		if [ "$lines" -gt "$MAXLOG" ]; then
 			echo "# ... ($((lines - MAXLOG)) more lines; UTC_KEEP=1 keeps $d/log)"
 		fi
-	fi
-done
-
-echo "# -Wpedantic is informational, NOT part of the pass/fail set above: the"
-echo "# headers rely on GNU extensions (statement expressions, which are wrapped"
-echo "# in __extension__ and stay quiet, and ', ##__VA_ARGS__'), C++ has no"
-echo "# flexible array members, and ISO C forbids the file-scope ';' after each"
-echo "# kernel-style TRACE_EVENT(...); / TRACE_DEFINE_ENUM(...);."
-echo "# Warnings with -Wall -Wextra -Wpedantic, per compiler (count x message):"
-for i in "${!INFO_CMDS[@]}"; do
-	d=$TMP/info$i
-	echo "# ${INFO_NAMES[$i]}:"
-	if [ -s "$d/log" ]; then
-		sed 's/^/#   /' "$d/log"
-	else
-		echo "#   (no warnings)"
 	fi
 done
 

@@ -105,7 +105,7 @@ static int trig(struct utrace_event *ev, const char *cmd)
 	int r;
 
 	utrace__registry_lock();
-	r = utrace__trigger_write(ev, cmd, strlen(cmd), &log);
+	r = utrace__trigger_write(ev, -1, cmd, strlen(cmd), &log);
 	utrace__registry_unlock();
 	if (log)
 		TEST_FAIL("%s: %s", cmd, log);
@@ -130,7 +130,7 @@ static char *trig_text(struct utrace_event *ev, bool hist)
 	char *text;
 
 	utrace__registry_lock();
-	text = hist ? utrace__trigger_hist_text(ev) : utrace__trigger_text(ev);
+	text = hist ? utrace__trigger_hist_text(ev, -1) : utrace__trigger_text(ev, -1);
 	utrace__registry_unlock();
 	return text;
 }

@@ -1015,6 +1015,38 @@ TEST(strings_char_array)
 	compile_err(all_fields, ALL_NR, "arr == CPUS{1}", "Illegal operation for field type");
 }
 
+/* ftrace:print's char buf[] (a flexible array, size 0): the text to the
+ * record's end, NUL-terminated there (trace_marker: kernel 6.18 matches
+ * `echo -n stop` with buf == "stop", not `echo stop`). */
+static const struct utrace_event_field print_fields[] = {
+	{ "unsigned long", "ip", 8, 8, 0, UTRACE_FIELD_PLAIN, 0 },
+	{ "char", "buf", 16, 0, 0, UTRACE_FIELD_FLEX, 0 },
+};
+
+static bool print_match(const char *expr, const char *text, bool nul)
+{
+	unsigned char rec[64] = { 0 };
+	size_t n = strlen(text);
+
+	memcpy(rec + 16, text, n);
+	return run(print_fields, 2, expr, rec, (unsigned int)(16 + n + nul), NULL);
+}
+
+TEST(strings_flexible_array)
+{
+	CHECK(print_match("buf == \"stop\"", "stop", true));
+	CHECK(!print_match("buf == \"stop\"", "stop\n", true));
+	CHECK(print_match("buf ~ \"sto*\"", "stop\n", true));
+	CHECK(print_match("buf != \"start\"", "stop", true));
+	CHECK(!print_match("buf == \"sto\"", "stop", true));
+	/* no NUL: the record's end ends the text (ASan: nothing past it) */
+	CHECK(print_match("buf == \"stop\"", "stop", false));
+	CHECK(!print_match("buf == \"stopx\"", "stop", false));
+	CHECK(print_match("buf == \"\"", "", false));
+	compile_err(print_fields, 2, "buf < \"a\"", "Illegal operation for field type");
+	compile_err(print_fields, 2, "buf == abc", "Invalid value (did you forget quotes)?");
+}
+
 TEST(strings_glob_backtracking)
 {
 	struct all_rec r = { 0 };

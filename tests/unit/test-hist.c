@@ -9,7 +9,11 @@
  * snapshot's entry is the one of its value.  The layout of the printed
  * table is t0084's and t0089's.
  */
+#include <errno.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
 #include <stdio.h>
 
 #include "hist.h"
@@ -379,6 +383,129 @@ TEST(onmax_snapshot_keeps_its_entry)
 	track_run("hist:keys=k:m=v:onmax($m).snapshot()", &c);
 	CHECK_INT(c.bad, ==, 0);
 	CHECK_INT(c.snaps, >=, 1);
+}
+
+/* ---- a string variable read by another trigger while written ---- */
+
+static struct utrace__hist *sv_owner;
+
+static int sv_find_var(void *arg, const char *system, const char *event, const char *name,
+		       const void **owner, unsigned int *idx, const struct utrace__hist_var **var)
+{
+	unsigned int i;
+
+	(void)arg;
+	(void)system;
+	(void)event;
+	for (i = 0; i < sv_owner->nr_vars; i++)
+		if (!strcmp(sv_owner->vars[i].name, name)) {
+			*owner = sv_owner;
+			*idx = i;
+			*var = &sv_owner->vars[i];
+			return 0;
+		}
+	return -ENOENT;
+}
+
+static void *sv_get_synth(void *arg, const char *name, const struct utrace_event_field **f,
+			  unsigned int *nr)
+{
+	static const struct utrace_event_field sf[] = {
+		{ "u64", "v", 8, 8, 0, UTRACE_FIELD_PLAIN, 0 },
+		{ "char", "s", 16, 8, 1, UTRACE_FIELD_STRING, 0 },
+	};
+
+	(void)arg;
+	(void)name;
+	*f = sf;
+	*nr = 2;
+	return (void *)sf;
+}
+
+static bool sv_find_event(void *arg, const char *system, const char *event)
+{
+	(void)arg;
+	(void)system;
+	(void)event;
+	return true;
+}
+
+struct svjob {
+	struct utrace__hist_map *a, *b;
+	unsigned int id;
+	int *stop;
+	unsigned long long read, bad;
+};
+
+/* Writers set the string variable of trigger a (THREADS - 1 of them, each
+ * its own values); the last thread reads it through trigger b's
+ * onmatch() parameter, which must be one event's whole string. */
+static void *sv_thread(void *arg)
+{
+	struct svjob *j = arg;
+	struct utrace__hist_ctx ctx = { .comm = "sv" };
+	static __thread struct utrace__hist_fire fire;
+	struct utrace__hist_map *maps[1] = { j->a };
+	struct trec r = { 0 };
+	unsigned long long i, n;
+	char want[64];
+
+	for (i = 1; !__atomic_load_n(j->stop, __ATOMIC_RELAXED); i++) {
+		r.v = i * THREADS + j->id;
+		r.k = (unsigned int)(r.v % KEYS);
+		if (j->id + 1 < THREADS) {
+			tstr(r.s, sizeof(r.s), r.v);
+			utrace__hist_add_vars(j->a, NULL, &r, sizeof(r), &ctx, NULL, &fire);
+			continue;
+		}
+		if (utrace__hist_add_vars(j->b, NULL, &r, sizeof(r), &ctx, maps, &fire) <= 0)
+			continue;
+		__atomic_fetch_add(&j->read, 1, __ATOMIC_RELAXED);
+		n = strtoull((const char *)(uintptr_t)fire.params[0][1], NULL, 10);
+		tstr(want, sizeof(want), n);
+		if (strcmp(want, (const char *)(uintptr_t)fire.params[0][1])) {
+			fprintf(stderr, "torn: %s\n", (const char *)(uintptr_t)fire.params[0][1]);
+			j->bad++;
+		}
+	}
+	return NULL;
+}
+
+TEST(string_variables_are_read_whole)
+{
+	static const struct utrace__hist_env env = {
+		NULL, sv_find_var, sv_get_synth, NULL, sv_find_event,
+	};
+	struct utrace__hist_error err;
+	struct utrace__hist *a, *b;
+	struct utrace__hist_map *ma, *mb;
+	pthread_t t[THREADS];
+	struct svjob j[THREADS];
+	int i, stop = 0;
+
+	CHECK_INT(utrace__hist_parse_env("hist:keys=k:sv=s", tfields, 4, &env, &a, &err), ==, 0);
+	CHECK(a->vars[0].is_str);
+	CHECK_STR(a->vars[0].type, "char[24]");
+	sv_owner = a;
+	CHECK_INT(utrace__hist_parse_env("hist:keys=k:onmatch(x.y).sv(v,$sv)", tfields, 4, &env,
+					 &b, &err), ==, 0);
+	ma = utrace__hist_map_new(a);
+	mb = utrace__hist_map_new(b);
+	CHECK(ma && mb);
+	for (i = 0; i < THREADS; i++) {
+		j[i] = (struct svjob){ ma, mb, (unsigned int)i, &stop, 0, 0 };
+		CHECK_INT(pthread_create(&t[i], NULL, sv_thread, &j[i]), ==, 0);
+	}
+	while (__atomic_load_n(&j[THREADS - 1].read, __ATOMIC_RELAXED) < 20000)
+		sched_yield();
+	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
+	for (i = 0; i < THREADS; i++)
+		pthread_join(t[i], NULL);
+	CHECK_INT(j[THREADS - 1].bad, ==, 0);
+	utrace__hist_map_free(ma);
+	utrace__hist_map_free(mb);
+	utrace__hist_free(b);
+	utrace__hist_free(a);
 }
 
 TEST_MAIN()

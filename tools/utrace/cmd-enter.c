@@ -12,10 +12,13 @@
  * directory of it is bound over every tracefs mount point the namespace
  * has (/sys/kernel/tracing, /sys/kernel/debug/tracing), since libtracefs
  * finds the tracing directory by the first "tracefs" line of /proc/mounts.
- * Nothing changes outside: the namespace ends with COMMAND.
+ * trace-cmd's start, record and stream (without -d) write 1 to
+ * /proc/sys/kernel/ftrace_enabled: a private copy of it is bound over it
+ * there (ftrace_enabled_bind()).  Nothing changes outside: the namespace
+ * ends with COMMAND.
  *
- * Two files of /proc that trace-cmd reads and writes while it records are
- * copies there (frozen_proc_file()): /proc/kallsyms, which trace-cmd up to
+ * Two more files of /proc that trace-cmd reads and writes while it records
+ * are copies there (bind_copy()): /proc/kallsyms, which trace-cmd up to
  * 3.1 reads twice, for its size and then its text, and gives up when the
  * two differ ("error in size of file '/proc/kallsyms'"): it changes
  * whenever a BPF program is loaded or freed anywhere on the machine (a
@@ -127,6 +130,68 @@ static int mount_points(const char *type, char pts[][PATH_MAX], int max)
 	return n;
 }
 
+#define FTRACE_ENABLED "/proc/sys/kernel/ftrace_enabled"
+#define KALLSYMS "/proc/kallsyms"
+#define KPTR_RESTRICT "/proc/sys/kernel/kptr_restrict"
+
+/*
+ * Bind a file of our own over the /proc file 'path' in this namespace: a
+ * copy of what it holds now ('fallback' when it cannot be read; with
+ * none, nothing is bound then), mode 'mode'.  The command reads and writes
+ * that one.  The file is unlinked at once (the bind keeps it while the
+ * namespace lives; a memfd could not be bound: it is on no mount of the
+ * namespace).  False when nothing was bound.
+ */
+static bool bind_copy(const char *path, mode_t mode, const char *fallback)
+{
+	char tmp[] = "/tmp/utrace-enter-proc.XXXXXX", buf[65536];
+	int in = open(path, O_RDONLY | O_CLOEXEC), out;
+	ssize_t n = 0;
+	size_t got = 0;
+	bool ok = true;
+
+	if (in < 0 && !fallback)
+		return false;
+	out = mkostemp(tmp, O_CLOEXEC);
+	if (out < 0) {
+		if (in >= 0)
+			close(in);
+		return false;
+	}
+	while (in >= 0 && ok && (n = read(in, buf, sizeof(buf))) > 0) {
+		ok = write(out, buf, (size_t)n) == n;
+		got += (size_t)n;
+	}
+	if (in >= 0)
+		close(in);
+	if (ok && (in < 0 || n < 0 || !got)) {
+		/* unreadable: the fallback, else nothing */
+		ok = fallback && ftruncate(out, 0) == 0 && lseek(out, 0, SEEK_SET) == 0 &&
+		     write(out, fallback, strlen(fallback)) == (ssize_t)strlen(fallback);
+	}
+	ok = ok && fchmod(out, mode) == 0;
+	close(out);
+	ok = ok && mount(tmp, path, NULL, MS_BIND, NULL) == 0;
+	unlink(tmp);
+	return ok;
+}
+
+/*
+ * trace-cmd start, record and stream write 1 to the kernel's
+ * ftrace_enabled sysctl unless given -d (set_ftrace_proc(), which dies
+ * when it cannot): read-only to a user namespace's root, and global to a
+ * real one, where it would switch the function tracer of the whole
+ * machine.  A copy with its value is bound over it in the namespace: the
+ * command writes that one.  A kernel without the sysctl has none to cover
+ * (trace-cmd passes it by); returns false when the bind failed.
+ */
+static bool ftrace_enabled_bind(void)
+{
+	if (access(FTRACE_ENABLED, F_OK) < 0)
+		return true;
+	return bind_copy(FTRACE_ENABLED, 0644, "1\n");
+}
+
 /* Run argv and wait; returns its wait status, or -errno. */
 static int run(char *const argv[], bool path_search)
 {
@@ -149,37 +214,6 @@ static int run(char *const argv[], bool path_search)
 		if (errno != EINTR)
 			return -errno;
 	return st;
-}
-
-/*
- * Put a copy of 'path' (a /proc file) over it in this mount namespace, as
- * it is now: a file of the caller's, mode 0600 (kallsyms holds the
- * kernel's addresses), removed once bound (the mount keeps it; a memfd
- * cannot be bound: it is on no mount of ours); the command's writes go
- * into the copy.  Best effort: where the mount is refused (a user
- * namespace may refuse it), the command sees the real file.
- */
-static void frozen_proc_file(const char *path)
-{
-	char buf[65536], tmp[] = "/tmp/utrace-enter-proc.XXXXXX";
-	int in = open(path, O_RDONLY | O_CLOEXEC), out = -1;
-	ssize_t n = 0;
-
-	if (in >= 0)
-		out = mkostemp(tmp, O_CLOEXEC);
-	while (out >= 0 && (n = read(in, buf, sizeof(buf))) > 0)
-		if (write(out, buf, (size_t)n) != n) {
-			n = -1;
-			break;
-		}
-	if (out >= 0 && n == 0)
-		(void)mount(tmp, path, NULL, MS_BIND, NULL);
-	if (out >= 0) {
-		close(out);
-		unlink(tmp);
-	}
-	if (in >= 0)
-		close(in);
 }
 
 /* The utrace mount at 'dir', started by this very program. */
@@ -335,8 +369,14 @@ int cmd_enter(int argc, char **argv)
 			goto out;
 		}
 	}
-	frozen_proc_file("/proc/kallsyms");
-	frozen_proc_file("/proc/sys/kernel/kptr_restrict");
+	/* (best effort: where a user namespace refuses the mounts, the
+	 * command sees the real files) */
+	bind_copy(KALLSYMS, 0600, NULL);
+	bind_copy(KPTR_RESTRICT, 0644, NULL);
+	if (!ftrace_enabled_bind())
+		fprintf(stderr, "utrace enter: cannot give the command a %s of its own (%s): "
+			"trace-cmd start, record and stream need -d\n", FTRACE_ENABLED,
+			strerror(errno));
 	signal(SIGINT, SIG_IGN);
 	signal(SIGQUIT, SIG_IGN);
 	st = run(cmd, true);
@@ -346,6 +386,9 @@ int cmd_enter(int argc, char **argv)
 		fprintf(stderr, "utrace enter: cannot run '%s': %s\n", cmd[0], strerror(-st));
 	else
 		ret = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	umount2(FTRACE_ENABLED, MNT_DETACH);
+	umount2(KALLSYMS, MNT_DETACH);
+	umount2(KPTR_RESTRICT, MNT_DETACH);
 out:
 	for (i = n - 1; i >= 0; i--)
 		if (pts[i][0])

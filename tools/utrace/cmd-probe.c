@@ -17,6 +17,7 @@
 
 #include "cmds.h"
 #include "ctl-client.h"
+#include "kuprobe.h"
 #include "probe-dwarf.h"
 #include "probe.h"
 
@@ -109,7 +110,9 @@ static int parse_opts(int argc, char **argv, struct probe_opts *o)
 	return 0;
 }
 
-/* Without a process: parse, and print the line uprobe_events would show. */
+/* Without a process: parse, check the site as a process would (the one
+ * check, utrace__probe_site_rules()), and print the line uprobe_events
+ * would show. */
 static int check_only(int argc, char **argv)
 {
 	int status = 0;
@@ -118,8 +121,10 @@ static int check_only(int argc, char **argv)
 		struct utrace__probe_error err;
 		struct utrace__probe_def *d;
 		enum utrace__probe_cmd cmd;
-		int r = utrace__probe_parse(argv[i], &utrace__probe_files, &cmd, &d, &err);
+		int r = utrace__probe_parse(argv[i], &utrace__probe_files_here, &cmd, &d, &err);
 
+		if (!r && cmd == UTRACE__PROBE_ADD && (r = utrace__probe_site_check_file(d, &err)))
+			utrace__probe_def_free(d);
 		if (r) {
 			utrace__probe_say_error("utrace probe", argv[i], r, &err);
 			status = 1;

@@ -45,6 +45,8 @@
 #include "live-pool.h"
 #include "kevents.h"
 #include "record-kprobe.h"
+#include "kuprobe.h"
+#include "probe-dwarf.h"
 
 #define MAX_PROCS 256
 /* A pool grows up to this many times its size (-m), in discard mode, and
@@ -117,6 +119,8 @@ struct record_opts {
 	bool user_none;          /* -e had kernel entries only */
 	char **probes;           /* --probe definitions (uprobe_events lines) */
 	size_t nr_probes;
+	char **probes_made;      /* those made from perf probe's form (ours) */
+	size_t nr_probes_made;
 	char **kprobes;          /* --kernel-probe definitions */
 	size_t nr_kprobes;
 };
@@ -248,9 +252,12 @@ static const char record_usage[] =
 	"                       counted) instead\n"
 	"      --duration SECONDS  stop after this long (the command gets SIGTERM)\n"
 	"      --probe DEFINITION  a dynamic probe in the command, in the kernel's\n"
-	"                       uprobe_events syntax (see utrace-probe(1)); may\n"
-	"                       repeat; the command needs no utrace events of its own\n"
-	"                       (libutrace is preloaded)\n"
+	"                       uprobe_events syntax (see utrace-probe(1)) or perf\n"
+	"                       probe's, FUNC[:LINE|+OFFS|%return] [VAR[:TYPE]]...\n"
+	"                       (C names from the command's DWARF, as utrace probe\n"
+	"                       -x); may repeat; the command needs no utrace events\n"
+	"                       of its own (libutrace is preloaded); a probe placed\n"
+	"                       as a breakpoint is said, with its cost\n"
 	"      --kernel-probe DEF  a kernel uprobe, as kernel events of the recording\n"
 	"                       (root; for programs without libutrace): DEF is\n"
 	"                       p[:EVENT] [OBJ:]SYMBOL[+OFFS] [FETCHARGS] or r[:EVENT]\n"
@@ -864,23 +871,31 @@ static void parse_rec_events(char *copy)
 /*
  * After the summary of a recorded command: what could explain an empty or
  * thin recording, where the program's own warnings have scrolled away.
+ * With -e entries of the programs' (given: how many), whether none of
+ * them matched an event: nothing asked for could be recorded.
  */
-static void explain_events(const char *cmd, const char *path)
+static bool explain_events(const char *cmd, const char *path, size_t given)
 {
 	const char *base = strrchr(cmd, '/');
-	size_t i, bad = 0;
+	size_t i, bad = 0, set = 0;
 
 	base = base ? base + 1 : cmd;
-	if (!nr_processes) {
-		fprintf(stderr, "utrace record: '%s' has no utrace events (it does not use "
-			"libutrace)\n", base);
-		return;
-	}
-	if (!nr_formats) {
-		fprintf(stderr, "utrace record: '%s' has no utrace events\n", base);
-		return;
+	if (!nr_processes || !nr_formats) {
+		fprintf(stderr, "utrace record: '%s' has no utrace events%s\n", base,
+			nr_processes ? "" : " (it does not use libutrace)");
+		/* what -e asked for: none of it was there to record */
+		for (i = 0; given && i < nr_rec_ev; i++)
+			if (rec_ev[i].set)
+				fprintf(stderr, "utrace record: nothing recorded for '%s'\n",
+					rec_ev_text[i]);
+		if (given && kev_cannot_tell())
+			fprintf(stderr, "utrace record: if an entry names kernel events "
+				"(kernel:SYS:EVENT): %s\n", kev_cannot_tell());
+		return given > 0;
 	}
 	for (i = 0; i < nr_rec_ev; i++) {
+		if (rec_ev[i].set && rec_ev_matched[i])
+			set++;
 		if (rec_ev_matched[i])
 			continue;
 		bad++;
@@ -904,6 +919,7 @@ static void explain_events(const char *cmd, const char *path)
 	if (bad && kev_cannot_tell())
 		fprintf(stderr, "utrace record: if an entry names kernel events "
 			"(kernel:SYS:EVENT): %s\n", kev_cannot_tell());
+	return given > 0 && !set;
 }
 
 /*
@@ -936,6 +952,51 @@ static void end_status(void)
 	status_shown = false;
 }
 
+/*
+ * A dynamic probe's fate in a process (--probe): a definition it refused
+ * (the recording fails: what was asked is not all there), or where the
+ * engine placed breakpoints, and what a hit costs there.  Each said once,
+ * whichever process says it first (children get the same probes).
+ */
+static bool probe_refused;
+static char **probe_notes;
+static size_t nr_probe_notes;
+
+static void probe_note(struct proc *p, uint32_t what, const char *line, const char *text)
+{
+	char *s = NULL;
+	char **a;
+
+	if (what == UTRACE_PROBE_REFUSED) {
+		probe_refused = true;
+		if (asprintf(&s, "utrace record: pid %u (%s): --probe '%s' refused: %s", p->pid,
+			     p->comm, line, text) < 0)
+			return;
+	} else if (what == UTRACE_PROBE_BREAKPOINT) {
+		/* the costs: bench/RESULTS-probe.md, a hit with an empty
+		 * handler (about 1 us as a breakpoint, 5 ns as a jump) */
+		if (asprintf(&s, "utrace record: pid %u (%s): probe '%s' is a breakpoint at %s: "
+			     "a hit takes a trap, about 1 us, where a jump takes about 5 ns",
+			     p->pid, p->comm, line, text) < 0)
+			return;
+	} else {
+		return;
+	}
+	for (size_t i = 0; i < nr_probe_notes; i++)
+		if (!strcmp(strchr(probe_notes[i], ')'), strchr(s, ')'))) {
+			free(s);
+			return;
+		}
+	fprintf(stderr, "%s\n", s);
+	a = realloc(probe_notes, (nr_probe_notes + 1) * sizeof(*a));
+	if (!a) {
+		free(s);
+		return;
+	}
+	probe_notes = a;
+	probe_notes[nr_probe_notes++] = s;
+}
+
 /* Read what a process sent; 0 when its socket closed. */
 static int receive(struct proc *p)
 {
@@ -943,6 +1004,7 @@ static int receive(struct proc *p)
 		struct utrace_msg_hello h;
 		struct utrace_msg_format f;
 		struct utrace_msg_object o;
+		struct utrace_msg_probe pr;
 		unsigned char raw[1 << 16];
 	} *buf = malloc(sizeof(*buf));
 	char cbuf[CMSG_SPACE(sizeof(int))];
@@ -987,6 +1049,15 @@ static int receive(struct proc *p)
 		}
 		if (fd >= 0)
 			close(fd);
+		if (n > (ssize_t)sizeof(buf->pr) && buf->pr.type == UTRACE_MSG_PROBE &&
+		    buf->raw[n - 1] == 0) {
+			const char *line = (const char *)buf->raw + sizeof(buf->pr);
+			size_t ll = strnlen(line, (size_t)n - sizeof(buf->pr));
+
+			if (sizeof(buf->pr) + ll + 1 < (size_t)n)
+				probe_note(p, buf->pr.what, line, line + ll + 1);
+			continue;
+		}
 		if (n > (ssize_t)sizeof(buf->f) && buf->f.type == UTRACE_MSG_FORMAT &&
 		    p->pool) {
 			const char *sys = (const char *)buf->raw + sizeof(buf->f);
@@ -1290,6 +1361,51 @@ static void find_libutrace(char *buf, size_t len)
 		snprintf(buf, len, "libutrace.so.0");
 }
 
+/*
+ * --probe in perf probe's form, FUNC[:LINE|+OFFS|%return] [VAR[:TYPE]]...
+ * (a C name, the program's variables), as 'utrace probe -x COMMAND' makes
+ * raw definitions of it from the command's DWARF: the lines replace the
+ * perf ones, and are said.  0, or -1 said why.
+ */
+static int perf_probes(struct record_opts *o, const char *cmd)
+{
+	char path[PATH_MAX], why[256], **perf, **raw = NULL;
+	size_t *at, n = 0, i;
+	int r = -1;
+
+	for (i = 0; i < o->nr_probes; i++)
+		n += !utrace__kup_is_raw(o->probes[i]);
+	if (!n)
+		return 0;
+	perf = calloc(n, sizeof(*perf));
+	at = calloc(n, sizeof(*at));
+	o->probes_made = calloc(n, sizeof(*o->probes_made));
+	if (!perf || !at || !o->probes_made) {
+		fprintf(stderr, "utrace record: out of memory\n");
+		goto out;
+	}
+	for (i = 0, n = 0; i < o->nr_probes; i++)
+		if (!utrace__kup_is_raw(o->probes[i])) {
+			at[n] = i;
+			perf[n++] = o->probes[i];
+		}
+	/* (the command was found before, rec_cmd_runnable()) */
+	if (rec_cmd_runnable(cmd, path, sizeof(path), why, sizeof(why)) < 0 ||
+	    probe_dwarf_defs("utrace record: --probe", path, perf, n, &raw))
+		goto out;
+	for (i = 0; i < n; i++) {
+		fprintf(stderr, "utrace record: --probe '%s': %s\n", perf[i], raw[i]);
+		o->probes[at[i]] = raw[i];
+		o->probes_made[o->nr_probes_made++] = raw[i];
+	}
+	r = 0;
+out:
+	free(raw);
+	free(perf);
+	free(at);
+	return r;
+}
+
 /* In the command's process: UTRACE_PROBES and libutrace preloaded. */
 static int preload_probes(const struct record_opts *o)
 {
@@ -1539,6 +1655,9 @@ static int free_opts(struct record_opts *o, int ret)
 	free(o->pids);
 	free(o->filters);
 	free(o->probes);
+	for (size_t i = 0; i < o->nr_probes_made; i++)
+		free(o->probes_made[i]);
+	free(o->probes_made);
 	free(o->kprobes);
 	free(rec_kev);
 	free(rec_kev_text);
@@ -1564,15 +1683,30 @@ int cmd_record(int argc, char **argv)
 	struct kev *kev = NULL;
 	unsigned long long kernel_events = 0, kernel_lost = 0;
 	bool kernel_lost_unknown = false;
-	int gate[2] = { -1, -1 };
+	int gate[2] = { -1, -1 }, execp[2] = { -1, -1 };
+	size_t given;
+	bool nothing = false;
 
 	stat_hook_parse();
 	first = parse_opts(argc, argv, &o);
 	if (first < 0)
 		return free_opts(&o, 129);
+	/* A command that cannot start: said before the file is made, and
+	 * 255, as perf record's "Failed to collect ... workload" (under
+	 * utrace stat the command's own status is the answer) */
+	if (!o.all && !o.nr_pids && stat_sync < 0) {
+		char path[PATH_MAX], why[256];
+
+		if (rec_cmd_runnable(argv[first], path, sizeof(path), why, sizeof(why)) < 0) {
+			fprintf(stderr, "utrace record: cannot run '%s': %s\n", argv[first], why);
+			return free_opts(&o, 255);
+		}
+	}
 	if (split_kernel_events(&o) < 0)
 		return free_opts(&o, 1);
-	if (o.nr_probes && rec_probes_check(o.probes, o.nr_probes) < 0)
+	given = o.nr_events;
+	if (o.nr_probes && (perf_probes(&o, argv[first]) < 0 ||
+			    rec_probes_check(o.probes, o.nr_probes) < 0))
 		return free_opts(&o, 1);
 	if (o.nr_kprobes) {
 		if (o.all) {
@@ -1681,6 +1815,9 @@ int cmd_record(int argc, char **argv)
 		fprintf(stderr, "utrace record: cannot make a pipe: %s\n", strerror(errno));
 		gate[0] = gate[1] = -1;
 	}
+	/* the exec's errno comes back through this; it closes at the exec */
+	if (stat_sync < 0 && pipe2(execp, O_CLOEXEC) < 0)
+		execp[0] = execp[1] = -1;
 	child = fork();
 	if (child == 0) {
 		sigprocmask(SIG_UNBLOCK, &mask, NULL);
@@ -1709,8 +1846,13 @@ int cmd_record(int argc, char **argv)
 			_exit(127);
 		stat_hook_child();
 		execvp(argv[first], argv + first);
-		fprintf(stderr, "utrace record: cannot run '%s': %s\n", argv[first],
-			strerror(errno));
+		{
+			int e = errno;
+
+			if (execp[1] < 0 || write(execp[1], &e, sizeof(e)) != sizeof(e))
+				fprintf(stderr, "utrace record: cannot run '%s': %s\n",
+					argv[first], strerror(e));
+		}
 		_exit(127);
 	}
 	ev_copy = events;
@@ -1734,6 +1876,28 @@ int cmd_record(int argc, char **argv)
 		kev_stop(kev, &kernel_lost, &kernel_lost_unknown);
 		unlink(sock_path);
 		return 1;
+	}
+	if (execp[0] >= 0) {
+		int e = 0;
+		ssize_t n;
+
+		close(execp[1]);
+		while ((n = read(execp[0], &e, sizeof(e))) < 0 && errno == EINTR)
+			;
+		close(execp[0]);
+		if (n == sizeof(e)) {
+			/* it could not start: nothing to record, as perf's 255 */
+			fprintf(stderr, "utrace record: cannot run '%s': %s\n", argv[first],
+				strerror(e));
+			waitpid(child, NULL, 0);
+			kev_stop(kev, &kernel_lost, &kernel_lost_unknown);
+			close(lsock);
+			unlink(sock_path);
+			utrace__tfw_close(&out);
+			unlink(o.output);
+			free(ev_copy);
+			return free_opts(&o, 255);
+		}
 	}
 	/* As trace-cmd: which process to look for (utrace ps, show -p). */
 	fprintf(stderr, "utrace record: started pid %d (%s)\n", (int)child, argv[first]);
@@ -1903,7 +2067,9 @@ loop:
 			o.idle ? " at idle priority" : "");
 	if (child >= 0 && !(child_done && WIFEXITED(status) && WEXITSTATUS(status) == 127 &&
 			    !nr_processes))
-		explain_events(argv[first], o.output);
+		/* nothing -e asked for was there: as perf, not a success
+		 * (kernel entries set up were there, fired or not) */
+		nothing = explain_events(argv[first], o.output, given) && !kev;
 	if (child < 0)
 		;
 	else if (child_done && WIFSIGNALED(status))
@@ -1918,5 +2084,9 @@ loop:
 	free(rec_ev_matched);
 	free(rec_flt);
 	free(rec_flt_matched);
-	return free_opts(&o, stat_hook_end(status, child_done, out.error ? 1 : 0));
+	for (size_t k = 0; k < nr_probe_notes; k++)
+		free(probe_notes[k]);
+	free(probe_notes);
+	return free_opts(&o, stat_hook_end(status, child_done,
+					   out.error || nothing || probe_refused ? 1 : 0));
 }

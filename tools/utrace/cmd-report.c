@@ -14,25 +14,34 @@
 #include <limits.h>
 #include <unistd.h>
 
+#include <utrace/utrace.h>
+
 #include "file-reader.h"
+#include "print.h"
 #include "report.h"
 #include "stat.h"
 #include "cmds.h"
 
 static const char usage_text[] =
-	"usage: utrace report [-i FILE] [-s KEYS] [--latency BEGIN.FIELD:END.FIELD]...\n"
-	"       utrace report [-s KEYS] [--latency BEGIN.FIELD:END.FIELD]... -- COMMAND\n"
+	"usage: utrace report [-i FILE] [-e EVENTS]... [-s KEYS] [-n]\n"
+	"                     [--latency BEGIN[.FIELD]:END[.FIELD]]...\n"
+	"       utrace report [-e EVENTS]... [-s KEYS] [-n] [--latency ...]... -- COMMAND\n"
 	"\n"
 	"Count the events of a trace file by sort keys, as 'perf report --stdio'\n"
 	"shows samples, and the latency between paired events.  With a COMMAND,\n"
 	"record it first (utrace record, into a temporary file) and report that.\n"
 	"\n"
 	"  -i, --input FILE    the trace file (default: utrace.dat)\n"
+	"  -e, --event EVENTS  count only these events, in the kernel's set_event\n"
+	"                      syntax (sys:event, sys:*, *:event, event, !sys:event),\n"
+	"                      ',' or ' ' apart; may repeat (--latency pairs its own\n"
+	"                      events all the same)\n"
 	"  -s, --sort KEYS     ',' apart (default: comm,event): comm, pid, tid, event,\n"
 	"                      cpu, or a field of the events, [EVENT.]FIELD[/raw]\n"
 	"                      (req_end.path), printed as the event prints it, or\n"
 	"                      its value with /raw.  Without 'event', one table per\n"
 	"                      event, as perf\n"
+	"  -n, --show-nr-samples  a column with the number of events of each row\n"
 	"      --latency BEGIN.FIELD:END.FIELD\n"
 	"                      the time from each BEGIN event to the END event of\n"
 	"                      the same process whose FIELD has the same value:\n"
@@ -40,10 +49,19 @@ static const char usage_text[] =
 	"                      histogram, one line per value of the sort keys that\n"
 	"                      are fields of BEGIN or END (and comm, pid, tid,\n"
 	"                      cpu); may repeat\n"
+	"      --latency BEGIN:END\n"
+	"                      without fields: each END pairs with the innermost\n"
+	"                      BEGIN still open on its thread, as function_graph\n"
+	"                      pairs a function's entry and return (entry and\n"
+	"                      return probes, recursion included); EVENT or\n"
+	"                      SYS:EVENT, both the same form\n"
 	"  -h, --help          show this text\n"
 	"\n"
 	"Which request path is slowest, and how are its latencies distributed:\n"
-	"  utrace report --latency req_begin.id:req_end.id --sort req_begin.path\n";
+	"  utrace report --latency req_begin.id:req_end.id --sort req_begin.path\n"
+	"How long does add() take (utrace record --probe 'p:grp/add add'\n"
+	"--probe 'r:grp/add_ret add'):\n"
+	"  utrace report --latency grp:add:grp:add_ret\n";
 
 int cmd_report(int argc, char **argv)
 {
@@ -51,10 +69,15 @@ int cmd_report(int argc, char **argv)
 		{ "input", required_argument, NULL, 'i' },
 		{ "sort", required_argument, NULL, 's' },
 		{ "latency", required_argument, NULL, 'L' },
+		{ "event", required_argument, NULL, 'e' },
+		{ "show-nr-samples", no_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct utrace__report_opts o = { 0 };
+	struct utrace__print_opts sel = { 0 };
+	char **ev_args = NULL;
+	size_t nr_ev_args = 0;
 	const char *input = "utrace.dat", *sort = "comm,event";
 	char tmp[4096] = "", self[PATH_MAX];
 	bool has_input = false;
@@ -64,12 +87,45 @@ int cmd_report(int argc, char **argv)
 
 	opterr = 0;
 	optind = 0;
-	while ((c = getopt_long(argc, argv, ":i:s:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":i:s:e:nh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			input = optarg;
 			has_input = true;
 			break;
+		case 'n':
+			o.show_nr = true;
+			break;
+		case 'e': {
+			/* (copied: the tokens point into it) */
+			char **a = realloc(ev_args, (nr_ev_args + 1) * sizeof(*a));
+
+			if (!a || !(a[nr_ev_args] = strdup(optarg))) {
+				if (a)
+					ev_args = a;
+				fprintf(stderr, "utrace: out of memory\n");
+				status = 1;
+				goto done;
+			}
+			ev_args = a;
+			r = script_add_events(&sel, ev_args[nr_ev_args++]);
+			if (r == UTRACE_EBADSPEC) {
+				status = usage_error("report", "bad event specification in '%s'",
+						     optarg);
+				goto done;
+			}
+			if (r < 0) {
+				fprintf(stderr, "utrace: out of memory\n");
+				status = 1;
+				goto done;
+			}
+			if (!sel.nr_ev) {
+				status = usage_error("report", "%s", "-e needs at least one event");
+				goto done;
+			}
+			o.select = &sel;
+			break;
+		}
 		case 's':
 			sort = optarg;
 			break;
@@ -85,7 +141,8 @@ int cmd_report(int argc, char **argv)
 			r = utrace__report_parse_latency(optarg, &o.lat[o.nr_lat]);
 			if (r == -EINVAL) {
 				status = usage_error("report", "bad latency '%s': give BEGIN.FIELD:"
-						     "END.FIELD, as req_begin.id:req_end.id", optarg);
+						     "END.FIELD, as req_begin.id:req_end.id, or "
+						     "BEGIN:END, as grp:add:grp:add_ret", optarg);
 				goto done;
 			}
 			if (r < 0) {
@@ -157,5 +214,11 @@ done:
 	for (i = 0; i < o.nr_lat; i++)
 		utrace__report_latency_free(&o.lat[i]);
 	free(o.lat);
+	for (i = 0; i < nr_ev_args; i++)
+		free(ev_args[i]);
+	free(ev_args);
+	free(sel.ev);
+	free(sel.ev_text);
+	free(sel.ev_matched);
 	return status;
 }

@@ -125,8 +125,8 @@ static int list_events(const struct utrace__print_opts *o, struct utrace__tf *tf
 	return status;
 }
 
-/* Split one -e argument into set_event tokens. */
-static int add_events(struct utrace__print_opts *o, char *arg)
+/* Split one -e argument into set_event tokens (cmds.h). */
+int script_add_events(struct utrace__print_opts *o, char *arg)
 {
 	char *save = NULL, *tok;
 
@@ -265,7 +265,7 @@ int cmd_script(int argc, char **argv)
 	}
 	for (c = 0; c < nr_ev_args; c++) {
 		char *copy = strdup(ev_args[c]);
-		int r = copy ? add_events(&o, ev_args[c]) : -ENOMEM;
+		int r = copy ? script_add_events(&o, ev_args[c]) : -ENOMEM;
 
 		if (r == UTRACE_EBADSPEC) {
 			status = usage_error("script", "bad event specification in '%s'", copy);

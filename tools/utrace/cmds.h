@@ -26,6 +26,11 @@ int cmd_export(int argc, char **argv);
 int cmd_top(int argc, char **argv);
 int cmd_hist(int argc, char **argv);
 int cmd_trigger(int argc, char **argv);
+/* One -e argument of utrace script (or report) into set_event tokens in
+ * o (ev, ev_text pointing into arg, ev_matched): 0, -ENOMEM, or
+ * UTRACE_EBADSPEC for a token the kernel refuses (cmd-script.c). */
+struct utrace__print_opts;
+int script_add_events(struct utrace__print_opts *o, char *arg);
 /* utrace hist -p: the hist files of running processes (cmd-ctl.c). */
 int cmd_hist_live(const pid_t *pids, size_t nr, const char *event);
 int cmd_mount(int argc, char **argv);

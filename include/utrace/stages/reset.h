@@ -15,6 +15,7 @@
 #undef DEFINE_EVENT_CONDITION
 #undef DECLARE_TRACE
 #undef DECLARE_TRACE_CONDITION
+#undef DECLARE_TRACE_NOARGS
 #undef DEFINE_TRACE
 #undef DEFINE_TRACE_FN
 #undef TRACE_DEFINE_ENUM
@@ -89,11 +90,16 @@
 #undef __event_in_softirq
 #undef __event_in_irq
 
-/* Defaults shared by most stages: a stage that needs another meaning
- * undefines and redefines. */
+/*
+ * Defaults shared by most stages: a stage that needs another meaning
+ * undefines and redefines.  Every macro's expansion ends with a
+ * declaration that takes the ';' the header writes after it (often just
+ * UTRACE__SEMICOLON, see tracepoint.h): a ';' after a '}' would be an
+ * empty declaration, which -Wpedantic reports.
+ */
 #define TRACE_EVENT(name, proto, args, tstruct, assign, print)		\
 	DECLARE_EVENT_CLASS(name, PARAMS(proto), PARAMS(args),		\
-			    PARAMS(tstruct), PARAMS(assign), PARAMS(print)) \
+			    PARAMS(tstruct), PARAMS(assign), PARAMS(print)); \
 	DEFINE_EVENT(name, name, PARAMS(proto), PARAMS(args))
 #define TRACE_EVENT_FN(name, proto, args, tstruct, assign, print, reg, unreg) \
 	TRACE_EVENT(name, PARAMS(proto), PARAMS(args), PARAMS(tstruct),	\
@@ -110,19 +116,26 @@
 	DEFINE_EVENT(template, name, PARAMS(proto), PARAMS(args))
 #define DEFINE_EVENT_PRINT(template, name, proto, args, print)		\
 	DEFINE_EVENT(template, name, PARAMS(proto), PARAMS(args))
-#define DECLARE_EVENT_CLASS(name, proto, args, tstruct, assign, print)
-#define DEFINE_EVENT(template, name, proto, args)
-#define DECLARE_TRACE(name, proto, args)
-#define DECLARE_TRACE_CONDITION(name, proto, args, cond)
-#define TRACE_DEFINE_ENUM(a)
-#define TRACE_DEFINE_SIZEOF(a)
-/* No perf, no event flags here; the _NOP events define nothing. */
+#define DECLARE_EVENT_CLASS(name, proto, args, tstruct, assign, print) \
+	UTRACE__SEMICOLON
+#define DEFINE_EVENT(template, name, proto, args) UTRACE__SEMICOLON
+#define DECLARE_TRACE(name, proto, args) UTRACE__SEMICOLON
+#define DECLARE_TRACE_CONDITION(name, proto, args, cond)		\
+	DECLARE_TRACE(name, PARAMS(proto), PARAMS(args))
+#define DECLARE_TRACE_NOARGS(name) DECLARE_TRACE(name, void, )
+#define TRACE_DEFINE_ENUM(a) UTRACE__SEMICOLON
+#define TRACE_DEFINE_SIZEOF(a) UTRACE__SEMICOLON
+/* No perf, no event flags here (the kernel's headers write
+ * TRACE_EVENT_FLAGS(...) without a ';', TRACE_EVENT_PERF_PERM(...); with
+ * one); the _NOP events define nothing. */
 #define TRACE_EVENT_FLAGS(event, flag)
-#define TRACE_EVENT_PERF_PERM(event, ...)
-#define DECLARE_EVENT_NOP(name, proto, args)
-#define TRACE_EVENT_NOP(name, proto, args, tstruct, assign, print)
-#define DECLARE_EVENT_CLASS_NOP(name, proto, args, tstruct, assign, print)
-#define DEFINE_EVENT_NOP(template, name, proto, args)
+#define TRACE_EVENT_PERF_PERM(event, ...) UTRACE__SEMICOLON
+#define DECLARE_EVENT_NOP(name, proto, args) UTRACE__SEMICOLON
+#define TRACE_EVENT_NOP(name, proto, args, tstruct, assign, print)	\
+	UTRACE__SEMICOLON
+#define DECLARE_EVENT_CLASS_NOP(name, proto, args, tstruct, assign, print) \
+	UTRACE__SEMICOLON
+#define DEFINE_EVENT_NOP(template, name, proto, args) UTRACE__SEMICOLON
 
 /* Field kinds that are others under another name in every stage (the
  * filter type of the _ext forms means nothing here).  Stage 4 spells

@@ -12,7 +12,8 @@
  *           read_unlock();
  *   }
  *
- * Bare DECLARE_TRACE() tracepoints get these too (they have no event).
+ * Bare DECLARE_TRACE() tracepoints get these too (they have no event):
+ * DEFINE_TRACE(), as in a .c file (tracepoint.h: UTRACE__DEFINE_TRACE_FN).
  */
 #include "reset.h"
 
@@ -25,35 +26,8 @@
 #undef DECLARE_TRACE
 #undef DECLARE_TRACE_CONDITION
 
-/* Every registered probe, under the RCU read side. */
-#define UTRACE__CALL_PROBES(name, proto, args)				\
-	{								\
-		struct utrace_tracepoint_func *__utrace_it;		\
-		utrace_tp_read_lock();					\
-		__utrace_it = __atomic_load_n(&__tracepoint_##name.funcs, \
-					      __ATOMIC_CONSUME);	\
-		if (__utrace_it)					\
-			for (; __utrace_it->func; __utrace_it++)	\
-				((void (*)(void *, proto))__utrace_it->func)( \
-					__utrace_it->data, args);	\
-		utrace_tp_read_unlock();				\
-	}
-
 #define DEFINE_TRACE_FN(name, reg, unreg, proto, args)			\
-	struct utrace_tracepoint __tracepoint_##name = {		\
-		0, #name, NULL, reg, unreg, NULL, NULL			\
-	};								\
-	void __traceiter_##name(proto)					\
-	{								\
-		void *__utrace_fast = __atomic_load_n(			\
-			&__tracepoint_##name.fast_data, __ATOMIC_ACQUIRE); \
-		if (utrace__likely(__utrace_fast)) {			\
-			((void (*)(void *, proto))			\
-			 __tracepoint_##name.builtin)(__utrace_fast, args); \
-			return;						\
-		}							\
-		UTRACE__CALL_PROBES(name, PARAMS(proto), PARAMS(args))	\
-	}
+	UTRACE__DEFINE_TRACE_FN(name, reg, unreg, PARAMS(proto), PARAMS(args))
 #define DEFINE_TRACE(name, proto, args)					\
 	DEFINE_TRACE_FN(name, NULL, NULL, PARAMS(proto), PARAMS(args))
 
@@ -81,17 +55,19 @@
 			utrace_event_raw_event_##template(__utrace_fast, args); \
 		else							\
 			__traceiter_all_##name(args);			\
-	}
+	}								\
+	UTRACE__SEMICOLON
 
+/* (the header's ';' ends the declaration) */
 #undef DECLARE_EVENT_CLASS
 #define DECLARE_EVENT_CLASS(call, proto, args, tstruct, assign, print)	\
 	static inline __attribute__((always_inline)) void		\
-	utrace_event_raw_event_##call(void *__data, proto);
+	utrace_event_raw_event_##call(void *__data, proto)
 
 /* TRACE_EVENT and TRACE_EVENT_CONDITION: reset.h's (a class, an event). */
 #define TRACE_EVENT_FN(name, proto, args, tstruct, assign, print, reg, unreg) \
 	DECLARE_EVENT_CLASS(name, PARAMS(proto), PARAMS(args),		\
-			    PARAMS(tstruct), PARAMS(assign), PARAMS(print)) \
+			    PARAMS(tstruct), PARAMS(assign), PARAMS(print)); \
 	UTRACE__DEFINE_EVENT_TP(name, name, reg, unreg, PARAMS(proto), PARAMS(args))
 #define TRACE_EVENT_FN_COND(name, proto, args, cond, tstruct, assign, print, reg, unreg) \
 	TRACE_EVENT_FN(name, PARAMS(proto), PARAMS(args), PARAMS(tstruct), \

@@ -30,16 +30,28 @@
 #define __rel_bitmask(item, nr_bits) __rel_dynamic_array(char, item, -1)
 #define __rel_cpumask(item) __rel_dynamic_array(char, item, -1)
 
+/* C++ has no flexible array member but g++ and clang++ take one: say
+ * that it is meant, for -Wpedantic. */
+#ifdef __cplusplus
+#define UTRACE__FLEX_BEGIN						\
+	_Pragma("GCC diagnostic push")					\
+	_Pragma("GCC diagnostic ignored \"-Wpedantic\"")
+#define UTRACE__FLEX_END _Pragma("GCC diagnostic pop")
+#else
+#define UTRACE__FLEX_BEGIN
+#define UTRACE__FLEX_END
+#endif
+
 #undef DECLARE_EVENT_CLASS
 #define DECLARE_EVENT_CLASS(call, proto, args, tstruct, assign, print)	\
+	UTRACE__FLEX_BEGIN						\
 	struct trace_event_raw_##call {					\
 		struct utrace_entry ent;				\
 		tstruct							\
 		char __data[];						\
 	};								\
+	UTRACE__FLEX_END						\
 	UTRACE__STATIC_ASSERT(sizeof(struct trace_event_raw_##call) <= \
 			      UTRACE_EVENT_MAX,				\
 			      "utrace: the fixed fields of event class '" \
-			      #call "' exceed UTRACE_EVENT_MAX bytes");
-#undef DEFINE_EVENT
-#define DEFINE_EVENT(template, name, proto, args)
+			      #call "' exceed UTRACE_EVENT_MAX bytes")

@@ -30,6 +30,4 @@
 	struct trace_event_data_offsets_##call {			\
 		tstruct							\
 		int __utrace_unused;					\
-	};
-#undef DEFINE_EVENT
-#define DEFINE_EVENT(template, name, proto, args)
+	}

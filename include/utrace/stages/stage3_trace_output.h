@@ -14,8 +14,10 @@
  */
 #include "reset.h"
 
+/* (the format and its arguments, if any: no ', ##__VA_ARGS__', a GNU
+ * extension that -Wpedantic reports) */
 #undef TP_printk
-#define TP_printk(fmt, ...) fmt, ##__VA_ARGS__
+#define TP_printk(...) __VA_ARGS__
 
 #define __entry __utrace_field
 #define __get_dynamic_array(field)					\
@@ -96,13 +98,12 @@
 		(void)__utrace_field;					\
 		(void)__utrace_p;					\
 		utrace_seq_printf(__utrace_s, print);			\
-	}
+	}								\
+	UTRACE__SEMICOLON
 
 #undef DECLARE_EVENT_CLASS
 #define DECLARE_EVENT_CLASS(call, proto, args, tstruct, assign, print)	\
 	UTRACE__OUTPUT_FN(utrace_event_output_##call, call, PARAMS(print))
-#undef DEFINE_EVENT
-#define DEFINE_EVENT(template, name, proto, args)
 #undef DEFINE_EVENT_PRINT
 #define DEFINE_EVENT_PRINT(template, name, proto, args, print)		\
 	UTRACE__OUTPUT_FN(utrace_event_output_##name, template, PARAMS(print))

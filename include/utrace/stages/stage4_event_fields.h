@@ -80,6 +80,5 @@
 		};							\
 		*__utrace_n = sizeof(__utrace_f) / sizeof(__utrace_f[0]) - 1; \
 		return __utrace_f;					\
-	}
-#undef DEFINE_EVENT
-#define DEFINE_EVENT(template, name, proto, args)
+	}								\
+	UTRACE__SEMICOLON

@@ -84,6 +84,5 @@
 		__utrace_d->__utrace_unused = 0;			\
 		tstruct							\
 		return __utrace_size;					\
-	}
-#undef DEFINE_EVENT
-#define DEFINE_EVENT(template, name, proto, args)
+	}								\
+	UTRACE__SEMICOLON

@@ -224,7 +224,8 @@
 		tstruct							\
 		{ assign; }						\
 		utrace__commit_inline(&__utrace_f);			\
-	}
+	}								\
+	UTRACE__SEMICOLON
 #else
 #define DECLARE_EVENT_CLASS(call, proto, args, tstruct, assign, print)	\
 	UTRACE__RECORD_ACCESS						\
@@ -233,7 +234,6 @@
 		UTRACE__PLACE(call, PARAMS(args))			\
 		UTRACE__PROBE_BODY(call, PARAMS(tstruct), PARAMS(assign), \
 				   (void)0)				\
-	}
+	}								\
+	UTRACE__SEMICOLON
 #endif
-#undef DEFINE_EVENT
-#define DEFINE_EVENT(template, name, proto, args)

@@ -23,6 +23,7 @@
 #undef TP_printk
 #define TP_printk(fmt, ...) "\"" fmt "\"", utrace__stringify(__VA_ARGS__)
 
+/* (the header's ';' ends the last declaration, here and below) */
 #define UTRACE__EVENT_DEFINE(template, name, output, printv)		\
 	static struct utrace_event utrace_event_##name = {		\
 		#name, &utrace_event_class_##template,			\
@@ -32,7 +33,7 @@
 	static struct utrace_event *utrace_event_ptr_##name		\
 		__attribute__((section("utrace_events"), used,		\
 			       aligned(sizeof(void *)))) =		\
-		&utrace_event_##name;
+		&utrace_event_##name
 
 /* The probe the registry attaches: with the inlined writer, the one that
  * goes through libutrace (filters, several probes); the iterator's direct
@@ -51,7 +52,7 @@
 		utrace_event_fields_##call,				\
 		sizeof(struct trace_event_raw_##call),			\
 		(utrace_probe_fn)UTRACE__CLASS_PROBE(call)		\
-	};
+	}
 /* The class's recording probe is attached to this event's tracepoint, so
  * their prototypes must agree (the kernel checks this too). */
 #define UTRACE__CHECK_PROTO(template, name, proto)			\
@@ -80,7 +81,7 @@
 	};								\
 	static const struct utrace_eval_map *utrace_eval_ptr_##id	\
 		__attribute__((section("utrace_evals"), used,		\
-			       aligned(sizeof(void *)))) = &utrace_eval_##id;
+			       aligned(sizeof(void *)))) = &utrace_eval_##id
 #define UTRACE__EVAL_DEFINE1(id, str, val) UTRACE__EVAL_DEFINE(id, str, val)
 #undef TRACE_DEFINE_ENUM
 #define TRACE_DEFINE_ENUM(a) UTRACE__EVAL_DEFINE1(__COUNTER__, #a, a)

@@ -149,7 +149,7 @@ TRACE_EVENT(utc_all_print,
 );
 
 /* No event, no flags, no perf permission here. */
-TRACE_EVENT_FLAGS(utc_all_print, 0x1);
+TRACE_EVENT_FLAGS(utc_all_print, 0x1)
 TRACE_EVENT_PERF_PERM(utc_all_print, 1 == 1 ? 0 : -1);
 
 TRACE_EVENT_NOP(utc_all_nop,

@@ -2,7 +2,8 @@
 /*
  * A second kernel-style events header, included after utc_alpha.h in the
  * same CREATE_TRACE_POINTS translation unit: an event class, two events
- * of it, an enum for the print fmt and a bare tracepoint.
+ * of it, an enum for the print fmt and bare tracepoints, two of them
+ * without arguments.
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM utc_beta
@@ -53,6 +54,13 @@ DEFINE_EVENT(utc_beta_class, utc_beta_stop,
 DECLARE_TRACE(utc_beta_plain,
 	TP_PROTO(int v),
 	TP_ARGS(v));
+
+/* Bare tracepoints without arguments: probes are void fn(void *data). */
+DECLARE_TRACE_NOARGS(utc_beta_tick);
+
+DECLARE_TRACE(utc_beta_void,
+	TP_PROTO(void),
+	TP_ARGS());
 
 #endif /* _TRACE_UTC_BETA_H */
 
