@@ -34,6 +34,7 @@
 #include <zlib.h>
 
 #include "otlp-http.h"
+#include "problems.h"
 
 #define BACKOFF_FIRST_MS 100
 #define BACKOFF_MAX_MS 5000
@@ -88,7 +89,7 @@ int utrace__http_new(const struct utrace__http_opts *o, struct utrace__http **hp
 	/* http or https, with a host: said now rather than at the first send */
 	u = curl_url();
 	if (!u || curl_url_set(u, CURLUPART_URL, o->url, 0) != CURLUE_OK) {
-		fprintf(stderr, "utrace: '%s' is not a URL\n", o->url);
+		utrace__say("utrace: '%s' is not a URL\n", o->url);
 		curl_url_cleanup(u);
 		free(h);
 		return -EINVAL;
@@ -104,8 +105,8 @@ int utrace__http_new(const struct utrace__http_opts *o, struct utrace__http **hp
 		curl_free(host);
 		curl_url_cleanup(u);
 		if (!ok) {
-			fprintf(stderr, "utrace: '%s': not an http:// or https:// URL with a "
-				"host (and no query)\n", o->url);
+			utrace__say("utrace: '%s': not an http:// or https:// URL with a "
+				    "host (and no query)\n", o->url);
 			free(h);
 			return -EINVAL;
 		}
@@ -266,9 +267,9 @@ static void check_partial(struct utrace__http *h, bool logs, size_t nr)
 	else
 		h->st.rejected_spans += n;
 	if (!h->said_rejected)
-		fprintf(stderr, "utrace: the collector rejected %llu of %zu %s%s%s (said once; "
-			"the total comes at the end)\n", (unsigned long long)n, nr,
-			logs ? "log records" : "spans", msg[0] ? ": " : "", msg);
+		utrace__say("utrace: the collector rejected %llu of %zu %s%s%s (said once; "
+			    "the total comes at the end)\n", (unsigned long long)n, nr,
+			    logs ? "log records" : "spans", msg[0] ? ": " : "", msg);
 	h->said_rejected = true;
 }
 
@@ -286,7 +287,7 @@ int utrace__http_send(void *arg, enum utrace__otlp_signal sig, const char *body,
 		size_t zlen = gzip_body(h, body, len);
 
 		if (!zlen) {
-			fprintf(stderr, "utrace: cannot compress a request: out of memory\n");
+			utrace__say("utrace: cannot compress a request: out of memory\n");
 			return -ENOMEM;
 		}
 		body = (const char *)h->z;
@@ -321,15 +322,15 @@ int utrace__http_send(void *arg, enum utrace__otlp_signal sig, const char *body,
 			snprintf(why, sizeof(why), "HTTP %ld%s%s", status, msg[0] ? ": " : "",
 				 msg);
 			if (!retryable_status(status)) {
-				fprintf(stderr, "utrace: %s: the collector refused the request "
-					"(%s); not tried again\n", url, why);
+				utrace__say("utrace: %s: the collector refused the request "
+					    "(%s); not tried again\n", url, why);
 				return -EPROTO;
 			}
 			curl_easy_getinfo(h->curl, CURLINFO_RETRY_AFTER, &retry_after);
 		} else {
 			snprintf(why, sizeof(why), "%s", curl_easy_strerror(c));
 			if (!retryable_curl(c)) {
-				fprintf(stderr, "utrace: %s: %s\n", url, why);
+				utrace__say("utrace: %s: %s\n", url, why);
 				return -EIO;
 			}
 		}
@@ -341,8 +342,8 @@ int utrace__http_send(void *arg, enum utrace__otlp_signal sig, const char *body,
 		backoff = backoff * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : backoff * 2;
 		elapsed = now_ms() - start;
 		if (elapsed + wait > h->o.retry_ms || (h->o.stop && *h->o.stop)) {
-			fprintf(stderr, "utrace: %s: gave up after %u tries in %.1f s: %s\n", url,
-				tries, (double)elapsed / 1000, why);
+			utrace__say("utrace: %s: gave up after %u tries in %.1f s: %s\n", url,
+				    tries, (double)elapsed / 1000, why);
 			return -ETIMEDOUT;
 		}
 		struct timespec ts = { (time_t)(wait / 1000), (long)(wait % 1000) * 1000000 };

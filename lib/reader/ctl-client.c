@@ -15,6 +15,7 @@
 
 #include "ctl-client.h"
 #include "ctlproto.h"
+#include "problems.h"
 #include "rundir.h"
 
 #define ANSWER_TIMEOUT_S 10
@@ -166,7 +167,7 @@ static void scan_all(struct plist *l)
 	if (r == 0)
 		scan_dir(dir, l);
 	else if (r == -EPERM && !told) {
-		fprintf(stderr, "utrace: %s\n", err);
+		utrace__say("utrace: %s\n", err);
 		told = true;
 	}
 	if (geteuid() != 0)

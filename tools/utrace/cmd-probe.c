@@ -126,7 +126,7 @@ static int check_only(int argc, char **argv)
 		if (!r && cmd == UTRACE__PROBE_ADD && (r = utrace__probe_site_check_file(d, &err)))
 			utrace__probe_def_free(d);
 		if (r) {
-			utrace__probe_say_error("utrace probe", argv[i], r, &err);
+			probe_say_error("utrace probe", argv[i], r, &err);
 			status = 1;
 			continue;
 		}
