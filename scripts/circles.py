@@ -6,7 +6,8 @@ defines", read with nm from the objects of a build (its
 compile_commands.json says which object is which file).
 
 Usage: scripts/circles.py [BUILD_DIR]   (default: build)
-Prints one circle a line (its size, then its files) and their number."""
+Prints one circle a line (its size, then its files) and their number;
+exits 1 when there is one (the test suite's layout check, issue 29)."""
 import json
 import os
 import subprocess
@@ -84,7 +85,7 @@ def main(argv):
     for c in sorted(found, key=lambda c: (-len(c), c)):
         print(len(c), ' '.join(c))
     print('circles:', len(found))
-    return 0
+    return 1 if found else 0
 
 
 if __name__ == '__main__':

@@ -29,6 +29,7 @@
 #include "formats.h"
 #include "hist.h"
 #include "histfile.h"
+#include "problems.h"
 #include "synthdef.h"
 
 /* One distinct format of the event, and each trigger parsed for it. */
@@ -103,14 +104,14 @@ static void refused(const struct histfile *hf, const char *system, const char *e
 	char *log = utrace__hist_error_text(system, event, text, err);
 
 	if (!err->logged && err->msg[0])
-		fprintf(stderr, "utrace: hist trigger for '%s:%s' refused: %s\n", system, event,
-			err->msg);
+		utrace__say("utrace: hist trigger for '%s:%s' refused: %s\n", system, event,
+			    err->msg);
 	else
-		fprintf(stderr, "utrace: hist trigger for '%s:%s' refused: %s%s\n",
-			system, event, strerror(-err->err),
-			log ? "; error_log:" : " (the kernel logs nothing)");
+		utrace__say("utrace: hist trigger for '%s:%s' refused: %s%s\n",
+			    system, event, strerror(-err->err),
+			    log ? "; error_log:" : " (the kernel logs nothing)");
 	if (log)
-		fputs(log, stderr);
+		utrace__say("%s", log);
 	free(log);
 	(void)hf;
 }
@@ -150,8 +151,8 @@ static int find_event(struct histfile *hf, struct utrace__tf *tf, const char *wa
 		if (!e)
 			return -ENOMEM;
 		if (sys && strcmp(sys, e->system)) {
-			fprintf(stderr, "utrace: '%s' names events of systems '%s' and '%s' in '%s': "
-				"give SYSTEM:EVENT\n", want, sys, e->system, hf->name);
+			utrace__say("utrace: '%s' names events of systems '%s' and '%s' in '%s': "
+				    "give SYSTEM:EVENT\n", want, sys, e->system, hf->name);
 			return 1;
 		}
 		sys = e->system;
@@ -174,8 +175,8 @@ static int find_event(struct histfile *hf, struct utrace__tf *tf, const char *wa
 			hf->evs[j].e->user = &hf->evs[j];
 	}
 	if (!found) {
-		fprintf(stderr, "utrace: no event in '%s' matches '%s' (the events in the file: "
-			"utrace script --list -i '%s')\n", hf->name, want, hf->name);
+		utrace__say("utrace: no event in '%s' matches '%s' (the events in the file: "
+			    "utrace script --list -i '%s')\n", hf->name, want, hf->name);
 		return 1;
 	}
 	return 0;
@@ -262,10 +263,10 @@ static int define_synths(struct histfile *hf)
 		if (r == -ENOMEM && !log)
 			return -ENOMEM;
 		if (r < 0) {
-			fprintf(stderr, "utrace: synthetic event '%s' refused: %s%s\n",
-				hf->o->synth[i], strerror(-r), log ? "; error_log:" : "");
+			utrace__say("utrace: synthetic event '%s' refused: %s%s\n",
+				    hf->o->synth[i], strerror(-r), log ? "; error_log:" : "");
 			if (log)
-				fputs(log, stderr);
+				utrace__say("%s", log);
 			free(log);
 			return 1;
 		}
@@ -297,8 +298,8 @@ static int parse_one(struct histfile *hf, size_t t, const struct hev *v,
 	if (!tb->h) {
 		tb->h = *out;
 	} else if (!utrace__hist_same_layout(tb->h, *out)) {
-		fprintf(stderr, "utrace: the formats of '%s:%s' in '%s' differ in the fields "
-			"of '%s'\n", tb->system, tb->event, hf->name, text);
+		utrace__say("utrace: the formats of '%s:%s' in '%s' differ in the fields "
+			    "of '%s'\n", tb->system, tb->event, hf->name, text);
 		return 1;
 	}
 	return 0;
@@ -346,7 +347,7 @@ static int parse_trigger(struct histfile *hf, size_t t)
 			return r;
 	}
 	if (!tb->h) {
-		fprintf(stderr, "utrace: no usable format of '%s' in '%s'\n", want, hf->name);
+		utrace__say("utrace: no usable format of '%s' in '%s'\n", want, hf->name);
 		return 1;
 	}
 	/* find_named_trigger(): the first table of the name */
@@ -508,7 +509,7 @@ int utrace__hist_file(const struct utrace__histfile_opts *o, struct utrace__tf *
 	hf.t = calloc(o->nr_triggers + 1, sizeof(*hf.t));
 	if (!hf.t || utrace__fmts_init(&hf.fmts, tf) < 0) {
 		free(hf.t);
-		fprintf(stderr, "utrace: '%s': out of memory\n", hf.name);
+		utrace__say("utrace: '%s': out of memory\n", hf.name);
 		return 1;
 	}
 	if (utrace__tf_error(tf)) {
@@ -546,15 +547,15 @@ int utrace__hist_file(const struct utrace__histfile_opts *o, struct utrace__tf *
 			e = utrace__hist_print(table_map(&hf.t[t]), &po, out);
 	}
 	if (e == -ENOMEM) {
-		fprintf(stderr, "utrace: '%s': out of memory\n", hf.name);
+		utrace__say("utrace: '%s': out of memory\n", hf.name);
 		status = 1;
 	} else if (e < 0 || fflush(out) != 0 || ferror(out)) {
-		fprintf(stderr, "utrace: cannot write the output: %s\n", strerror(errno));
+		utrace__say("utrace: cannot write the output: %s\n", strerror(errno));
 		status = 1;
 	}
 	if (utrace__tf_cut(tf, NULL) && utrace__tf_warning(tf))
-		fprintf(stderr, "utrace: %s: counted the events before it\n",
-			utrace__tf_warning(tf));
+		utrace__say("utrace: %s: counted the events before it\n",
+			    utrace__tf_warning(tf));
 out:
 	utrace__problems_end(&hf.fmts.pr, hf.name, "the records or events concerned were left out");
 	if (hf.fmts.pr.count)

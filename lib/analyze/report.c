@@ -37,6 +37,7 @@
 #include "hash.h"
 #include "obuf.h"
 #include "print.h"
+#include "problems.h"
 #include "report.h"
 
 /* ------------------------------------------------------------ parsing */
@@ -2434,7 +2435,7 @@ int utrace__report_file(const struct utrace__report_opts *o, struct utrace__tf *
 		return 1;
 	r = utrace__report_new(o, tf);
 	if (!r) {
-		fprintf(stderr, "utrace: '%s': out of memory\n", name);
+		utrace__say("utrace: '%s': out of memory\n", name);
 		return 1;
 	}
 	if (utrace__tf_error(tf)) {
@@ -2452,21 +2453,21 @@ int utrace__report_file(const struct utrace__report_opts *o, struct utrace__tf *
 		e = utrace__report_item(r, &item);
 	for (i = 0; e >= 0 && i < o->nr_lat; i++)
 		if (!r->lat[i].begin_seen || !r->lat[i].end_seen) {
-			fprintf(stderr, "utrace: no event in '%s' matches '%s' of --latency %s\n",
-				name, r->lat[i].begin_seen ? o->lat[i].end : o->lat[i].begin,
-				o->lat[i].text);
+			utrace__say("utrace: no event in '%s' matches '%s' of --latency %s\n",
+				    name, r->lat[i].begin_seen ? o->lat[i].end : o->lat[i].begin,
+				    o->lat[i].text);
 			status = 1;
 		} else if (r->lat[i].missing) {
 			/* no pair could be made: said, not a table of none */
-			fprintf(stderr, "utrace: '%s': %s: --latency %s pairs its events by "
-				"that field\n", name, r->lat[i].missing, o->lat[i].text);
+			utrace__say("utrace: '%s': %s: --latency %s pairs its events by "
+				    "that field\n", name, r->lat[i].missing, o->lat[i].text);
 			status = 1;
 		}
 	/* as utrace script: an -e entry that selects no event of the file */
 	for (i = 0; e >= 0 && o->select && i < o->select->nr_ev; i++)
 		if (!o->select->ev_matched[i]) {
-			fprintf(stderr, "utrace: no event in '%s' matches '%s'\n", name,
-				o->select->ev_text[i]);
+			utrace__say("utrace: no event in '%s' matches '%s'\n", name,
+				    o->select->ev_text[i]);
 			status = 1;
 		}
 	/* perf refuses a sort key no event has; so does this, once the
@@ -2483,26 +2484,26 @@ int utrace__report_file(const struct utrace__report_opts *o, struct utrace__tf *
 		if (seen)
 			continue;
 		if (k->event)
-			fprintf(stderr, "utrace: no event '%s' with a field '%s' in '%s' (--sort "
-				"%s.%s)\n", k->event, k->field, name, k->event, k->field);
+			utrace__say("utrace: no event '%s' with a field '%s' in '%s' (--sort "
+				    "%s.%s)\n", k->event, k->field, name, k->event, k->field);
 		else
-			fprintf(stderr, "utrace: no event in '%s' has a field '%s' (--sort %s; "
-				"keys: comm, pid, tid, event, [EVENT.]FIELD[/raw])\n", name,
-				k->field, k->field);
+			utrace__say("utrace: no event in '%s' has a field '%s' (--sort %s; "
+				    "keys: comm, pid, tid, event, [EVENT.]FIELD[/raw])\n", name,
+				    k->field, k->field);
 		status = 1;
 	}
 	if (e >= 0 && !status)
 		e = utrace__report_print(r, out);
 	if (e == -ENOMEM) {
-		fprintf(stderr, "utrace: '%s': out of memory\n", name);
+		utrace__say("utrace: '%s': out of memory\n", name);
 		status = 1;
 	} else if (e == -EIO || fflush(out) != 0 || ferror(out)) {
-		fprintf(stderr, "utrace: cannot write the output: %s\n", strerror(errno));
+		utrace__say("utrace: cannot write the output: %s\n", strerror(errno));
 		status = 1;
 	}
 	if (utrace__tf_cut(tf, NULL) && utrace__tf_warning(tf))
-		fprintf(stderr, "utrace: %s: reported the events before it\n",
-			utrace__tf_warning(tf));
+		utrace__say("utrace: %s: reported the events before it\n",
+			    utrace__tf_warning(tf));
 	utrace__problems_end(&r->fmts.pr, name, "the records or events concerned were left out");
 	if (r->fmts.pr.count)
 		status = 1;

@@ -11,7 +11,8 @@
  *          0.101890979 seconds time elapsed
  *
  * The events are counted by recording them: the command runs under
- * `utrace record` into a temporary file, which is then read (the pages
+ * `utrace record` into a temporary file (the command, cmd-stat.c, starts
+ * it: nothing under lib/ forks), which is then read (the pages
  * are copied, never formatted, so this costs the program what recording
  * costs it, about 18 ns an event; a count-only mode in the program would
  * be cheaper, see docs/design-notes.md).  The recorder tells stat the
@@ -26,20 +27,18 @@
 #include <inttypes.h>
 #include <math.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <fcntl.h>
 #include <linux/perf_event.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
 
 #include "clock.h"
 #include "file-reader.h"
+#include "problems.h"
 #include "setevent.h"
 #include "stat.h"
 
@@ -85,7 +84,7 @@ struct counter {
 	uint64_t last;                  /* -I: the value at the previous line */
 };
 
-struct stat_run {
+struct utrace__stat {
 	const struct utrace__stat_opts *o;
 	FILE *out;
 	struct counter *c;
@@ -98,17 +97,12 @@ struct stat_run {
 	unsigned int intervals;
 	double user_s, sys_s;
 	bool warned;                    /* about -e entries that match nothing */
+	/* the run under way */
+	unsigned int run;
+	int pfd;                        /* the command's pidfd, or -1 */
+	uint64_t end_ns;
+	double swv[NR_SW], wall_ns;
 };
-
-/* Ctrl-C reaches the recorder and the command too (one process group):
- * the recorder stops the command, stat prints what was counted. */
-static volatile sig_atomic_t interrupted;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	interrupted = 1;
-}
 
 static long perf_open(struct perf_event_attr *a, pid_t pid)
 {
@@ -129,7 +123,7 @@ static int paranoid(void)
 }
 
 /* The four counters on pid, counting from its exec on; false: denied. */
-static bool open_counters(struct stat_run *s, pid_t pid)
+static bool open_counters(struct utrace__stat *s, pid_t pid)
 {
 	int i, e = 0;
 
@@ -214,7 +208,7 @@ static double rate(double count, double task_ns, char *unit, size_t len)
  * One counter line: value (count, or ns for task-clock), its metric,
  * the noise (-r), the runtime; prefix: the interval's time, or "".
  */
-static void put_line(struct stat_run *s, const struct counter *c, double val, double noise,
+static void put_line(struct utrace__stat *s, const struct counter *c, double val, double noise,
 		     double run_ns, double task_ns, double wall_ns, const char *prefix)
 {
 	const struct utrace__stat_opts *o = s->o;
@@ -286,7 +280,7 @@ static void put_line(struct stat_run *s, const struct counter *c, double val, do
 	fputc('\n', s->out);
 }
 
-static void interval_line(struct stat_run *s, uint64_t now)
+static void interval_line(struct utrace__stat *s, uint64_t now)
 {
 	uint64_t v[NR_SW], en, t = now - s->go_ns;
 	char prefix[64];
@@ -310,7 +304,7 @@ static void interval_line(struct stat_run *s, uint64_t now)
 	fflush(s->out);
 }
 
-static void add_event(struct stat_run *s, const char *label)
+static void add_event(struct utrace__stat *s, const char *label)
 {
 	struct counter *a;
 	size_t i;
@@ -374,7 +368,7 @@ static bool selected(const struct utrace__set_event_match *m, size_t n, const ch
 
 /* Count the events of the recording: each selected format is a counter
  * (0 when it never fired), in the order of the file. */
-static int count_file(struct stat_run *s, const char *path, double *counts, size_t cap)
+static int count_file(struct utrace__stat *s, const char *path, double *counts, size_t cap)
 {
 	struct utrace__set_event_match *m = NULL;
 	struct utrace__tf_format *f;
@@ -394,8 +388,8 @@ static int count_file(struct stat_run *s, const char *path, double *counts, size
 	}
 	r = utrace__tf_open(path, &tf);
 	if (!tf || !utrace__tf_page_size(tf)) {
-		fprintf(stderr, "utrace stat: %s\n", tf && utrace__tf_error(tf) ?
-			utrace__tf_error(tf) : "cannot read the recording");
+		utrace__say("utrace stat: %s\n", tf && utrace__tf_error(tf) ?
+			    utrace__tf_error(tf) : "cannot read the recording");
 		utrace__tf_close(tf);
 		free(m);
 		free(keep);
@@ -425,8 +419,8 @@ static int count_file(struct stat_run *s, const char *path, double *counts, size
 		for (i = 0; !hit && (f = utrace__tf_format(tf, i)); i++)
 			hit = utrace__set_event_matches(&m[k], f->system, f->name);
 		if (!hit)
-			fprintf(stderr, "utrace stat: no event of '%s' matches '%s'\n",
-				s->o->argv[0], toks[k]);
+			utrace__say("utrace stat: no event of '%s' matches '%s'\n",
+				    s->o->argv[0], toks[k]);
 	}
 	s->warned = true;
 	for (k = 0; k < cap; k++)
@@ -446,155 +440,84 @@ static int count_file(struct stat_run *s, const char *path, double *counts, size
 	return r < 0 ? r : 0;
 }
 
-static int read_full(int fd, void *buf, size_t n)
+void utrace__stat_run_begin(struct utrace__stat *s, pid_t cmd)
 {
-	size_t got = 0;
+	int i;
 
-	while (got < n) {
-		ssize_t r = read(fd, (char *)buf + got, n - got);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return -1;
-		got += (size_t)r;
-	}
-	return 0;
-}
-
-/* One run: returns the command's exit status, or -1 (said on stderr). */
-static int one_run(struct stat_run *s, const char *path, double *sw_val, double *wall_ns)
-{
-	int sync[2], go[2], errfd = dup(STDERR_FILENO), st = 0, status, i, pfd;
-	char env[64], *args[16 + 1];
-	struct rusage ru;
-	pid_t rec, cmd;
-	uint64_t en = 0, end_ns;
-	size_t a = 0;
-
-	if (errfd < 0 || pipe2(sync, O_CLOEXEC) < 0 || pipe2(go, O_CLOEXEC) < 0) {
-		fprintf(stderr, "utrace stat: %s\n", strerror(errno));
-		return -1;
-	}
-	args[a++] = (char *)"utrace";
-	args[a++] = (char *)"record";
-	args[a++] = (char *)"-o";
-	args[a++] = (char *)path;
-	if (s->o->events) {
-		args[a++] = (char *)"-e";
-		args[a++] = (char *)s->o->events;
-	}
-	args[a++] = (char *)"--";
-	args[a] = NULL;
-	rec = fork();
-	if (rec == 0) {
-		size_t n = 0;
-		char **argv;
-
-		while (s->o->argv[n])
-			n++;
-		argv = calloc(a + n + 1, sizeof(*argv));
-		if (!argv)
-			_exit(1);
-		memcpy(argv, args, a * sizeof(*argv));
-		memcpy(argv + a, s->o->argv, (n + 1) * sizeof(*argv));
-		fcntl(sync[1], F_SETFD, 0);
-		fcntl(go[0], F_SETFD, 0);
-		fcntl(errfd, F_SETFD, 0);
-		snprintf(env, sizeof(env), "%d %d %d", sync[1], go[0], errfd);
-		setenv("UTRACE__STAT", env, 1);
-		/* the recorder's own lines are not the command's output */
-		i = open("/dev/null", O_WRONLY | O_CLOEXEC);
-		if (i >= 0)
-			dup2(i, STDERR_FILENO);
-		execv(s->o->self, argv);
-		_exit(127);
-	}
-	close(sync[1]);
-	close(go[0]);
-	close(errfd);
-	if (rec < 0) {
-		fprintf(stderr, "utrace stat: cannot fork: %s\n", strerror(errno));
-		close(sync[0]);
-		close(go[1]);
-		return -1;
-	}
-	if (read_full(sync[0], &cmd, sizeof(cmd)) < 0) {
-		close(sync[0]);
-		close(go[1]);
-		waitpid(rec, &st, 0);
-		fprintf(stderr, "utrace stat: the recorder did not start the command\n");
-		return -1;
-	}
 	if (s->use_perf)
 		s->use_perf = open_counters(s, cmd);
-	pfd = (int)syscall(SYS_pidfd_open, cmd, 0);
+	s->pfd = (int)syscall(SYS_pidfd_open, cmd, 0);
 	for (i = 0; i < NR_SW; i++)
 		s->c[i].last = 0;
+	s->end_ns = 0;
 	s->go_ns = utrace__mono_ns();
-	if (write(go[1], "g", 1) != 1) {
-		fprintf(stderr, "utrace stat: cannot start the command\n");
-	}
-	close(go[1]);
+}
+
+void utrace__stat_run_wait(struct utrace__stat *s)
+{
+	struct pollfd p = { .fd = s->pfd, .events = POLLIN };
+	uint64_t next = s->go_ns + (uint64_t)s->o->interval_ms * 1000000;
+
+	if (s->pfd < 0)
+		return;
 	/* -I: a line every interval until the command is gone */
-	if (pfd >= 0) {
-		struct pollfd p = { .fd = pfd, .events = POLLIN };
-		uint64_t next = s->go_ns + (uint64_t)s->o->interval_ms * 1000000;
+	for (;;) {
+		int timeout = -1, r;
 
-		for (;;) {
-			int timeout = -1, r;
+		if (s->o->interval_ms && s->use_perf) {
+			uint64_t now = utrace__mono_ns();
 
-			if (s->o->interval_ms && s->use_perf) {
-				uint64_t now = utrace__mono_ns();
-
-				timeout = now >= next ? 0 : (int)((next - now + 999999) / 1000000);
-			}
-			r = poll(&p, 1, timeout);
-			if (r < 0 && errno == EINTR)
-				continue;
-			if (r != 0)
-				break;
-			interval_line(s, next);
-			next += (uint64_t)s->o->interval_ms * 1000000;
+			timeout = now >= next ? 0 : (int)((next - now + 999999) / 1000000);
 		}
-		end_ns = utrace__mono_ns();
-		close(pfd);
+		r = poll(&p, 1, timeout);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r != 0)
+			break;
+		interval_line(s, next);
+		next += (uint64_t)s->o->interval_ms * 1000000;
 	}
-	if (read_full(sync[0], &ru, sizeof(ru)) < 0)
-		memset(&ru, 0, sizeof(ru));
-	close(sync[0]);
-	while (waitpid(rec, &st, 0) < 0 && errno == EINTR)
-		;
-	if (pfd < 0)
-		end_ns = utrace__mono_ns();
-	status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-	*wall_ns = (double)(end_ns - s->go_ns);
+	s->end_ns = utrace__mono_ns();
+	close(s->pfd);
+	s->pfd = -1;
+}
+
+void utrace__stat_run_end(struct utrace__stat *s, const struct rusage *ru)
+{
+	uint64_t en = 0;
+	int i;
+
+	if (!s->end_ns)         /* no pidfd: the recorder's end */
+		s->end_ns = utrace__mono_ns();
+	if (s->pfd >= 0)
+		close(s->pfd);
+	s->pfd = -1;
+	s->wall_ns = (double)(s->end_ns - s->go_ns);
 	if (s->o->interval_ms && s->use_perf)
-		interval_line(s, end_ns);
-	s->user_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6;
-	s->sys_s = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+		interval_line(s, s->end_ns);
+	s->user_s = (double)ru->ru_utime.tv_sec + (double)ru->ru_utime.tv_usec / 1e6;
+	s->sys_s = (double)ru->ru_stime.tv_sec + (double)ru->ru_stime.tv_usec / 1e6;
 	if (s->use_perf) {
 		for (i = 0; i < NR_SW; i++) {
 			uint64_t v = 0;
 
 			if (!read_counter(s->fd[i], &v, &en))
 				v = 0;
-			sw_val[i] = (double)v;
+			s->swv[i] = (double)v;
 			s->c[i].run_ns = (double)en;
 			close(s->fd[i]);
 		}
 	} else {
-		sw_val[SW_TASK_CLOCK] = (s->user_s + s->sys_s) * 1e9;
-		sw_val[SW_CSW] = (double)(ru.ru_nvcsw + ru.ru_nivcsw);
-		sw_val[SW_MIGR] = 0;
-		sw_val[SW_FAULTS] = (double)(ru.ru_minflt + ru.ru_majflt);
+		s->swv[SW_TASK_CLOCK] = (s->user_s + s->sys_s) * 1e9;
+		s->swv[SW_CSW] = (double)(ru->ru_nvcsw + ru->ru_nivcsw);
+		s->swv[SW_MIGR] = 0;
+		s->swv[SW_FAULTS] = (double)(ru->ru_minflt + ru->ru_majflt);
 		for (i = 0; i < NR_SW; i++)
-			s->c[i].run_ns = *wall_ns;
+			s->c[i].run_ns = s->wall_ns;
 	}
-	return status;
 }
 
-static void put_header(struct stat_run *s)
+static void put_header(struct utrace__stat *s)
 {
 	char **a;
 
@@ -616,7 +539,7 @@ static int get_precision(double num)
 	return (int)lround(ceil(-log10(num)));
 }
 
-static void put_footer(struct stat_run *s)
+static void put_footer(struct utrace__stat *s)
 {
 	double avg = s->wall.mean / 1e9;
 
@@ -639,143 +562,98 @@ static void put_footer(struct stat_run *s)
 	fprintf(s->out, "\n\n");
 }
 
-int utrace__temp_trace(char *path, size_t len, const char *who)
+int utrace__stat_new(const struct utrace__stat_opts *o, FILE *out, struct utrace__stat **sp)
 {
-	const char *dir = getenv("TMPDIR");
-	int fd;
+	struct utrace__stat *s = calloc(1, sizeof(*s));
+	int i;
 
-	snprintf(path, len, "%s/utrace-%s-XXXXXX", dir && *dir ? dir : "/tmp", who);
-	fd = mkstemp(path);
-	if (fd < 0) {
-		fprintf(stderr, "utrace %s: cannot make a temporary file: %s\n", who,
-			strerror(errno));
-		return -1;
+	*sp = NULL;
+	if (!s)
+		return -ENOMEM;
+	s->o = o;
+	s->out = out;
+	s->use_perf = true;
+	s->pfd = -1;
+	s->c = calloc(NR_SW, sizeof(*s->c));
+	if (!s->c) {
+		free(s);
+		return -ENOMEM;
 	}
-	close(fd);
+	s->nr = NR_SW;
+	for (i = 0; i < NR_SW; i++) {
+		s->c[i].name = sw[i].name;
+		s->c[i].unit = sw[i].unit;
+		s->c[i].is_clock = i == SW_TASK_CLOCK;
+		s->c[i].supported = true;
+	}
+	*sp = s;
 	return 0;
 }
 
-int utrace__record_command(const char *self, char **argv, const char *path)
+int utrace__stat_add_run(struct utrace__stat *s, const char *path)
 {
-	size_t n = 0;
-	char **args;
-	pid_t pid;
-	int st;
+	size_t cap = s->nr + 4096, k;
+	double *cnt;
 
-	while (argv[n])
-		n++;
-	args = calloc(n + 6, sizeof(*args));
-	if (!args)
-		return -1;
-	args[0] = (char *)"utrace";
-	args[1] = (char *)"record";
-	args[2] = (char *)"-o";
-	args[3] = (char *)path;
-	args[4] = (char *)"--";
-	memcpy(args + 5, argv, (n + 1) * sizeof(*args));
-	pid = fork();
-	if (pid == 0) {
-		execv(self, args);
-		_exit(127);
+	if (s->run++ == 0 && !s->use_perf)
+		s->c[SW_MIGR].supported = false;
+	/* the events: counted from the recording */
+	cnt = calloc(cap, sizeof(*cnt));
+	if (!cnt)
+		return -ENOMEM;
+	if (count_file(s, path, cnt, cap) == -EINVAL) {
+		free(cnt);
+		utrace__say("utrace stat: bad event specification in '%s'\n", s->o->events);
+		return -EINVAL;
 	}
-	free(args);
-	if (pid < 0)
-		return -1;
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	for (k = 0; k < NR_SW; k++)
+		cnt[k] = s->swv[k];
+	for (k = 0; k < s->nr && k < cap; k++)
+		wf_add(&s->c[k].v, cnt[k]);
+	free(cnt);
+	wf_add(&s->wall, s->wall_ns);
+	return 0;
 }
 
-int utrace__stat_run(const struct utrace__stat_opts *o, FILE *out)
+void utrace__stat_print(struct utrace__stat *s)
 {
-	struct stat_run s = { .o = o, .out = out, .use_perf = true };
-	char path[4096];
-	double wall = 0;
-	int status = 1, i;
-	unsigned int run;
+	const struct utrace__stat_opts *o = s->o;
+	FILE *out = s->out;
 	size_t k;
 
-	if (utrace__temp_trace(path, sizeof(path), "stat") < 0)
-		return 1;
-	s.c = calloc(NR_SW, sizeof(*s.c));
-	if (!s.c)
-		goto nomem;
-	s.nr = NR_SW;
-	for (i = 0; i < NR_SW; i++) {
-		s.c[i].name = sw[i].name;
-		s.c[i].unit = sw[i].unit;
-		s.c[i].is_clock = i == SW_TASK_CLOCK;
-		s.c[i].supported = true;
-	}
-	{
-		struct sigaction sa = { .sa_handler = on_signal };
-
-		sigemptyset(&sa.sa_mask);
-		sigaction(SIGINT, &sa, NULL);
-		sigaction(SIGTERM, &sa, NULL);
-	}
-	for (run = 0; run < o->runs && !interrupted; run++) {
-		double swv[NR_SW];
-
-		status = one_run(&s, path, swv, &wall);
-		if (status < 0) {
-			status = 1;
-			goto out;
-		}
-		if (run == 0 && !s.use_perf)
-			s.c[SW_MIGR].supported = false;
-		/* the events: counted from the recording */
-		{
-			size_t cap = s.nr + 4096;
-			double *cnt = calloc(cap, sizeof(*cnt));
-
-			if (!cnt)
-				goto nomem;
-			if (count_file(&s, path, cnt, cap) == -EINVAL) {
-				free(cnt);
-				fprintf(stderr, "utrace stat: bad event specification in '%s'\n",
-					o->events);
-				status = 129;
-				goto out;
-			}
-			for (k = 0; k < NR_SW; k++)
-				cnt[k] = swv[k];
-			for (k = 0; k < s.nr && k < cap; k++)
-				wf_add(&s.c[k].v, cnt[k]);
-			free(cnt);
-		}
-		wf_add(&s.wall, wall);
-	}
-	if (o->interval_ms && s.use_perf && !o->json && !o->sep)
+	if (o->interval_ms && s->use_perf && !o->json && !o->sep)
 		fprintf(out, "\n");
-	if (o->interval_ms && !s.use_perf)
-		fprintf(out, "# -I %u: no interval lines: %s\n", o->interval_ms, s.why);
-	put_header(&s);
-	for (k = 0; k < s.nr; k++) {
-		const struct counter *c = &s.c[k];
+	if (o->interval_ms && !s->use_perf)
+		fprintf(out, "# -I %u: no interval lines: %s\n", o->interval_ms, s->why);
+	put_header(s);
+	for (k = 0; k < s->nr; k++) {
+		const struct counter *c = &s->c[k];
 
-		if (o->interval_ms && s.use_perf && k < NR_SW)
+		if (o->interval_ms && s->use_perf && k < NR_SW)
 			continue;               /* printed by interval */
-		put_line(&s, c, c->v.mean, wf_noise(&c->v), c->run_ns ? c->run_ns :
-			 s.c[SW_TASK_CLOCK].v.mean, s.c[SW_TASK_CLOCK].v.mean, s.wall.mean, "");
+		put_line(s, c, c->v.mean, wf_noise(&c->v), c->run_ns ? c->run_ns :
+			 s->c[SW_TASK_CLOCK].v.mean, s->c[SW_TASK_CLOCK].v.mean, s->wall.mean, "");
 	}
-	if (!s.use_perf && !o->json && !o->sep)
+	if (!s->use_perf && !o->json && !o->sep)
 		fprintf(out, "\n # task-clock, context-switches and page-faults from getrusage() "
-			"of the command: %s\n", s.why);
-	else if (!s.use_perf)
-		fprintf(stderr, "utrace stat: task-clock, context-switches and page-faults from "
-			"getrusage() of the command: %s\n", s.why);
-	put_footer(&s);
+			"of the command: %s\n", s->why);
+	else if (!s->use_perf)
+		utrace__say("utrace stat: task-clock, context-switches and page-faults from "
+			    "getrusage() of the command: %s\n", s->why);
+	put_footer(s);
 	fflush(out);
-	goto out;
-nomem:
-	fprintf(stderr, "utrace stat: out of memory\n");
-	status = 1;
-out:
-	unlink(path);
-	for (k = NR_SW; k < s.nr; k++)
-		free((char *)s.c[k].name);
-	free(s.c);
-	return status;
+}
+
+void utrace__stat_free(struct utrace__stat *s)
+{
+	size_t k;
+
+	if (!s)
+		return;
+	if (s->pfd >= 0)
+		close(s->pfd);
+	for (k = NR_SW; k < s->nr; k++)
+		free((char *)s->c[k].name);
+	free(s->c);
+	free(s);
 }

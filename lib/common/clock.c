@@ -9,6 +9,9 @@
 
 #include <stddef.h>
 #include <sys/rseq.h>
+#include <time.h>
+
+#include "pool.h"
 
 int utrace__clock_tsc;
 long utrace__rseq_cpu_off;
@@ -75,4 +78,82 @@ int utrace__trace_clock_parse(const char *name)
 bool utrace__trace_clock_in_ns(uint32_t id)
 {
 	return id >= UTRACE_TCLOCK_NR || trace_clocks[id].in_ns;
+}
+
+/* The calibration points themselves (the pool's table of them is calib.c's). */
+
+static uint64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* How far clock 'id' is ahead of CLOCK_MONOTONIC, ns: from the tightest
+ * of a few mono/id/mono reads (one preempted half-way is not taken).  The
+ * offsets change only in steps (a suspend, a clock set, of a second or
+ * so): a measure within STICKY_NS of the one before (*prev, NULL: none;
+ * 0 is an offset like any other, the usual one of CLOCK_BOOTTIME) is
+ * that one, so that the times of one segment and the next do not differ
+ * by the measure's jitter. */
+#define STICKY_NS 1000000
+static int64_t clock_offset(clockid_t id, const int64_t *prev)
+{
+	uint64_t best = UINT64_MAX;
+	int64_t off = 0;
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		uint64_t a = utrace__mono_ns();
+		uint64_t o = clock_ns(id);
+		uint64_t b = utrace__mono_ns();
+
+		if (b - a < best) {
+			best = b - a;
+			off = (int64_t)(o - (a + (b - a) / 2));
+		}
+	}
+	if (prev && off - *prev < STICKY_NS && *prev - off < STICKY_NS)
+		return *prev;
+	return off;
+}
+
+void utrace__calib_measure(struct utrace_calib_point *pt, struct utrace_calib_ext *x,
+			   const struct utrace_calib_ext *prev)
+{
+	uint64_t best = UINT64_MAX;
+	int i;
+
+	/* The tightest of a few rdtsc between two clock reads: a read
+	 * preempted or interrupted half-way is not taken.  With 'x', the
+	 * same for CLOCK_MONOTONIC_RAW (a rate apart from NTP's). */
+	for (i = 0; i < 4; i++) {
+		uint64_t a = utrace__mono_ns();
+		uint64_t t = __builtin_ia32_rdtsc();
+		uint64_t b = utrace__mono_ns();
+
+		if (b - a < best) {
+			best = b - a;
+			pt->tsc = t;
+			pt->ns = a + (b - a) / 2;
+		}
+	}
+	if (!x)
+		return;
+	best = UINT64_MAX;
+	for (i = 0; i < 4; i++) {
+		uint64_t a = clock_ns(CLOCK_MONOTONIC_RAW);
+		uint64_t t = __builtin_ia32_rdtsc();
+		uint64_t b = clock_ns(CLOCK_MONOTONIC_RAW);
+
+		if (b - a < best) {
+			best = b - a;
+			x->tsc = t;
+			x->raw = a + (b - a) / 2;
+		}
+	}
+	x->boot = clock_offset(CLOCK_BOOTTIME, prev ? &prev->boot : NULL);
+	x->tai = clock_offset(CLOCK_TAI, prev ? &prev->tai : NULL);
+	x->point = pt->tsc;
 }

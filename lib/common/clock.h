@@ -71,7 +71,7 @@ static inline uint32_t utrace__cpu(void)
 }
 
 /* A calibration point now: the TSC and CLOCK_MONOTONIC read together
- * (calib.c); with 'x', what goes beside it (CLOCK_MONOTONIC_RAW, the
+ * (the pool keeps them: calib.c); with 'x', what goes beside it (CLOCK_MONOTONIC_RAW, the
  * offsets of CLOCK_BOOTTIME and CLOCK_TAI; 'prev': the entry before, or
  * NULL). */
 struct utrace_calib_point;

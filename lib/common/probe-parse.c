@@ -1019,15 +1019,18 @@ char *utrace__probe_log_text(const struct utrace__probe_error *err)
 	return s;
 }
 
-void utrace__probe_say_error(const char *who, const char *line, int r,
-			     const struct utrace__probe_error *err)
+char *utrace__probe_error_text(const char *who, const char *line, int r,
+			       const struct utrace__probe_error *err)
 {
-	if (err->logged) {
-		char *t = utrace__probe_log_text(err);
+	char *log = err->logged ? utrace__probe_log_text(err) : NULL, *s = NULL;
+	int n;
 
-		fprintf(stderr, "%s: %s", who, t ? t : "out of memory\n");
-		free(t);
-	} else {
-		fprintf(stderr, "%s: '%s': %s\n", who, line, err->msg[0] ? err->msg : strerror(-r));
-	}
+	if (err->logged && !log)
+		return NULL;
+	if (log)
+		n = asprintf(&s, "%s: %s", who, log);
+	else
+		n = asprintf(&s, "%s: '%s': %s\n", who, line, err->msg[0] ? err->msg : strerror(-r));
+	free(log);
+	return n < 0 ? NULL : s;
 }

@@ -20,7 +20,7 @@
  * Where utrace accepts more than the kernel (symbols, $argN, @SYM, the
  * symbol type) the design notes say so.
  *
- * The fetch program runs on struct utrace_probe_regs (lib/probe/engine.h)
+ * The fetch program runs on struct utrace_probe_regs (probe-regs.h)
  * and reads program memory only through utrace__probe_read*(): it is
  * async-signal-safe and allocates nothing.
  */
@@ -34,7 +34,7 @@
 #include <utrace/tracepoint.h>
 
 #include "compiler.h"
-#include "engine.h"
+#include "probe-regs.h"
 
 #define UTRACE_PROBE_NAME_MAX   64    /* the kernel's MAX_EVENT_NAME_LEN */
 #define UTRACE_PROBE_MAX_ARGS   128   /* MAX_TRACE_ARGS */
@@ -190,15 +190,16 @@ char *utrace__probe_canonical(const struct utrace__probe_def *d) UTRACE_HIDDEN;
 char *utrace__probe_log_text(const struct utrace__probe_error *err) UTRACE_HIDDEN;
 
 /*
- * utrace__probe_say_error - tell why utrace__probe_parse() refused a line
+ * utrace__probe_error_text - why utrace__probe_parse() refused a line
  * @who: the prefix ("utrace probe", "utrace record: --probe")
  * @line: the line, @r: what the parse returned, @err: its error
  *
- * On standard error: "WHO: " and the error_log entry when the kernel logs
- * one (caret included), else "WHO: 'LINE': message".
+ * "WHO: " and the error_log entry when the kernel logs one (caret
+ * included), else "WHO: 'LINE': message\n"; the command prints it.
+ * Return: malloc()ed text, or NULL (out of memory).
  */
-void utrace__probe_say_error(const char *who, const char *line, int r,
-			     const struct utrace__probe_error *err) UTRACE_HIDDEN;
+char *utrace__probe_error_text(const char *who, const char *line, int r,
+			       const struct utrace__probe_error *err) UTRACE_HIDDEN;
 
 /* ---- running a probe ---- */
 

@@ -44,6 +44,7 @@
 #include "export-walk.h"
 #include "obuf.h"
 #include "print.h"
+#include "problems.h"
 
 #define MAX_CPUS 8192
 #define PACKET_BYTES (64 * 1024)        /* a packet is written once this full */
@@ -175,7 +176,7 @@ static int packet_write(struct ctf *c, struct cstream *s, uint32_t cpu)
 	if (s->fd < 0) {
 		s->fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 		if (s->fd < 0) {
-			fprintf(stderr, "utrace: cannot open '%s': %s\n", p, strerror(errno));
+			utrace__say("utrace: cannot open '%s': %s\n", p, strerror(errno));
 			free(p);
 			return -EINVAL;
 		}
@@ -366,7 +367,7 @@ static int write_metadata(struct ctf *c, struct utrace__tf *tf)
 		goto out;
 	fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0) {
-		fprintf(stderr, "utrace: cannot open '%s': %s\n", p, strerror(errno));
+		utrace__say("utrace: cannot open '%s': %s\n", p, strerror(errno));
 		r = -EINVAL;
 		goto out;
 	}
@@ -504,21 +505,21 @@ static int make_dir(const char *dir)
 	if (mkdir(dir, 0755) == 0)
 		return 0;
 	if (errno != EEXIST) {
-		fprintf(stderr, "utrace: cannot make the directory '%s': %s\n", dir,
-			strerror(errno));
+		utrace__say("utrace: cannot make the directory '%s': %s\n", dir,
+			    strerror(errno));
 		return -1;
 	}
 	d = opendir(dir);
 	if (!d) {
-		fprintf(stderr, "utrace: cannot open the directory '%s': %s\n", dir,
-			strerror(errno));
+		utrace__say("utrace: cannot open the directory '%s': %s\n", dir,
+			    strerror(errno));
 		return -1;
 	}
 	while ((de = readdir(d)))
 		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) {
 			closedir(d);
-			fprintf(stderr, "utrace: '%s' is not empty: the CTF trace goes "
-				"into a new or empty directory\n", dir);
+			utrace__say("utrace: '%s' is not empty: the CTF trace goes "
+				    "into a new or empty directory\n", dir);
 			return -1;
 		}
 	closedir(d);
@@ -545,8 +546,8 @@ int utrace__export_ctf(struct utrace__tf *tf, const char *out)
 	c.uuid[8] = (unsigned char)((c.uuid[8] & 0x3f) | 0x80);
 	status = utrace__export_walk(tf, NULL, NULL, &ctf_writer, &c);
 	if (c.nr_past_cpus) {
-		fprintf(stderr, "utrace: '%s': %llu events of CPUs from %u on were left out\n",
-			c.name, (unsigned long long)c.nr_past_cpus, MAX_CPUS);
+		utrace__say("utrace: '%s': %llu events of CPUs from %u on were left out\n",
+			    c.name, (unsigned long long)c.nr_past_cpus, MAX_CPUS);
 		status = 1;
 	}
 	if (c.werr)
@@ -556,16 +557,16 @@ int utrace__export_ctf(struct utrace__tf *tf, const char *out)
 	if (!r)
 		r = write_metadata(&c, tf);
 	if (r == -ENOMEM)
-		fprintf(stderr, "utrace: '%s': out of memory\n", c.name);
+		utrace__say("utrace: '%s': out of memory\n", c.name);
 	if (c.werr)
-		fprintf(stderr, "utrace: cannot write '%s': %s\n",
-			c.werr_path ? c.werr_path : out, strerror(c.werr));
+		utrace__say("utrace: cannot write '%s': %s\n",
+			    c.werr_path ? c.werr_path : out, strerror(c.werr));
 	if (r < 0)
 		status = 1;
 	for (i = 0; i < c.nr_s; i++) {
 		if (c.s[i].fd >= 0 && close(c.s[i].fd) < 0 && !status) {
-			fprintf(stderr, "utrace: cannot write into '%s': %s\n", out,
-				strerror(errno));
+			utrace__say("utrace: cannot write into '%s': %s\n", out,
+				    strerror(errno));
 			status = 1;
 		}
 		free(c.s[i].b.p);

@@ -416,8 +416,8 @@ static int add_thread(struct conv *cv, const struct utrace__tf_thread *t, size_t
 			break;
 	if (row == nr_user) {
 		if (cv->nr_thr == 65535) {
-			fprintf(stderr, "utrace: '%s': more than 65535 threads; the html page "
-				"takes 65535\n", cv->name);
+			utrace__say("utrace: '%s': more than 65535 threads; the html page "
+				    "takes 65535\n", cv->name);
 			return -EINVAL;
 		}
 		row = cv->nr_thr;
@@ -491,8 +491,8 @@ static bool key_of(struct conv *cv, const struct spec *sp, const struct utrace__
 {
 	*k = find_field(f, field);
 	if (!k->ok)
-		fprintf(stderr, "utrace: '%s': --slice '%s': event '%s:%s' has no number "
-			"field '%s'\n", cv->name, sp->text, f->system, f->name, field);
+		utrace__say("utrace: '%s': --slice '%s': event '%s:%s' has no number "
+			    "field '%s'\n", cv->name, sp->text, f->system, f->name, field);
 	return k->ok;
 }
 
@@ -524,8 +524,8 @@ static int build_tables(struct conv *cv)
 			return r;
 	if (utrace__tf_nr_kernel_events(cv->tf) || nr_k) {
 		if (cv->nr_thr == 65535) {
-			fprintf(stderr, "utrace: '%s': more than 65535 threads; the html "
-				"page takes 65535\n", cv->name);
+			utrace__say("utrace: '%s': more than 65535 threads; the html "
+				    "page takes 65535\n", cv->name);
 			return -EINVAL;
 		}
 		cv->kproc.comm = "kernel";
@@ -553,8 +553,8 @@ static int build_tables(struct conv *cv)
 		if (r < 0)
 			return r;
 		if (cv->nr_types > 65535) {
-			fprintf(stderr, "utrace: '%s': more than 65535 event names; the html "
-				"page takes 65535\n", cv->name);
+			utrace__say("utrace: '%s': more than 65535 event names; the html "
+				    "page takes 65535\n", cv->name);
 			return -EINVAL;
 		}
 		for (j = 0; j < cv->nr_specs; j++) {
@@ -577,9 +577,9 @@ static int build_tables(struct conv *cv)
 		struct spec *sp = &cv->specs[j];
 
 		if (!sp->begin_seen || !sp->end_seen) {
-			fprintf(stderr, "utrace: '%s': --slice '%s': no event '%s' in the file\n",
-				cv->name, sp->text, sp->begin_seen ? sp->x.e.event :
-				sp->x.b.event);
+			utrace__say("utrace: '%s': --slice '%s': no event '%s' in the file\n",
+				    cv->name, sp->text, sp->begin_seen ? sp->x.e.event :
+				    sp->x.b.event);
 			return -EINVAL;
 		}
 	}
@@ -918,7 +918,7 @@ int utrace__export_html(struct utrace__tf *tf, const char *out, const char *cons
 	size_t i;
 
 	if (nr_slices > NR_SPEC_MAX) {
-		fprintf(stderr, "utrace: at most %u --slice\n", NR_SPEC_MAX);
+		utrace__say("utrace: at most %u --slice\n", NR_SPEC_MAX);
 		return 1;
 	}
 	cv.specs = calloc(nr_slices + 1, sizeof(*cv.specs));
@@ -932,8 +932,8 @@ int utrace__export_html(struct utrace__tf *tf, const char *out, const char *cons
 			goto nomem;
 		}
 		if (r < 0) {
-			fprintf(stderr, "utrace: bad --slice '%s': give BEGIN.FIELD:END.FIELD, "
-				"as sample:req_start.id:sample:req_end.id\n", slices[i]);
+			utrace__say("utrace: bad --slice '%s': give BEGIN.FIELD:END.FIELD, "
+				    "as sample:req_start.id:sample:req_end.id\n", slices[i]);
 			cv.nr_specs++;
 			conv_free(&cv);
 			return 1;
@@ -941,10 +941,10 @@ int utrace__export_html(struct utrace__tf *tf, const char *out, const char *cons
 	}
 
 	if (utrace__tf_warning(tf))
-		fprintf(stderr, "utrace: %s\n", utrace__tf_warning(tf));
+		utrace__say("utrace: %s\n", utrace__tf_warning(tf));
 	if (!utrace__tf_page_size(tf)) {
 		if (utrace__tf_error(tf))
-			fprintf(stderr, "utrace: %s\n", utrace__tf_error(tf));
+			utrace__say("utrace: %s\n", utrace__tf_error(tf));
 		conv_free(&cv);
 		return 1;                /* not even a header */
 	}
@@ -958,7 +958,7 @@ int utrace__export_html(struct utrace__tf *tf, const char *out, const char *cons
 	cv.text = utrace__printer_new(&text_o, tf);
 	cv.fields = utrace__printer_new(&fields_o, tf);
 	if (!cv.text || !cv.fields) {
-		fprintf(stderr, "utrace: cannot set up libtraceevent\n");
+		utrace__say("utrace: cannot set up libtraceevent\n");
 		conv_free(&cv);
 		return 1;
 	}
@@ -979,7 +979,7 @@ int utrace__export_html(struct utrace__tf *tf, const char *out, const char *cons
 
 	cv.fp = fopen(out, "we");
 	if (!cv.fp) {
-		fprintf(stderr, "utrace: cannot open '%s': %s\n", out, strerror(errno));
+		utrace__say("utrace: cannot open '%s': %s\n", out, strerror(errno));
 		conv_free(&cv);
 		return 1;
 	}
@@ -991,7 +991,7 @@ int utrace__export_html(struct utrace__tf *tf, const char *out, const char *cons
 		r = -EIO;
 	}
 	if (r == -EIO)
-		fprintf(stderr, "utrace: cannot write '%s': %s\n", out, strerror(werr));
+		utrace__say("utrace: cannot write '%s': %s\n", out, strerror(werr));
 	if (r < 0 && stat(out, &st) == 0 && S_ISREG(st.st_mode))
 		unlink(out);             /* no half-written page */
 	if (r == -ENOMEM)
@@ -1000,7 +1000,7 @@ int utrace__export_html(struct utrace__tf *tf, const char *out, const char *cons
 		status = 1;
 	goto out;
 nomem:
-	fprintf(stderr, "utrace: '%s': out of memory\n", cv.name);
+	utrace__say("utrace: '%s': out of memory\n", cv.name);
 	status = 1;
 out:
 	utrace__problems_end(pr, cv.name, "the records or events concerned were left out");

@@ -34,6 +34,7 @@
 #include "obuf.h"
 #include "pool.h"
 #include "print.h"
+#include "problems.h"
 
 /* The records and spans of one process that wait for their batch. */
 struct group {
@@ -508,7 +509,7 @@ int utrace__otlp_add(struct utrace__otlp *x, struct utrace__tf *tf, int64_t time
 	 * clock the recording was made in (every process can give it) */
 	utrace__tf_set_clock(tf, UTRACE_TCLOCK_MONO, &bad_pid);
 	if (utrace__tf_error(tf)) {
-		fprintf(stderr, "utrace: %s\n", utrace__tf_error(tf));
+		utrace__say("utrace: %s\n", utrace__tf_error(tf));
 		status = 1;
 	}
 	if (!utrace__tf_page_size(tf))

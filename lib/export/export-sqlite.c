@@ -40,6 +40,7 @@
 
 #include "export-walk.h"
 #include "obuf.h"
+#include "problems.h"
 
 #define VIEW_CHUNK 400                  /* SQLite's compound SELECT limit is 500 */
 #define BATCH 32                        /* rows of one INSERT */
@@ -103,8 +104,8 @@ static const char *const fixed_cols[] = { "time_ns", "pid", "tid", "cpu" };
 static int sq_error(struct sq *s, const char *what)
 {
 	if (!s->failed)
-		fprintf(stderr, "utrace: cannot write '%s': %s: %s\n", s->out, what,
-			sqlite3_errmsg(s->db));
+		utrace__say("utrace: cannot write '%s': %s: %s\n", s->out, what,
+			    sqlite3_errmsg(s->db));
 	s->failed = true;
 	return -EIO;
 }
@@ -116,8 +117,8 @@ static int exec(struct sq *s, const char *sql)
 	if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) == SQLITE_OK)
 		return 0;
 	if (!s->failed)
-		fprintf(stderr, "utrace: cannot write '%s': %s\n", s->out,
-			msg ? msg : sqlite3_errmsg(s->db));
+		utrace__say("utrace: cannot write '%s': %s\n", s->out,
+			    msg ? msg : sqlite3_errmsg(s->db));
 	s->failed = true;
 	sqlite3_free(msg);
 	return -EIO;
@@ -553,12 +554,12 @@ int utrace__export_sqlite(struct utrace__tf *tf, const char *out)
 		return utrace__export_walk(tf, NULL, NULL, &sq_writer, &s) | 1;  /* says why */
 	if (stat(out, &st) == 0) {
 		if (!S_ISREG(st.st_mode)) {
-			fprintf(stderr, "utrace: '%s' is not a regular file: the database "
-				"replaces a file or makes a new one\n", out);
+			utrace__say("utrace: '%s' is not a regular file: the database "
+				    "replaces a file or makes a new one\n", out);
 			return 1;
 		}
 		if (unlink(out) < 0) {
-			fprintf(stderr, "utrace: cannot replace '%s': %s\n", out, strerror(errno));
+			utrace__say("utrace: cannot replace '%s': %s\n", out, strerror(errno));
 			return 1;
 		}
 	}
@@ -569,8 +570,8 @@ int utrace__export_sqlite(struct utrace__tf *tf, const char *out)
 	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 	flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
 	if (sqlite3_open_v2(out, &s.db, flags, NULL) != SQLITE_OK) {
-		fprintf(stderr, "utrace: cannot open '%s': %s\n", out,
-			s.db ? sqlite3_errmsg(s.db) : "out of memory");
+		utrace__say("utrace: cannot open '%s': %s\n", out,
+			    s.db ? sqlite3_errmsg(s.db) : "out of memory");
 		sqlite3_close(s.db);
 		return 1;
 	}
@@ -592,14 +593,14 @@ int utrace__export_sqlite(struct utrace__tf *tf, const char *out)
 	if (!r)
 		r = exec(&s, "COMMIT;");
 	if (r == -ENOMEM)
-		fprintf(stderr, "utrace: '%s': out of memory\n", s.name);
+		utrace__say("utrace: '%s': out of memory\n", s.name);
 	sqlite3_finalize(s.lost);
 	for (k = 0; k < s.nr_all; k++)
 		table_free(s.all[k]);
 	free(s.all);
 	free(s.t);
 	if (sqlite3_close(s.db) != SQLITE_OK && !r) {
-		fprintf(stderr, "utrace: cannot write '%s': %s\n", out, sqlite3_errmsg(s.db));
+		utrace__say("utrace: cannot write '%s': %s\n", out, sqlite3_errmsg(s.db));
 		r = -EIO;
 	}
 	if (r < 0 || s.failed) {

@@ -794,8 +794,8 @@ static int write_file(struct conv *cv)
 	r = pass(cv);
 	for (i = 0; !r && i < cv->nr_cpus; i++)
 		if (cv->cpu[i].nr_pages != cv->cpu[i].expect) {
-			fprintf(stderr, "utrace: '%s': the second reading placed the "
-				"pages differently (a bug)\n", cv->name);
+			utrace__say("utrace: '%s': the second reading placed the "
+				    "pages differently (a bug)\n", cv->name);
 			r = -EINVAL;
 		}
 out:
@@ -813,7 +813,7 @@ int utrace__export_tracedat(struct utrace__tf *tf, const char *out)
 	size_t i;
 
 	if (utrace__tf_warning(tf))
-		fprintf(stderr, "utrace: %s\n", utrace__tf_warning(tf));
+		utrace__say("utrace: %s\n", utrace__tf_warning(tf));
 	if (utrace__tf_error(tf)) {
 		utrace__problem(&cv.pr, "%s", utrace__tf_error(tf));
 		if (utrace__tf_nr_bad(tf) > 1)
@@ -834,7 +834,7 @@ int utrace__export_tracedat(struct utrace__tf *tf, const char *out)
 	cv.data_size = cv.page_size - UTRACE_PAGE_HDR;
 	cv.vet = utrace__vet_new(tf);
 	if (!cv.vet) {
-		fprintf(stderr, "utrace: cannot set up libtraceevent\n");
+		utrace__say("utrace: cannot set up libtraceevent\n");
 		return 1;
 	}
 
@@ -854,7 +854,7 @@ int utrace__export_tracedat(struct utrace__tf *tf, const char *out)
 
 	cv.fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (cv.fd < 0) {
-		fprintf(stderr, "utrace: cannot open '%s': %s\n", out, strerror(errno));
+		utrace__say("utrace: cannot open '%s': %s\n", out, strerror(errno));
 		status = 1;
 		goto out;
 	}
@@ -864,12 +864,12 @@ int utrace__export_tracedat(struct utrace__tf *tf, const char *out)
 		r = -EIO;
 	}
 	if (r == -EIO)
-		fprintf(stderr, "utrace: cannot write '%s': %s\n", out, strerror(cv.werr));
+		utrace__say("utrace: cannot write '%s': %s\n", out, strerror(cv.werr));
 	if (r < 0 && r != -ENOMEM && stat(out, &st) == 0 && S_ISREG(st.st_mode))
 		unlink(out);             /* no half-written file */
 out:
 	if (r == -ENOMEM) {
-		fprintf(stderr, "utrace: '%s': out of memory\n", cv.name);
+		utrace__say("utrace: '%s': out of memory\n", cv.name);
 		if (cv.fd >= 0 && stat(out, &st) == 0 && S_ISREG(st.st_mode))
 			unlink(out);
 	}

@@ -29,6 +29,7 @@
 #include <event-parse.h>
 
 #include "export-walk.h"
+#include "problems.h"
 #include "setevent.h"
 
 #define MAX_DEPTH 1000
@@ -636,20 +637,20 @@ static int setup_specs(struct utrace__xwalk *w, const struct utrace__export_opts
 	/* as utrace script -e: a name that matches nothing is a mistake */
 	for (i = 0; i < w->nr_slices; i++)
 		if (!w->slices[i].b.matched || !w->slices[i].e.matched) {
-			fprintf(stderr, "utrace: no event in '%s' matches the %s of --slice '%s'\n",
-				w->name, w->slices[i].b.matched ? "end" : "begin",
-				w->slices[i].given);
+			utrace__say("utrace: no event in '%s' matches the %s of --slice '%s'\n",
+				    w->name, w->slices[i].b.matched ? "end" : "begin",
+				    w->slices[i].given);
 			bad = 1;
 		}
 	for (i = 0; i < w->nr_counters; i++)
 		if (!w->counters[i].ev.matched) {
-			fprintf(stderr, "utrace: no event in '%s' matches --counter '%s'\n",
-				w->name, w->counters[i].given);
+			utrace__say("utrace: no event in '%s' matches --counter '%s'\n",
+				    w->name, w->counters[i].given);
 			bad = 1;
 		}
 	if (bad)
-		fprintf(stderr, "utrace: the events in the file: utrace script --list -i '%s'\n",
-			w->name);
+		utrace__say("utrace: the events in the file: utrace script --list -i '%s'\n",
+			    w->name);
 	return bad ? -EINVAL : 0;
 }
 
@@ -698,7 +699,7 @@ int utrace__export_walk(struct utrace__tf *tf, const char *out,
 	w.counter_text = o->counters;
 
 	if (utrace__tf_warning(tf))
-		fprintf(stderr, "utrace: %s\n", utrace__tf_warning(tf));
+		utrace__say("utrace: %s\n", utrace__tf_warning(tf));
 	if (utrace__tf_error(tf)) {
 		utrace__problem(&w.fmts.pr, "%s", utrace__tf_error(tf));
 		if (utrace__tf_nr_bad(tf) > 1)
@@ -709,7 +710,7 @@ int utrace__export_walk(struct utrace__tf *tf, const char *out,
 		goto out;
 	}
 	if (utrace__fmts_init(&w.fmts, tf) < 0) {
-		fprintf(stderr, "utrace: cannot set up libtraceevent\n");
+		utrace__say("utrace: cannot set up libtraceevent\n");
 		status = 1;
 		goto out;
 	}
@@ -733,7 +734,7 @@ int utrace__export_walk(struct utrace__tf *tf, const char *out,
 	}
 	w.fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (w.fd < 0) {
-		fprintf(stderr, "utrace: cannot open '%s': %s\n", out, strerror(errno));
+		utrace__say("utrace: cannot open '%s': %s\n", out, strerror(errno));
 		status = 1;
 		goto out;
 	}
@@ -743,12 +744,12 @@ int utrace__export_walk(struct utrace__tf *tf, const char *out,
 		r = -EIO;
 	}
 	if (r == -EIO)
-		fprintf(stderr, "utrace: cannot write '%s': %s\n", out, strerror(w.werr));
+		utrace__say("utrace: cannot write '%s': %s\n", out, strerror(w.werr));
 	if (r < 0 && stat(out, &st) == 0 && S_ISREG(st.st_mode))
 		unlink(out);             /* no half-written file */
 out:
 	if (r == -ENOMEM)
-		fprintf(stderr, "utrace: '%s': out of memory\n", w.name);
+		utrace__say("utrace: '%s': out of memory\n", w.name);
 	if (r < 0)
 		status = 1;
 	utrace__problems_end(&w.fmts.pr, w.name, "the records or events concerned were "

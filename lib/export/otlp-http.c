@@ -35,6 +35,7 @@
 #include <zlib.h>
 
 #include "otlp-http.h"
+#include "problems.h"
 
 #define BACKOFF_FIRST_MS 100
 #define BACKOFF_MAX_MS 5000
@@ -90,7 +91,7 @@ int utrace__http_new(const struct utrace__http_opts *o, struct utrace__http **hp
 	/* http or https, with a host: said now rather than at the first send */
 	u = curl_url();
 	if (!u || curl_url_set(u, CURLUPART_URL, o->url, 0) != CURLUE_OK) {
-		fprintf(stderr, "utrace: '%s' is not a URL\n", o->url);
+		utrace__say("utrace: '%s' is not a URL\n", o->url);
 		curl_url_cleanup(u);
 		free(h);
 		return -EINVAL;
@@ -106,8 +107,8 @@ int utrace__http_new(const struct utrace__http_opts *o, struct utrace__http **hp
 		curl_free(host);
 		curl_url_cleanup(u);
 		if (!ok) {
-			fprintf(stderr, "utrace: '%s': not an http:// or https:// URL with a "
-				"host (and no query)\n", o->url);
+			utrace__say("utrace: '%s': not an http:// or https:// URL with a "
+				    "host (and no query)\n", o->url);
 			free(h);
 			return -EINVAL;
 		}
@@ -268,9 +269,9 @@ static void check_partial(struct utrace__http *h, bool logs, size_t nr)
 	else
 		h->st.rejected_spans += n;
 	if (!h->said_rejected)
-		fprintf(stderr, "utrace: the collector rejected %llu of %zu %s%s%s (said once; "
-			"the total comes at the end)\n", (unsigned long long)n, nr,
-			logs ? "log records" : "spans", msg[0] ? ": " : "", msg);
+		utrace__say("utrace: the collector rejected %llu of %zu %s%s%s (said once; "
+			    "the total comes at the end)\n", (unsigned long long)n, nr,
+			    logs ? "log records" : "spans", msg[0] ? ": " : "", msg);
 	h->said_rejected = true;
 }
 
@@ -284,7 +285,7 @@ static void __attribute__((format(printf, 2, 3))) give_up(struct utrace__http *h
 	vsnprintf(h->last_error, sizeof(h->last_error), fmt, ap);
 	va_end(ap);
 	if (!h->o.quiet)
-		fprintf(stderr, "utrace: %s\n", h->last_error);
+		utrace__say("utrace: %s\n", h->last_error);
 }
 
 const char *utrace__http_last_error(const struct utrace__http *h)
@@ -306,7 +307,7 @@ int utrace__http_send(void *arg, enum utrace__otlp_signal sig, const char *body,
 		size_t zlen = gzip_body(h, body, len);
 
 		if (!zlen) {
-			fprintf(stderr, "utrace: cannot compress a request: out of memory\n");
+			utrace__say("utrace: cannot compress a request: out of memory\n");
 			return -ENOMEM;
 		}
 		body = (const char *)h->z;

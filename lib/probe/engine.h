@@ -27,21 +27,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "probe-regs.h"
+
 /* Room for a reason given to the user ("why it was refused"). */
 #define UTRACE_PROBE_WHY_MAX 192
-
-/*
- * The registers at the probed instruction, before it runs.  Names as the
- * kernel's x86-64 pt_regs (%REG fetchargs use them: ax bx cx dx si di bp
- * sp r8..r15 ip flags).
- */
-struct utrace_probe_regs {
-	uint64_t r15, r14, r13, r12, bp, bx, r11, r10, r9, r8;
-	uint64_t ax, cx, dx, si, di;
-	uint64_t ip;     /* the probed address */
-	uint64_t flags;
-	uint64_t sp;     /* rsp as it was at the probed instruction */
-};
 
 /*
  * A probe's handler: called on each hit, on the thread that hit, possibly

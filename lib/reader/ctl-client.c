@@ -16,6 +16,7 @@
 
 #include "ctl-client.h"
 #include "ctlproto.h"
+#include "problems.h"
 #include "rundir.h"
 
 #define ANSWER_TIMEOUT_S 10
@@ -168,7 +169,7 @@ static void scan_all(struct plist *l, bool all_users)
 	if (r == 0)
 		scan_dir(dir, l);
 	else if (r == -EPERM && !told) {
-		fprintf(stderr, "utrace: %s\n", err);
+		utrace__say("utrace: %s\n", err);
 		told = true;
 	}
 	if (!all_users || geteuid() != 0)

@@ -196,10 +196,4 @@ int utrace__tf_iter_new_unordered(struct utrace__tf *tf,
 int utrace__tf_iter_next(struct utrace__tf_iter *it, struct utrace__tf_item *item) UTRACE_HIDDEN;
 void utrace__tf_iter_free(struct utrace__tf_iter *it) UTRACE_HIDDEN;
 
-/* ns = ns0 + (tsc - tsc0) * (ns1 - ns0) / (tsc1 - tsc0), computed without
- * overflow, truncated toward zero as in 128-bit C arithmetic and clamped
- * to 0 .. UINT64_MAX.  (tsc1 != tsc0.)  For the tests. */
-uint64_t utrace__tf_tsc_to_ns(uint64_t tsc, uint64_t tsc0, uint64_t ns0,
-			      uint64_t tsc1, uint64_t ns1) UTRACE_HIDDEN;
-
 #endif /* UTRACE_TRACEFILE_READER_H */

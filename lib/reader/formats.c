@@ -57,6 +57,7 @@
 #include "probe.h"
 #include "hash.h"
 #include "pfmt.h"
+#include "problems.h"
 
 #define MAX_DEPTH 64             /* of a print fmt's argument tree */
 #define MAX_FIELD_END (1 << 20)
@@ -1446,10 +1447,10 @@ int utrace__proc_sym_by_addr(void *ctx, uint64_t addr, uint64_t *start, uint64_t
 bool utrace__tf_readable(struct utrace__tf *tf)
 {
 	if (utrace__tf_warning(tf) && !utrace__tf_cut(tf, NULL))
-		fprintf(stderr, "utrace: %s\n", utrace__tf_warning(tf));
+		utrace__say("utrace: %s\n", utrace__tf_warning(tf));
 	if (!utrace__tf_page_size(tf)) {
-		fprintf(stderr, "utrace: %s\n", utrace__tf_error(tf) ? utrace__tf_error(tf) :
-			"not a trace file");
+		utrace__say("utrace: %s\n", utrace__tf_error(tf) ? utrace__tf_error(tf) :
+			    "not a trace file");
 		return false;
 	}
 	return true;

@@ -25,6 +25,7 @@
 #include "filter.h"
 #include "print.h"
 #include "probe.h"
+#include "problems.h"
 #include "traceline.h"
 
 struct utrace__printer {
@@ -857,10 +858,10 @@ static int compile_filters(struct utrace__printer *sc, struct utrace__tf *tf)
 		    utrace__tf_sym_at(f->proc, 0, &name, &start, &size) < 0) {
 			/* the function's address range is the traced
 			 * process's: its SYMBOL records, or nothing */
-			fprintf(stderr, "utrace: '.function' in the filter for '%s:%s' needs the "
-				"symbols of pid %u, and '%s' has none (a recording has them "
-				"when an event prints %%ps or %%pS)\n", e->system, e->name,
-				f->proc->pid, sc->name);
+			utrace__say("utrace: '.function' in the filter for '%s:%s' needs the "
+				    "symbols of pid %u, and '%s' has none (a recording has them "
+				    "when an event prints %%ps or %%pS)\n", e->system, e->name,
+				    f->proc->pid, sc->name);
 			free(fields);
 			free(expr);
 			return -EINVAL;
@@ -868,9 +869,9 @@ static int compile_filters(struct utrace__printer *sc, struct utrace__tf *tf)
 		r = utrace__filter_compile_syms(expr, fields, nr, &syms, &e->filter, &fe);
 		free(fields);
 		if (r < 0) {
-			fprintf(stderr, "utrace: bad filter for '%s:%s': %s\n  %s\n  %*s^\n",
-				e->system, e->name, fe.msg[0] ? fe.msg : "Error: (0)", expr,
-				fe.msg[0] ? (fe.pos < 0 ? 0 : fe.pos) : 0, "");
+			utrace__say("utrace: bad filter for '%s:%s': %s\n  %s\n  %*s^\n",
+				    e->system, e->name, fe.msg[0] ? fe.msg : "Error: (0)", expr,
+				    fe.msg[0] ? (fe.pos < 0 ? 0 : fe.pos) : 0, "");
 			free(expr);
 			return r == -ENOMEM ? r : -EINVAL;
 		}
@@ -896,7 +897,7 @@ int utrace__print_file(const struct utrace__print_opts *o, struct utrace__tf *tf
 	 * status stays 0 for it (what was printed is right, as perf and
 	 * trace-cmd do with a truncated file). */
 	if (utrace__tf_warning(tf) && !o->quiet && !utrace__tf_cut(tf, NULL))
-		fprintf(stderr, "utrace: %s\n", utrace__tf_warning(tf));
+		utrace__say("utrace: %s\n", utrace__tf_warning(tf));
 	if (utrace__tf_error(tf)) {
 		utrace__problem(&sc.fmts.pr, "%s", utrace__tf_error(tf));
 		if (utrace__tf_nr_bad(tf) > 1)
@@ -905,7 +906,7 @@ int utrace__print_file(const struct utrace__print_opts *o, struct utrace__tf *tf
 	if (!utrace__tf_page_size(tf))
 		goto out;                /* not even a header */
 	if (printer_init(&sc, tf) < 0) {
-		fprintf(stderr, "utrace: cannot set up libtraceevent\n");
+		utrace__say("utrace: cannot set up libtraceevent\n");
 		status = 1;
 		goto out;
 	}
@@ -921,13 +922,13 @@ int utrace__print_file(const struct utrace__print_opts *o, struct utrace__tf *tf
 
 		for (i = 0; i < o->nr_ev; i++)
 			if (!o->ev_matched[i]) {
-				fprintf(stderr, "utrace: no event in '%s' matches '%s'\n",
-					sc.name, o->ev_text[i]);
+				utrace__say("utrace: no event in '%s' matches '%s'\n",
+					    sc.name, o->ev_text[i]);
 				bad++;
 			}
 		if (bad) {
-			fprintf(stderr, "utrace: the events in the file: utrace script --list "
-				"-i '%s'\n", sc.name);
+			utrace__say("utrace: the events in the file: utrace script --list "
+				    "-i '%s'\n", sc.name);
 			status = 1;
 			goto out;
 		}
@@ -943,8 +944,8 @@ int utrace__print_file(const struct utrace__print_opts *o, struct utrace__tf *tf
 			goto out;
 		for (i = 0; i < o->nr_filters; i++)
 			if (!o->filters[i].matched && !o->quiet) {
-				fprintf(stderr, "utrace: no event in '%s' matches the filter "
-					"'%s'\n", sc.name, o->filters[i].text);
+				utrace__say("utrace: no event in '%s' matches the filter "
+					    "'%s'\n", sc.name, o->filters[i].text);
 				status = 1;
 			}
 		if (status)
@@ -962,22 +963,22 @@ int utrace__print_file(const struct utrace__print_opts *o, struct utrace__tf *tf
 	if (flush_out(&sc) < 0 || fflush(out) != 0 || ferror(out)) {
 		/* a reader that went away (| head) is not worth a word */
 		if (errno != EPIPE)
-			fprintf(stderr, "utrace: cannot write the output: %s\n", strerror(errno));
+			utrace__say("utrace: cannot write the output: %s\n", strerror(errno));
 		status = 1;
 	}
 out:
 	if (r == -ENOMEM) {
-		fprintf(stderr, "utrace: '%s': out of memory\n", sc.name);
+		utrace__say("utrace: '%s': out of memory\n", sc.name);
 		status = 1;
 	}
 	if (utrace__tf_cut(tf, NULL) && utrace__tf_warning(tf) && !o->quiet)
-		fprintf(stderr, "utrace: %s: printed the %llu events before it\n",
+		utrace__say("utrace: %s: printed the %llu events before it\n",
 			utrace__tf_warning(tf), (unsigned long long)sc.nr_printed);
 	for (size_t k = 0; !o->quiet && utrace__tf_process(tf, k); k++) {
 		const struct utrace__tf_process *pr = utrace__tf_process(tf, k);
 
 		if (pr->has_stats && pr->missed)
-			fprintf(stderr, "utrace: '%s': pid %u (%s) dropped its recorder, which "
+			utrace__say("utrace: '%s': pid %u (%s) dropped its recorder, which "
 				"had stopped reading: %u event formats or objects never reached "
 				"the file\n", sc.name, pr->pid, pr->comm, pr->missed);
 	}
@@ -988,14 +989,14 @@ out:
 	if (o->quiet)
 		;
 	else if (sc.lost && !sc.lost_unknown)
-		fprintf(stderr, "utrace: '%s': %llu events lost (see the [LOST] lines)\n",
-			sc.name, (unsigned long long)sc.lost);
+		utrace__say("utrace: '%s': %llu events lost (see the [LOST] lines)\n",
+			    sc.name, (unsigned long long)sc.lost);
 	else if (sc.lost)
-		fprintf(stderr, "utrace: '%s': at least %llu events lost (see the [LOST] "
-			"lines)\n", sc.name, (unsigned long long)sc.lost);
+		utrace__say("utrace: '%s': at least %llu events lost (see the [LOST] "
+			    "lines)\n", sc.name, (unsigned long long)sc.lost);
 	else if (sc.lost_unknown)
-		fprintf(stderr, "utrace: '%s': events were lost (see the [LOST] lines)\n",
-			sc.name);
+		utrace__say("utrace: '%s': events were lost (see the [LOST] lines)\n",
+			    sc.name);
 	utrace__tf_iter_free(it);
 	printer_fini(&sc);
 	return status;

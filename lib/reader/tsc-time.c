@@ -26,9 +26,37 @@
  */
 #include <stdbool.h>
 
-#include "file-reader.h"
 #include "pool.h"
 #include "tsc-time.h"
+
+uint64_t utrace__tf_tsc_to_ns(uint64_t tsc, uint64_t tsc0, uint64_t ns0,
+			      uint64_t tsc1, uint64_t ns1)
+{
+	/* |tsc - tsc0| * |ns1 - ns0| / |tsc1 - tsc0|, then the sign: the
+	 * same as the signed 128-bit expression, which truncates toward 0. */
+	uint64_t dt = tsc >= tsc0 ? tsc - tsc0 : tsc0 - tsc;
+	uint64_t dn = ns1 >= ns0 ? ns1 - ns0 : ns0 - ns1;
+	uint64_t dd = tsc1 >= tsc0 ? tsc1 - tsc0 : tsc0 - tsc1;
+	int neg = (tsc < tsc0) ^ (ns1 < ns0) ^ (tsc1 < tsc0);
+	unsigned __int128 q = (unsigned __int128)dt * dn;
+	uint64_t hi = (uint64_t)(q >> 64), v;
+
+	if (hi < dd) {
+#if defined(__x86_64__)
+		uint64_t r;
+
+		/* One divq: the quotient fits in 64 bits. */
+		__asm__("divq %4" : "=a"(v), "=d"(r) : "a"((uint64_t)q), "d"(hi), "rm"(dd));
+#else
+		v = (uint64_t)(q / dd);
+#endif
+	} else {
+		v = UINT64_MAX;
+	}
+	if (neg)
+		return v > ns0 ? 0 : ns0 - v;
+	return v > UINT64_MAX - ns0 ? UINT64_MAX : ns0 + v;
+}
 
 /* A segment with its rate, for the multiplication in utrace__tsc_time(). */
 static struct utrace__tsc_seg tsc_seg(uint64_t tsc0, uint64_t ns0, uint64_t tsc1, uint64_t ns1)

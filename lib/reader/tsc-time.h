@@ -75,4 +75,11 @@ static inline uint64_t utrace__tsc_time_hint(const struct utrace__tsc_seg *seg, 
 	return utrace__tsc_time(seg, n, tsc, hint);
 }
 
+/* ns = ns0 + (tsc - tsc0) * (ns1 - ns0) / (tsc1 - tsc0), computed without
+ * overflow, truncated toward zero as in 128-bit C arithmetic and clamped
+ * to 0 .. UINT64_MAX.  (tsc1 != tsc0.)  The conversion
+ * of one segment (file-reader.c, the tests). */
+uint64_t utrace__tf_tsc_to_ns(uint64_t tsc, uint64_t tsc0, uint64_t ns0,
+			      uint64_t tsc1, uint64_t ns1) UTRACE_HIDDEN;
+
 #endif /* UTRACE_READER_TSC_TIME_H */

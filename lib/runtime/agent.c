@@ -307,7 +307,10 @@ static void handle_op(struct conn *c, uint32_t op, const struct utrace_ctl_req *
 		answer_status(c, utrace__control_instance_mkdir(pl, plen));
 		return;
 	case UTRACE_CTL_INSTANCE_RMDIR:
-		answer_status(c, utrace__control_instance_rmdir(pl, plen));
+		r = utrace__control_instance_rmdir(pl, plen);
+		if (r >= 0)     /* its snapshot goes with it */
+			utrace__agent_snapshot_forget(r);
+		answer_status(c, r < 0 ? r : 0);
 		return;
 	case UTRACE_CTL_INFO:
 		utrace__control_info(&info);

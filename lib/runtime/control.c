@@ -24,7 +24,6 @@
 #include <unistd.h>
 
 #include "jump.h"
-#include "agent.h"
 #include "clock.h"
 #include "control.h"
 #include "problems.h"
@@ -2045,7 +2044,8 @@ void utrace__control_fork_cleanup(void)
  * that cannot be told: ThreadSanitizer builds, no membarrier).  Whether a
  * file of it is open is the mount's to know (EBUSY there).
  *
- * Return: 0 or -ENOENT.
+ * Return: the instance's index (its snapshot is the agent's to drop) or
+ * -ENOENT.
  */
 int utrace__control_instance_rmdir(const char *name, size_t len)
 {
@@ -2081,7 +2081,6 @@ int utrace__control_instance_rmdir(const char *name, size_t len)
 	}
 	if (x->pool_fd >= 0)
 		close(x->pool_fd);
-	utrace__agent_snapshot_forget(i);
 	while (x->nr_error_log)
 		free(x->error_log[--x->nr_error_log]);
 	free(x->pid_list[0]);
@@ -2090,5 +2089,5 @@ int utrace__control_instance_rmdir(const char *name, size_t len)
 	free(x->name);
 	memset(x, 0, sizeof(*x));
 	x->pool_fd = -1;
-	return 0;
+	return i;
 }

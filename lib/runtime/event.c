@@ -26,7 +26,6 @@
 #include "internal.h"
 #include "event.h"
 #include "fdhigh.h"
-#include "writer.h"
 #include "traceline.h"
 
 static __thread pid_t cached_tid;
@@ -185,13 +184,11 @@ static void print_open_fn(void)
 	if (strcmp(print_dest, "stderr") == 0) {
 		utrace__print_path = "stderr";
 		__atomic_store_n(&utrace__print_fd, 2, __ATOMIC_RELEASE);
-		utrace__fast_update();
 		return;
 	}
 	if (strcmp(print_dest, "stdout") == 0) {
 		utrace__print_path = "stdout";
 		__atomic_store_n(&utrace__print_fd, 1, __ATOMIC_RELEASE);
-		utrace__fast_update();
 		return;
 	}
 	fd = print_open_file(print_dest);
@@ -199,7 +196,6 @@ static void print_open_fn(void)
 		return;
 	utrace__print_path = print_dest;
 	__atomic_store_n(&utrace__print_fd, fd, __ATOMIC_RELEASE);
-	utrace__fast_update();
 }
 
 void utrace__print_open(void)

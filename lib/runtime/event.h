@@ -78,7 +78,9 @@ void utrace__print_set_dest(const char *dest) UTRACE_HIDDEN;
  * utrace__print_open - open UTRACE_PRINT's destination, once
  *
  * When the first events register, so that a process without events
- * leaves no file behind.  A refused destination is said once.
+ * leaves no file behind.  A refused destination is said once.  The
+ * writer is above this file: its caller calls utrace__fast_update()
+ * after it, so that events leave the inlined writer for the printer.
  */
 void utrace__print_open(void) UTRACE_HIDDEN;
 

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 
+#include "engine.h"
 #include "probe.h"
 
 /* SysV x86-64: the integer arguments' registers, then the stack. */

@@ -113,6 +113,12 @@ static void secure_notice(void)
 			return;
 		}
 }
+/* The writer and the marker run the triggers, which are above them. */
+static const struct utrace__trigger_ops trigger_ops = {
+	.run = utrace__triggers_run,
+	.run_in = utrace__triggers_run_in,
+	.any_in = utrace__triggers_any_in,
+};
 
 static void init_once_fn(void)
 {
@@ -121,6 +127,8 @@ static void init_once_fn(void)
 	secure_notice();
 	pthread_atfork(before_fork, after_fork_parent, after_fork_child);
 	utrace__registry_set_ops(&registry_ops);
+	utrace__writer_set_trigger_ops(&trigger_ops);
+	utrace__triggers_set_snapshot(utrace__agent_snapshot_request);
 
 	v = utrace__getenv("UTRACE_PRINT");
 	if (v && *v)
@@ -144,6 +152,14 @@ void utrace__init(void)
 	pthread_once(&init_once, init_once_fn);
 }
 
+/* UTRACE_PRINT's destination, opened once; then the writer's fast path
+ * is recomputed (the printer takes the library's path). */
+static void print_open(void)
+{
+	utrace__print_open();
+	utrace__fast_update();
+}
+
 /*
  * The public entry points that an object's event constructor may reach
  * before the library's own constructor has run (a static libutrace):
@@ -157,7 +173,7 @@ void utrace_tp_register_module(struct utrace_event *const *start,
 	utrace__init();
 	if (!start || start >= stop)
 		return;
-	utrace__print_open();
+	print_open();
 	/* ftrace's own events first: the marker files' (not inside the
 	 * once above, since registering may start the agent) */
 	utrace__marker_register();
@@ -194,7 +210,7 @@ __attribute__((constructor)) static void utrace_ctor(void)
 	utrace__init();
 	utrace__uprobes_snapshot();
 	if (preloaded() || utrace__getenv("UTRACE_PROBES")) {
-		utrace__print_open();
+		print_open();
 		utrace__marker_register();
 		utrace__uprobes_from_env();
 	}

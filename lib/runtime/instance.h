@@ -45,5 +45,6 @@ struct utrace__inst_filter {
 /* Bits of utrace__tracing_off. */
 #define UTRACE_TRACING_OFF 1         /* top-level tracing_on is 0 */
 #define UTRACE_TRACING_INSTANCES 2   /* an instance exists: the slow path */
+#define UTRACE_TRACING_TRIGGERS 4    /* an event has a trigger (trigger.h) */
 
 #endif /* UTRACE_RUNTIME_INSTANCE_H */

@@ -34,9 +34,9 @@
 #endif
 
 #include "clock.h"
+#include "filter.h"
 #include "internal.h"
 #include "marker.h"
-#include "trigger.h"
 #include "writer.h"
 
 static const struct utrace_event_field print_fields[] = {
@@ -251,7 +251,7 @@ static void print_triggers(const unsigned char *rec, uint32_t size)
 	fc.cpu = utrace__cpu();
 	prctl(PR_GET_NAME, comm);
 	fc.comm = comm;
-	utrace__triggers_run_in(&print_event, utrace__marker_inst, rec, size, &fc);
+	utrace__writer_trigger_ops()->run_in(&print_event, utrace__marker_inst, rec, size, &fc);
 }
 
 int utrace__marker_record(bool raw, const void *data, size_t len)
@@ -293,7 +293,8 @@ int utrace__marker_record(bool raw, const void *data, size_t len)
 
 		memcpy(rec + 8, &ip, sizeof(ip));
 		memcpy(rec + UTRACE_MARKER_PRINT_HDR, data, len);
-		if (utrace__triggers_any_in(ev, utrace__marker_inst)) {
+		if (utrace__writer_trigger_ops() &&
+		    utrace__writer_trigger_ops()->any_in(ev, utrace__marker_inst)) {
 			/* (no memory: the record without its triggers) */
 			tsize = (uint32_t)(UTRACE_MARKER_PRINT_HDR + len + 1);
 			trig = malloc(tsize);

@@ -42,7 +42,6 @@
 #include "instance.h"
 #include "internal.h"
 #include "marker.h"
-#include "agent.h"
 #include "record.h"
 #include "symbols.h"
 #include "synth.h"
@@ -190,6 +189,23 @@ static void inst_enable(struct trig *t, struct utrace__event_state *ts, bool on)
 		__atomic_fetch_and(&ts->inst_on, ~bit, __ATOMIC_RELAXED);
 }
 
+static void (*snapshot_fn)(int inst);
+
+void utrace__triggers_set_snapshot(void (*fn)(int inst))
+{
+	__atomic_store_n(&snapshot_fn, fn, __ATOMIC_RELEASE);
+}
+
+/* The snapshot trigger: the agent copies the buffer, out of the writer's
+ * path (async-signal-safe). */
+static void snapshot(int inst)
+{
+	void (*fn)(int) = __atomic_load_n(&snapshot_fn, __ATOMIC_ACQUIRE);
+
+	if (fn)
+		fn(inst);
+}
+
 static void fire(struct trig *t)
 {
 	int off = __atomic_load_n(&utrace__tracing_off, __ATOMIC_RELAXED), saved;
@@ -240,7 +256,7 @@ static void fire(struct trig *t)
 		return;
 	case TK_SNAPSHOT:       /* snapshot_count_trigger(): the agent copies */
 		if (take_count(t))
-			utrace__agent_snapshot_request(t->inst);
+			snapshot(t->inst);
 		return;
 	case TK_ENABLE_HIST:    /* hist_enable_count_trigger(): unlike */
 	case TK_DISABLE_HIST:   /* enable_event, each firing counts */
@@ -271,7 +287,7 @@ static void hist_vars(const struct trig *t, const void *rec, uint32_t size,
 	if (r > 0 && (r & 2))
 		utrace__synth_fire(t->h->track->target, fire.params[1]);
 	if (r > 0 && (r & 4))
-		utrace__agent_snapshot_request(t->inst);
+		snapshot(t->inst);
 }
 
 /* The triggers of one list: those of 'pass' (0: before the commit, 1:

@@ -6,7 +6,9 @@
  * disable_event, each with an optional count (":N") and filter ("if ...").
  *
  * The agent (control.c) parses and installs them; the writer runs them
- * on each record of the event (writer.c, commit_inst()).  While any
+ * on each record of the event (writer.c, commit_inst(), through the
+ * struct utrace__trigger_ops that init.c installs: the triggers are above
+ * the writer, whose events they record).  While any
  * event has a trigger, UTRACE_TRACING_TRIGGERS is set in
  * utrace__tracing_off, which the reserve already tests: the events that
  * hold a trigger (st->soft) take the slow path, where the record is built
@@ -29,9 +31,6 @@
 
 #include "compiler.h"
 #include "filter.h"
-
-/* A bit of utrace__tracing_off (instance.h has the others). */
-#define UTRACE_TRACING_TRIGGERS 4
 
 struct utrace__trig_list;
 
@@ -58,6 +57,17 @@ void utrace__triggers_run(struct utrace_event *ev, const void *rec, uint32_t siz
  * newline the marker adds, as the kernel's tracing_mark_write() has it). */
 void utrace__triggers_run_in(struct utrace_event *ev, int inst, const void *rec,
 			     uint32_t size, const struct utrace__filter_ctx *fc) UTRACE_HIDDEN;
+
+/**
+ * utrace__triggers_set_snapshot - who takes the snapshot trigger's copy
+ * @fn: asks for a copy of a buffer's pool (-1: the top level's); the
+ *      agent's utrace__agent_snapshot_request(), installed by init.c
+ *      (the agent is above the triggers)
+ *
+ * Without it the snapshot trigger fires and nothing is copied, as when no
+ * agent runs.
+ */
+void utrace__triggers_set_snapshot(void (*fn)(int inst)) UTRACE_HIDDEN;
 
 /* Whether the event has triggers in the instance (a hint, lock-free). */
 bool utrace__triggers_any_in(const struct utrace_event *ev, int inst) UTRACE_HIDDEN;

@@ -48,6 +48,7 @@
 #include "instance.h"
 #include "internal.h"
 #include "log.h"
+#include "engine.h"
 #include "probe.h"
 #include "proto.h"
 #include "record.h"

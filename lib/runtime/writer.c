@@ -47,7 +47,6 @@
 #include "tp.h"
 #include "clock.h"
 #include "instance.h"
-#include "trigger.h"
 #include "writer.h"
 
 #define STASH_SIZE 2048
@@ -262,6 +261,18 @@ void utrace__filter_count(int delta)
 {
 	__atomic_fetch_add(&nr_filtered, delta, __ATOMIC_SEQ_CST);
 	utrace__fast_update();
+}
+
+static const struct utrace__trigger_ops *trigger_ops;
+
+void utrace__writer_set_trigger_ops(const struct utrace__trigger_ops *ops)
+{
+	__atomic_store_n(&trigger_ops, ops, __ATOMIC_RELEASE);
+}
+
+const struct utrace__trigger_ops *utrace__writer_trigger_ops(void)
+{
+	return __atomic_load_n(&trigger_ops, __ATOMIC_ACQUIRE);
 }
 
 void utrace__set_record_hook(void (*hook)(const struct utrace_event *ev,
@@ -1392,9 +1403,11 @@ static __attribute__((noinline)) void commit_inst(struct utrace_tp_reserve *r)
 	const struct utrace__event_state *st = ev->priv;
 	int off = __atomic_load_n(&utrace__tracing_off, __ATOMIC_RELAXED);
 	/* (ftrace's print: the marker runs its triggers) */
-	bool top_on, trig = !st->ignore_enable &&
-			    (__atomic_load_n(&st->triggers, __ATOMIC_RELAXED) != NULL ||
-			     __atomic_load_n(&st->itrig, __ATOMIC_RELAXED) != NULL);
+	const struct utrace__trigger_ops *trig =
+		!st->ignore_enable && (__atomic_load_n(&st->triggers, __ATOMIC_RELAXED) != NULL ||
+				       __atomic_load_n(&st->itrig, __ATOMIC_RELAXED) != NULL) ?
+		utrace__writer_trigger_ops() : NULL;
+	bool top_on;
 	uint32_t on, mask = 0, top;
 	struct utrace__inst_filter *ifilt = __atomic_load_n(&st->ifilt, __ATOMIC_ACQUIRE);
 	struct utrace__filter_ctx ctx;
@@ -1412,7 +1425,7 @@ static __attribute__((noinline)) void commit_inst(struct utrace_tp_reserve *r)
 	if (trig) {
 		/* the event's triggers, before its own filter and whether it
 		 * is on (they may switch it, or tracing, on or off) */
-		utrace__triggers_run(r->event, r->rec, r->size, &ctx, false);
+		trig->run(r->event, r->rec, r->size, &ctx, false);
 		off = __atomic_load_n(&utrace__tracing_off, __ATOMIC_RELAXED);
 	}
 	on = inst_targets(st, &top_on);
@@ -1431,7 +1444,7 @@ static __attribute__((noinline)) void commit_inst(struct utrace_tp_reserve *r)
 		mask |= 1u << i;
 	}
 	if (trig)
-		utrace__triggers_run(r->event, r->rec, r->size, &ctx, true);
+		trig->run(r->event, r->rec, r->size, &ctx, true);
 	errno = e;
 	if (top && (utrace__record_hook != NULL || utrace__print_fd >= 0))
 		utrace__commit_observe(r);

@@ -53,6 +53,45 @@ void utrace__fast_update(void) UTRACE_HIDDEN;
  */
 void utrace__fast_init(void) UTRACE_HIDDEN;
 
+struct utrace__filter_ctx;
+
+/**
+ * struct utrace__trigger_ops - the event triggers, as the writer and the
+ * marker run them
+ * @run:    utrace__triggers_run(): an event's triggers on its record,
+ *          before (@post false) and after (@post true) its commit
+ * @run_in: utrace__triggers_run_in(): one buffer's triggers on a record
+ *          already committed (the marker's)
+ * @any_in: utrace__triggers_any_in(): whether the event has triggers in
+ *          the buffer (a hint, lock-free)
+ *
+ * trigger.c is above the writer (its triggers record events of their own,
+ * and reach the agent and the synthetic events): the writer reaches it
+ * through these, installed by init.c before any event registers, as the
+ * registry reaches the layers above it through struct utrace__registry_ops.
+ */
+struct utrace__trigger_ops {
+	void (*run)(struct utrace_event *ev, const void *rec, uint32_t size,
+		    const struct utrace__filter_ctx *fc, bool post);
+	void (*run_in)(struct utrace_event *ev, int inst, const void *rec, uint32_t size,
+		       const struct utrace__filter_ctx *fc);
+	bool (*any_in)(const struct utrace_event *ev, int inst);
+};
+
+/**
+ * utrace__writer_set_trigger_ops - install the triggers (init.c, once)
+ * @ops: the hooks, which must outlive every event
+ */
+void utrace__writer_set_trigger_ops(const struct utrace__trigger_ops *ops) UTRACE_HIDDEN;
+
+/**
+ * utrace__writer_trigger_ops - the triggers installed, or NULL before
+ *
+ * Return: what utrace__writer_set_trigger_ops() installed; NULL while no
+ * event has registered (none can have a trigger then).
+ */
+const struct utrace__trigger_ops *utrace__writer_trigger_ops(void) UTRACE_HIDDEN;
+
 /* Grace periods for filter programs. */
 
 /**

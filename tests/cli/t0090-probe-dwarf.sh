@@ -202,6 +202,21 @@ check "a missing binary is refused" refused "cannot open '/nonexistent'" \
 check "--help describes -x and -k" \
 	bash -c '"$0" probe --help | grep -q -- "--vars POINT" && "$0" probe --help | grep -q -- "--kernel"' \
 	"$UTRACE"
+# -x BINARY -p PID: the C names translated, then given to the process's
+# agent as 'utrace probe -p PID RAW' would (its uprobe_events lists them)
+LD_PRELOAD="$UTRACE_BUILD/lib/libutrace.so.0" ASAN_OPTIONS=verify_asan_link_order=0 \
+	"$P0" 1000 > /dev/null 2> "$TMP/prog-err" &
+PROG_PID=$!
+trap 'kill "$PROG_PID" 2> /dev/null; rm -rf "$TMP"' EXIT
+agent_probe() {
+	wait_traceable "$PROG_PID" "$TMP/prog-err" &&
+	probe -x "$P0" -p "$PROG_PID" 'add a b' && [ ! -s "$TMP/out" ] &&
+	"$UTRACE" probe -p "$PROG_PID" -l > "$TMP/list" &&
+	grep -q "^p:probe_prog0/add $P0:0x[0-9a-f]* a=-[0-9]*(%bp):s32 b=-[0-9]*(%bp):s64\$" "$TMP/list"
+}
+check "-x BINARY -p PID: the raw definitions go to the process's agent" agent_probe
+kill "$PROG_PID" 2> /dev/null
+
 # clang 14 describes bit fields the DWARF 2 way (DW_AT_bit_offset from the
 # storage unit's most significant bit, DW_AT_data_member_location), gcc
 # the DWARF 4 way (DW_AT_data_bit_offset): the same fetchargs from both

@@ -126,7 +126,7 @@ static int check_only(int argc, char **argv)
 		if (!r && cmd == UTRACE__PROBE_ADD && (r = utrace__probe_site_check_file(d, &err)))
 			utrace__probe_def_free(d);
 		if (r) {
-			utrace__probe_say_error("utrace probe", argv[i], r, &err);
+			probe_say_error("utrace probe", argv[i], r, &err);
 			status = 1;
 			continue;
 		}
@@ -165,6 +165,35 @@ static void say_error(struct utrace__ctl *c, const char *line, int r)
 	free(log);
 }
 
+/* The forms of probe-dwarf.c; -x BIN -p PID DEF...: its raw definitions
+ * to the process's agent, as 'utrace probe -p PID RAW...'. */
+static int probe_dwarf(int argc, char **argv)
+{
+	struct probe_dwarf_raw ag = { 0 };
+	char pidstr[24], **av;
+	int i, r = utrace_probe_dwarf_main(argc, argv, &ag);
+
+	if (!ag.raw)
+		return r;
+	av = calloc((size_t)ag.nr + 4, sizeof(*av));
+	if (av) {
+		snprintf(pidstr, sizeof(pidstr), "%ld", ag.pid);
+		av[0] = (char *)"probe";
+		av[1] = (char *)"-p";
+		av[2] = pidstr;
+		for (i = 0; i < ag.nr; i++)
+			av[3 + i] = ag.raw[i];
+		r = cmd_probe(ag.nr + 3, av);
+	} else {
+		r = 1;
+	}
+	for (i = 0; i < ag.nr; i++)
+		free(ag.raw[i]);
+	free(ag.raw);
+	free(av);
+	return r;
+}
+
 int cmd_probe(int argc, char **argv)
 {
 	struct probe_opts o = { 0 };
@@ -173,9 +202,9 @@ int cmd_probe(int argc, char **argv)
 	int r, status = 0;
 
 	/* -x (C names through DWARF) and -k (the kernel's uprobes):
-	 * probe-dwarf.c, which comes back here for -x -p PID */
+	 * probe-dwarf.c; -x -p PID comes back with raw definitions */
 	if (probe_dwarf_wants(argc, argv))
-		return utrace_probe_dwarf_main(argc, argv);
+		return probe_dwarf(argc, argv);
 	r = parse_opts(argc, argv, &o);
 	if (r)
 		return r < 0 ? 0 : r;

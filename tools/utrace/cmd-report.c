@@ -187,12 +187,12 @@ int cmd_report(int argc, char **argv)
 	if (optind < argc) {
 		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 
-		if (n <= 0 || utrace__temp_trace(tmp, sizeof(tmp), "report") < 0) {
+		if (n <= 0 || cmd_temp_trace(tmp, sizeof(tmp), "report") < 0) {
 			status = 1;
 			goto done;
 		}
 		self[n] = 0;
-		if (utrace__record_command(self, argv + optind, tmp) != 0) {
+		if (cmd_record_command(self, argv + optind, tmp) != 0) {
 			fprintf(stderr, "utrace report: recording '%s' failed\n", argv[optind]);
 			status = 1;
 			goto done;

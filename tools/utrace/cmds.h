@@ -37,6 +37,14 @@ int cmd_mount(int argc, char **argv);
 int cmd_enter(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 
+/* A temporary file for a recording ("/tmp/utrace-WHO-XXXXXX"); -1 (said
+ * on stderr).  (cmd-stat.c) */
+int cmd_temp_trace(char *path, size_t len, const char *who);
+/* Run argv under `self record -o path -- argv...` (self: the utrace
+ * binary), its lines on stderr as the user would see them.  Returns the
+ * recorder's exit status, or -1 when it could not be run.  (cmd-stat.c) */
+int cmd_record_command(const char *self, char **argv, const char *path);
+
 /* "utrace CMD: <fmt with arg>; see 'utrace CMD --help'" on stderr; 129. */
 static inline int usage_error(const char *cmd, const char *fmt, const char *arg)
 	__attribute__((format(printf, 2, 0)));

@@ -10,6 +10,7 @@
 #include <utrace/utrace.h>
 
 #include "cmds.h"
+#include "problems.h"
 
 struct cmd {
 	const char *name;
@@ -68,10 +69,18 @@ static void usage(FILE *f)
 	fprintf(f, "\nSee 'utrace <command> --help' for a command's options.\n");
 }
 
+/* What the libraries say goes to stderr, in its place among the output
+ * (stderr is unbuffered, as the libraries' own fprintf() once wrote). */
+static void print_stderr(const char *text)
+{
+	fputs(text, stderr);
+}
+
 int main(int argc, char **argv)
 {
 	const struct cmd *c;
 
+	utrace__set_printer(print_stderr);
 	if (argc < 2) {
 		usage(stderr);
 		return 129;

@@ -455,3 +455,12 @@ out:
 	close(fd);
 	return r < 0 ? r : 0;
 }
+
+void probe_say_error(const char *who, const char *line, int r,
+		     const struct utrace__probe_error *err)
+{
+	char *t = utrace__probe_error_text(who, line, r, err);
+
+	fputs(t ? t : "utrace: out of memory\n", stderr);
+	free(t);
+}

@@ -62,6 +62,12 @@ extern const struct utrace__probe_resolver utrace__probe_files_here;
 int utrace__probe_site_check_file(const struct utrace__probe_def *d,
 				  struct utrace__probe_error *err);
 
+/* Why utrace__probe_parse() refused a line, on stderr: "WHO: " and the
+ * error_log entry when the kernel logs one (caret included), else "WHO:
+ * 'LINE': message" (utrace__probe_error_text()). */
+void probe_say_error(const char *who, const char *line, int r,
+		     const struct utrace__probe_error *err);
+
 /* Whether a definition is in the raw syntax (p/r first) rather than
  * perf's (FUNC[:LINE] VAR...). */
 int utrace__kup_is_raw(const char *def);

@@ -193,36 +193,7 @@ static int kernel_defs(const char *bin, long pid, bool dry, char **defs, int nr)
 	return status;
 }
 
-/* -x BIN -p PID DEF...: the raw definitions to the process's agent,
- * through the front end's 'utrace probe -p PID RAW...'. */
-static int to_agent(const char *bin, long pid, char **defs, int nr)
-{
-	char pidstr[24], **raw, **av;
-	int i, r;
-
-	if (probe_dwarf_defs("utrace probe", bin, defs, (size_t)nr, &raw))
-		return 1;
-	av = calloc((size_t)nr + 4, sizeof(*av));
-	if (!av) {
-		r = 1;
-		goto out;
-	}
-	snprintf(pidstr, sizeof(pidstr), "%ld", pid);
-	av[0] = (char *)"probe";
-	av[1] = (char *)"-p";
-	av[2] = pidstr;
-	for (i = 0; i < nr; i++)
-		av[3 + i] = raw[i];
-	r = cmd_probe(nr + 3, av);
-out:
-	for (i = 0; i < nr; i++)
-		free(raw[i]);
-	free(raw);
-	free(av);
-	return r;
-}
-
-int utrace_probe_dwarf_main(int argc, char **argv)
+int utrace_probe_dwarf_main(int argc, char **argv, struct probe_dwarf_raw *agent)
 {
 	const char *bin = NULL, *vars = NULL, *line = NULL, *funcs = NULL;
 	bool want_funcs = false, externs = false, dry = false, kernel = false;
@@ -323,8 +294,13 @@ int utrace_probe_dwarf_main(int argc, char **argv)
 		return usage_error("probe", "%s", "no definition (or --funcs, --vars, --line)");
 	}
 	else if (pid && !dry) {
+		/* the raw definitions, for cmd-probe.c to send to the
+		 * process's agent */
 		utrace__dw_close(dw);
-		return to_agent(bin, pid, argv + optind, argc - optind);
+		agent->pid = pid;
+		agent->nr = argc - optind;
+		return probe_dwarf_defs("utrace probe", bin, argv + optind, (size_t)agent->nr,
+					&agent->raw);
 	} else {
 		int i;
 

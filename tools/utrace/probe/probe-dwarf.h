@@ -5,7 +5,8 @@
  *                | --line FUNC | [--dry-run] PERF-STYLE-DEFINITION...
  *   utrace probe -k [-p PID] [-x BINARY] [--dry-run] DEFINITION...
  *   utrace probe -k -d [GRP/]EVENT...
- * cmd-probe.c hands argv over when probe_dwarf_wants() says so.
+ * cmd-probe.c hands argv over when probe_dwarf_wants() says so (and sends
+ * what -x -p translates: this file does not call back into it).
  */
 #ifndef UTRACE_TOOL_PROBE_DWARF_H
 #define UTRACE_TOOL_PROBE_DWARF_H
@@ -17,8 +18,17 @@
  * --funcs, --vars, --line (and their short forms -F -V -L). */
 bool probe_dwarf_wants(int argc, char **argv);
 
-/* Run one of these forms: argv[0] is "probe"; the exit status. */
-int utrace_probe_dwarf_main(int argc, char **argv);
+/* -x BINARY -p PID DEFINITION...: the raw definitions for the process's
+ * agent, which cmd-probe.c sends as 'utrace probe -p PID RAW...' would. */
+struct probe_dwarf_raw {
+	long pid;
+	char **raw;     /* nr malloc()ed strings (free each and the array) */
+	int nr;
+};
+
+/* Run one of these forms: argv[0] is "probe"; the exit status.  The -x -p
+ * form leaves its raw definitions in *agent (agent->raw set, status 0). */
+int utrace_probe_dwarf_main(int argc, char **argv, struct probe_dwarf_raw *agent);
 
 /*
  * perf-style definitions on binary to raw ones in utrace's syntax

@@ -195,7 +195,7 @@ int rec_probes_check(char **defs, size_t nr)
 			r = utrace__probe_site_check_file(d, &err);
 		utrace__probe_def_free(d);     /* (NULL when refused by the parse) */
 		if (r) {
-			utrace__probe_say_error("utrace record: --probe", defs[i], r, &err);
+			probe_say_error("utrace record: --probe", defs[i], r, &err);
 			return -1;
 		}
 	}
