@@ -38,6 +38,7 @@
 #pragma GCC visibility pop
 #include "insn.h"
 #include "probe-internal.h"
+#include "targets.h"
 #include "textpatch.h"
 
 #define TRAMP_MAX 448
@@ -654,6 +655,34 @@ static int place(struct probe_addr *rec, char *why)
 				 &rec->hook, 0, why, UTRACE_PROBE_WHY_MAX);
 }
 
+/*
+ * Can a jump cover [addr, addr + disp): does no address of the object
+ * that control may reach (targets.h: a branch anywhere in it, a symbol,
+ * an FDE, a landing pad) lie inside, past the first byte?  When the
+ * object's set cannot be had, only a jump over one whole instruction,
+ * where nothing can land but in the middle of that instruction.
+ */
+static bool jump_targets_clear(uintptr_t addr, size_t disp, size_t first_len, char *why)
+{
+	char what[128];
+	const struct utrace__probe_targets *t;
+	uint64_t bias;
+
+	t = utrace__probe_targets_at(addr, &bias, what, sizeof(what));
+	if (!t) {
+		if (first_len >= disp)
+			return true;
+		snprintf(why, UTRACE_PROBE_WHY_MAX,
+			 "a breakpoint only: the jump targets of the code are unknown (%.100s)", what);
+		return false;
+	}
+	if (!utrace__probe_targets_inside(t, addr - bias, addr - bias + disp, what, sizeof(what)))
+		return true;
+	snprintf(why, UTRACE_PROBE_WHY_MAX, "a breakpoint only: %.120s, inside the jump's %zu bytes",
+		 what, disp);
+	return false;
+}
+
 static int new_record(uintptr_t addr, uintptr_t func, size_t func_len,
 		      struct probe_addr **out, char *why)
 {
@@ -679,6 +708,8 @@ static int new_record(uintptr_t addr, uintptr_t func, size_t func_len,
 	for (i = 0; i < n && disp < (jump ? 5u : 1u); i++)
 		disp += in[i].len;
 	if (jump && overlap(addr, 5))
+		jump = 0, disp = in[0].len;
+	if (jump && !jump_targets_clear(addr, disp, in[0].len, why))
 		jump = 0, disp = in[0].len;
 	if (overlap(addr, 1)) {
 		snprintf(why, UTRACE_PROBE_WHY_MAX, "+0x%" PRIxPTR " is inside the jump of the probe at +0x%" PRIxPTR,
