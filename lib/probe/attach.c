@@ -22,7 +22,9 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <linux/membarrier.h>
+#include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -52,6 +54,9 @@ struct probe_addr {
 	uint8_t patch_len;		/* 5 or 1 */
 	uint8_t disp_len;		/* bytes the out-of-line code stands for */
 	uint8_t active;			/* the bytes are patched */
+	uint8_t first_len;		/* the first displaced instruction's */
+	_Atomic uint8_t pending;	/* a jump whose int3 is placed, the rest
+					 * not yet (a thread was inside) */
 	uint8_t orig[DISP_MAX];		/* the original disp_len bytes */
 	uintptr_t code;			/* trampoline (jump) or copy (int3) */
 	uintptr_t resume;		/* where an int3 hit goes on */
@@ -641,15 +646,105 @@ static struct probe_addr *overlap(uintptr_t addr, size_t len)
 	return NULL;
 }
 
+/*
+ * Placing a jump must not fail because the machine is busy (issue 27
+ * item 10): when a thread is inside the bytes the jump covers, or,
+ * preempted, does not say where it is within PLACE_WAIT_NS, the int3 on
+ * the first byte stays: the probe works from then on as a breakpoint
+ * (the hook sends a hit through the trampoline's relocated copy of all
+ * the covered bytes), and a finisher thread writes the rest of the jump
+ * when no thread is inside, retrying as long as it takes.
+ */
+#define PLACE_WAIT_NS (50 * 1000000LL)
+#define FINISH_WAIT_NS (20 * 1000000LL)
+
+static pid_t finisher_pid;		/* the process whose finisher runs */
+
+/* Finish the pending jumps; how many are left.  Under the text lock. */
+static size_t finish_pending(int64_t wait_ns)
+{
+	char why[UTRACE_PROBE_WHY_MAX];
+	uint8_t jmp[5];
+	size_t left = 0;
+
+	for (struct probe_addr *r = records; r; r = r->next) {
+		if (!atomic_load(&r->pending))
+			continue;
+		if (utrace__probe_emit_jmp(jmp, r->addr, r->code) < 0 ||
+		    utrace__text_poke_finish(r->addr, jmp, 5, wait_ns, why, sizeof(why)) == -EINPROGRESS) {
+			left++;
+			continue;
+		}
+		atomic_store(&r->pending, 0);	/* (-EPERM: a breakpoint it stays) */
+	}
+	return left;
+}
+
+static void *finisher(void *arg)
+{
+	void *q = utrace__probe_quiet_enter();
+	long ns = 1000000;
+
+	(void)arg;
+	for (;;) {
+		struct timespec ts = { 0, ns };
+		size_t left;
+
+		nanosleep(&ts, NULL);
+		utrace__text_lock();
+		left = finish_pending(FINISH_WAIT_NS);
+		if (!left)
+			finisher_pid = 0;
+		utrace__text_unlock();
+		if (!left)
+			break;
+		if (ns < 100000000)
+			ns *= 2;
+	}
+	utrace__probe_quiet_leave(q);
+	return NULL;
+}
+
+/* A finisher thread for this process, if none runs; under the text lock.
+ * It takes no signal of the program's (all blocked). */
+static void start_finisher(void)
+{
+	sigset_t all, old;
+	pthread_attr_t a;
+	pthread_t t;
+
+	if (finisher_pid == getpid())
+		return;
+	sigfillset(&all);
+	pthread_attr_init(&a);
+	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	if (!pthread_create(&t, &a, finisher, NULL))
+		finisher_pid = getpid();
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&a);
+}
+
 static int place(struct probe_addr *rec, char *why)
 {
 	uint8_t jmp[5];
+	int r;
 
 	if (rec->jump) {
 		if (utrace__probe_emit_jmp(jmp, rec->addr, rec->code) < 0)
 			return -ENOMEM;
-		return utrace__text_poke(rec->addr, jmp, 5, &rec->hook, 1,
-					 why, UTRACE_PROBE_WHY_MAX);
+		/* one instruction covered: no thread can be inside it */
+		r = utrace__text_poke_start(rec->addr, jmp, 5, &rec->hook,
+					    rec->disp_len > rec->first_len ? PLACE_WAIT_NS : -1,
+					    why, UTRACE_PROBE_WHY_MAX);
+		if (r == -EINPROGRESS) {
+			atomic_store(&rec->pending, 1);
+			snprintf(why, UTRACE_PROBE_WHY_MAX, "a breakpoint for now: a thread is "
+				 "inside the jump's bytes; the jump is finished when it leaves");
+			start_finisher();
+			return 0;
+		}
+		return r;
 	}
 	return utrace__text_poke(rec->addr, (const uint8_t[]){ 0xcc }, 1,
 				 &rec->hook, 0, why, UTRACE_PROBE_WHY_MAX);
@@ -743,6 +838,7 @@ static int new_record(uintptr_t addr, uintptr_t func, size_t func_len,
 	rec->flags_dead = (uint8_t)dead;
 	rec->patch_len = jump ? 5 : 1;
 	rec->disp_len = disp;
+	rec->first_len = in[0].len;
 	memcpy(rec->orig, orig + (addr - func), disp);
 	free(orig);
 	rec->hook.fn = int3_hit;
@@ -862,7 +958,9 @@ int utrace__probe_detach(struct utrace__probe_site *site)
 	atomic_store(link, atomic_load(&site->next));
 	wait_readers(rec);
 	if (!atomic_load(&rec->head)) {
-		/* our jump is one instruction: no thread is inside it */
+		/* our jump is one instruction: no thread is inside it (a
+		 * pending one is an int3 and the old tail: as good) */
+		atomic_store(&rec->pending, 0);
 		ret = utrace__text_poke(rec->addr, rec->orig, rec->patch_len,
 					&rec->hook, 0, why, sizeof(why));
 		if (!ret)
@@ -913,5 +1011,10 @@ uint64_t utrace__probe_misses(const struct utrace__probe_site *site)
 
 bool utrace__probe_is_jump(const struct utrace__probe_site *site)
 {
-	return site->rec->jump;
+	return site->rec->jump && !atomic_load(&site->rec->pending);
+}
+
+bool utrace__probe_is_pending(const struct utrace__probe_site *site)
+{
+	return atomic_load(&site->rec->pending);
 }
