@@ -778,6 +778,49 @@ static bool jump_targets_clear(uintptr_t addr, size_t disp, size_t first_len, ch
 	return false;
 }
 
+/*
+ * Turn the jump of @rec into an int3 (another probe is wanted inside the
+ * bytes it covers): an out-of-line copy of its first instruction alone,
+ * the jump replaced by the int3 and the old tail (the jump is one
+ * instruction: no thread is inside it; a thread meanwhile at the int3
+ * goes through the trampoline's copy of all the covered bytes, as it
+ * would have), then the int3's resume moved to the new copy.
+ */
+static int to_breakpoint(struct probe_addr *rec, char *why)
+{
+	uint8_t buf[64], bytes[DISP_MAX];
+	uintptr_t to = (uintptr_t)utrace__text_alloc_near(rec->addr, sizeof(buf));
+	int n, r;
+
+	if (!to) {
+		snprintf(why, UTRACE_PROBE_WHY_MAX, "no room for code within 1 GiB of 0x%" PRIxPTR,
+			 rec->addr);
+		return -ENOMEM;
+	}
+	n = relocate_run(rec->orig, rec->first_len, rec->addr, buf, sizeof(buf), to, why);
+	if (n < 0)
+		return -EINVAL;
+	if (utrace__text_write(to, buf, (size_t)n)) {
+		snprintf(why, UTRACE_PROBE_WHY_MAX, "cannot write the trampoline");
+		return -EPERM;
+	}
+	memcpy(bytes, rec->orig, rec->patch_len);
+	bytes[0] = 0xcc;
+	if (!atomic_load(&rec->pending)) {
+		r = utrace__text_poke(rec->addr, bytes, rec->patch_len, &rec->hook, 0, why,
+				      UTRACE_PROBE_WHY_MAX);
+		if (r)
+			return r;
+	}
+	atomic_store(&rec->pending, 0);	/* (its int3 and the old tail already) */
+	rec->jump = 0;
+	rec->patch_len = 1;
+	rec->disp_len = rec->first_len;
+	rec->code = to;
+	__atomic_store_n(&rec->resume, to, __ATOMIC_RELEASE);
+	return 0;
+}
+
 static int new_record(uintptr_t addr, uintptr_t func, size_t func_len,
 		      struct probe_addr **out, char *why)
 {
@@ -802,6 +845,16 @@ static int new_record(uintptr_t addr, uintptr_t func, size_t func_len,
 	/* the bytes displaced: 5 for a jump, the instruction for an int3 */
 	for (i = 0; i < n && disp < (jump ? 5u : 1u); i++)
 		disp += in[i].len;
+	old = overlap(addr, 1);
+	if (old && old->jump) {
+		/* inside another probe's jump: that one becomes a breakpoint,
+		 * this one fits then (issue 27 item 9) */
+		ret = to_breakpoint(old, why);
+		if (ret) {
+			free(orig);
+			return ret;
+		}
+	}
 	if (jump && overlap(addr, 5))
 		jump = 0, disp = in[0].len;
 	if (jump && !jump_targets_clear(addr, disp, in[0].len, why))

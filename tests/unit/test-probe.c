@@ -1065,4 +1065,40 @@ TEST(a_pending_jump_detached_leaves_the_code_as_it_was)
 	CHECK_INT(atomic_load(&mute_bad), ==, 0);
 }
 
+/*
+ * Issue 27 item 9: a probe at a boundary inside another probe's jump
+ * (w_short+2, inside the jump at +0) was refused ("inside the jump of
+ * the probe at +0"); a breakpoint fits: the probe at +0 becomes one, and
+ * both count every call.
+ */
+TEST(a_probe_inside_another_probes_jump_is_placed)
+{
+	struct fn f = { "w_short", (void *)w_short, 0 };
+	struct utrace__probe_site *s0, *s2;
+	char why[UTRACE_PROBE_WHY_MAX];
+	_Atomic uint64_t c0 = 0, c2 = 0;
+	Dl_info info;
+	const ElfW(Sym) *sym = NULL;
+
+	CHECK(dladdr1(f.addr, &info, (void **)&sym, RTLD_DL_SYMENT) && sym);
+	f.size = sym->st_size;
+	CHECK_INT(utrace__probe_attach((uintptr_t)w_short, (uintptr_t)w_short, f.size, count,
+				       (void *)&c0, &s0, why), ==, 0);
+	CHECK(utrace__probe_is_jump(s0));
+	CHECK_INT(w_short_p(1), ==, 8);
+	if (utrace__probe_attach((uintptr_t)w_short + 2, (uintptr_t)w_short, f.size, count,
+				 (void *)&c2, &s2, why))
+		TEST_FAIL("w_short+2 inside the jump at +0: %s", why);
+	CHECK(!utrace__probe_is_jump(s0));
+	for (int i = 0; i < 100; i++)
+		CHECK_INT(w_short_p(i), ==, 2 * (i + 3));
+	CHECK_INT(atomic_load(&c0), ==, 101);
+	CHECK_INT(atomic_load(&c2), ==, 100);
+	CHECK_INT(utrace__probe_detach(s0), ==, 0);
+	CHECK_INT(w_short_p(1), ==, 8);
+	CHECK_INT(atomic_load(&c2), ==, 101);
+	CHECK_INT(utrace__probe_detach(s2), ==, 0);
+	same_as_file(&f);
+}
+
 TEST_MAIN()
