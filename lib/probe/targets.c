@@ -50,6 +50,7 @@ struct utrace__probe_targets {
 	size_t nsyms, syms_cap;
 	char *names;
 	size_t names_len, names_cap;
+	size_t by_kind[UTRACE_TARGET_KINDS];	/* before duplicates went */
 };
 
 /* An executable section's bytes, and the data sections' (the LSDAs) */
@@ -675,6 +676,8 @@ int utrace__probe_targets_load(int fd, struct utrace__probe_targets **out, char 
 		snprintf(why, why_len, "out of memory");
 		goto out;
 	}
+	for (size_t i = 0; i < t->n; i++)
+		t->by_kind[FROM_KIND(t->t[i].from)]++;
 	qsort(t->t, t->n, sizeof(*t->t), cmp_target);
 	for (size_t i = k = 0; i < t->n; i++)
 		if (!k || t->t[k - 1].to != t->t[i].to)
@@ -695,6 +698,11 @@ out:
 size_t utrace__probe_targets_count(const struct utrace__probe_targets *t)
 {
 	return t->n;
+}
+
+size_t utrace__probe_targets_kind(const struct utrace__probe_targets *t, unsigned int kind)
+{
+	return kind < UTRACE_TARGET_KINDS ? t->by_kind[kind] : 0;
 }
 
 /* "name+0xoff" of @addr, or the address */

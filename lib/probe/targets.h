@@ -36,6 +36,7 @@ enum {
 	UTRACE_TARGET_SYMBOL,		/* a symbol's address */
 	UTRACE_TARGET_FDE,		/* an .eh_frame FDE's start */
 	UTRACE_TARGET_LANDING,		/* an exception landing pad */
+	UTRACE_TARGET_KINDS
 };
 
 /*
@@ -50,6 +51,9 @@ void utrace__probe_targets_free(struct utrace__probe_targets *t) UTRACE_HIDDEN;
 
 /* How many distinct targets (tests, measurements) */
 size_t utrace__probe_targets_count(const struct utrace__probe_targets *t) UTRACE_HIDDEN;
+/* How many addresses of a kind were found (before merging duplicates) */
+size_t utrace__probe_targets_kind(const struct utrace__probe_targets *t,
+				  unsigned int kind) UTRACE_HIDDEN;
 
 /*
  * utrace__probe_targets_inside - a target in (@lo, @hi)? (file
