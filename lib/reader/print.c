@@ -673,6 +673,37 @@ static int probe_sym(void *ctx, uint64_t addr, char *buf, size_t len)
 	return n > 0 && (size_t)n < len ? n : 0;
 }
 
+/*
+ * ftrace:user_stack (the stacktrace trigger's record) as the kernel's
+ * stack traces print: "<user stack trace>", then one " => " line a frame,
+ * named as %pS names (function+0xoff/0xsize) from the process's symbols,
+ * "<%016lx>" (trace_user_stack_print()'s form) where none holds it; up to
+ * the first 0, which ends the stack.
+ */
+static bool is_user_stack(const struct utrace__fmt *e)
+{
+	return !strcmp(e->system, "ftrace") && !strcmp(e->name, "user_stack");
+}
+
+static void put_user_stack(struct utrace__obuf *b, const struct utrace__rec *r, size_t len)
+{
+	char sym[512];
+	size_t at;
+
+	utrace__ob_puts(b, "<user stack trace>");
+	for (at = 16; at + 8 <= len; at += 8) {
+		uint64_t ip;
+
+		memcpy(&ip, r->d + at, sizeof(ip));
+		if (!ip || ip == UINT64_MAX)
+			break;
+		if (probe_sym((void *)r, ip, sym, sizeof(sym)) <= 0)
+			snprintf(sym, sizeof(sym), "<%016" PRIx64 ">", ip);
+		utrace__ob_puts(b, "\n => ");
+		utrace__ob_puts(b, sym);
+	}
+}
+
 static int put_probe_event(struct utrace__obuf *b, const struct utrace__probe_def *d,
 			   const struct utrace__rec *r, size_t len)
 {
@@ -743,6 +774,12 @@ static int put_event(struct utrace__printer *sc, const struct utrace__tf_item *i
 		utrace__ob_puts(b, ",\"fields\":{");
 		put_fields(b, &r, true);
 		utrace__ob_puts(b, "}}\n");
+		return 0;
+	}
+	if (sc->o->mode == UTRACE__OUT_TEXT && is_user_stack(e)) {
+		put_line_start(sc, it);
+		put_user_stack(b, &r, it->len);
+		utrace__ob_putc(b, '\n');
 		return 0;
 	}
 	if (sc->o->mode != UTRACE__OUT_OTLP) {

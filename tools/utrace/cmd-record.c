@@ -1069,8 +1069,11 @@ static int receive(struct proc *p)
 				note_format(p->pid, sys, sys + sl + 1, rest - sl - 1);
 				/* (not for the runtime's ftrace:print, whose
 				 * %ps the printer never shows: the kernel's
-				 * tracing_mark_write line) */
-				if (!p->want_syms && strcmp(sys, "ftrace") &&
+				 * tracing_mark_write line; ftrace:user_stack's
+				 * frames are shown) */
+				if (!p->want_syms &&
+				    (strcmp(sys, "ftrace") ||
+				     !strncmp(sys + sl + 1, "name: user_stack\n", 17)) &&
 				    utrace__pfmt_uses_symbols(sys + sl + 1))
 					want_symbols(p);
 			}

@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Known call chains ending in the event stackdemo:hit (t3060-t3079), for
+ * the stack tests: built -O0, -O2 with frame pointers and -O2 without.
+ * Commands, one a line, from FIFO (opened again after each writer); after
+ * each, "done K" (K from 1) is appended to OUT:
+ *
+ *   chain    main -> sd_outer -> sd_middle -> sd_inner -> sd_leaf -> hit(1)
+ *   lib      main -> sdlib_outer -> sdlib_inner -> sd_leaf -> hit(2)
+ *            (sdlib: a library the program links with)
+ *   dl       main -> sddl_outer -> sddl_inner -> sd_leaf -> hit(3)
+ *            (sddl: the module DLMOD, dlopen()ed by the command)
+ *   signal   main -> sd_raise -> (SIGUSR1) sd_on_signal -> sd_leaf -> hit(4)
+ *   loop N   main -> sd_outer ... -> hit(1), N times
+ *   quit
+ *
+ *   stack-demo FIFO OUT DLMOD
+ */
+#include <dlfcn.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CREATE_TRACE_POINTS
+#include "stack-trace.h"
+
+#define BARRIER() __asm__ volatile("" ::: "memory")
+
+void sdlib_outer(void (*cb)(int), int where);
+
+void sd_leaf(int where);
+void sd_inner(int where);
+void sd_middle(int where);
+void sd_outer(int where);
+void sd_raise(void);
+
+__attribute__((noinline)) void sd_leaf(int where)
+{
+	trace_hit(where);
+	BARRIER();
+}
+
+__attribute__((noinline)) void sd_inner(int where)
+{
+	sd_leaf(where);
+	BARRIER();
+}
+
+__attribute__((noinline)) void sd_middle(int where)
+{
+	sd_inner(where);
+	BARRIER();
+}
+
+__attribute__((noinline)) void sd_outer(int where)
+{
+	sd_middle(where);
+	BARRIER();
+}
+
+static void sd_on_signal(int sig)
+{
+	(void)sig;
+	sd_leaf(4);
+	BARRIER();
+}
+
+__attribute__((noinline)) void sd_raise(void)
+{
+	raise(SIGUSR1);
+	BARRIER();
+}
+
+int main(int argc, char **argv)
+{
+	void (*dl_outer)(void (*)(int), int) = NULL;
+	struct sigaction sa;
+	char line[128];
+	unsigned int k = 0;
+	FILE *in, *out;
+	void *h;
+
+	if (argc != 4) {
+		fprintf(stderr, "usage: stack-demo FIFO OUT DLMOD\n");
+		return 2;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = sd_on_signal;
+	sigaction(SIGUSR1, &sa, NULL);
+	for (;;) {
+		in = fopen(argv[1], "r");
+		if (!in) {
+			perror(argv[1]);
+			return 1;
+		}
+		while (fgets(line, sizeof(line), in)) {
+			long n = 0, i;
+
+			if (!strncmp(line, "quit", 4)) {
+				fclose(in);
+				return 0;
+			}
+			if (!strncmp(line, "chain", 5)) {
+				sd_outer(1);
+			} else if (!strncmp(line, "lib", 3)) {
+				sdlib_outer(sd_leaf, 2);
+			} else if (!strncmp(line, "dl", 2)) {
+				if (!dl_outer) {
+					h = dlopen(argv[3], RTLD_NOW | RTLD_LOCAL);
+					if (!h) {
+						fprintf(stderr, "dlopen: %s\n", dlerror());
+						return 1;
+					}
+					*(void **)&dl_outer = dlsym(h, "sddl_outer");
+					if (!dl_outer)
+						return 1;
+				}
+				dl_outer(sd_leaf, 3);
+			} else if (!strncmp(line, "signal", 6)) {
+				sd_raise();
+			} else if (sscanf(line, "loop %ld", &n) == 1) {
+				for (i = 0; i < n; i++)
+					sd_outer(1);
+			}
+			out = fopen(argv[2], "a");
+			if (!out)
+				return 1;
+			fprintf(out, "done %u\n", ++k);
+			fclose(out);
+		}
+		fclose(in);
+	}
+}
