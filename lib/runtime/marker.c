@@ -218,10 +218,9 @@ static bool skipped(const struct utrace__stack_skip *s, uintptr_t ip)
 
 #ifdef UTRACE_HAVE_LIBUNWIND
 /*
- * The stack of the code that fired the event: the innermost frames up to
- * the last one in skip (within the first 24: libutrace's, the event's
- * probe and iterator, and a user's probe they called) are passed by;
- * when none is found, every frame is kept.
+ * The stack of the code that fired the event: the innermost frames in
+ * skip (up to 24: libutrace's, the event's probe and iterator) are passed
+ * by.
  */
 static void user_stack(const struct utrace__stack_skip *skip, unsigned long *out)
 {
@@ -238,7 +237,9 @@ static void user_stack(const struct utrace__stack_skip *skip, unsigned long *out
 		if (unw_get_reg(&cur, UNW_REG_IP, &ip) < 0 || !ip)
 			break;
 		ips[n++] = ip;
-		if (n <= 24 && skipped(skip, ip))
+		/* the leading frames only: a libutrace frame further out is
+		 * code a signal handler interrupted */
+		if (n == from + 1 && n <= 24 && skipped(skip, ip))
 			from = n;
 		else if (n - from >= UTRACE_USER_STACK_ENTRIES)
 			break;

@@ -16,8 +16,8 @@
  * unwinder (unw_step(), which reads .eh_frame; documented safe in a signal
  * handler for local cursors), the same bounds on the frames it yields.
  *
- * What is left out: the innermost frames up to the last one (within the
- * first 24) in libutrace or in an object's generated code (the functions
+ * What is left out: the innermost frames (up to 24) that are in libutrace
+ * or in an object's generated code (the functions
  * utrace_event_* and __traceiter_* of each object with events, found when
  * the object registers them), so the first frame is the traced call site.
  *
@@ -229,15 +229,42 @@ void utrace__stacks_after_fork(void)
 	memset(slots, 0, sizeof(slots));
 }
 
+/* The thread's answers for the return addresses it met last (the leading
+ * frames are the same few from event to event): direct-mapped, cleared
+ * when a range is added.  A signal handler that lands in an update finds
+ * the slot empty (ip 0 is stored first), never a wrong answer. */
+#define SKIP_CACHE 64
+static __thread struct {
+	uintptr_t ip[SKIP_CACHE];
+	uint64_t yes;
+	unsigned int gen;
+} skip_cache;
+
 static bool skipped(uintptr_t ip)
 {
 	unsigned int n = __atomic_load_n(&nr_skip, __ATOMIC_ACQUIRE), i;
+	unsigned int h = (unsigned int)((ip ^ (ip >> 6)) & (SKIP_CACHE - 1));
+	bool r = false;
 
-	ip--;           /* a return address: the call is the byte before */
-	for (i = 0; i < n; i++)
-		if (ip - skip_lo[i] < skip_hi[i] - skip_lo[i])
-			return true;
-	return false;
+	if (__builtin_expect(skip_cache.gen != n, 0)) {
+		memset(skip_cache.ip, 0, sizeof(skip_cache.ip));
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		skip_cache.gen = n;
+	}
+	if (skip_cache.ip[h] == ip)
+		return (skip_cache.yes >> h) & 1;
+	/* a return address: the call is the byte before */
+	for (i = 0; i < n && !r; i++)
+		r = ip - 1 - skip_lo[i] < skip_hi[i] - skip_lo[i];
+	skip_cache.ip[h] = 0;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (r)
+		skip_cache.yes |= 1ull << h;
+	else
+		skip_cache.yes &= ~(1ull << h);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	skip_cache.ip[h] = ip;
+	return r;
 }
 
 /* The top of the calling thread's stack (0: unknown). */
@@ -259,13 +286,14 @@ static uintptr_t thread_stack_top(void)
 	return stack_top;
 }
 
-/* Keep ip unless it is still in the frames left out; false: full. */
+/* Keep ip unless it is in the leading frames left out (the first frame
+ * kept ends them: a libutrace frame further out is code a signal handler
+ * interrupted, which stays); false: full. */
 static bool keep(uintptr_t *ips, unsigned int max, unsigned int *n, unsigned int *seen,
 		 uintptr_t ip)
 {
-	if (*seen < SKIP_FRAMES && skipped(ip)) {
+	if (!*n && *seen < SKIP_FRAMES && skipped(ip)) {
 		(*seen)++;
-		*n = 0;         /* what came before was below the call site */
 		return true;
 	}
 	(*seen)++;

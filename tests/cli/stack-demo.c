@@ -12,6 +12,7 @@
  *            (sddl: the module DLMOD, dlopen()ed by the command)
  *   signal   main -> sd_raise -> (SIGUSR1) sd_on_signal -> sd_leaf -> hit(4)
  *   loop N   main -> sd_outer ... -> hit(1), N times
+ *   deep N D main -> sd_deep x D -> hit(5), N times (bench/stacks.sh)
  *   quit
  *
  *   stack-demo FIFO OUT DLMOD
@@ -66,6 +67,21 @@ static void sd_on_signal(int sig)
 	BARRIER();
 }
 
+__attribute__((noinline)) void sd_deep(long depth, long n);
+
+__attribute__((noinline)) void sd_deep(long depth, long n)
+{
+	long i;
+
+	if (depth > 1) {
+		sd_deep(depth - 1, n);
+	} else {
+		for (i = 0; i < n; i++)
+			trace_hit(5);
+	}
+	BARRIER();
+}
+
 __attribute__((noinline)) void sd_raise(void)
 {
 	raise(SIGUSR1);
@@ -95,7 +111,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		while (fgets(line, sizeof(line), in)) {
-			long n = 0, i;
+			long n = 0, d = 0, i;
 
 			if (!strncmp(line, "quit", 4)) {
 				fclose(in);
@@ -119,6 +135,8 @@ int main(int argc, char **argv)
 				dl_outer(sd_leaf, 3);
 			} else if (!strncmp(line, "signal", 6)) {
 				sd_raise();
+			} else if (sscanf(line, "deep %ld %ld", &n, &d) == 2) {
+				sd_deep(d, n);
 			} else if (sscanf(line, "loop %ld", &n) == 1) {
 				for (i = 0; i < n; i++)
 					sd_outer(1);
