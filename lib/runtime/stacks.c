@@ -320,7 +320,9 @@ __attribute__((noinline)) unsigned int utrace__stack_walk(uintptr_t *ips, unsign
 			/* (size: from the first frame kept, the call site's) */
 			if (n && fp - base > size)
 				break;
-			if (!ip || !keep(ips, max, &n, &seen, ip))
+			/* (a return address on the stack itself: garbage, as
+			 * rbp of code without frame pointers gives) */
+			if (!ip || (ip >= sp && ip < top) || !keep(ips, max, &n, &seen, ip))
 				break;
 			if (n == 1)
 				base = fp;

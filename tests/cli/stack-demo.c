@@ -13,6 +13,11 @@
  *   signal   main -> sd_raise -> (SIGUSR1) sd_on_signal -> sd_leaf -> hit(4)
  *   loop N   main -> sd_outer ... -> hit(1), N times
  *   deep N D main -> sd_deep x D -> hit(5), N times (bench/stacks.sh)
+ *   badfp    main -> sd_badfp -> sd_leaf -> hit(6), three times, with the
+ *            frame pointer sd_badfp passes on corrupt: 0xdeadbeef000
+ *            (unmapped), odd (1), and the address of stack bytes holding
+ *            0x41 (a chain of garbage inside the stack); sd_badfp has
+ *            call frame information, so a dwarf unwind still goes through
  *   quit
  *
  *   stack-demo FIFO OUT DLMOD
@@ -64,6 +69,37 @@ static void sd_on_signal(int sig)
 {
 	(void)sig;
 	sd_leaf(4);
+	BARRIER();
+}
+
+/* sd_badfp(where, fp): sd_leaf(where) with %rbp = fp (a corrupt frame
+ * pointer chain; the function's CFI does not depend on it) */
+void sd_badfp(int where, unsigned long fp);
+__asm__(".text\n"
+	".globl sd_badfp\n"
+	".type sd_badfp, @function\n"
+	"sd_badfp:\n"
+	".cfi_startproc\n"
+	"	push %rbp\n"
+	".cfi_adjust_cfa_offset 8\n"
+	".cfi_rel_offset %rbp, 0\n"
+	"	mov %rsi, %rbp\n"
+	"	call sd_leaf\n"
+	"	pop %rbp\n"
+	".cfi_adjust_cfa_offset -8\n"
+	".cfi_restore %rbp\n"
+	"	ret\n"
+	".cfi_endproc\n"
+	".size sd_badfp, .-sd_badfp\n");
+
+__attribute__((noinline)) static void sd_badfps(void)
+{
+	volatile unsigned char garbage[256];
+
+	memset((void *)garbage, 0x41, sizeof(garbage));
+	sd_badfp(6, 0xdeadbeef000ul);
+	sd_badfp(6, 1);
+	sd_badfp(6, (unsigned long)(garbage + 64));
 	BARRIER();
 }
 
@@ -135,6 +171,8 @@ int main(int argc, char **argv)
 				dl_outer(sd_leaf, 3);
 			} else if (!strncmp(line, "signal", 6)) {
 				sd_raise();
+			} else if (!strncmp(line, "badfp", 5)) {
+				sd_badfps();
 			} else if (sscanf(line, "deep %ld %ld", &n, &d) == 2) {
 				sd_deep(d, n);
 			} else if (sscanf(line, "loop %ld", &n) == 1) {
