@@ -5,13 +5,16 @@
  * Commands, one a line, from FIFO (opened again after each writer); after
  * each, "done K" (K from 1) is appended to OUT:
  *
- *   chain    main -> sd_outer -> sd_middle -> sd_inner -> sd_leaf -> hit(1)
+ *   chain    main -> sd_chain -> sd_outer -> sd_middle -> sd_inner -> sd_leaf
+ *            -> hit(1)
  *   lib      main -> sdlib_outer -> sdlib_inner -> sd_leaf -> hit(2)
  *            (sdlib: a library the program links with)
  *   dl       main -> sddl_outer -> sddl_inner -> sd_leaf -> hit(3)
  *            (sddl: the module DLMOD, dlopen()ed by the command)
  *   signal   main -> sd_raise -> (SIGUSR1) sd_on_signal -> sd_leaf -> hit(4)
  *   loop N   main -> sd_outer ... -> hit(1), N times
+ *   thread   a new thread: sd_thread -> sd_outer ... -> hit(7) (joined)
+ *   fork     a child: sd_chain ... -> hit(1), then it exits (waited for)
  *   deep N D main -> sd_deep x D -> hit(5), N times (bench/stacks.sh)
  *   badfp    main -> sd_badfp -> sd_leaf -> hit(6), three times, with the
  *            frame pointer sd_badfp passes on corrupt: 0xdeadbeef000
@@ -23,10 +26,13 @@
  *   stack-demo FIFO OUT DLMOD
  */
 #include <dlfcn.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #define CREATE_TRACE_POINTS
 #include "stack-trace.h"
@@ -118,6 +124,21 @@ __attribute__((noinline)) void sd_deep(long depth, long n)
 	BARRIER();
 }
 
+/* the chain command's, and a fork child's: the same stack up to here */
+__attribute__((noinline)) static void sd_chain(void)
+{
+	sd_outer(1);
+	BARRIER();
+}
+
+static void *sd_thread(void *arg)
+{
+	(void)arg;
+	sd_outer(7);
+	BARRIER();
+	return NULL;
+}
+
 __attribute__((noinline)) void sd_raise(void)
 {
 	raise(SIGUSR1);
@@ -154,7 +175,7 @@ int main(int argc, char **argv)
 				return 0;
 			}
 			if (!strncmp(line, "chain", 5)) {
-				sd_outer(1);
+				sd_chain();
 			} else if (!strncmp(line, "lib", 3)) {
 				sdlib_outer(sd_leaf, 2);
 			} else if (!strncmp(line, "dl", 2)) {
@@ -171,6 +192,20 @@ int main(int argc, char **argv)
 				dl_outer(sd_leaf, 3);
 			} else if (!strncmp(line, "signal", 6)) {
 				sd_raise();
+			} else if (!strncmp(line, "thread", 6)) {
+				pthread_t th;
+
+				if (pthread_create(&th, NULL, sd_thread, NULL) == 0)
+					pthread_join(th, NULL);
+			} else if (!strncmp(line, "fork", 4)) {
+				pid_t c = fork();
+
+				if (c == 0) {
+					sd_chain();
+					_exit(0);
+				}
+				if (c > 0)
+					waitpid(c, NULL, 0);
 			} else if (!strncmp(line, "badfp", 5)) {
 				sd_badfps();
 			} else if (sscanf(line, "deep %ld %ld", &n, &d) == 2) {

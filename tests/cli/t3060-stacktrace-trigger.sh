@@ -52,8 +52,8 @@ for v in O0 O2fp O2; do
 		_ "$TMP/show-$v"
 	check "$v: no padding, no libutrace frame, no frame of the event's generated code" bash -c '
 		! grep -Eq "=> (0x0|<0+>)$|=> (utrace_|__traceiter_)" "$1"' _ "$TMP/show-$v"
-	check "$v: the program's chain from the call site: sd_leaf sd_inner sd_middle sd_outer main" \
-		bash -c 'sed -n 1p "$1" | grep -q "^sd_leaf sd_inner sd_middle sd_outer main "' _ "$TMP/stacks-$v"
+	check "$v: the program's chain from the call site: sd_leaf sd_inner sd_middle sd_outer sd_chain main" \
+		bash -c 'sed -n 1p "$1" | grep -q "^sd_leaf sd_inner sd_middle sd_outer sd_chain main "' _ "$TMP/stacks-$v"
 	check "$v: through a linked library: sd_leaf sdlib_inner sdlib_outer main" \
 		bash -c 'sed -n 2p "$1" | grep -q "^sd_leaf sdlib_inner sdlib_outer main "' _ "$TMP/stacks-$v"
 	check "$v: through a dlopen()ed module: sd_leaf sddl_inner sddl_outer main" \

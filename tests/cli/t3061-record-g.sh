@@ -46,7 +46,7 @@ for v in O0 O2fp; do
 	sed "s/^/# $v: /" "$TMP/$v.stacks"
 	check "-g on $v: each event has its stack, the chain exactly from the call site" bash -c '
 		[ "$(wc -l < "$1")" = 3 ] &&
-		sed -n 1p "$1" | grep -q "^sd_leaf sd_inner sd_middle sd_outer main\( \|$\)" &&
+		sed -n 1p "$1" | grep -q "^sd_leaf sd_inner sd_middle sd_outer sd_chain main\( \|$\)" &&
 		[ "$(sed -n 1p "$1")" = "$(sed -n 2p "$1")" ] &&
 		sed -n 3p "$1" | grep -q "^sd_leaf sd_on_signal "' _ "$TMP/$v.stacks"
 done
@@ -59,7 +59,7 @@ rec O2 "$TMP/dw.dat" "$(printf 'chain\nlib\ndl\nsignal')" --call-graph dwarf
 stacks "$TMP/dw.dat" > "$TMP/dw.stacks"
 sed "s/^/# dwarf O2: /" "$TMP/dw.stacks"
 check "--call-graph dwarf on -O2 without frame pointers: the program's chain" \
-	bash -c 'sed -n 1p "$1" | grep -q "^sd_leaf sd_inner sd_middle sd_outer main "' _ "$TMP/dw.stacks"
+	bash -c 'sed -n 1p "$1" | grep -q "^sd_leaf sd_inner sd_middle sd_outer sd_chain main "' _ "$TMP/dw.stacks"
 check "--call-graph dwarf: through a linked library" \
 	bash -c 'sed -n 2p "$1" | grep -q "^sd_leaf sdlib_inner sdlib_outer main "' _ "$TMP/dw.stacks"
 check "--call-graph dwarf: through a dlopen()ed module" \

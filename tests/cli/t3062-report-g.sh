@@ -29,6 +29,7 @@ cat > "$TMP/want" <<'W'
                |--40.00%--sd_inner
                |          sd_middle
                |          sd_outer
+               |          sd_chain
                |          main
                |          ADDR
                |          __libc_start_main

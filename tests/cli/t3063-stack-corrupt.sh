@@ -38,7 +38,7 @@ for m in fp dwarf; do
 		[ "$(wc -l < "$1")" = 4 ] && [ "$(grep -c "^sd_leaf sd_badfp\( \|$\)" "$1")" = 3 ]' \
 		_ "$TMP/$m.stacks"
 	check "$m: the next event's stack is whole again" \
-		bash -c 'sed -n 4p "$1" | grep -q "^sd_leaf sd_inner sd_middle sd_outer main"' \
+		bash -c 'sed -n 4p "$1" | grep -q "^sd_leaf sd_inner sd_middle sd_outer sd_chain main"' \
 		_ "$TMP/$m.stacks"
 done
 check "fp: each corrupt chain ends the stack within a frame of sd_badfp" bash -c '
