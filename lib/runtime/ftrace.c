@@ -81,10 +81,12 @@
 #include <utrace/tracepoint.h>
 
 #include "clock.h"
+#include "ctlproto.h"
 #include "elfsyms.h"
 #include "ftrace.h"
 #include "internal.h"
 #include "log.h"
+#include "record.h"
 #include "rundir.h"
 #include "symbols.h"
 #include "textpatch.h"
@@ -1030,6 +1032,9 @@ int utrace__ftrace_set_tracer(const char *name)
 	if (t < 0)
 		return -EINVAL;
 	register_events();
+	/* as an event switched on: a buffer if no recorder gave one */
+	if (t != UTRACE_TRACER_NOP)
+		utrace__pool_ensure();
 	pthread_mutex_lock(&ft_mutex);
 	scan();
 	old = __atomic_load_n(&tracer, __ATOMIC_RELAXED);
@@ -1196,4 +1201,151 @@ void utrace__ftrace_from_env(void)
 	if (r == -EINVAL)
 		utrace__warn("UTRACE_TRACER: '%s' is not a tracer (nop, function, function_graph)",
 			     t);
+}
+
+/* ---- the control tree's files ---- */
+
+/* A list's file: the names it selects, as the kernel lists its hash;
+ * the "all functions" line where an empty list means every one. */
+static char *list_text(int which)
+{
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&buf, &n);
+	bool any = false;
+
+	if (!f)
+		return NULL;
+	pthread_mutex_lock(&ft_mutex);
+	scan();
+	if (list_selects(&lists[which]))
+		for (struct object *o = objects; o; o = o->next)
+			for (size_t i = 0; i < o->n; i++)
+				if (o->sites[i].name &&
+				    match_list(&lists[which], o->sites[i].name, site_module(o))) {
+					fprintf(f, "%s\n", o->sites[i].name);
+					any = true;
+				}
+	pthread_mutex_unlock(&ft_mutex);
+	if (!any && which != 1)
+		fputs("#### all functions enabled ####\n", f);
+	if (fclose(f)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* enabled_functions: the sites that are calls now */
+static char *enabled_text(void)
+{
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&buf, &n);
+
+	if (!f)
+		return NULL;
+	pthread_mutex_lock(&ft_mutex);
+	for (struct object *o = objects; o; o = o->next)
+		for (size_t i = 0; i < o->n; i++)
+			if (o->sites[i].state == ST_CALL && o->sites[i].name)
+				fprintf(f, "%s (1)\n", o->sites[i].name);
+	pthread_mutex_unlock(&ft_mutex);
+	if (fclose(f)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+static int clear_list(int which)
+{
+	pthread_mutex_lock(&ft_mutex);
+	list_free(&lists[which]);
+	graph_update();
+	decide();
+	if (__atomic_load_n(&tracer, __ATOMIC_RELAXED) != UTRACE_TRACER_NOP)
+		sync_sites();
+	pthread_mutex_unlock(&ft_mutex);
+	return 0;
+}
+
+int utrace__ftrace_control(uint32_t file, int action, const char *pl, size_t plen,
+			   char **text)
+{
+	char *w = NULL;
+	int r = 0;
+
+	*text = NULL;
+	if (file >= UTRACE_CTL_FT_NR)
+		return -EINVAL;
+	if (action == UTRACE_CTL_FT_READ) {
+		size_t len;
+
+		switch (file) {
+		case UTRACE_CTL_FT_CURRENT_TRACER:
+			r = asprintf(text, "%s\n", utrace__ftrace_tracer_name());
+			break;
+		case UTRACE_CTL_FT_AVAILABLE_TRACERS:
+			r = asprintf(text, "function_graph function nop\n");
+			break;
+		case UTRACE_CTL_FT_AVAILABLE_FUNCS:
+			*text = utrace__ftrace_available(&len);
+			break;
+		case UTRACE_CTL_FT_FILTER:
+		case UTRACE_CTL_FT_NOTRACE:
+		case UTRACE_CTL_FT_GRAPH_FUNCTION:
+			*text = list_text((int)(file - UTRACE_CTL_FT_FILTER));
+			break;
+		case UTRACE_CTL_FT_MAX_GRAPH_DEPTH:
+			r = asprintf(text, "%u\n", __atomic_load_n(&max_depth, __ATOMIC_RELAXED));
+			break;
+		case UTRACE_CTL_FT_ENABLED_FUNCS:
+			*text = enabled_text();
+			break;
+		}
+		if (r < 0)
+			*text = NULL;
+		return *text ? 0 : -ENOMEM;
+	}
+	if (file == UTRACE_CTL_FT_FILTER || file == UTRACE_CTL_FT_NOTRACE ||
+	    file == UTRACE_CTL_FT_GRAPH_FUNCTION) {
+		if (action == UTRACE_CTL_FT_CLEAR)
+			return clear_list((int)(file - UTRACE_CTL_FT_FILTER));
+	} else if (action != UTRACE_CTL_FT_WRITE ||
+		   (file != UTRACE_CTL_FT_CURRENT_TRACER && file != UTRACE_CTL_FT_MAX_GRAPH_DEPTH)) {
+		return -EINVAL;
+	}
+	if (action != UTRACE_CTL_FT_WRITE)
+		return -EINVAL;
+	w = strndup(pl ? pl : "", plen);
+	if (!w)
+		return -ENOMEM;
+	switch (file) {
+	case UTRACE_CTL_FT_CURRENT_TRACER:
+		r = utrace__ftrace_set_tracer(w);
+		/* the code could not be written: the tracer is on, its sites
+		 * as they were (said once) */
+		if (r == -EPERM || r == -EBUSY || r == -ENOSPC)
+			r = 0;
+		break;
+	case UTRACE_CTL_FT_MAX_GRAPH_DEPTH: {
+		char *end;
+		unsigned long v = strtoul(w, &end, 10);
+
+		while (*end == ' ' || *end == '\n' || *end == '\t')
+			end++;
+		if (end == w || *end || v > 0xffffffffUL)
+			r = -EINVAL;
+		else
+			__atomic_store_n(&max_depth, (uint32_t)v, __ATOMIC_RELAXED);
+		break;
+	}
+	default:
+		/* an empty write adds nothing (echo > set_ftrace_filter) */
+		r = utrace__ftrace_set_list((int)(file - UTRACE_CTL_FT_FILTER), w, 1);
+		break;
+	}
+	free(w);
+	return r;
 }

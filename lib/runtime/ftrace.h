@@ -10,6 +10,7 @@
 #define UTRACE_RUNTIME_FTRACE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "compiler.h"
 
@@ -60,5 +61,18 @@ int utrace__ftrace_set_list(int which, const char *text, int append) UTRACE_HIDD
  * Return: malloc'd "name\n" or "name [module]\n" lines, NULL on no memory.
  */
 char *utrace__ftrace_available(size_t *len) UTRACE_HIDDEN;
+
+/**
+ * utrace__ftrace_control - a function tracer file (UTRACE_CTL_FTRACE)
+ * @file: enum utrace_ctl_ftrace_file
+ * @action: enum utrace_ctl_ftrace_action
+ * @pl, @plen: what a write wrote
+ * @text: set to the malloc'd text of a read
+ *
+ * Return: 0, or -errno as the kernel's file answers (-EINVAL: a tracer
+ * or glob that is not there, a bad depth).
+ */
+int utrace__ftrace_control(uint32_t file, int action, const char *pl, size_t plen,
+			   char **text) UTRACE_HIDDEN;
 
 #endif /* UTRACE_RUNTIME_FTRACE_H */

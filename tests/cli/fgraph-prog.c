@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define NOINLINE __attribute__((noinline))
 
@@ -110,6 +111,13 @@ NOINLINE int handler_work(int x)
 }
 
 static volatile int in_handler;
+static volatile sig_atomic_t stop;
+
+static void on_term(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
 
 static void on_sig(int sig)
 {
@@ -203,6 +211,17 @@ int main(int argc, char **argv)
 			       !memcmp(b, "\x90\x90\x90\x90\x90", 5) ? "sled" : "other",
 			       i + 1 < sizeof(f) / sizeof(f[0]) ? " " : "\n");
 		}
+	} else if (!strcmp(mode, "run")) {
+		/* calls top() every millisecond until SIGTERM */
+		struct timespec ms = { 0, 1000000 };
+		long i = 0;
+
+		signal(SIGTERM, on_term);
+		while (!stop) {
+			sink += top((int)i++);
+			nanosleep(&ms, NULL);
+		}
+		printf("run=%s\n", i > 0 ? "ok" : "none");
 	} else if (!strcmp(mode, "loop")) {
 		long n = argc > 2 ? atol(argv[2]) : 1000000, s = 0;
 
