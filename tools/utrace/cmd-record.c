@@ -1185,9 +1185,11 @@ static char *join_events(const struct record_opts *o)
 	size_t len = 1, i;
 	char *s;
 
-	/* (--tracer alone: the tracer's events, none of the programs') */
-	if (o->user_none || (o->tracer && !o->nr_events))
+	if (o->user_none)
 		return strdup("!*:*");
+	/* (--tracer alone: the tracer's events, none of the programs') */
+	if (o->tracer && !o->nr_events)
+		return strdup("");
 	if (!o->nr_events)
 		return strdup("*:*");
 	for (i = 0; i < o->nr_events; i++)
