@@ -401,10 +401,38 @@ static bool is_graph_site(uintptr_t ip)
 	return false;
 }
 
-/* ---- recording ---- */
+/* ---- recording ----
+ *
+ * The usual record through the probes' inlined writer (tracepoint.h: the
+ * thread's page, no call); anything else (no pool, tracing_on 0, a new
+ * page, nesting, a print or record hook: NULL) through the library's
+ * utrace_tp_reserve()/utrace_tp_commit().
+ */
+#ifdef UTRACE__INLINE_WRITER
+#define RECORD_INLINE(ev, size, fill)						\
+	do {									\
+		struct utrace__fast f_;						\
+		unsigned char *rec = utrace__reserve_inline(&f_, &(ev), (size));	\
+										\
+		if (__builtin_expect(rec != NULL, 1)) {				\
+			fill;							\
+			utrace__commit_event_inline(&f_, &(ev), rec, (size));	\
+			return;							\
+		}								\
+		utrace__slow_enter();						\
+	} while (0)
+#else
+#define RECORD_INLINE(ev, size, fill) do { } while (0)
+#endif
 
 static void record_function(uintptr_t ip, uintptr_t parent)
 {
+	RECORD_INLINE(func_event, FUNC_SIZE, ({
+		uint64_t a_ = ip, b_ = parent;
+
+		memcpy(rec + 8, &a_, 8);
+		memcpy(rec + 16, &b_, 8);
+	}));
 	unsigned char scratch[64];
 	struct utrace_tp_reserve r;
 	unsigned char *rec = utrace_tp_reserve(&r, &func_event, scratch, FUNC_SIZE);
@@ -419,6 +447,14 @@ static void record_function(uintptr_t ip, uintptr_t parent)
 
 static void record_gent(uintptr_t func, uint32_t depth)
 {
+	RECORD_INLINE(gent_event, GENT_SIZE, ({
+		uint64_t f2_ = func;
+		uint32_t z_ = 0;
+
+		memcpy(rec + 8, &f2_, 8);
+		memcpy(rec + 16, &depth, 4);
+		memcpy(rec + 20, &z_, 4);
+	}));
 	unsigned char scratch[64];
 	struct utrace_tp_reserve r;
 	unsigned char *rec = utrace_tp_reserve(&r, &gent_event, scratch, GENT_SIZE);
@@ -435,6 +471,15 @@ static void record_gent(uintptr_t func, uint32_t depth)
 
 static void record_gret(const struct fg_ent *e, uint32_t depth, uint32_t overrun, uint64_t now)
 {
+	RECORD_INLINE(gret_event, GRET_SIZE, ({
+		uint64_t f2_ = e->func;
+
+		memcpy(rec + 8, &f2_, 8);
+		memcpy(rec + 16, &depth, 4);
+		memcpy(rec + 20, &overrun, 4);
+		memcpy(rec + 24, &e->calltime, 8);
+		memcpy(rec + 32, &now, 8);
+	}));
 	unsigned char scratch[64];
 	struct utrace_tp_reserve r;
 	unsigned char *rec = utrace_tp_reserve(&r, &gret_event, scratch, GRET_SIZE);
