@@ -55,12 +55,13 @@
  * functions (pthread_exit) leaves entries that are freed with the stack
  * at the thread's end; its unwinder stops at utrace__ftrace_return (no
  * unwind info: the end of the stack), where glibc's cancellation
- * continues anyway.  C++ exceptions thrown through a hooked frame are not
- * handled (the unwinder finds no FDE for utrace__ftrace_return).
+ * continues anyway.  A C++ throw first puts the thread's return addresses
+ * back (restore_for_unwind()).
  *
  * Recursion: a per-thread flag; a function entered while the thread is
  * inside the tracer (a signal handler) is not traced.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
@@ -77,6 +78,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include <unwind.h>
 
 #include <utrace/tracepoint.h>
 
@@ -619,6 +621,92 @@ uintptr_t utrace__ftrace_on_return(uintptr_t *sp)
 	return ret;
 }
 
+/* ---- C++ exceptions ----
+ *
+ * The unwinder reads return addresses off the stack: at a hooked frame it
+ * finds utrace__ftrace_return, which has no unwind info, and ends the
+ * search (std::terminate()).  So before it starts, the thread's hooked
+ * frames get their return addresses back and their entries are popped,
+ * their exits recorded now (uftrace's mcount_rstack_restore(); the frames
+ * the catch keeps are not traced to their end).  libutrace interposes
+ * libgcc's two entry points that start a search from a throw: weak, so
+ * that a program linking a static libgcc_eh keeps its own.
+ */
+static void restore_for_unwind(void)
+{
+	struct fg_stack *s = fg_stk;
+	int busy = ft_busy;
+	uint64_t now;
+
+	if (!s || s == FG_DEAD || !s->top)
+		return;
+	ft_busy = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	now = utrace__clock_now();
+	while (s->top) {
+		struct fg_ent *e = &s->e[s->top - 1];
+
+		if (*e->slot == (uintptr_t)utrace__ftrace_return)
+			*e->slot = e->ret;
+		if (!busy)
+			record_gret(e, s->top - 1, s->overrun, now);
+		s->top--;
+	}
+	s->roots = 0;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	ft_busy = busy;
+}
+
+typedef _Unwind_Reason_Code (*unwind_fn)(struct _Unwind_Exception *);
+
+static unwind_fn real_unwind(const char *name, unwind_fn *cache)
+{
+	unwind_fn f = __atomic_load_n(cache, __ATOMIC_ACQUIRE);
+
+	if (!f) {
+		f = (unwind_fn)dlsym(RTLD_NEXT, name);
+		__atomic_store_n(cache, f, __ATOMIC_RELEASE);
+	}
+	return f;
+}
+
+__attribute__((weak, visibility("default"))) _Unwind_Reason_Code
+_Unwind_RaiseException(struct _Unwind_Exception *exc)
+{
+	static unwind_fn real;
+	unwind_fn f = real_unwind("_Unwind_RaiseException", &real);
+
+	restore_for_unwind();
+	return f ? f(exc) : _URC_FATAL_PHASE1_ERROR;
+}
+
+__attribute__((weak, visibility("default"))) _Unwind_Reason_Code
+_Unwind_Resume_or_Rethrow(struct _Unwind_Exception *exc)
+{
+	static unwind_fn real;
+	unwind_fn f = real_unwind("_Unwind_Resume_or_Rethrow", &real);
+
+	restore_for_unwind();
+	return f ? f(exc) : _URC_FATAL_PHASE1_ERROR;
+}
+
+/* Whose _Unwind_RaiseException the program calls: a libgcc_s ahead of
+ * libutrace (a program linked with both, libgcc_s first) keeps its own,
+ * and a throw through a hooked frame would end the program: said once. */
+static void check_unwind(void)
+{
+	static bool told;
+	void *f = dlsym(RTLD_DEFAULT, "_Unwind_RaiseException");
+	Dl_info di;
+
+	if (told || !f || !dladdr(f, &di) || !di.dli_fname || strstr(di.dli_fname, "libutrace"))
+		return;
+	told = true;
+	utrace__warn("function_graph: C++ exceptions go through %s, ahead of libutrace: a "
+		     "throw through a traced function would end the program (preload "
+		     "libutrace, or trace C++ with function)", di.dli_fname);
+}
+
 /* ---- the sites ---- */
 
 enum { ST_SLED, ST_NOP, ST_CALL, ST_FOREIGN };
@@ -1090,6 +1178,8 @@ int utrace__ftrace_set_tracer(const char *name)
 	}
 	/* the graph's returns still come after it is off: entries are
 	 * popped whatever the mode (on_return()) */
+	if (t == UTRACE_TRACER_GRAPH)
+		check_unwind();
 	__atomic_store_n(&tracer, t, __ATOMIC_RELEASE);
 	graph_update();
 	decide();
