@@ -725,13 +725,13 @@ struct object {
 	uintptr_t bias;
 	uintptr_t stub;
 	struct site *sites;
-	size_t n;
+	size_t n;               /* 0: an object without sites, kept not to read it again */
 	struct utrace__symtab syms;
+	bool seen;              /* in the last dl_iterate_phdr() */
 };
 
 static pthread_mutex_t ft_mutex = PTHREAD_MUTEX_INITIALIZER;
 static struct object *objects;
-static bool scanned;
 
 /* the lists, as written */
 struct glob_list {
@@ -844,33 +844,62 @@ static int scan_one(struct dl_phdr_info *info, size_t size, void *data)
 	if (strstr(name, "linux-vdso") || strstr(name, "libutrace.so"))
 		return 0;
 	for (o = objects; o; o = o->next)
-		if (o->bias == info->dlpi_addr && !strcmp(o->path, name))
+		if (o->bias == info->dlpi_addr && !strcmp(o->path, name)) {
+			o->seen = true;
 			return 0;
+		}
 	o = calloc(1, sizeof(*o));
 	if (!o)
 		return 0;
 	o->path = strdup(name);
 	o->bias = info->dlpi_addr;
-	if (!o->path || read_object(o, name[0] ? name : "/proc/self/exe") || !o->n) {
+	if (!o->path) {
+		free(o);
+		return 0;
+	}
+	if (read_object(o, name[0] ? name : "/proc/self/exe") || !o->n) {
+		free(o->sites);
+		o->sites = NULL;
+		o->n = 0;
+		utrace__symtab_free(&o->syms);
+	}
+	o->module = strrchr(o->path, '/') ? strrchr(o->path, '/') + 1 : o->path;
+	o->seen = true;
+	/* (at the end: the program first, the libraries in load order) */
+	{
+		struct object **pp = &objects;
+
+		while (*pp)
+			pp = &(*pp)->next;
+		*pp = o;
+	}
+	return 0;
+}
+
+/*
+ * The loaded objects, again: a library dlopen()ed since is read (its
+ * sites NOPs until the next write of a tracer's file), one dlclose()d is
+ * forgotten, so that nothing is written where it was.  Under ft_mutex.
+ * (A dlclose() racing with a write of the files is not covered.)
+ */
+static void scan(void)
+{
+	struct object **pp, *o;
+
+	for (o = objects; o; o = o->next)
+		o->seen = false;
+	dl_iterate_phdr(scan_one, NULL);
+	for (pp = &objects; (o = *pp);) {
+		if (o->seen) {
+			pp = &o->next;
+			continue;
+		}
+		*pp = o->next;
 		free(o->sites);
 		utrace__symtab_free(&o->syms);
 		free(o->path);
 		free(o);
-		return 0;
 	}
-	o->module = strrchr(o->path, '/') ? strrchr(o->path, '/') + 1 : o->path;
-	o->next = objects;
-	objects = o;
-	return 0;
-}
-
-/* Under ft_mutex. */
-static void scan(void)
-{
-	if (scanned)
-		return;
-	dl_iterate_phdr(scan_one, NULL);
-	scanned = true;
 }
 
 /* ---- the lists ---- */

@@ -9,8 +9,10 @@
  * function), and a traced library function (fgraph-lib.c).
  *
  *   fgraph-prog calls | recurse N | longjmp | signal | threads | lib
+ *               | bytes | run | loop N | dl MODULE (commands on stdin)
  * Each mode prints what it computed: the same with and without a tracer.
  */
+#include <dlfcn.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -222,6 +224,29 @@ int main(int argc, char **argv)
 			nanosleep(&ms, NULL);
 		}
 		printf("run=%s\n", i > 0 ? "ok" : "none");
+	} else if (!strcmp(mode, "dl") && argc > 2) {
+		/* commands on stdin, a line each, "ok" after each on stdout:
+		 * open (dlopen argv[2]), call (its fg_mod_fn), close */
+		char line[64];
+		void *h = NULL;
+		int (*fn)(int) = NULL;
+
+		setvbuf(stdout, NULL, _IOLBF, 0);
+		while (fgets(line, sizeof(line), stdin)) {
+			if (!strncmp(line, "open", 4) && !h) {
+				h = dlopen(argv[2], RTLD_NOW);
+				fn = h ? (int (*)(int))dlsym(h, "fg_mod_fn") : NULL;
+				if (!fn)
+					return 3;
+			} else if (!strncmp(line, "call", 4) && fn) {
+				sink += fn(2);
+			} else if (!strncmp(line, "close", 5) && h) {
+				dlclose(h);
+				h = NULL;
+				fn = NULL;
+			}
+			printf("ok %s", line);
+		}
 	} else if (!strcmp(mode, "loop")) {
 		long n = argc > 2 ? atol(argv[2]) : 1000000, s = 0;
 
