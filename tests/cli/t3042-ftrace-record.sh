@@ -3,7 +3,8 @@
 # a command built with patchable entries, with --ftrace-filter,
 # --ftrace-notrace, --graph-function and --max-depth; in a running process
 # (-p), whose tracer is nop again after (later recordings find in the
-# buffer what it held at the end, and nothing new); utrace script prints the kernel's
+# buffer what it held at the end, and nothing new); the trace.dat export
+# for trace-cmd report (calltime and rettime in ns); utrace script prints the kernel's
 # lines, utrace report the function table (calls, total and self time).
 . "$(dirname "$0")/lib.sh"
 export UTRACE_RUNTIME_DIR="$TMP/run"
@@ -72,6 +73,29 @@ check "report: per function its total and self time and calls (recursion once)" 
 	grep -Eq "^ +[0-9.]+ us +[0-9.]+ us +1  main$" "$TMP/rep" &&
 	awk "/ recurse\$/ { t = \$1; s = \$3 } END { exit !(t == s) }" "$TMP/rep" &&
 	"$UTRACE" report -i "$TMP/f.dat" -s event | grep -q "ftrace:funcgraph_entry"'
+
+if command -v trace-cmd > /dev/null; then
+	check "trace.dat export: trace-cmd report's function_graph lines, durations in ns" bash -c '
+		rec --tracer function_graph -- "$PROG" calls &&
+		"$UTRACE" convert -i "$TMP/f.dat" -o "$TMP/f.trace.dat" 2>> "$TMP/err" &&
+		trace-cmd report "$TMP/f.trace.dat" > "$TMP/tc" 2>> "$TMP/err" &&
+		grep -q "funcgraph_entry: .*|  main() {" "$TMP/tc" &&
+		grep -Eq "funcgraph_entry: +[0-9]+\.[0-9]{3} us +\|        leaf\(\);" "$TMP/tc" &&
+		trace-cmd report -R "$TMP/f.trace.dat" 2> /dev/null | grep funcgraph_exit |
+		python3 -c "
+import sys
+n = 0
+for l in sys.stdin:
+    f = l.split()
+    ts = float(f[2].rstrip(\":\"))
+    ret = int(f[-1].split(\"=\")[1], 16) / 1e9
+    assert abs(ret - ts) < 0.001, l
+    n += 1
+assert n
+"'
+else
+	n=$((n + 1)); echo "ok $n # SKIP trace-cmd is not installed"
+fi
 
 check "-p: the tracer in a running process, nop again after" bash -c '
 	LD_PRELOAD="$UTRACE_BUILD/lib/libutrace.so.0" "$PROG" run > "$TMP/run.out" 2>&1 &
