@@ -35,6 +35,8 @@
 
 #include "formats.h"
 #include "hash.h"
+#include "latcols.h"
+#include "table.h"
 #include "obuf.h"
 #include "print.h"
 #include "problems.h"
@@ -231,8 +233,7 @@ struct row {
 struct table {
 	struct row *rows;
 	size_t nr, cap;
-	uint32_t *slots;                /* row index + 1; 0: empty */
-	size_t nslots;
+	struct utrace__table index;     /* the keys' hashes to rows */
 	unsigned char *keys;            /* the packed keys, one after another */
 	size_t keys_len, keys_cap;
 	uint64_t total;
@@ -329,8 +330,7 @@ struct ldepth {
 struct strtab {
 	char **s;
 	size_t nr, cap;
-	uint32_t *slots;
-	size_t nslots;
+	struct utrace__table index;     /* the strings' hashes to ids */
 };
 
 /* thread -> comm ids, by pointer */
@@ -414,48 +414,19 @@ static inline int kb_put(struct utrace__report *r, const void *p, size_t n)
 	return 0;
 }
 
-static int table_rehash(struct table *t)
-{
-	size_t n = t->nslots ? t->nslots * 2 : 64, i;
-	uint32_t *s = calloc(n, sizeof(*s));
-
-	if (!s)
-		return -ENOMEM;
-	for (i = 0; i < t->nr; i++) {
-		size_t j = t->rows[i].hash & (n - 1);
-
-		while (s[j])
-			j = (j + 1) & (n - 1);
-		s[j] = (uint32_t)i + 1;
-	}
-	free(t->slots);
-	t->slots = s;
-	t->nslots = n;
-	return 0;
-}
-
 /* The row of key (k, n), made when new; NULL when out of memory. */
 static struct row *table_get(struct table *t, const unsigned char *k, size_t n, uint64_t h,
 			     bool *made)
 {
 	struct row *row;
-	size_t j;
+	size_t pos, j;
 
 	*made = false;
-	if (__builtin_expect(!t->nslots, 0) && table_rehash(t) < 0)
-		return NULL;
-	for (j = h & (t->nslots - 1); t->slots[j]; j = (j + 1) & (t->nslots - 1)) {
-		row = &t->rows[t->slots[j] - 1];
-		if (row->hash == h && row->key_len == n &&
-		    (!n || !memcmp(t->keys + row->key_off, k, n)))
+	pos = utrace__table_start(&t->index, h);
+	while (utrace__table_next(&t->index, h, &pos, &j)) {
+		row = &t->rows[j];
+		if (row->key_len == n && (!n || !memcmp(t->keys + row->key_off, k, n)))
 			return row;
-	}
-	/* a new row: make room first (the table stays at most half full) */
-	if ((t->nr + 1) * 2 > t->nslots) {
-		if (table_rehash(t) < 0)
-			return NULL;
-		for (j = h & (t->nslots - 1); t->slots[j]; j = (j + 1) & (t->nslots - 1))
-			;
 	}
 	if (t->nr == t->cap) {
 		size_t c = t->cap ? t->cap * 2 : 64;
@@ -468,6 +439,8 @@ static struct row *table_get(struct table *t, const unsigned char *k, size_t n, 
 	}
 	if (n && grow_bytes(&t->keys, &t->keys_cap, t->keys_len + n) < 0)
 		return NULL;
+	if (utrace__table_add(&t->index, h, t->nr) < 0)
+		return NULL;
 	row = &t->rows[t->nr];
 	memset(row, 0, sizeof(*row));
 	row->hash = h;
@@ -477,7 +450,7 @@ static struct row *table_get(struct table *t, const unsigned char *k, size_t n, 
 		memcpy(t->keys + t->keys_len, k, n);
 		t->keys_len += n;
 	}
-	t->slots[j] = (uint32_t)++t->nr;
+	t->nr++;
 	*made = true;
 	return row;
 }
@@ -492,7 +465,7 @@ static void table_fini(struct table *t)
 			free(t->rows[i].lat);
 		}
 	free(t->rows);
-	free(t->slots);
+	utrace__table_free(&t->index);
 	free(t->keys);
 	memset(t, 0, sizeof(*t));
 }
@@ -500,27 +473,11 @@ static void table_fini(struct table *t)
 static int intern(struct strtab *st, const char *s, uint32_t *id)
 {
 	uint64_t h = utrace__hash_str(UTRACE_HASH_INIT, s);
-	size_t j;
+	size_t pos = utrace__table_start(&st->index, h), j;
 
-	if ((st->nr + 1) * 2 > st->nslots) {
-		size_t n = st->nslots ? st->nslots * 2 : 64, i;
-		uint32_t *sl = calloc(n, sizeof(*sl));
-
-		if (!sl)
-			return -ENOMEM;
-		for (i = 0; i < st->nr; i++) {
-			j = utrace__hash_str(UTRACE_HASH_INIT, st->s[i]) & (n - 1);
-			while (sl[j])
-				j = (j + 1) & (n - 1);
-			sl[j] = (uint32_t)i + 1;
-		}
-		free(st->slots);
-		st->slots = sl;
-		st->nslots = n;
-	}
-	for (j = h & (st->nslots - 1); st->slots[j]; j = (j + 1) & (st->nslots - 1))
-		if (!strcmp(st->s[st->slots[j] - 1], s)) {
-			*id = st->slots[j] - 1;
+	while (utrace__table_next(&st->index, h, &pos, &j))
+		if (!strcmp(st->s[j], s)) {
+			*id = (uint32_t)j;
 			return 0;
 		}
 	if (st->nr == st->cap) {
@@ -533,9 +490,10 @@ static int intern(struct strtab *st, const char *s, uint32_t *id)
 		st->cap = c;
 	}
 	st->s[st->nr] = strdup(s);
-	if (!st->s[st->nr])
+	if (!st->s[st->nr] || utrace__table_add(&st->index, h, st->nr) < 0) {
+		free(st->s[st->nr]);
 		return -ENOMEM;
-	st->slots[j] = (uint32_t)st->nr + 1;
+	}
 	*id = (uint32_t)st->nr++;
 	return 0;
 }
@@ -1487,7 +1445,7 @@ void utrace__report_free(struct utrace__report *r)
 	for (i = 0; i < r->comms.nr; i++)
 		free(r->comms.s[i]);
 	free(r->comms.s);
-	free(r->comms.slots);
+	utrace__table_free(&r->comms.index);
 	free(r->tc);
 	free(r->kb);
 	if (r->seq.buffer)
@@ -1934,68 +1892,6 @@ static void print_block(struct utrace__report *r, struct utrace__obuf *b, const 
 	ptab_free(&pt);
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/*
- * Sort durations: LSD radix, a byte at a time, a pass skipped when every
- * value has the same byte there (durations rarely use their top bytes;
- * one pass of OR and AND finds those bytes without counting them).
- * Millions of values sort in a few passes of the array, where qsort()'s
- * comparisons took most of a --latency report's time.
- */
-static void sort_u64(uint64_t *v, size_t n)
-{
-	uint64_t *tmp = n > 1 ? malloc(n * sizeof(*tmp)) : NULL, *src = v, *dst = tmp, *t;
-	uint64_t any = 0, all = ~0ULL;
-	unsigned int shift;
-	size_t i;
-
-	if (!tmp) {
-		if (n > 1)
-			qsort(v, n, sizeof(*v), cmp_u64);
-		return;
-	}
-	for (i = 0; i < n; i++) {
-		any |= v[i];
-		all &= v[i];
-	}
-	for (shift = 0; shift < 64; shift += 8) {
-		size_t cnt[256] = { 0 }, sum = 0;
-
-		if (!(((any ^ all) >> shift) & 255))
-			continue;               /* the same byte in every value */
-		for (i = 0; i < n; i++)
-			cnt[(src[i] >> shift) & 255]++;
-		for (i = 0; i < 256; i++) {
-			size_t c = cnt[i];
-
-			cnt[i] = sum;
-			sum += c;
-		}
-		for (i = 0; i < n; i++)
-			dst[cnt[(src[i] >> shift) & 255]++] = src[i];
-		t = src;
-		src = dst;
-		dst = t;
-	}
-	if (src != v)
-		memcpy(v, src, n * sizeof(*v));
-	free(tmp);
-}
-
-/* nearest rank: the smallest value with at least q of them at or below */
-static uint64_t pct(const uint64_t *v, size_t n, double q)
-{
-	size_t k = (size_t)ceil(q * (double)n);
-
-	return v[k ? k - 1 : 0];
-}
-
 /* bpftrace's hist_index_label(): 2^p with K, M, G, T, P, E for 2^10s */
 static void hist_label(char *buf, size_t len, unsigned int p)
 {
@@ -2049,16 +1945,11 @@ static void print_hist(struct utrace__obuf *b, const uint64_t *v, size_t n)
 	}
 }
 
-static const char *const lat_heads[] = {
-	"Count", "Min(us)", "Mean(us)", "Max(us)", "p50(us)", "p90(us)", "p99(us)",
-};
-#define NR_LAT_COLS (sizeof(lat_heads) / sizeof(lat_heads[0]))
-
 static void print_latency(struct utrace__report *r, struct utrace__obuf *b, size_t li)
 {
 	struct lat *l = &r->lat[li];
-	char (*st)[NR_LAT_COLS][32] = NULL;
-	size_t w[NR_LAT_COLS], i, j;
+	char (*st)[UTRACE__LAT_COLS][UTRACE__LAT_CELL] = NULL;
+	size_t w[UTRACE__LAT_COLS], i, j;
 	double *mean = NULL;
 	struct ptab pt;
 
@@ -2079,42 +1970,26 @@ static void print_latency(struct utrace__report *r, struct utrace__obuf *b, size
 		r->nomem = true;
 		goto out;
 	}
-	for (j = 0; j < NR_LAT_COLS; j++)
-		w[j] = strlen(lat_heads[j]);
+	for (j = 0; j < UTRACE__LAT_COLS; j++)
+		w[j] = strlen(utrace__lat_heads[j]);
 	for (i = 0; i < pt.nrows; i++) {
 		struct row *row = &l->groups.rows[i];
-		const uint64_t *v = row->lat->v;
-		uint64_t sum = 0;
-		size_t n = row->lat->nr;
 
-		sort_u64(row->lat->v, n);
-		for (j = 0; j < n; j++)
-			sum += v[j];
-		mean[i] = (double)sum / (double)n;
-		snprintf(st[i][0], 32, "%zu", n);
-		snprintf(st[i][1], 32, "%.3f", (double)v[0] / 1e3);
-		snprintf(st[i][2], 32, "%.3f", mean[i] / 1e3);
-		snprintf(st[i][3], 32, "%.3f", (double)v[n - 1] / 1e3);
-		snprintf(st[i][4], 32, "%.3f", (double)pct(v, n, 0.50) / 1e3);
-		snprintf(st[i][5], 32, "%.3f", (double)pct(v, n, 0.90) / 1e3);
-		snprintf(st[i][6], 32, "%.3f", (double)pct(v, n, 0.99) / 1e3);
-		for (j = 0; j < NR_LAT_COLS; j++)
-			if (w[j] < strlen(st[i][j]))
-				w[j] = strlen(st[i][j]);
+		mean[i] = utrace__lat_cells(row->lat->v, row->lat->nr, st[i], w);
 	}
 	utrace__ob_puts(b, "#");
 	for (j = 0; j < pt.ncols; j++) {
 		utrace__ob_puts(b, j ? "  " : " ");
 		put_cell(b, &pt, j, pt.head[j]);
 	}
-	for (j = 0; j < NR_LAT_COLS; j++)
-		utrace__ob_printf(b, "%s%*s", pt.ncols || j ? "  " : " ", (int)w[j], lat_heads[j]);
+	for (j = 0; j < UTRACE__LAT_COLS; j++)
+		utrace__ob_printf(b, "%s%*s", pt.ncols || j ? "  " : " ", (int)w[j], utrace__lat_heads[j]);
 	utrace__ob_puts(b, "\n#");
 	for (j = 0; j < pt.ncols; j++) {
 		utrace__ob_puts(b, j ? "  " : " ");
 		put_dots(b, pt.width[j]);
 	}
-	for (j = 0; j < NR_LAT_COLS; j++) {
+	for (j = 0; j < UTRACE__LAT_COLS; j++) {
 		utrace__ob_puts(b, pt.ncols || j ? "  " : " ");
 		put_dots(b, w[j]);
 	}
@@ -2129,7 +2004,7 @@ static void print_latency(struct utrace__report *r, struct utrace__obuf *b, size
 			utrace__ob_puts(b, "  ");
 			put_cell(b, &pt, j, pt.cell[k][j]);
 		}
-		for (j = 0; j < NR_LAT_COLS; j++)
+		for (j = 0; j < UTRACE__LAT_COLS; j++)
 			utrace__ob_printf(b, "  %*s", (int)w[j], st[k][j]);
 		utrace__ob_putc(b, '\n');
 	}

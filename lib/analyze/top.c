@@ -30,6 +30,8 @@
 #include <string.h>
 
 #include "hash.h"
+#include "latcols.h"
+#include "table.h"
 #include "obuf.h"
 #include "top.h"
 
@@ -49,8 +51,7 @@ struct ttab {
 	bool *right;
 	struct trow *rows;
 	size_t nr, cap;
-	uint32_t *slots;                /* row index + 1; 0: empty */
-	size_t nslots;
+	struct utrace__table index;     /* the keys' hashes to rows */
 	uint64_t total;
 	uint64_t pairs, unmatched_begin, unmatched_end;
 };
@@ -98,8 +99,7 @@ static void ttab_clear(struct ttab *t)
 	for (i = 0; i < t->nr; i++)
 		row_free(&t->rows[i], t->ncols);
 	t->nr = 0;
-	if (t->slots)
-		memset(t->slots, 0, t->nslots * sizeof(*t->slots));
+	utrace__table_clear(&t->index);
 	t->total = t->pairs = t->unmatched_begin = t->unmatched_end = 0;
 }
 
@@ -113,26 +113,8 @@ static void ttab_fini(struct ttab *t)
 	free(t->head);
 	free(t->right);
 	free(t->rows);
-	free(t->slots);
+	utrace__table_free(&t->index);
 	memset(t, 0, sizeof(*t));
-}
-
-static int ttab_rehash(struct ttab *t)
-{
-	size_t n = t->nslots ? t->nslots * 2 : 64, i, j;
-	uint32_t *s = calloc(n, sizeof(*s));
-
-	if (!s)
-		return -ENOMEM;
-	for (i = 0; i < t->nr; i++) {
-		for (j = t->rows[i].hash & (n - 1); s[j]; j = (j + 1) & (n - 1))
-			;
-		s[j] = (uint32_t)i + 1;
-	}
-	free(t->slots);
-	t->slots = s;
-	t->nslots = n;
-	return 0;
 }
 
 /* The row whose cells are key, made (with no cells yet) when new. */
@@ -140,14 +122,13 @@ static struct trow *ttab_get(struct ttab *t, char *key, bool *made)
 {
 	uint64_t h = utrace__hash_str(UTRACE_HASH_INIT, key);
 	struct trow *w;
-	size_t j;
+	size_t pos, j;
 
 	*made = false;
-	if ((t->nr + 1) * 2 > t->nslots && ttab_rehash(t) < 0)
-		return NULL;
-	for (j = h & (t->nslots - 1); t->slots[j]; j = (j + 1) & (t->nslots - 1)) {
-		w = &t->rows[t->slots[j] - 1];
-		if (w->hash == h && !strcmp(w->key, key))
+	pos = utrace__table_start(&t->index, h);
+	while (utrace__table_next(&t->index, h, &pos, &j)) {
+		w = &t->rows[j];
+		if (!strcmp(w->key, key))
 			return w;
 	}
 	if (t->nr == t->cap) {
@@ -159,11 +140,12 @@ static struct trow *ttab_get(struct ttab *t, char *key, bool *made)
 		t->rows = a;
 		t->cap = c;
 	}
-	w = &t->rows[t->nr];
+	if (utrace__table_add(&t->index, h, t->nr) < 0)
+		return NULL;
+	w = &t->rows[t->nr++];
 	memset(w, 0, sizeof(*w));
 	w->key = key;
 	w->hash = h;
-	t->slots[j] = (uint32_t)++t->nr;
 	*made = true;
 	return w;
 }
@@ -477,13 +459,6 @@ static int cmp_rows(const void *pa, const void *pb)
 	return strcmp(sort_tab->rows[a].key, sort_tab->rows[b].key);
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* The order of the rows, and the widths of the key columns over the first
  * 'shown' of them. */
 static size_t *order_rows(const struct ttab *t, const double *mean, size_t shown,
@@ -562,19 +537,6 @@ static int print_counts(const struct utrace__top *t, struct utrace__obuf *b, siz
 	return 0;
 }
 
-static const char *const lat_heads[] = {
-	"Count", "Min(us)", "Mean(us)", "Max(us)", "p50(us)", "p90(us)", "p99(us)",
-};
-#define NR_LAT_COLS (sizeof(lat_heads) / sizeof(lat_heads[0]))
-
-/* nearest rank: the smallest value with at least q of them at or below */
-static uint64_t pct(const uint64_t *v, size_t n, double q)
-{
-	size_t k = (size_t)(q * (double)n + 0.999999);
-
-	return v[k ? k - 1 : 0];
-}
-
 static int print_latency(const struct utrace__top *t, size_t li, struct utrace__obuf *b,
 			 size_t max)
 {
@@ -582,8 +544,8 @@ static int print_latency(const struct utrace__top *t, size_t li, struct utrace__
 	const struct utrace__rlatency *spec = &t->o->lat[li];
 	size_t *w = calloc(l->ncols + 1, sizeof(*w)), *ord = NULL, i, j;
 	double *mean = calloc(l->nr + 1, sizeof(*mean));
-	char (*st)[NR_LAT_COLS][32] = calloc(l->nr + 1, sizeof(*st));
-	size_t lw[NR_LAT_COLS];
+	char (*st)[UTRACE__LAT_COLS][UTRACE__LAT_CELL] = calloc(l->nr + 1, sizeof(*st));
+	size_t lw[UTRACE__LAT_COLS];
 	int ret = -ENOMEM;
 
 	utrace__ob_printf(b, "\n  Latency: %s%s%s -> %s%s%s   pairs: %" PRIu64 "  unmatched "
@@ -593,29 +555,13 @@ static int print_latency(const struct utrace__top *t, size_t li, struct utrace__
 			  l->pairs, l->unmatched_begin, l->unmatched_end);
 	if (!w || !mean || !st)
 		goto out;
-	for (j = 0; j < NR_LAT_COLS; j++)
-		lw[j] = strlen(lat_heads[j]);
+	for (j = 0; j < UTRACE__LAT_COLS; j++)
+		lw[j] = strlen(utrace__lat_heads[j]);
 	for (i = 0; i < l->nr; i++) {
 		struct trow *r = &l->rows[i];
-		uint64_t sum = 0;
-		size_t k;
 
-		if (!r->nv)
-			continue;
-		qsort(r->v, r->nv, sizeof(*r->v), cmp_u64);
-		for (k = 0; k < r->nv; k++)
-			sum += r->v[k];
-		mean[i] = (double)sum / (double)r->nv;
-		snprintf(st[i][0], 32, "%zu", r->nv);
-		snprintf(st[i][1], 32, "%.3f", (double)r->v[0] / 1e3);
-		snprintf(st[i][2], 32, "%.3f", mean[i] / 1e3);
-		snprintf(st[i][3], 32, "%.3f", (double)r->v[r->nv - 1] / 1e3);
-		snprintf(st[i][4], 32, "%.3f", (double)pct(r->v, r->nv, 0.50) / 1e3);
-		snprintf(st[i][5], 32, "%.3f", (double)pct(r->v, r->nv, 0.90) / 1e3);
-		snprintf(st[i][6], 32, "%.3f", (double)pct(r->v, r->nv, 0.99) / 1e3);
-		for (j = 0; j < NR_LAT_COLS; j++)
-			if (lw[j] < strlen(st[i][j]))
-				lw[j] = strlen(st[i][j]);
+		if (r->nv)
+			mean[i] = utrace__lat_cells(r->v, r->nv, st[i], lw);
 	}
 	if (!l->head) {
 		ret = 0;                /* no pair yet: no columns known */
@@ -626,12 +572,12 @@ static int print_latency(const struct utrace__top *t, size_t li, struct utrace__
 		goto out;
 	for (j = 0; j < l->ncols; j++)
 		put_cell(b, l, w, j, l->head[j]);
-	for (j = 0; j < NR_LAT_COLS; j++)
-		utrace__ob_printf(b, "  %*s", (int)lw[j], lat_heads[j]);
+	for (j = 0; j < UTRACE__LAT_COLS; j++)
+		utrace__ob_printf(b, "  %*s", (int)lw[j], utrace__lat_heads[j]);
 	utrace__ob_putc(b, '\n');
 	for (j = 0; j < l->ncols; j++)
 		put_dots(b, w[j]);
-	for (j = 0; j < NR_LAT_COLS; j++)
+	for (j = 0; j < UTRACE__LAT_COLS; j++)
 		put_dots(b, lw[j]);
 	utrace__ob_puts(b, "\n\n");
 	for (i = 0; i < l->nr && i < max; i++) {
@@ -639,7 +585,7 @@ static int print_latency(const struct utrace__top *t, size_t li, struct utrace__
 
 		for (j = 0; j < l->ncols; j++)
 			put_cell(b, l, w, j, l->rows[k].cells[j]);
-		for (j = 0; j < NR_LAT_COLS; j++)
+		for (j = 0; j < UTRACE__LAT_COLS; j++)
 			utrace__ob_printf(b, "  %*s", (int)lw[j], st[k][j]);
 		utrace__ob_putc(b, '\n');
 	}
