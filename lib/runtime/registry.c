@@ -32,6 +32,7 @@
 #include "internal.h"
 #include "instance.h"
 #include "problems.h"
+#include "table.h"
 #include "tp.h"
 #include "writer.h"
 
@@ -60,20 +61,12 @@ static size_t nr_events, cap_events;
 
 /*
  * The lookups of registration (an event's id by its name, an event by its
- * tracepoint, an event by its name) go through hash tables, so that a
- * program with tens of thousands of events starts in time linear in them.
- * Open addressing, linear probing, at most half full; a slot holds the
- * key's hash and a pointer (0: empty).  Nothing is ever removed one at a
- * time: the tables of the events are rebuilt when a module goes.
+ * tracepoint, by its name, by its id) go through hash tables
+ * (lib/common/table.h, the values are pointers), so that a program with
+ * tens of thousands of events starts in time linear in them.  Nothing is
+ * removed one at a time: the tables of the events are rebuilt when a
+ * module goes.
  */
-struct htab {
-	struct hslot {
-		uint64_t h;
-		void *v;
-	} *slot;
-	size_t cap, nr;                 /* cap: 0 or a power of two */
-};
-
 static uint64_t hash_name(const char *system, const char *name)
 {
 	return utrace__hash_str(utrace__hash_str(UTRACE_HASH_INIT, system), name);
@@ -81,82 +74,32 @@ static uint64_t hash_name(const char *system, const char *name)
 
 static uint64_t hash_ptr(const void *p)
 {
-	uint64_t h = (uint64_t)(uintptr_t)p * 0x9e3779b97f4a7c15ULL;
-
-	return h ^ (h >> 29);
+	return utrace__hash_u64((uint64_t)(uintptr_t)p);
 }
 
-/* The first slot of h's chain; walk on with (i + 1) & (cap - 1). */
-static size_t htab_first(const struct htab *t, uint64_t h)
+/* Each pointer stored under h: for (TABLE_EACH(t, h, pos, v)) (void *)v */
+#define TABLE_EACH(t, h, pos, v) \
+	size_t pos = utrace__table_start(t, h), v; utrace__table_next(t, h, &pos, &v);
+#define TABLE_PTR(v) ((void *)(uintptr_t)(v))
+
+static int table_add(struct utrace__table *t, uint64_t h, const void *v)
 {
-	return (size_t)h & (t->cap - 1);
+	return utrace__table_add(t, h, (size_t)(uintptr_t)v);
 }
 
-/* Room for one more value, so that the next htab_add() cannot fail.  -ENOMEM. */
-static int htab_reserve(struct htab *t)
-{
-	size_t i;
-
-	if (2 * (t->nr + 1) > t->cap) {
-		size_t cap = t->cap ? 2 * t->cap : 256, j;
-		struct hslot *n = calloc(cap, sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		for (j = 0; j < t->cap; j++) {
-			if (!t->slot[j].v)
-				continue;
-			for (i = (size_t)t->slot[j].h & (cap - 1); n[i].v; i = (i + 1) & (cap - 1))
-				;
-			n[i] = t->slot[j];
-		}
-		free(t->slot);
-		t->slot = n;
-		t->cap = cap;
-	}
-	return 0;
-}
-
-/* Add v under h (duplicates allowed: lookups see the first).  -ENOMEM. */
-static int htab_add(struct htab *t, uint64_t h, void *v)
-{
-	size_t i;
-
-	if (htab_reserve(t))
-		return -ENOMEM;
-	for (i = htab_first(t, h); t->slot[i].v; i = (i + 1) & (t->cap - 1))
-		;
-	t->slot[i] = (struct hslot){ h, v };
-	t->nr++;
-	return 0;
-}
-
-static void htab_clear(struct htab *t)
-{
-	if (t->cap)
-		memset(t->slot, 0, t->cap * sizeof(*t->slot));
-	t->nr = 0;
-}
-
-/* Iterate the values stored under h: for (HTAB_EACH(t, h, i)) t->slot[i].v */
-#define HTAB_EACH(t, hv, i)						\
-	size_t i = (t)->cap ? htab_first(t, hv) : 0;			\
-	(t)->cap && (t)->slot[i].v;					\
-	i = (i + 1) & ((t)->cap - 1)
-
-static struct htab ids_by_name;         /* struct id_entry * */
-static struct htab events_by_tp;        /* struct utrace_event * */
-static struct htab events_by_name;      /* struct utrace_event * */
-static struct htab events_by_id;        /* struct utrace_event * */
+static struct utrace__table ids_by_name = UTRACE__TABLE_INIT;    /* struct id_entry * */
+static struct utrace__table events_by_tp = UTRACE__TABLE_INIT;   /* struct utrace_event * */
+static struct utrace__table events_by_name = UTRACE__TABLE_INIT; /* struct utrace_event * */
+static struct utrace__table events_by_id = UTRACE__TABLE_INIT;   /* struct utrace_event * */
 
 static struct utrace_event *event_by_tp(const void *tp)
 {
 	uint64_t h = hash_ptr(tp);
 
-	for (HTAB_EACH(&events_by_tp, h, i)) {
-		struct utrace_event *e = events_by_tp.slot[i].v;
+	for (TABLE_EACH(&events_by_tp, h, pos, v)) {
+		struct utrace_event *e = TABLE_PTR(v);
 
-		if (events_by_tp.slot[i].h == h && e->tp == tp)
+		if (e->tp == tp)
 			return e;
 	}
 	return NULL;
@@ -166,10 +109,10 @@ static struct utrace_event *event_by_name(const char *system, const char *name)
 {
 	uint64_t h = hash_name(system, name);
 
-	for (HTAB_EACH(&events_by_name, h, i)) {
-		struct utrace_event *e = events_by_name.slot[i].v;
+	for (TABLE_EACH(&events_by_name, h, pos, v)) {
+		struct utrace_event *e = TABLE_PTR(v);
 
-		if (events_by_name.slot[i].h == h && strcmp(e->name, name) == 0 &&
+		if (strcmp(e->name, name) == 0 &&
 		    strcmp(e->cls->system, system) == 0)
 			return e;
 	}
@@ -178,23 +121,24 @@ static struct utrace_event *event_by_name(const char *system, const char *name)
 
 static uint64_t hash_id(int id)
 {
-	return hash_ptr((const void *)(uintptr_t)(unsigned int)id);
+	return utrace__hash_u64((unsigned int)id);
 }
 
 /* Room for one more event in the event tables.  -ENOMEM. */
 static int index_reserve(void)
 {
-	return htab_reserve(&events_by_tp) || htab_reserve(&events_by_name) ||
-	       htab_reserve(&events_by_id) ? -ENOMEM : 0;
+	return utrace__table_reserve(&events_by_tp, nr_events + 1) ||
+	       utrace__table_reserve(&events_by_name, nr_events + 1) ||
+	       utrace__table_reserve(&events_by_id, nr_events + 1) ? -ENOMEM : 0;
 }
 
 /* ev in the event tables (after the events before it; index_reserve()
  * made room). */
 static void index_event(struct utrace_event *ev)
 {
-	(void)htab_add(&events_by_tp, hash_ptr(ev->tp), ev);
-	(void)htab_add(&events_by_name, hash_name(ev->cls->system, ev->name), ev);
-	(void)htab_add(&events_by_id, hash_id(ev->id), ev);
+	(void)table_add(&events_by_tp, hash_ptr(ev->tp), ev);
+	(void)table_add(&events_by_name, hash_name(ev->cls->system, ev->name), ev);
+	(void)table_add(&events_by_id, hash_id(ev->id), ev);
 }
 
 /* The event tables again, from the events (a module went). */
@@ -202,9 +146,9 @@ static void reindex_events(void)
 {
 	size_t i;
 
-	htab_clear(&events_by_tp);
-	htab_clear(&events_by_name);
-	htab_clear(&events_by_id);
+	utrace__table_clear(&events_by_tp);
+	utrace__table_clear(&events_by_name);
+	utrace__table_clear(&events_by_id);
 	for (i = 0; i < nr_events; i++)
 		index_event(events[i]);  /* (they fit: the tables only shrank) */
 }
@@ -215,10 +159,10 @@ struct utrace_event *utrace__registry_find_id(uint32_t id)
 	uint64_t h = hash_id((int)id);
 
 	reg_lock();
-	for (HTAB_EACH(&events_by_id, h, i)) {
-		struct utrace_event *e = events_by_id.slot[i].v;
+	for (TABLE_EACH(&events_by_id, h, pos, v)) {
+		struct utrace_event *e = TABLE_PTR(v);
 
-		if (events_by_id.slot[i].h == h && e->id == (int)id) {
+		if (e->id == (int)id) {
 			found = e;
 			break;
 		}
@@ -350,8 +294,8 @@ static int id_reused_locked(const struct utrace_event *ev)
 	free(text);
 	/* (its name's entry holds the id: it got it from id_for()) */
 	h = hash_name(ev->cls->system, ev->name);
-	for (HTAB_EACH(&ids_by_name, h, i)) {
-		struct id_entry *e = ids_by_name.slot[i].v;
+	for (TABLE_EACH(&ids_by_name, h, pos, v)) {
+		struct id_entry *e = TABLE_PTR(v);
 
 		if (e->id == ev->id)
 			e->id = next_id++;
@@ -396,9 +340,9 @@ static int id_for(const char *system, const char *name)
 	uint64_t h = hash_name(system, name);
 	struct id_entry *e;
 
-	for (HTAB_EACH(&ids_by_name, h, i)) {
-		e = ids_by_name.slot[i].v;
-		if (ids_by_name.slot[i].h == h && strncmp(e->key, system, sl) == 0 &&
+	for (TABLE_EACH(&ids_by_name, h, pos, v)) {
+		e = TABLE_PTR(v);
+		if (strncmp(e->key, system, sl) == 0 &&
 		    e->key[sl] == ':' && strcmp(e->key + sl + 1, name) == 0)
 			return e->id;
 	}
@@ -409,7 +353,7 @@ static int id_for(const char *system, const char *name)
 	memcpy(e->key, system, sl);
 	e->key[sl] = ':';
 	memcpy(e->key + sl + 1, name, nl + 1);
-	if (htab_add(&ids_by_name, h, e)) {
+	if (table_add(&ids_by_name, h, e)) {
 		free(e);
 		return -ENOMEM;
 	}

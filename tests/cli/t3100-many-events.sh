@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Issue 33 item 4: a program with 5,000 events starts in instructions linear
 # in its events (the registry's lookups are hash tables; an event going at
-# exit no longer walks every event), and `utrace list`, `ps` and
-# `record -p` work on it with nothing on its stderr (the formats a recorder
-# gets on attach wait by id and are written as it reads them, instead of
-# 5,000 messages filling the queue).  The program is generated here
+# exit no longer walks every event), and `utrace list`, `ps`, `record -p`
+# and the mount work on it with nothing on its stderr (the formats a
+# recorder gets on attach wait by id and are written as it reads them,
+# instead of 5,000 messages filling the queue).  The program is generated here
 # (many-events-gen.sh): 5 units of 1,000 events, linked as one object; the
 # same main with the first unit only has 1,000.  UTRACE_TEST_LARGE=1 adds
 # 50,000 events (50 units; minutes of compiling).
@@ -81,6 +81,23 @@ check "record -p on it: its events are recorded, every format arrives, nothing m
 # (the file keeps each format's text, "name: EVENT" among it)
 check "record -p: the file has all 5,000 formats" bash -c '
 	[ "$(grep -a -o "name: m[0-4]_ev[0-9]*" "$0" | sort -u | wc -l)" = 5000 ]' "$TMP/att.dat"
+# The mount (FUSE) of such a process: its 5,000 events, a format, enable.
+M=$TMP/mnt
+mkdir -p "$M"
+trap 'kill $P 2>/dev/null; fusermount3 -u "$M" 2>/dev/null; rm -rf "$TMP"' EXIT
+if [ -c /dev/fuse ] && command -v fusermount3 > /dev/null &&
+   "$UTRACE" mount "$M" 2> "$TMP/mount.err"; then
+	check "the mount: 5,000 events in available_events, their formats, enable" bash -c '
+		[ "$(wc -l < "$0/available_events")" = 5000 ] &&
+		[ "$(ls "$0/events/many3" | grep -c "^m3_ev")" = 1000 ] &&
+		grep -q "^name: m3_ev777$" "$0/events/many3/m3_ev777/format" &&
+		echo 1 > "$0/events/many2/m2_ev5/enable" &&
+		[ "$(cat "$0/events/many2/m2_ev5/enable")" = 1 ] &&
+		echo 0 > "$0/events/many2/m2_ev5/enable"' "$M/$P"
+	fusermount3 -u "$M"
+else
+	echo "# no mount here (FUSE): $(head -n 1 "$TMP/mount.err" 2>/dev/null)"
+fi
 check "nothing on the program's stderr" test ! -s "$TMP/prog.err"
 [ -s "$TMP/prog.err" ] && sed 's/^/# /' "$TMP/prog.err" | head -n 5
 kill $P 2>/dev/null
