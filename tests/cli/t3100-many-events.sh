@@ -36,6 +36,14 @@ check "5,000 events register, none on the program's stderr" bash -c '
 	UTRACE_EVENTS="many0:m0_ev0,many4:m4_ev999" UTRACE_PRINT="$1/print" "$0" > /dev/null 2> "$1/run.err" &&
 	[ ! -s "$1/run.err" ] && [ "$(grep -c ": m[04]_ev" "$1/print")" = 2 ]' "$G/many-all" "$TMP"
 
+# Recorded from its start (UTRACE_RECORD): the 5,000 formats go as the
+# events register, those the socket cannot take wait by id.
+check "record -- the program: its events and all 5,000 formats in the file" bash -c '
+	"$0" record -e "many4:m4_ev999" -o "$2/start.dat" -- "$1" > /dev/null 2> "$2/rec0" &&
+	! grep -q "missed\|dropped" "$2/rec0" && grep -q "1 events written, 0 lost" "$2/rec0" &&
+	[ "$(grep -a -o "name: m[0-4]_ev[0-9]*" "$2/start.dat" | sort -u | wc -l)" = 5000 ]' \
+	"$UTRACE" "$G/many-all" "$TMP"
+
 # Instructions (callgrind: repeatable on a loaded machine) of the whole
 # run, from the loader to exit: 5,000 events cost about 5 times 1,000
 # (the quadratic registry cost 25 times: 2.4 G instructions for 5,000).
