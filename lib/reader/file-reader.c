@@ -31,6 +31,14 @@
  *      thread A pages:  [a1 a2 a3] [a4 a5]          heap of heads: (t, A)
  *      thread B pages:  [b1 b2] <lost 3> [b3 b4]                   (t, B)
  *      merged:          a1 b1 a2 b2 a3 <lost 3> b3 a4 ...
+ *
+ * A file is mapped, not read into memory, and the mapping's pages are
+ * given back (MADV_DONTNEED) each time DROP_EVERY bytes more of it have
+ * been read, by the opening pass or by the iterators: the reader's
+ * resident memory stays about DROP_EVERY whatever the file's size (a
+ * file of 50 M events was 1.2 GB resident).  The pages read again come
+ * back from the page cache (or the file) unchanged, so every pointer into
+ * the file stays good.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -233,6 +241,7 @@ struct utrace__tf {
 	size_t size;
 	void *map_base;                  /* mmap()ed, or */
 	void *copy;                      /* read() into memory */
+	uint64_t read_since_drop;        /* bytes (atomic): tf_read() */
 	uint32_t page_size;
 	uint64_t realtime_ns, monotonic_ns;
 
@@ -356,6 +365,22 @@ static int pg_next(struct utrace_rb_cursor *c, const unsigned char **rec, uint32
 }
 
 /* Set up a cursor on a page of 'plen' bytes at file offset 'page'. */
+#define DROP_EVERY (16u << 20)
+
+/* 'bytes' more of the mapped file were read: past DROP_EVERY, the
+ * mapping's pages go (the file's comment).  Iterators of several threads
+ * may call it at once. */
+static void tf_read(const struct utrace__tf *tf, uint64_t bytes)
+{
+	struct utrace__tf *w = (struct utrace__tf *)tf;  /* (the counter only) */
+
+	if (!tf->map_base ||
+	    __atomic_add_fetch(&w->read_since_drop, bytes, __ATOMIC_RELAXED) < DROP_EVERY)
+		return;
+	__atomic_store_n(&w->read_since_drop, 0, __ATOMIC_RELAXED);
+	(void)madvise(tf->map_base, tf->size, MADV_DONTNEED);
+}
+
 static void pg_load(const struct utrace__tf *tf, uint64_t page, uint32_t plen,
 		    struct utrace_rb_cursor *c, uint64_t *commit_word)
 {
@@ -1395,6 +1420,7 @@ static int parse(struct utrace__tf *tf)
 		}
 		if (read_record(tf, off, type, tf->data + off + REC_HDR, size) == -ENOMEM)
 			return -ENOMEM;
+		tf_read(tf, REC_HDR + size);
 		off += REC_HDR + size;
 		off = (off + 7) & ~7ULL;
 		if (type == UTRACE_TF_END)
@@ -1706,6 +1732,7 @@ static void advance_slow(const struct utrace__tf *tf, struct stream *s, bool no_
 			uint64_t word;
 
 			pg_load(tf, ref->page, ref->plen, &s->c, &word);
+			tf_read(tf, ref->plen);
 			s->in_page = true;
 			s->cpu = ref->cpu;
 			s->page_off = ref->rec_off;

@@ -557,10 +557,20 @@ static int uninstall(struct utrace_event *ev, int inst, unsigned int i)
 /* Every list of the event: the top level's (-1), then the instances'. */
 #define FOR_EACH_LIST(k) for (int k = -1; k < UTRACE_INSTANCES_MAX; k++)
 
+/* Has the event no trigger list at all (the common case)? */
+static bool no_lists(const struct utrace__event_state *st)
+{
+	return !st || (!__atomic_load_n(&st->triggers, __ATOMIC_ACQUIRE) &&
+		       !__atomic_load_n(&st->itrig, __ATOMIC_ACQUIRE));
+}
+
 static int gone_cb(struct utrace_event *ev, void *arg)
 {
 	const struct utrace__trig_list *tl;
 	unsigned int i;
+
+	if (no_lists(ev->priv))
+		return 0;
 
 	FOR_EACH_LIST(k)
 		for (i = (tl = list_of(ev->priv, k)) ? tl->nr : 0; i-- > 0;) {
@@ -592,6 +602,9 @@ static int readers_gone_cb(struct utrace_event *ev, void *arg)
 	const struct utrace__trig_list *tl;
 	unsigned int i;
 
+	if (no_lists(ev->priv))
+		return 0;
+
 	FOR_EACH_LIST(k)
 		for (i = ev != arg && (tl = list_of(ev->priv, k)) ? tl->nr : 0; i-- > 0;) {
 			tl = list_of(ev->priv, k);
@@ -603,6 +616,10 @@ static int readers_gone_cb(struct utrace_event *ev, void *arg)
 
 void utrace__triggers_event_gone(struct utrace_event *ev)
 {
+	/* (a module's events go one by one, at exit too: with no trigger in
+	 * the process, walking every event for each would be quadratic) */
+	if (!nr_triggers)
+		return;
 	utrace__registry_foreach(readers_gone_cb, ev);
 	utrace__registry_foreach(gone_cb, ev);
 }
