@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* The call stacks of a recording (stacktab.h). */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "file-reader.h"
 #include "stacktab.h"
 
 struct utrace__stack_ent {
@@ -106,4 +109,25 @@ void utrace__stacktab_free(struct utrace__stacktab *t)
 		free(t->v[i].ips);
 	free(t->v);
 	memset(t, 0, sizeof(*t));
+}
+
+void utrace__stack_frame_name(const struct utrace__tf_process *proc, uint64_t ip, bool offsets,
+			      char *buf, size_t len)
+{
+	const char *name = NULL, *path, *base;
+	uint64_t start, size, bias;
+
+	if (utrace__tf_sym_lookup(NULL, proc, ip, &name, &start, &size) == 0 && name) {
+		if (offsets)
+			snprintf(buf, len, "%s+0x%" PRIx64 "/0x%" PRIx64, name, ip - start, size);
+		else
+			snprintf(buf, len, "%s", name);
+		return;
+	}
+	if (utrace__tf_obj_lookup(proc, ip, &path, &bias) == 0) {
+		base = strrchr(path, '/');
+		snprintf(buf, len, "[%s]+0x%" PRIx64, base ? base + 1 : path, ip - bias);
+		return;
+	}
+	snprintf(buf, len, offsets ? "<%016" PRIx64 ">" : "0x%" PRIx64, ip);
 }
