@@ -41,7 +41,8 @@ void utrace__stacktab_free(struct utrace__stacktab *t) UTRACE_HIDDEN;
  * The name of frame ip of process proc, into buf: "function+0xoff/0xsize"
  * from its symbols (just "function" when !offsets), else
  * "[object]+0xoff" (the object's file name, off its address in the file)
- * from its OBJECT records, else "<%016lx>" (the kernel's form for an
+ * from its OBJECT records, else a JIT's name from /tmp/perf-PID.map (read
+ * now, as perf report does), else "<%016lx>" (the kernel's form for an
  * address it cannot name; "0x..." when !offsets).
  */
 struct utrace__tf_process;
