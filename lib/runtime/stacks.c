@@ -12,7 +12,9 @@
  * keep the chain.  The top of the stack is the main thread's
  * __libc_stack_end (rounded up to its page) or, for other threads, what
  * pthread_getattr_np() says, asked once per thread (outside the walk,
- * when the thread's first stack is taken).  dwarf: libunwind's local
+ * when the thread's first stack is taken).  A handler running on an
+ * alternate signal stack (sigaltstack()) walks that stack only: between it
+ * and the thread's stack may lie unmapped memory.  dwarf: libunwind's local
  * unwinder (unw_step(), which reads .eh_frame; documented safe in a signal
  * handler for local cursors), the same bounds on the frames it yields.
  *
@@ -31,6 +33,8 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -71,7 +75,7 @@ static uintptr_t skip_lo[SKIP_MAX], skip_hi[SKIP_MAX];
 static unsigned int nr_skip;
 static pthread_mutex_t skip_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static __thread uintptr_t stack_top;
+static __thread uintptr_t stack_top, stack_lo;
 
 static const struct utrace_event_field def_fields[] = {
 	{ "unsigned int", "id", 8, 4, 0, UTRACE_FIELD_PLAIN, 0 },
@@ -267,10 +271,12 @@ static bool skipped(uintptr_t ip)
 	return r;
 }
 
-/* The top of the calling thread's stack (0: unknown). */
+/* The top of the calling thread's stack (0: unknown), and its bottom in
+ * stack_lo (0: unknown, the main thread's unlimited stack). */
 static uintptr_t thread_stack_top(void)
 {
 	pthread_attr_t a;
+	struct rlimit rl;
 	void *addr;
 	size_t size;
 
@@ -278,9 +284,14 @@ static uintptr_t thread_stack_top(void)
 		return stack_top;
 	if (getpid() == utrace__gettid()) {
 		stack_top = ((uintptr_t)__libc_stack_end + 4095) & ~(uintptr_t)4095;
+		if (getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+		    rl.rlim_cur < stack_top)
+			stack_lo = stack_top - (uintptr_t)rl.rlim_cur;
 	} else if (pthread_getattr_np(pthread_self(), &a) == 0) {
-		if (pthread_attr_getstack(&a, &addr, &size) == 0)
+		if (pthread_attr_getstack(&a, &addr, &size) == 0) {
 			stack_top = (uintptr_t)addr + size;
+			stack_lo = (uintptr_t)addr;
+		}
 		pthread_attr_destroy(&a);
 	}
 	return stack_top;
@@ -308,8 +319,18 @@ __attribute__((noinline)) unsigned int utrace__stack_walk(uintptr_t *ips, unsign
 	uintptr_t top = thread_stack_top(), base = 0;
 	unsigned int n = 0, seen = 0;
 
-	if (!top || top <= sp)
+	if (!top)
 		return 0;
+	if (sp < stack_lo || sp >= top) {
+		/* a handler on an alternate signal stack: only its frames
+		 * (what lies between it and the thread's stack may be unmapped) */
+		stack_t ss;
+
+		if (sigaltstack(NULL, &ss) < 0 || !(ss.ss_flags & SS_ONSTACK) ||
+		    sp < (uintptr_t)ss.ss_sp || sp >= (uintptr_t)ss.ss_sp + ss.ss_size)
+			return 0;
+		top = (uintptr_t)ss.ss_sp + ss.ss_size;
+	}
 	if (!dwarf) {
 		uintptr_t fp = sp;
 

@@ -15,6 +15,9 @@
  *   loop N   main -> sd_outer ... -> hit(1), N times
  *   thread   a new thread: sd_thread -> sd_outer ... -> hit(7) (joined)
  *   fork     a child: sd_chain ... -> hit(1), then it exits (waited for)
+ *   altsig   SIGUSR2 on an alternate signal stack (sigaltstack), its
+ *            handler -> sd_badfp -> sd_leaf -> hit(9) with a frame pointer
+ *            between the heap and the stack, unmapped
  *   jit      main -> code written at run time (named jitted_fn in
  *            /tmp/perf-PID.map, as a JIT does) -> sd_leaf -> hit(8);
  *            "jit failed" in OUT when no executable memory could be had
@@ -143,6 +146,35 @@ static void *sd_thread(void *arg)
 	return NULL;
 }
 
+static void sd_on_altsig(int sig)
+{
+	(void)sig;
+	/* far above the heap, far below the stack: not mapped */
+	sd_badfp(9, ((unsigned long)sbrk(0) + (1ul << 36)) & ~15ul);
+	BARRIER();
+}
+
+static int sd_altsig(void)
+{
+	static unsigned char alt[65536] __attribute__((aligned(16)));
+	struct sigaction sa;
+	stack_t ss;
+
+	memset(&ss, 0, sizeof(ss));
+	ss.ss_sp = alt;
+	ss.ss_size = sizeof(alt);
+	if (sigaltstack(&ss, NULL) < 0)
+		return -1;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = sd_on_altsig;
+	sa.sa_flags = SA_ONSTACK;
+	sigaction(SIGUSR2, &sa, NULL);
+	raise(SIGUSR2);
+	ss.ss_flags = SS_DISABLE;
+	sigaltstack(&ss, NULL);
+	return 0;
+}
+
 /* sd_leaf(8) from code made now: sub $8,%rsp; mov $8,%edi; movabs
  * $sd_leaf,%rax; call *%rax; add $8,%rsp; ret; named in the perf map */
 static int sd_jit(void)
@@ -242,6 +274,8 @@ int main(int argc, char **argv)
 				}
 				if (c > 0)
 					waitpid(c, NULL, 0);
+			} else if (!strncmp(line, "altsig", 6)) {
+				sd_altsig();
 			} else if (!strncmp(line, "jit", 3)) {
 				if (sd_jit() < 0) {
 					out = fopen(argv[2], "a");
