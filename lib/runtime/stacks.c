@@ -167,15 +167,28 @@ static int add_event_object(struct utrace_event *ev, void *arg)
 	return 0;
 }
 
-static void register_once(void)
+static void skip_libutrace_once(void)
 {
 	uintptr_t lo, hi;
 
-	if (utrace__sym_object_extent((uintptr_t)&register_once, &lo, &hi) == 0) {
+	if (utrace__sym_object_extent((uintptr_t)&skip_libutrace_once, &lo, &hi) == 0) {
 		pthread_mutex_lock(&skip_lock);
 		add_skip(lo, hi);
 		pthread_mutex_unlock(&skip_lock);
 	}
+}
+
+void utrace__stacks_skip_init(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&once, skip_libutrace_once);
+	/* the objects registered so far (a dlopen()ed one comes again) */
+	utrace__registry_foreach(add_event_object, NULL);
+}
+
+static void register_once(void)
+{
 	utrace__registry_add_builtin(stack_events, stack_events + 2);
 }
 
@@ -186,8 +199,7 @@ void utrace__stacks_register(void)
 	if (!conf.on)
 		return;
 	pthread_once(&once, register_once);
-	/* the objects registered so far (a dlopen()ed one comes again) */
-	utrace__registry_foreach(add_event_object, NULL);
+	utrace__stacks_skip_init();
 }
 
 int utrace__stacks_init(void)

@@ -34,6 +34,10 @@
  * (stacks stay off). */
 int utrace__stacks_init(void) UTRACE_HIDDEN;
 
+/* The frames walks leave out (libutrace's, the registered objects'
+ * generated code), worked out now: for hist:keys=stacktrace. */
+void utrace__stacks_skip_init(void) UTRACE_HIDDEN;
+
 /* Register ftrace:stack and ftrace:stack_ref when stacks are on. */
 void utrace__stacks_register(void) UTRACE_HIDDEN;
 
