@@ -201,11 +201,18 @@ struct process {
 	struct tf_sym *syms;             /* SYMBOL records, sorted at first use */
 	size_t nr_syms, cap_syms;
 	bool syms_sorted;
+	struct tf_obj *objs;             /* OBJECT records */
+	size_t nr_objs, cap_objs;
 };
 
 struct tf_sym {
 	uint64_t addr, size;
 	const char *name;                /* in the file's bytes */
+};
+
+struct tf_obj {
+	uint64_t start, end, bias;
+	const char *path;                /* in the file's bytes */
 };
 
 struct thread {
@@ -281,7 +288,7 @@ static const char *const type_names[] = {
 	[UTRACE_TF_STATS] = "STATS", [UTRACE_TF_END] = "END",
 	[UTRACE_TF_CALIB] = "CALIB", [UTRACE_TF_KFORMAT] = "KFORMAT",
 	[UTRACE_TF_KPAGE] = "KPAGE", [UTRACE_TF_KTASK] = "KTASK",
-	[UTRACE_TF_CALIBX] = "CALIBX",
+	[UTRACE_TF_CALIBX] = "CALIBX", [UTRACE_TF_OBJECT] = "OBJECT",
 };
 
 static char *vformat(const char *fmt, va_list ap)
@@ -1023,6 +1030,7 @@ static const uint64_t min_payload[] = {
 	[UTRACE_TF_KPAGE] = sizeof(struct utrace__tf_kpage_rec),
 	[UTRACE_TF_KTASK] = sizeof(struct utrace__tf_ktask_rec),
 	[UTRACE_TF_CALIBX] = sizeof(struct utrace__tf_calibx_rec),
+	[UTRACE_TF_OBJECT] = sizeof(struct utrace__tf_object_rec),
 };
 
 /* A SYMBOL record: kept with its process (the latest of its pid). */
@@ -1046,6 +1054,51 @@ static int rec_symbol(struct utrace__tf *tf, uint64_t off, const unsigned char *
 		le64(p + offsetof(struct utrace__tf_symbol_rec, size)), name };
 	pr->syms_sorted = false;
 	return 0;
+}
+
+/* An OBJECT record: kept with its process (the latest of its pid). */
+static int rec_object(struct utrace__tf *tf, uint64_t off, const unsigned char *p,
+		      uint64_t size)
+{
+	const unsigned char *s = p + sizeof(struct utrace__tf_object_rec), *end = p + size;
+	uint32_t pid = le32(p + offsetof(struct utrace__tf_object_rec, pid));
+	struct process *pr = need_proc(tf, off, UTRACE_TF_OBJECT, pid);
+	const char *path;
+
+	if (!pr)
+		return 0;
+	path = take_str(&s, end);
+	if (!path)
+		return bad(tf, off, "OBJECT record: path has no NUL inside the record");
+	if (grow(&pr->objs, &pr->cap_objs, pr->nr_objs, sizeof(*pr->objs)))
+		return nomem(tf);
+	pr->objs[pr->nr_objs++] = (struct tf_obj){
+		le64(p + offsetof(struct utrace__tf_object_rec, start)),
+		le64(p + offsetof(struct utrace__tf_object_rec, end)),
+		le64(p + offsetof(struct utrace__tf_object_rec, bias)), path };
+	return 0;
+}
+
+int utrace__tf_obj_lookup(const struct utrace__tf_process *proc, uint64_t addr,
+			  const char **path, uint64_t *bias)
+{
+	const struct process *pr;
+	size_t i;
+
+	if (!proc)
+		return -ENOENT;
+	pr = (const struct process *)((const char *)proc - offsetof(struct process, pub));
+	/* the latest first: an object loaded again elsewhere */
+	for (i = pr->nr_objs; i > 0; i--) {
+		const struct tf_obj *o = &pr->objs[i - 1];
+
+		if (addr >= o->start && addr < o->end) {
+			*path = o->path;
+			*bias = o->bias;
+			return 0;
+		}
+	}
+	return -ENOENT;
 }
 
 static int sym_cmp(const void *a, const void *b)
@@ -1148,6 +1201,8 @@ static int read_record(struct utrace__tf *tf, uint64_t off, uint32_t type,
 		return rec_ktask(tf, off, p, size);
 	case UTRACE_TF_CALIBX:
 		return rec_calibx(tf, off, p);
+	case UTRACE_TF_OBJECT:
+		return rec_object(tf, off, p, size);
 	default:
 		return 0;                /* unknown types are skipped */
 	}
@@ -1562,6 +1617,7 @@ void utrace__tf_close(struct utrace__tf *tf)
 		free(tf->procs[i]->boot);
 		free(tf->procs[i]->tai);
 		free(tf->procs[i]->syms);
+		free(tf->procs[i]->objs);
 		free(tf->procs[i]);
 	}
 	for (i = 0; i < tf->nr_threads; i++) {

@@ -44,6 +44,7 @@
 #include "marker.h"
 #include "record.h"
 #include "symbols.h"
+#include "stacks.h"
 #include "synth.h"
 #include "trigger.h"
 #include "writer.h"
@@ -303,12 +304,21 @@ static void run_list(const struct utrace__trig_list *tl, const void *rec, uint32
 		if (pass != 2 && is_post(t) != pass)
 			continue;
 		if (t->kind == TK_HIST) {
-			struct utrace__hist_ctx hc = { 0, fc->cpu, fc->comm, NULL };
+			struct utrace__hist_ctx hc = { 0, fc->cpu, fc->comm, NULL, NULL, 0 };
+			uintptr_t ips[UTRACE__HIST_STACK_DEPTH];
 
 			if (__atomic_load_n(&t->paused, __ATOMIC_RELAXED))
 				continue;
 			if (t->h->timestamps)
 				hc.time = utrace__mono_ns();
+			if (t->h->stacks) {
+				/* keys=stacktrace: the stack of the code that
+				 * fired the event (from .eh_frame when libunwind
+				 * is there, else by frame pointers) */
+				hc.nr_stack = utrace__stack_walk(ips, UTRACE__HIST_STACK_DEPTH,
+								 UTRACE_HAVE_UNWINDER, 65536);
+				hc.stack = (const uint64_t *)ips;
+			}
 			if (t->h->nr_vars || t->h->nr_refs || t->h->action || t->h->track)
 				hist_vars(t, rec, size, &hc);
 			else
@@ -504,6 +514,8 @@ static int install(struct utrace_event *ev, struct trig *t)
 	struct utrace__trig_list *nl = slot ? list_with(*slot, t, 0) : NULL;
 	int r;
 
+	if (t->kind == TK_HIST && t->h && t->h->stacks)
+		utrace__stacks_skip_init();
 	if (!nl)
 		return -ENOMEM;
 	if (t->target) {
