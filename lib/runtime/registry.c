@@ -747,56 +747,68 @@ static int add_event_locked(struct utrace__module *mod, struct utrace_event *ev)
  * but a compiler may emit one file's entries in any order: sort them back
  * into the order of definition, keeping the files in link order.
  */
-static const void *const *unit_order;
-static size_t nr_unit_order;
-
-static size_t unit_rank(const void *unit)
-{
-	size_t i;
-
-	for (i = 0; i < nr_unit_order; i++)
-		if (unit_order[i] == unit)
-			return i;
-	return i;
-}
+struct ranked {
+	struct utrace_event *ev;        /* NULL entries go last */
+	size_t rank;                    /* its file's, in link order */
+};
 
 static int cmp_events(const void *a, const void *b)
 {
-	const struct utrace_event *x = *(struct utrace_event *const *)a;
-	const struct utrace_event *y = *(struct utrace_event *const *)b;
-	size_t rx, ry;
+	const struct ranked *x = a, *y = b;
 
-	if (!x || !y)
-		return (x == NULL) - (y == NULL);
-	rx = unit_rank(x->unit);
-	ry = unit_rank(y->unit);
-	if (rx != ry)
-		return rx < ry ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+	if (!x->ev || !y->ev)
+		return (x->ev == NULL) - (y->ev == NULL);
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	return x->ev->seq < y->ev->seq ? -1 : x->ev->seq > y->ev->seq;
 }
 
+/* Each file's rank is where its first entry is (found through a table:
+ * a program of 50 files and 50,000 events sorts in n log n). */
 static struct utrace_event **sorted_events(struct utrace_event *const *start,
 					   struct utrace_event *const *stop)
 {
 	size_t n = (size_t)(stop - start), i, u = 0;
+	struct ranked *r = malloc(n * sizeof(*r));
 	struct utrace_event **v = malloc(n * sizeof(*v));
-	const void **units = malloc(n * sizeof(*units));
+	struct utrace__table units = UTRACE__TABLE_INIT;  /* unit -> rank */
+	const void *last = NULL;
+	size_t last_rank = 0;
 
-	if (!v || !units) {
+	if (!v || !r || utrace__table_reserve(&units, n)) {
 		free(v);
-		free(units);
+		free(r);
+		utrace__table_free(&units);
 		return NULL;
 	}
 	for (i = 0; i < n; i++) {
-		v[i] = start[i];
-		if (v[i] && (u == 0 || units[u - 1] != v[i]->unit))
-			units[u++] = v[i]->unit;
+		r[i].ev = start[i];
+		r[i].rank = 0;
+		if (!start[i])
+			continue;
+		if (u == 0 || start[i]->unit != last) {
+			uint64_t h = hash_ptr(start[i]->unit);
+			size_t pos = utrace__table_start(&units, h), k;
+
+			last = start[i]->unit;
+			last_rank = u;
+			while (utrace__table_next(&units, h, &pos, &k))
+				if (r[k].ev->unit == last) {
+					last_rank = r[k].rank;
+					break;
+				}
+			if (last_rank == u) {
+				(void)utrace__table_add(&units, h, i);  /* (reserved) */
+				u++;
+			}
+		}
+		r[i].rank = last_rank;
 	}
-	unit_order = units;
-	nr_unit_order = u;
-	qsort(v, n, sizeof(*v), cmp_events);
-	unit_order = NULL;
-	free(units);
+	utrace__table_free(&units);
+	qsort(r, n, sizeof(*r), cmp_events);
+	for (i = 0; i < n; i++)
+		v[i] = r[i].ev;
+	free(r);
 	return v;
 }
 
