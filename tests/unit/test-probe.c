@@ -1101,4 +1101,47 @@ TEST(a_probe_inside_another_probes_jump_is_placed)
 	same_as_file(&f);
 }
 
+/* A child forked while a jump is pending finishes it itself. */
+TEST(a_forked_child_finishes_its_pending_jump)
+{
+	struct fn f = { "w_short", (void *)w_short, 0 };
+	struct utrace__probe_site *s, *s2;
+	char why[UTRACE_PROBE_WHY_MAX];
+	_Atomic uint64_t c = 0;
+	Dl_info info;
+	const ElfW(Sym) *sym = NULL;
+	pthread_t t;
+	pid_t pid;
+	int status = -1;
+
+	CHECK(dladdr1(f.addr, &info, (void **)&sym, RTLD_DL_SYMENT) && sym);
+	f.size = sym->st_size;
+	setup();
+	pthread_create(&t, NULL, mute, NULL);
+	CHECK_INT(utrace__probe_attach((uintptr_t)w_short, (uintptr_t)w_short, f.size, count,
+				       (void *)&c, &s, why), ==, 0);
+	CHECK(utrace__probe_is_pending(s));
+	pid = fork();
+	if (pid == 0) {
+		/* no mute thread here: the next placement starts a finisher */
+		if (utrace__probe_attach((uintptr_t)w_hash, (uintptr_t)w_hash, fns[1].size, count,
+					 (void *)&c, &s2, why))
+			_exit(2);
+		for (int i = 0; i < 1000 && utrace__probe_is_pending(s); i++) {
+			struct timespec ts = { 0, 10000000 };
+
+			nanosleep(&ts, NULL);
+		}
+		_exit(utrace__probe_is_jump(s) && w_short_p(1) == 8 ? 0 : 3);
+	}
+	CHECK(pid > 0);
+	waitpid(pid, &status, 0);
+	CHECK_INT(status, ==, 0);
+	CHECK(utrace__probe_is_pending(s));	/* the parent's mute thread still */
+	CHECK_INT(utrace__probe_detach(s), ==, 0);
+	atomic_store(&mute_stop, 1);
+	pthread_join(t, NULL);
+	same_as_file(&f);
+}
+
 TEST_MAIN()
