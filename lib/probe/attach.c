@@ -733,7 +733,7 @@ static void *finisher(void *arg)
 }
 
 /* A finisher thread for this process, if none runs; under the text lock.
- * It takes no signal of the program's (all blocked). */
+ * It takes none of the program's asynchronous signals (blocked). */
 static void start_finisher(void)
 {
 	static int forked_set;
@@ -745,7 +745,17 @@ static void start_finisher(void)
 		return;
 	if (!forked_set && !pthread_atfork(NULL, NULL, finisher_forked))
 		forked_set = 1;
+	/* not the synchronous ones: an int3 of a probe in the libc code it
+	 * calls (memcpy as a breakpoint) with SIGTRAP blocked would make the
+	 * kernel reset the handler and kill the process; nor the engine's
+	 * "where are you" (SIGRTMAX - 2, textpatch.c) */
 	sigfillset(&all);
+	sigdelset(&all, SIGTRAP);
+	sigdelset(&all, SIGSEGV);
+	sigdelset(&all, SIGBUS);
+	sigdelset(&all, SIGILL);
+	sigdelset(&all, SIGFPE);
+	sigdelset(&all, SIGRTMAX - 2);
 	pthread_attr_init(&a);
 	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
