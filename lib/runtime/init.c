@@ -43,6 +43,7 @@
 #include "control.h"
 #include "writer.h"
 #include "jump.h"
+#include "ftrace.h"
 #include "rundir.h"
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
@@ -215,11 +216,12 @@ __attribute__((constructor)) static void utrace_ctor(void)
 {
 	utrace__init();
 	utrace__uprobes_snapshot();
-	if (preloaded() || utrace__getenv("UTRACE_PROBES")) {
+	if (preloaded() || utrace__getenv("UTRACE_PROBES") || utrace__getenv("UTRACE_TRACER")) {
 		print_open();
 		utrace__marker_register();
 		utrace__stacks_register();
 		utrace__uprobes_from_env();
+		utrace__ftrace_from_env();
 	}
 }
 
