@@ -659,6 +659,31 @@ static struct probe_addr *overlap(uintptr_t addr, size_t len)
 #define FINISH_WAIT_NS (20 * 1000000LL)
 
 static pid_t finisher_pid;		/* the process whose finisher runs */
+static size_t nr_pending;		/* records pending, under the text lock */
+static _Atomic int finisher_holds;	/* the finisher holds the text lock */
+
+static void set_pending(struct probe_addr *r, uint8_t on)
+{
+	if (atomic_load(&r->pending) != on)
+		on ? nr_pending++ : nr_pending--;
+	atomic_store(&r->pending, on);
+}
+
+/*
+ * A fork while the finisher held the text lock: the child has no
+ * finisher to release it.  Whatever step the finisher was at, the
+ * child's code is consistent (an int3 whose hook resumes past the
+ * covered bytes, with the old or the new tail behind it), and the record
+ * still says pending: the child finishes it again when it next places a
+ * probe.
+ */
+static void finisher_forked(void)
+{
+	if (atomic_load(&finisher_holds)) {
+		atomic_store(&finisher_holds, 0);
+		utrace__text_lock_reset();
+	}
+}
 
 /* Finish the pending jumps; how many are left.  Under the text lock. */
 static size_t finish_pending(int64_t wait_ns)
@@ -675,7 +700,7 @@ static size_t finish_pending(int64_t wait_ns)
 			left++;
 			continue;
 		}
-		atomic_store(&r->pending, 0);	/* (-EPERM: a breakpoint it stays) */
+		set_pending(r, 0);	/* (-EPERM: a breakpoint it stays) */
 	}
 	return left;
 }
@@ -692,9 +717,11 @@ static void *finisher(void *arg)
 
 		nanosleep(&ts, NULL);
 		utrace__text_lock();
+		atomic_store(&finisher_holds, 1);
 		left = finish_pending(FINISH_WAIT_NS);
 		if (!left)
 			finisher_pid = 0;
+		atomic_store(&finisher_holds, 0);
 		utrace__text_unlock();
 		if (!left)
 			break;
@@ -706,16 +733,29 @@ static void *finisher(void *arg)
 }
 
 /* A finisher thread for this process, if none runs; under the text lock.
- * It takes no signal of the program's (all blocked). */
+ * It takes none of the program's asynchronous signals (blocked). */
 static void start_finisher(void)
 {
+	static int forked_set;
 	sigset_t all, old;
 	pthread_attr_t a;
 	pthread_t t;
 
 	if (finisher_pid == getpid())
 		return;
+	if (!forked_set && !pthread_atfork(NULL, NULL, finisher_forked))
+		forked_set = 1;
+	/* not the synchronous ones: an int3 of a probe in the libc code it
+	 * calls (memcpy as a breakpoint) with SIGTRAP blocked would make the
+	 * kernel reset the handler and kill the process; nor the engine's
+	 * "where are you" (SIGRTMAX - 2, textpatch.c) */
 	sigfillset(&all);
+	sigdelset(&all, SIGTRAP);
+	sigdelset(&all, SIGSEGV);
+	sigdelset(&all, SIGBUS);
+	sigdelset(&all, SIGILL);
+	sigdelset(&all, SIGFPE);
+	sigdelset(&all, SIGRTMAX - 2);
 	pthread_attr_init(&a);
 	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
@@ -738,7 +778,7 @@ static int place(struct probe_addr *rec, char *why)
 					    rec->disp_len > rec->first_len ? PLACE_WAIT_NS : -1,
 					    why, UTRACE_PROBE_WHY_MAX);
 		if (r == -EINPROGRESS) {
-			atomic_store(&rec->pending, 1);
+			set_pending(rec, 1);
 			snprintf(why, UTRACE_PROBE_WHY_MAX, "a breakpoint for now: a thread is "
 				 "inside the jump's bytes; the jump is finished when it leaves");
 			start_finisher();
@@ -812,7 +852,7 @@ static int to_breakpoint(struct probe_addr *rec, char *why)
 		if (r)
 			return r;
 	}
-	atomic_store(&rec->pending, 0);	/* (its int3 and the old tail already) */
+	set_pending(rec, 0);	/* (its int3 and the old tail already) */
 	rec->jump = 0;
 	rec->patch_len = 1;
 	rec->disp_len = rec->first_len;
@@ -953,6 +993,9 @@ int utrace__probe_attach_flags(uintptr_t addr, uintptr_t func,
 	if (ret)
 		goto fail;
 	utrace__probe_read_init();
+	/* a forked child's pending jumps: its own finisher */
+	if (nr_pending && finisher_pid != getpid())
+		start_finisher();
 	rec = find_rec(addr);
 	if (!rec || !rec->active) {
 		ret = executable(func, func + func_len, why);
@@ -1013,7 +1056,7 @@ int utrace__probe_detach(struct utrace__probe_site *site)
 	if (!atomic_load(&rec->head)) {
 		/* our jump is one instruction: no thread is inside it (a
 		 * pending one is an int3 and the old tail: as good) */
-		atomic_store(&rec->pending, 0);
+		set_pending(rec, 0);
 		ret = utrace__text_poke(rec->addr, rec->orig, rec->patch_len,
 					&rec->hook, 0, why, sizeof(why));
 		if (!ret)
