@@ -105,6 +105,7 @@ struct uprobe {
 	 * (slot_on() sends it): the engine's result, once */
 	bool placed_once;
 	char *bp_note;
+	char *bp_shown;                /* the same, kept for probe -l -v */
 };
 
 /* One event (one or more definitions). */
@@ -653,6 +654,7 @@ static void free_probe(struct uprobe *p)
 {
 	detach_all(p);
 	free(p->bp_note);
+	free(p->bp_shown);
 	free(p->sites);
 	utrace__probe_def_free(p->def);
 	free(p->canon);
@@ -942,6 +944,7 @@ static int attach_sites(struct uprobe *p)
 			k = p->nr_sites > 1 ? asprintf(&n, "%zu of %zu exits, the first at %s", bps,
 						       p->nr_sites, at) : asprintf(&n, "%s", at);
 			p->bp_note = k >= 0 ? n : NULL;
+			p->bp_shown = k >= 0 ? strdup(n) : NULL;
 		}
 	}
 	if (p->sema && !p->sema_held) {
@@ -1524,10 +1527,12 @@ static void detail(FILE *f, const struct uprobe *p)
 		fprintf(f, ", the IFUNC's resolver (not what runs)");
 	if (p->nr_addrs > 1)
 		fprintf(f, ", %zu exits", p->nr_addrs);
-	if (p->nr_sites)
+	if (p->nr_sites) {
 		fprintf(f, "; placed: %zu jump%s, %zu breakpoint%s\n", jumps, jumps == 1 ? "" : "s",
 			p->nr_sites - jumps, p->nr_sites - jumps == 1 ? "" : "s");
-	else
+		if (jumps < p->nr_sites && p->bp_shown)
+			fprintf(f, "    # breakpoint: %s\n", p->bp_shown);
+	} else
 		fprintf(f, "; not placed (the event is off)\n");
 }
 
@@ -1537,7 +1542,7 @@ char *utrace__uprobes_text(enum utrace__uprobes_text_kind kind)
 
 	struct uevent **v = NULL;
 	char *text = NULL;
-	size_t len = 0, n;
+	size_t len = 0, n, jumps = 0, sites = 0;
 	FILE *f = open_memstream(&text, &len);
 
 	if (!f)
@@ -1547,6 +1552,9 @@ char *utrace__uprobes_text(enum utrace__uprobes_text_kind kind)
 	n = collect(&v);
 	for (size_t i = 0; i < n; i++) {
 		for (struct uprobe *p = v[i]->probes; p; p = p->next) {
+			for (size_t k = 0; k < p->nr_sites; k++)
+				jumps += utrace__probe_is_jump(p->sites[k]);
+			sites += p->nr_sites;
 			if (!profile)
 				fprintf(f, "%s\n", p->canon);
 			if (kind == UTRACE__UPROBES_VERBOSE)
@@ -1562,6 +1570,10 @@ char *utrace__uprobes_text(enum utrace__uprobes_text_kind kind)
 					site_counts(p, true));
 		}
 	}
+	/* the placement rate (issue 30): the sites placed now */
+	if (kind == UTRACE__UPROBES_VERBOSE && sites)
+		fprintf(f, "# sites: %zu of %zu placed as jumps (%.1f %%)\n", jumps, sites,
+			100.0 * (double)jumps / (double)sites);
 	site_lock_drop();
 	pthread_mutex_unlock(&lock);
 	free(v);

@@ -402,10 +402,75 @@ TEST(a_mid_instruction_offset_names_the_instruction)
 	CHECK_STR(why, "+0x6 is not an instruction boundary (the instruction at +0x4 is 5 bytes)");
 	CHECK_INT(check(f, sizeof(f), 0, why), ==, 1);
 	CHECK_INT(check(f, sizeof(f), 4, why), ==, 1);
-	/* pop; ret: 2 bytes left, a jump would leave the function */
-	CHECK_INT(check(f, sizeof(f), 9, why), ==, 0);
-	CHECK(strstr(why, "ret") || strstr(why, "leave"));
-	CHECK_INT(check(f, sizeof(f), 10, why), ==, 0);
+	/* pop; ret: 2 bytes left; the jump goes before them (issue 30) */
+	CHECK_INT(check(f, sizeof(f), 9, why), ==, 1);
+	CHECK_INT(check(f, sizeof(f), 10, why), ==, 1);
+}
+
+static int cover(const uint8_t *code, size_t len, uint32_t off, uint32_t *s,
+		 uint32_t *e, char *why)
+{
+	return utrace__probe_decode_cover(code, len, 0x401000, 0x401000 + off,
+					  s, e, why);
+}
+
+TEST(a_ret_is_covered_with_the_instructions_before_it)
+{
+	/* 0: push rbp; 1: mov rbp,rsp; 4: mov eax,0x2a (5); 9: pop rbp; a: ret */
+	static const uint8_t f[] = { 0x55, 0x48, 0x89, 0xe5, 0xb8, 0x2a, 0, 0, 0,
+				     0x5d, 0xc3 };
+	/* 0: test edi,edi; 2: je 4; 4: add rsp,8 (4); 8: pop rbx; 9: pop rbp; a: ret */
+	static const uint8_t g[] = { 0x85, 0xff, 0x74, 0x00, 0x48, 0x83, 0xc4, 0x08,
+				     0x5b, 0x5d, 0xc3 };
+	/* 0: xor eax,eax; 2: pop rbx; 3: pop rbp; 4: ret; 5: jmp 4 */
+	static const uint8_t h[] = { 0x31, 0xc0, 0x5b, 0x5d, 0xc3, 0xeb, 0xfd };
+	/* 0: mov 0x10(%rip),%rax (7); 7: ret */
+	static const uint8_t rip[] = { 0x48, 0x8b, 0x05, 0x10, 0, 0, 0, 0xc3 };
+	char why[UTRACE_PROBE_WHY_MAX];
+	uint32_t s, e;
+
+	/* the smallest run ending past the ret: mov eax + pop + ret */
+	CHECK_INT(cover(f, sizeof(f), 10, &s, &e, why), ==, 1);
+	CHECK_INT(s, ==, 4);
+	CHECK_INT(e, ==, 11);
+	/* the pop and what follows: mov eax, pop (the jump's 5 bytes) */
+	CHECK_INT(cover(f, sizeof(f), 9, &s, &e, why), ==, 1);
+	CHECK_INT(s, ==, 4);
+	CHECK_INT(e, ==, 10);
+	/* forward first: the entry covers push + mov + mov */
+	CHECK_INT(cover(f, sizeof(f), 0, &s, &e, why), ==, 1);
+	CHECK_INT(s, ==, 0);
+	CHECK_INT(e, ==, 9);
+	/* the je lands on the add: a jump may start there */
+	CHECK_INT(cover(g, sizeof(g), 10, &s, &e, why), ==, 1);
+	CHECK_INT(s, ==, 4);
+	CHECK_INT(e, ==, 11);
+	CHECK_INT(cover(g, sizeof(g), 9, &s, &e, why), ==, 1);
+	CHECK_INT(s, ==, 4);
+	CHECK_INT(e, ==, 10);
+	/* the jmp lands on the ret: no run may hold it past its first byte */
+	CHECK_INT(cover(h, sizeof(h), 4, &s, &e, why), ==, 0);
+	CHECK(strstr(why, "the branch at +0x5 lands at +0x4"));
+	CHECK_INT(s, ==, 4);
+	CHECK_INT(e, ==, 5);
+	/* a RIP-relative load before the ret: relocated */
+	CHECK_INT(cover(rip, sizeof(rip), 7, &s, &e, why), ==, 1);
+	CHECK_INT(s, ==, 0);
+	CHECK_INT(e, ==, 8);
+}
+
+TEST(the_block_before_a_ret_stops_at_a_branch_or_call)
+{
+	/* 0: call +0 (5); 5: pop rbx; 6: ret */
+	static const uint8_t c[] = { 0xe8, 0, 0, 0, 0, 0x5b, 0xc3 };
+	/* 0: jne +0 (2); 2: pop rbx; 3: pop rbp; 4: ret */
+	static const uint8_t j[] = { 0x75, 0x00, 0x5b, 0x5d, 0xc3 };
+	char why[UTRACE_PROBE_WHY_MAX];
+	uint32_t s, e;
+
+	CHECK_INT(cover(c, sizeof(c), 6, &s, &e, why), ==, 0);
+	CHECK_INT(cover(j, sizeof(j), 4, &s, &e, why), ==, 0);
+	CHECK(strstr(why, "ret"));
 }
 
 TEST(a_branch_into_the_displaced_bytes_leaves_a_breakpoint)
