@@ -312,11 +312,19 @@ static int check_jump(const struct probe_insn *in, size_t n, size_t bad,
 	for (i = first; i < n && run_short(start, end, need); i++) {
 		const struct probe_insn *d = &in[i];
 
-		if (d->kind == PI_CALL || d->kind == PI_CALL_IND ||
+		/* a call may end the run: it returns to the code after the
+		 * jump's bytes (the copy pushes that address) */
+		int last_call = (d->kind == PI_CALL ||
+				 (d->kind == PI_CALL_IND && !d->mem_rsp)) &&
+				!run_short(start, d->off + d->len, need);
+
+		if (((d->kind == PI_CALL || d->kind == PI_CALL_IND) && !last_call) ||
 		    d->kind == PI_SYSCALL || d->kind == PI_INT ||
 		    d->kind == PI_BAD || d->kind == PI_JMP_IND) {
-			say(why, "a breakpoint only: the jump would displace %s at +0x%" PRIx32,
-			    kind_name(d), d->off);
+			say(why, "a breakpoint only: the jump would displace %s at +0x%" PRIx32 "%s",
+			    kind_name(d), d->off,
+			    d->kind == PI_CALL || d->kind == PI_CALL_IND ?
+			    " (its return would land inside the jump)" : "");
 			return 0;
 		}
 		end = d->off + d->len;
@@ -469,7 +477,7 @@ int utrace__probe_decode_cover(const uint8_t *code, size_t len, uint64_t func,
 		if ((t->kind == PI_JCC || t->kind == PI_JMP || t->kind == PI_LOOP) &&
 		    t->target == site) {
 			/* a jump starting before the site would hold it */
-			say(why2, "a breakpoint only: the branch at +0x%" PRIx32 " lands at +0x%" PRIx32 " (a jump may start there, not before)",
+			say(why2, "a breakpoint only: the branch at +0x%" PRIx32 " lands at +0x%" PRIx32 " itself (a jump could start there only)",
 			    t->off, off);
 			tried = 1;
 			i = 0;
@@ -479,7 +487,10 @@ int utrace__probe_decode_cover(const uint8_t *code, size_t len, uint64_t func,
 		size_t s = i - k;
 		uint32_t need = off + in[i].len, end;
 
-		if (in[s].kind != PI_PLAIN || need - in[s].off > DISP_MAX)
+		/* straight-line code, or a jcc (its copy jumps to its target,
+		 * outside; not taken, on to the site) */
+		if ((in[s].kind != PI_PLAIN && in[s].kind != PI_JCC) ||
+		    need - in[s].off > DISP_MAX)
 			break;
 		if (check_jump(in, n, bad, len, s, need, why2) != 1)
 			continue;

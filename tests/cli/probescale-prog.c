@@ -10,6 +10,11 @@
  *                ret (a RIP-relative store relocated with the ret)
  *   shared_ret:  xor eax,eax; test edi,edi; je 1f; lea eax,[rdi+rdi];
  *                1: ret (a branch lands on the ret: a breakpoint)
+ *   jcc_ret:     lea eax,[rdi+1]; test edi,edi; js 1f; ret; 1: neg eax; ret
+ *                (the first ret covered with the test and the js, whose
+ *                copy jumps back to 1f; the second a breakpoint)
+ *   call_entry:  push rbx; call helper; pop rbx; ret (the entry's jump
+ *                covers the call, which returns past it)
  *
  * probescale-prog N THREADS [STOP-FILE]: THREADS threads call each N
  * times (or until STOP-FILE exists), check every result, print the sums;
@@ -23,6 +28,8 @@
 int epi_pop(int x);
 int rip_ret(int x);
 int shared_ret(int x);
+int jcc_ret(int x);
+int call_entry(int x);
 extern int counter;
 
 __asm__(".text\n"
@@ -48,7 +55,28 @@ __asm__(".text\n"
 	"	je 1f\n"
 	"	lea (%rdi,%rdi),%eax\n"
 	"1:	ret\n"
-	".size shared_ret,.-shared_ret\n");
+	".size shared_ret,.-shared_ret\n"
+	".globl jcc_ret\n.type jcc_ret,@function\n"
+	"jcc_ret:\n"
+	"	lea 1(%rdi),%eax\n"
+	"	test %edi,%edi\n"
+	"	js 1f\n"
+	"	ret\n"
+	"1:	neg %eax\n"
+	"	ret\n"
+	".size jcc_ret,.-jcc_ret\n"
+	".type helper,@function\n"
+	"helper:\n"
+	"	lea 2(%rdi),%eax\n"
+	"	ret\n"
+	".size helper,.-helper\n"
+	".globl call_entry\n.type call_entry,@function\n"
+	"call_entry:\n"
+	"	push %rbx\n"
+	"	call helper\n"
+	"	pop %rbx\n"
+	"	ret\n"
+	".size call_entry,.-call_entry\n");
 
 int counter;
 static long n;
@@ -65,6 +93,8 @@ static void *run(void *arg)
 
 		bad += epi_pop(x) != x + 1;
 		bad += shared_ret(x) != 2 * x;
+		bad += jcc_ret(x - 1) != (x >= 1 ? x : 0);
+		bad += call_entry(x) != x + 2;
 		pthread_mutex_lock(&lock);
 		int before = counter;
 
