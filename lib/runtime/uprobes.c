@@ -53,11 +53,11 @@
 #include "proto.h"
 #include "record.h"
 #include "rundir.h"
+#include "tp.h"
 #include "uprobes.h"
 
 #define MAX_EXITS 64
 #define MAX_FAST_ARGS 8  /* %REG arguments stored without the fetch program */
-#define NR_SLOTS 256   /* probe events at a time (slot_on_fn) */
 #define FAST_OFF0 16   /* the first argument: after the header and __probe_ip */
 #define SHAPE(n, w) ((n) + ((w) == 8 ? 4 : 0))   /* 1..8: writers[] */
 
@@ -119,7 +119,8 @@ struct uevent {
 	char *name;                    /* "group:event" for the tracepoint */
 	struct utrace_event *mod[1];
 	struct uprobe *probes;
-	unsigned int slot;
+	struct uevent *slot_next;      /* in 'placeable', under site_lock */
+	bool listed;                   /* in 'placeable' */
 	bool registered;
 	bool on;                       /* between slot_on() and slot_off() */
 };
@@ -957,11 +958,14 @@ static int attach_sites(struct uprobe *p)
 /*
  * The tracepoint's regfunc/unregfunc run when its first probe comes and
  * its last goes (the event switched on or off anywhere), under the
- * registry's locks: they take only site_lock.  They have no argument, so
- * each event gets a slot with a pair of its own.
+ * registry's locks: they take only site_lock.  They have no argument: the
+ * registry tells which tracepoint they run for (utrace__tp_calling()), so
+ * one pair serves every event (there were 256 pairs, 256 events at most).
  */
 static pthread_mutex_t site_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct uevent *slots[NR_SLOTS];
+/* the events whose probes may be placed (the dynamic linker's hook walks
+ * them under site_lock alone) */
+static struct uevent *placeable;
 static __thread bool in_site_lock;
 
 static void site_lock_take(void)
@@ -976,24 +980,41 @@ static void site_lock_drop(void)
 	pthread_mutex_unlock(&site_lock);
 }
 
-static int slot_on(unsigned int n)
+static void unlist(struct uevent *ue);
+
+/* The event of the tracepoint whose regfunc/unregfunc runs (site_lock
+ * held): NULL once it is no longer placeable. */
+static struct uevent *calling_event(void)
+{
+	struct utrace_tracepoint *tp = utrace__tp_calling();
+	struct uevent *ue;
+
+	if (!tp)
+		return NULL;
+	ue = (struct uevent *)(void *)((char *)tp - offsetof(struct uevent, tp));
+	return ue->listed ? ue : NULL;
+}
+
+static int slot_on(void)
 {
 	void *q = utrace__probe_quiet_enter();
 	char *note[8], *line[8];
 	size_t nr_notes = 0;
+	struct uevent *ue;
 	int r = 0;
 
 	site_lock_take();
-	if (slots[n])
-		for (struct uprobe *p = slots[n]->probes; p && !r; p = p->next)
+	ue = calling_event();
+	if (ue)
+		for (struct uprobe *p = ue->probes; p && !r; p = p->next)
 			r = attach_sites(p);
 	if (r)
-		for (struct uprobe *p = slots[n]->probes; p; p = p->next)
+		for (struct uprobe *p = ue->probes; p; p = p->next)
 			detach_all(p);
-	if (slots[n]) {
-		slots[n]->on = !r;
+	if (ue) {
+		ue->on = !r;
 		/* the breakpoints placed, sent once site_lock is dropped */
-		for (struct uprobe *p = slots[n]->probes; p && nr_notes < 8; p = p->next)
+		for (struct uprobe *p = ue->probes; p && nr_notes < 8; p = p->next)
 			if (p->bp_note && p->canon && (line[nr_notes] = strdup(p->canon))) {
 				note[nr_notes++] = p->bp_note;
 				p->bp_note = NULL;
@@ -1010,14 +1031,16 @@ static int slot_on(unsigned int n)
 	return r;
 }
 
-static void slot_off(unsigned int n)
+static void slot_off(void)
 {
 	void *q = utrace__probe_quiet_enter();
+	struct uevent *ue;
 
 	site_lock_take();
-	if (slots[n]) {
-		slots[n]->on = false;
-		for (struct uprobe *p = slots[n]->probes; p; p = p->next)
+	ue = calling_event();
+	if (ue) {
+		ue->on = false;
+		for (struct uprobe *p = ue->probes; p; p = p->next)
 			detach_all(p);
 	}
 	site_lock_drop();
@@ -1111,14 +1134,12 @@ static void on_rtld(void *data, const struct utrace_probe_regs *regs)
 	/* (the hook is never taken off: no detach waits for this hit) */
 	q = utrace__probe_quiet_enter();
 	site_lock_take();
-	for (unsigned int n = 0; n < NR_SLOTS; n++) {
-		if (!slots[n])
-			continue;
-		for (struct uprobe *p = slots[n]->probes; p; p = p->next) {
+	for (struct uevent *ue = placeable; ue; ue = ue->slot_next) {
+		for (struct uprobe *p = ue->probes; p; p = p->next) {
 			if (st == RT_DELETE && p->bound && p->unloadable)
 				unbind(p);
 			else if (st == RT_CONSISTENT && !p->bound)
-				rebind(p, slots[n]->on);
+				rebind(p, ue->on);
 		}
 	}
 	site_lock_drop();
@@ -1160,20 +1181,6 @@ static void rtld_hook(void)
 			     "not placed", why);
 }
 
-#define SLOT(n)								\
-	static int slot_on_##n(void) { return slot_on(0x##n); }		\
-	static void slot_off_##n(void) { slot_off(0x##n); }
-#define SLOT_ON(n) slot_on_##n,
-#define SLOT_OFF(n) slot_off_##n,
-#define SLOTS16(m, h) m(h##0) m(h##1) m(h##2) m(h##3) m(h##4) m(h##5) m(h##6) m(h##7) \
-	m(h##8) m(h##9) m(h##a) m(h##b) m(h##c) m(h##d) m(h##e) m(h##f)
-#define SLOTS256(m) SLOTS16(m, 0) SLOTS16(m, 1) SLOTS16(m, 2) SLOTS16(m, 3)	\
-	SLOTS16(m, 4) SLOTS16(m, 5) SLOTS16(m, 6) SLOTS16(m, 7) SLOTS16(m, 8)	\
-	SLOTS16(m, 9) SLOTS16(m, a) SLOTS16(m, b) SLOTS16(m, c) SLOTS16(m, d)	\
-	SLOTS16(m, e) SLOTS16(m, f)
-SLOTS256(SLOT)
-static int (*const slot_on_fn[NR_SLOTS])(void) = { SLOTS256(SLOT_ON) };
-static void (*const slot_off_fn[NR_SLOTS])(void) = { SLOTS256(SLOT_OFF) };
 
 static bool event_busy(const struct uevent *ue)
 {
@@ -1363,28 +1370,34 @@ static int add_locked(struct utrace__probe_def *d, struct utrace__probe_error *e
 	}
 	nr_defs++;
 	site_lock_take();
-	for (ue->slot = 0; ue->slot < NR_SLOTS && slots[ue->slot]; ue->slot++)
-		;
-	if (ue->slot < NR_SLOTS)
-		slots[ue->slot] = ue;
+	ue->slot_next = placeable;
+	placeable = ue;
+	ue->listed = true;
 	site_lock_drop();
-	if (ue->slot == NR_SLOTS) {
-		free_uevent(ue);
-		return place_error(err, ENOSPC, "Too many probe events (%d)", NR_SLOTS);
-	}
-	ue->tp.regfunc = slot_on_fn[ue->slot];
-	ue->tp.unregfunc = slot_off_fn[ue->slot];
+	ue->tp.regfunc = slot_on;
+	ue->tp.unregfunc = slot_off;
 	register_event(ue);
 	if (!ue->registered) {
-		site_lock_take();
-		slots[ue->slot] = NULL;
-		site_lock_drop();
+		unlist(ue);
 		free_uevent(ue);
 		return place_error(err, ENOMEM, "The event could not be registered");
 	}
 	ue->next = uevents;
 	__atomic_store_n(&uevents, ue, __ATOMIC_RELEASE);
 	return 0;
+}
+
+/* Out of 'placeable' (no more placed by the hooks). */
+static void unlist(struct uevent *ue)
+{
+	site_lock_take();
+	for (struct uevent **pp = &placeable; *pp; pp = &(*pp)->slot_next)
+		if (*pp == ue) {
+			*pp = ue->slot_next;
+			break;
+		}
+	ue->listed = false;
+	site_lock_drop();
 }
 
 /* Unlink and free an idle event. */
@@ -1398,8 +1411,8 @@ static void remove_locked(struct uevent *ue)
 			break;
 		}
 	}
+	unlist(ue);
 	site_lock_take();
-	slots[ue->slot] = NULL;
 	for (struct uprobe *p = ue->probes; p; p = p->next)
 		detach_all(p);
 	site_lock_drop();
