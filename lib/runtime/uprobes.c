@@ -40,6 +40,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <utrace/tracepoint.h>
@@ -291,9 +292,46 @@ static uint64_t vaddr_to_off(const struct obj_query *q, uint64_t vaddr, bool *ok
 	return 0;
 }
 
+/*
+ * The symbol tables loaded last, kept (a thousand definitions in libc
+ * loaded libc's table and its debug file twice each: 49 s, issue 30).
+ * load_symtab() gives a shallow copy of a kept table and a reference on
+ * it, symtab_done() drops it; no lock is held in between (the dynamic
+ * linker's hook resolves under the loader's lock, and the callers walk
+ * the loader's list: never hold ours across that).  A table is known by
+ * its file's device, inode, size and mtime (not its debug file's).
+ */
+#define SYMCACHE_MAX 8
+
+struct symcache {
+	struct symcache *next;
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime;
+	struct utrace__symtab t;
+	unsigned int refs;         /* the callers', and 1 while kept */
+	bool kept;
+};
+
+static pthread_mutex_t symcache_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct symcache *symcaches;
+
+static void symcache_unref(struct symcache *c, struct symcache **link)
+{
+	if (--c->refs)
+		return;
+	*link = c->next;
+	utrace__symtab_free(&c->t);
+	free(c);
+}
+
 static int load_symtab(const char *path, struct utrace__symtab *t)
 {
 	char exe[PATH_MAX];
+	struct symcache *c, **pp;
+	struct stat st;
+	unsigned int kept = 0;
 	int fd, r;
 
 	if (!path[0]) {
@@ -303,9 +341,75 @@ static int load_symtab(const char *path, struct utrace__symtab *t)
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	r = utrace__symtab_load_debug(fd, t);
+	if (fstat(fd, &st)) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	pthread_mutex_lock(&symcache_lock);
+	for (c = symcaches; c; c = c->next) {
+		if (c->kept && c->dev == st.st_dev && c->ino == st.st_ino &&
+		    c->size == st.st_size && c->mtime.tv_sec == st.st_mtim.tv_sec &&
+		    c->mtime.tv_nsec == st.st_mtim.tv_nsec) {
+			c->refs++;
+			*t = c->t;
+			pthread_mutex_unlock(&symcache_lock);
+			close(fd);
+			return 0;
+		}
+	}
+	pthread_mutex_unlock(&symcache_lock);
+	c = calloc(1, sizeof(*c));
+	if (!c) {
+		close(fd);
+		return -ENOMEM;
+	}
+	r = utrace__symtab_load_debug(fd, &c->t);
 	close(fd);
-	return r;
+	if (r < 0) {
+		free(c);
+		return r;
+	}
+	c->dev = st.st_dev;
+	c->ino = st.st_ino;
+	c->size = st.st_size;
+	c->mtime = st.st_mtim;
+	c->refs = 2;
+	c->kept = true;
+	*t = c->t;
+	pthread_mutex_lock(&symcache_lock);
+	c->next = symcaches;
+	symcaches = c;
+	/* the oldest kept ones go past SYMCACHE_MAX (freed when unused) */
+	for (pp = &symcaches; *pp;) {
+		struct symcache *o = *pp;
+
+		if (o->kept && ++kept > SYMCACHE_MAX) {
+			o->kept = false;
+			if (o->refs == 1) {
+				symcache_unref(o, pp);
+				continue;
+			}
+			o->refs--;
+		}
+		pp = &o->next;
+	}
+	pthread_mutex_unlock(&symcache_lock);
+	return 0;
+}
+
+/* Done with a table from load_symtab(). */
+static void symtab_done(struct utrace__symtab *t)
+{
+	pthread_mutex_lock(&symcache_lock);
+	for (struct symcache **pp = &symcaches; *pp; pp = &(*pp)->next) {
+		if ((*pp)->t.syms == t->syms && (*pp)->t.strings == t->strings) {
+			symcache_unref(*pp, pp);
+			break;
+		}
+	}
+	pthread_mutex_unlock(&symcache_lock);
+	memset(t, 0, sizeof(*t));
 }
 
 static int res_object(void *data, const char *name, char *path, size_t len)
@@ -374,7 +478,7 @@ static int res_symbol(void *data, const char *path, const char *sym, uint64_t *v
 			*vaddr = a - q.bias;
 			*size = 0;
 			*off = vaddr_to_off(&q, *vaddr, &ok);
-			utrace__symtab_free(&t);
+			symtab_done(&t);
 			return ok ? 0 : -ENOENT;
 		}
 	}
@@ -384,7 +488,7 @@ static int res_symbol(void *data, const char *path, const char *sym, uint64_t *v
 		*off = vaddr_to_off(&q, *vaddr, &ok);
 		r = ok ? 0 : -ENOENT;
 	}
-	utrace__symtab_free(&t);
+	symtab_done(&t);
 	return r;
 }
 
@@ -853,7 +957,7 @@ static int bind(struct uprobe *p, struct obj_query *q, struct utrace__probe_erro
 	if (s && s->ifunc)
 		snprintf(p->ifunc, sizeof(p->ifunc), "%s", d->symbol);
 	if ((!fs || !fs->size) && p->ifunc[0]) {
-		utrace__symtab_free(&t);
+		symtab_done(&t);
 		return bind_nameless(p, q, vaddr, err);
 	}
 	/* SYMBOL+OFFS is bounded by SYMBOL: past its end the site is in
@@ -861,7 +965,7 @@ static int bind(struct uprobe *p, struct obj_query *q, struct utrace__probe_erro
 	if (s && s->size && !p->ifunc[0])
 		fs = s;
 	if (!fs || !fs->size) {
-		utrace__symtab_free(&t);
+		symtab_done(&t);
 		utrace__probe_site_rules(d->kind, NULL, 0, "", NULL, 0, 0, 0, msg, sizeof(msg));
 		return place_error(err, EINVAL, "%s", msg);
 	}
@@ -873,7 +977,7 @@ static int bind(struct uprobe *p, struct obj_query *q, struct utrace__probe_erro
 	snprintf(p->fname, sizeof(p->fname), "%s",
 		 fs->name < t.strings_len ? t.strings + fs->name : "?");
 	p->func_len = fs->size;
-	utrace__symtab_free(&t);
+	symtab_done(&t);
 	p->env.func = func;
 	/* decoded from the file: in memory, another probe's int3 or jump
 	 * may be there already */
@@ -1171,7 +1275,7 @@ static void rtld_hook(void)
 
 			if (s && s->size && s->addr == brk - q.bias)
 				len = s->size;
-			utrace__symtab_free(&t);
+			symtab_done(&t);
 		}
 	}
 	r = utrace__probe_attach_flags(brk, brk, len, UTRACE_PROBE_SAVE_SIMD, on_rtld, NULL,

@@ -42,6 +42,23 @@ check "all off at once" "$UTRACE" disable -p "$PID" 'many:*'
 check "all removed" bash -c '
 	"$UTRACE" probe -p "$1" -d "many/" 2> "$TMP/err" &&
 	[ "$("$UTRACE" probe -p "$1" -l | grep -c "^[pr]:many/")" = 0 ]' _ "$PID"
+# 500 events on 500 distinct libc functions (each definition resolved in
+# libc's symbol table, loaded once and kept; the functions utrace's own
+# work calls are skipped by the engine, those that jump or fork are left
+# out: their probes are right but the program would leave its loop)
+LIBC=$(awk '$NF ~ /\/libc\.so\.6$/ { print $NF; exit }' "/proc/$PID/maps")
+mapfile -t LDEFS < <(nm -D --defined-only "$LIBC" 2> /dev/null |
+	awk '$2 == "T" || $2 == "W" { sub(/@.*/, "", $3); print $3 }' | sort -u |
+	grep -v '^_\|jmp\|exit\|fork\|clone\|context$\|^memcpy$\|^memmove$\|^mempcpy$' |
+	head -500 | awk '{ printf "p:libc/f%d libc.so.6:%s\n", NR, $1 }')
+check "500 definitions on 500 libc functions taken" bash -c '
+	"$UTRACE" probe -p "$1" "${@:2}" 2> "$TMP/err" &&
+	[ "$("$UTRACE" probe -p "$1" -l | grep -c "^p:libc/")" = 500 ]' _ "$PID" "${LDEFS[@]}"
+check "... placed, and off again" bash -c '
+	"$UTRACE" enable -p "$1" "libc:*" && "$UTRACE" probe -p "$1" -l -v > lv2.txt &&
+	n=$(sed -n "s/^# sites: [0-9]* of \([0-9]*\) placed.*/\1/p" lv2.txt) && [ "$n" = 500 ] &&
+	"$UTRACE" disable -p "$1" "libc:*" && "$UTRACE" probe -p "$1" -d "libc/" &&
+	[ "$("$UTRACE" probe -p "$1" -l | grep -c "^p:libc/")" = 0 ]' _ "$PID" 2> "$TMP/err"
 touch "$TMP/stop"
 wait "$PID"
 rc=$?
