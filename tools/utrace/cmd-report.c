@@ -16,6 +16,7 @@
 
 #include <utrace/utrace.h>
 
+#include "callgraph.h"
 #include "file-reader.h"
 #include "print.h"
 #include "report.h"
@@ -23,7 +24,7 @@
 #include "cmds.h"
 
 static const char usage_text[] =
-	"usage: utrace report [-i FILE] [-e EVENTS]... [-s KEYS] [-n]\n"
+	"usage: utrace report [-i FILE] [-e EVENTS]... [-s KEYS] [-n] [-g]\n"
 	"                     [--latency BEGIN[.FIELD]:END[.FIELD]]...\n"
 	"       utrace report [-e EVENTS]... [-s KEYS] [-n] [--latency ...]... -- COMMAND\n"
 	"\n"
@@ -42,6 +43,10 @@ static const char usage_text[] =
 	"                      its value with /raw.  Without 'event', one table per\n"
 	"                      event, as perf\n"
 	"  -n, --show-nr-samples  a column with the number of events of each row\n"
+	"  -g, --call-graph    the call stacks of the events (utrace record -g, the\n"
+	"                      stacktrace trigger) as perf report --no-children:\n"
+	"                      per event, each innermost function with its share,\n"
+	"                      then the tree of its callers, callee first\n"
 	"      --latency BEGIN.FIELD:END.FIELD\n"
 	"                      the time from each BEGIN event to the END event of\n"
 	"                      the same process whose FIELD has the same value:\n"
@@ -71,6 +76,7 @@ int cmd_report(int argc, char **argv)
 		{ "latency", required_argument, NULL, 'L' },
 		{ "event", required_argument, NULL, 'e' },
 		{ "show-nr-samples", no_argument, NULL, 'n' },
+		{ "call-graph", no_argument, NULL, 'g' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -80,15 +86,18 @@ int cmd_report(int argc, char **argv)
 	size_t nr_ev_args = 0;
 	const char *input = "utrace.dat", *sort = "comm,event";
 	char tmp[4096] = "", self[PATH_MAX];
-	bool has_input = false;
+	bool has_input = false, graph = false;
 	struct utrace__tf *tf = NULL;
 	size_t i, bad = 0;
 	int c, r, status = 0;
 
 	opterr = 0;
 	optind = 0;
-	while ((c = getopt_long(argc, argv, ":i:s:e:nh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":i:s:e:ngh", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'g':
+			graph = true;
+			break;
 		case 'i':
 			input = optarg;
 			has_input = true;
@@ -205,7 +214,10 @@ int cmd_report(int argc, char **argv)
 		goto done;
 	}
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
-	status = utrace__report_file(&o, tf, stdout);
+	if (graph)
+		status = utrace__callgraph_file(tf, o.select, stdout);
+	else
+		status = utrace__report_file(&o, tf, stdout);
 done:
 	utrace__tf_close(tf);
 	if (tmp[0])
