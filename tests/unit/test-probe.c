@@ -577,9 +577,11 @@ TEST(recursion_counts_every_call_and_a_hit_in_a_handler_is_a_miss)
 	CHECK_INT(utrace__probe_detach(s), ==, 0);
 }
 
-TEST(a_breakpoint_probe_on_a_call_site)
+TEST(a_probe_on_a_call_site)
 {
-	/* the first call instruction in workload(): only an int3 goes there */
+	/* the first call instruction in workload(): a jump since issue 30
+	 * (its copy pushes the return address past the jump; it was an
+	 * int3) */
 	struct fn wf = { "workload", (void *)workload, 0 };
 	uint32_t offs[512];
 	_Atomic uint64_t c = 0;
@@ -605,7 +607,7 @@ TEST(a_breakpoint_probe_on_a_call_site)
 		break;
 	}
 	CHECK(s);
-	CHECK(!utrace__probe_is_jump(s));
+	CHECK(utrace__probe_is_jump(s));
 	run_threads(4, 64);
 	CHECK_INT(atomic_load(&bad_results), ==, 0);
 	CHECK_INT(atomic_load(&c), ==, 4 * 64);
