@@ -40,6 +40,9 @@
 struct group {
 	uint32_t pid;
 	char *comm, *exe;
+	char *cmdline;                      /* NULL: not known */
+	uint64_t start;                     /* in service.instance.id */
+	bool has_start;
 	struct utrace__obuf logs, spans;    /* ','-separated JSON objects */
 	size_t nr_logs, nr_spans;
 };
@@ -70,6 +73,7 @@ struct utrace__otlp {
 	int failed;                         /* send()'s failure: only count */
 	struct open_slice *open[OPEN_BUCKETS];
 	struct utrace__obuf body, key;
+	uint64_t cur_start;                 /* the trace file's start (Unix ns) */
 };
 
 static void slice_strdup(char **to, const char *s, size_t n, int *err)
@@ -155,6 +159,7 @@ void utrace__otlp_free(struct utrace__otlp *x)
 	for (i = 0; i < x->nr_groups; i++) {
 		free(x->groups[i].comm);
 		free(x->groups[i].exe);
+		free(x->groups[i].cmdline);
 		free(x->groups[i].logs.p);
 		free(x->groups[i].spans.p);
 	}
@@ -185,30 +190,62 @@ void utrace__otlp_get_stats(const struct utrace__otlp *x, struct utrace__otlp_st
 	}
 }
 
-static struct group *group_of(struct utrace__otlp *x, const struct utrace__tf_process *p)
+/* The group of a process, made when new (comm, exe: NULL when not known). */
+static struct group *group_of(struct utrace__otlp *x, uint32_t pid, const char *comm,
+			      const char *exe)
 {
-	struct group *g;
+	struct group *g = NULL;
 	size_t i;
 
-	for (i = 0; i < x->nr_groups; i++)
-		if (x->groups[i].pid == p->pid)
-			return &x->groups[i];
-	g = realloc(x->groups, (x->nr_groups + 1) * sizeof(*g));
-	if (!g)
-		return NULL;
-	x->groups = g;
-	g += x->nr_groups;
-	memset(g, 0, sizeof(*g));
-	g->pid = p->pid;
-	g->comm = strdup(p->comm ? p->comm : "");
-	g->exe = strdup(p->exe ? p->exe : "");
-	if (!g->comm || !g->exe) {
-		free(g->comm);
-		free(g->exe);
-		return NULL;
+	for (i = 0; i < x->nr_groups && !g; i++)
+		if (x->groups[i].pid == pid)
+			g = &x->groups[i];
+	if (!g) {
+		g = realloc(x->groups, (x->nr_groups + 1) * sizeof(*g));
+		if (!g)
+			return NULL;
+		x->groups = g;
+		g += x->nr_groups;
+		memset(g, 0, sizeof(*g));
+		g->pid = pid;
+		x->nr_groups++;
 	}
-	x->nr_groups++;
-	return g;
+	/* what a trace file knows of the process, once known */
+	if (comm && *comm && (!g->comm || !*g->comm)) {
+		free(g->comm);
+		g->comm = strdup(comm);
+	}
+	if (exe && *exe && (!g->exe || !*g->exe)) {
+		free(g->exe);
+		g->exe = strdup(exe);
+	}
+	if (!g->comm)
+		g->comm = strdup("");
+	if (!g->exe)
+		g->exe = strdup("");
+	if (!g->has_start && x->cur_start) {
+		g->start = x->cur_start;
+		g->has_start = true;
+	}
+	return g->comm && g->exe ? g : NULL;
+}
+
+int utrace__otlp_set_process(struct utrace__otlp *x, uint32_t pid, const char *command_line,
+			     uint64_t start)
+{
+	struct group *g = group_of(x, pid, NULL, NULL);
+
+	if (!g)
+		return -ENOMEM;
+	g->start = start;
+	g->has_start = true;
+	if (command_line) {
+		free(g->cmdline);
+		g->cmdline = strdup(command_line);
+		if (!g->cmdline)
+			return -ENOMEM;
+	}
+	return 0;
 }
 
 static void attr_str(struct utrace__obuf *b, const char *key, const char *v, bool first)
@@ -220,22 +257,76 @@ static void attr_str(struct utrace__obuf *b, const char *key, const char *v, boo
 	utrace__ob_puts(b, "}}");
 }
 
-/* "resource":{...},"scope...":[{"scope":{...}," of a group */
+/* splitmix64's finalizer: the ids' bits */
+static uint64_t mix(uint64_t z)
+{
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* The user's (or the machine's) value of a resource attribute, or NULL. */
+static const char *user_attr(const struct utrace__otlp *x, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < x->o.nr_resource; i++)
+		if (!strcmp(x->o.resource[i].key, key))
+			return x->o.resource[i].value;
+	return NULL;
+}
+
+/*
+ * service.instance.id: a UUID (the semantic conventions' advice) that is
+ * the same each time the same process of the same machine is exported,
+ * and differs between processes (the pid and its start) and machines
+ * (host.id): the version 8 ("custom") layout of RFC 9562.
+ */
+static void put_instance_id(struct utrace__obuf *b, const struct utrace__otlp *x,
+			    const struct group *g)
+{
+	char t[64];
+	uint64_t h = utrace__hash_str(UTRACE_HASH_INIT, x->o.host_id ? x->o.host_id : ""), a, c;
+
+	snprintf(t, sizeof(t), "%u/%llu/", g->pid, (unsigned long long)g->start);
+	h = utrace__hash_str(utrace__hash_str(h, t), g->exe);
+	a = mix(h ^ 0x696e7374ULL);
+	c = mix(h + 0x9e3779b97f4a7c15ULL);
+	a = (a & ~0xf000ULL) | 0x8000ULL;                     /* version 8 */
+	c = (c & ~(3ULL << 62)) | (2ULL << 62);               /* variant 10 */
+	snprintf(t, sizeof(t), "%08llx-%04llx-%04llx-%04llx-%012llx",
+		 (unsigned long long)(a >> 32), (unsigned long long)(a >> 16 & 0xffff),
+		 (unsigned long long)(a & 0xffff), (unsigned long long)(c >> 48),
+		 (unsigned long long)(c & 0xffffffffffffULL));
+	attr_str(b, "service.instance.id", t, false);
+}
+
+/* "resource":{...},"scope...":[{"scope":{...}," of a group: the process's
+ * own attributes, unless the user gave them, then the user's. */
 static void put_resource(struct utrace__otlp *x, struct group *g, const char *scope)
 {
 	struct utrace__obuf *b = &x->body;
 	const char *base = strrchr(g->exe, '/');
+	size_t i;
 
 	utrace__ob_puts(b, "{\"resource\":{\"attributes\":[{\"key\":\"process.pid\","
 			"\"value\":{\"intValue\":\"");
 	utrace__ob_num(b, g->pid, 0, ' ', false);
 	utrace__ob_puts(b, "\"}}");
-	attr_str(b, "process.executable.name", g->comm[0] ? g->comm :
-		 base ? base + 1 : g->exe, false);
-	if (g->exe[0])
+	if (!user_attr(x, "process.executable.name"))
+		attr_str(b, "process.executable.name", g->comm[0] ? g->comm :
+			 base ? base + 1 : g->exe, false);
+	if (g->exe[0] && !user_attr(x, "process.executable.path"))
 		attr_str(b, "process.executable.path", g->exe, false);
-	attr_str(b, "service.name", x->o.service ? x->o.service :
-		 g->comm[0] ? g->comm : "unknown_service:utrace", false);
+	if (g->cmdline && !user_attr(x, "process.command_line"))
+		attr_str(b, "process.command_line", g->cmdline, false);
+	if (!user_attr(x, "service.name"))
+		attr_str(b, "service.name", x->o.service ? x->o.service :
+			 g->comm[0] ? g->comm : "unknown_service:utrace", false);
+	if (!user_attr(x, "service.instance.id"))
+		put_instance_id(b, x, g);
+	for (i = 0; i < x->o.nr_resource; i++)
+		attr_str(b, x->o.resource[i].key, x->o.resource[i].value, false);
 	utrace__ob_puts(b, "]},\"");
 	utrace__ob_puts(b, scope);
 	utrace__ob_puts(b, "\":[{\"scope\":{\"name\":\"utrace\",\"version\":\"");
@@ -343,14 +434,6 @@ static int group_put(struct utrace__otlp *x, struct utrace__obuf *to, size_t *nr
 static bool name_is(const char *sys, const char *name, const struct utrace__tf_format *f)
 {
 	return !strcmp(name, f->name) && (!sys || !strcmp(sys, f->system));
-}
-
-/* splitmix64's finalizer: the ids' bits */
-static uint64_t mix(uint64_t z)
-{
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
 }
 
 static void put_hex(struct utrace__obuf *b, uint64_t v)
@@ -514,6 +597,12 @@ int utrace__otlp_add(struct utrace__otlp *x, struct utrace__tf *tf, int64_t time
 	}
 	if (!utrace__tf_page_size(tf))
 		return status;
+	{
+		uint64_t rt, mono;
+
+		utrace__tf_start_time(tf, &rt, &mono);
+		x->cur_start = rt;
+	}
 	clock_gettime(CLOCK_REALTIME, &now);
 	po.otlp_observed = (uint64_t)now.tv_sec * 1000000000 + (uint64_t)now.tv_nsec;
 	p = utrace__printer_new(&po, tf);
@@ -532,7 +621,7 @@ int utrace__otlp_add(struct utrace__otlp *x, struct utrace__tf *tf, int64_t time
 		x->st.records++;
 		if (item.kind == UTRACE__TF_LOST)
 			x->st.lost += item.lost;
-		g = group_of(x, item.proc);
+		g = group_of(x, item.proc->pid, item.proc->comm, item.proc->exe);
 		r = g ? group_put(x, &g->logs, &g->nr_logs, &x->nr_logs, &x->logs_since, b->p,
 				  b->len) : -ENOMEM;
 		if (r >= 0 && item.kind == UTRACE__TF_EVENT) {

@@ -89,8 +89,19 @@ struct utrace__otlp_slice {
 	char *end_sys, *end, *end_field;
 };
 
+/* A resource attribute, a string (--resource KEY=VALUE, OTEL_RESOURCE_ATTRIBUTES). */
+struct utrace__otlp_attr {
+	const char *key, *value;
+};
+
 struct utrace__otlp_opts {
 	const char *service;            /* service.name; NULL: each process's comm */
+	/* On every resource after the process's own attributes (process.*,
+	 * service.name, service.instance.id), replacing those of the same key:
+	 * the machine's (host.*, os.type, telemetry.sdk.*) and the user's. */
+	const struct utrace__otlp_attr *resource;
+	size_t nr_resource;
+	const char *host_id;            /* in each process's service.instance.id */
 	size_t batch;                   /* records (or spans) per request */
 	uint64_t batch_ns;              /* the oldest waits no longer (utrace__otlp_tick) */
 	const struct utrace__otlp_slice *slices;
@@ -140,6 +151,14 @@ int utrace__otlp_tick(struct utrace__otlp *x) UTRACE_HIDDEN;
 int utrace__otlp_flush(struct utrace__otlp *x) UTRACE_HIDDEN;
 void utrace__otlp_get_stats(const struct utrace__otlp *x, struct utrace__otlp_stats *st)
 	UTRACE_HIDDEN;
+/*
+ * What a trace file does not say of a process: its command line (the
+ * arguments, ' '-separated; process.command_line) and when it started
+ * (any number that differs between two processes of the same pid: it
+ * goes into service.instance.id).  0 or -ENOMEM.
+ */
+int utrace__otlp_set_process(struct utrace__otlp *x, uint32_t pid, const char *command_line,
+			     uint64_t start) UTRACE_HIDDEN;
 void utrace__otlp_free(struct utrace__otlp *x) UTRACE_HIDDEN;
 
 #endif /* UTRACE_READER_EXPORT_H */

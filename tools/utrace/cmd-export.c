@@ -20,18 +20,24 @@
 #include "export.h"
 #include "file-reader.h"
 #include "live.h"
+#include "otlp-config.h"
 #include "otlp-http.h"
 
 static const char usage_text[] =
-	"usage: utrace export --otlp URL [-i FILE | -p PID] [--slice BEGIN.FIELD:END.FIELD]...\n"
+	"usage: utrace export [--otlp URL] [-i FILE | -p PID] [--slice BEGIN.FIELD:END.FIELD]...\n"
 	"                     [--batch N] [--header NAME=VALUE]... [--service NAME]\n"
-	"                     [--compress gzip|none] [--timeout SEC] [--retry-time SEC]\n"
+	"                     [--resource KEY=VALUE]... [--compress gzip|none]\n"
+	"                     [--timeout SEC] [--retry-time SEC]\n"
 	"\n"
 	"Send events to an OpenTelemetry Collector over OTLP/HTTP (JSON): each\n"
 	"event as a log record (POST URL/v1/logs), each --slice pair as a span\n"
-	"(POST URL/v1/traces).\n"
+	"(POST URL/v1/traces).  The OTEL_EXPORTER_OTLP_* variables (ENDPOINT,\n"
+	"HEADERS, TIMEOUT, COMPRESSION, PROTOCOL and their LOGS_/TRACES_ forms),\n"
+	"OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES are read as the\n"
+	"OpenTelemetry SDKs read them; the options come over them.\n"
 	"\n"
-	"      --otlp URL       the collector's base URL (http://127.0.0.1:4318)\n"
+	"      --otlp URL       the collector's base URL (http://127.0.0.1:4318;\n"
+	"                       default: OTEL_EXPORTER_OTLP_ENDPOINT)\n"
 	"  -i, --input FILE     the trace file (default: utrace.dat)\n"
 	"  -p, --pid PID        a running process instead: its events as they come\n"
 	"                       (consumed, as 'utrace pipe'), until it exits or Ctrl-C;\n"
@@ -44,7 +50,10 @@ static const char usage_text[] =
 	"      --batch N        records (or spans) per request (default 512)\n"
 	"      --batch-time SEC a record waits no longer for its batch (default 1)\n"
 	"      --header NAME=VALUE  an HTTP header for every request; may repeat\n"
-	"      --service NAME   service.name (default: each process's name)\n"
+	"      --service NAME   service.name (default: OTEL_SERVICE_NAME, else each\n"
+	"                       process's name)\n"
+	"      --resource KEY=VALUE  a resource attribute (over the machine's and\n"
+	"                       OTEL_RESOURCE_ATTRIBUTES'); may repeat\n"
 	"      --compress gzip|none  the requests' encoding (default gzip)\n"
 	"      --timeout SEC    one try of a request, connecting included (default 10)\n"
 	"      --retry-time SEC give a request up after trying this long (default 60)\n"
@@ -52,7 +61,7 @@ static const char usage_text[] =
 
 enum {
 	OPT_OTLP = 256, OPT_SLICE, OPT_BATCH, OPT_BATCH_TIME, OPT_HEADER, OPT_SERVICE,
-	OPT_COMPRESS, OPT_TIMEOUT, OPT_RETRY_TIME,
+	OPT_COMPRESS, OPT_TIMEOUT, OPT_RETRY_TIME, OPT_RESOURCE,
 };
 
 static volatile sig_atomic_t stop;
@@ -250,6 +259,15 @@ static int export_live(struct export_state *es, pid_t pid, uint32_t *comm_pid, c
 		return -1;
 	}
 	*comm_pid = (uint32_t)pid;
+	{
+		char *cmdline = NULL;
+		uint64_t start = 0;
+
+		/* what a live reading does not say: the command line, the start */
+		if (utrace__otlp_proc_identity(pid, &cmdline, &start) == 0)
+			utrace__otlp_set_process(es->x, (uint32_t)pid, cmdline, start);
+		free(cmdline);
+	}
 	if (utrace__ctl_info(c, &in) == 0)
 		memcpy(comm, in.comm, sizeof(in.comm));
 	sigaction(SIGINT, &sa, NULL);
@@ -309,11 +327,15 @@ struct export_opts {
 	struct utrace__otlp_opts xo;
 	struct utrace__otlp_slice *slices;
 	size_t nr_slices;
-	char **headers;              /* "Name: value" */
-	size_t nr_headers;
+	struct utrace__otlp_config cfg;  /* the environment, the options over it */
 	const char *input;
 	pid_t pid;
 };
+
+static const char *getenv_c(const char *name)
+{
+	return getenv(name);
+}
 
 static int nomem(void)
 {
@@ -336,19 +358,29 @@ static int parse_options(int argc, char **argv, struct export_opts *o)
 		{ "compress", required_argument, NULL, OPT_COMPRESS },
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 		{ "retry-time", required_argument, NULL, OPT_RETRY_TIME },
+		{ "resource", required_argument, NULL, OPT_RESOURCE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	char why[512];
 	long long v;
 	char *end;
-	int c;
+	int c, i, er;
 
+	er = utrace__otlp_config_env(&o->cfg, getenv_c, why, sizeof(why));
+	if (er == -ENOMEM)
+		return nomem();
+	if (er < 0) {
+		fprintf(stderr, "utrace export: %s\n", why);
+		return 2;
+	}
 	opterr = 0;
 	optind = 0;
 	while ((c = getopt_long(argc, argv, ":i:p:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_OTLP:
-			o->ho.url = optarg;
+			if (utrace__otlp_config_base(&o->cfg, optarg))
+				return nomem();
 			break;
 		case 'i':
 			o->input = optarg;
@@ -390,39 +422,46 @@ static int parse_options(int argc, char **argv, struct export_opts *o)
 			if (c == OPT_BATCH_TIME)
 				o->xo.batch_ns = (uint64_t)v * 1000000;
 			else if (c == OPT_TIMEOUT)
-				o->ho.timeout_ms = (long)v;
+				for (i = 0; i < 2; i++)
+					o->cfg.sig[i].timeout_ms = (long)v;
 			else
 				o->ho.retry_ms = (uint64_t)v;
 			break;
 		case OPT_HEADER: {
 			const char *eq = strchr(optarg, '=');
-			void *p;
 
 			/* a token before '=', no line break anywhere */
 			if (!eq || eq == optarg ||
 			    strcspn(optarg, ": \t") < (size_t)(eq - optarg) ||
 			    strpbrk(optarg, "\r\n"))
 				return usage_error("export", "'%s' is not a header NAME=VALUE", optarg);
-			p = realloc(o->headers, (o->nr_headers + 1) * sizeof(*o->headers));
-			if (!p)
+			if (utrace__otlp_config_header(&o->cfg, optarg, (size_t)(eq - optarg),
+						       eq + 1, strlen(eq + 1)))
 				return nomem();
-			o->headers = p;
-			o->headers[o->nr_headers] = malloc(strlen(optarg) + 2);
-			if (!o->headers[o->nr_headers])
+			break;
+		}
+		case OPT_RESOURCE: {
+			const char *eq = strchr(optarg, '=');
+
+			if (!eq || eq == optarg || strpbrk(optarg, "\r\n"))
+				return usage_error("export", "'%s' is not a resource attribute "
+						   "KEY=VALUE", optarg);
+			if (utrace__otlp_config_attr(&o->cfg, optarg, (size_t)(eq - optarg),
+						     eq + 1, strlen(eq + 1)))
 				return nomem();
-			sprintf(o->headers[o->nr_headers], "%.*s: %s", (int)(eq - optarg), optarg,
-				eq + 1);
-			o->nr_headers++;
 			break;
 		}
 		case OPT_SERVICE:
-			o->xo.service = optarg;
+			if (utrace__otlp_config_attr(&o->cfg, "service.name", 12, optarg,
+						     strlen(optarg)))
+				return nomem();
 			break;
 		case OPT_COMPRESS:
 			if (strcmp(optarg, "gzip") && strcmp(optarg, "none"))
 				return usage_error("export",
 						   "unknown compression '%s' (gzip, none)", optarg);
-			o->ho.gzip = !strcmp(optarg, "gzip");
+			for (i = 0; i < 2; i++)
+				o->cfg.sig[i].gzip = !strcmp(optarg, "gzip");
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
@@ -435,12 +474,22 @@ static int parse_options(int argc, char **argv, struct export_opts *o)
 	}
 	if (optind < argc)
 		return usage_error("export", "unexpected argument '%s'", argv[optind]);
-	if (!o->ho.url)
-		return usage_error("export", "%s", "where to? give --otlp URL");
+	if (!o->cfg.sig[0].url || !o->cfg.sig[1].url)
+		return usage_error("export", "%s", "where to? give --otlp URL (or set "
+				   "OTEL_EXPORTER_OTLP_ENDPOINT)");
 	if (o->input && o->pid)
 		return usage_error("export", "%s", "give -i FILE or -p PID, not both");
-	o->ho.headers = o->headers;
-	o->ho.nr_headers = o->nr_headers;
+	for (i = 0; i < 2; i++) {
+		const struct utrace__otlp_sigconf *sc = &o->cfg.sig[i];
+
+		o->ho.sig[i] = (struct utrace__http_signal){
+			.url = sc->url, .headers = sc->headers, .nr_headers = sc->nr_headers,
+			.gzip = sc->gzip != 0, .timeout_ms = sc->timeout_ms > 0 ? sc->timeout_ms :
+							     10000 };
+	}
+	o->xo.resource = o->cfg.attrs;
+	o->xo.nr_resource = o->cfg.nr_attrs;
+	o->xo.host_id = o->cfg.host_id;
 	o->xo.slices = o->slices;
 	o->xo.nr_slices = o->nr_slices;
 	return -1;
@@ -453,9 +502,7 @@ static void free_options(struct export_opts *o)
 	for (i = 0; i < o->nr_slices; i++)
 		utrace__otlp_slice_free(&o->slices[i]);
 	free(o->slices);
-	for (i = 0; i < o->nr_headers; i++)
-		free(o->headers[i]);
-	free(o->headers);
+	utrace__otlp_config_free(&o->cfg);
 }
 
 /* What was sent and what was not, on stderr; the exit status. */
@@ -557,7 +604,7 @@ static int export_live_sent(struct export_opts *o, struct export_state *es,
 int cmd_export(int argc, char **argv)
 {
 	struct export_opts o = {
-		.ho = { .gzip = true, .timeout_ms = 10000, .retry_ms = 60000, .stop = &stop },
+		.ho = { .retry_ms = 60000, .stop = &stop },
 		.xo = { .batch = 512, .batch_ns = 1000000000 },
 	};
 	struct utrace__http *http = NULL;
