@@ -101,7 +101,17 @@ struct utrace__otlp_opts {
 	 * the machine's (host.*, os.type, telemetry.sdk.*) and the user's. */
 	const struct utrace__otlp_attr *resource;
 	size_t nr_resource;
-	const char *host_id;            /* in each process's service.instance.id */
+	const char *host_id;            /* in each process's service.instance.id
+					 * and each record's log.record.uid */
+	/*
+	 * W3C trace context from the events' fields (NULL: none): the trace
+	 * id, the event's span id, a span's parent span id.  A field's value
+	 * is taken as it is when it is an id (32 or 16 hex digits, not all
+	 * 0), split when it is a traceparent ("00-TRACE-PARENT-FLAGS": the
+	 * trace and the parent), and made an id of (hashed) otherwise, so
+	 * that a request number gives every process the same trace id.
+	 */
+	const char *trace_field, *span_field, *parent_field;
 	size_t batch;                   /* records (or spans) per request */
 	uint64_t batch_ns;              /* the oldest waits no longer (utrace__otlp_tick) */
 	const struct utrace__otlp_slice *slices;

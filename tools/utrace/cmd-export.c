@@ -28,6 +28,7 @@ static const char usage_text[] =
 	"                     [--batch N] [--header NAME=VALUE]... [--service NAME]\n"
 	"                     [--resource KEY=VALUE]... [--compress gzip|none]\n"
 	"                     [--timeout SEC] [--retry-time SEC]\n"
+	"                     [--trace-id FIELD] [--span-id FIELD] [--parent-id FIELD]\n"
 	"\n"
 	"Send events to an OpenTelemetry Collector over OTLP/HTTP (JSON): each\n"
 	"event as a log record (POST URL/v1/logs), each --slice pair as a span\n"
@@ -47,6 +48,14 @@ static const char usage_text[] =
 	"                       a span from each BEGIN event to the END event of\n"
 	"                       the same process with the same FIELD value\n"
 	"                       ([SYSTEM:]EVENT.FIELD); may repeat\n"
+	"      --trace-id FIELD the events' W3C trace id: FIELD's value (32 hex\n"
+	"                       digits, or a traceparent, or any value: hashed), on\n"
+	"                       their log records and on the spans they begin\n"
+	"      --span-id FIELD  the events' span id (16 hex digits, or hashed); a\n"
+	"                       slice's own id when its begin event has one\n"
+	"      --parent-id FIELD  a slice's parent span id (else: a traceparent's,\n"
+	"                       else the innermost slice of its trace open in the\n"
+	"                       process)\n"
 	"      --batch N        records (or spans) per request (default 512)\n"
 	"      --batch-time SEC a record waits no longer for its batch (default 1)\n"
 	"      --header NAME=VALUE  an HTTP header for every request; may repeat\n"
@@ -61,7 +70,8 @@ static const char usage_text[] =
 
 enum {
 	OPT_OTLP = 256, OPT_SLICE, OPT_BATCH, OPT_BATCH_TIME, OPT_HEADER, OPT_SERVICE,
-	OPT_COMPRESS, OPT_TIMEOUT, OPT_RETRY_TIME, OPT_RESOURCE,
+	OPT_COMPRESS, OPT_TIMEOUT, OPT_RETRY_TIME, OPT_RESOURCE, OPT_TRACE_ID, OPT_SPAN_ID,
+	OPT_PARENT_ID,
 };
 
 static volatile sig_atomic_t stop;
@@ -359,6 +369,9 @@ static int parse_options(int argc, char **argv, struct export_opts *o)
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 		{ "retry-time", required_argument, NULL, OPT_RETRY_TIME },
 		{ "resource", required_argument, NULL, OPT_RESOURCE },
+		{ "trace-id", required_argument, NULL, OPT_TRACE_ID },
+		{ "span-id", required_argument, NULL, OPT_SPAN_ID },
+		{ "parent-id", required_argument, NULL, OPT_PARENT_ID },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -451,6 +464,14 @@ static int parse_options(int argc, char **argv, struct export_opts *o)
 				return nomem();
 			break;
 		}
+		case OPT_TRACE_ID:
+		case OPT_SPAN_ID:
+		case OPT_PARENT_ID:
+			if (!*optarg || strpbrk(optarg, " .:=,"))
+				return usage_error("export", "'%s' is not a field name", optarg);
+			*(c == OPT_TRACE_ID ? &o->xo.trace_field : c == OPT_SPAN_ID ?
+			  &o->xo.span_field : &o->xo.parent_field) = optarg;
+			break;
 		case OPT_SERVICE:
 			if (utrace__otlp_config_attr(&o->cfg, "service.name", 12, optarg,
 						     strlen(optarg)))
