@@ -3,10 +3,13 @@
  * OTLP/HTTP client (otlp-http.h), after the OTLP specification's
  * "OTLP/HTTP" section:
  *
- *  - POST BASE/v1/logs or BASE/v1/traces, Content-Type application/json,
- *    the body gzip'ed (Content-Encoding: gzip) unless --compress none;
- *  - 2xx is delivered; its body may carry a partial success
- *    ({"partialSuccess":{"rejectedLogRecords":"2","errorMessage":"..."}}),
+ *  - POST BASE/v1/logs or BASE/v1/traces, Content-Type
+ *    application/x-protobuf (the bodies made protobuf, otlp-pb.c) or
+ *    application/json (http/json), the body gzip'ed (Content-Encoding:
+ *    gzip) unless --compress none;
+ *  - 2xx is delivered; its body may carry a partial success (an
+ *    Export*ServiceResponse in the request's encoding: protobuf, or
+ *    {"partialSuccess":{"rejectedLogRecords":"2","errorMessage":"..."}}),
  *    which is counted and said once;
  *  - 429, 502, 503, 504 and failures of the connection itself (refused,
  *    reset, timed out, nothing answered) are tried again after an
@@ -35,6 +38,7 @@
 #include <zlib.h>
 
 #include "otlp-http.h"
+#include "otlp-pb.h"
 #include "problems.h"
 
 #define BACKOFF_FIRST_MS 100
@@ -47,6 +51,7 @@ struct utrace__http {
 	struct curl_slist *hdrs[2];  /* logs, traces */
 	unsigned char *z;            /* the gzip'ed body */
 	size_t zcap;
+	struct utrace__obuf pb;      /* the protobuf body */
 	char answer[ANSWER_MAX + 1];
 	size_t answer_len;
 	unsigned int seed;
@@ -114,7 +119,8 @@ int utrace__http_new(const struct utrace__http_opts *o, struct utrace__http **hp
 	h->curl = curl_easy_init();
 	for (s = 0; s < 2; s++) {
 		const struct utrace__http_signal *sg = &o->sig[s];
-		struct curl_slist *l = curl_slist_append(NULL, "Content-Type: application/json");
+		struct curl_slist *l = curl_slist_append(NULL, sg->json ?
+			"Content-Type: application/json" : "Content-Type: application/x-protobuf");
 
 		if (l && sg->gzip)
 			l = curl_slist_append(l, "Content-Encoding: gzip");
@@ -147,6 +153,7 @@ void utrace__http_free(struct utrace__http *h)
 	curl_slist_free_all(h->hdrs[0]);
 	curl_slist_free_all(h->hdrs[1]);
 	free(h->z);
+	free(h->pb.p);
 	free(h);
 	curl_global_cleanup();
 }
@@ -250,9 +257,18 @@ static uint64_t now_ms(void)
 
 static void check_partial(struct utrace__http *h, bool logs, size_t nr)
 {
-	char msg[256];
-	uint64_t n = json_count(h->answer, logs ? "\"rejectedLogRecords\"" :
-				"\"rejectedSpans\"", msg, sizeof(msg));
+	char msg[256] = "", *ct = NULL;
+	uint64_t n = 0;
+
+	/* the answer is in the request's encoding (the specification), but
+	 * a JSON one to a protobuf request is read too */
+	curl_easy_getinfo(h->curl, CURLINFO_CONTENT_TYPE, &ct);
+	if (ct && strstr(ct, "protobuf"))
+		utrace__otlp_pb_partial((const unsigned char *)h->answer, h->answer_len, &n, msg,
+					sizeof(msg));
+	else
+		n = json_count(h->answer, logs ? "\"rejectedLogRecords\"" : "\"rejectedSpans\"",
+			       msg, sizeof(msg));
 
 	if (!n)
 		return;
@@ -296,6 +312,20 @@ int utrace__http_send(void *arg, enum utrace__otlp_signal sig, const char *body,
 	unsigned int tries = 0;
 	char why[512];
 
+	if (!sg->json) {
+		int r;
+
+		h->pb.len = 0;
+		r = utrace__otlp_json_to_pb(body, len, sig, &h->pb);
+		if (r) {
+			give_up(h, "%s: %s", url, r == -ENOMEM ? "out of memory" :
+				"cannot make the request protobuf (utrace's mistake: please "
+				"report it; --otlp-protocol http/json sends it)");
+			return r;
+		}
+		body = h->pb.p;
+		len = h->pb.len;
+	}
 	if (sg->gzip) {
 		size_t zlen = gzip_body(h, body, len);
 

@@ -22,6 +22,8 @@ struct utrace__http_signal {
 	char *const *headers;            /* "Name: value" lines */
 	size_t nr_headers;
 	bool gzip;                       /* Content-Encoding: gzip */
+	bool json;                       /* http/json, not http/protobuf: the
+					  * bodies as made, not made protobuf */
 	long timeout_ms;                 /* one attempt, connection included */
 };
 

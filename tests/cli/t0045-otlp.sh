@@ -57,7 +57,7 @@ def fail(msg):
 reqs = [json.loads(l) for l in open(out)]
 logs, spans = [], []
 for q in reqs:
-    if q['type'] != 'application/json':
+    if q['type'] != opt('--type', 'application/x-protobuf'):
         fail('content type %r' % q['type'])
     if q['encoding'] != opt('--encoding', 'gzip'):
         fail('content encoding %r' % q['encoding'])

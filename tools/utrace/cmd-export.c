@@ -27,10 +27,12 @@ static const char usage_text[] =
 	"usage: utrace export [--otlp URL] [-i FILE | -p PID] [--slice BEGIN.FIELD:END.FIELD]...\n"
 	"                     [--batch N] [--header NAME=VALUE]... [--service NAME]\n"
 	"                     [--resource KEY=VALUE]... [--compress gzip|none]\n"
+	"                     [--otlp-protocol http/protobuf|http/json]\n"
 	"                     [--timeout SEC] [--retry-time SEC]\n"
 	"                     [--trace-id FIELD] [--span-id FIELD] [--parent-id FIELD]\n"
 	"\n"
-	"Send events to an OpenTelemetry Collector over OTLP/HTTP (JSON): each\n"
+	"Send events to an OpenTelemetry Collector over OTLP/HTTP (protobuf, or\n"
+	"JSON): each\n"
 	"event as a log record (POST URL/v1/logs), each --slice pair as a span\n"
 	"(POST URL/v1/traces).  The OTEL_EXPORTER_OTLP_* variables (ENDPOINT,\n"
 	"HEADERS, TIMEOUT, COMPRESSION, PROTOCOL and their LOGS_/TRACES_ forms),\n"
@@ -64,6 +66,8 @@ static const char usage_text[] =
 	"      --resource KEY=VALUE  a resource attribute (over the machine's and\n"
 	"                       OTEL_RESOURCE_ATTRIBUTES'); may repeat\n"
 	"      --compress gzip|none  the requests' encoding (default gzip)\n"
+	"      --otlp-protocol http/protobuf|http/json  the bodies' encoding (default\n"
+	"                       http/protobuf, as collectors expect)\n"
 	"      --timeout SEC    one try of a request, connecting included (default 10)\n"
 	"      --retry-time SEC give a request up after trying this long (default 60)\n"
 	"  -h, --help           show this text\n";
@@ -71,7 +75,7 @@ static const char usage_text[] =
 enum {
 	OPT_OTLP = 256, OPT_SLICE, OPT_BATCH, OPT_BATCH_TIME, OPT_HEADER, OPT_SERVICE,
 	OPT_COMPRESS, OPT_TIMEOUT, OPT_RETRY_TIME, OPT_RESOURCE, OPT_TRACE_ID, OPT_SPAN_ID,
-	OPT_PARENT_ID,
+	OPT_PARENT_ID, OPT_PROTOCOL,
 };
 
 static volatile sig_atomic_t stop;
@@ -369,6 +373,7 @@ static int parse_options(int argc, char **argv, struct export_opts *o)
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 		{ "retry-time", required_argument, NULL, OPT_RETRY_TIME },
 		{ "resource", required_argument, NULL, OPT_RESOURCE },
+		{ "otlp-protocol", required_argument, NULL, OPT_PROTOCOL },
 		{ "trace-id", required_argument, NULL, OPT_TRACE_ID },
 		{ "span-id", required_argument, NULL, OPT_SPAN_ID },
 		{ "parent-id", required_argument, NULL, OPT_PARENT_ID },
@@ -464,6 +469,14 @@ static int parse_options(int argc, char **argv, struct export_opts *o)
 				return nomem();
 			break;
 		}
+		case OPT_PROTOCOL:
+			er = utrace__otlp_protocol_parse(optarg);
+			if (er == UTRACE__OTLP_UNSET)
+				return usage_error("export", "unknown protocol '%s' (http/protobuf, "
+						   "http/json)", optarg);
+			for (i = 0; i < 2; i++)
+				o->cfg.sig[i].protocol = er;
+			break;
 		case OPT_TRACE_ID:
 		case OPT_SPAN_ID:
 		case OPT_PARENT_ID:
@@ -505,7 +518,8 @@ static int parse_options(int argc, char **argv, struct export_opts *o)
 
 		o->ho.sig[i] = (struct utrace__http_signal){
 			.url = sc->url, .headers = sc->headers, .nr_headers = sc->nr_headers,
-			.gzip = sc->gzip != 0, .timeout_ms = sc->timeout_ms > 0 ? sc->timeout_ms :
+			.gzip = sc->gzip != 0, .json = sc->protocol == UTRACE__OTLP_JSON,
+			.timeout_ms = sc->timeout_ms > 0 ? sc->timeout_ms :
 							     10000 };
 	}
 	o->xo.resource = o->cfg.attrs;
