@@ -6,7 +6,7 @@ It listens on 127.0.0.1 only, on a free port that it writes to PORT-FILE,
 and appends each request it accepts to OUT as one JSON line:
 {"path": ..., "encoding": ..., "type": ..., "headers": {...}, "body": ...}
 with the body un-gzip'ed and parsed.  Every request it sees, accepted or
-not, is a line "PATH ANSWER" in OUT.attempts.
+not, is a line "TIME PATH ANSWER" in OUT.attempts (TIME: monotonic s).
 
 Modes (the first --times requests misbehave, then all are accepted):
   accept    answer 200 {}
@@ -20,6 +20,10 @@ Modes (the first --times requests misbehave, then all are accepted):
   bad400    answer 400 {"code":3,"message":"..."} to every request
   partial   answer 200 with a partialSuccess of 2 rejected records
   sink      answer 200 {} and keep nothing (for measuring the client)
+  429 502 504  answer that status (429 with Retry-After: --retry-after)
+  stallkeep keep the request, then as stall: the client sends it again,
+            and the collector has it twice (what log.record.uid is for)
+  pbonly    answer 415 to JSON bodies (a receiver that takes protobuf only)
 
 A protobuf body (Content-Type application/x-protobuf) is decoded into
 OTLP's JSON mapping (pb_to_json), so that the tests read both encodings
@@ -44,6 +48,7 @@ ap.add_argument('--times', type=int, default=3)
 ap.add_argument('--delay', type=float, default=1.5)
 ap.add_argument('--stall', type=float, default=3.0)
 ap.add_argument('--raw-dir')
+ap.add_argument('--retry-after', default='2')
 args = ap.parse_args()
 
 # The messages of opentelemetry-proto that utrace sends: JSON name, type
@@ -147,7 +152,7 @@ seen_raw = [0]
 
 def note(path, answer):
     with open(args.out + '.attempts', 'a') as f:
-        f.write('%s %s\n' % (path, answer))
+        f.write('%.3f %s %s\n' % (time.monotonic(), path, answer))
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -195,6 +200,15 @@ class Handler(BaseHTTPRequestHandler):
             extra = [('Retry-After', '1')] if nth == 1 else []
             self.answer(503, {'code': 14, 'message': 'busy'}, extra)
             return
+        if mode in ('429', '502', '504') and bad:
+            note(self.path, mode)
+            extra = [('Retry-After', args.retry_after)] if mode == '429' else []
+            self.answer(int(mode), {'code': 14, 'message': 'later'}, extra)
+            return
+        if mode == 'pbonly' and self.headers.get('Content-Type') != 'application/x-protobuf':
+            note(self.path, '415')
+            self.answer(415, {'code': 3, 'message': 'unsupported content type, protobuf only'})
+            return
         if mode == 'bad400':
             note(self.path, '400')
             self.answer(400, {'code': 3, 'message': 'test collector says no: bad field'})
@@ -230,6 +244,15 @@ class Handler(BaseHTTPRequestHandler):
         with lock:
             with open(args.out, 'a') as f:
                 f.write(json.dumps(rec) + '\n')
+        if mode == 'stallkeep' and bad:
+            note(self.path, 'kept-stalled')
+            time.sleep(args.stall)
+            try:
+                self.answer(200, {})
+            except OSError:
+                pass
+            self.close_connection = True
+            return
         note(self.path, '200')
         if mode == 'partial' and nth == 1 and ctype == 'application/x-protobuf':
             # ExportLogsServiceResponse{partial_success{rejected 2, message}}
