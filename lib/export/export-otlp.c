@@ -44,6 +44,7 @@ struct group {
 	char *cmdline;                      /* NULL: not known */
 	uint64_t start;                     /* in service.instance.id */
 	bool has_start;
+	bool gone;                          /* forgotten once sent */
 	struct utrace__obuf logs, spans;    /* ','-separated JSON objects */
 	size_t nr_logs, nr_spans;
 };
@@ -191,7 +192,7 @@ void utrace__otlp_get_stats(const struct utrace__otlp *x, struct utrace__otlp_st
 	size_t i;
 
 	*st = x->st;
-	st->open_slices = x->st.replaced_begins;
+	st->open_slices = x->st.replaced_begins + x->st.abandoned;
 	for (i = 0; i < OPEN_BUCKETS; i++) {
 		const struct open_slice *s;
 
@@ -208,7 +209,7 @@ static struct group *group_of(struct utrace__otlp *x, uint32_t pid, const char *
 	size_t i;
 
 	for (i = 0; i < x->nr_groups && !g; i++)
-		if (x->groups[i].pid == pid)
+		if (x->groups[i].pid == pid && !x->groups[i].gone)
 			g = &x->groups[i];
 	if (!g) {
 		g = realloc(x->groups, (x->nr_groups + 1) * sizeof(*g));
@@ -398,6 +399,60 @@ static int send_batch(struct utrace__otlp *x, enum utrace__otlp_signal sig)
 	return x->failed;
 }
 
+static void free_group(struct group *g)
+{
+	free(g->comm);
+	free(g->exe);
+	free(g->cmdline);
+	free(g->logs.p);
+	free(g->spans.p);
+}
+
+/* Drop the forgotten groups with nothing waiting. */
+static void compact(struct utrace__otlp *x)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < x->nr_groups; i++) {
+		struct group *g = &x->groups[i];
+
+		if (g->gone && !g->logs.len && !g->spans.len)
+			free_group(g);
+		else
+			x->groups[k++] = *g;
+	}
+	x->nr_groups = k;
+}
+
+void utrace__otlp_forget(struct utrace__otlp *x, uint32_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < OPEN_BUCKETS; i++) {
+		struct open_slice **pp = &x->open[i], *s;
+
+		while ((s = *pp)) {
+			if (s->pid != pid) {
+				pp = &s->next;
+				continue;
+			}
+			*pp = s->next;
+			if (s->has_trace)
+				x->nr_open_traced--;
+			free_open(s);
+			x->st.abandoned++;
+		}
+	}
+	for (i = 0; i < x->nr_groups; i++)
+		if (x->groups[i].pid == pid)
+			x->groups[i].gone = true;
+}
+
+size_t utrace__otlp_nr_processes(const struct utrace__otlp *x)
+{
+	return x->nr_groups;
+}
+
 static bool older(const struct timespec *since, uint64_t ns)
 {
 	struct timespec now;
@@ -416,6 +471,7 @@ int utrace__otlp_tick(struct utrace__otlp *x)
 		r = send_batch(x, UTRACE__OTLP_LOGS);
 	if (!r && x->nr_spans && older(&x->spans_since, x->o.batch_ns))
 		r = send_batch(x, UTRACE__OTLP_TRACES);
+	compact(x);
 	return r;
 }
 
@@ -423,7 +479,9 @@ int utrace__otlp_flush(struct utrace__otlp *x)
 {
 	int r = send_batch(x, UTRACE__OTLP_LOGS);
 
-	return r ? r : send_batch(x, UTRACE__OTLP_TRACES);
+	r = r ? r : send_batch(x, UTRACE__OTLP_TRACES);
+	compact(x);
+	return r;
 }
 
 /* Append one JSON object to a group's list. */

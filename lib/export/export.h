@@ -136,6 +136,7 @@ struct utrace__otlp_stats {
 	uint64_t open_slices;           /* a begin without an end (at the end, or
 					 * followed by a begin of the same key) */
 	uint64_t replaced_begins;       /* the latter */
+	uint64_t abandoned;             /* open when their process was forgotten */
 	uint64_t stray_ends;            /* an end without a begin */
 };
 
@@ -169,6 +170,15 @@ void utrace__otlp_get_stats(const struct utrace__otlp *x, struct utrace__otlp_st
  */
 int utrace__otlp_set_process(struct utrace__otlp *x, uint32_t pid, const char *command_line,
 			     uint64_t start) UTRACE_HIDDEN;
+/*
+ * The process exited and was read out (utrace agent): its slices still
+ * open never end (counted as open_slices), and what is kept of it goes
+ * once its records are sent, so that memory does not grow with the
+ * processes a machine ran.
+ */
+void utrace__otlp_forget(struct utrace__otlp *x, uint32_t pid) UTRACE_HIDDEN;
+/* The processes whose records or identity are kept (the agent's test). */
+size_t utrace__otlp_nr_processes(const struct utrace__otlp *x) UTRACE_HIDDEN;
 void utrace__otlp_free(struct utrace__otlp *x) UTRACE_HIDDEN;
 
 #endif /* UTRACE_READER_EXPORT_H */
