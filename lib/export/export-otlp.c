@@ -84,6 +84,8 @@ struct utrace__otlp {
 	struct utrace__obuf body, key, rec;
 	uint64_t cur_start;                 /* the trace file's start (Unix ns) */
 	size_t nr_open_traced;              /* open slices with a trace field */
+	uint64_t since;                     /* the flight window, Unix ns */
+	const char *tag;                    /* utrace.flight of each record */
 };
 
 static void slice_strdup(char **to, const char *s, size_t n, int *err)
@@ -448,6 +450,12 @@ void utrace__otlp_forget(struct utrace__otlp *x, uint32_t pid)
 			x->groups[i].gone = true;
 }
 
+void utrace__otlp_set_window(struct utrace__otlp *x, uint64_t since_ns, const char *tag)
+{
+	x->since = since_ns;
+	x->tag = tag;
+}
+
 size_t utrace__otlp_nr_processes(const struct utrace__otlp *x)
 {
 	return x->nr_groups;
@@ -737,6 +745,11 @@ static void finish_record(struct utrace__otlp *x, const struct utrace__obuf *b,
 	}
 	utrace__ob_put(o, b->p, b->len - 2);
 	put_uid(o, x, it, t);
+	if (x->tag) {
+		utrace__ob_puts(o, ",{\"key\":\"utrace.flight\",\"value\":{\"stringValue\":");
+		utrace__ob_json_str(o, x->tag, strlen(x->tag));
+		utrace__ob_puts(o, "}}");
+	}
 	utrace__ob_putc(o, ']');
 	if (cx->trace[0]) {
 		utrace__ob_puts(o, ",\"traceId\":\"");
@@ -892,6 +905,12 @@ int utrace__otlp_add(struct utrace__otlp *x, struct utrace__tf *tf, int64_t time
 		struct utrace__obuf *b = utrace__printer_buf(p);
 		struct group *g;
 
+		/* the flight recorder's last N seconds only */
+		if (x->since && item.time + (uint64_t)time_offset < x->since) {
+			if (item.kind == UTRACE__TF_EVENT)
+				x->st.before_window++;
+			continue;
+		}
 		po.otlp_seq = x->seq + 1;
 		r = utrace__printer_item(p, &item);
 		if (r < 0 || !b->len)

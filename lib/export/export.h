@@ -137,6 +137,7 @@ struct utrace__otlp_stats {
 					 * followed by a begin of the same key) */
 	uint64_t replaced_begins;       /* the latter */
 	uint64_t abandoned;             /* open when their process was forgotten */
+	uint64_t before_window;         /* events older than the flight window */
 	uint64_t stray_ends;            /* an end without a begin */
 };
 
@@ -177,6 +178,14 @@ int utrace__otlp_set_process(struct utrace__otlp *x, uint32_t pid, const char *c
  * processes a machine ran.
  */
 void utrace__otlp_forget(struct utrace__otlp *x, uint32_t pid) UTRACE_HIDDEN;
+/*
+ * The flight recorder's window (utrace agent --flight): the next adds
+ * take only events at or after since_ns (Unix ns; 0: all), each record
+ * tagged with the attribute utrace.flight = tag (NULL: none, kept by the
+ * caller).
+ */
+void utrace__otlp_set_window(struct utrace__otlp *x, uint64_t since_ns, const char *tag)
+	UTRACE_HIDDEN;
 /* The processes whose records or identity are kept (the agent's test). */
 size_t utrace__otlp_nr_processes(const struct utrace__otlp *x) UTRACE_HIDDEN;
 void utrace__otlp_free(struct utrace__otlp *x) UTRACE_HIDDEN;

@@ -36,7 +36,11 @@ CONF
 "$UTRACE" agent --config "$TMP/agent.conf" --batch 20 > /dev/null 2> "$TMP/agent.err" &
 A=$!
 pids+=("$A")
-check "the agent runs" wait_for grep -q . /proc/$A/status
+usr1_caught() {   # SIGUSR1 asks it for its line once it catches it
+	local m
+	m=$(awk '/^SigCgt:/ {print $2}' /proc/$1/status 2> /dev/null) && [ $((0x$m & 0x200)) != 0 ]
+}
+check "the agent runs" wait_for usr1_caught "$A"
 
 # 40 programs, 8 at a time, their events on from their start
 for wave in 1 2 3 4 5; do

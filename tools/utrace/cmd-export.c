@@ -24,6 +24,7 @@
 #include "live.h"
 #include "otlp-config.h"
 #include "otlp-http.h"
+#include "pool.h"
 
 static const char usage_text[] =
 	"usage: utrace export [--otlp URL] [-i FILE | -p PID] [--slice BEGIN.FIELD:END.FIELD]...\n"
@@ -91,6 +92,13 @@ static const char agent_usage_text[] =
 	"  -e, --event EVENTS   switch these on in each process, in the kernel's\n"
 	"                       set_event syntax (default: those already on); may repeat\n"
 	"      --all-users      root: every user's runtime directory too\n"
+	"      --flight SEC     a flight recorder: each process's buffer in overwrite\n"
+	"                       mode, nothing sent until its snapshot trigger fires;\n"
+	"                       then its last SEC seconds, as one batch, each record\n"
+	"                       tagged utrace.flight\n"
+	"      --trigger EVENT=COMMAND  a trigger to set in each process (the\n"
+	"                       trigger file's syntax: 'snapshot if lat > 1000');\n"
+	"                       may repeat\n"
 	"  -h, --help           show this text\n"
 	"\n"
 	"On SIGUSR1, and at the end, one line on stderr: the processes followed,\n"
@@ -99,7 +107,7 @@ static const char agent_usage_text[] =
 enum {
 	OPT_OTLP = 256, OPT_SLICE, OPT_BATCH, OPT_BATCH_TIME, OPT_HEADER, OPT_SERVICE,
 	OPT_COMPRESS, OPT_TIMEOUT, OPT_RETRY_TIME, OPT_RESOURCE, OPT_TRACE_ID, OPT_SPAN_ID,
-	OPT_PARENT_ID, OPT_PROTOCOL, OPT_ALL_USERS,
+	OPT_PARENT_ID, OPT_PROTOCOL, OPT_ALL_USERS, OPT_FLIGHT, OPT_TRIGGER,
 };
 
 static volatile sig_atomic_t stop;
@@ -373,6 +381,9 @@ struct export_opts {
 	char **events;               /* agent -e: set_event entries */
 	size_t nr_events;
 	bool all_users;              /* agent --all-users */
+	uint64_t flight_ns;          /* agent --flight SEC: 0, continuous */
+	char **triggers;             /* agent --trigger EVENT=COMMAND */
+	size_t nr_triggers;
 };
 
 static const char *getenv_c(const char *name)
@@ -408,6 +419,8 @@ static int parse_options(int argc, char **argv, struct export_opts *o)
 		{ "parent-id", required_argument, NULL, OPT_PARENT_ID },
 		{ "event", required_argument, NULL, 'e' },
 		{ "all-users", no_argument, NULL, OPT_ALL_USERS },
+		{ "flight", required_argument, NULL, OPT_FLIGHT },
+		{ "trigger", required_argument, NULL, OPT_TRIGGER },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -433,8 +446,10 @@ static int parse_options(int argc, char **argv, struct export_opts *o)
 			return usage_error(o->cmd, "%s", c == 'i' ? "no -i: the agent follows the "
 					   "running processes" : "no -p: the agent follows every "
 					   "process (utrace export -p follows one)");
-		if (!agent && (c == 'e' || c == OPT_ALL_USERS))
-			return usage_error(o->cmd, "unknown option '%s'", argv[optind - 1]);
+		if (!agent && (c == 'e' || c == OPT_ALL_USERS || c == OPT_FLIGHT ||
+			       c == OPT_TRIGGER))
+			return usage_error(o->cmd, "%s", "-e, --all-users, --flight and --trigger "
+					   "are utrace agent's options");
 		switch (c) {
 		case 'e': {
 			void *p = realloc(o->events, (o->nr_events + 1) * sizeof(*o->events));
@@ -450,6 +465,27 @@ static int parse_options(int argc, char **argv, struct export_opts *o)
 		case OPT_ALL_USERS:
 			o->all_users = true;
 			break;
+		case OPT_FLIGHT:
+			v = parse_ms(optarg);
+			if (v < 0)
+				return usage_error(o->cmd, "'%s' is not a number of seconds", optarg);
+			o->flight_ns = (uint64_t)v * 1000000;
+			break;
+		case OPT_TRIGGER: {
+			const char *eq = strchr(optarg, '=');
+			void *p;
+
+			if (!eq || eq == optarg || !eq[1])
+				return usage_error(o->cmd, "'%s' is not EVENT=COMMAND", optarg);
+			p = realloc(o->triggers, (o->nr_triggers + 1) * sizeof(*o->triggers));
+			if (!p)
+				return nomem();
+			o->triggers = p;
+			if (!(o->triggers[o->nr_triggers] = strdup(optarg)))
+				return nomem();
+			o->nr_triggers++;
+			break;
+		}
 		case OPT_OTLP:
 			if (utrace__otlp_config_base(&o->cfg, optarg))
 				return nomem();
@@ -595,6 +631,9 @@ static void free_options(struct export_opts *o)
 	for (i = 0; i < o->nr_events; i++)
 		free(o->events[i]);
 	free(o->events);
+	for (i = 0; i < o->nr_triggers; i++)
+		free(o->triggers[i]);
+	free(o->triggers);
 }
 
 /* What was sent and what was not, on stderr; the exit status. */
@@ -758,6 +797,8 @@ out:
 struct agent_proc {
 	struct utrace__ctl *c;
 	pid_t pid;
+	int seq;                        /* --flight: the last snapshot shipped */
+	uint32_t nr_events;             /* registered when last switched on */
 };
 
 /* A listed pid not followed: tried 'tries' times, or ended (read out,
@@ -776,6 +817,8 @@ struct agent {
 	struct agent_tried *tried;      /* listed, not followed */
 	size_t nr_tried;
 	uint64_t followed, ended, failed, missed;
+	uint64_t flights;               /* --flight: snapshots shipped */
+	char tag[64];
 };
 
 static bool agent_known(const struct agent *ag, pid_t pid)
@@ -825,6 +868,119 @@ static void agent_events(const struct agent *ag, struct utrace__ctl *c, bool on)
 			}
 		}
 		free(copy);
+	}
+}
+
+static void agent_gone(void *arg, struct utrace__ctl *c);
+
+/*
+ * --flight: the process keeps its last events (overwrite mode) and its
+ * --trigger entries; 0 or -1 (not followed).
+ */
+static int agent_flight_setup(struct agent *ag, struct utrace__ctl *c, bool pool)
+{
+	struct utrace__ctl_event *evs = NULL;
+	size_t nr = 0, k, j;
+	int fd, r = 0;
+
+	if (pool && utrace__ctl_pool(c, &fd) < 0)
+		return -1;
+	if (pool)
+		close(fd);
+	if (pool && utrace__ctl_pool_mode(c, UTRACE_MODE_OVERWRITE) < 0)
+		return -1;
+	if (ag->o->nr_triggers && utrace__ctl_events(c, &evs, &nr) < 0)
+		return -1;
+	for (k = 0; k < ag->o->nr_triggers && !r; k++) {
+		const char *t = ag->o->triggers[k], *eq = strchr(t, '='), *colon;
+		size_t n = (size_t)(eq - t);
+
+		colon = memchr(t, ':', n);
+		for (j = 0; j < nr; j++) {
+			const struct utrace__ctl_event *e = &evs[j];
+
+			if (colon ? (strlen(e->system) == (size_t)(colon - t) &&
+				     !strncmp(e->system, t, (size_t)(colon - t)) &&
+				     strlen(e->name) == n - (size_t)(colon - t) - 1 &&
+				     !strncmp(e->name, colon + 1, n - (size_t)(colon - t) - 1))
+				  : (strlen(e->name) == n && !strncmp(e->name, t, n)))
+				r = utrace__ctl_trigger(c, e->id, eq + 1, 0, NULL) < 0 ? -1 : 0;
+		}
+	}
+	utrace__ctl_events_free(evs, nr);
+	return r;
+}
+
+/* live_take()'s callback for a snapshot: the window, one batch. */
+static int add_flight(void *arg, struct utrace__tf *tf)
+{
+	return add_take(arg, tf);
+}
+
+/* --flight: ship the snapshots the processes' triggers took since. */
+static void agent_flights(struct agent *ag)
+{
+	size_t i;
+
+	for (i = 0; i < ag->n; i++) {
+		struct agent_proc *p = &ag->procs[i];
+		struct timespec rt;
+		struct live *lv;
+		int fd, seq = utrace__ctl_snapshot(p->c, &fd);
+
+		if (seq <= 0)
+			continue;
+		if (seq != p->seq && live_open_copy(p->c, fd, &lv) == 0) {
+			clock_gettime(CLOCK_REALTIME, &rt);
+			snprintf(ag->tag, sizeof(ag->tag), "snapshot %d of pid %d", seq,
+				 (int)p->pid);
+			/* the last N seconds before now, within a scan of the trigger */
+			utrace__otlp_set_window(ag->es->x, (uint64_t)rt.tv_sec * 1000000000 +
+						(uint64_t)rt.tv_nsec - ag->o->flight_ns, ag->tag);
+			live_take(lv, add_flight, ag->es);
+			utrace__otlp_flush(ag->es->x);
+			utrace__otlp_set_window(ag->es->x, 0, NULL);
+			live_close(lv);
+			ag->flights++;
+		}
+		p->seq = seq;
+		close(fd);
+	}
+}
+
+/* --flight: the processes that exited (nothing read: forgotten). */
+static void agent_flight_gone(struct agent *ag)
+{
+	size_t i = 0;
+
+	while (i < ag->n) {
+		if (kill(ag->procs[i].pid, 0) == 0 || errno != ESRCH) {
+			i++;
+			continue;
+		}
+		agent_gone(ag, ag->procs[i].c);
+	}
+}
+
+/*
+ * Events that registered since the process was switched on (a library
+ * loaded later, or a program still starting when it was adopted): the -e
+ * entries and the triggers again (as utrace top does).
+ */
+static void agent_refresh(struct agent *ag)
+{
+	struct utrace__ctl_info in;
+	size_t i;
+
+	for (i = 0; i < ag->n; i++) {
+		struct agent_proc *p = &ag->procs[i];
+
+		if (utrace__ctl_info(p->c, &in) < 0 || in.nr_events == p->nr_events)
+			continue;
+		p->nr_events = in.nr_events;
+		agent_events(ag, p->c, true);
+		if (ag->o->flight_ns)
+			agent_flight_setup(ag, p->c, false);
 	}
 }
 
@@ -893,13 +1049,18 @@ static int agent_adopt(struct agent *ag)
 			utrace__otlp_set_process(ag->es->x, (uint32_t)list[i].pid, cmdline, start);
 		free(cmdline);
 		agent_events(ag, c, true);
-		if (live_add(ag->lv, c) < 0) {
+		if (ag->o->flight_ns && agent_flight_setup(ag, c, true) < 0) {
+			agent_not_followed(ag, list[i].pid, false);
+			utrace__ctl_close(c);
+			continue;
+		}
+		if (!ag->o->flight_ns && live_add(ag->lv, c) < 0) {
 			utrace__otlp_forget(ag->es->x, (uint32_t)list[i].pid);
 			agent_not_followed(ag, list[i].pid, false);
 			utrace__ctl_close(c);
 			continue;
 		}
-		ag->procs[ag->n++] = (struct agent_proc){ c, list[i].pid };
+		ag->procs[ag->n++] = (struct agent_proc){ c, list[i].pid, 0, in.nr_events };
 		ag->followed++;
 	}
 	free(list);
@@ -940,21 +1101,26 @@ static void agent_say(const struct agent *ag, struct sender *s)
 {
 	struct utrace__otlp_stats st;
 	uint64_t sent, dropped;
+	char flights[96] = "";
 
 	utrace__otlp_get_stats(ag->es->x, &st);
+	if (ag->o->flight_ns)
+		snprintf(flights, sizeof(flights), "; %llu snapshots shipped, %llu older events "
+			 "left", (unsigned long long)ag->flights,
+			 (unsigned long long)st.before_window);
 	pthread_mutex_lock(&s->lock);
 	sent = s->sent_events;
 	dropped = s->dropped_events;
 	pthread_mutex_unlock(&s->lock);
 	fprintf(stderr, "utrace agent: %llu processes followed (%zu now, %llu ended, %llu not "
 		"followable, %llu gone before), %llu events: %llu sent, %llu dropped by the agent, "
-		"%llu waiting, %llu lost in the buffers; %llu spans; %zu processes kept\n",
+		"%llu waiting, %llu lost in the buffers; %llu spans; %zu processes kept%s\n",
 		(unsigned long long)ag->followed, ag->n, (unsigned long long)ag->ended,
 		(unsigned long long)ag->failed, (unsigned long long)ag->missed,
 		(unsigned long long)(st.events + st.lost),
 		(unsigned long long)sent, (unsigned long long)dropped,
 		(unsigned long long)(st.events - sent - dropped), (unsigned long long)st.lost,
-		(unsigned long long)st.spans, utrace__otlp_nr_processes(ag->es->x));
+		(unsigned long long)st.spans, utrace__otlp_nr_processes(ag->es->x), flights);
 }
 
 static int agent_run(struct export_opts *o, struct utrace__http *http)
@@ -996,19 +1162,26 @@ static int agent_run(struct export_opts *o, struct utrace__http *http)
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		ms = (uint64_t)now.tv_sec * 1000 + (uint64_t)now.tv_nsec / 1000000;
 		if (ms >= next_scan) {
+			agent_refresh(&ag);
 			if (agent_adopt(&ag) == -ENOMEM) {
 				status = nomem();
 				break;
 			}
 			next_scan = ms + AGENT_SCAN_MS;
 		}
-		n = live_take(ag.lv, add_take, &es);
-		if (n == -ENOMEM) {
-			status = nomem();
-			break;
+		if (o->flight_ns) {
+			agent_flights(&ag);
+			agent_flight_gone(&ag);
+			n = 0;
+		} else {
+			n = live_take(ag.lv, add_take, &es);
+			if (n == -ENOMEM) {
+				status = nomem();
+				break;
+			}
+			/* the exited were read out by this take */
+			live_drop_gone_each(ag.lv, agent_gone, &ag);
 		}
-		/* the exited were read out by this take */
-		live_drop_gone_each(ag.lv, agent_gone, &ag);
 		if (utrace__otlp_tick(es.x) == -ENOMEM) {
 			status = nomem();
 			break;
@@ -1022,8 +1195,12 @@ static int agent_run(struct export_opts *o, struct utrace__http *http)
 	}
 	/* told to stop: what the buffers hold now goes too; the events
 	 * switched on are switched off again in the processes that run on */
-	live_take(ag.lv, add_take, &es);
-	live_drop_gone_each(ag.lv, agent_gone, &ag);
+	if (o->flight_ns) {
+		agent_flights(&ag);
+	} else {
+		live_take(ag.lv, add_take, &es);
+		live_drop_gone_each(ag.lv, agent_gone, &ag);
+	}
 	for (i = 0; i < ag.n; i++)
 		agent_events(&ag, ag.procs[i].c, false);
 	if (utrace__otlp_flush(es.x) == -ENOMEM)
@@ -1153,10 +1330,16 @@ int cmd_agent(int argc, char **argv)
 		.xo = { .batch = 512, .batch_ns = 1000000000 },
 		.cmd = "agent",
 	};
+	struct sigaction su = { .sa_handler = on_usr1 };
 	struct utrace__http *http = NULL;
 	char **av = argv, **strs = NULL;
 	size_t nr_strs = 0, i;
-	int ac, status = read_config(argc, argv, &av, &strs, &nr_strs);
+	int ac, status;
+
+	/* SIGUSR1 asks for the accounting line: never the default (death),
+	 * also while starting */
+	sigaction(SIGUSR1, &su, NULL);
+	status = read_config(argc, argv, &av, &strs, &nr_strs);
 
 	if (status >= 0)
 		goto out;
