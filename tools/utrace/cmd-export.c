@@ -926,11 +926,13 @@ static void agent_flights(struct agent *ag)
 		struct agent_proc *p = &ag->procs[i];
 		struct timespec rt;
 		struct live *lv;
-		int fd, seq = utrace__ctl_snapshot(p->c, &fd);
+		uint64_t until = 0;
+		int fd, seq = utrace__ctl_snapshot(p->c, &fd, &until);
 
 		if (seq <= 0)
 			continue;
-		if (seq != p->seq && live_open_copy(p->c, fd, &lv) == 0) {
+		/* the copy up to the trigger's event (later ones are not its) */
+		if (seq != p->seq && live_open_copy(p->c, fd, until, &lv) == 0) {
 			clock_gettime(CLOCK_REALTIME, &rt);
 			snprintf(ag->tag, sizeof(ag->tag), "snapshot %d of pid %d", seq,
 				 (int)p->pid);
