@@ -70,6 +70,26 @@ print("# %d records over %.3f s, ids %d..%d, %s" % (len(recs), (max(ts) - min(ts
       ids[0], ids[-1], tags), file=sys.stderr)
 sys.exit(0 if ok else 1)' "$TMP/col.out"
 
+# a program that runs on after the agent: its trigger removed at the end
+"$UTRACE" agent --otlp "$URL" -e 'demo:*' --flight 1 \
+	--trigger 'demo:demo_request=snapshot if id == 1000000' > /dev/null 2> "$TMP/agent2.err" &
+A=$!
+pids+=("$A")
+wait_for usr1_caught "$A"
+"$SAMPLE" --run 30 --log "$TMP/log2" > /dev/null 2> "$TMP/prog.err" &
+P=$!
+pids+=("$P")
+check "a second agent follows a long program" wait_for bash -c 'kill -USR1 '$A'; sleep 0.1; tail -1 "$0" | grep -q "1 processes followed (1 now"' "$TMP/agent2.err"
+"$UTRACE" trigger -p "$P" demo:demo_request > "$TMP/trig1" 2>&1
+check "its trigger is set" grep -q "^snapshot.* if id == 1000000" "$TMP/trig1"
+kill -TERM "$A"
+wait "$A"
+"$UTRACE" trigger -p "$P" demo:demo_request > "$TMP/trig2" 2>&1
+check "the agent's end removes it (the program runs on)" \
+	bash -c "! grep -q 'if id == 1000000' '$TMP/trig2' && kill -0 $P"
+kill -USR1 "$P"
+wait "$P"
+
 "$UTRACE" export --otlp "$URL" --flight 1 > /dev/null 2> "$TMP/err"
 check "--flight is the agent's" grep -q "are utrace agent's options" "$TMP/err"
 

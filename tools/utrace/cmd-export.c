@@ -798,6 +798,7 @@ struct agent_proc {
 	struct utrace__ctl *c;
 	pid_t pid;
 	int seq;                        /* --flight: the last snapshot shipped */
+	int mode;                       /* --flight: its buffer's mode before */
 	uint32_t nr_events;             /* registered when last switched on */
 };
 
@@ -873,22 +874,33 @@ static void agent_events(const struct agent *ag, struct utrace__ctl *c, bool on)
 
 static void agent_gone(void *arg, struct utrace__ctl *c);
 
+enum flight_op {
+	FLIGHT_SET,             /* overwrite mode (the mode before in *mode), triggers */
+	FLIGHT_AGAIN,           /* the triggers of events registered since */
+	FLIGHT_UNDO,            /* the triggers removed, the mode of before (*mode) */
+};
+
 /*
  * --flight: the process keeps its last events (overwrite mode) and its
  * --trigger entries; 0 or -1 (not followed).
  */
-static int agent_flight_setup(struct agent *ag, struct utrace__ctl *c, bool pool)
+static int agent_flight_setup(struct agent *ag, struct utrace__ctl *c, enum flight_op op,
+			      int *mode)
 {
 	struct utrace__ctl_event *evs = NULL;
 	size_t nr = 0, k, j;
 	int fd, r = 0;
 
-	if (pool && utrace__ctl_pool(c, &fd) < 0)
-		return -1;
-	if (pool)
+	if (op == FLIGHT_SET) {
+		if (utrace__ctl_pool(c, &fd) < 0)
+			return -1;
 		close(fd);
-	if (pool && utrace__ctl_pool_mode(c, UTRACE_MODE_OVERWRITE) < 0)
-		return -1;
+		*mode = utrace__ctl_pool_mode(c, -1);
+		if (*mode < 0 || utrace__ctl_pool_mode(c, UTRACE_MODE_OVERWRITE) < 0)
+			return -1;
+	}
+	if (op == FLIGHT_UNDO && *mode >= 0)
+		utrace__ctl_pool_mode(c, *mode);
 	if (ag->o->nr_triggers && utrace__ctl_events(c, &evs, &nr) < 0)
 		return -1;
 	for (k = 0; k < ag->o->nr_triggers && !r; k++) {
@@ -903,8 +915,19 @@ static int agent_flight_setup(struct agent *ag, struct utrace__ctl *c, bool pool
 				     !strncmp(e->system, t, (size_t)(colon - t)) &&
 				     strlen(e->name) == n - (size_t)(colon - t) - 1 &&
 				     !strncmp(e->name, colon + 1, n - (size_t)(colon - t) - 1))
-				  : (strlen(e->name) == n && !strncmp(e->name, t, n)))
-				r = utrace__ctl_trigger(c, e->id, eq + 1, 0, NULL) < 0 ? -1 : 0;
+				  : (strlen(e->name) == n && !strncmp(e->name, t, n))) {
+				char *cmd = malloc(strlen(eq + 1) + 2);
+				int w;
+
+				if (!cmd)
+					continue;
+				sprintf(cmd, "%s%s", op == FLIGHT_UNDO ? "!" : "", eq + 1);
+				w = utrace__ctl_trigger(c, e->id, cmd, 0, NULL);
+				free(cmd);
+				/* (set again: the ones there already refuse, -EEXIST) */
+				if (op == FLIGHT_SET && w < 0)
+					r = -1;
+			}
 		}
 	}
 	utrace__ctl_events_free(evs, nr);
@@ -982,7 +1005,7 @@ static void agent_refresh(struct agent *ag)
 		p->nr_events = in.nr_events;
 		agent_events(ag, p->c, true);
 		if (ag->o->flight_ns)
-			agent_flight_setup(ag, p->c, false);
+			agent_flight_setup(ag, p->c, FLIGHT_AGAIN, &p->mode);
 	}
 }
 
@@ -1021,6 +1044,7 @@ static int agent_adopt(struct agent *ag)
 		struct utrace__ctl_info in;
 		uint64_t start = 0;
 		struct agent_tried *t;
+		int mode;
 
 		if (agent_known(ag, list[i].pid))
 			continue;
@@ -1051,7 +1075,10 @@ static int agent_adopt(struct agent *ag)
 			utrace__otlp_set_process(ag->es->x, (uint32_t)list[i].pid, cmdline, start);
 		free(cmdline);
 		agent_events(ag, c, true);
-		if (ag->o->flight_ns && agent_flight_setup(ag, c, true) < 0) {
+		mode = -1;
+		if (ag->o->flight_ns && agent_flight_setup(ag, c, FLIGHT_SET, &mode) < 0) {
+			if (mode >= 0)
+				agent_flight_setup(ag, c, FLIGHT_UNDO, &mode);
 			agent_not_followed(ag, list[i].pid, false);
 			utrace__ctl_close(c);
 			continue;
@@ -1062,7 +1089,7 @@ static int agent_adopt(struct agent *ag)
 			utrace__ctl_close(c);
 			continue;
 		}
-		ag->procs[ag->n++] = (struct agent_proc){ c, list[i].pid, 0, in.nr_events };
+		ag->procs[ag->n++] = (struct agent_proc){ c, list[i].pid, 0, mode, in.nr_events };
 		ag->followed++;
 	}
 	free(list);
@@ -1203,8 +1230,11 @@ static int agent_run(struct export_opts *o, struct utrace__http *http)
 		live_take(ag.lv, add_take, &es);
 		live_drop_gone_each(ag.lv, agent_gone, &ag);
 	}
-	for (i = 0; i < ag.n; i++)
+	for (i = 0; i < ag.n; i++) {
 		agent_events(&ag, ag.procs[i].c, false);
+		if (o->flight_ns)
+			agent_flight_setup(&ag, ag.procs[i].c, FLIGHT_UNDO, &ag.procs[i].mode);
+	}
 	if (utrace__otlp_flush(es.x) == -ENOMEM)
 		status = nomem();
 	pthread_mutex_lock(&s.lock);
