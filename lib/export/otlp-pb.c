@@ -189,11 +189,16 @@ static int string(struct parser *ps)
 	if (!eat(ps, '"'))
 		return -EINVAL;
 	while (ps->p < ps->end && *ps->p != '"') {
-		const char *q = ps->p;
+		const char *q = memchr(ps->p, '"', (size_t)(ps->end - ps->p)), *bs;
 		uint32_t cp, lo;
 
-		while (q < ps->end && *q != '"' && *q != '\\')
-			q++;
+		/* the run up to the closing quote or an escape, found by
+		 * memchr() (most strings have no escape) */
+		if (!q)
+			q = ps->end;
+		bs = memchr(ps->p, '\\', (size_t)(q - ps->p));
+		if (bs)
+			q = bs;
 		utrace__ob_put(&ps->s, ps->p, (size_t)(q - ps->p));
 		ps->p = q;
 		if (q == ps->end || *q == '"')
@@ -383,7 +388,8 @@ static int message(struct parser *ps, const struct msg *m)
 		if ((r = string(ps)))
 			return r;
 		for (i = 0; i < m->n && !f; i++)
-			if (strlen(m->f[i].json) == ps->s.len &&
+			if (ps->s.len && m->f[i].json[0] == ps->s.p[0] &&
+			    strlen(m->f[i].json) == ps->s.len &&
 			    !memcmp(m->f[i].json, ps->s.p, ps->s.len))
 				f = &m->f[i];
 		if (!f || !eat(ps, ':'))

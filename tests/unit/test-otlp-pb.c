@@ -88,6 +88,9 @@ TEST(refusals)
 		"{\"resourceLogs\":[]} x",
 		"{\"resourceLogs\":[",
 		"{\"resourceSpans\":[]}",
+		"{\"\":1}",
+		"{\"resourceLogs\\u0000x\":[]}",
+		"{\"resourceLogs\":[{\"scopeLogs\":[{\"logRecords\":[{\"body\":{\"stringValue\":\"\\",
 	};
 	struct utrace__obuf b = { 0 };
 	size_t i;
