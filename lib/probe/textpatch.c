@@ -19,6 +19,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +58,9 @@ static int handlers_set;
 static struct {
 	_Atomic uint64_t gen;
 	uintptr_t lo, hi;
+	/* or, when set: inside one of these (sorted by address) */
+	const struct utrace__poke *sites;
+	size_t nsites;
 	_Atomic uint32_t n;
 	struct {
 		_Atomic uint64_t gen;
@@ -151,12 +155,31 @@ static void on_trap(int sig, siginfo_t *si, void *ctx)
 	utrace__probe_chain(&old_trap, sig, si, ctx);
 }
 
+/* Is pc past the first byte of the range asked, or of one of the sites? */
+static int pc_inside(uintptr_t pc)
+{
+	size_t lo = 0, hi = where.nsites;
+
+	if (!where.sites)
+		return pc > where.lo && pc < where.hi;
+	/* the last site that starts below pc */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (where.sites[mid].addr < pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo > 0 && pc < where.sites[lo - 1].addr + where.sites[lo - 1].len;
+}
+
 static void on_where(int sig, siginfo_t *si, void *ctx)
 {
 	ucontext_t *uc = ctx;
 	uintptr_t ip = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
 	uint64_t gen = atomic_load(&where.gen);
-	int inside = ip > where.lo && ip < where.hi;
+	int inside = pc_inside(ip);
 	uint32_t i = atomic_fetch_add(&where.n, 1);
 	int saved = errno;
 
@@ -297,7 +320,27 @@ static uintptr_t sleeping_pc(pid_t tid)
  * One round: is any thread (this one aside) inside (lo, hi)?  1 yes or
  * unknown (a thread did not answer), 0 no.
  */
+static int anyone_inside_(uintptr_t lo, uintptr_t hi);
+
 static int anyone_inside(uintptr_t lo, uintptr_t hi)
+{
+	where.sites = NULL;
+	return anyone_inside_(lo, hi);
+}
+
+/* Is any thread inside one of the sites' bytes (past the first)? */
+static int anyone_inside_sites(const struct utrace__poke *p, size_t n)
+{
+	int r;
+
+	where.sites = p;
+	where.nsites = n;
+	r = anyone_inside_(0, 0);
+	where.sites = NULL;
+	return r;
+}
+
+static int anyone_inside_(uintptr_t lo, uintptr_t hi)
 {
 	pid_t self = (pid_t)syscall(SYS_gettid), pid = getpid();
 	pid_t asked[WHERE_MAX];
@@ -336,7 +379,7 @@ static int anyone_inside(uintptr_t lo, uintptr_t hi)
 			continue;
 		pc = sleeping_pc(tid);
 		if (pc) {
-			if (pc > lo && pc < hi) {
+			if (pc_inside(pc)) {
 				closedir(d);
 				return 1;
 			}
@@ -372,7 +415,7 @@ static int anyone_inside(uintptr_t lo, uintptr_t hi)
 				/* blocked the signal, or exited: asleep? */
 				uintptr_t pc = sleeping_pc(asked[i]);
 
-				if (pc && !(pc > lo && pc < hi))
+				if (pc && !pc_inside(pc))
 					break;
 				char path[64];
 
@@ -490,12 +533,28 @@ int utrace__text_poke(uintptr_t addr, const void *bytes, size_t len,
 	}
 	return ret;
 }
+static int poke_many(struct utrace__poke *p, size_t n, const struct utrace__int3_hook *hook,
+		     bool wait, char *why, size_t why_len);
 
 int utrace__text_poke_many(struct utrace__poke *p, size_t n,
 			   const struct utrace__int3_hook *hook,
 			   char *why, size_t why_len)
 {
+	return poke_many(p, n, hook, false, why, why_len);
+}
+
+int utrace__text_poke_sleds(struct utrace__poke *p, size_t n,
+			    const struct utrace__int3_hook *hook,
+			    char *why, size_t why_len)
+{
+	return poke_many(p, n, hook, true, why, why_len);
+}
+
+static int poke_many(struct utrace__poke *p, size_t n, const struct utrace__int3_hook *hook,
+		     bool wait, char *why, size_t why_len)
+{
 	static const uint8_t int3 = 0xcc;
+	int64_t deadline;
 	size_t i, k;
 	int ret = 0;
 
@@ -526,6 +585,17 @@ int utrace__text_poke_many(struct utrace__poke *p, size_t n,
 		return -EPERM;
 	}
 	sync_core();
+	deadline = now_ns() + POKE_TIMEOUT_NS;
+	while (wait && anyone_inside_sites(p, n)) {
+		if (now_ns() > deadline) {
+			for (k = 0; k < n; k++)
+				utrace__text_write(p[k].addr, &p[k].old, 1);
+			sync_core();
+			snprintf(why, why_len, "a thread stayed inside the patched sites for 2 s");
+			return -EBUSY;
+		}
+		nap(1000000);
+	}
 	for (i = 0; i < n; i++)
 		if (p[i].len > 1 && !ret)
 			ret = utrace__text_write(p[i].addr + 1, p[i].bytes + 1, p[i].len - 1u);

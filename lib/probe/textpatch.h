@@ -97,6 +97,18 @@ int utrace__text_poke_many(struct utrace__poke *p, size_t n,
 			   const struct utrace__int3_hook *hook,
 			   char *why, size_t why_len) UTRACE_HIDDEN;
 
+/*
+ * utrace__text_poke_many() for sites whose old bytes are several
+ * instructions (the five 1-byte NOPs of gcc's -fpatchable-function-entry=5):
+ * after the int3 round, wait (2 s at most) until no thread is past the
+ * first byte of any site.  @p sorted by address.  Return: as
+ * utrace__text_poke_many(), and -EBUSY (the code as it was) when a thread
+ * stayed inside.
+ */
+int utrace__text_poke_sleds(struct utrace__poke *p, size_t n,
+			    const struct utrace__int3_hook *hook,
+			    char *why, size_t why_len) UTRACE_HIDDEN;
+
 /* Write code (trampolines) where no thread runs yet; no protocol. */
 int utrace__text_write(uintptr_t addr, const void *bytes, size_t len) UTRACE_HIDDEN;
 
