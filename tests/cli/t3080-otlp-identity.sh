@@ -136,6 +136,26 @@ check "--resource over OTEL_RESOURCE_ATTRIBUTES; '=' in a value" \
 check "--header" test "$(field cmd "q['headers'].get('x-a')")" = 1
 stop_server
 
+# --- a live process: its command line from /proc ---
+export UTRACE_RUNTIME_DIR="$TMP/run"
+mkdir -m 700 "$UTRACE_RUNTIME_DIR"
+UTRACE_EVENTS='demo:*' "$SAMPLE" --run 20 --log "$TMP/live.log" > /dev/null 2> "$TMP/prog.err" &
+P=$!
+wait_traceable "$P" "$TMP/prog.err"
+start_server live
+"$UTRACE" export --otlp "$URL" -p "$P" --batch-time 0.1 > /dev/null 2> "$TMP/live.err" &
+X=$!
+wait_for test -s "$TMP/live.out"
+kill -USR1 "$P"
+wait "$P"
+wait "$X"
+check "export -p: process.command_line, as /proc says" \
+	test "$(attr live process.command_line)" = "$SAMPLE --run 20 --log $TMP/live.log"
+check "export -p: one service.instance.id, not the file's" bash -c \
+	"[ \$(echo '$(attr live service.instance.id)' | wc -l) = 1 ] && [ '$(attr live service.instance.id)' != '$id1' ]"
+stop_server
+unset UTRACE_RUNTIME_DIR
+
 # --- wrong values: one line naming what is wrong, nothing sent ---
 bad() {   # bad VAR=VALUE PATTERN
 	env "$1" "$UTRACE" export --otlp http://127.0.0.1:1 -i "$TMP/s.dat" > /dev/null 2> "$TMP/err"
