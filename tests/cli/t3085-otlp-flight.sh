@@ -31,8 +31,8 @@ usr1_caught() {
 	m=$(awk '/^SigCgt:/ {print $2}' /proc/$1/status 2> /dev/null) && [ $((0x$m & 0x200)) != 0 ]
 }
 wait_for usr1_caught "$A"
-# a program that runs on well past its 60th request (about 1 s)
-"$SAMPLE" --run 2 --log "$TMP/log" > /dev/null 2> "$TMP/prog.err" &
+# a program that runs on well past its 60th request (about 1 s in)
+"$SAMPLE" --run 4 --log "$TMP/log" > /dev/null 2> "$TMP/prog.err" &
 P=$!
 pids+=("$P")
 check "the program is followed" wait_for bash -c 'kill -USR1 '$A'; sleep 0.1; tail -1 "$0" | grep -q "1 processes followed"' "$TMP/agent.err"
