@@ -25,7 +25,7 @@ for arg in "$@"; do
 	# finds with gdb's 'info scope', its output with perf probe's
 	# iputils-ping: ftracetest's inter-event tests run ping (t0032)
 	--tests) pkgs+=(linux-source binutils chromium xvfb xauth kernelshark imagemagick python3-pil
-		babeltrace2 sqlite3 protobuf-compiler time gdb linux-perf iputils-ping) ;;
+		babeltrace2 sqlite3 protobuf-compiler python3-protobuf time gdb linux-perf iputils-ping) ;;
 	*) echo "setup-debian.sh: unknown option '$arg' (--bench, --tests)" >&2; exit 2 ;;
 	esac
 done
