@@ -1,0 +1,773 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Attaching to any running process (issue 30 item 1): libutrace is loaded
+ * into a program that never linked it, as debuggers do (gdb's "call
+ * dlopen"), and its agent started; then the program runs on alone, at
+ * full speed, with in-process probes.
+ *
+ *   1. Refuse early, with the way out: a process that another tracer
+ *      holds (TracerPid: gdb, strace), a stopped one, one without a
+ *      dynamic loader (static), no libutrace.so.0 file to load.
+ *   2. PTRACE_SEIZE one thread (the main one unless it is gone) and
+ *      PTRACE_INTERRUPT it; the others run on: the loader takes its own
+ *      locks, and a thread holding malloc's or the loader's lock can let
+ *      it go.  EPERM names Yama's ptrace_scope.
+ *   3. Save its registers, its FPU/SIMD state (NT_X86_XSTATE) and signal
+ *      mask.  A thread stopped in a system call (nanosleep, read) has
+ *      rax = -ERESTART* and orig_rax = the call: the calls below run with
+ *      orig_rax = -1 (the kernel must not back up *their* rip), and the
+ *      saved registers put back make the kernel restart the system call
+ *      as if a signal without a handler had come.
+ *   4. Call dlopen(path, RTLD_NOW) (libc.so.6's, glibc >= 2.34; else
+ *      __libc_dlopen_mode) and then libutrace's utrace__attach_start(rundir)
+ *      on that thread: a fake return address below mmap_min_addr makes the
+ *      end a SIGSEGV at it, below the red zone, 16-byte aligned.  Signals
+ *      that come meanwhile are held back and delivered at the end.
+ *   5. Put everything back and PTRACE_DETACH.
+ * Nothing is written over the program's code; only its stack below the
+ * red zone holds the two strings for the time of the calls.
+ */
+#include <dirent.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmds.h"
+#include "ctl-client.h"
+#include "elfsyms.h"
+#include "inject.h"
+#include "rundir.h"
+
+#ifndef PTRACE_GETSIGMASK
+#define PTRACE_GETSIGMASK 0x420a
+#define PTRACE_SETSIGMASK 0x420b
+#endif
+#ifndef NT_X86_XSTATE
+#define NT_X86_XSTATE 0x202
+#endif
+
+/* where a call "returns": unmapped (below vm.mmap_min_addr) */
+#define FAKE_RETURN 0x320UL
+#define RED_ZONE 128
+/* a call that takes longer is taken for a deadlock */
+#define CALL_TIMEOUT_MS 20000
+
+void utrace_find_libutrace(char *buf, size_t len, bool *found)
+{
+	static const char *const rel[] = { "../../lib", "../" UTRACE_LIBDIR_REL };
+	char exe[PATH_MAX - 64];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char *slash;
+
+	if (found)
+		*found = true;
+	if (n > 0) {
+		exe[n] = '\0';
+		slash = strrchr(exe, '/');
+		if (slash) {
+			*slash = '\0';
+			for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+				snprintf(buf, len, "%s/%s/libutrace.so.0", exe, rel[i]);
+				if (access(buf, R_OK) == 0)
+					return;
+			}
+		}
+	}
+	snprintf(buf, len, "%s/libutrace.so.0", UTRACE_LIBDIR);
+	if (access(buf, R_OK) != 0) {
+		snprintf(buf, len, "libutrace.so.0");
+		if (found)
+			*found = false;
+	}
+}
+
+/* One mapped file of the process: where its symbols land. */
+struct obj {
+	char path[PATH_MAX];
+	uint64_t start, off;
+	bool found;
+};
+
+/* The first mapping of a file whose base name starts with 'prefix' (and
+ * is followed by '.' or '-'), or whose path is 'exact'. */
+static bool find_obj(pid_t pid, const char *prefix, const char *exact, struct obj *o)
+{
+	char path[64], line[PATH_MAX + 128];
+	FILE *f;
+
+	o->found = false;
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long s, e, off;
+		char *file = NULL, *base;
+		int pos = 0;
+
+		if (sscanf(line, "%llx-%llx %*s %llx %*s %*s %n", &s, &e, &off, &pos) < 3 || !pos)
+			continue;
+		file = line + pos;
+		file[strcspn(file, "\n")] = 0;
+		if (file[0] != '/')
+			continue;
+		base = strrchr(file, '/') + 1;
+		if (exact ? strcmp(file, exact) != 0 :
+		    strncmp(base, prefix, strlen(prefix)) != 0 ||
+		    (base[strlen(prefix)] != '.' && base[strlen(prefix)] != '-'))
+			continue;
+		snprintf(o->path, sizeof(o->path), "%s", file);
+		o->start = s;
+		o->off = off;
+		o->found = true;
+		break;
+	}
+	fclose(f);
+	return o->found;
+}
+
+/* The run-time address of one of names[] (the first found) in object o
+ * of process pid; 0 when none. */
+static uint64_t obj_sym(pid_t pid, const struct obj *o, const char *const *names, size_t n,
+			const char **which)
+{
+	struct utrace__symtab t = { 0 };
+	char path[PATH_MAX + 32];
+	uint64_t bias, addr = 0;
+	int fd;
+
+	/* through the process's root: the file it mapped, in its mount
+	 * namespace */
+	snprintf(path, sizeof(path), "/proc/%d/root%s", (int)pid, o->path);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		fd = open(o->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	if (utrace__elf_bias(fd, o->start, o->off, &bias) == 0 && utrace__symtab_load(fd, &t) == 0) {
+		for (size_t i = 0; i < n && !addr; i++) {
+			const struct utrace__sym *s = utrace__symtab_by_name(&t, names[i]);
+
+			if (s && !s->ifunc && s->addr) {
+				addr = s->addr + bias;
+				if (which)
+					*which = names[i];
+			}
+		}
+	}
+	utrace__symtab_free(&t);
+	close(fd);
+	return addr;
+}
+
+/* A field of /proc/PID/status ("TracerPid:"), or -1. */
+static long status_field(pid_t pid, const char *name, char *text, size_t len)
+{
+	char path[64], line[256];
+	long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, name, strlen(name))) {
+			char *p = line + strlen(name);
+
+			p += strspn(p, " \t");
+			p[strcspn(p, "\n")] = 0;
+			if (text)
+				snprintf(text, len, "%s", p);
+			v = strtol(p, NULL, 0);
+			break;
+		}
+	fclose(f);
+	return v;
+}
+
+static void comm_of(pid_t pid, char *buf, size_t len)
+{
+	char path[64];
+	FILE *f;
+
+	snprintf(buf, len, "?");
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	if (fgets(buf, (int)len, f))
+		buf[strcspn(buf, "\n")] = 0;
+	fclose(f);
+}
+
+/* The thread to borrow: the main one, unless it has exited (a zombie
+ * leader whose other threads run on). */
+static pid_t pick_thread(pid_t pid)
+{
+	char path[64], st[512], *p;
+	pid_t tid = pid;
+	DIR *d;
+	struct dirent *de;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (f) {
+		if (fgets(st, sizeof(st), f) && (p = strrchr(st, ')')) && p[1] && p[2] != 'Z' &&
+		    p[2] != 'X') {
+			fclose(f);
+			return pid;
+		}
+		fclose(f);
+	}
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	if (!d)
+		return pid;
+	while ((de = readdir(d))) {
+		long t = strtol(de->d_name, NULL, 10);
+
+		if (t > 0 && t != pid) {
+			tid = (pid_t)t;
+			break;
+		}
+	}
+	closedir(d);
+	return tid;
+}
+
+/* The borrowed thread and what it had. */
+struct victim {
+	pid_t pid, tid;
+	int memfd;
+	struct user_regs_struct regs;
+	unsigned char *xstate;
+	struct iovec xiov;
+	bool have_xstate, have_fp, have_mask;
+	struct user_fpregs_struct fp;
+	uint64_t sigmask;
+	int held[8];               /* signals that came meanwhile */
+	int nr_held;
+	bool died;
+	const char *who;
+};
+
+static void hold(struct victim *v, int sig)
+{
+	for (int i = 0; i < v->nr_held; i++)
+		if (v->held[i] == sig)
+			return;
+	if (v->nr_held < (int)(sizeof(v->held) / sizeof(v->held[0])))
+		v->held[v->nr_held++] = sig;
+}
+
+static uint64_t now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+/* Wait for the thread's next stop, at most ms; 1 stopped (*status), 0
+ * timed out, -1 gone (said). */
+static int wait_stop(struct victim *v, int *status, int ms)
+{
+	uint64_t end = now_us() + (uint64_t)ms * 1000u;
+	unsigned int step = 50;
+
+	for (;;) {
+		pid_t r = waitpid(v->tid, status, __WALL | WNOHANG);
+
+		if (r == v->tid) {
+			if (WIFEXITED(*status) || WIFSIGNALED(*status)) {
+				v->died = true;
+				fprintf(stderr, "%s: process %d ended while it was being attached to "
+					"(%s %d)\n", v->who, (int)v->pid,
+					WIFEXITED(*status) ? "exit status" : "signal",
+					WIFEXITED(*status) ? WEXITSTATUS(*status) :
+					WTERMSIG(*status));
+				return -1;
+			}
+			return 1;
+		}
+		if (r < 0 && errno != EINTR) {
+			fprintf(stderr, "%s: process %d: waitpid: %s\n", v->who, (int)v->pid,
+				strerror(errno));
+			return -1;
+		}
+		if (now_us() >= end)
+			return 0;
+		usleep(step);
+		if (step < 2000)
+			step *= 2;
+	}
+}
+
+static int mem_write(struct victim *v, uint64_t addr, const void *buf, size_t len)
+{
+	return pwrite(v->memfd, buf, len, (off_t)addr) == (ssize_t)len ? 0 : -1;
+}
+
+/* A string of the process (dlerror()'s), at most len - 1 bytes. */
+static void mem_string(struct victim *v, uint64_t addr, char *buf, size_t len)
+{
+	ssize_t n = addr ? pread(v->memfd, buf, len - 1, (off_t)addr) : -1;
+
+	buf[n > 0 ? n : 0] = 0;
+}
+
+/*
+ * Call fn(a0, a1) on the borrowed thread, with the strings s0/s1 (when
+ * not NULL) copied below its red zone and passed instead of a0/a1.
+ * *ret is rax.  0, or -1 said (the registers are put back by the caller).
+ */
+static int remote_call(struct victim *v, uint64_t fn, const char *s0, uint64_t a0,
+		       const char *s1, uint64_t a1, uint64_t *ret)
+{
+	struct user_regs_struct r = v->regs;
+	uint64_t sp = v->regs.rsp - RED_ZONE, ra = FAKE_RETURN;
+	uint64_t end = now_us() + CALL_TIMEOUT_MS * 1000ull;
+	int status, w;
+
+	if (s1) {
+		sp -= strlen(s1) + 1;
+		if (mem_write(v, sp, s1, strlen(s1) + 1) < 0)
+			goto nomem;
+		a1 = sp;
+	}
+	if (s0) {
+		sp -= strlen(s0) + 1;
+		if (mem_write(v, sp, s0, strlen(s0) + 1) < 0)
+			goto nomem;
+		a0 = sp;
+	}
+	sp &= ~(uint64_t)15;
+	sp -= 8;                   /* as after a call: rsp + 8 aligned */
+	if (mem_write(v, sp, &ra, sizeof(ra)) < 0)
+		goto nomem;
+	r.rsp = sp;
+	r.rip = fn;
+	r.rdi = a0;
+	r.rsi = a1;
+	r.rax = 0;
+	/* no system call to restart at the new rip */
+	r.orig_rax = (unsigned long long)-1;
+	if (ptrace(PTRACE_SETREGS, v->tid, NULL, &r) < 0 ||
+	    ptrace(PTRACE_CONT, v->tid, NULL, NULL) < 0) {
+		fprintf(stderr, "%s: process %d: ptrace: %s\n", v->who, (int)v->pid,
+			strerror(errno));
+		return -1;
+	}
+	for (;;) {
+		int left = (int)((end - now_us()) / 1000u);
+		int sig, event;
+
+		w = wait_stop(v, &status, left > 0 ? left : 0);
+		if (w < 0)
+			return -1;
+		if (w == 0) {
+			fprintf(stderr, "%s: process %d: the loader did not return in %d s (a lock "
+				"held by the stopped thread?); its thread is put back as it was, "
+				"but the process may hang\n", v->who, (int)v->pid,
+				CALL_TIMEOUT_MS / 1000);
+			if (ptrace(PTRACE_INTERRUPT, v->tid, NULL, NULL) == 0)
+				wait_stop(v, &status, 5000);
+			return -1;
+		}
+		sig = WSTOPSIG(status);
+		event = status >> 16;
+		if (event == PTRACE_EVENT_STOP) {
+			/* a group stop or our interrupt: go on */
+			if (ptrace(PTRACE_CONT, v->tid, NULL, NULL) < 0)
+				return -1;
+			continue;
+		}
+		if (sig == SIGSEGV) {
+			struct user_regs_struct now;
+
+			if (ptrace(PTRACE_GETREGS, v->tid, NULL, &now) == 0 && now.rip == FAKE_RETURN) {
+				*ret = now.rax;
+				return 0;
+			}
+			fprintf(stderr, "%s: process %d: the call crashed (SIGSEGV at 0x%llx); the "
+				"thread is put back as it was, but the process may be damaged\n",
+				v->who, (int)v->pid, (unsigned long long)now.rip);
+			return -1;
+		}
+		if (sig == SIGILL || sig == SIGBUS || sig == SIGFPE || sig == SIGSYS) {
+			fprintf(stderr, "%s: process %d: the call was stopped by %s%s; the thread is "
+				"put back as it was\n", v->who, (int)v->pid, strsignal(sig),
+				sig == SIGSYS ? " (a seccomp filter refuses a system call the "
+				"loader makes)" : "");
+			return -1;
+		}
+		/* someone else's signal: delivered after */
+		hold(v, sig);
+		if (ptrace(PTRACE_CONT, v->tid, NULL, NULL) < 0)
+			return -1;
+	}
+nomem:
+	fprintf(stderr, "%s: process %d: cannot write its stack (/proc/%d/mem): %s\n", v->who,
+		(int)v->pid, (int)v->pid, strerror(errno));
+	return -1;
+}
+
+/* Put back what the thread had; 0 or -1 said. */
+static int restore(struct victim *v)
+{
+	int bad = 0;
+
+	if (v->have_xstate)
+		bad |= ptrace(PTRACE_SETREGSET, v->tid, (void *)NT_X86_XSTATE, &v->xiov) < 0;
+	else if (v->have_fp)
+		bad |= ptrace(PTRACE_SETFPREGS, v->tid, NULL, &v->fp) < 0;
+	if (v->have_mask)
+		bad |= ptrace(PTRACE_SETSIGMASK, v->tid, (void *)sizeof(v->sigmask),
+			      &v->sigmask) < 0;
+	bad |= ptrace(PTRACE_SETREGS, v->tid, NULL, &v->regs) < 0;
+	if (bad)
+		fprintf(stderr, "%s: process %d: cannot put its thread %d back: %s\n", v->who,
+			(int)v->pid, (int)v->tid, strerror(errno));
+	return bad ? -1 : 0;
+}
+
+static int ptrace_refused(const char *who, pid_t pid, int e)
+{
+	char scope[16] = "";
+	FILE *f = fopen("/proc/sys/kernel/yama/ptrace_scope", "re");
+
+	if (f) {
+		if (!fgets(scope, sizeof(scope), f))
+			scope[0] = 0;
+		scope[strcspn(scope, "\n")] = 0;
+		fclose(f);
+	}
+	if (e == EPERM && scope[0] && strcmp(scope, "0") != 0)
+		fprintf(stderr, "%s: process %d: ptrace is not allowed: "
+			"/proc/sys/kernel/yama/ptrace_scope is %s (%s); run as root, or allow it "
+			"with 'sysctl kernel.yama.ptrace_scope=0', or start the program under "
+			"'utrace record'\n", who, (int)pid, scope,
+			!strcmp(scope, "1") ? "only a parent may trace its children" :
+			!strcmp(scope, "2") ? "only root may trace" : "nobody may trace");
+	else if (e == EPERM)
+		fprintf(stderr, "%s: process %d: ptrace is not allowed (EPERM: another user's "
+			"process, a set-user-ID program, or no CAP_SYS_PTRACE in this container); "
+			"run as root or start the program under 'utrace record'\n", who, (int)pid);
+	else
+		fprintf(stderr, "%s: process %d: cannot ptrace it: %s\n", who, (int)pid,
+			strerror(e));
+	return -1;
+}
+
+/* Checks that need no ptrace; 0 or -1 said. */
+static int precheck(pid_t pid, const char *who)
+{
+	char path[64], text[64] = "", comm[32];
+	long tracer;
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
+	if (pid <= 0 || stat(path, &st) < 0) {
+		fprintf(stderr, "%s: no process %d\n", who, (int)pid);
+		return -1;
+	}
+	if (pid == getpid()) {
+		fprintf(stderr, "%s: process %d is this utrace itself\n", who, (int)pid);
+		return -1;
+	}
+	tracer = status_field(pid, "TracerPid:", NULL, 0);
+	if (tracer > 0) {
+		comm_of((pid_t)tracer, comm, sizeof(comm));
+		fprintf(stderr, "%s: process %d is being traced by process %ld (%s): one tracer at "
+			"a time; detach it first (gdb 'detach', end strace), then try again\n", who,
+			(int)pid, tracer, comm);
+		return -1;
+	}
+	status_field(pid, "State:", text, sizeof(text));
+	if (text[0] == 'T' || text[0] == 't') {
+		fprintf(stderr, "%s: process %d is stopped (%s): continue it first (kill -CONT "
+			"%d)\n", who, (int)pid, text, (int)pid);
+		return -1;
+	}
+	if (text[0] == 'Z' || text[0] == 'X') {
+		fprintf(stderr, "%s: process %d has ended (a zombie)\n", who, (int)pid);
+		return -1;
+	}
+	return 0;
+}
+
+int utrace_inject(pid_t pid, const char *who, double *us)
+{
+	static const char *const dlopen_names[] = { "dlopen", "__libc_dlopen_mode" };
+	static const char *const err_names[] = { "dlerror" };
+	static const char *const start_names[] = { "utrace__attach_start" };
+	struct victim v = { .pid = pid, .memfd = -1, .who = who };
+	char lib[PATH_MAX], rundir[256], err[256], path[64], msg[512];
+	struct obj libc, ut;
+	const char *which = NULL;
+	uint64_t f_dlopen = 0, f_dlerror = 0, f_start = 0, ret = 0, t0 = 0;
+	bool have_lib, attached = false, pass_dir = true;
+	int status, w, r = -1, sig;
+	struct stat st;
+
+	if (us)
+		*us = 0;
+	if (precheck(pid, who) < 0)
+		return -1;
+	/* The library: this tool's own (a build tree's next to it) */
+	utrace_find_libutrace(lib, sizeof(lib), &have_lib);
+	find_obj(pid, "libutrace", NULL, &ut);
+	if (!ut.found && !have_lib) {
+		fprintf(stderr, "%s: cannot find libutrace.so.0 to load into process %d: not next "
+			"to this utrace nor in %s; install utrace (or run the build tree's)\n", who,
+			(int)pid, UTRACE_LIBDIR);
+		return -1;
+	}
+	if (!ut.found) {
+		if (!find_obj(pid, "libc", NULL, &libc)) {
+			fprintf(stderr, "%s: process %d has no libc.so.6 mapped (a static program, "
+				"or not glibc): libutrace cannot be loaded into it; start it under "
+				"'utrace record' instead\n", who, (int)pid);
+			return -1;
+		}
+		f_dlopen = obj_sym(pid, &libc, dlopen_names, 2, &which);
+		f_dlerror = obj_sym(pid, &libc, err_names, 1, NULL);
+		if (!f_dlopen) {
+			fprintf(stderr, "%s: process %d: its C library %s has no dlopen nor "
+				"__libc_dlopen_mode (glibc is needed)\n", who, (int)pid, libc.path);
+			return -1;
+		}
+	}
+	/* The tool's runtime directory, where the agent must listen; a
+	 * process of another user (we are root) keeps its own. */
+	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
+	if (stat(path, &st) < 0 || st.st_uid != geteuid())
+		pass_dir = false;
+	if (pass_dir && utrace__rundir(rundir, sizeof(rundir), true, err, sizeof(err)) < 0) {
+		fprintf(stderr, "%s: %s\n", who, err);
+		return -1;
+	}
+
+	v.tid = pick_thread(pid);
+	if (ptrace(PTRACE_SEIZE, v.tid, NULL, NULL) < 0) {
+		long tracer = status_field(pid, "TracerPid:", NULL, 0);
+
+		if (errno == EPERM && tracer > 0)
+			return precheck(pid, who);
+		return ptrace_refused(who, pid, errno);
+	}
+	attached = true;
+	t0 = now_us();
+	if (ptrace(PTRACE_INTERRUPT, v.tid, NULL, NULL) < 0) {
+		fprintf(stderr, "%s: process %d: PTRACE_INTERRUPT: %s\n", who, (int)pid,
+			strerror(errno));
+		goto out;
+	}
+	/* its first stop: our interrupt, or a signal arriving (held, and
+	 * delivered at the end: the thread is stopped just the same) */
+	for (;;) {
+		w = wait_stop(&v, &status, 5000);
+		if (w <= 0) {
+			if (w == 0)
+				fprintf(stderr, "%s: process %d did not stop in 5 s\n", who,
+					(int)pid);
+			goto out;
+		}
+		sig = WSTOPSIG(status);
+		if (status >> 16 == PTRACE_EVENT_STOP) {
+			if (sig == SIGTRAP)
+				break;
+			/* a group stop: stopped by a signal meanwhile */
+			fprintf(stderr, "%s: process %d was stopped (%s) as it was being attached "
+				"to: continue it first\n", who, (int)pid, strsignal(sig));
+			goto out;
+		}
+		if (status >> 16 == 0) {
+			hold(&v, sig);
+			break;
+		}
+		ptrace(PTRACE_CONT, v.tid, NULL, NULL);
+	}
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)v.tid);
+	v.memfd = open(path, O_RDWR | O_CLOEXEC);
+	if (v.memfd < 0) {
+		fprintf(stderr, "%s: process %d: cannot open %s: %s\n", who, (int)pid, path,
+			strerror(errno));
+		goto out;
+	}
+	if (ptrace(PTRACE_GETREGS, v.tid, NULL, &v.regs) < 0) {
+		fprintf(stderr, "%s: process %d: cannot read its registers: %s\n", who, (int)pid,
+			strerror(errno));
+		goto out;
+	}
+	v.xiov.iov_len = 64 << 10;
+	v.xstate = calloc(1, v.xiov.iov_len);
+	v.xiov.iov_base = v.xstate;
+	if (v.xstate && ptrace(PTRACE_GETREGSET, v.tid, (void *)NT_X86_XSTATE, &v.xiov) == 0)
+		v.have_xstate = true;
+	else if (ptrace(PTRACE_GETFPREGS, v.tid, NULL, &v.fp) == 0)
+		v.have_fp = true;
+	v.have_mask = ptrace(PTRACE_GETSIGMASK, v.tid, (void *)sizeof(v.sigmask),
+			     &v.sigmask) == 0;
+
+	if (!ut.found) {
+		if (remote_call(&v, f_dlopen, lib, 0, NULL, 2 /* RTLD_NOW */, &ret) < 0)
+			goto back;
+		if (!ret) {
+			uint64_t e = 0;
+
+			msg[0] = 0;
+			if (f_dlerror && remote_call(&v, f_dlerror, NULL, 0, NULL, 0, &e) == 0)
+				mem_string(&v, e, msg, sizeof(msg));
+			fprintf(stderr, "%s: process %d: its loader (%s) refused %s: %s\n", who,
+				(int)pid, which, lib, msg[0] ? msg : "no reason given");
+			goto back;
+		}
+		if (!find_obj(pid, NULL, lib, &ut) && !find_obj(pid, "libutrace", NULL, &ut)) {
+			fprintf(stderr, "%s: process %d: %s loaded but not mapped\n", who,
+				(int)pid, lib);
+			goto back;
+		}
+	}
+	f_start = obj_sym(pid, &ut, start_names, 1, NULL);
+	if (!f_start) {
+		fprintf(stderr, "%s: process %d has %s loaded already, an older one without "
+			"utrace__attach_start: start it with this utrace's library\n", who,
+			(int)pid, ut.path);
+		goto back;
+	}
+	if (remote_call(&v, f_start, pass_dir ? rundir : NULL, 0, NULL, 0, &ret) < 0)
+		goto back;
+	if ((int)ret < 0) {
+		fprintf(stderr, "%s: process %d: its agent did not start (%s)\n", who, (int)pid,
+			(int)ret == -EPERM ? "UTRACE_CONTROL=0 in its environment, or its runtime "
+			"directory was refused" : strerror(-(int)ret));
+		goto back;
+	}
+	r = 0;
+back:
+	if (restore(&v) < 0)
+		r = -1;
+out:
+	if (v.memfd >= 0)
+		close(v.memfd);
+	free(v.xstate);
+	if (attached && !v.died) {
+		/* the first signal held back goes with the detach, the
+		 * others after it */
+		ptrace(PTRACE_DETACH, v.tid, NULL, (void *)(long)(v.nr_held ? v.held[0] : 0));
+		for (int i = 1; i < v.nr_held; i++)
+			syscall(SYS_tgkill, pid, v.tid, v.held[i]);
+	}
+	if (us && t0)
+		*us = (double)(now_us() - t0);
+	return r;
+}
+
+int utrace_ctl_open_attach(pid_t pid, struct utrace__ctl **out, const char *who)
+{
+	char err[512];
+	int r;
+
+	r = utrace__ctl_open(pid, out, err, sizeof(err));
+	if (r == -ESRCH && kill(pid, 0) == 0) {
+		if (utrace_inject(pid, who, NULL) < 0)
+			return -1;
+		r = utrace__ctl_open(pid, out, err, sizeof(err));
+		if (r == -ESRCH)
+			snprintf(err, sizeof(err), "process %d: libutrace is loaded and its agent "
+				 "started, but it listens in another runtime directory (its "
+				 "UTRACE_RUNTIME_DIR or XDG_RUNTIME_DIR)", (int)pid);
+	}
+	if (r < 0) {
+		fprintf(stderr, "%s: %s\n", who, err);
+		return -1;
+	}
+	return 0;
+}
+
+static const char attach_usage[] =
+	"usage: utrace attach [-v] PID...\n"
+	"\n"
+	"Make running processes traceable that never linked libutrace: load\n"
+	"libutrace.so into each with ptrace (same user under the machine's ptrace\n"
+	"policy, or root) and start its agent, then let it run on.  'utrace ps',\n"
+	"'list', 'enable', 'probe -p', 'record -p' and the mount then work on it\n"
+	"('utrace probe -p' and 'utrace record -p --probe' attach by themselves).\n"
+	"A process that is traceable already is left alone.\n"
+	"\n"
+	"  -v, --verbose   say how long each process was stopped\n"
+	"  -h, --help      this text\n";
+
+int cmd_attach(int argc, char **argv)
+{
+	bool verbose = false;
+	int status = 0, i = 1;
+
+	for (; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			fputs(attach_usage, stdout);
+			return 0;
+		}
+		if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose")) {
+			verbose = true;
+			continue;
+		}
+		if (!strcmp(argv[i], "--")) {
+			i++;
+			break;
+		}
+		return usage_error("attach", "unknown option '%s'", argv[i]);
+	}
+	if (i >= argc)
+		return usage_error("attach", "%s", "no PID given");
+	for (; i < argc; i++) {
+		struct utrace__ctl *c;
+		char err[512], *end;
+		long pid = strtol(argv[i], &end, 10);
+		double us = 0;
+
+		if (*end || end == argv[i] || pid <= 0 || pid > INT_MAX) {
+			fprintf(stderr, "utrace attach: bad PID '%s'\n", argv[i]);
+			status = 1;
+			continue;
+		}
+		if (utrace__ctl_open_wait((pid_t)pid, &c, err, sizeof(err), 1000) == 0) {
+			utrace__ctl_close(c);
+			if (verbose)
+				fprintf(stderr, "utrace attach: process %ld is traceable already\n",
+					pid);
+			continue;
+		}
+		if (utrace_inject((pid_t)pid, "utrace attach", &us) < 0) {
+			status = 1;
+			continue;
+		}
+		if (utrace__ctl_open((pid_t)pid, &c, err, sizeof(err)) < 0) {
+			fprintf(stderr, "utrace attach: %s\n", err);
+			status = 1;
+			continue;
+		}
+		utrace__ctl_close(c);
+		if (verbose)
+			fprintf(stderr, "utrace attach: process %ld: libutrace loaded, its agent "
+				"started; stopped for %.0f us\n", pid, us);
+	}
+	return status;
+}
