@@ -1629,6 +1629,23 @@ static int probes_place(const struct record_opts *o, pid_t pid)
 	return status;
 }
 
+/* A zombie, or gone. */
+static bool proc_ended(pid_t pid)
+{
+	char path[64], st[512], *p;
+	bool ended = true;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return true;
+	if (fgets(st, sizeof(st), f) && (p = strrchr(st, ')')) && p[1] && p[2])
+		ended = p[2] == 'Z' || p[2] == 'X';
+	fclose(f);
+	return ended;
+}
+
 /* At the end: the events of the probes placed off and removed, so that
  * the process is left as it was (its library idle). */
 static void probes_remove(void)
@@ -1638,8 +1655,10 @@ static void probes_remove(void)
 		struct utrace__ctl *c = NULL;
 		char err[512], *line;
 
+		/* (a process that has ended, or is ending, has no probes left) */
 		if (pp->nr && kill(pp->pid, 0) == 0 &&
-		    utrace__ctl_open(pp->pid, &c, err, sizeof(err)) < 0)
+		    utrace__ctl_open(pp->pid, &c, err, sizeof(err)) < 0 && kill(pp->pid, 0) == 0 &&
+		    !proc_ended(pp->pid))
 			fprintf(stderr, "utrace record: process %d: its probes stay: %s\n",
 				(int)pp->pid, err);
 		for (size_t j = 0; j < pp->nr; j++) {

@@ -481,6 +481,7 @@ static int precheck(pid_t pid, const char *who)
 	char path[64], text[64] = "", comm[32];
 	long tracer;
 	struct stat st;
+	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
 	if (pid <= 0 || stat(path, &st) < 0) {
@@ -509,6 +510,13 @@ static int precheck(pid_t pid, const char *who)
 		fprintf(stderr, "%s: process %d has ended (a zombie)\n", who, (int)pid);
 		return -1;
 	}
+	/* its maps are readable under the same rule as ptrace (the kernel's
+	 * PTRACE_MODE_READ): refused, PTRACE_SEIZE would be too */
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return ptrace_refused(who, pid, errno == EACCES ? EPERM : errno);
+	close(fd);
 	return 0;
 }
 

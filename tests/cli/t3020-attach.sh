@@ -1,0 +1,335 @@
+#!/usr/bin/env bash
+# Issue 30 item 1: attaching to any running process.  A program built here
+# without libutrace, Debian's python3 and memcached (when installed) get
+# libutrace loaded by ptrace (utrace attach, probe -p, record -p --probe),
+# are probed and recorded, and run on with their own output and exit
+# status right: a thread stopped in read() or nanosleep() gets its system
+# call's result, 100 attaches to busy programs, a process under strace is
+# refused with one line, and so is one that ptrace may not touch.
+. "$(dirname "$0")/lib.sh"
+cd "$TMP" || exit 1
+export UTRACE_RUNTIME_DIR="$TMP/run"
+mkdir -m 700 run
+CC=${CC:-cc}
+command -v "$CC" > /dev/null || skip_all "no C compiler ($CC) to build a program without libutrace"
+[ "$(uname -m)" = x86_64 ] || skip_all "the probe engine is x86-64 only"
+
+# main blocked in read(0) while it is attached to; then five work() calls
+# between nanosleeps; exit status 7
+cat > plain.c <<'EOF'
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+__attribute__((noinline)) int work(int x) { return x * 3 + 1; }
+int main(void)
+{
+	char buf[64];
+	long sum = 0;
+	ssize_t n;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	printf("ready\n");
+	n = read(0, buf, sizeof(buf) - 1);
+	if (n < 0) { perror("read"); return 3; }
+	buf[n] = 0;
+	printf("read %zd '%s'\n", n, strtok(buf, "\n"));
+	for (int i = 0; i < 5; i++) {
+		struct timespec ts = { 0, 50000000 };
+		if (nanosleep(&ts, NULL)) { perror("nanosleep"); return 4; }
+		sum += work(i);
+	}
+	printf("sum %ld\n", sum);
+	return 7;
+}
+EOF
+# main asleep 1.5 s in nanosleep() while it is attached to: it must sleep
+# the whole time and return 0
+cat > sleeper.c <<'EOF'
+#include <stdio.h>
+#include <time.h>
+int main(void)
+{
+	struct timespec a, b, ts = { 1, 500000000 }, rem = { 0, 0 };
+	int r;
+
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	printf("ready\n");
+	r = nanosleep(&ts, &rem);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	double el = (b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9;
+	printf("r=%d slept=%s\n", r, el >= 1.5 ? "enough" : "short");
+	return r == 0 && el >= 1.5 ? 0 : 1;
+}
+EOF
+# busy: two threads computing, one of them calling work(); stops at EOF on
+# stdin; prints a sum that does not depend on timing
+cat > busy.c <<'EOF'
+#include <pthread.h>
+#include <stdio.h>
+#include <unistd.h>
+static volatile int stop;
+__attribute__((noinline)) long work(long x) { return x * 7 % 1000003; }
+static void *spin(void *arg)
+{
+	double d = 1;
+	while (!stop) { d = d * 1.0000001 + 1e-9; if (d > 1e9) d = 1; }
+	return arg;
+}
+int main(void)
+{
+	pthread_t t;
+	long sum = 0;
+	char c;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	pthread_create(&t, NULL, spin, NULL);
+	printf("ready\n");
+	for (long i = 0; i < 200000; i++)
+		sum += work(i);
+	while (read(0, &c, 1) > 0)
+		;
+	stop = 1;
+	pthread_join(t, NULL);
+	printf("sum %ld\n", sum);
+	return 0;
+}
+EOF
+if ! "$CC" -O1 -g -o plain plain.c 2> err || ! "$CC" -O1 -o sleeper sleeper.c 2>> err ||
+   ! "$CC" -O1 -pthread -o busy busy.c 2>> err; then
+	skip_all "cannot build the test programs: $(head -1 err)"
+fi
+check "the programs do not link libutrace" bash -c '! ldd ./plain ./busy | grep -q libutrace'
+BUSY_SUM=$(./busy < /dev/null | sed -n 's/^sum //p')
+
+# ready_pid FILE: wait until the program wrote "ready" to FILE
+ready() { grep -q '^ready' "$1"; }
+
+# --- record -p --probe on a program blocked in read() ---
+mkfifo in1
+./plain < in1 > plain.out &
+P=$!
+exec 3> in1
+wait_for ready plain.out
+"$UTRACE" record -o r.dat -p $P --probe "p:grp/work $TMP/plain:work x=%di:s32" \
+	> rec.out 2> err &
+R=$!
+check "record -p --probe: libutrace was loaded and the agent answers" wait_for traceable $P
+wait_for bash -c "grep -q libutrace /proc/$P/maps"
+wait_for bash -c "\"$UTRACE\" probe -p $P -l | grep -q grp/work"
+echo hello >&3
+exec 3>&-
+wait $P
+echo "exit $?" >> plain.out
+wait $R
+check "the recorder ended well" test $? = 0
+check "the program's read() got its bytes, its output and exit status are right" \
+	same plain.out <(printf "ready\nread 6 'hello'\nsum 35\nexit 7\n")
+"$UTRACE" script -i r.dat 2>> err | sed -n 's/.* work: ([0-9a-fx]*) //p' > r.txt
+check "the probe's five hits, with their argument" same r.txt <(printf 'x=%d\n' 0 1 2 3 4)
+
+# --- utrace attach, then probe -p / enable / list / detach state ---
+mkfifo in2
+./plain < in2 > plain2.out &
+P=$!
+exec 3> in2
+wait_for ready plain2.out
+check "utrace attach: one line with -v, status 0" bash -c '
+	"$0" attach -v "$1" 2> "$2/a.err" && grep -q "stopped for [0-9]* us" "$2/a.err" &&
+	[ "$(wc -l < "$2/a.err")" = 1 ]' "$UTRACE" $P "$TMP"
+sed -n 's/.*stopped for \([0-9]*\) us/\1/p' a.err > attach-us.txt
+check "utrace ps lists it" bash -c '"$0" ps | grep -q "^ *$1 plain"' "$UTRACE" $P
+check "a second attach leaves it alone" bash -c '
+	"$0" attach -v "$1" 2>&1 | grep -q "traceable already"' "$UTRACE" $P
+check "probe -p places a probe; enable switches it on" bash -c '
+	"$0" probe -p "$1" "p:grp/w2 $2/plain:work v=%di:s32" &&
+	"$0" enable -p "$1" grp:w2' "$UTRACE" $P "$TMP"
+echo abc >&3
+exec 3>&-
+wait $P
+echo "exit $?" >> plain2.out
+check "its output and exit status are right" \
+	same plain2.out <(printf "ready\nread 4 'abc'\nsum 35\nexit 7\n")
+
+# --- a thread asleep in nanosleep() ---
+./sleeper > sleeper.out &
+P=$!
+wait_for ready sleeper.out
+check "attach to a program asleep in nanosleep()" "$UTRACE" attach $P
+wait $P
+st=$?
+check "its nanosleep() slept the whole time and returned 0" \
+	bash -c '[ "$0" = 0 ] && grep -q "r=0 slept=enough" "$1"' $st sleeper.out
+
+# --- probes removed at the end of record -p: the process as it was ---
+mkfifo in3
+./busy < in3 > busy.out &
+P=$!
+exec 3> in3
+wait_for ready busy.out
+ok=0
+for i in $(seq 20); do
+	"$UTRACE" record -o c.dat -p $P --duration 0.2 \
+		--probe "p:grp/c$i $TMP/busy:work" > /dev/null 2>> err && ok=$((ok + 1))
+done
+check "20 recordings with a probe of a busy program" test $ok = 20
+check "after them no probe is left" bash -c '[ -z "$("$0" probe -p "$1" -l)" ]' "$UTRACE" $P
+exec 3>&-
+wait $P
+check "the busy program's result is right" same busy.out <(printf 'ready\nsum %s\n' "$BUSY_SUM")
+
+# --- 100 attaches (each a fresh busy program, two threads running) ---
+cycles=100
+# (fewer under a sanitizer build: libutrace.so with ASan loads slowly)
+ldd "$UTRACE_BUILD/lib/libutrace.so.0" 2> /dev/null | grep -q libasan && cycles=30
+bad=0
+: > cycles.err
+for i in $(seq $cycles); do
+	mkfifo f$i
+	./busy < f$i > b$i.out &
+	p=$!
+	exec 4> f$i
+	wait_for ready b$i.out
+	"$UTRACE" attach -v $p 2>> cycles.err || bad=$((bad + 1))
+	exec 4>&-
+	wait $p || bad=$((bad + 1))
+	grep -qx "sum $BUSY_SUM" b$i.out || bad=$((bad + 1))
+	rm -f f$i b$i.out
+done
+sed -n 's/.*stopped for \([0-9]*\) us/\1/p' cycles.err > cycles-us.txt
+echo "# attach (stopped) time over $cycles attaches, us: $(sort -n cycles-us.txt |
+	awk '{ a[NR] = $1 } END { print "median", a[int((NR + 1) / 2)], "max", a[NR] }')"
+check "$cycles attaches to busy programs: each attached, each program right" test $bad = 0
+
+# --- refused: a process under strace ---
+if command -v strace > /dev/null; then
+	mkfifo in4
+	strace -o /dev/null ./plain < in4 > plain4.out &
+	S=$!
+	exec 3> in4
+	wait_for ready plain4.out
+	P=$(pgrep -n -P $S plain)
+	check "a process under strace: refused in one line naming its tracer, status 1" bash -c '
+		"$0" attach "$1" 2> "$2/s.err"; st=$?
+		cat "$2/s.err" >&2
+		[ $st = 1 ] && [ "$(wc -l < "$2/s.err")" = 1 ] &&
+		grep -q "is being traced by process [0-9]* (strace)" "$2/s.err"' "$UTRACE" "$P" "$TMP"
+	check "probe -p is refused the same way" bash -c '
+		"$0" probe -p "$1" "p:grp/x $2/plain:work" 2>&1 | grep -q "is being traced by"
+		' "$UTRACE" "$P" "$TMP"
+	echo x >&3
+	exec 3>&-
+	wait $S
+	check "the strace'd program ended well" grep -q "^sum 35" plain4.out
+else
+	n=$((n + 1)); echo "ok $n # SKIP no strace"
+fi
+
+# --- refused: ptrace not allowed ---
+scope=$(cat /proc/sys/kernel/yama/ptrace_scope 2> /dev/null || echo none)
+sleep 30 &
+P=$!
+if [ "$(id -u)" != 0 ] && [ "$scope" != none ] && [ "$scope" != 0 ]; then
+	check "Yama refuses: the message names ptrace_scope and the way out" bash -c '
+		"$0" attach "$1" 2>&1 | grep -q "yama/ptrace_scope is $2.*sysctl"' "$UTRACE" $P "$scope"
+elif [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null; then
+	check "another user's process: refused in one line, status 1" bash -c '
+		setpriv --reuid=65534 --regid=65534 --clear-groups env UTRACE_RUNTIME_DIR= \
+			"$0" attach "$1" > "$2/p.out" 2>&1; st=$?
+		cat "$2/p.out" >&2
+		[ $st = 1 ] && [ "$(wc -l < "$2/p.out")" = 1 ] && grep -q "not allowed" "$2/p.out"
+		' "$UTRACE" $P "$TMP"
+else
+	n=$((n + 1)); echo "ok $n # SKIP neither Yama (scope $scope, not root) nor root with setpriv"
+fi
+kill $P 2> /dev/null
+
+# --- refused: no library to load ---
+mkdir -p alone
+cp "$UTRACE" alone/utrace
+sleep 30 &
+P=$!
+if [ ! -e "$(dirname "$UTRACE")/../../lib/libutrace.so.0" ] ||
+   ls /usr/local/lib*/libutrace.so.0 /usr/lib*/libutrace.so.0 \
+	/usr/local/lib/*/libutrace.so.0 /usr/lib/*/libutrace.so.0 > /dev/null 2>&1; then
+	n=$((n + 1)); echo "ok $n # SKIP libutrace is installed: a copied utrace finds it"
+else
+	check "no libutrace.so.0 to load: refused in one line" bash -c '
+		"$0" attach "$1" > "$2/l.out" 2>&1; st=$?
+		cat "$2/l.out" >&2
+		[ $st = 1 ] && [ "$(wc -l < "$2/l.out")" = 1 ] &&
+		grep -q "cannot find libutrace.so.0" "$2/l.out"' alone/utrace $P "$TMP"
+fi
+kill $P 2> /dev/null
+
+# --- Debian's python3 ---
+PY=/usr/bin/python3
+if [ -x $PY ]; then
+	mkfifo in5
+	$PY -c 'import sys
+print("ready", flush=True)
+for l in sys.stdin: print(sum(int(x) for x in l.split()), flush=True)' < in5 > py.out &
+	P=$!
+	exec 3> in5
+	wait_for ready py.out
+	"$UTRACE" record -o py.dat -p $P --probe "p:grp/wr libc.so.6:write fd=%di:s32" \
+		> /dev/null 2>> err &
+	R=$!
+	wait_for bash -c "\"$UTRACE\" probe -p $P -l 2> /dev/null | grep -q grp/wr"
+	echo "1 2 3" >&3
+	echo "10 20" >&3
+	wait_for grep -q 30 py.out
+	kill -INT $R
+	wait $R
+	check "python3: recorded with a probe on libc's write" bash -c '
+		"$0" script -i py.dat | grep -q " wr: .* fd=1"' "$UTRACE"
+	exec 3>&-
+	wait $P
+	check "python3 answered right and ended with 0" bash -c '[ $0 = 0 ] &&
+		[ "$(cat "$1")" = "$(printf "ready\n6\n30")" ]' $? py.out
+else
+	n=$((n + 1)); echo "ok $n # SKIP no $PY"
+fi
+
+# --- memcached, when installed (scripts/setup-debian.sh --tests) ---
+MC=$(command -v memcached || true)
+if [ -n "$MC" ]; then
+	port=$((20000 + $$ % 20000))
+	"$MC" -l 127.0.0.1 -p $port -U 0 -t 2 $( [ "$(id -u)" = 0 ] && echo -u root ) &
+	P=$!
+	mc() {
+		python3 - "$port" "$1" <<'EOF'
+import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
+s.sendall(sys.argv[2].encode().replace(b"|", b"\r\n"))
+out = b""
+while not out.endswith((b"END\r\n", b"STORED\r\n")):
+    d = s.recv(4096)
+    if not d: break
+    out += d
+print(out.decode().replace("\r\n", "|"))
+EOF
+	}
+	wait_for bash -c "exec 5<>/dev/tcp/127.0.0.1/$port" 2> /dev/null
+	"$UTRACE" record -o mc.dat -p $P --probe "p:grp/rd libc.so.6:read fd=%di:s32" \
+		> /dev/null 2>> err &
+	R=$!
+	wait_for bash -c "\"$UTRACE\" probe -p $P -l 2> /dev/null | grep -q grp/rd"
+	a=$(mc "set k 0 0 5|hello|")
+	b=$(mc "get k|")
+	kill -INT $R
+	wait $R
+	check "memcached: set and get answered right while probed" \
+		test "$a $b" = "STORED| VALUE k 0 5|hello|END|"
+	check "memcached: its reads recorded" bash -c '
+		"$0" script -i mc.dat | grep -q " rd: "' "$UTRACE"
+	c=$(mc "get k|")
+	check "memcached: still right after the recording" test "$c" = "VALUE k 0 5|hello|END|"
+	kill $P
+	wait $P
+else
+	n=$((n + 1)); echo "ok $n # SKIP no memcached"
+fi
+
+done_testing
