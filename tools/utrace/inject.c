@@ -174,6 +174,19 @@ static uint64_t obj_sym(pid_t pid, const struct obj *o, const char *const *names
 	return addr;
 }
 
+/* The st_value of 'name' in the ELF file open on fd; 0 when none. */
+static uint64_t file_sym(int fd, const char *name)
+{
+	struct utrace__symtab t = { 0 };
+	const struct utrace__sym *s;
+	uint64_t v = 0;
+
+	if (utrace__symtab_load(fd, &t) == 0 && (s = utrace__symtab_by_name(&t, name)))
+		v = s->addr;
+	utrace__symtab_free(&t);
+	return v;
+}
+
 /* A field of /proc/PID/status ("TracerPid:"), or -1. */
 static long status_field(pid_t pid, const char *name, char *text, size_t len)
 {
@@ -289,7 +302,7 @@ static uint64_t now_us(void)
 static int wait_stop(struct victim *v, int *status, int ms)
 {
 	uint64_t end = now_us() + (uint64_t)ms * 1000u;
-	unsigned int step = 50;
+	unsigned int step = 20;
 
 	for (;;) {
 		pid_t r = waitpid(v->tid, status, __WALL | WNOHANG);
@@ -313,8 +326,9 @@ static int wait_stop(struct victim *v, int *status, int ms)
 		}
 		if (now_us() >= end)
 			return 0;
+		/* short steps: the process waits for us meanwhile */
 		usleep(step);
-		if (step < 2000)
+		if (step < 200)
 			step *= 2;
 	}
 }
@@ -520,26 +534,31 @@ static int precheck(pid_t pid, const char *who)
 	return 0;
 }
 
-int utrace_inject(pid_t pid, const char *who, double *us)
+int utrace_inject(pid_t pid, const char *who, struct utrace_inject_times *us)
 {
 	static const char *const dlopen_names[] = { "dlopen", "__libc_dlopen_mode" };
 	static const char *const err_names[] = { "dlerror" };
 	static const char *const start_names[] = { "utrace__attach_start" };
 	struct victim v = { .pid = pid, .memfd = -1, .who = who };
-	char lib[PATH_MAX], rundir[256], err[256], path[64], msg[512];
+	char lib[PATH_MAX], rundir[256], err[PATH_MAX], path[64], msg[512];
 	struct obj libc, ut;
 	const char *which = NULL;
-	uint64_t f_dlopen = 0, f_dlerror = 0, f_start = 0, ret = 0, t0 = 0;
+	uint64_t f_dlopen = 0, f_dlerror = 0, f_start = 0, ret = 0, t0 = 0, t2;
+	uint64_t start_value = 0, bias = 0;
+	int libfd = -1;
 	bool have_lib, attached = false, pass_dir = true;
 	int status, w, r = -1, sig;
 	struct stat st;
 
 	if (us)
-		*us = 0;
+		memset(us, 0, sizeof(*us));
 	if (precheck(pid, who) < 0)
 		return -1;
 	/* The library: this tool's own (a build tree's next to it) */
 	utrace_find_libutrace(lib, sizeof(lib), &have_lib);
+	/* as the process's maps will name it: no "..", no link */
+	if (have_lib && realpath(lib, err))
+		snprintf(lib, sizeof(lib), "%s", err);
 	find_obj(pid, "libutrace", NULL, &ut);
 	if (!ut.found && !have_lib) {
 		fprintf(stderr, "%s: cannot find libutrace.so.0 to load into process %d: not next "
@@ -562,6 +581,25 @@ int utrace_inject(pid_t pid, const char *who, double *us)
 			return -1;
 		}
 	}
+	/* utrace__attach_start's place, found before the process stops:
+	 * in the copy it has, or in ours (the bias known once loaded) */
+	if (ut.found) {
+		f_start = obj_sym(pid, &ut, start_names, 1, NULL);
+		if (!f_start) {
+			fprintf(stderr, "%s: process %d has %s loaded already, an older one "
+				"without utrace__attach_start: start it with this utrace's "
+				"library\n", who, (int)pid, ut.path);
+			return -1;
+		}
+	} else {
+		libfd = open(lib, O_RDONLY | O_CLOEXEC);
+		start_value = libfd >= 0 ? file_sym(libfd, start_names[0]) : 0;
+		if (!start_value) {
+			fprintf(stderr, "%s: %s: %s\n", who, lib, libfd < 0 ? strerror(errno) :
+				"not a libutrace with utrace__attach_start");
+			goto out;
+		}
+	}
 	/* The tool's runtime directory, where the agent must listen; a
 	 * process of another user (we are root) keeps its own. */
 	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
@@ -569,16 +607,20 @@ int utrace_inject(pid_t pid, const char *who, double *us)
 		pass_dir = false;
 	if (pass_dir && utrace__rundir(rundir, sizeof(rundir), true, err, sizeof(err)) < 0) {
 		fprintf(stderr, "%s: %s\n", who, err);
-		return -1;
+		goto out;
 	}
 
 	v.tid = pick_thread(pid);
 	if (ptrace(PTRACE_SEIZE, v.tid, NULL, NULL) < 0) {
 		long tracer = status_field(pid, "TracerPid:", NULL, 0);
 
-		if (errno == EPERM && tracer > 0)
-			return precheck(pid, who);
-		return ptrace_refused(who, pid, errno);
+		int e = errno;
+
+		if (e == EPERM && tracer > 0)
+			precheck(pid, who);
+		else
+			ptrace_refused(who, pid, e);
+		goto out;
 	}
 	attached = true;
 	t0 = now_us();
@@ -635,8 +677,12 @@ int utrace_inject(pid_t pid, const char *who, double *us)
 			     &v.sigmask) == 0;
 
 	if (!ut.found) {
+		uint64_t t1 = now_us();
+
 		if (remote_call(&v, f_dlopen, lib, 0, NULL, 2 /* RTLD_NOW */, &ret) < 0)
 			goto back;
+		if (us)
+			us->dlopen = (double)(now_us() - t1);
 		if (!ret) {
 			uint64_t e = 0;
 
@@ -647,21 +693,19 @@ int utrace_inject(pid_t pid, const char *who, double *us)
 				(int)pid, which, lib, msg[0] ? msg : "no reason given");
 			goto back;
 		}
-		if (!find_obj(pid, NULL, lib, &ut) && !find_obj(pid, "libutrace", NULL, &ut)) {
+		if (!find_obj(pid, NULL, lib, &ut) ||
+		    utrace__elf_bias(libfd, ut.start, ut.off, &bias) < 0) {
 			fprintf(stderr, "%s: process %d: %s loaded but not mapped\n", who,
 				(int)pid, lib);
 			goto back;
 		}
+		f_start = start_value + bias;
 	}
-	f_start = obj_sym(pid, &ut, start_names, 1, NULL);
-	if (!f_start) {
-		fprintf(stderr, "%s: process %d has %s loaded already, an older one without "
-			"utrace__attach_start: start it with this utrace's library\n", who,
-			(int)pid, ut.path);
-		goto back;
-	}
+	t2 = now_us();
 	if (remote_call(&v, f_start, pass_dir ? rundir : NULL, 0, NULL, 0, &ret) < 0)
 		goto back;
+	if (us)
+		us->start = (double)(now_us() - t2);
 	if ((int)ret < 0) {
 		fprintf(stderr, "%s: process %d: its agent did not start (%s)\n", who, (int)pid,
 			(int)ret == -EPERM ? "UTRACE_CONTROL=0 in its environment, or its runtime "
@@ -673,6 +717,8 @@ back:
 	if (restore(&v) < 0)
 		r = -1;
 out:
+	if (libfd >= 0)
+		close(libfd);
 	if (v.memfd >= 0)
 		close(v.memfd);
 	free(v.xstate);
@@ -684,7 +730,7 @@ out:
 			syscall(SYS_tgkill, pid, v.tid, v.held[i]);
 	}
 	if (us && t0)
-		*us = (double)(now_us() - t0);
+		us->stopped = (double)(now_us() - t0);
 	return r;
 }
 
@@ -749,7 +795,7 @@ int cmd_attach(int argc, char **argv)
 		struct utrace__ctl *c;
 		char err[512], *end;
 		long pid = strtol(argv[i], &end, 10);
-		double us = 0;
+		struct utrace_inject_times us;
 
 		if (*end || end == argv[i] || pid <= 0 || pid > INT_MAX) {
 			fprintf(stderr, "utrace attach: bad PID '%s'\n", argv[i]);
@@ -775,7 +821,8 @@ int cmd_attach(int argc, char **argv)
 		utrace__ctl_close(c);
 		if (verbose)
 			fprintf(stderr, "utrace attach: process %ld: libutrace loaded, its agent "
-				"started; stopped for %.0f us\n", pid, us);
+				"started; stopped for %.0f us (dlopen %.0f us, agent start %.0f us)\n",
+				pid, us.stopped, us.dlopen, us.start);
 	}
 	return status;
 }

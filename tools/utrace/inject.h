@@ -26,10 +26,15 @@ void utrace_find_libutrace(char *buf, size_t len, bool *found);
  * made on one of its threads, whose registers, FPU/SIMD state, signal mask
  * and interrupted system call are given back; signals that came meanwhile
  * are delivered after.  0, or -1 with one line on stderr starting with
- * 'who' ("utrace probe") naming what was wrong.  'ms', when not NULL,
- * receives the time the process was stopped, in microseconds.
+ * 'who' ("utrace probe") naming what was wrong.  'us', when not NULL,
+ * receives how long the thread was borrowed, in microseconds.
  */
-int utrace_inject(pid_t pid, const char *who, double *us);
+struct utrace_inject_times {
+	double stopped;            /* from PTRACE_INTERRUPT to PTRACE_DETACH */
+	double dlopen;             /* of which the call of dlopen() */
+	double start;              /* and the call of utrace__attach_start() */
+};
+int utrace_inject(pid_t pid, const char *who, struct utrace_inject_times *us);
 
 /*
  * utrace_ctl_open_attach - utrace__ctl_open(), and when the process is not
