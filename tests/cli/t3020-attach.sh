@@ -180,6 +180,48 @@ st=$?
 check "its nanosleep() slept the whole time and returned 0" \
 	bash -c '[ "$0" = 0 ] && grep -q "r=0 slept=enough" "$1"' $st sleeper.out
 
+# --- signals sent while it is attached to: none lost (real-time signals
+# queue: each must reach the handler) ---
+cat > sig.c <<'EOF'
+#include <signal.h>
+#include <stdio.h>
+#include <unistd.h>
+static volatile sig_atomic_t got;
+static void h(int s) { (void)s; got++; }
+int main(void)
+{
+	struct sigaction sa = { 0 };
+	char buf[16];
+	ssize_t n;
+
+	sa.sa_handler = h;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	sigaction(40, &sa, NULL);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	printf("ready\n");
+	n = read(0, buf, sizeof(buf));
+	printf("read %zd got %d\n", n, (int)got);
+	return 0;
+}
+EOF
+"$CC" -O1 -o sig sig.c
+mkfifo in6
+./sig < in6 > sig.out &
+P=$!
+exec 3> in6
+wait_for ready sig.out
+(for k in $(seq 10000); do kill -40 $P; [ $k = 200 ] && : > sending; done) &
+S=$!
+wait_for test -e sending
+check "attach while 10000 signals come" "$UTRACE" attach $P
+wait $S
+echo x >&3
+exec 3>&-
+wait $P
+check "each signal reached its handler, read() got its bytes" \
+	same sig.out <(printf 'ready\nread 2 got 10000\n')
+
 # --- probes removed at the end of record -p: the process as it was ---
 mkfifo in3
 ./busy < in3 > busy.out &

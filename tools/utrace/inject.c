@@ -21,8 +21,9 @@
  *   4. Call dlopen(path, RTLD_NOW) (libc.so.6's, glibc >= 2.34; else
  *      __libc_dlopen_mode) and then libutrace's utrace__attach_start(rundir)
  *      on that thread: a fake return address below mmap_min_addr makes the
- *      end a SIGSEGV at it, below the red zone, 16-byte aligned.  Signals
- *      that come meanwhile are held back and delivered at the end.
+ *      end a SIGSEGV at it, below the red zone, 16-byte aligned.  The
+ *      thread blocks all signals but the faults' meanwhile: those that
+ *      come stay pending (or go to another thread), none lost or merged.
  *   5. Put everything back and PTRACE_DETACH.
  * Nothing is written over the program's code; only its stack below the
  * red zone holds the two strings for the time of the calls.
@@ -263,6 +264,9 @@ static pid_t pick_thread(pid_t pid)
 	closedir(d);
 	return tid;
 }
+
+/* The signals a fault raises (forced: never blocked during a call). */
+static const int sync_sigs[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGSYS };
 
 /* The borrowed thread and what it had. */
 struct victim {
@@ -675,6 +679,18 @@ int utrace_inject(pid_t pid, const char *who, struct utrace_inject_times *us)
 		v.have_fp = true;
 	v.have_mask = ptrace(PTRACE_GETSIGMASK, v.tid, (void *)sizeof(v.sigmask),
 			     &v.sigmask) == 0;
+	/* Signals that come during the calls wait, pending, for the mask
+	 * given back (or go to another thread): none is taken here, so none
+	 * is lost, merged or reordered.  Not the faults: one blocked would
+	 * be forced on the thread with its handler reset to the default. */
+	if (v.have_mask) {
+		uint64_t all = ~0ull;
+
+		for (int k = 0; k < (int)(sizeof(sync_sigs) / sizeof(sync_sigs[0])); k++)
+			all &= ~(1ull << (sync_sigs[k] - 1));
+		if (ptrace(PTRACE_SETSIGMASK, v.tid, (void *)sizeof(all), &all) < 0)
+			v.have_mask = false;
+	}
 
 	if (!ut.found) {
 		uint64_t t1 = now_us();
