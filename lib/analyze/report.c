@@ -35,6 +35,7 @@
 
 #include "formats.h"
 #include "hash.h"
+#include "latcols.h"
 #include "obuf.h"
 #include "print.h"
 #include "problems.h"
@@ -1934,68 +1935,6 @@ static void print_block(struct utrace__report *r, struct utrace__obuf *b, const 
 	ptab_free(&pt);
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/*
- * Sort durations: LSD radix, a byte at a time, a pass skipped when every
- * value has the same byte there (durations rarely use their top bytes;
- * one pass of OR and AND finds those bytes without counting them).
- * Millions of values sort in a few passes of the array, where qsort()'s
- * comparisons took most of a --latency report's time.
- */
-static void sort_u64(uint64_t *v, size_t n)
-{
-	uint64_t *tmp = n > 1 ? malloc(n * sizeof(*tmp)) : NULL, *src = v, *dst = tmp, *t;
-	uint64_t any = 0, all = ~0ULL;
-	unsigned int shift;
-	size_t i;
-
-	if (!tmp) {
-		if (n > 1)
-			qsort(v, n, sizeof(*v), cmp_u64);
-		return;
-	}
-	for (i = 0; i < n; i++) {
-		any |= v[i];
-		all &= v[i];
-	}
-	for (shift = 0; shift < 64; shift += 8) {
-		size_t cnt[256] = { 0 }, sum = 0;
-
-		if (!(((any ^ all) >> shift) & 255))
-			continue;               /* the same byte in every value */
-		for (i = 0; i < n; i++)
-			cnt[(src[i] >> shift) & 255]++;
-		for (i = 0; i < 256; i++) {
-			size_t c = cnt[i];
-
-			cnt[i] = sum;
-			sum += c;
-		}
-		for (i = 0; i < n; i++)
-			dst[cnt[(src[i] >> shift) & 255]++] = src[i];
-		t = src;
-		src = dst;
-		dst = t;
-	}
-	if (src != v)
-		memcpy(v, src, n * sizeof(*v));
-	free(tmp);
-}
-
-/* nearest rank: the smallest value with at least q of them at or below */
-static uint64_t pct(const uint64_t *v, size_t n, double q)
-{
-	size_t k = (size_t)ceil(q * (double)n);
-
-	return v[k ? k - 1 : 0];
-}
-
 /* bpftrace's hist_index_label(): 2^p with K, M, G, T, P, E for 2^10s */
 static void hist_label(char *buf, size_t len, unsigned int p)
 {
@@ -2049,16 +1988,11 @@ static void print_hist(struct utrace__obuf *b, const uint64_t *v, size_t n)
 	}
 }
 
-static const char *const lat_heads[] = {
-	"Count", "Min(us)", "Mean(us)", "Max(us)", "p50(us)", "p90(us)", "p99(us)",
-};
-#define NR_LAT_COLS (sizeof(lat_heads) / sizeof(lat_heads[0]))
-
 static void print_latency(struct utrace__report *r, struct utrace__obuf *b, size_t li)
 {
 	struct lat *l = &r->lat[li];
-	char (*st)[NR_LAT_COLS][32] = NULL;
-	size_t w[NR_LAT_COLS], i, j;
+	char (*st)[UTRACE__LAT_COLS][UTRACE__LAT_CELL] = NULL;
+	size_t w[UTRACE__LAT_COLS], i, j;
 	double *mean = NULL;
 	struct ptab pt;
 
@@ -2079,42 +2013,26 @@ static void print_latency(struct utrace__report *r, struct utrace__obuf *b, size
 		r->nomem = true;
 		goto out;
 	}
-	for (j = 0; j < NR_LAT_COLS; j++)
-		w[j] = strlen(lat_heads[j]);
+	for (j = 0; j < UTRACE__LAT_COLS; j++)
+		w[j] = strlen(utrace__lat_heads[j]);
 	for (i = 0; i < pt.nrows; i++) {
 		struct row *row = &l->groups.rows[i];
-		const uint64_t *v = row->lat->v;
-		uint64_t sum = 0;
-		size_t n = row->lat->nr;
 
-		sort_u64(row->lat->v, n);
-		for (j = 0; j < n; j++)
-			sum += v[j];
-		mean[i] = (double)sum / (double)n;
-		snprintf(st[i][0], 32, "%zu", n);
-		snprintf(st[i][1], 32, "%.3f", (double)v[0] / 1e3);
-		snprintf(st[i][2], 32, "%.3f", mean[i] / 1e3);
-		snprintf(st[i][3], 32, "%.3f", (double)v[n - 1] / 1e3);
-		snprintf(st[i][4], 32, "%.3f", (double)pct(v, n, 0.50) / 1e3);
-		snprintf(st[i][5], 32, "%.3f", (double)pct(v, n, 0.90) / 1e3);
-		snprintf(st[i][6], 32, "%.3f", (double)pct(v, n, 0.99) / 1e3);
-		for (j = 0; j < NR_LAT_COLS; j++)
-			if (w[j] < strlen(st[i][j]))
-				w[j] = strlen(st[i][j]);
+		mean[i] = utrace__lat_cells(row->lat->v, row->lat->nr, st[i], w);
 	}
 	utrace__ob_puts(b, "#");
 	for (j = 0; j < pt.ncols; j++) {
 		utrace__ob_puts(b, j ? "  " : " ");
 		put_cell(b, &pt, j, pt.head[j]);
 	}
-	for (j = 0; j < NR_LAT_COLS; j++)
-		utrace__ob_printf(b, "%s%*s", pt.ncols || j ? "  " : " ", (int)w[j], lat_heads[j]);
+	for (j = 0; j < UTRACE__LAT_COLS; j++)
+		utrace__ob_printf(b, "%s%*s", pt.ncols || j ? "  " : " ", (int)w[j], utrace__lat_heads[j]);
 	utrace__ob_puts(b, "\n#");
 	for (j = 0; j < pt.ncols; j++) {
 		utrace__ob_puts(b, j ? "  " : " ");
 		put_dots(b, pt.width[j]);
 	}
-	for (j = 0; j < NR_LAT_COLS; j++) {
+	for (j = 0; j < UTRACE__LAT_COLS; j++) {
 		utrace__ob_puts(b, pt.ncols || j ? "  " : " ");
 		put_dots(b, w[j]);
 	}
@@ -2129,7 +2047,7 @@ static void print_latency(struct utrace__report *r, struct utrace__obuf *b, size
 			utrace__ob_puts(b, "  ");
 			put_cell(b, &pt, j, pt.cell[k][j]);
 		}
-		for (j = 0; j < NR_LAT_COLS; j++)
+		for (j = 0; j < UTRACE__LAT_COLS; j++)
 			utrace__ob_printf(b, "  %*s", (int)w[j], st[k][j]);
 		utrace__ob_putc(b, '\n');
 	}

@@ -38,6 +38,7 @@
 
 #include "clock.h"
 #include "file-reader.h"
+#include "obuf.h"
 #include "problems.h"
 #include "setevent.h"
 #include "stat.h"
@@ -208,6 +209,18 @@ static double rate(double count, double task_ns, char *unit, size_t len)
  * One counter line: value (count, or ns for task-clock), its metric,
  * the noise (-r), the runtime; prefix: the interval's time, or "".
  */
+/* A name as a JSON string: quotes, backslashes and control bytes escaped
+ * (an event's or a unit's name comes from the user's -e). */
+static void json_str(FILE *out, const char *s)
+{
+	struct utrace__obuf b = { 0 };
+
+	utrace__ob_json_str(&b, s, strlen(s));
+	if (b.p)
+		fwrite(b.p, 1, b.len, out);
+	free(b.p);
+}
+
 static void put_line(struct utrace__stat *s, const struct counter *c, double val, double noise,
 		     double run_ns, double task_ns, double wall_ns, const char *prefix)
 {
@@ -228,14 +241,19 @@ static void put_line(struct utrace__stat *s, const struct counter *c, double val
 		else
 			fputc('{', s->out);
 		if (!c->supported) {
-			fprintf(s->out, "\"counter-value\" : \"<not supported>\", \"unit\" : \"%s\", "
-				"\"event\" : \"%s\", \"event-runtime\" : 0, \"pcnt-running\" : "
-				"100.00, \"metric-value\" : 0.000000, \"metric-unit\" : \"\"}\n",
-				c->unit, c->name);
+			fputs("\"counter-value\" : \"<not supported>\", \"unit\" : ", s->out);
+			json_str(s->out, c->unit);
+			fputs(", \"event\" : ", s->out);
+			json_str(s->out, c->name);
+			fputs(", \"event-runtime\" : 0, \"pcnt-running\" : 100.00, "
+			      "\"metric-value\" : 0.000000, \"metric-unit\" : \"\"}\n", s->out);
 			return;
 		}
-		fprintf(s->out, "\"counter-value\" : \"%f\", \"unit\" : \"%s\", \"event\" : \"%s\", ",
-			shown, c->unit, c->name);
+		fprintf(s->out, "\"counter-value\" : \"%f\", \"unit\" : ", shown);
+		json_str(s->out, c->unit);
+		fputs(", \"event\" : ", s->out);
+		json_str(s->out, c->name);
+		fputs(", ", s->out);
 		if (o->runs > 1)
 			fprintf(s->out, "\"variance\" : %.2f, ", val ? 100.0 * noise / val : 0.0);
 		fprintf(s->out, "\"event-runtime\" : %.0f, \"pcnt-running\" : 100.00, "

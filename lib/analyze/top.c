@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "hash.h"
+#include "latcols.h"
 #include "obuf.h"
 #include "top.h"
 
@@ -477,13 +478,6 @@ static int cmp_rows(const void *pa, const void *pb)
 	return strcmp(sort_tab->rows[a].key, sort_tab->rows[b].key);
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* The order of the rows, and the widths of the key columns over the first
  * 'shown' of them. */
 static size_t *order_rows(const struct ttab *t, const double *mean, size_t shown,
@@ -562,19 +556,6 @@ static int print_counts(const struct utrace__top *t, struct utrace__obuf *b, siz
 	return 0;
 }
 
-static const char *const lat_heads[] = {
-	"Count", "Min(us)", "Mean(us)", "Max(us)", "p50(us)", "p90(us)", "p99(us)",
-};
-#define NR_LAT_COLS (sizeof(lat_heads) / sizeof(lat_heads[0]))
-
-/* nearest rank: the smallest value with at least q of them at or below */
-static uint64_t pct(const uint64_t *v, size_t n, double q)
-{
-	size_t k = (size_t)(q * (double)n + 0.999999);
-
-	return v[k ? k - 1 : 0];
-}
-
 static int print_latency(const struct utrace__top *t, size_t li, struct utrace__obuf *b,
 			 size_t max)
 {
@@ -582,8 +563,8 @@ static int print_latency(const struct utrace__top *t, size_t li, struct utrace__
 	const struct utrace__rlatency *spec = &t->o->lat[li];
 	size_t *w = calloc(l->ncols + 1, sizeof(*w)), *ord = NULL, i, j;
 	double *mean = calloc(l->nr + 1, sizeof(*mean));
-	char (*st)[NR_LAT_COLS][32] = calloc(l->nr + 1, sizeof(*st));
-	size_t lw[NR_LAT_COLS];
+	char (*st)[UTRACE__LAT_COLS][UTRACE__LAT_CELL] = calloc(l->nr + 1, sizeof(*st));
+	size_t lw[UTRACE__LAT_COLS];
 	int ret = -ENOMEM;
 
 	utrace__ob_printf(b, "\n  Latency: %s%s%s -> %s%s%s   pairs: %" PRIu64 "  unmatched "
@@ -593,29 +574,13 @@ static int print_latency(const struct utrace__top *t, size_t li, struct utrace__
 			  l->pairs, l->unmatched_begin, l->unmatched_end);
 	if (!w || !mean || !st)
 		goto out;
-	for (j = 0; j < NR_LAT_COLS; j++)
-		lw[j] = strlen(lat_heads[j]);
+	for (j = 0; j < UTRACE__LAT_COLS; j++)
+		lw[j] = strlen(utrace__lat_heads[j]);
 	for (i = 0; i < l->nr; i++) {
 		struct trow *r = &l->rows[i];
-		uint64_t sum = 0;
-		size_t k;
 
-		if (!r->nv)
-			continue;
-		qsort(r->v, r->nv, sizeof(*r->v), cmp_u64);
-		for (k = 0; k < r->nv; k++)
-			sum += r->v[k];
-		mean[i] = (double)sum / (double)r->nv;
-		snprintf(st[i][0], 32, "%zu", r->nv);
-		snprintf(st[i][1], 32, "%.3f", (double)r->v[0] / 1e3);
-		snprintf(st[i][2], 32, "%.3f", mean[i] / 1e3);
-		snprintf(st[i][3], 32, "%.3f", (double)r->v[r->nv - 1] / 1e3);
-		snprintf(st[i][4], 32, "%.3f", (double)pct(r->v, r->nv, 0.50) / 1e3);
-		snprintf(st[i][5], 32, "%.3f", (double)pct(r->v, r->nv, 0.90) / 1e3);
-		snprintf(st[i][6], 32, "%.3f", (double)pct(r->v, r->nv, 0.99) / 1e3);
-		for (j = 0; j < NR_LAT_COLS; j++)
-			if (lw[j] < strlen(st[i][j]))
-				lw[j] = strlen(st[i][j]);
+		if (r->nv)
+			mean[i] = utrace__lat_cells(r->v, r->nv, st[i], lw);
 	}
 	if (!l->head) {
 		ret = 0;                /* no pair yet: no columns known */
@@ -626,12 +591,12 @@ static int print_latency(const struct utrace__top *t, size_t li, struct utrace__
 		goto out;
 	for (j = 0; j < l->ncols; j++)
 		put_cell(b, l, w, j, l->head[j]);
-	for (j = 0; j < NR_LAT_COLS; j++)
-		utrace__ob_printf(b, "  %*s", (int)lw[j], lat_heads[j]);
+	for (j = 0; j < UTRACE__LAT_COLS; j++)
+		utrace__ob_printf(b, "  %*s", (int)lw[j], utrace__lat_heads[j]);
 	utrace__ob_putc(b, '\n');
 	for (j = 0; j < l->ncols; j++)
 		put_dots(b, w[j]);
-	for (j = 0; j < NR_LAT_COLS; j++)
+	for (j = 0; j < UTRACE__LAT_COLS; j++)
 		put_dots(b, lw[j]);
 	utrace__ob_puts(b, "\n\n");
 	for (i = 0; i < l->nr && i < max; i++) {
@@ -639,7 +604,7 @@ static int print_latency(const struct utrace__top *t, size_t li, struct utrace__
 
 		for (j = 0; j < l->ncols; j++)
 			put_cell(b, l, w, j, l->rows[k].cells[j]);
-		for (j = 0; j < NR_LAT_COLS; j++)
+		for (j = 0; j < UTRACE__LAT_COLS; j++)
 			utrace__ob_printf(b, "  %*s", (int)lw[j], st[k][j]);
 		utrace__ob_putc(b, '\n');
 	}

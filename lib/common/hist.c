@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Hist triggers (hist.h): the kernel's trigger language, parsed as
+ * Hist triggers (hist.h), the language: the kernel's trigger language, parsed as
  * kernel/trace/trace_events_hist.c parses it (the same steps in the same
  * order, so that the same text gets the same error at the same place),
  * a fixed-size lock-free table as its tracing_map, and the `hist` file's
@@ -14,36 +14,7 @@
  * strstr()).  So does errpos() here: "keys=pid:vals=pid" complaining
  * about the value "pid" puts the caret under the key.
  *
- * THE TABLE
- *
- * As tracing_map: 2^bits entries in a pool, and an open-addressing array
- * of 2^(bits+1) slots of (hash, entry).  A writer hashes its key, probes
- * from hash >> shift, and claims an empty slot by a compare-and-swap of
- * its hash word from 0; the winner takes the next entry of the pool
- * (an atomic increment), copies the key in and publishes the entry with
- * a release store.  A writer that finds its hash in a slot whose entry is
- * not published yet waits for it (a few loads: the winner is between two
- * stores).  The pool running dry makes a drop: a new key then takes no
- * slot (checked before the compare-and-swap), so that at most half the
- * slots, plus one per writer that lost the race for the last entry, are
- * ever taken and a probe ends at an empty one soon.  Sums are relaxed
- * atomic additions.  Nothing is ever removed, except by clear, which needs the
- * writers stopped.
- *
- * What a writer changes in several words at once, the hist file's reader
- * (another thread: the agent's) must not see half done: an entry's
- * onmax()/onchange() value with the fields save() kept, and the table's
- * last .snapshot() value with its entry.  Each has a sequence count (a
- * seqlock): a writer takes it odd with a compare-and-swap, which keeps
- * the other writers out, stores the words and makes it even again; the
- * reader copies the words and tries again while the count was odd or
- * changed.  Every word is an atomic, so that there is no data race for the
- * reader to lose to, stored with release and loaded with acquire: a reader
- * that sees one word of a writer sees the count that writer made odd
- * (atomic_thread_fence() would do it with relaxed words, but
- * ThreadSanitizer does not support fences; on x86 both are plain moves).  Only
- * a new maximum (or a change) takes the count: the usual event reads the
- * value and leaves.
+ * The table is hist-map.c, the `hist` file's text hist-print.c.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -56,13 +27,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "hist.h"
+#include "hist-internal.h"
+
 
 #define LAST_CMD_MAX 256         /* MAX_FILTER_STR_VAL */
-#define KEY_SIZE_MAX (UTRACE__HIST_STR_MAX + 16 * 8)   /* HIST_KEY_SIZE_MAX */
 #define BITS_MIN 7
 #define BITS_MAX 17
-#define COMM_LEN 16
 
 /* ------------------------------------------------------------ errors */
 
@@ -713,7 +683,7 @@ static uint64_t divide(const struct utrace__hist_node *n, uint64_t a, uint64_t b
 }
 
 /* One node's value for constants only (the parser's folding). */
-static uint64_t fold(const struct utrace__hist_node *n, uint64_t a, uint64_t b)
+uint64_t utrace__hist_fold(const struct utrace__hist_node *n, uint64_t a, uint64_t b)
 {
 	switch (n->op) {
 	case '+': return a + b;
@@ -955,7 +925,7 @@ static int parse_expr(struct parser *p, struct utrace__hist_var *v, char *str,
 	}
 	if (!v->n[a].op && v->n[a].o.ref == UTRACE__HO_CONST &&
 	    !v->n[b].op && v->n[b].o.ref == UTRACE__HO_CONST) {
-		uint64_t c = fold(n, v->n[a].o.constant, v->n[b].o.constant);
+		uint64_t c = utrace__hist_fold(n, v->n[a].o.constant, v->n[b].o.constant);
 
 		/* the operands are the last nodes made: take them back */
 		v->nr_nodes = (unsigned int)k + 1;
@@ -1518,15 +1488,7 @@ int utrace__hist_parse_full(const char *text, const struct utrace_event_field *f
 
 /* ------------------------------------------------------------ trigger info */
 
-struct sbuf {
-	char *p;
-	size_t len, cap;
-	bool oom;
-};
-
-static void sb_printf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void sb_printf(struct sbuf *b, const char *fmt, ...)
+void utrace__sb_printf(struct sbuf *b, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
@@ -1592,13 +1554,13 @@ static void field_print(struct sbuf *b, const struct utrace__hist_field *f)
 	const char *fl = flag_name(f->flags);
 
 	if (f->flags & UTRACE__HF_CPU)
-		sb_printf(b, "common_cpu");
+		utrace__sb_printf(b, "common_cpu");
 	else
-		sb_printf(b, "%s", f->name);
+		utrace__sb_printf(b, "%s", f->name);
 	if (fl)
-		sb_printf(b, ".%s", fl);
+		utrace__sb_printf(b, ".%s", fl);
 	if (f->buckets)
-		sb_printf(b, "=%" PRIu64, f->buckets);
+		utrace__sb_printf(b, "=%" PRIu64, f->buckets);
 }
 
 /* print_onmatch_spec(), print_track_data_spec(), print_action_spec() */
@@ -1609,79 +1571,79 @@ static void action_print(struct sbuf *b, const struct utrace__hist_action *a)
 	if (!a)
 		return;
 	if (a->handler == UTRACE__HA_ONMATCH)
-		sb_printf(b, ":onmatch(%s.%s).", a->system, a->event);
+		utrace__sb_printf(b, ":onmatch(%s.%s).", a->system, a->event);
 	else
-		sb_printf(b, ":%s(%s).", a->handler == UTRACE__HA_ONMAX ? "onmax" : "onchange",
+		utrace__sb_printf(b, ":%s(%s).", a->handler == UTRACE__HA_ONMAX ? "onmax" : "onchange",
 			  a->var_str);
-	sb_printf(b, "%s(", a->trace_kw ? "trace" : a->synth);
+	utrace__sb_printf(b, "%s(", a->trace_kw ? "trace" : a->synth);
 	if (a->trace_kw)
-		sb_printf(b, "%s", a->synth);
+		utrace__sb_printf(b, "%s", a->synth);
 	for (i = 0; i < a->nr_params; i++)
-		sb_printf(b, "%s%s", i || a->trace_kw ? "," : "", a->params[i]);
-	sb_printf(b, ")");
+		utrace__sb_printf(b, "%s%s", i || a->trace_kw ? "," : "", a->params[i]);
+	utrace__sb_printf(b, ")");
 }
 
-static void info_print(struct sbuf *b, const struct utrace__hist *h, bool paused)
+void utrace__hist_info_print(struct sbuf *b, const struct utrace__hist *h, bool paused)
 {
 	bool show = false;
 	unsigned int i;
 
-	sb_printf(b, "hist:");
+	utrace__sb_printf(b, "hist:");
 	if (h->name)
-		sb_printf(b, "%s:", h->name);
-	sb_printf(b, "keys=");
+		utrace__sb_printf(b, "%s:", h->name);
+	utrace__sb_printf(b, "keys=");
 	for (i = 0; i < h->nr_keys; i++) {
 		if (i)
-			sb_printf(b, ",");
+			utrace__sb_printf(b, ",");
 		field_print(b, &h->keys[i]);
 	}
-	sb_printf(b, ":vals=");
+	utrace__sb_printf(b, ":vals=");
 	for (i = 0; i < h->nr_vals; i++) {
 		if (i == 0) {
 			if (h->nohitcount)
 				continue;
-			sb_printf(b, "hitcount");
+			utrace__sb_printf(b, "hitcount");
 		} else {
 			if (show)
-				sb_printf(b, ",");
+				utrace__sb_printf(b, ",");
 			field_print(b, &h->vals[i]);
 		}
 		show = true;
 	}
 	if (h->nr_vars)
-		sb_printf(b, ":");
+		utrace__sb_printf(b, ":");
 	for (i = 0; i < h->nr_vars; i++)
-		sb_printf(b, "%s%s=%s", i ? "," : "", h->vars[i].name, h->vars[i].text);
-	sb_printf(b, ":sort=");
+		utrace__sb_printf(b, "%s%s=%s", i ? "," : "", h->vars[i].name, h->vars[i].text);
+	utrace__sb_printf(b, ":sort=");
 	for (i = 0; i < h->nr_sort; i++) {
 		const struct utrace__hist_sort *s = &h->sort[i];
 
 		if (i)
-			sb_printf(b, ",");
+			utrace__sb_printf(b, ",");
 		if (!s->is_key && s->idx == 0)
-			sb_printf(b, "hitcount");
+			utrace__sb_printf(b, "hitcount");
 		else
 			field_print(b, s->is_key ? &h->keys[s->idx] : &h->vals[s->idx]);
 		if (s->descending)
-			sb_printf(b, ".descending");
+			utrace__sb_printf(b, ".descending");
 	}
-	sb_printf(b, ":size=%u", 1u << h->bits);
+	utrace__sb_printf(b, ":size=%u", 1u << h->bits);
 	if (h->timestamps)
-		sb_printf(b, ":clock=%s", h->clock);
+		utrace__sb_printf(b, ":clock=%s", h->clock);
 	if (h->nohitcount)
-		sb_printf(b, ":nohitcount");
+		utrace__sb_printf(b, ":nohitcount");
 	for (i = 0; i < 2; i++)
 		action_print(b, (i == 0) == h->track_first ? h->track : h->action);
 	if (h->filter_str)
-		sb_printf(b, " if %s", h->filter_str);
-	sb_printf(b, paused ? " [paused]\n" : " [active]\n");
+		utrace__sb_printf(b, " if %s", h->filter_str);
+	utrace__sb_printf(b, paused ? " [paused]\n" : " [active]\n");
 }
 
 char *utrace__hist_info(const struct utrace__hist *h, bool paused)
 {
 	struct sbuf b = { 0 };
 
-	info_print(&b, h, paused);
+	utrace__hist_info_print(&b, h, paused);
 	if (b.oom) {
 		free(b.p);
 		return NULL;
@@ -1764,943 +1726,3 @@ bool utrace__hist_compatible(const struct utrace__hist *a, const struct utrace__
 	return hist_match(a, b, true) && utrace__hist_same_layout(a, b);
 }
 
-/* ------------------------------------------------------------ the table */
-
-struct elt {
-	const void *owner;
-	char comm[COMM_LEN];
-	_Atomic uint64_t sums[UTRACE__HIST_VALS_MAX];
-	_Atomic uint64_t vars[UTRACE__HIST_VARS_MAX];
-	_Atomic uint32_t var_set;                /* a bit each */
-	_Atomic uint32_t track_seq;              /* of track and the save() area */
-	_Atomic uint64_t track;                  /* onmax()/onchange()'s value */
-	_Atomic uint32_t vstr_seq;               /* of the string variables' area */
-	unsigned char key[];                     /* then the save() area, then the
-						  * string variables' (words) */
-};
-
-struct slot {
-	_Atomic uint32_t hash;
-	struct elt *_Atomic elt;
-};
-
-struct utrace__hist_map {
-	const struct utrace__hist *h;
-	uint32_t max_elts, nr_slots;
-	size_t elt_size;
-	unsigned char *pool;
-	_Atomic uint32_t next_elt;
-	struct slot *slots;
-	_Atomic uint64_t hits, drops;
-	/* .snapshot(): the value and the entry of the last one taken */
-	_Atomic uint32_t snap_seq;
-	_Atomic uint64_t snap_val;
-	struct elt *_Atomic snap_elt;
-};
-
-/* The entry of a slot taken by a writer that then found no entry left. */
-static struct elt dead_elt;
-
-static struct elt *elt_at(const struct utrace__hist_map *m, uint32_t i)
-{
-	return (struct elt *)(m->pool + (size_t)i * m->elt_size);
-}
-
-struct utrace__hist_map *utrace__hist_map_new(const struct utrace__hist *h)
-{
-	struct utrace__hist_map *m = calloc(1, sizeof(*m));
-
-	if (!m)
-		return NULL;
-	m->h = h;
-	m->max_elts = 1u << h->bits;
-	m->nr_slots = 2u << h->bits;
-	m->elt_size = (sizeof(struct elt) + h->key_size + 7) & ~(size_t)7;
-	m->elt_size += h->save_size + h->vstr_size;
-	m->pool = calloc(m->max_elts, m->elt_size);
-	m->slots = calloc(m->nr_slots, sizeof(*m->slots));
-	if (!m->pool || !m->slots) {
-		utrace__hist_map_free(m);
-		return NULL;
-	}
-	return m;
-}
-
-void utrace__hist_map_free(struct utrace__hist_map *m)
-{
-	if (!m)
-		return;
-	free(m->pool);
-	free(m->slots);
-	free(m);
-}
-
-void utrace__hist_map_clear(struct utrace__hist_map *m)
-{
-	memset(m->pool, 0, (size_t)m->max_elts * m->elt_size);
-	memset(m->slots, 0, (size_t)m->nr_slots * sizeof(*m->slots));
-	atomic_store(&m->next_elt, 0);
-	atomic_store(&m->hits, 0);
-	atomic_store(&m->drops, 0);
-	atomic_store(&m->snap_seq, 0);
-	atomic_store(&m->snap_val, 0);
-	atomic_store(&m->snap_elt, NULL);
-}
-
-/* The seqlock of THE TABLE (above).  A writer finding another inside
- * spins, then yields (the other may be preempted), and gives up after
- * SEQ_WRITE_TRIES: the one inside is stopped (this thread, interrupted by
- * a signal whose handler's event is here), as in map_insert(). */
-#define SEQ_SPINS 64
-#define SEQ_WRITE_TRIES 4096
-
-static bool seq_write_begin(_Atomic uint32_t *seq, uint32_t *s)
-{
-	uint32_t i, v;
-
-	for (i = 0; i < SEQ_WRITE_TRIES; i++) {
-		v = atomic_load_explicit(seq, memory_order_relaxed);
-		if (!(v & 1) && atomic_compare_exchange_weak_explicit(seq, &v, v + 1,
-								      memory_order_acquire,
-								      memory_order_relaxed)) {
-			*s = v + 1;
-			return true;
-		}
-		if (i >= SEQ_SPINS)
-			sched_yield();
-	}
-	return false;
-}
-
-static void seq_write_end(_Atomic uint32_t *seq, uint32_t s)
-{
-	atomic_store_explicit(seq, s + 1, memory_order_release);
-}
-
-static uint32_t seq_read_begin(const _Atomic uint32_t *seq)
-{
-	return atomic_load_explicit(seq, memory_order_acquire);
-}
-
-/* After the words are copied: true when they must be copied again (a
- * writer was in, or came).  The reader spins, yields, then sleeps 100 us
- * a try: a writer preempted inside, on a loaded machine, gets the time to
- * finish.  One stopped inside for good (in a debugger) costs the reader
- * about a second, then it keeps what it has. */
-#define SEQ_READ_TRIES (SEQ_SPINS + 10000)
-
-static bool seq_read_retry(const _Atomic uint32_t *seq, uint32_t s, unsigned int *tries)
-{
-	if (!(s & 1) && atomic_load_explicit(seq, memory_order_acquire) == s)
-		return false;
-	if (++*tries >= SEQ_READ_TRIES)
-		return false;
-	if (*tries > SEQ_SPINS) {
-		struct timespec d = { 0, 100 * 1000 };
-
-		nanosleep(&d, NULL);
-	} else if (*tries > 16) {
-		sched_yield();
-	}
-	return true;
-}
-
-/* An entry's save() area: words (every part of it is a multiple of 8). */
-static _Atomic uint64_t *save_area(const struct utrace__hist *h, const struct elt *e)
-{
-	return (_Atomic uint64_t *)(uintptr_t)(e->key + ((h->key_size + 7) & ~7u));
-}
-
-/* An entry's string variables (words, each variable's at its str_off). */
-static _Atomic uint64_t *vstr_area(const struct utrace__hist *h, const struct elt *e)
-{
-	return save_area(h, e) + h->save_size / 8;
-}
-
-/* The bytes save() keeps of a string field, its NUL included. */
-static uint32_t save_cap(const struct utrace__hist_field *f)
-{
-	return f->size > UTRACE__HIST_STR_MAX - 1 ? UTRACE__HIST_STR_MAX : f->size + 1;
-}
-
-static uint32_t key_hash(const unsigned char *k, uint32_t n)
-{
-	uint32_t h = 2166136261u, i;
-
-	for (i = 0; i < n; i++)
-		h = (h ^ k[i]) * 16777619u;
-	h ^= h >> 15;
-	h *= 0x2c1b3c6dU;
-	h ^= h >> 12;
-	return h ? h : 1;
-}
-
-/* The entry of key, made if new; NULL when the pool is used up. */
-static struct elt *map_insert(struct utrace__hist_map *m, const unsigned char *key,
-			      const struct utrace__hist_ctx *ctx, bool create)
-{
-	uint32_t ks = m->h->key_size, h = key_hash(key, ks), i, n, idx;
-
-	idx = h & (m->nr_slots - 1);
-	for (n = 0; n < m->nr_slots; n++, idx = (idx + 1) & (m->nr_slots - 1)) {
-		struct slot *s = &m->slots[idx];
-		uint32_t sh = atomic_load_explicit(&s->hash, memory_order_acquire);
-		struct elt *e;
-
-		if (sh == h) {
-			/* the winner is between its two stores: wait for it,
-			 * or for it to give the slot back */
-			for (i = 0; !(e = atomic_load_explicit(&s->elt, memory_order_acquire));
-			     i++)
-				if (i == 1u << 20)
-					/* the winner is stopped (this thread,
-					 * interrupted by a signal whose
-					 * handler's event is here): a drop */
-					return NULL;
-			if (e != &dead_elt && !memcmp(e->key, key, ks))
-				return e;
-			continue;
-		}
-		if (sh)
-			continue;
-		if (!create)
-			return NULL;
-		/* a new key, and no entry left: no slot is taken for it, so
-		 * that probes stay short */
-		if (atomic_load_explicit(&m->next_elt, memory_order_relaxed) >= m->max_elts)
-			return NULL;
-		if (!atomic_compare_exchange_strong_explicit(&s->hash, &sh, h,
-							     memory_order_acq_rel,
-							     memory_order_acquire)) {
-			if (sh != h)
-				continue;
-			n--;                      /* look at this slot again */
-			idx = (idx - 1) & (m->nr_slots - 1);
-			continue;
-		}
-		i = atomic_fetch_add_explicit(&m->next_elt, 1, memory_order_relaxed);
-		if (i >= m->max_elts) {
-			/* lost the race for the last entry: the slot stays
-			 * taken (freeing it could end a later probe before a
-			 * key placed after it) */
-			atomic_store_explicit(&s->elt, &dead_elt, memory_order_release);
-			return NULL;
-		}
-		e = elt_at(m, i);
-		memcpy(e->key, key, ks);
-		e->owner = ctx->owner;
-		if (m->h->execname)
-			snprintf(e->comm, sizeof(e->comm), "%s", ctx->comm ? ctx->comm : "");
-		atomic_store_explicit(&s->elt, e, memory_order_release);
-		return e;
-	}
-	return NULL;
-}
-
-static uint64_t read_num(const unsigned char *p, uint32_t size, bool is_signed)
-{
-	uint64_t v = 0;
-
-	memcpy(&v, p, size);     /* little-endian */
-	if (is_signed && size < 8 && (v >> (size * 8 - 1)) & 1)
-		v |= ~0ULL << (size * 8);
-	return v;
-}
-
-/* A field's number for an event (the kernel's hist_fn_call()). */
-static uint64_t field_value(const struct utrace__hist *h, const struct utrace__hist_field *f,
-			    const unsigned char *rec, const struct utrace__hist_ctx *ctx)
-{
-	uint64_t v;
-
-	switch (f->src) {
-	case UTRACE__HS_COUNTER:
-		return 1;
-	case UTRACE__HS_NUM:
-		v = read_num(rec + f->offset, f->size, f->is_signed);
-		break;
-	case UTRACE__HS_TIMESTAMP:
-		v = h->ts_usecs ? (ctx->time + 500) / 1000 : ctx->time;
-		break;
-	case UTRACE__HS_CPU:
-		v = ctx->cpu;
-		break;
-	default:
-		return 0;
-	}
-	if (f->flags & UTRACE__HF_LOG2)
-		v = v <= 1 ? 0 : (uint64_t)(64 - __builtin_clzll(v - 1));
-	else if (f->flags & UTRACE__HF_BUCKET)
-		v = v / f->buckets * f->buckets;
-	return v;
-}
-
-/* A string field's bytes in the record (not NUL-terminated); false when
- * they would be outside it. */
-static bool field_str(const struct utrace__hist_field *f, const unsigned char *r, uint32_t size,
-		      const unsigned char **s, uint32_t *n)
-{
-	uint32_t loc;
-
-	if (f->src == UTRACE__HS_STR) {
-		*s = r + f->offset;
-		*n = f->size;
-		return true;
-	}
-	loc = (uint32_t)read_num(r + f->offset, 4, false);
-	*s = r + (loc & 0xffff);
-	*n = loc >> 16;
-	return (loc & 0xffff) + (uint64_t)*n <= size;
-}
-
-/* A string field copied NUL-terminated into out[cap]. */
-static char *copy_str(const struct utrace__hist_field *f, const unsigned char *r, uint32_t size,
-		      char *out, uint32_t cap)
-{
-	const unsigned char *s;
-	uint32_t n, j;
-
-	if (!field_str(f, r, size, &s, &n))
-		n = 0;
-	for (j = 0; j < n && j < cap - 1 && s[j]; j++)
-		out[j] = (char)s[j];
-	out[j] = 0;
-	return out;
-}
-
-/* The record's key; false when it is no hit (filtered, too short). */
-static bool make_key(const struct utrace__hist *h, const unsigned char *r, uint32_t size,
-		     const struct utrace__hist_ctx *ctx, unsigned char *key)
-{
-	struct utrace__filter_ctx fc = { ctx->cpu, ctx->comm };
-	unsigned int i;
-
-	if (size < h->min_size || !utrace__filter_match(h->filter, r, size, &fc))
-		return false;
-	memset(key, 0, h->key_size);
-	for (i = 0; i < h->nr_keys; i++) {
-		const struct utrace__hist_field *k = &h->keys[i];
-		const unsigned char *s = NULL;
-		uint32_t n = 0, j;
-
-		if (k->src == UTRACE__HS_STR || k->src == UTRACE__HS_DYNSTR) {
-			if (!field_str(k, r, size, &s, &n))
-				return false;     /* a string outside the record */
-		} else {
-			uint64_t v = field_value(h, k, r, ctx);
-
-			memcpy(key + k->key_offset, &v, 8);
-			continue;
-		}
-		if (n > k->key_size - 1)
-			n = k->key_size - 1;
-		for (j = 0; j < n && s[j]; j++)       /* strncpy() */
-			key[k->key_offset + j] = s[j];
-	}
-	return true;
-}
-
-bool utrace__hist_add(struct utrace__hist_map *m, const struct utrace__hist *h, const void *rec,
-		      uint32_t size, const struct utrace__hist_ctx *ctx)
-{
-	const unsigned char *r = rec;
-	unsigned char key[KEY_SIZE_MAX];
-	struct elt *e;
-	unsigned int i;
-
-	if (!h)
-		h = m->h;
-	if (!make_key(h, r, size, ctx, key))
-		return false;
-	atomic_fetch_add_explicit(&m->hits, 1, memory_order_relaxed);
-	e = map_insert(m, key, ctx, true);
-	if (!e) {
-		atomic_fetch_add_explicit(&m->drops, 1, memory_order_relaxed);
-		return true;
-	}
-	for (i = 0; i < h->nr_vals; i++)
-		atomic_fetch_add_explicit(&e->sums[i], field_value(h, &h->vals[i], r, ctx),
-					  memory_order_relaxed);
-	return true;
-}
-
-static uint64_t operand_value(const struct utrace__hist *h, const struct utrace__hist_operand *o,
-			      const unsigned char *r, const struct utrace__hist_ctx *ctx,
-			      const uint64_t *refv, const uint64_t *own)
-{
-	if (o->ref >= 0)
-		return refv[o->ref];
-	if (o->ref == UTRACE__HO_OWN)
-		return own[o->var];
-	if (o->ref == UTRACE__HO_CONST)
-		return o->constant;
-	return field_value(h, &o->f, r, ctx);
-}
-
-/* A variable's expression for this record (the kernel's hist_fn_call()
- * down its tree: 3 operators at most, so a few levels). */
-static uint64_t node_value(const struct utrace__hist *h, const struct utrace__hist_var *v,
-			   unsigned int k, const unsigned char *r,
-			   const struct utrace__hist_ctx *ctx, const uint64_t *refv,
-			   const uint64_t *own)
-{
-	const struct utrace__hist_node *n = &v->n[k];
-	uint64_t a;
-
-	if (!n->op)
-		return operand_value(h, &n->o, r, ctx, refv, own);
-	a = node_value(h, v, n->a, r, ctx, refv, own);
-	if (n->op == 'u')
-		return (uint64_t)-(int64_t)a;
-	return fold(n, a, node_value(h, v, n->b, r, ctx, refv, own));
-}
-
-/*
- * A string operand for this record, NUL-terminated in out[cap]: a string
- * field (at most cap - 1 bytes, strscpy()), the comm of .execname,
- * another trigger's string variable (read into fire->refstr when the
- * references were resolved), or a string variable of this trigger (its
- * own operand again).
- */
-static const char *operand_text(const struct utrace__hist *h, const struct utrace__hist_operand *o,
-				const unsigned char *r, uint32_t size,
-				const struct utrace__hist_ctx *ctx,
-				const struct utrace__hist_fire *fire, char *out, uint32_t cap)
-{
-	const char *from = NULL;
-	uint32_t j;
-
-	if (o->ref >= 0)
-		from = fire->refstr[o->ref];
-	else if (o->ref == UTRACE__HO_OWN)
-		return operand_text(h, &h->vars[o->var].n[0].o, r, size, ctx, fire, out, cap);
-	else if (o->f.flags & UTRACE__HF_EXECNAME)
-		from = ctx->comm ? ctx->comm : "";
-	else
-		return copy_str(&o->f, r, size, out, cap);
-	for (j = 0; j + 1 < cap && from[j]; j++)
-		out[j] = from[j];
-	out[j] = 0;
-	return out;
-}
-
-/* The string variables of an entry, written together under its vstr_seq
- * (the kernel strscpy()s each into the entry's own copy). */
-static void vstr_store(const struct utrace__hist *h, struct elt *e, const unsigned char *r,
-		       uint32_t size, const struct utrace__hist_ctx *ctx,
-		       const struct utrace__hist_fire *fire)
-{
-	_Atomic uint64_t *w = vstr_area(h, e);
-	uint64_t buf[UTRACE__HIST_STR_MAX / 8];
-	uint32_t s, i, j, n;
-
-	if (!seq_write_begin(&e->vstr_seq, &s))
-		return;
-	for (i = 0; i < h->nr_vars; i++) {
-		const struct utrace__hist_var *v = &h->vars[i];
-
-		if (!v->is_str)
-			continue;
-		n = (v->str_cap + 7) / 8;
-		memset(buf, 0, n * 8);
-		operand_text(h, &v->n[0].o, r, size, ctx, fire, (char *)buf, v->str_cap);
-		for (j = 0; j < n; j++)
-			atomic_store_explicit(&w[v->str_off / 8 + j], buf[j], memory_order_release);
-	}
-	seq_write_end(&e->vstr_seq, s);
-}
-
-/* Another trigger's string variable v of entry e (its table's h), read
- * by a writer: a copy under the entry's vstr_seq, given up on (the copy
- * kept as it is) when another writer stays inside for long. */
-static void vstr_read(const struct utrace__hist *h, const struct utrace__hist_var *v,
-		      const struct elt *e, char *out)
-{
-	const _Atomic uint64_t *w = vstr_area(h, e) + v->str_off / 8;
-	uint64_t buf[UTRACE__HIST_STR_MAX / 8];
-	uint32_t n = (v->str_cap + 7) / 8, s, j, tries = 0;
-
-	do {
-		s = seq_read_begin(&e->vstr_seq);
-		for (j = 0; j < n; j++)
-			buf[j] = atomic_load_explicit(&w[j], memory_order_acquire);
-		if (!(s & 1) && atomic_load_explicit(&e->vstr_seq, memory_order_acquire) == s)
-			break;
-		if (++tries > SEQ_SPINS)
-			sched_yield();
-	} while (tries < 2 * SEQ_SPINS);
-	memcpy(out, buf, n * 8);
-	out[v->str_cap - 1] = 0;
-}
-
-/* check_track_val(): v is a new maximum, or a change, against old. */
-static bool track_new(const struct utrace__hist_action *a, uint64_t v, uint64_t old)
-{
-	return a->handler == UTRACE__HA_ONMAX ? v > old : v != old;
-}
-
-/* cond_snapshot_update(): a snapshot when the value passes the check
- * against the last snapshot's too (a new maximum of the whole table); the
- * value and its entry change together (under snap_seq), as the kernel's
- * under tr->max_lock. */
-static bool snap_update(struct utrace__hist_map *m, const struct utrace__hist_action *a,
-			struct elt *e, uint64_t v)
-{
-	uint32_t s;
-	bool ok;
-
-	if (!track_new(a, v, atomic_load_explicit(&m->snap_val, memory_order_relaxed)) ||
-	    !seq_write_begin(&m->snap_seq, &s))
-		return false;
-	ok = track_new(a, v, atomic_load_explicit(&m->snap_val, memory_order_relaxed));
-	if (ok) {
-		atomic_store_explicit(&m->snap_val, v, memory_order_release);
-		atomic_store_explicit(&m->snap_elt, e, memory_order_release);
-	}
-	seq_write_end(&m->snap_seq, s);
-	return ok;
-}
-
-/* An action's parameters: numbers, or the address of a string's copy. */
-static void action_params(const struct utrace__hist *h, const struct utrace__hist_action *a,
-			  const unsigned char *r, uint32_t size, const struct utrace__hist_ctx *ctx,
-			  const uint64_t *refv, const uint64_t *own, struct utrace__hist_fire *fire,
-			  unsigned int which)
-{
-	unsigned int i, n = 0;
-
-	for (i = 0; i < a->nr_params; i++) {
-		const struct utrace__hist_operand *o = &a->p[i];
-		bool str = o->ref >= 0 ? h->refs[o->ref].is_str :
-			   o->ref == UTRACE__HO_OWN ? h->vars[o->var].is_str :
-			   o->ref == UTRACE__HO_FIELD &&
-			   (o->f.flags & (UTRACE__HF_STRING | UTRACE__HF_EXECNAME));
-
-		if (str)
-			fire->params[which][i] =
-				(uintptr_t)operand_text(h, o, r, size, ctx, fire, fire->str[which][n++],
-							UTRACE__HIST_STR_MAX);
-		else
-			fire->params[which][i] = operand_value(h, o, r, ctx, refv, own);
-	}
-}
-
-/* check_track_val(), save_track_val() for trace() and snapshot(): true
- * when v is a new maximum, or changed. */
-static bool track_update(const struct utrace__hist_action *a, struct elt *e, uint64_t v)
-{
-	uint64_t old = atomic_load_explicit(&e->track, memory_order_relaxed);
-
-	if (a->handler == UTRACE__HA_ONCHANGE)
-		return v != old && atomic_exchange_explicit(&e->track, v, memory_order_relaxed) != v;
-	while (v > old)
-		if (atomic_compare_exchange_weak_explicit(&e->track, &old, v, memory_order_relaxed,
-							  memory_order_relaxed))
-			return true;
-	return false;
-}
-
-/* save_track_val() and save_track_data_vars() for save(): the value and
- * the fields kept with it change together, under the entry's track_seq
- * (the kernel's are not atomic with each other). */
-static void track_save(const struct utrace__hist *h, const struct utrace__hist_action *a,
-		       struct elt *e, uint64_t v, const unsigned char *r, uint32_t size,
-		       const struct utrace__hist_ctx *ctx)
-{
-	_Atomic uint64_t *w = save_area(h, e);
-	uint64_t str[UTRACE__HIST_STR_MAX / 8];
-	uint32_t s, i, j, n;
-
-	if (!track_new(a, v, atomic_load_explicit(&e->track, memory_order_relaxed)) ||
-	    !seq_write_begin(&e->track_seq, &s))
-		return;
-	if (!track_new(a, v, atomic_load_explicit(&e->track, memory_order_relaxed))) {
-		seq_write_end(&e->track_seq, s);
-		return;
-	}
-	atomic_store_explicit(&e->track, v, memory_order_release);
-	for (i = 0; i < a->nr_params; i++) {
-		const struct utrace__hist_field *f = &a->p[i].f;
-		_Atomic uint64_t *to = w + a->save_off[i] / 8;
-
-		if (!(f->flags & UTRACE__HF_STRING)) {
-			atomic_store_explicit(to, field_value(h, f, r, ctx), memory_order_release);
-			continue;
-		}
-		n = (save_cap(f) + 7) / 8;
-		memset(str, 0, n * 8);
-		copy_str(f, r, size, (char *)str, save_cap(f));
-		for (j = 0; j < n; j++)
-			atomic_store_explicit(&to[j], str[j], memory_order_release);
-	}
-	seq_write_end(&e->track_seq, s);
-}
-
-int utrace__hist_add_vars(struct utrace__hist_map *m, const struct utrace__hist *h,
-			  const void *rec, uint32_t size,
-			  const struct utrace__hist_ctx *ctx,
-			  struct utrace__hist_map *const *ref_maps, struct utrace__hist_fire *fire)
-{
-	int ret = 0;
-	const unsigned char *r = rec;
-	unsigned char key[KEY_SIZE_MAX];
-	uint64_t refv[UTRACE__HIST_REFS_MAX], own[UTRACE__HIST_VARS_MAX];
-	struct elt *e;
-	unsigned int i;
-
-	if (!h)
-		h = m->h;
-	if (!make_key(h, r, size, ctx, key))
-		return -1;
-	/* resolve_var_refs(): each read once, with this key */
-	for (i = 0; i < h->nr_refs; i++) {
-		struct utrace__hist_map *rm = ref_maps[i];
-		uint32_t bit = 1u << h->refs[i].idx, old;
-
-		if (!rm || rm->h->key_size != h->key_size)
-			return -1;
-		e = map_insert(rm, key, ctx, false);
-		if (!e)
-			return -1;
-		old = atomic_fetch_and_explicit(&e->var_set, ~bit, memory_order_acquire);
-		if (!(old & bit))
-			return -1;
-		refv[i] = atomic_load_explicit(&e->vars[h->refs[i].idx], memory_order_relaxed);
-		if (h->refs[i].is_str)
-			vstr_read(rm->h, &rm->h->vars[h->refs[i].idx], e, fire->refstr[i]);
-	}
-	atomic_fetch_add_explicit(&m->hits, 1, memory_order_relaxed);
-	e = map_insert(m, key, ctx, true);
-	if (!e) {
-		atomic_fetch_add_explicit(&m->drops, 1, memory_order_relaxed);
-		return 0;
-	}
-	for (i = 0; i < h->nr_vals; i++)
-		atomic_fetch_add_explicit(&e->sums[i], field_value(h, &h->vals[i], r, ctx),
-					  memory_order_relaxed);
-	/* hist_trigger_elt_update(): the variables, strings first (their
-	 * bits are set with the others, after them) */
-	if (h->vstr_size)
-		vstr_store(h, e, r, size, ctx, fire);
-	for (i = 0; i < h->nr_vars; i++) {
-		const struct utrace__hist_var *v = &h->vars[i];
-		uint64_t x = v->is_str ? 0 : node_value(h, v, 0, r, ctx, refv, own);
-
-		own[i] = x;
-		atomic_store_explicit(&e->vars[i], x, memory_order_relaxed);
-		atomic_fetch_or_explicit(&e->var_set, 1u << i, memory_order_release);
-	}
-	if (h->action) {
-		action_params(h, h->action, r, size, ctx, refv, own, fire, 0);
-		ret |= 1;
-	}
-	if (h->track && h->track->kind == UTRACE__HA_SAVE) {
-		track_save(h, h->track, e, own[h->track->track_var], r, size, ctx);
-	} else if (h->track && track_update(h->track, e, own[h->track->track_var])) {
-		const struct utrace__hist_action *a = h->track;
-
-		if (a->kind == UTRACE__HA_TRACE) {
-			action_params(h, a, r, size, ctx, refv, own, fire, 1);
-			ret |= 2;
-		}
-		if (a->kind == UTRACE__HA_SNAPSHOT && snap_update(m, a, e, own[a->track_var]))
-			ret |= 4;
-	}
-	return ret;
-}
-
-/* ------------------------------------------------------------ the hist file */
-
-static int64_t cmp_num(const unsigned char *a, const unsigned char *b, uint32_t size,
-		       bool is_signed)
-{
-	uint64_t x = read_num(a, size, is_signed), y = read_num(b, size, is_signed);
-
-	if (is_signed)
-		return (int64_t)x < (int64_t)y ? -1 : (int64_t)x > (int64_t)y;
-	return x < y ? -1 : x > y;
-}
-
-static int cmp_key_field(const struct utrace__hist_field *k, const struct elt *a,
-			 const struct elt *b)
-{
-	const unsigned char *x = a->key + k->key_offset, *y = b->key + k->key_offset;
-
-	if (k->flags & UTRACE__HF_STRING) {
-		int c = strcmp((const char *)x, (const char *)y);
-
-		return c < 0 ? -1 : c > 0;
-	}
-	return (int)cmp_num(x, y, k->cmp_size, k->cmp_signed);
-}
-
-/* An entry as printed: its sums read once, so that the sort compares
- * values that writers adding meanwhile (a live table) do not change. */
-struct row {
-	const struct elt *e;
-	uint64_t sums[UTRACE__HIST_VALS_MAX];
-};
-
-static int cmp_entries(const void *pa, const void *pb, void *arg)
-{
-	const struct utrace__hist *h = arg;
-	const struct row *ra = pa, *rb = pb;
-	const struct elt *a = ra->e, *b = rb->e;
-	unsigned int i;
-	int c;
-
-	for (i = 0; i < h->nr_sort; i++) {
-		const struct utrace__hist_sort *s = &h->sort[i];
-
-		if (s->is_key) {
-			c = cmp_key_field(&h->keys[s->idx], a, b);
-		} else {
-			uint64_t x = ra->sums[s->idx], y = rb->sums[s->idx];
-
-			c = x < y ? -1 : x > y;
-		}
-		if (c)
-			return s->descending ? -c : c;
-	}
-	/* the kernel leaves ties in its heap sort's order: the keys here */
-	for (i = 0; i < h->nr_keys; i++) {
-		c = cmp_key_field(&h->keys[i], a, b);
-		if (c)
-			return c;
-	}
-	return 0;
-}
-
-static void sym_print(struct sbuf *b, const struct utrace__hist_print_opts *o,
-		      const struct elt *e, uint64_t addr, bool offset, int width)
-{
-	const char *name;
-	uint64_t start, size;
-	char s[512];
-
-	if (o->sym && o->sym(o->sym_arg, e->owner, addr, &name, &start, &size) == 0) {
-		if (offset)
-			snprintf(s, sizeof(s), "%s+0x%" PRIx64 "/0x%" PRIx64, name, addr - start,
-				 size);
-		else
-			snprintf(s, sizeof(s), "%s", name);
-	} else {
-		snprintf(s, sizeof(s), "0x%" PRIx64, addr);
-	}
-	sb_printf(b, "%-*s", width, s);
-}
-
-/* The kernel's hist_trigger_print_key(). */
-static void key_print(struct sbuf *b, const struct utrace__hist *h,
-		      const struct utrace__hist_print_opts *o, const struct elt *e)
-{
-	unsigned int i;
-
-	sb_printf(b, "{ ");
-	for (i = 0; i < h->nr_keys; i++) {
-		const struct utrace__hist_field *k = &h->keys[i];
-		const unsigned char *kp = e->key + k->key_offset;
-		uint64_t v;
-
-		memcpy(&v, kp, 8);
-		if (i)
-			sb_printf(b, ", ");
-		if (k->flags & UTRACE__HF_HEX) {
-			sb_printf(b, "%s: %" PRIx64, k->name, v);
-		} else if (k->flags & (UTRACE__HF_SYM | UTRACE__HF_SYM_OFFSET)) {
-			bool off = k->flags & UTRACE__HF_SYM_OFFSET;
-
-			sb_printf(b, "%s: [%" PRIx64 "] ", k->name, v);
-			sym_print(b, o, e, v, off, off ? 55 : 45);
-		} else if (k->flags & UTRACE__HF_EXECNAME) {
-			sb_printf(b, "%s: %-16s[%10" PRIu64 "]", k->name, e->comm, v);
-		} else if (k->flags & UTRACE__HF_SYSCALL) {
-			const char *name = o->syscall ? o->syscall(v) : NULL;
-
-			sb_printf(b, "%s: %-30s[%3" PRIu64 "]", k->name,
-				  name ? name : "unknown_syscall", v);
-		} else if (k->flags & UTRACE__HF_LOG2) {
-			sb_printf(b, "%s: ~ 2^%-2" PRIu64, k->name, v);
-		} else if (k->flags & UTRACE__HF_BUCKET) {
-			sb_printf(b, "%s: ~ %" PRIu64 "-%" PRIu64, k->name, v, v + k->buckets - 1);
-		} else if (k->flags & UTRACE__HF_STRING) {
-			sb_printf(b, "%s: %-50s", k->name, (const char *)kp);
-		} else {
-			sb_printf(b, "%s: %10" PRIu64, k->name, v);
-		}
-	}
-	sb_printf(b, " }");
-}
-
-/* The kernel's __get_percentage(): 100 times the percentage. */
-static unsigned int percentage(uint64_t val, uint64_t total)
-{
-	if (!total)
-		return val ? UINT32_MAX : 0;
-	if (val < UINT64_MAX / 10000)
-		return (unsigned int)(val * 10000 / total);
-	total /= 10000;
-	if (!total)
-		return val ? UINT32_MAX : 0;
-	return (unsigned int)(val / total);
-}
-
-static void val_print(struct sbuf *b, const struct utrace__hist_field *f, uint64_t v,
-		      uint64_t total, uint64_t max)
-{
-	if (f->flags & UTRACE__HF_PERCENT) {
-		unsigned int pc = percentage(v, total);
-
-		if (pc == UINT32_MAX)
-			sb_printf(b, " %s (%%):[ERROR]", f->name);
-		else
-			sb_printf(b, " %s (%%): %3u.%02u", f->name, pc / 100, pc % 100);
-	} else if (f->flags & UTRACE__HF_GRAPH) {
-		unsigned int len = percentage(v, max), i;
-		char bar[21];
-
-		if (len == UINT32_MAX) {
-			snprintf(bar, sizeof(bar), "[ERROR]");
-		} else {
-			len = len * 20 / 10000;
-			for (i = 0; i < 20; i++)
-				bar[i] = i < len ? '#' : ' ';
-			bar[20] = 0;
-		}
-		sb_printf(b, " %s: %20s", f->name, bar);
-	} else if (f->flags & UTRACE__HF_HEX) {
-		sb_printf(b, " %s: %10" PRIx64, f->name, v);
-	} else {
-		sb_printf(b, " %s: %10" PRIu64, f->name, v);
-	}
-}
-
-/* track_data_print(): the onmax()/onchange() value and what save() kept,
- * copied under the entry's track_seq. */
-static void track_print(struct sbuf *b, const struct utrace__hist *h, const struct elt *e)
-{
-	const struct utrace__hist_action *a = h->track;
-	const _Atomic uint64_t *w = save_area(h, e);
-	uint64_t save[UTRACE__HIST_PARAMS_MAX * UTRACE__HIST_STR_MAX / 8], x;
-	uint32_t n, s, i;
-	unsigned int tries = 0;
-
-	if (!a || a->kind == UTRACE__HA_SNAPSHOT)
-		return;
-	n = a->kind == UTRACE__HA_SAVE ? h->save_size / 8 : 0;
-	do {
-		s = seq_read_begin(&e->track_seq);
-		x = atomic_load_explicit(&e->track, memory_order_acquire);
-		for (i = 0; i < n; i++)
-			save[i] = atomic_load_explicit(&w[i], memory_order_acquire);
-	} while (seq_read_retry(&e->track_seq, s, &tries));
-	sb_printf(b, "\n\t%s: %10" PRIu64, a->handler == UTRACE__HA_ONMAX ? "max" : "changed", x);
-	for (i = 0; a->kind == UTRACE__HA_SAVE && i < a->nr_params; i++) {
-		const struct utrace__hist_field *f = &a->p[i].f;
-		char *str = (char *)save + a->save_off[i];
-
-		if (f->flags & UTRACE__HF_STRING) {
-			str[save_cap(f) - 1] = 0;       /* a copy given up on */
-			sb_printf(b, "  %s: %-32s", f->name, str);
-			continue;
-		}
-		memcpy(&x, str, 8);
-		sb_printf(b, "  %s: %10" PRIu64, f->name, x);
-	}
-}
-
-/* track_data_snapshot_print() */
-static void snap_print(struct sbuf *b, const struct utrace__hist_map *m,
-		       const struct utrace__hist_print_opts *o)
-{
-	const struct utrace__hist_action *a = m->h->track;
-	const struct elt *e;
-	unsigned int tries = 0;
-	uint32_t s;
-	uint64_t v;
-
-	if (!a || a->kind != UTRACE__HA_SNAPSHOT)
-		return;
-	do {
-		s = seq_read_begin(&m->snap_seq);
-		e = atomic_load_explicit(&m->snap_elt, memory_order_acquire);
-		v = atomic_load_explicit(&m->snap_val, memory_order_acquire);
-	} while (seq_read_retry(&m->snap_seq, s, &tries));
-	if (!e)
-		return;
-	sb_printf(b, "\nSnapshot taken (see tracing/snapshot).  Details:\n");
-	sb_printf(b, "\ttriggering value { %s(%s) }: %10" PRIu64,
-		  a->handler == UTRACE__HA_ONMAX ? "onmax" : "onchange", a->var_str, v);
-	sb_printf(b, "\ttriggered by event with key: ");
-	key_print(b, m->h, o, e);
-	sb_printf(b, "\n");
-}
-
-int utrace__hist_print(struct utrace__hist_map *m, const struct utrace__hist_print_opts *o,
-		       FILE *out)
-{
-	static const struct utrace__hist_print_opts none;
-	const struct utrace__hist *h = m->h;
-	uint64_t total[UTRACE__HIST_VALS_MAX] = { 0 }, max[UTRACE__HIST_VALS_MAX] = { 0 };
-	struct sbuf b = { 0 };
-	struct row *v;
-	uint32_t i, n = 0, j;
-	int ret = 0;
-
-	if (!o)
-		o = &none;
-	v = malloc((m->max_elts ? m->max_elts : 1) * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	for (i = 0; i < m->nr_slots; i++) {
-		struct elt *e = atomic_load_explicit(&m->slots[i].elt, memory_order_acquire);
-
-		if (!e || e == &dead_elt || n >= m->max_elts)
-			continue;
-		v[n].e = e;
-		for (j = 0; j < h->nr_vals; j++)
-			v[n].sums[j] = atomic_load_explicit(&e->sums[j], memory_order_relaxed);
-		n++;
-	}
-	qsort_r(v, n, sizeof(*v), cmp_entries, (void *)h);
-	for (j = 0; j < h->nr_vals; j++)
-		for (i = 0; i < n; i++) {
-			uint64_t x = v[i].sums[j];
-
-			total[j] += x;
-			if (x > max[j])
-				max[j] = x;
-		}
-	sb_printf(&b, "# event histogram\n#\n# trigger info: ");
-	info_print(&b, o->info ? o->info : h, o->paused);
-	sb_printf(&b, "#\n\n");
-	for (i = 0; i < n; i++) {
-		key_print(&b, h, o, v[i].e);
-		for (j = 0; j < h->nr_vals; j++) {
-			uint64_t x = v[i].sums[j];
-
-			if (j == 0 && h->nohitcount)
-				continue;
-			if (j)
-				sb_printf(&b, " ");
-			val_print(&b, &h->vals[j], x, total[j], max[j]);
-		}
-		track_print(&b, h, v[i].e);
-		sb_printf(&b, "\n");
-		if (b.len > 1 << 16 && !b.oom) {
-			if (fwrite(b.p, 1, b.len, out) != b.len)
-				ret = -EIO;
-			b.len = 0;
-		}
-	}
-	snap_print(&b, m, o);
-	sb_printf(&b, "\nTotals:\n    Hits: %" PRIu64 "\n    Entries: %u\n    Dropped: %" PRIu64
-		  "\n", atomic_load(&m->hits), n, atomic_load(&m->drops));
-	if (b.oom)
-		ret = -ENOMEM;
-	else if (b.len && fwrite(b.p, 1, b.len, out) != b.len)
-		ret = -EIO;
-	free(b.p);
-	free(v);
-	return ret;
-}
