@@ -73,6 +73,7 @@ cat > busy.c <<'EOF'
 #include <unistd.h>
 static volatile int stop;
 __attribute__((noinline)) long work(long x) { return x * 7 % 1000003; }
+__attribute__((noinline)) void tick(long k) { __asm__ volatile("" : : "r"(k)); }
 static void *spin(void *arg)
 {
 	double d = 1;
@@ -102,6 +103,8 @@ int main(void)
 		if (v > 2)
 			v = 1;
 		sum += work(k++);
+		if (!(k & 0xfffff))
+			tick(k);
 	}
 	for (long i = 0; i < k; i++) {
 		w = w * 1.0000001 + 1e-12;
@@ -121,8 +124,14 @@ if ! "$CC" -O1 -g -o plain plain.c 2> err || ! "$CC" -O1 -o sleeper sleeper.c 2>
 fi
 check "the programs do not link libutrace" bash -c '! ldd ./plain ./busy | grep -q libutrace'
 
-# ready_pid FILE: wait until the program wrote "ready" to FILE
+# ready FILE: wait until the program wrote "ready" to FILE
 ready() { grep -q '^ready' "$1"; }
+# probe_on PID EVENT: the process has the probe EVENT and an event on (the
+# recorder has switched it on)
+probe_on() {
+	"$UTRACE" probe -p "$1" -l 2> /dev/null | grep -q "$2" &&
+	"$UTRACE" ps 2> /dev/null | awk -v p="$1" '$1 == p && $4 > 0 { f = 1 } END { exit !f }'
+}
 
 # --- record -p --probe on a program blocked in read() ---
 mkfifo in1
@@ -135,7 +144,7 @@ wait_for ready plain.out
 R=$!
 check "record -p --probe: libutrace was loaded and the agent answers" wait_for traceable $P
 wait_for bash -c "grep -q libutrace /proc/$P/maps"
-wait_for bash -c "\"$UTRACE\" probe -p $P -l | grep -q grp/work"
+wait_for probe_on $P grp/work
 echo hello >&3
 exec 3>&-
 wait $P
@@ -163,6 +172,17 @@ check "a second attach leaves it alone" bash -c '
 check "probe -p places a probe; enable switches it on" bash -c '
 	"$0" probe -p "$1" "p:grp/w2 $2/plain:work v=%di:s32" &&
 	"$0" enable -p "$1" grp:w2' "$UTRACE" $P "$TMP"
+# the mount's files of it
+if [ -c /dev/fuse ] && [ -w /dev/fuse ] && command -v fusermount3 > /dev/null &&
+   mkdir -p mnt && "$UTRACE" mount mnt 2> mount.err; then
+	trap 'fusermount3 -u "$TMP/mnt" 2> /dev/null; rm -rf "$TMP"' EXIT
+	check "the mount shows its probe, on" bash -c '
+		grep -q "^p:grp/w2 " "mnt/$0/uprobe_events" &&
+		[ "$(cat "mnt/$0/events/grp/w2/enable")" = 1 ]' $P
+	fusermount3 -u mnt 2> /dev/null || umount -l mnt
+else
+	n=$((n + 1)); echo "ok $n # SKIP no FUSE mount here"
+fi
 echo abc >&3
 exec 3>&-
 wait $P
@@ -231,7 +251,7 @@ wait_for ready busy.out
 ok=0
 for i in $(seq 20); do
 	"$UTRACE" record -o c.dat -p $P --duration 0.2 \
-		--probe "p:grp/c$i $TMP/busy:work" > /dev/null 2>> err && ok=$((ok + 1))
+		--probe "p:grp/c$i $TMP/busy:tick" > /dev/null 2>> err && ok=$((ok + 1))
 done
 check "20 recordings with a probe of a busy program" test $ok = 20
 check "which hit it" bash -c '"$0" script -i c.dat | grep -q " c20: "' "$UTRACE"
@@ -339,7 +359,7 @@ for l in sys.stdin: print(sum(int(x) for x in l.split()), flush=True)' < in5 > p
 	"$UTRACE" record -o py.dat -p $P --probe "p:grp/wr libc.so.6:write fd=%di:s32" \
 		> /dev/null 2>> err &
 	R=$!
-	wait_for bash -c "\"$UTRACE\" probe -p $P -l 2> /dev/null | grep -q grp/wr"
+	wait_for probe_on $P grp/wr
 	echo "1 2 3" >&3
 	echo "10 20" >&3
 	wait_for grep -q 30 py.out
@@ -378,7 +398,7 @@ EOF
 	"$UTRACE" record -o mc.dat -p $P --probe "p:grp/rd libc.so.6:read fd=%di:s32" \
 		> /dev/null 2>> err &
 	R=$!
-	wait_for bash -c "\"$UTRACE\" probe -p $P -l 2> /dev/null | grep -q grp/rd"
+	wait_for probe_on $P grp/rd
 	a=$(mc "set k 0 0 5|hello|")
 	b=$(mc "get k|")
 	kill -INT $R
