@@ -29,6 +29,7 @@
  * red zone holds the two strings for the time of the calls.
  */
 #include <dirent.h>
+#include <stddef.h>
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -229,26 +230,129 @@ static void comm_of(pid_t pid, char *buf, size_t len)
 	fclose(f);
 }
 
-/* The thread to borrow: the main one, unless it has exited (a zombie
- * leader whose other threads run on). */
-static pid_t pick_thread(pid_t pid)
+/* The signals a fault raises (forced: never blocked during a call). */
+static const int sync_sigs[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGSYS };
+
+/*
+ * The C library's and the loader's code in the process: a thread stopped
+ * there outside a system call may hold one of their locks (malloc's arena,
+ * the loader's), and a dlopen() on it would wait for itself forever.
+ */
+struct ranges {
+	uint64_t lo[16], hi[16];
+	int n;
+};
+
+static void libc_text(pid_t pid, struct ranges *r)
 {
-	char path[64], st[512], *p;
-	pid_t tid = pid;
-	DIR *d;
-	struct dirent *de;
+	static const char *const names[] = { "libc.", "libc-", "ld-linux", "ld-", "libpthread",
+					     "libdl." };
+	char path[64], line[PATH_MAX + 128];
 	FILE *f;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	r->n = 0;
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
 	f = fopen(path, "re");
-	if (f) {
-		if (fgets(st, sizeof(st), f) && (p = strrchr(st, ')')) && p[1] && p[2] != 'Z' &&
-		    p[2] != 'X') {
-			fclose(f);
-			return pid;
-		}
-		fclose(f);
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f) && r->n < 16) {
+		unsigned long long s, e;
+		char perms[8], *file, *base;
+		int pos = 0;
+
+		if (sscanf(line, "%llx-%llx %7s %*s %*s %*s %n", &s, &e, perms, &pos) < 3 || !pos ||
+		    perms[2] != 'x')
+			continue;
+		file = line + pos;
+		file[strcspn(file, "\n")] = 0;
+		base = strrchr(file, '/');
+		if (!base)
+			continue;
+		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+			if (!strncmp(base + 1, names[i], strlen(names[i]))) {
+				r->lo[r->n] = s;
+				r->hi[r->n++] = e;
+				break;
+			}
 	}
+	fclose(f);
+}
+
+/* The system calls a thread waits in while it holds none of the C
+ * library's locks, as a rule: waiting for input, time, a child, a signal
+ * or another thread. */
+static bool waiting_call(long nr)
+{
+	switch (nr) {
+	case SYS_read: case SYS_readv: case SYS_pread64: case SYS_poll: case SYS_ppoll:
+	case SYS_select: case SYS_pselect6: case SYS_epoll_wait: case SYS_epoll_pwait:
+	case SYS_nanosleep: case SYS_clock_nanosleep: case SYS_futex: case SYS_accept:
+	case SYS_accept4: case SYS_recvfrom: case SYS_recvmsg: case SYS_recvmmsg:
+	case SYS_wait4: case SYS_waitid: case SYS_pause: case SYS_rt_sigsuspend:
+	case SYS_rt_sigtimedwait: case SYS_msgrcv: case SYS_semop: case SYS_semtimedop:
+	case SYS_io_getevents: case SYS_restart_syscall:
+#ifdef SYS_epoll_pwait2
+	case SYS_epoll_pwait2:
+#endif
+#ifdef SYS_io_uring_enter
+	case SYS_io_uring_enter:
+#endif
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* The system call thread tid of pid waits in (/proc/PID/task/TID/syscall),
+ * or -1 (running, or not readable). */
+static long task_syscall(pid_t pid, pid_t tid)
+{
+	char path[96], buf[64], *end;
+	long nr = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", (int)pid, (int)tid);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	if (fgets(buf, sizeof(buf), f)) {
+		nr = strtol(buf, &end, 10);
+		if (end == buf)
+			nr = -1;
+	}
+	fclose(f);
+	return nr;
+}
+
+/* A live thread (not a zombie leader). */
+static bool task_alive(pid_t pid, pid_t tid)
+{
+	char path[96], st[512], *p;
+	bool alive = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)tid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	if (fgets(st, sizeof(st), f) && (p = strrchr(st, ')')) && p[1] && p[2])
+		alive = p[2] != 'Z' && p[2] != 'X';
+	fclose(f);
+	return alive;
+}
+
+/* The thread to borrow: one waiting in a system call (it holds none of the
+ * C library's locks, as a rule), the main one first; else the main one,
+ * unless it has exited (a zombie leader whose other threads run on). */
+static pid_t pick_thread(pid_t pid)
+{
+	char path[64];
+	pid_t any = 0;
+	DIR *d;
+	struct dirent *de;
+
+	if (task_alive(pid, pid) && waiting_call(task_syscall(pid, pid)))
+		return pid;
 	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
 	d = opendir(path);
 	if (!d)
@@ -256,17 +360,31 @@ static pid_t pick_thread(pid_t pid)
 	while ((de = readdir(d))) {
 		long t = strtol(de->d_name, NULL, 10);
 
-		if (t > 0 && t != pid) {
-			tid = (pid_t)t;
+		if (t <= 0 || t == pid || !task_alive(pid, (pid_t)t))
+			continue;
+		if (waiting_call(task_syscall(pid, (pid_t)t))) {
+			any = (pid_t)t;
 			break;
 		}
+		if (!any && !task_alive(pid, pid))
+			any = (pid_t)t;
 	}
 	closedir(d);
-	return tid;
+	return any ? any : pid;
 }
 
-/* The signals a fault raises (forced: never blocked during a call). */
-static const int sync_sigs[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGSYS };
+/* Stopped in the C library or the loader, other than waiting in one of
+ * those calls: malloc() holds its arena's lock around brk() and mmap()
+ * too. */
+static bool in_libc(const struct ranges *r, const struct user_regs_struct *regs)
+{
+	if ((long long)regs->orig_rax >= 0 && waiting_call((long)regs->orig_rax))
+		return false;
+	for (int i = 0; i < r->n; i++)
+		if (regs->rip >= r->lo[i] && regs->rip < r->hi[i])
+			return true;
+	return false;
+}
 
 /* The borrowed thread and what it had. */
 struct victim {
@@ -538,6 +656,137 @@ static int precheck(pid_t pid, const char *who)
 	return 0;
 }
 
+/*
+ * Stop the borrowed thread again (after a PTRACE_CONT): by our interrupt,
+ * or by 'want' at 'addr' (a hardware breakpoint) when addr is not 0, or
+ * by a signal (held).  0, 1 when it stopped at addr, -1 said.
+ */
+static int stop_again(struct victim *v, int want, uint64_t addr)
+{
+	int status, w;
+
+	if (!addr && ptrace(PTRACE_INTERRUPT, v->tid, NULL, NULL) < 0)
+		return -1;
+	for (;;) {
+		w = wait_stop(v, &status, addr ? 1000 : 5000);
+		if (w < 0)
+			return -1;
+		if (w == 0) {
+			if (addr) {
+				/* it did not come back there in 1 s: take it
+				 * where it is */
+				if (ptrace(PTRACE_INTERRUPT, v->tid, NULL, NULL) < 0)
+					return -1;
+				addr = 0;
+				continue;
+			}
+			fprintf(stderr, "%s: process %d did not stop in 5 s\n", v->who,
+				(int)v->pid);
+			return -1;
+		}
+		if (status >> 16 == PTRACE_EVENT_STOP && WSTOPSIG(status) != SIGTRAP) {
+			fprintf(stderr, "%s: process %d was stopped (%s) as it was being attached "
+				"to: continue it first\n", v->who, (int)v->pid,
+				strsignal(WSTOPSIG(status)));
+			return -1;
+		}
+		if (status >> 16 == PTRACE_EVENT_STOP)
+			return 0;
+		if (addr && WSTOPSIG(status) == want) {
+			struct user_regs_struct r;
+
+			if (ptrace(PTRACE_GETREGS, v->tid, NULL, &r) == 0 && r.rip == addr)
+				return 1;
+		}
+		/* someone else's signal: the thread stays stopped with it, to
+		 * be delivered at the detach */
+		hold(v, WSTOPSIG(status));
+		return 0;
+	}
+}
+
+/* Executable code outside the C library and the loader. */
+static bool program_code(pid_t pid, const struct ranges *libc, uint64_t a)
+{
+	char path[64], line[PATH_MAX + 128];
+	bool yes = false;
+	FILE *f;
+
+	for (int i = 0; i < libc->n; i++)
+		if (a >= libc->lo[i] && a < libc->hi[i])
+			return false;
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long s, e;
+		char perms[8];
+
+		if (sscanf(line, "%llx-%llx %7s", &s, &e, perms) == 3 && a >= s && a < e) {
+			yes = perms[2] == 'x';
+			break;
+		}
+	}
+	fclose(f);
+	return yes;
+}
+
+/*
+ * The thread is in the C library and stays there (malloc() over and over,
+ * with its arena's lock held now and then): find the return address into
+ * the program on its stack (the first word above rsp that points into the
+ * program's code just after a call instruction), put a hardware
+ * breakpoint there (DR0: this thread only, no code written) and let the
+ * thread run to it; the library's locks are let go by then.  0 (stopped
+ * at it, or elsewhere after 1 s), -1 said.
+ */
+static int run_to_caller(struct victim *v, const struct ranges *libc)
+{
+	char path[64];
+	uint64_t stack[1024], ret = 0;
+	unsigned char code[8];
+	size_t dr0 = offsetof(struct user, u_debugreg[0]);
+	size_t dr7 = offsetof(struct user, u_debugreg[7]);
+	long old0, old7;
+	ssize_t n;
+	int fd, r;
+
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)v->tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = pread(fd, stack, sizeof(stack), (off_t)v->regs.rsp);
+	for (ssize_t i = 0; n > 0 && i < n / 8 && !ret; i++) {
+		uint64_t a = stack[i];
+
+		if (a < 8 || pread(fd, code, sizeof(code), (off_t)(a - 8)) != (ssize_t)sizeof(code))
+			continue;
+		/* call rel32 (e8), call *r/m (ff /2): 2, 3 or 6 bytes */
+		if (!(code[3] == 0xe8 || (code[6] == 0xff && (code[7] & 0x38) == 0x10) ||
+		      (code[5] == 0xff && (code[6] & 0x38) == 0x10) ||
+		      (code[2] == 0xff && (code[3] & 0x38) == 0x10)))
+			continue;
+		if (program_code(v->pid, libc, a))
+			ret = a;
+	}
+	close(fd);
+	if (!ret)
+		return 0;
+	errno = 0;
+	old0 = ptrace(PTRACE_PEEKUSER, v->tid, (void *)dr0, NULL);
+	old7 = ptrace(PTRACE_PEEKUSER, v->tid, (void *)dr7, NULL);
+	if (errno || old7 & 0xff)
+		return 0;              /* it uses the debug registers itself */
+	if (ptrace(PTRACE_POKEUSER, v->tid, (void *)dr0, (void *)ret) < 0 ||
+	    ptrace(PTRACE_POKEUSER, v->tid, (void *)dr7, (void *)1L) < 0)
+		return 0;
+	r = ptrace(PTRACE_CONT, v->tid, NULL, NULL) < 0 ? -1 : stop_again(v, SIGTRAP, ret);
+	ptrace(PTRACE_POKEUSER, v->tid, (void *)dr7, (void *)old7);
+	ptrace(PTRACE_POKEUSER, v->tid, (void *)dr0, (void *)old0);
+	return r < 0 ? -1 : 0;
+}
+
 int utrace_inject(pid_t pid, const char *who, struct utrace_inject_times *us)
 {
 	static const char *const dlopen_names[] = { "dlopen", "__libc_dlopen_mode" };
@@ -549,6 +798,7 @@ int utrace_inject(pid_t pid, const char *who, struct utrace_inject_times *us)
 	const char *which = NULL;
 	uint64_t f_dlopen = 0, f_dlerror = 0, f_start = 0, ret = 0, t0 = 0, t2;
 	uint64_t start_value = 0, bias = 0;
+	struct ranges safe;
 	int libfd = -1;
 	bool have_lib, attached = false, pass_dir = true;
 	int status, w, r = -1, sig;
@@ -658,6 +908,38 @@ int utrace_inject(pid_t pid, const char *who, struct utrace_inject_times *us)
 		}
 		ptrace(PTRACE_CONT, v.tid, NULL, NULL);
 	}
+	/*
+	 * A safe place to borrow the thread: waiting in a system call, or
+	 * in code that is not the C library's nor the loader's.  Else let it run a
+	 * little and stop it again, up to 200 times (about 0.1 s); then go
+	 * on all the same (a thread that never leaves libc: memcpy()s, not
+	 * malloc()s, most likely).  A thread stopped in malloc() with its
+	 * arena's lock held hung the loader in 4 of 8 attaches to a
+	 * malloc()-heavy program, and in 5 of 10 while only the thread's
+	 * user code in libc was avoided (free() calls brk() with it held).
+	 */
+	libc_text(pid, &safe);
+	for (int tries = 0; tries < 20 && !v.nr_held; tries++) {
+		if (ptrace(PTRACE_GETREGS, v.tid, NULL, &v.regs) < 0 || !in_libc(&safe, &v.regs))
+			break;
+		if (us)
+			us->retries++;
+		if (ptrace(PTRACE_CONT, v.tid, NULL, NULL) < 0)
+			break;
+		usleep(50);
+		if (stop_again(&v, SIGTRAP, 0) < 0)
+			goto out;
+	}
+	if (!v.nr_held && ptrace(PTRACE_GETREGS, v.tid, NULL, &v.regs) == 0 &&
+	    in_libc(&safe, &v.regs)) {
+		/* it lives there (malloc() over and over): run it to where
+		 * the C library returns to the program */
+		if (us)
+			us->to_caller = true;
+		if (run_to_caller(&v, &safe) < 0)
+			goto out;
+	}
+	t0 = now_us();
 	snprintf(path, sizeof(path), "/proc/%d/mem", (int)v.tid);
 	v.memfd = open(path, O_RDWR | O_CLOEXEC);
 	if (v.memfd < 0) {
@@ -812,6 +1094,7 @@ int cmd_attach(int argc, char **argv)
 		char err[512], *end;
 		long pid = strtol(argv[i], &end, 10);
 		struct utrace_inject_times us;
+		char retries[96];
 
 		if (*end || end == argv[i] || pid <= 0 || pid > INT_MAX) {
 			fprintf(stderr, "utrace attach: bad PID '%s'\n", argv[i]);
@@ -835,10 +1118,14 @@ int cmd_attach(int argc, char **argv)
 			continue;
 		}
 		utrace__ctl_close(c);
+		snprintf(retries, sizeof(retries), "; stopped again %d times to leave the C "
+			 "library%s", us.retries, us.to_caller ? ", then run to its caller" : "");
+		if (!us.retries)
+			retries[0] = 0;
 		if (verbose)
 			fprintf(stderr, "utrace attach: process %ld: libutrace loaded, its agent "
-				"started; stopped for %.0f us (dlopen %.0f us, agent start %.0f us)\n",
-				pid, us.stopped, us.dlopen, us.start);
+				"started; stopped for %.0f us (dlopen %.0f us, agent start %.0f us)%s\n",
+				pid, us.stopped, us.dlopen, us.start, retries);
 	}
 	return status;
 }

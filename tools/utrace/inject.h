@@ -30,9 +30,11 @@ void utrace_find_libutrace(char *buf, size_t len, bool *found);
  * receives how long the thread was borrowed, in microseconds.
  */
 struct utrace_inject_times {
-	double stopped;            /* from PTRACE_INTERRUPT to PTRACE_DETACH */
+	double stopped;            /* from the stop used to PTRACE_DETACH */
 	double dlopen;             /* of which the call of dlopen() */
 	double start;              /* and the call of utrace__attach_start() */
+	int retries;               /* stopped in the C library: let go, stopped again */
+	bool to_caller;            /* run to its return into the program */
 };
 int utrace_inject(pid_t pid, const char *who, struct utrace_inject_times *us);
 
