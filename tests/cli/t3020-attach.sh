@@ -117,6 +117,23 @@ if ! "$CC" -O1 -g -o plain plain.c 2> err || ! "$CC" -O1 -o sleeper sleeper.c 2>
 fi
 check "the programs do not link libutrace" bash -c '! ldd ./plain ./busy | grep -q libutrace'
 
+# A sanitizer build's libutrace needs its runtime first in the process:
+# loaded into these programs it would kill them, so it is refused
+if ldd "$UTRACE_BUILD/lib/libutrace.so.0" 2> /dev/null | grep -q 'libasan\|libtsan'; then
+	./sleeper > /dev/null &
+	P=$!
+	check "a sanitizer build's libutrace: refused in one line, the program unharmed" bash -c '
+		"$0" attach "$1" > "$2/san.out" 2>&1; st=$?
+		cat "$2/san.out" >&2
+		[ $st = 1 ] && [ "$(wc -l < "$2/san.out")" = 1 ] &&
+		grep -q "built with a sanitizer" "$2/san.out" && wait "$1"' "$UTRACE" $P "$TMP"
+	wait $P
+	check "and the program ended well" test $? = 0
+	echo "# a sanitizer build: the attaching itself is tested in a plain build"
+	done_testing
+	exit
+fi
+
 # ready FILE: wait until the program wrote "ready" to FILE
 ready() { grep -q '^ready' "$1"; }
 # probe_on PID EVENT: the process has the probe EVENT and an event on (the
@@ -254,8 +271,6 @@ check "the busy program's registers were given back (its sums agree)" \
 
 # --- 100 attaches (each a fresh busy program, two threads running) ---
 cycles=100
-# (fewer under a sanitizer build: libutrace.so with ASan loads slowly)
-ldd "$UTRACE_BUILD/lib/libutrace.so.0" 2> /dev/null | grep -q libasan && cycles=30
 bad=0
 : > cycles.err
 for i in $(seq $cycles); do
@@ -407,6 +422,25 @@ else
 		grep -q "cannot find libutrace.so.0" "$2/l.out"' alone/utrace $P "$TMP"
 fi
 kill $P 2> /dev/null
+
+# --- refused: a libutrace built with AddressSanitizer (a stand-in here) ---
+if "$CC" -fsanitize=address -shared -fPIC -o fake.so -x c - <<< 'int f(void) { return 1; }' \
+	2> /dev/null; then
+	mkdir -p asan/tools/utrace asan/lib
+	cp "$UTRACE" asan/tools/utrace/utrace
+	cp fake.so asan/lib/libutrace.so.0
+	sleep 30 &
+	P=$!
+	check "an ASan libutrace and a program without ASan: refused in one line" bash -c '
+		"$0" attach "$1" > "$2/as.out" 2>&1; st=$?
+		cat "$2/as.out" >&2
+		[ $st = 1 ] && [ "$(wc -l < "$2/as.out")" = 1 ] &&
+		grep -q "built with a sanitizer (libasan.so)" "$2/as.out" && kill -0 "$1"
+		' asan/tools/utrace/utrace $P "$TMP"
+	kill $P
+else
+	n=$((n + 1)); echo "ok $n # SKIP no -fsanitize=address here"
+fi
 
 # --- Debian's python3 ---
 PY=/usr/bin/python3

@@ -39,6 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -187,6 +188,32 @@ static uint64_t file_sym(int fd, const char *name)
 		v = s->addr;
 	utrace__symtab_free(&t);
 	return v;
+}
+
+/* The sanitizer runtime the library at path needs that must be the first
+ * library of a process (AddressSanitizer's, ThreadSanitizer's), or NULL:
+ * loaded later, it kills the process ("ASan runtime does not come first"). */
+static const char *needs_first(const char *path)
+{
+	static const char *const rt[] = { "libasan.so", "libtsan.so", "libhwasan.so" };
+	const char *found = NULL;
+	struct stat st;
+	char *map;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) == 0 && st.st_size > 0) {
+		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (map != MAP_FAILED) {
+			for (size_t i = 0; i < sizeof(rt) / sizeof(rt[0]) && !found; i++)
+				if (memmem(map, (size_t)st.st_size, rt[i], strlen(rt[i])))
+					found = rt[i];
+			munmap(map, (size_t)st.st_size);
+		}
+	}
+	close(fd);
+	return found;
 }
 
 /* A field of /proc/PID/status ("TracerPid:"), or -1. */
@@ -821,6 +848,18 @@ int utrace_inject(pid_t pid, const char *who, struct utrace_inject_times *us)
 		return -1;
 	}
 	if (!ut.found) {
+		const char *san = needs_first(lib);
+		char base[32];
+		struct obj o;
+
+		snprintf(base, sizeof(base), "%.*s", san ? (int)(strlen(san) - 3) : 0,
+			 san ? san : "");
+		if (san && !find_obj(pid, base, NULL, &o)) {
+			fprintf(stderr, "%s: this utrace's %s is built with a sanitizer (%s), whose "
+				"runtime must be a program's first library: it cannot be loaded "
+				"into process %d, which has none\n", who, lib, san, (int)pid);
+			return -1;
+		}
 		if (!find_obj(pid, "libc", NULL, &libc)) {
 			fprintf(stderr, "%s: process %d has no libc.so.6 mapped (a static program, "
 				"or not glibc): libutrace cannot be loaded into it; start it under "
