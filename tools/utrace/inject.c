@@ -591,6 +591,44 @@ nomem:
 	return -1;
 }
 
+#ifndef PTRACE_GET_RSEQ_CONFIGURATION
+#define PTRACE_GET_RSEQ_CONFIGURATION 0x420f
+#endif
+
+/*
+ * A thread stopped inside a restartable sequence's critical section (rseq:
+ * glibc registers one per thread; tcmalloc's per-CPU caches use them) has
+ * been preempted, so the kernel would send it to the section's abort
+ * handler when it next returns to user space; but our calls return to
+ * user space outside the section, and there the kernel forgets it
+ * (rseq_cs cleared), so the thread put back would finish its section as
+ * if nothing had happened.  Abort it as the kernel does: rip = abort_ip,
+ * rseq_cs = 0.
+ */
+static void rseq_abort(struct victim *v)
+{
+	struct {
+		uint64_t ptr;
+		uint32_t size, sig, flags, pad;
+	} conf;
+	struct {
+		uint32_t version, flags;
+		uint64_t start_ip, post_commit_offset, abort_ip;
+	} cs;
+	uint64_t csp = 0, zero = 0;
+
+	if ((long long)v->regs.orig_rax >= 0 ||
+	    ptrace(PTRACE_GET_RSEQ_CONFIGURATION, v->tid, (void *)sizeof(conf), &conf) <
+		    (long)sizeof(conf) || !conf.ptr ||
+	    pread(v->memfd, &csp, sizeof(csp), (off_t)(conf.ptr + 8)) != sizeof(csp) || !csp ||
+	    pread(v->memfd, &cs, sizeof(cs), (off_t)csp) != sizeof(cs))
+		return;
+	if (v->regs.rip - cs.start_ip >= cs.post_commit_offset)
+		return;
+	if (mem_write(v, conf.ptr + 8, &zero, sizeof(zero)) == 0)
+		v->regs.rip = cs.abort_ip;
+}
+
 /* Put back what the thread had; 0 or -1 said. */
 static int restore(struct victim *v)
 {
@@ -991,6 +1029,7 @@ int utrace_inject(pid_t pid, const char *who, struct utrace_inject_times *us)
 			strerror(errno));
 		goto out;
 	}
+	rseq_abort(&v);
 	v.xiov.iov_len = 64 << 10;
 	v.xstate = calloc(1, v.xiov.iov_len);
 	v.xiov.iov_base = v.xstate;
