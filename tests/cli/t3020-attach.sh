@@ -4,8 +4,11 @@
 # libutrace loaded by ptrace (utrace attach, probe -p, record -p --probe),
 # are probed and recorded, and run on with their own output and exit
 # status right: a thread stopped in read() or nanosleep() gets its system
-# call's result, 100 attaches to busy programs, a process under strace is
-# refused with one line, and so is one that ptrace may not touch.
+# call's result, signals sent meanwhile all arrive, 100 attaches to busy
+# programs keep their SSE registers, programs that live in malloc() never
+# hang, a thread inside an rseq critical section is aborted; a process
+# under strace is refused with one line, and so is one that ptrace may not
+# touch, a utrace without its library, a sanitizer build's library.
 . "$(dirname "$0")/lib.sh"
 cd "$TMP" || exit 1
 export UTRACE_RUNTIME_DIR="$TMP/run"
