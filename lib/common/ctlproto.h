@@ -69,6 +69,29 @@ enum utrace_ctl_op {
 				       * (0: all are), or -ENOENT; arg 1: free it */
 	UTRACE_CTL_SYNTH_DYN_LINES,   /* payload: dynamic_events' "s:..." lines (an
 				       * older runtime: -EOPNOTSUPP) */
+	UTRACE_CTL_FTRACE,            /* id enum utrace_ctl_ftrace_file, arg enum
+				       * utrace_ctl_ftrace_action, payload the write
+				       * -> text (READ); an older runtime:
+				       * -EOPNOTSUPP */
+};
+
+/* UTRACE_CTL_FTRACE: the function tracers' files (lib/runtime/ftrace.c). */
+enum utrace_ctl_ftrace_file {
+	UTRACE_CTL_FT_CURRENT_TRACER = 0,
+	UTRACE_CTL_FT_AVAILABLE_TRACERS = 1,
+	UTRACE_CTL_FT_AVAILABLE_FUNCS = 2,   /* available_filter_functions */
+	UTRACE_CTL_FT_FILTER = 3,            /* set_ftrace_filter */
+	UTRACE_CTL_FT_NOTRACE = 4,           /* set_ftrace_notrace */
+	UTRACE_CTL_FT_GRAPH_FUNCTION = 5,    /* set_graph_function */
+	UTRACE_CTL_FT_MAX_GRAPH_DEPTH = 6,
+	UTRACE_CTL_FT_ENABLED_FUNCS = 7,     /* enabled_functions */
+	UTRACE_CTL_FT_NR
+};
+
+enum utrace_ctl_ftrace_action {
+	UTRACE_CTL_FT_READ = 0,
+	UTRACE_CTL_FT_WRITE = 1,      /* the lists: added to (a '>>' or a later write) */
+	UTRACE_CTL_FT_CLEAR = 2,      /* the lists: an open with O_TRUNC */
 };
 
 /* UTRACE_CTL_SYNTH: synthetic_events (lib/runtime/synth.c). */

@@ -448,6 +448,27 @@ static int pass(struct conv *cv)
 				(unsigned long long)item.offset, item.len);
 			continue;
 		}
+		if (item.len >= 40 && !strcmp(d->system, "ftrace") &&
+		    !strcmp(d->name, "funcgraph_exit")) {
+			/* calltime and rettime in the trace clock, as the
+			 * kernel's (the runtime writes its own ticks) */
+			unsigned char g[40];
+			uint64_t t;
+
+			memcpy(g, item.rec, 40);
+			for (int k = 24; k <= 32; k += 8) {
+				memcpy(&t, g + k, 8);
+				t = utrace__tf_proc_time(cv->tf, item.proc, t);
+				memcpy(g + k, &t, 8);
+			}
+			if (utrace__rbpack_event(&c->pk, item.time, g, 40, d->id) < 0) {
+				r = -EIO;
+				break;
+			}
+			if (!cv->writing)
+				cv->nr_events++;
+			continue;
+		}
 		if (utrace__rbpack_event(&c->pk, item.time, item.rec, item.len, d->id) < 0) {
 			r = -EIO;
 			break;

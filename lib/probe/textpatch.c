@@ -19,6 +19,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +58,9 @@ static int handlers_set;
 static struct {
 	_Atomic uint64_t gen;
 	uintptr_t lo, hi;
+	/* or, when set: inside one of these (sorted by address) */
+	const struct utrace__poke *sites;
+	size_t nsites;
 	_Atomic uint32_t n;
 	struct {
 		_Atomic uint64_t gen;
@@ -151,12 +155,31 @@ static void on_trap(int sig, siginfo_t *si, void *ctx)
 	utrace__probe_chain(&old_trap, sig, si, ctx);
 }
 
+/* Is pc past the first byte of the range asked, or of one of the sites? */
+static int pc_inside(uintptr_t pc)
+{
+	size_t lo = 0, hi = where.nsites;
+
+	if (!where.sites)
+		return pc > where.lo && pc < where.hi;
+	/* the last site that starts below pc */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (where.sites[mid].addr < pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo > 0 && pc < where.sites[lo - 1].addr + where.sites[lo - 1].len;
+}
+
 static void on_where(int sig, siginfo_t *si, void *ctx)
 {
 	ucontext_t *uc = ctx;
 	uintptr_t ip = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
 	uint64_t gen = atomic_load(&where.gen);
-	int inside = ip > where.lo && ip < where.hi;
+	int inside = pc_inside(ip);
 	uint32_t i = atomic_fetch_add(&where.n, 1);
 	int saved = errno;
 
@@ -297,7 +320,27 @@ static uintptr_t sleeping_pc(pid_t tid)
  * One round: is any thread (this one aside) inside (lo, hi)?  1 yes or
  * unknown (a thread did not answer), 0 no.
  */
+static int anyone_inside_(uintptr_t lo, uintptr_t hi);
+
 static int anyone_inside(uintptr_t lo, uintptr_t hi)
+{
+	where.sites = NULL;
+	return anyone_inside_(lo, hi);
+}
+
+/* Is any thread inside one of the sites' bytes (past the first)? */
+static int anyone_inside_sites(const struct utrace__poke *p, size_t n)
+{
+	int r;
+
+	where.sites = p;
+	where.nsites = n;
+	r = anyone_inside_(0, 0);
+	where.sites = NULL;
+	return r;
+}
+
+static int anyone_inside_(uintptr_t lo, uintptr_t hi)
 {
 	pid_t self = (pid_t)syscall(SYS_gettid), pid = getpid();
 	pid_t asked[WHERE_MAX];
@@ -336,7 +379,7 @@ static int anyone_inside(uintptr_t lo, uintptr_t hi)
 			continue;
 		pc = sleeping_pc(tid);
 		if (pc) {
-			if (pc > lo && pc < hi) {
+			if (pc_inside(pc)) {
 				closedir(d);
 				return 1;
 			}
@@ -372,7 +415,7 @@ static int anyone_inside(uintptr_t lo, uintptr_t hi)
 				/* blocked the signal, or exited: asleep? */
 				uintptr_t pc = sleeping_pc(asked[i]);
 
-				if (pc && !(pc > lo && pc < hi))
+				if (pc && !pc_inside(pc))
 					break;
 				char path[64];
 
@@ -388,15 +431,41 @@ static int anyone_inside(uintptr_t lo, uintptr_t hi)
 	return 0;
 }
 
-int utrace__text_poke(uintptr_t addr, const void *bytes, size_t len,
-		      const struct utrace__int3_hook *hook, int maybe_inside,
-		      char *why,
-		      size_t why_len)
+/* Steps 3 and 4: the tail, then the first byte. */
+static int poke_rest(uintptr_t addr, const uint8_t *b, size_t len)
+{
+	int ret = utrace__text_write(addr + 1, b + 1, len - 1);
+
+	if (ret)
+		return ret;
+	sync_core();
+	ret = utrace__text_write(addr, b, 1);
+	if (ret)
+		return ret;
+	sync_core();
+	return 0;
+}
+
+/* Step 2 for up to @wait_ns: 1 when no thread is inside any more */
+static int wait_outside(uintptr_t addr, size_t len, int64_t wait_ns)
+{
+	int64_t deadline = now_ns() + wait_ns;
+
+	for (;;) {
+		if (!anyone_inside(addr, addr + len))
+			return 1;
+		if (now_ns() > deadline)
+			return 0;
+		nap(1000000);
+	}
+}
+
+int utrace__text_poke_start(uintptr_t addr, const void *bytes, size_t len,
+			    const struct utrace__int3_hook *hook, int64_t wait_ns,
+			    char *why, size_t why_len)
 {
 	static const uint8_t int3 = 0xcc;
 	const uint8_t *b = bytes;
-	uint8_t first = *(const volatile uint8_t *)addr;
-	int64_t deadline;
 	int ret;
 
 	if (hook && utrace__int3_register(addr, hook)) {
@@ -414,26 +483,14 @@ int utrace__text_poke(uintptr_t addr, const void *bytes, size_t len,
 	if (ret)
 		goto failed;
 	sync_core();
-	deadline = now_ns() + POKE_TIMEOUT_NS;
-	while (maybe_inside && anyone_inside(addr, addr + len)) {
-		if (now_ns() > deadline) {
-			/* the first byte back: as it was */
-			utrace__text_write(addr, &first, 1);
-			sync_core();
-			snprintf(why, why_len, "a thread stayed inside the bytes at 0x%" PRIxPTR " for 2 s",
-				 addr);
-			return -EBUSY;
-		}
-		nap(1000000);
+	if (wait_ns >= 0 && !wait_outside(addr, len, wait_ns)) {
+		snprintf(why, why_len, "a thread is inside the bytes at 0x%" PRIxPTR
+			 " (or did not say where it is): the int3 stays until it leaves", addr);
+		return -EINPROGRESS;
 	}
-	ret = utrace__text_write(addr + 1, b + 1, len - 1);
+	ret = poke_rest(addr, b, len);
 	if (ret)
 		goto failed;
-	sync_core();
-	ret = utrace__text_write(addr, b, 1);
-	if (ret)
-		goto failed;
-	sync_core();
 	return 0;
 failed:
 	snprintf(why, why_len, "cannot write the code at 0x%" PRIxPTR ": %s",
@@ -441,11 +498,63 @@ failed:
 	return -EPERM;
 }
 
+int utrace__text_poke_finish(uintptr_t addr, const void *bytes, size_t len, int64_t wait_ns,
+			     char *why, size_t why_len)
+{
+	int ret;
+
+	if (!wait_outside(addr, len, wait_ns))
+		return -EINPROGRESS;
+	ret = poke_rest(addr, bytes, len);
+	if (ret) {
+		snprintf(why, why_len, "cannot write the code at 0x%" PRIxPTR ": %s",
+			 addr, strerror(-ret));
+		return -EPERM;
+	}
+	return 0;
+}
+
+int utrace__text_poke(uintptr_t addr, const void *bytes, size_t len,
+		      const struct utrace__int3_hook *hook, int maybe_inside,
+		      char *why,
+		      size_t why_len)
+{
+	uint8_t first = *(const volatile uint8_t *)addr;
+	int ret = utrace__text_poke_start(addr, bytes, len, hook,
+					  maybe_inside ? POKE_TIMEOUT_NS : -1, why, why_len);
+
+	if (ret == -EINPROGRESS) {
+		/* the first byte back: as it was */
+		utrace__text_write(addr, &first, 1);
+		sync_core();
+		snprintf(why, why_len, "a thread stayed inside the bytes at 0x%" PRIxPTR " for 2 s",
+			 addr);
+		return -EBUSY;
+	}
+	return ret;
+}
+static int poke_many(struct utrace__poke *p, size_t n, const struct utrace__int3_hook *hook,
+		     bool wait, char *why, size_t why_len);
+
 int utrace__text_poke_many(struct utrace__poke *p, size_t n,
 			   const struct utrace__int3_hook *hook,
 			   char *why, size_t why_len)
 {
+	return poke_many(p, n, hook, false, why, why_len);
+}
+
+int utrace__text_poke_sleds(struct utrace__poke *p, size_t n,
+			    const struct utrace__int3_hook *hook,
+			    char *why, size_t why_len)
+{
+	return poke_many(p, n, hook, true, why, why_len);
+}
+
+static int poke_many(struct utrace__poke *p, size_t n, const struct utrace__int3_hook *hook,
+		     bool wait, char *why, size_t why_len)
+{
 	static const uint8_t int3 = 0xcc;
+	int64_t deadline;
 	size_t i, k;
 	int ret = 0;
 
@@ -476,6 +585,17 @@ int utrace__text_poke_many(struct utrace__poke *p, size_t n,
 		return -EPERM;
 	}
 	sync_core();
+	deadline = now_ns() + POKE_TIMEOUT_NS;
+	while (wait && anyone_inside_sites(p, n)) {
+		if (now_ns() > deadline) {
+			for (k = 0; k < n; k++)
+				utrace__text_write(p[k].addr, &p[k].old, 1);
+			sync_core();
+			snprintf(why, why_len, "a thread stayed inside the patched sites for 2 s");
+			return -EBUSY;
+		}
+		nap(1000000);
+	}
 	for (i = 0; i < n; i++)
 		if (p[i].len > 1 && !ret)
 			ret = utrace__text_write(p[i].addr + 1, p[i].bytes + 1, p[i].len - 1u);

@@ -522,6 +522,21 @@ int utrace__ctl_synth_clear(struct utrace__ctl *c)
 	return simple(c, UTRACE_CTL_SYNTH, 0, UTRACE_CTL_SYNTH_CLEAR, NULL, 0);
 }
 
+int utrace__ctl_ftrace_text(struct utrace__ctl *c, uint32_t file, char **out)
+{
+	return text_arg(c, UTRACE_CTL_FTRACE, file, UTRACE_CTL_FT_READ, NULL, 0, out);
+}
+
+int utrace__ctl_ftrace_write(struct utrace__ctl *c, uint32_t file, const char *buf, size_t len)
+{
+	return simple(c, UTRACE_CTL_FTRACE, file, UTRACE_CTL_FT_WRITE, buf, len);
+}
+
+int utrace__ctl_ftrace_clear(struct utrace__ctl *c, uint32_t file)
+{
+	return simple(c, UTRACE_CTL_FTRACE, file, UTRACE_CTL_FT_CLEAR, NULL, 0);
+}
+
 int utrace__ctl_uprobe_clear(struct utrace__ctl *c)
 {
 	return simple(c, UTRACE_CTL_UPROBE, 0, UTRACE_CTL_UPROBE_CLEAR, NULL, 0);

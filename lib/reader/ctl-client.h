@@ -189,6 +189,16 @@ int utrace__ctl_uprobe_write(struct utrace__ctl *c, const char *lines, size_t le
 	UTRACE_HIDDEN;
 int utrace__ctl_uprobe_clear(struct utrace__ctl *c) UTRACE_HIDDEN;
 
+/*
+ * The function tracers' files (file: enum utrace_ctl_ftrace_file): the
+ * text of one; a write (the lists: added to); a list emptied (an open
+ * with O_TRUNC).  An older runtime answers -EOPNOTSUPP.
+ */
+int utrace__ctl_ftrace_text(struct utrace__ctl *c, uint32_t file, char **text) UTRACE_HIDDEN;
+int utrace__ctl_ftrace_write(struct utrace__ctl *c, uint32_t file, const char *buf,
+			     size_t len) UTRACE_HIDDEN;
+int utrace__ctl_ftrace_clear(struct utrace__ctl *c, uint32_t file) UTRACE_HIDDEN;
+
 /* synthetic_events: its text; a write of lines (the -errno of the first
  * refused one, its entry in the top-level error_log); an open with
  * O_TRUNC (-EBUSY when one is in use). */

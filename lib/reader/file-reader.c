@@ -394,6 +394,16 @@ static inline uint64_t to_ns(const struct utrace__tf *tf, const struct process *
 	return utrace__tf_tsc_to_ns(t, tf->tsc0, tf->ns0, tf->tsc1, tf->ns1);
 }
 
+uint64_t utrace__tf_proc_time(const struct utrace__tf *tf, const struct utrace__tf_process *proc,
+			      uint64_t t)
+{
+	const struct process *p = (const struct process *)(const void *)
+				  ((const char *)proc - offsetof(struct process, pub));
+	uint32_t hint = 0;
+
+	return to_ns(tf, p, t, &hint);
+}
+
 /* The NUL-terminated string at *p inside [*p, end); NULL if none. */
 static const char *take_str(const unsigned char **p, const unsigned char *end)
 {

@@ -142,6 +142,14 @@ void utrace__tf_start_time(const struct utrace__tf *tf, uint64_t *realtime_ns,
 /* Events in the pages that were read. */
 uint64_t utrace__tf_nr_events(const struct utrace__tf *tf) UTRACE_HIDDEN;
 
+/*
+ * A time the process wrote in its own clock (a record's field, as
+ * ftrace:funcgraph_exit's calltime and rettime: TSC ticks where it counts
+ * them) in its trace clock, as the items' times are.
+ */
+uint64_t utrace__tf_proc_time(const struct utrace__tf *tf, const struct utrace__tf_process *proc,
+			      uint64_t t) UTRACE_HIDDEN;
+
 /* Processes, threads and formats in file order; NULL past the end. */
 /* The symbol of proc (its SYMBOL records) holding addr: 0 or -ENOENT.
  * ctx is unused (a utrace__syms_fn of formats.h). */

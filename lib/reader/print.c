@@ -13,6 +13,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,7 @@
 #include "fields.h"
 #include "filter.h"
 #include "print.h"
+#include "stacktab.h"
 #include "probe.h"
 #include "problems.h"
 #include "traceline.h"
@@ -58,6 +60,24 @@ struct utrace__printer {
 	size_t attr_at, attr_len;        /* its attribute list in ob */
 	struct utrace__rec last;         /* the last event appended */
 	bool has_last;
+	struct utrace__stacktab stacks;  /* record -g's stacks (ftrace:stack) */
+	/* function_graph's lines (UTRACE__OUT_TEXT): an entry waits for the
+	 * next item, which makes it a leaf "foo();" when it is its exit
+	 * (fg_lookahead: whole files only), and each thread's entry times
+	 * by depth give the "}" lines their duration */
+	bool fg_lookahead;
+	struct {
+		bool on;
+		uint32_t tid, cpu, depth;
+		uint64_t func, time;
+		char name[160];
+	} fgp;
+	struct fg_thread {
+		uint32_t tid;
+		uint32_t cap;
+		uint64_t *t;
+	} *fgt;
+	size_t nr_fgt;
 };
 
 static bool select_fmt(const void *arg, const char *system, const char *name)
@@ -76,14 +96,18 @@ static int printer_init(struct utrace__printer *sc, struct utrace__tf *tf)
 	return r;
 }
 
+static void fg_free(struct utrace__printer *sc);
+
 static void printer_fini(struct utrace__printer *sc)
 {
+	fg_free(sc);
 	free(sc->cpu_seen);
 	free(sc->ob.p);
 	free(sc->text.p);
 	if (sc->seq.buffer)
 		trace_seq_destroy(&sc->seq);
 	utrace__fmts_fini(&sc->fmts);
+	utrace__stacktab_free(&sc->stacks);
 }
 
 bool utrace__print_select(const struct utrace__print_opts *o, const char *system,
@@ -392,6 +416,223 @@ static bool is_ftrace_printed(const struct utrace__fmt *e)
 	       (!strcmp(e->name, "print") || !strcmp(e->name, "raw_data"));
 }
 
+/* ---- the function tracers' lines (kernel/trace/trace_functions_graph.c) ---- */
+
+enum { FT_NONE, FT_FUNCTION, FT_GRAPH_ENT, FT_GRAPH_RET };
+
+static int ftrace_kind(const struct utrace__fmt *e)
+{
+	if (strcmp(e->system, "ftrace"))
+		return FT_NONE;
+	if (!strcmp(e->name, "function"))
+		return FT_FUNCTION;
+	if (!strcmp(e->name, "funcgraph_entry"))
+		return FT_GRAPH_ENT;
+	if (!strcmp(e->name, "funcgraph_exit"))
+		return FT_GRAPH_RET;
+	return FT_NONE;
+}
+
+static void put_line_start(struct utrace__printer *sc, const struct utrace__tf_item *it);
+
+static uint64_t rd64(const unsigned char *d, size_t off)
+{
+	uint64_t v;
+
+	memcpy(&v, d + off, 8);
+	return v;
+}
+
+/* %ps: the symbol's name, or the address in hex */
+static void ps_name(const struct utrace__rec *r, uint64_t addr, char *buf, size_t len)
+{
+	const char *name = NULL;
+	uint64_t start = 0, size = 0;
+
+	if (r->syms && r->syms(r->syms_ctx, r->proc, addr, &name, &start, &size) >= 0 && name)
+		snprintf(buf, len, "%s", name);
+	else
+		snprintf(buf, len, "0x%" PRIx64, addr);
+}
+
+/* " 1) ": print_graph_cpu() */
+static void fg_cpu(struct utrace__printer *sc, uint32_t cpu)
+{
+	long n = sysconf(_SC_NPROCESSORS_CONF);
+	int w = 1;
+	char tmp[32];
+
+	for (; n >= 10; n /= 10)
+		w++;
+	snprintf(tmp, sizeof(tmp), " %*u) ", w, (unsigned int)cpu);
+	utrace__ob_puts(&sc->ob, tmp);
+	sc->nr_lines++;
+}
+
+/* trace_find_mark() and trace_print_graph_duration(), then "|  " */
+static void fg_duration(struct utrace__obuf *b, uint64_t ns)
+{
+	static const struct { uint64_t over; char mark; } marks[] = {
+		{ 1000000000ULL, '$' }, { 100000000ULL, '@' }, { 10000000ULL, '*' },
+		{ 1000000ULL, '#' }, { 100000ULL, '!' }, { 10000ULL, '+' },
+	};
+	char us[24], tmp[64], mark = ' ';
+	int len;
+
+	for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++)
+		if (ns > marks[i].over) {
+			mark = marks[i].mark;
+			break;
+		}
+	len = snprintf(us, sizeof(us), "%" PRIu64, ns / 1000);
+	snprintf(tmp, sizeof(tmp), "%c %s", mark, us);
+	utrace__ob_puts(b, tmp);
+	if (len < 7) {
+		char frac[8];
+
+		snprintf(frac, sizeof(frac), "%03u", (unsigned int)(ns % 1000));
+		frac[8 - len - 1 < 3 ? 8 - len - 1 : 3] = '\0';
+		utrace__ob_putc(b, '.');
+		utrace__ob_puts(b, frac);
+		len += (int)strlen(frac) + 1;
+	}
+	utrace__ob_puts(b, " us ");
+	for (; len < 8; len++)
+		utrace__ob_putc(b, ' ');
+	utrace__ob_puts(b, "|  ");
+}
+
+static void fg_indent(struct utrace__obuf *b, uint32_t depth)
+{
+	for (uint32_t i = 0; i < depth && i < 4096; i++)
+		utrace__ob_puts(b, "  ");
+}
+
+static struct fg_thread *fg_thread(struct utrace__printer *sc, uint32_t tid)
+{
+	struct fg_thread *t;
+
+	for (size_t i = 0; i < sc->nr_fgt; i++)
+		if (sc->fgt[i].tid == tid)
+			return &sc->fgt[i];
+	t = realloc(sc->fgt, (sc->nr_fgt + 1) * sizeof(*t));
+	if (!t)
+		return NULL;
+	sc->fgt = t;
+	t = &sc->fgt[sc->nr_fgt++];
+	memset(t, 0, sizeof(*t));
+	t->tid = tid;
+	return t;
+}
+
+/* The entry time of a thread's frame at a depth: set (time) or taken (0). */
+static uint64_t fg_time(struct utrace__printer *sc, uint32_t tid, uint32_t depth, uint64_t time,
+			bool set)
+{
+	struct fg_thread *t = fg_thread(sc, tid);
+	uint64_t v;
+
+	if (!t || depth >= (1u << 20))
+		return 0;
+	if (depth >= t->cap) {
+		uint32_t cap = depth + 64;
+		uint64_t *n = realloc(t->t, cap * sizeof(*n));
+
+		if (!n)
+			return 0;
+		memset(n + t->cap, 0, (cap - t->cap) * sizeof(*n));
+		t->t = n;
+		t->cap = cap;
+	}
+	v = t->t[depth];
+	t->t[depth] = set ? time : 0;
+	return v;
+}
+
+/* The entry that waited is not a leaf: "foo() {" */
+static void fg_flush(struct utrace__printer *sc)
+{
+	struct utrace__obuf *b = &sc->ob;
+
+	if (!sc->fgp.on)
+		return;
+	sc->fgp.on = false;
+	fg_cpu(sc, sc->fgp.cpu);
+	utrace__ob_puts(b, "              |  ");
+	fg_indent(b, sc->fgp.depth);
+	utrace__ob_puts(b, sc->fgp.name);
+	utrace__ob_puts(b, "() {\n");
+}
+
+static void fg_free(struct utrace__printer *sc)
+{
+	for (size_t i = 0; i < sc->nr_fgt; i++)
+		free(sc->fgt[i].t);
+	free(sc->fgt);
+	sc->fgt = NULL;
+	sc->nr_fgt = 0;
+}
+
+/* The kernel's lines of the three events (trace_fn_trace(),
+ * print_graph_entry(), print_graph_return()). */
+static void put_ftrace_fn(struct utrace__printer *sc, const struct utrace__tf_item *it,
+			  const struct utrace__rec *r, int kind)
+{
+	struct utrace__obuf *b = &sc->ob;
+	uint32_t tid = it->thread->tid, depth;
+	char name[160], parent[160];
+	uint64_t func = rd64(r->d, 8);
+
+	if (kind == FT_FUNCTION) {
+		ps_name(r, func, name, sizeof(name));
+		ps_name(r, rd64(r->d, 16), parent, sizeof(parent));
+		put_line_start(sc, it);
+		utrace__ob_puts(b, name);
+		utrace__ob_puts(b, " <-");
+		utrace__ob_puts(b, parent);
+		utrace__ob_putc(b, '\n');
+		return;
+	}
+	memcpy(&depth, r->d + 16, 4);
+	if (kind == FT_GRAPH_ENT) {
+		fg_flush(sc);
+		fg_time(sc, tid, depth, it->time, true);
+		sc->fgp.on = true;
+		sc->fgp.tid = tid;
+		sc->fgp.cpu = it->cpu;
+		sc->fgp.depth = depth;
+		sc->fgp.func = func;
+		sc->fgp.time = it->time;
+		ps_name(r, func, sc->fgp.name, sizeof(sc->fgp.name));
+		if (!sc->fg_lookahead)
+			fg_flush(sc);
+		return;
+	}
+	if (sc->fgp.on && sc->fgp.tid == tid && sc->fgp.depth == depth && sc->fgp.func == func) {
+		/* print_graph_entry_leaf() */
+		sc->fgp.on = false;
+		fg_time(sc, tid, depth, 0, false);
+		fg_cpu(sc, it->cpu);
+		fg_duration(b, it->time - sc->fgp.time);
+		fg_indent(b, depth);
+		utrace__ob_puts(b, sc->fgp.name);
+		utrace__ob_puts(b, "();\n");
+		return;
+	}
+	fg_flush(sc);
+	{
+		uint64_t t0 = fg_time(sc, tid, depth, 0, false);
+
+		fg_cpu(sc, it->cpu);
+		if (t0 && it->time >= t0)
+			fg_duration(b, it->time - t0);
+		else
+			utrace__ob_puts(b, "              |  ");
+		fg_indent(b, depth);
+		utrace__ob_puts(b, "}\n");
+	}
+}
+
 /* ns2usecs(): rounded to the microsecond */
 static uint64_t ns2usecs(uint64_t ns)
 {
@@ -673,6 +914,73 @@ static int probe_sym(void *ctx, uint64_t addr, char *buf, size_t len)
 	return n > 0 && (size_t)n < len ? n : 0;
 }
 
+/*
+ * ftrace:user_stack (the stacktrace trigger's record) as the kernel's
+ * stack traces print: "<user stack trace>", then one " => " line a frame,
+ * named as %pS names (function+0xoff/0xsize) from the process's symbols,
+ * "<%016lx>" (trace_user_stack_print()'s form) where none holds it; up to
+ * the first 0, which ends the stack.
+ */
+static bool is_user_stack(const struct utrace__fmt *e)
+{
+	return !strcmp(e->system, "ftrace") && !strcmp(e->name, "user_stack");
+}
+
+static void put_user_stack(struct utrace__obuf *b, const struct utrace__rec *r, size_t len)
+{
+	char sym[512];
+	size_t at;
+
+	utrace__ob_puts(b, "<user stack trace>");
+	for (at = 16; at + 8 <= len; at += 8) {
+		uint64_t ip;
+
+		memcpy(&ip, r->d + at, sizeof(ip));
+		if (!ip || ip == UINT64_MAX)
+			break;
+		if (probe_sym((void *)r, ip, sym, sizeof(sym)) <= 0)
+			snprintf(sym, sizeof(sym), "<%016" PRIx64 ">", ip);
+		utrace__ob_puts(b, "\n => ");
+		utrace__ob_puts(b, sym);
+	}
+}
+
+static void put_frames(struct utrace__obuf *b, const struct utrace__rec *r, const uint64_t *ips,
+		       uint32_t nr)
+{
+	char sym[512];
+	uint32_t i;
+
+	utrace__ob_puts(b, "<user stack trace>");
+	for (i = 0; i < nr; i++) {
+		if (probe_sym((void *)r, ips[i], sym, sizeof(sym)) <= 0)
+			snprintf(sym, sizeof(sym), "<%016" PRIx64 ">", ips[i]);
+		utrace__ob_puts(b, "\n => ");
+		utrace__ob_puts(b, sym);
+	}
+}
+
+/* record -g's ftrace:stack and ftrace:stack_ref: the stack of the event
+ * before, printed as the stacktrace trigger's */
+static int put_stack(struct utrace__printer *sc, const struct utrace__rec *r,
+		     enum utrace__stack_kind kind, size_t len)
+{
+	const uint64_t *ips;
+	uint32_t nr, id;
+	int e = utrace__stacktab_item(&sc->stacks, r->proc, kind, r->d, len, &ips, &nr);
+
+	if (e == -ENOMEM)
+		return e;
+	if (e < 0 || (kind == UTRACE__STACK_REF && !ips)) {
+		memcpy(&id, r->d + 8, 4);
+		utrace__ob_printf(&sc->ob, "<user stack trace>\n => [stack %u not in the file]",
+				  e < 0 ? 0 : id);
+		return 0;
+	}
+	put_frames(&sc->ob, r, ips, nr);
+	return 0;
+}
+
 static int put_probe_event(struct utrace__obuf *b, const struct utrace__probe_def *d,
 			   const struct utrace__rec *r, size_t len)
 {
@@ -720,6 +1028,8 @@ static int put_event(struct utrace__printer *sc, const struct utrace__tf_item *i
 		put_raw_line(sc, it, e);
 		return 0;
 	}
+	if (sc->fgp.on && (sc->o->mode != UTRACE__OUT_TEXT || ftrace_kind(e) != FT_GRAPH_RET))
+		fg_flush(sc);
 	if (sc->o->mode == UTRACE__OUT_TEXT && is_ftrace_printed(e)) {
 		/* printed by code, not by its format: nothing to check */
 		sc->nr_printed++;
@@ -733,6 +1043,11 @@ static int put_event(struct utrace__printer *sc, const struct utrace__tf_item *i
 	if (ok <= 0)
 		return ok;
 	sc->nr_printed++;
+	if (sc->o->mode == UTRACE__OUT_TEXT && ftrace_kind(e) != FT_NONE &&
+	    it->len >= (ftrace_kind(e) == FT_GRAPH_RET ? 40u : 24u)) {
+		put_ftrace_fn(sc, it, &r, ftrace_kind(e));
+		return 0;
+	}
 	if (sc->o->mode == UTRACE__OUT_JSON) {
 		utrace__ob_puts(b, "{\"name\":\"");
 		utrace__ob_json_chars(b, e->system, strlen(e->system));
@@ -743,6 +1058,20 @@ static int put_event(struct utrace__printer *sc, const struct utrace__tf_item *i
 		utrace__ob_puts(b, ",\"fields\":{");
 		put_fields(b, &r, true);
 		utrace__ob_puts(b, "}}\n");
+		return 0;
+	}
+	if (sc->o->mode == UTRACE__OUT_TEXT && utrace__stack_kind(e->system, e->name)) {
+		int se;
+
+		put_line_start(sc, it);
+		se = put_stack(sc, &r, utrace__stack_kind(e->system, e->name), it->len);
+		utrace__ob_putc(b, '\n');
+		return se;
+	}
+	if (sc->o->mode == UTRACE__OUT_TEXT && is_user_stack(e)) {
+		put_line_start(sc, it);
+		put_user_stack(b, &r, it->len);
+		utrace__ob_putc(b, '\n');
 		return 0;
 	}
 	if (sc->o->mode != UTRACE__OUT_OTLP) {
@@ -951,12 +1280,14 @@ int utrace__print_file(const struct utrace__print_opts *o, struct utrace__tf *tf
 		if (status)
 			goto out;
 	}
+	sc.fg_lookahead = true;
 	r = utrace__tf_iter_new(tf, &it);
 	while (r >= 0 && (r = utrace__tf_iter_next(it, &item)) > 0) {
 		r = utrace__printer_item(&sc, &item);
 		if (sc.ob.len >= 1 << 16 && flush_out(&sc) < 0)
 			break;
 	}
+	fg_flush(&sc);
 	/* the last line: no event after it (lat_print_timestamp()'s
 	 * next_ts = ts) */
 	lat_end(&sc, sc.lat.time);
@@ -1024,8 +1355,10 @@ int utrace__printer_item(struct utrace__printer *p, const struct utrace__tf_item
 
 	p->has_last = false;
 	p->attr_len = 0;
-	if (it->kind == UTRACE__TF_LOST)
+	if (it->kind == UTRACE__TF_LOST) {
+		fg_flush(p);
 		put_lost(p, it);
+	}
 	else
 		r = put_event(p, it);
 	return p->ob.nomem ? -ENOMEM : r;

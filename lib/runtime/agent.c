@@ -56,6 +56,7 @@
 #include "control.h"
 #include "ctlproto.h"
 #include "fdhigh.h"
+#include "ftrace.h"
 #include "filter.h"
 #include "instance.h"
 #include "internal.h"
@@ -377,6 +378,14 @@ static void handle_op(struct conn *c, uint32_t op, const struct utrace_ctl_req *
 		} else {
 			answer_status(c, utrace__control_uprobe(q->arg, pl, plen, NULL));
 		}
+		return;
+	case UTRACE_CTL_FTRACE:
+		text = NULL;
+		r = utrace__ftrace_control(q->id, q->arg, pl, plen, &text);
+		if (q->arg == UTRACE_CTL_FT_READ)
+			answer_text(c, r, text);
+		else
+			answer_status(c, r);
 		return;
 	case UTRACE_CTL_SYNTH_DYN_LINES:
 		answer_status(c, utrace__control_synth(UTRACE_CTL_SYNTH_DYN, pl, plen, NULL));

@@ -7,6 +7,10 @@
  * of the kernel's ftracetest run through `utrace enter` (t0032), whose
  * event tests enable sched:* and expect at least three kinds of events.
  *
+ * Built with -fpatchable-function-entry=5, with a schedule() (and two
+ * more kernel names) it calls at each round: the function tracers' tests
+ * of ftracetest filter on them.
+ *
  *   ftrace-target        print nothing; run until SIGTERM or SIGINT
  */
 #include <signal.h>
@@ -19,6 +23,28 @@
 #include "ftrace-signal.h"
 
 static volatile sig_atomic_t done;
+static volatile unsigned long rounds;
+
+void schedule(void);
+void _raw_spin_lock(void);
+void mutex_unlock(void);
+
+/* the kernel's "schedule is always good" (fgraph-filter.tc), and names
+ * func-filter-glob.tc's globs look for ('*pin*lock', 'mutex*unl*') */
+__attribute__((noinline)) void schedule(void)
+{
+	rounds++;
+}
+
+__attribute__((noinline)) void _raw_spin_lock(void)
+{
+	rounds++;
+}
+
+__attribute__((noinline)) void mutex_unlock(void)
+{
+	rounds++;
+}
 
 static void stop(int sig)
 {
@@ -42,6 +68,9 @@ int main(void)
 		if (!(n % 1000))
 			trace_signal_generate(17, 1, "ftrace-target", pid, 1, 0);
 		n++;
+		schedule();
+		_raw_spin_lock();
+		mutex_unlock();
 		nanosleep(&d, NULL);
 	}
 	return 0;

@@ -64,7 +64,7 @@ check "the process appears as <pid>/ and <comm>-<pid> -> <pid>" bash -c '
 
 check "the files of a tracefs instance, with its modes and size 0" bash -c '
 	cd "$1" &&
-	[ "$(ls | tr "\n" " ")" = "README available_events available_tracers buffer_size_kb buffer_total_size_kb current_tracer dynamic_events error_log events instances options per_cpu saved_cmdlines set_event set_event_notrace_pid set_event_pid snapshot synthetic_events trace trace_clock trace_marker trace_marker_raw trace_options trace_pipe tracing_on uprobe_events uprobe_profile " ] &&
+	[ "$(ls | tr "\n" " ")" = "README available_events available_filter_functions available_tracers buffer_size_kb buffer_total_size_kb current_tracer dynamic_events enabled_functions error_log events instances max_graph_depth options per_cpu saved_cmdlines set_event set_event_notrace_pid set_event_pid set_ftrace_filter set_ftrace_notrace set_graph_function snapshot synthetic_events trace trace_clock trace_marker trace_marker_raw trace_options trace_pipe tracing_on uprobe_events uprobe_profile " ] &&
 	[ "$(ls events | tr "\n" " ")" = "demo enable ftrace header_event header_page sample-trace " ] &&
 	[ "$(ls events/demo | tr "\n" " ")" = "demo_request demo_tick enable filter " ] &&
 	[ "$(ls events/demo/demo_tick | tr "\n" " ")" = "enable filter format hist id trigger " ] &&
@@ -368,12 +368,16 @@ check "set_event_pid: events of the listed threads only; notrace: none of them" 
 	echo 0 > $F && echo > set_event_pid &&
 	echo 0 > events/demo/demo_request/enable' _ "$D" "$LOG" "$SP" "$TMP"
 
-check "current_tracer: nop; echo nop > current_tracer works, other tracers EINVAL" bash -c '
-	cd "$1" && [ "$(cat current_tracer)" = nop ] && [ "$(cat available_tracers)" = nop ] &&
+check "current_tracer: nop; the function tracers and nop written, others EINVAL" bash -c '
+	cd "$1" && [ "$(cat current_tracer)" = nop ] &&
+	[ "$(cat available_tracers)" = "function_graph function nop" ] &&
 	echo nop > current_tracer &&
 	[ "$(stat -c %A current_tracer available_tracers | tr "\n" " ")" = "-rw-r----- -r--r----- " ] &&
-	[ "$(wr current_tracer function)" = "write(8 bytes) = -1 EINVAL (Invalid argument)" ] &&
-	[ "$(wr current_tracer "  nop \n")" = "write(7 bytes) = 7" ]' _ "$D"
+	[ "$(wr current_tracer blk)" = "write(3 bytes) = -1 EINVAL (Invalid argument)" ] &&
+	[ "$(wr current_tracer function)" = "write(8 bytes) = 8" ] &&
+	[ "$(cat current_tracer)" = function ] &&
+	[ "$(wr current_tracer "  nop \n")" = "write(7 bytes) = 7" ] &&
+	[ "$(cat current_tracer)" = nop ]' _ "$D"
 
 check "trace_clock: the clocks utrace computes, [mono]; stripped names, others EINVAL" bash -c '
 	cd "$1" &&
@@ -416,7 +420,7 @@ check "README: utrace's own, in the kernel's form, naming the files it has" bash
 	sed -nE "s/^  ([a-z_]+)(\t| ).*/\1/p" README > "$2/readme-files" &&
 	[ "$(wc -l < "$2/readme-files")" -ge 15 ] &&
 	while read -r f; do [ -e "$f" ] || { echo "# README names $f, which is not here"; exit 1; }; done < "$2/readme-files" &&
-	for k in set_ftrace_filter kprobe_events tracing_cpumask timestamp_mode \
+	for k in kprobe_events tracing_cpumask timestamp_mode \
 		 "e[:[<group>/][<event>]]" "place: [<module>:]<symbol>"; do
 		! grep -qF "$k" README || { echo "# README names $k"; exit 1; }
 	done' _ "$D" "$TMP"

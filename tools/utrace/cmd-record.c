@@ -39,6 +39,7 @@
 #include "pool.h"
 #include "file-writer.h"
 #include "ctl-client.h"
+#include "ctlproto.h"
 #include "rundir.h"
 #include "cmds.h"
 #include "inject.h"
@@ -124,6 +125,13 @@ struct record_opts {
 	size_t nr_probes_made;
 	char **kprobes;          /* --kernel-probe definitions */
 	size_t nr_kprobes;
+	char stacks[64];         /* -g: UTRACE_STACKS (MODE,SIZE,FRAMES), or "" */
+	const char *call_graph;  /* -g / --call-graph's MODE[,SIZE] */
+	unsigned long max_stack; /* --max-stack */
+	/* --tracer and its lists (',' apart), as the kernel's files take them */
+	const char *tracer;
+	char *ft_lists[3];       /* --ftrace-filter, --ftrace-notrace, --graph-function */
+	const char *max_depth;
 };
 
 static struct proc procs[MAX_PROCS];
@@ -270,6 +278,28 @@ static const char record_usage[] =
 	"                       process's program; the site must be an instruction\n"
 	"                       boundary; removed at the end; may repeat.  A -p\n"
 	"                       process without libutrace is recorded until it ends\n"
+	"  -g                   record the call stack of every event: --call-graph fp\n"
+	"      --call-graph MODE[,SIZE]  the stack of every event (a command's, not\n"
+	"                       -p/-a), from the traced call site out: MODE fp walks\n"
+	"                       frame pointers (fast; code without them gives short\n"
+	"                       stacks), dwarf unwinds from .eh_frame (libunwind);\n"
+	"                       SIZE: the stack bytes walked (default 8192); each\n"
+	"                       distinct stack is stored once; utrace script prints\n"
+	"                       them\n"
+	"      --max-stack N    at most N frames a stack (default 64, at most 128)\n"
+	"      --tracer function|function_graph  the kernel's function tracer in the\n"
+	"                       command (or the -p processes): every function of the\n"
+	"                       objects built with -fpatchable-function-entry=5 or\n"
+	"                       -pg -mfentry -mnop-mcount -mrecord-mcount, recorded as\n"
+	"                       ftrace:function (ip <- parent), or ftrace:funcgraph_entry\n"
+	"                       and funcgraph_exit (depth, calltime, rettime)\n"
+	"      --ftrace-filter GLOB  only these functions (set_ftrace_filter; may\n"
+	"                       repeat; '!GLOB' removes, GLOB:mod:LIB a library's)\n"
+	"      --ftrace-notrace GLOB  never these (set_ftrace_notrace; may repeat)\n"
+	"      --graph-function FUNC  function_graph: only FUNC and what it calls\n"
+	"                       (set_graph_function; may repeat)\n"
+	"      --max-depth N    function_graph: N levels of calls at most\n"
+	"                       (max_graph_depth; 0: no limit)\n"
 	"  -h, --help           this text\n"
 	"\n"
 	"Ctrl-C (SIGINT) or SIGTERM stops the recording cleanly.\n";
@@ -1073,9 +1103,14 @@ static int receive(struct proc *p)
 				note_format(p->pid, sys, sys + sl + 1, rest - sl - 1);
 				/* (not for the runtime's ftrace:print, whose
 				 * %ps the printer never shows: the kernel's
-				 * tracing_mark_write line) */
-				if (!p->want_syms && strcmp(sys, "ftrace") &&
-				    utrace__pfmt_uses_symbols(sys + sl + 1))
+				 * tracing_mark_write line; ftrace:user_stack's
+				 * frames are shown, and the function tracers') */
+				if (!p->want_syms &&
+				    (strcmp(sys, "ftrace") ? utrace__pfmt_uses_symbols(sys + sl + 1)
+				     : (!strncmp(sys + sl + 1, "name: user_stack\n", 17) ||
+					!strncmp(sys + sl + 1, "name: stack\n", 12) ||
+					(!strncmp(sys + sl + 1, "name: func", 10) &&
+					 utrace__pfmt_uses_symbols(sys + sl + 1)))))
 					want_symbols(p);
 			}
 		}
@@ -1172,6 +1207,9 @@ static char *join_events(const struct record_opts *o)
 
 	if (o->user_none)
 		return strdup("!*:*");
+	/* (--tracer alone: the tracer's events, none of the programs') */
+	if (o->tracer && !o->nr_events)
+		return strdup("");
 	if (!o->nr_events)
 		return strdup("*:*");
 	for (i = 0; i < o->nr_events; i++)
@@ -1203,6 +1241,13 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		{ "all-users", no_argument, NULL, 'U' },
 		{ "probe", required_argument, NULL, 'P' },
 		{ "kernel-probe", required_argument, NULL, 'K' },
+		{ "call-graph", required_argument, NULL, 'G' },
+		{ "max-stack", required_argument, NULL, 'S' },
+		{ "tracer", required_argument, NULL, 0x100 },
+		{ "ftrace-filter", required_argument, NULL, 0x101 },
+		{ "ftrace-notrace", required_argument, NULL, 0x102 },
+		{ "graph-function", required_argument, NULL, 0x103 },
+		{ "max-depth", required_argument, NULL, 0x104 },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -1211,8 +1256,27 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 	o->output = "utrace.dat";
 	o->buffer_size = 8ULL << 20;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+e:f:o:m:hp:a", longopts, NULL)) != -1) {
+	o->max_stack = 64;
+	while ((c = getopt_long(argc, argv, "+e:f:o:m:hp:ag", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'g':
+			o->call_graph = "fp";
+			break;
+		case 'G':
+			o->call_graph = optarg;
+			break;
+		case 'S': {
+			char *end;
+
+			errno = 0;
+			o->max_stack = strtoul(optarg, &end, 10);
+			if (errno || *end || !*optarg || o->max_stack < 1 || o->max_stack > 128) {
+				fprintf(stderr, "utrace record: --max-stack '%s': a number of frames "
+					"from 1 to 128\n", optarg);
+				return -1;
+			}
+			break;
+		}
 		case 'p': {
 			char *end;
 			long v = strtol(optarg, &end, 10);
@@ -1307,6 +1371,42 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 			}
 			break;
 		}
+		case 0x100:
+			if (strcmp(optarg, "function") && strcmp(optarg, "function_graph") &&
+			    strcmp(optarg, "nop")) {
+				fprintf(stderr, "utrace record: '%s' is not a tracer: give "
+					"function or function_graph\n", optarg);
+				return -1;
+			}
+			o->tracer = optarg;
+			break;
+		case 0x101:
+		case 0x102:
+		case 0x103: {
+			char **l = &o->ft_lists[c - 0x101], *n;
+
+			if (!*optarg || strpbrk(optarg, ", \t\n")) {
+				fprintf(stderr, "utrace record: bad function glob '%s'\n", optarg);
+				return -1;
+			}
+			if (asprintf(&n, "%s%s%s", *l ? *l : "", *l ? "," : "", optarg) < 0)
+				return -1;
+			free(*l);
+			*l = n;
+			break;
+		}
+		case 0x104: {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (!*optarg || *end || v > 0xffffffffUL || optarg[0] == '-') {
+				fprintf(stderr, "utrace record: bad --max-depth '%s': give a number "
+					"of levels, 0 for no limit\n", optarg);
+				return -1;
+			}
+			o->max_depth = optarg;
+			break;
+		}
 		case 'h':
 			fputs(record_usage, stdout);
 			exit(0);
@@ -1314,6 +1414,16 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 			fputs(record_usage, stderr);
 			return -1;
 		}
+	}
+	if ((o->ft_lists[0] || o->ft_lists[1] || o->ft_lists[2] || o->max_depth) && !o->tracer) {
+		fprintf(stderr, "utrace record: --ftrace-filter, --ftrace-notrace, "
+			"--graph-function and --max-depth go with --tracer\n");
+		return -1;
+	}
+	if ((o->ft_lists[2] || o->max_depth) && o->tracer && strcmp(o->tracer, "function_graph")) {
+		fprintf(stderr, "utrace record: --graph-function and --max-depth are for "
+			"--tracer function_graph\n");
+		return -1;
 	}
 	if (o->all && o->nr_pids) {
 		fprintf(stderr, "utrace record: %s and -p do not go together\n",
@@ -1323,6 +1433,35 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 	if (o->all && o->nr_probes) {
 		fprintf(stderr, "utrace record: --probe goes with -p or a command, not -a\n");
 		return -1;
+	}
+	if (o->call_graph) {
+		const char *m = o->call_graph, *comma = strchr(m, ',');
+		size_t ml = comma ? (size_t)(comma - m) : strlen(m);
+		unsigned long size = 8192;
+
+		if (comma) {
+			char *end;
+
+			errno = 0;
+			size = strtoul(comma + 1, &end, 0);
+			if (errno || *end || !comma[1] || size < 8 || size > 65528 || size % 8) {
+				fprintf(stderr, "utrace record: --call-graph '%s': SIZE is the stack "
+					"bytes to walk, a multiple of 8 from 8 to 65528\n", m);
+				return -1;
+			}
+		}
+		if (!((ml == 2 && !strncmp(m, "fp", 2)) || (ml == 5 && !strncmp(m, "dwarf", 5)))) {
+			fprintf(stderr, "utrace record: --call-graph '%s': the mode is fp or dwarf\n",
+				m);
+			return -1;
+		}
+		if (o->all || o->nr_pids) {
+			fprintf(stderr, "utrace record: -g and --call-graph are for a command, not "
+				"-p or -a\n");
+			return -1;
+		}
+		snprintf(o->stacks, sizeof(o->stacks), "%.*s,%lu,%lu", (int)ml, m, size,
+			 o->max_stack);
 	}
 	if ((o->all || o->nr_pids) && optind < argc) {
 		fprintf(stderr, "utrace record: give a command or -p/-a, not both\n");
@@ -1404,6 +1543,93 @@ static int preload_probes(const struct record_opts *o)
 	free(defs);
 	free(pre);
 	return 0;
+}
+
+/* In the command's process: UTRACE_TRACER and its lists, libutrace
+ * preloaded (once). */
+static int preload_tracer(const struct record_opts *o)
+{
+	static const char *const names[3] = {
+		"UTRACE_FTRACE_FILTER", "UTRACE_FTRACE_NOTRACE", "UTRACE_GRAPH_FUNCTION" };
+	const char *old = getenv("LD_PRELOAD");
+	char lib[PATH_MAX], *pre = NULL;
+
+	setenv("UTRACE_TRACER", o->tracer, 1);
+	for (int k = 0; k < 3; k++) {
+		if (o->ft_lists[k])
+			setenv(names[k], o->ft_lists[k], 1);
+		else
+			unsetenv(names[k]);
+	}
+	if (o->max_depth)
+		setenv("UTRACE_MAX_GRAPH_DEPTH", o->max_depth, 1);
+	else
+		unsetenv("UTRACE_MAX_GRAPH_DEPTH");
+	find_libutrace(lib, sizeof(lib));
+	if (old && strstr(old, "libutrace.so"))
+		return 0;
+	if (asprintf(&pre, "%s%s%s", lib, old && *old ? " " : "", old ? old : "") < 0)
+		return -1;
+	setenv("LD_PRELOAD", pre, 1);
+	free(pre);
+	return 0;
+}
+
+/*
+ * -p: the tracer in a running process, through its files (the lists
+ * first, as one writes them before current_tracer); 0, or -1 said why.
+ * With @off, nop and empty lists again (the end of the recording).
+ */
+static int tracer_in(struct utrace__ctl *c, const struct record_opts *o, pid_t pid, bool off)
+{
+	static const uint32_t files[3] = {
+		UTRACE_CTL_FT_FILTER, UTRACE_CTL_FT_NOTRACE, UTRACE_CTL_FT_GRAPH_FUNCTION };
+	int r = 0;
+
+	if (off) {
+		utrace__ctl_ftrace_write(c, UTRACE_CTL_FT_CURRENT_TRACER, "nop", 3);
+		for (int k = 0; k < 3; k++)
+			utrace__ctl_ftrace_clear(c, files[k]);
+		utrace__ctl_ftrace_write(c, UTRACE_CTL_FT_MAX_GRAPH_DEPTH, "0", 1);
+		return 0;
+	}
+	for (int k = 0; k < 3 && !r; k++) {
+		r = utrace__ctl_ftrace_clear(c, files[k]);
+		if (!r && o->ft_lists[k])
+			r = utrace__ctl_ftrace_write(c, files[k], o->ft_lists[k],
+						     strlen(o->ft_lists[k]));
+		if (r == -EINVAL)
+			fprintf(stderr, "utrace record: process %d: '%s' matches no function it "
+				"can trace\n", (int)pid, o->ft_lists[k]);
+	}
+	if (!r)
+		r = utrace__ctl_ftrace_write(c, UTRACE_CTL_FT_MAX_GRAPH_DEPTH,
+					     o->max_depth ? o->max_depth : "0",
+					     strlen(o->max_depth ? o->max_depth : "0"));
+	if (!r)
+		r = utrace__ctl_ftrace_write(c, UTRACE_CTL_FT_CURRENT_TRACER, o->tracer,
+					     strlen(o->tracer));
+	if (r == -EOPNOTSUPP)
+		fprintf(stderr, "utrace record: process %d: its libutrace has no function "
+			"tracers\n", (int)pid);
+	else if (r < 0 && r != -EINVAL)
+		fprintf(stderr, "utrace record: process %d: --tracer %s: %s\n", (int)pid,
+			o->tracer, strerror(-r));
+	return r < 0 ? -1 : 0;
+}
+
+/* The end of a -p recording: the processes' tracer off again. */
+static void tracer_off_all(const struct record_opts *o)
+{
+	for (size_t i = 0; o->tracer && i < o->nr_pids; i++) {
+		struct utrace__ctl *c;
+		char err[512];
+
+		if (utrace__ctl_open(o->pids[i], &c, err, sizeof(err)) < 0)
+			continue;
+		tracer_in(c, o, o->pids[i], true);
+		utrace__ctl_close(c);
+	}
 }
 
 static int add_proc(int sock)
@@ -1764,6 +1990,10 @@ static int attach_all(struct record_opts *o, const char *sock_path, const char *
 					"'%s'\n", (int)o->pids[i], tok);
 		}
 		free(copy);
+		if (o->tracer && tracer_in(c, o, o->pids[i], false) < 0 && !o->all) {
+			utrace__ctl_close(c);
+			return 1;
+		}
 		utrace__ctl_close(c);
 	}
 	if (!attached && !(o->nr_kevents && !o->all)) {
@@ -1776,6 +2006,8 @@ static int attach_all(struct record_opts *o, const char *sock_path, const char *
 /* What parse_opts() and the splits allocated; 'ret' back (early exits). */
 static int free_opts(struct record_opts *o, int ret)
 {
+	for (int k = 0; k < 3; k++)
+		free(o->ft_lists[k]);
 	free(o->events);
 	free(o->kevents);
 	free(o->kfilters);
@@ -1976,11 +2208,17 @@ int cmd_record(int argc, char **argv)
 		else
 			setenv("UTRACE_BUFFER_MAX", max_str, 1);
 		setenv("UTRACE_MODE", o.overwrite ? "overwrite" : "discard", 1);
+		if (o.stacks[0])
+			setenv("UTRACE_STACKS", o.stacks, 1);
+		else
+			unsetenv("UTRACE_STACKS");
 		if (filters)
 			setenv("UTRACE_FILTER", filters, 1);
 		else
 			unsetenv("UTRACE_FILTER");
 		if (o.nr_probes && preload_probes(&o) < 0)
+			_exit(127);
+		if (o.tracer && preload_tracer(&o) < 0)
 			_exit(127);
 		stat_hook_child();
 		execvp(argv[first], argv + first);
@@ -2226,6 +2464,7 @@ loop:
 	for (size_t k = 0; k < nr_probe_notes; k++)
 		free(probe_notes[k]);
 	free(probe_notes);
+	tracer_off_all(&o);
 	return free_opts(&o, stat_hook_end(status, child_done,
 					   out.error || nothing || probe_refused ? 1 : 0));
 }

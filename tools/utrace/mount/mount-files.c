@@ -20,6 +20,7 @@
 
 #include "clock.h"
 #include "ctl-client.h"
+#include "ctlproto.h"
 #include "page.h"
 #include "pool.h"
 #include "live.h"
@@ -96,7 +97,13 @@ static const struct mentry pid_entries[] = {
 	{ "buffer_size_kb", MK_BUFFER_SIZE_KB },
 	{ "buffer_total_size_kb", MK_BUFFER_TOTAL_SIZE_KB },
 	{ "available_tracers", MK_AVAILABLE_TRACERS },
+	{ "available_filter_functions", MK_AVAILABLE_FILTER_FUNCS },
 	{ "current_tracer", MK_CURRENT_TRACER },
+	{ "enabled_functions", MK_ENABLED_FUNCS },
+	{ "max_graph_depth", MK_MAX_GRAPH_DEPTH },
+	{ "set_ftrace_filter", MK_SET_FTRACE_FILTER },
+	{ "set_ftrace_notrace", MK_SET_FTRACE_NOTRACE },
+	{ "set_graph_function", MK_SET_GRAPH_FUNCTION },
 	{ "dynamic_events", MK_DYNAMIC_EVENTS },
 	{ "error_log", MK_ERROR_LOG },
 	{ "events", MK_EVENTS },
@@ -168,6 +175,34 @@ static const struct mentry no_entries[] = { { NULL, MK_ROOT } };
  * available_events, saved_cmdlines and instances, which are top-level
  * files in the kernel. */
 static struct mentry inst_table[sizeof(pid_entries) / sizeof(pid_entries[0])];
+
+/* The function tracers' files: the process's (UTRACE_CTL_FTRACE), none
+ * in instances (one tracer per process). */
+static int ftrace_file_id(enum mkind k)
+{
+	switch (k) {
+	case MK_CURRENT_TRACER: return UTRACE_CTL_FT_CURRENT_TRACER;
+	case MK_AVAILABLE_TRACERS: return UTRACE_CTL_FT_AVAILABLE_TRACERS;
+	case MK_AVAILABLE_FILTER_FUNCS: return UTRACE_CTL_FT_AVAILABLE_FUNCS;
+	case MK_SET_FTRACE_FILTER: return UTRACE_CTL_FT_FILTER;
+	case MK_SET_FTRACE_NOTRACE: return UTRACE_CTL_FT_NOTRACE;
+	case MK_SET_GRAPH_FUNCTION: return UTRACE_CTL_FT_GRAPH_FUNCTION;
+	case MK_MAX_GRAPH_DEPTH: return UTRACE_CTL_FT_MAX_GRAPH_DEPTH;
+	case MK_ENABLED_FUNCS: return UTRACE_CTL_FT_ENABLED_FUNCS;
+	default: return -1;
+	}
+}
+
+static bool ftrace_file(enum mkind k)
+{
+	return ftrace_file_id(k) >= 0 && k != MK_CURRENT_TRACER && k != MK_AVAILABLE_TRACERS;
+}
+
+static bool ftrace_list(enum mkind k)
+{
+	return k == MK_SET_FTRACE_FILTER || k == MK_SET_FTRACE_NOTRACE ||
+	       k == MK_SET_GRAPH_FUNCTION;
+}
 static pthread_once_t inst_once = PTHREAD_ONCE_INIT;
 
 static void inst_table_make(void)
@@ -179,7 +214,7 @@ static void inst_table_make(void)
 
 		if (k != MK_README && k != MK_AVAILABLE_EVENTS && k != MK_SAVED_CMDLINES &&
 		    k != MK_INSTANCES && k != MK_UPROBE_EVENTS && k != MK_UPROBE_PROFILE &&
-		    k != MK_SYNTH_EVENTS && k != MK_DYNAMIC_EVENTS)
+		    k != MK_SYNTH_EVENTS && k != MK_DYNAMIC_EVENTS && !ftrace_file(k))
 			inst_table[n++] = pid_entries[i];
 	}
 	inst_table[n] = (struct mentry){ NULL, MK_ROOT };
@@ -240,6 +275,7 @@ unsigned int mount_mode(enum mkind k)
 	case MK_AVAILABLE_EVENTS: case MK_BUFFER_TOTAL_SIZE_KB: case MK_TRACE_PIPE:
 	case MK_EV_FORMAT: case MK_EV_ID: case MK_AVAILABLE_TRACERS: case MK_EV_HIST:
 	case MK_README: case MK_SAVED_CMDLINES: case MK_UPROBE_PROFILE:
+	case MK_AVAILABLE_FILTER_FUNCS: case MK_ENABLED_FUNCS:
 	case MK_HEADER_PAGE: case MK_HEADER_EVENT:
 	case MK_CPU_TRACE_PIPE: case MK_CPU_TRACE_PIPE_RAW: case MK_CPU_STATS:
 		return 0440;
@@ -914,8 +950,19 @@ int mount_file_text(struct mfile *f, char **text, size_t *len)
 		err = text_number(&b, m->evid);
 		goto out;
 	case MK_CURRENT_TRACER:     /* tracing_set_trace_read() */
-	case MK_AVAILABLE_TRACERS:  /* show_traces_open(): nop is the one tracer */
-		err = sb_str(&b, "nop\n");
+	case MK_AVAILABLE_TRACERS:  /* show_traces_open() */
+		/* an instance's, or a runtime without function tracers: nop */
+		if (m->inst || mount_ctl(m, &c) < 0) {
+			err = sb_str(&b, "nop\n");
+			goto out;
+		}
+		err = utrace__ctl_ftrace_text(c, (uint32_t)ftrace_file_id(m->kind), &t);
+		utrace__ctl_close(c);
+		if (err == -EOPNOTSUPP) {
+			err = sb_str(&b, "nop\n");
+			goto out;
+		}
+		err = take_text(&b, t, err);
 		goto out;
 	case MK_README:
 		err = sb_str(&b, mount_readme);
@@ -980,6 +1027,15 @@ int mount_file_text(struct mfile *f, char **text, size_t *len)
 	case MK_UPROBE_EVENTS:
 	case MK_UPROBE_PROFILE:
 		err = utrace__ctl_uprobe_text(c, m->kind == MK_UPROBE_PROFILE, &t);
+		err = take_text(&b, t, err);
+		break;
+	case MK_AVAILABLE_FILTER_FUNCS:
+	case MK_SET_FTRACE_FILTER:
+	case MK_SET_FTRACE_NOTRACE:
+	case MK_SET_GRAPH_FUNCTION:
+	case MK_MAX_GRAPH_DEPTH:
+	case MK_ENABLED_FUNCS:
+		err = utrace__ctl_ftrace_text(c, (uint32_t)ftrace_file_id(m->kind), &t);
 		err = take_text(&b, t, err);
 		break;
 	case MK_SYNTH_EVENTS:
@@ -1056,12 +1112,15 @@ static int truncate_action(const struct mnode *m)
 	    m->kind != MK_CPU_TRACE && m->kind != MK_SET_EVENT_PID &&
 	    m->kind != MK_SET_EVENT_NOTRACE_PID && m->kind != MK_EV_TRIGGER &&
 	    m->kind != MK_UPROBE_EVENTS && m->kind != MK_SYNTH_EVENTS &&
-	    m->kind != MK_DYNAMIC_EVENTS)
+	    m->kind != MK_DYNAMIC_EVENTS && !ftrace_list(m->kind))
 		return 0;
 	if ((err = mount_ctl(m, &c)) < 0)
 		return err;
 	if (m->kind == MK_SET_EVENT)
 		err = utrace__ctl_clear_events(c);       /* ftrace_event_set_open() */
+	else if (ftrace_list(m->kind))
+		/* ftrace_regex_open(), ftrace_graph_open(): O_TRUNC empties */
+		err = utrace__ctl_ftrace_clear(c, (uint32_t)ftrace_file_id(m->kind));
 	else if (m->kind == MK_EV_TRIGGER)
 		/* event_trigger_regex_open(): the hist triggers go */
 		err = utrace__ctl_trigger(c, m->evid, "", 1, NULL);
@@ -1378,7 +1437,9 @@ long mount_file_write(struct mfile *f, const char *buf, size_t len)
 	case MK_ERROR_LOG:      /* tracing_err_log_write() */
 		return (long)len;
 	case MK_CURRENT_TRACER:
-		return write_current_tracer(buf, len);
+		if (m->inst)
+			return write_current_tracer(buf, len);
+		break;
 	case MK_TRACE_MARKER:
 	case MK_TRACE_MARKER_RAW:
 		return write_marker(m, buf, len);
@@ -1401,6 +1462,10 @@ long mount_file_write(struct mfile *f, const char *buf, size_t len)
 	case MK_SYNTH_EVENTS:
 	case MK_DYNAMIC_EVENTS:
 	case MK_SNAPSHOT:
+	case MK_SET_FTRACE_FILTER:
+	case MK_SET_FTRACE_NOTRACE:
+	case MK_SET_GRAPH_FUNCTION:
+	case MK_MAX_GRAPH_DEPTH:
 		break;
 	default:
 		return -EINVAL;  /* a file without a write operation */
@@ -1450,6 +1515,28 @@ long mount_file_write(struct mfile *f, const char *buf, size_t len)
 		break;
 	case MK_SNAPSHOT:
 		ret = write_snapshot(c, m, buf, len);
+		break;
+	case MK_CURRENT_TRACER: {
+		/* tracing_set_trace_write(): MAX_TRACER_SIZE bytes, stripped */
+		char tmp[TRACER_SIZE_MAX + 1];
+		size_t n = len > TRACER_SIZE_MAX ? TRACER_SIZE_MAX : len;
+
+		memcpy(tmp, buf, n);
+		tmp[n] = '\0';
+		err = utrace__ctl_ftrace_write(c, UTRACE_CTL_FT_CURRENT_TRACER, kstrip(tmp),
+					       strlen(kstrip(tmp)));
+		if (err == -EOPNOTSUPP)
+			ret = write_current_tracer(buf, len);
+		else
+			ret = err < 0 ? err : (long)len;
+		break;
+	}
+	case MK_SET_FTRACE_FILTER:
+	case MK_SET_FTRACE_NOTRACE:
+	case MK_SET_GRAPH_FUNCTION:
+	case MK_MAX_GRAPH_DEPTH:
+		err = utrace__ctl_ftrace_write(c, (uint32_t)ftrace_file_id(m->kind), buf, len);
+		ret = err < 0 ? err : (long)len;
 		break;
 	case MK_SYNTH_EVENTS:   /* synth_events_write(): the lines in order */
 		err = utrace__ctl_synth_write(c, buf, len);

@@ -76,6 +76,12 @@ enum mkind {
 	MK_UPROBE_PROFILE,
 	MK_SYNTH_EVENTS,         /* synthetic_events (lib/runtime/synth.c) */
 	MK_DYNAMIC_EVENTS,       /* dynamic_events: both of the above */
+	MK_AVAILABLE_FILTER_FUNCS,   /* the function tracers' files (lib/runtime/ftrace.c) */
+	MK_SET_FTRACE_FILTER,
+	MK_SET_FTRACE_NOTRACE,
+	MK_SET_GRAPH_FUNCTION,
+	MK_MAX_GRAPH_DEPTH,
+	MK_ENABLED_FUNCS,
 	MK_SNAPSHOT,             /* snapshot (the mount's copy, mount-procs.c) */
 };
 
