@@ -1565,7 +1565,7 @@ static int preload_tracer(const struct record_opts *o)
 		setenv("UTRACE_MAX_GRAPH_DEPTH", o->max_depth, 1);
 	else
 		unsetenv("UTRACE_MAX_GRAPH_DEPTH");
-	find_libutrace(lib, sizeof(lib));
+	utrace_find_libutrace(lib, sizeof(lib), NULL);
 	if (old && strstr(old, "libutrace.so"))
 		return 0;
 	if (asprintf(&pre, "%s%s%s", lib, old && *old ? " " : "", old ? old : "") < 0)
