@@ -182,6 +182,12 @@ sed -n 's/.*stopped for \([0-9]*\) us.*/\1/p' a.err > attach-us.txt
 check "utrace ps lists it" bash -c '"$0" ps | grep -q "^ *$1 plain"' "$UTRACE" $P
 check "a second attach leaves it alone" bash -c '
 	"$0" attach -v "$1" 2>&1 | grep -q "traceable already"' "$UTRACE" $P
+mkdir -m 700 run2
+check "a utrace with another runtime directory: one line saying so, status 1" bash -c '
+	UTRACE_RUNTIME_DIR="$2/run2" "$0" attach "$1" > "$2/r2.out" 2>&1; st=$?
+	cat "$2/r2.out" >&2
+	[ $st = 1 ] && [ "$(wc -l < "$2/r2.out")" = 1 ] &&
+	grep -q "listens in another runtime directory" "$2/r2.out"' "$UTRACE" $P "$TMP"
 check "probe -p places a probe; enable switches it on" bash -c '
 	"$0" probe -p "$1" "p:grp/w2 $2/plain:work v=%di:s32" &&
 	"$0" enable -p "$1" grp:w2' "$UTRACE" $P "$TMP"

@@ -1110,6 +1110,10 @@ out:
 	return r;
 }
 
+static const char elsewhere[] = "libutrace is loaded and its agent started, but it "
+	"listens in another runtime directory (its UTRACE_RUNTIME_DIR or XDG_RUNTIME_DIR's, "
+	"or that of the utrace that attached to it first): give utrace the same";
+
 int utrace_ctl_open_attach(pid_t pid, struct utrace__ctl **out, const char *who)
 {
 	char err[512];
@@ -1121,9 +1125,7 @@ int utrace_ctl_open_attach(pid_t pid, struct utrace__ctl **out, const char *who)
 			return -1;
 		r = utrace__ctl_open(pid, out, err, sizeof(err));
 		if (r == -ESRCH)
-			snprintf(err, sizeof(err), "process %d: libutrace is loaded and its agent "
-				 "started, but it listens in another runtime directory (its "
-				 "UTRACE_RUNTIME_DIR or XDG_RUNTIME_DIR)", (int)pid);
+			snprintf(err, sizeof(err), "process %d: %s", (int)pid, elsewhere);
 	}
 	if (r < 0) {
 		fprintf(stderr, "%s: %s\n", who, err);
@@ -1168,7 +1170,7 @@ int cmd_attach(int argc, char **argv)
 	if (i >= argc)
 		return usage_error("attach", "%s", "no PID given");
 	for (; i < argc; i++) {
-		struct utrace__ctl *c;
+		struct utrace__ctl *c = NULL;
 		char err[512], *end;
 		long pid = strtol(argv[i], &end, 10);
 		struct utrace_inject_times us;
@@ -1190,7 +1192,9 @@ int cmd_attach(int argc, char **argv)
 			status = 1;
 			continue;
 		}
-		if (utrace__ctl_open((pid_t)pid, &c, err, sizeof(err)) < 0) {
+		if (utrace__ctl_open((pid_t)pid, &c, err, sizeof(err)) == -ESRCH)
+			snprintf(err, sizeof(err), "process %ld: %s", pid, elsewhere);
+		if (!c) {
 			fprintf(stderr, "utrace attach: %s\n", err);
 			status = 1;
 			continue;
