@@ -298,6 +298,29 @@ echo "# attach (stopped) time over $cycles attaches, us: $(sort -n cycles-us.txt
 check "$cycles attaches to busy programs: each attached, each program's registers right" \
 	test $bad = 0
 
+# --- attach time of an idle program (coreutils' sleep), for the notes;
+# attached to as soon as it is started, so at times as the shell's child
+# execs it: utrace then attaches to the new program (PTRACE_O_TRACEEXEC;
+# without it the execve's SIGTRAP would be held and delivered to the new
+# program, which it kills) ---
+: > idle.err
+bad=0
+for i in $(seq 20); do
+	sleep 30 &
+	p=$!
+	"$UTRACE" attach -v $p 2>> idle.err || bad=$((bad + 1))
+	grep -q libutrace /proc/$p/maps || bad=$((bad + 1))
+	kill -0 $p || bad=$((bad + 1))
+	kill $p
+	wait $p 2> /dev/null
+done
+sed -n 's/.*stopped for \([0-9]*\) us.*/\1/p' idle.err > idle-us.txt
+grep -v "stopped for" idle.err >> err
+echo "# attach (stopped) time of an idle sleep, 20 attaches, us: $(sort -n idle-us.txt |
+	awk '{ a[NR] = $1 } END { print "median", a[int((NR + 1) / 2)], "max", a[NR] }')"
+check "20 attaches to a coreutils sleep just started: each in the new program" \
+	test "$(wc -l < idle-us.txt) $bad" = "20 0"
+
 # --- a program that lives in malloc(): never borrowed while a thread of
 # it holds the arena's lock, which the loader would wait for forever.  In
 # mall the thread waiting in read() is borrowed (5 of 10 attaches hung

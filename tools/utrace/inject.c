@@ -426,6 +426,7 @@ struct victim {
 	int held[8];               /* signals that came meanwhile */
 	int nr_held;
 	bool died;
+	bool execd;                /* it ran execve(): a new program */
 	const char *who;
 };
 
@@ -457,6 +458,12 @@ static int wait_stop(struct victim *v, int *status, int ms)
 		pid_t r = waitpid(v->tid, status, __WALL | WNOHANG);
 
 		if (r == v->tid) {
+			if (WIFSTOPPED(*status) &&
+			    *status >> 8 == (SIGTRAP | (PTRACE_EVENT_EXEC << 8))) {
+				/* what we looked up is gone with the old image */
+				v->execd = true;
+				return -1;
+			}
 			if (WIFEXITED(*status) || WIFSIGNALED(*status)) {
 				v->died = true;
 				fprintf(stderr, "%s: process %d ended while it was being attached to "
@@ -634,6 +641,8 @@ static int restore(struct victim *v)
 {
 	int bad = 0;
 
+	if (v->execd)
+		return 0;              /* nothing of ours in the new image */
 	if (v->have_xstate)
 		bad |= ptrace(PTRACE_SETREGSET, v->tid, (void *)NT_X86_XSTATE, &v->xiov) < 0;
 	else if (v->have_fp)
@@ -852,7 +861,8 @@ static int run_to_caller(struct victim *v, const struct ranges *libc)
 	return r < 0 ? -1 : 0;
 }
 
-int utrace_inject(pid_t pid, const char *who, struct utrace_inject_times *us)
+static int inject_once(pid_t pid, const char *who, struct utrace_inject_times *us,
+		       bool *execd)
 {
 	static const char *const dlopen_names[] = { "dlopen", "__libc_dlopen_mode" };
 	static const char *const err_names[] = { "dlerror" };
@@ -942,7 +952,9 @@ int utrace_inject(pid_t pid, const char *who, struct utrace_inject_times *us)
 	}
 
 	v.tid = pick_thread(pid);
-	if (ptrace(PTRACE_SEIZE, v.tid, NULL, NULL) < 0) {
+	/* (an execve() meanwhile stops it at once, rather than with a
+	 * SIGTRAP for the new program after our calls) */
+	if (ptrace(PTRACE_SEIZE, v.tid, NULL, (void *)PTRACE_O_TRACEEXEC) < 0) {
 		long tracer = status_field(pid, "TracerPid:", NULL, 0);
 
 		int e = errno;
@@ -1107,6 +1119,22 @@ out:
 	}
 	if (us && t0)
 		us->stopped = (double)(now_us() - t0);
+	*execd = v.execd;
+	return r;
+}
+
+int utrace_inject(pid_t pid, const char *who, struct utrace_inject_times *us)
+{
+	bool execd = false;
+	int r = inject_once(pid, who, us, &execd);
+
+	/* a process that exec'd as we came (just started): once more, in
+	 * its new program */
+	if (r < 0 && execd)
+		r = inject_once(pid, who, us, &execd);
+	if (r < 0 && execd)
+		fprintf(stderr, "%s: process %d ran a new program (execve) twice while it was "
+			"being attached to; try again\n", who, (int)pid);
 	return r;
 }
 
