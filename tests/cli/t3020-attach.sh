@@ -301,8 +301,8 @@ check "$cycles attaches to busy programs: each attached, each program's register
 # --- attach time of an idle program (coreutils' sleep), for the notes;
 # attached to as soon as it is started, so at times as the shell's child
 # execs it: utrace then attaches to the new program (PTRACE_O_TRACEEXEC;
-# without it the execve's SIGTRAP would be held and delivered to the new
-# program, which it kills) ---
+# unseen, the calls would go to the old program's addresses and the old
+# program's registers be put back into the new one) ---
 : > idle.err
 bad=0
 for i in $(seq 20); do

@@ -952,8 +952,8 @@ static int inject_once(pid_t pid, const char *who, struct utrace_inject_times *u
 	}
 
 	v.tid = pick_thread(pid);
-	/* (an execve() meanwhile stops it at once, rather than with a
-	 * SIGTRAP for the new program after our calls) */
+	/* (an execve() meanwhile stops it at once: what we looked up, and
+	 * the registers we saved, were the old program's) */
 	if (ptrace(PTRACE_SEIZE, v.tid, NULL, (void *)PTRACE_O_TRACEEXEC) < 0) {
 		long tracer = status_field(pid, "TracerPid:", NULL, 0);
 
