@@ -35,6 +35,7 @@
 #include "pool.h"
 #include "print.h"
 #include "problems.h"
+#include "stacktab.h"
 
 /* The records and spans of one process that wait for their batch. */
 struct group {
@@ -340,6 +341,75 @@ static int group_put(struct utrace__otlp *x, struct utrace__obuf *to, size_t *nr
 	return 0;
 }
 
+/*
+ * A call stack (utrace record -g's ftrace:stack / ftrace:stack_ref, the
+ * stacktrace trigger's ftrace:user_stack) is no log record of its own: it
+ * becomes the code.stacktrace attribute (OpenTelemetry's semantic
+ * conventions: one frame a line, innermost first) of its event, the
+ * record just put for the same thread, still at the end of its group's
+ * buffer (not when a batch went out in between).
+ */
+struct stack_state {
+	struct utrace__stacktab tab;
+	struct group *g;                 /* the last event's record: its group, */
+	size_t end;                      /* where it ends there, */
+	const void *proc;                /* its process and thread */
+	uint32_t tid;
+};
+
+static bool is_stack(const struct utrace__tf_item *it, enum utrace__stack_kind *kind)
+{
+	if (it->kind != UTRACE__TF_EVENT || !it->format || it->kernel)
+		return false;
+	*kind = utrace__stack_kind(it->format->system, it->format->name);
+	return *kind != UTRACE__STACK_NONE ||
+	       (!strcmp(it->format->system, "ftrace") && !strcmp(it->format->name, "user_stack"));
+}
+
+static int put_stack_attr(struct stack_state *ss, const struct utrace__tf_item *it,
+			  enum utrace__stack_kind kind)
+{
+	const uint64_t *ips = NULL;
+	uint64_t v[8];
+	uint32_t nr = 0, i, tid = it->thread ? it->thread->tid : it->proc->pid;
+	struct utrace__obuf text = { 0 }, *b;
+	int r = 0;
+
+	if (kind != UTRACE__STACK_NONE) {
+		r = utrace__stacktab_item(&ss->tab, it->proc, kind, it->rec, it->len, &ips, &nr);
+		if (r == -ENOMEM)
+			return r;
+	} else {
+		for (; nr < 8 && 16 + 8 * (nr + 1) <= it->len; nr++) {
+			memcpy(&v[nr], it->rec + 16 + 8 * nr, 8);
+			if (!v[nr])
+				break;
+		}
+		ips = v;
+	}
+	if (!ips || !ss->g || ss->proc != it->proc || ss->tid != tid ||
+	    ss->g->logs.len != ss->end || ss->end < 2 ||
+	    memcmp(ss->g->logs.p + ss->end - 2, "]}", 2))
+		return 0;
+	for (i = 0; i < nr; i++) {
+		char name[512];
+
+		utrace__stack_frame_name(it->proc, ips[i], true, name, sizeof(name));
+		if (i)
+			utrace__ob_putc(&text, '\n');
+		utrace__ob_puts(&text, name);
+	}
+	b = &ss->g->logs;
+	b->len -= 2;
+	utrace__ob_puts(b, ",{\"key\":\"code.stacktrace\",\"value\":{\"stringValue\":");
+	utrace__ob_json_str(b, text.p ? text.p : "", text.len);
+	utrace__ob_puts(b, "}}]}");
+	ss->end = b->len;
+	r = text.nomem || b->nomem ? -ENOMEM : 0;
+	free(text.p);
+	return r;
+}
+
 static bool name_is(const char *sys, const char *name, const struct utrace__tf_format *f)
 {
 	return !strcmp(name, f->name) && (!sys || !strcmp(sys, f->system));
@@ -503,6 +573,7 @@ int utrace__otlp_add(struct utrace__otlp *x, struct utrace__tf *tf, int64_t time
 	struct utrace__tf_item item;
 	struct timespec now;
 	uint32_t bad_pid;
+	struct stack_state ss = { 0 };
 	int r, status = 0;
 
 	/* OTLP's times are Unix times: from CLOCK_MONOTONIC, whatever trace
@@ -522,8 +593,15 @@ int utrace__otlp_add(struct utrace__otlp *x, struct utrace__tf *tf, int64_t time
 	r = utrace__tf_iter_new(tf, &it);
 	while (r >= 0 && (r = utrace__tf_iter_next(it, &item)) > 0) {
 		struct utrace__obuf *b = utrace__printer_buf(p);
+		enum utrace__stack_kind kind;
 		struct group *g;
 
+		if (is_stack(&item, &kind)) {
+			r = put_stack_attr(&ss, &item, kind);
+			if (r == -ENOMEM)
+				break;
+			continue;
+		}
 		po.otlp_seq = x->seq + 1;
 		r = utrace__printer_item(p, &item);
 		if (r < 0 || !b->len)
@@ -538,6 +616,10 @@ int utrace__otlp_add(struct utrace__otlp *x, struct utrace__tf *tf, int64_t time
 		if (r >= 0 && item.kind == UTRACE__TF_EVENT) {
 			x->st.events++;
 			x->nr_log_events++;
+			ss.g = g;
+			ss.end = g->logs.len;
+			ss.proc = item.proc;
+			ss.tid = item.thread ? item.thread->tid : item.proc->pid;
 		}
 		if (r >= 0 && x->o.nr_slices && item.kind == UTRACE__TF_EVENT)
 			r = match_slices(x, p, g, &item, item.time + (uint64_t)time_offset);
@@ -549,6 +631,7 @@ int utrace__otlp_add(struct utrace__otlp *x, struct utrace__tf *tf, int64_t time
 		r = 0;
 	}
 	utrace__tf_iter_free(it);
+	utrace__stacktab_free(&ss.tab);
 	utrace__problems_end(&utrace__printer_fmts(p)->pr, utrace__tf_name(tf),
 			     "the records or events concerned were left out");
 	if (utrace__printer_fmts(p)->pr.count)

@@ -938,8 +938,7 @@ static void put_user_stack(struct utrace__obuf *b, const struct utrace__rec *r, 
 		memcpy(&ip, r->d + at, sizeof(ip));
 		if (!ip || ip == UINT64_MAX)
 			break;
-		if (probe_sym((void *)r, ip, sym, sizeof(sym)) <= 0)
-			snprintf(sym, sizeof(sym), "<%016" PRIx64 ">", ip);
+		utrace__stack_frame_name(r->proc, ip, true, sym, sizeof(sym));
 		utrace__ob_puts(b, "\n => ");
 		utrace__ob_puts(b, sym);
 	}
@@ -953,8 +952,7 @@ static void put_frames(struct utrace__obuf *b, const struct utrace__rec *r, cons
 
 	utrace__ob_puts(b, "<user stack trace>");
 	for (i = 0; i < nr; i++) {
-		if (probe_sym((void *)r, ips[i], sym, sizeof(sym)) <= 0)
-			snprintf(sym, sizeof(sym), "<%016" PRIx64 ">", ips[i]);
+		utrace__stack_frame_name(r->proc, ips[i], true, sym, sizeof(sym));
 		utrace__ob_puts(b, "\n => ");
 		utrace__ob_puts(b, sym);
 	}
