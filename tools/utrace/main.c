@@ -10,6 +10,7 @@
 #include <utrace/utrace.h>
 
 #include "cmds.h"
+#include "inject.h"
 #include "problems.h"
 
 struct cmd {
@@ -39,6 +40,7 @@ static const struct cmd commands[] = {
 	{ "show", cmd_show, "print the buffers of running processes (trace)" },
 	{ "pipe", cmd_pipe, "print events as they come, consuming them (trace_pipe)" },
 	{ "clear", cmd_clear, "empty the buffers of running processes" },
+	{ "attach", cmd_attach, "make running processes traceable that never linked libutrace (ptrace)" },
 	{ "probe", cmd_probe, "dynamic probes in running processes (uprobe_events); -x C names, -k the kernel's" },
 	{ NULL, NULL, NULL },
 };
