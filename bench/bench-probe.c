@@ -69,6 +69,9 @@ WORK int tiny(int a)
 
 static volatile long sink;
 
+/* the string of the string-probe case (`s=@bench_key:string`): a key */
+char bench_key[32] = "memcached-key-00017";
+
 static void empty(void *data, const struct utrace_probe_regs *regs)
 {
 	(void)data;

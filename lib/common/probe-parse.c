@@ -16,6 +16,7 @@
  *   6. the record layout, the fields and the print fmt.
  */
 #include <ctype.h>
+#include <stddef.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -379,6 +380,39 @@ static int parse_expr(struct pctx *c, struct utrace__probe_arg *a, char *arg, in
 	}
 }
 
+/* The length of a counted string, [%REG] or [$argN] (N <= 6: a
+ * register at the entry): its register's index in utrace_probe_regs. */
+static int parse_count(struct pctx *c, struct utrace__probe_arg *a, char *what, int offs)
+{
+	struct utrace__probe_arg tmp;
+	char buf[UTRACE_PROBE_ARGSTR_MAX + 1];
+	int r;
+
+	memset(&tmp, 0, sizeof(tmp));
+	snprintf(buf, sizeof(buf), "%s", what);
+	r = parse_expr(c, &tmp, buf, offs);
+	if (r)
+		return r;
+	if (tmp.nr_insns == 1 && tmp.insns[0].op == UTRACE__POP_REG) {
+		a->len_reg = (uint8_t)tmp.insns[0].imm;
+	} else if (tmp.nr_insns == 1 && tmp.insns[0].op == UTRACE__POP_ARG &&
+		   tmp.insns[0].imm < 6) {
+		static const uint8_t sysv[6] = {
+			offsetof(struct utrace_probe_regs, di) / 8,
+			offsetof(struct utrace_probe_regs, si) / 8,
+			offsetof(struct utrace_probe_regs, dx) / 8,
+			offsetof(struct utrace_probe_regs, cx) / 8,
+			offsetof(struct utrace_probe_regs, r8) / 8,
+			offsetof(struct utrace_probe_regs, r9) / 8,
+		};
+		a->len_reg = sysv[tmp.insns[0].imm];
+	} else {
+		return perr(c, offs, EINVAL, "String length must be %REG or $arg1..$arg6");
+	}
+	a->counted = true;
+	return 0;
+}
+
 /* b<width>@<offset>/<size>: 0 or -EINVAL */
 static int parse_bitfield(struct utrace__probe_arg *a, const char *bf)
 {
@@ -472,6 +506,15 @@ static int parse_arg(struct pctx *c, unsigned int i, char *word)
 				goto out;
 			}
 			*t3 = '\0';
+			if ((*t2 == '%' || *t2 == '$') &&
+			    (!strcmp(t, "string") || !strcmp(t, "ustring"))) {
+				/* utrace's counted string: the length in a
+				 * register (the kernel: "Invalid array size") */
+				r = parse_count(c, a, t2, offs + (int)(t2 - arg));
+				if (r)
+					goto out;
+				goto typed;
+			}
 			if (k_strtoul(t2, &n) || !n) {
 				r = perr(c, offs + (int)(t2 - arg), EINVAL, "Invalid array size");
 				goto out;
@@ -483,6 +526,7 @@ static int parse_arg(struct pctx *c, unsigned int i, char *word)
 			a->count = (uint8_t)n;
 		}
 	}
+typed:;
 	int toffs = offs + (t ? (int)(t - arg) : 0);
 
 	if (!strcmp(arg, "$comm") || !strcmp(arg, "$COMM") || !strncmp(arg, "\\\"", 2)) {

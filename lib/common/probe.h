@@ -83,6 +83,11 @@ struct utrace__probe_arg {
 	uint8_t bf_width;    /* bitfield b<width>@<offset>/<size>, 0 if none */
 	uint8_t bf_offset;
 	uint16_t offset;     /* in the record */
+	/* a counted string (utrace's :string[%REG] / :string[$argN]): so
+	 * many bytes are read, NUL or not, their number the register's at
+	 * the hit (len_reg: its index in utrace_probe_regs) */
+	bool counted;
+	uint8_t len_reg;
 	uint8_t nr_insns;
 	struct utrace__probe_insn insns[UTRACE_PROBE_INSN_MAX];
 	char *data;          /* \"STR" */

@@ -29,6 +29,7 @@ long utrace__probe_copy_str(char *dst, uintptr_t src, size_t max) UTRACE_HIDDEN;
 extern const char utrace__probe_copy_q[], utrace__probe_copy_q_fix[];
 extern const char utrace__probe_copy_b[], utrace__probe_copy_b_fix[];
 extern const char utrace__probe_copy_s[], utrace__probe_copy_s_fix[];
+extern const char utrace__probe_copy_w[];
 
 __asm__(
 	".text\n"
@@ -72,6 +73,37 @@ __asm__(
 	".type utrace__probe_copy_str, @function\n"
 	"utrace__probe_copy_str:\n"	/* rdi dst, rsi src, rdx max > 0 */
 	"	xor %eax, %eax\n"
+	"	movabs $0x0101010101010101, %r8\n"
+	"	movabs $0x8080808080808080, %r9\n"
+	/* 8 bytes at a time while they fit in max and in src's page (a
+	 * load never crosses into the next page, which may be unmapped);
+	 * the word that holds the NUL ends the copy (the bytes after the
+	 * NUL are written too: dst has room for max) */
+	"4:	lea 8(%rax), %rcx\n"
+	"	cmp %rdx, %rcx\n"
+	"	ja 2f\n"
+	"	lea (%rsi,%rax), %ecx\n"
+	"	and $4095, %ecx\n"
+	"	cmp $4088, %ecx\n"
+	"	ja 2f\n"
+	".globl utrace__probe_copy_w\n"
+	".hidden utrace__probe_copy_w\n"
+	"utrace__probe_copy_w:\n"
+	"	mov (%rsi,%rax), %rcx\n"	/* may fault: -EFAULT (one page) */
+	"	mov %rcx, (%rdi,%rax)\n"
+	"	mov %rcx, %r10\n"
+	"	sub %r8, %r10\n"
+	"	not %rcx\n"
+	"	and %rcx, %r10\n"
+	"	and %r9, %r10\n"		/* the lowest flag: the first NUL */
+	"	jnz 5f\n"
+	"	add $8, %rax\n"
+	"	jmp 4b\n"
+	"5:	bsf %r10, %r10\n"
+	"	shr $3, %r10\n"
+	"	lea 1(%rax,%r10), %rax\n"
+	"	ret\n"
+	/* byte by byte near max or a page's end */
 	"2:	cmp %rdx, %rax\n"
 	"	jae 3f\n"
 	".globl utrace__probe_copy_s\n"
@@ -109,7 +141,8 @@ static void on_fault(int sig, siginfo_t *si, void *ctx)
 		to = (uintptr_t)utrace__probe_copy_q_fix;
 	else if (ip == (uintptr_t)utrace__probe_copy_b)
 		to = (uintptr_t)utrace__probe_copy_b_fix;
-	else if (ip == (uintptr_t)utrace__probe_copy_s)
+	else if (ip == (uintptr_t)utrace__probe_copy_s ||
+		 ip == (uintptr_t)utrace__probe_copy_w)
 		to = (uintptr_t)utrace__probe_copy_s_fix;
 	if (to) {
 		uc->uc_mcontext.gregs[REG_RIP] = (greg_t)to;

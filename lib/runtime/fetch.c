@@ -118,8 +118,20 @@ static size_t put_string(const struct utrace__probe_arg *a, const struct utrace_
 		return 0;
 	} else {
 		run(a, regs, env, &addr, &fault);
-		if (!fault && room)
+		if (!fault && room && a->counted) {
+			/* exactly len bytes (NUL or not), cut to the room
+			 * left for the NUL the record's string ends with */
+			uint64_t len = ((const uint64_t *)regs)[a->len_reg];
+
+			if (len > room - 1)
+				len = room - 1;
+			if (utrace__probe_read(rec + at, (uintptr_t)addr, len) == len) {
+				rec[at + len] = 0;
+				n = (long)len + 1;
+			}
+		} else if (!fault && room) {
 			n = utrace__probe_read_str((char *)rec + at, (uintptr_t)addr, room);
+		}
 	}
 	uint32_t loc;
 

@@ -32,6 +32,7 @@
 #include <elf.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <link.h>
@@ -102,6 +103,17 @@ struct uprobe {
 	 * arguments are all %REG of one width (4 or 8), packed after
 	 * __probe_ip; 0: the loop over fast[] */
 	uint8_t shape;
+	/* definitions with strings (hit_str()): each argument a %REG or a
+	 * string at BASE+OFFS, BASE a register (base >= 0) or the object's
+	 * load bias (-1: @SYM, an offset); nr_str 0: record() */
+	int nr_str;
+	struct {
+		int8_t base;       /* register index, -1: the load bias */
+		bool str, counted;
+		uint8_t len_reg, bytes;
+		uint16_t off;      /* in the record */
+		int64_t add;
+	} sfast[MAX_FAST_ARGS];
 	/* the first placement's breakpoints, for the recorder to say
 	 * (slot_on() sends it): the engine's result, once */
 	bool placed_once;
@@ -530,10 +542,61 @@ out:
 		__atomic_fetch_add(&p->misses, faults, __ATOMIC_RELAXED);
 }
 
+/* Plan hit_str() for a definition with strings: every argument a
+ * %REG[:TYPE] or a string at +OFFS(%REG), +OFFS($argN), @SYM[+OFFS]. */
+static void plan_str(struct uprobe *p)
+{
+	static const uint8_t sysv[6] = {
+		offsetof(struct utrace_probe_regs, di) / 8, offsetof(struct utrace_probe_regs, si) / 8,
+		offsetof(struct utrace_probe_regs, dx) / 8, offsetof(struct utrace_probe_regs, cx) / 8,
+		offsetof(struct utrace_probe_regs, r8) / 8, offsetof(struct utrace_probe_regs, r9) / 8,
+	};
+	const struct utrace__probe_def *d = p->def;
+
+	p->nr_str = 0;
+	if (d->kind != 'p' || !d->nr_strings || d->nr_args > MAX_FAST_ARGS)
+		return;
+	for (unsigned int i = 0; i < d->nr_args; i++) {
+		const struct utrace__probe_arg *a = &d->args[i];
+		const struct utrace__probe_insn *in = a->insns;
+
+		memset(&p->sfast[i], 0, sizeof(p->sfast[i]));
+		p->sfast[i].off = a->offset;
+		p->sfast[i].bytes = a->size;
+		if (a->type != UTRACE__PT_STRING && a->type != UTRACE__PT_USTRING) {
+			if (a->nr_insns != 1 || in[0].op != UTRACE__POP_REG || a->bf_width ||
+			    a->count || in[0].imm < 0 ||
+			    in[0].imm >= (int64_t)(sizeof(struct utrace_probe_regs) / 8) ||
+			    (a->size != 1 && a->size != 2 && a->size != 4 && a->size != 8))
+				return;
+			p->sfast[i].base = (int8_t)in[0].imm;
+			continue;
+		}
+		if (a->nr_insns != 2 || in[1].op != UTRACE__POP_DEREF)
+			return;
+		if (in[0].op == UTRACE__POP_REG && in[0].imm >= 0 &&
+		    in[0].imm < (int64_t)(sizeof(struct utrace_probe_regs) / 8))
+			p->sfast[i].base = (int8_t)in[0].imm;
+		else if (in[0].op == UTRACE__POP_ARG && in[0].imm >= 0 && in[0].imm < 6)
+			p->sfast[i].base = (int8_t)sysv[in[0].imm];
+		else if (in[0].op == UTRACE__POP_SYM || in[0].op == UTRACE__POP_FOFFS)
+			p->sfast[i].base = -1;
+		else
+			return;
+		p->sfast[i].str = true;
+		p->sfast[i].counted = a->counted;
+		p->sfast[i].len_reg = a->len_reg;
+		p->sfast[i].add = (p->sfast[i].base < 0 ? in[0].imm : 0) + in[1].imm;
+	}
+	p->nr_str = (int)d->nr_args;
+}
+
 /* Plan on_hit() for p's definition. */
 static void plan_fast(struct uprobe *p)
 {
 	const struct utrace__probe_def *d = p->def;
+
+	plan_str(p);
 
 	/* the size limit of utrace__reserve_inline() */
 	p->fast_size = !d->nr_strings && d->size <= 112 ? (unsigned int)d->size : UINT_MAX;
@@ -588,6 +651,126 @@ static __attribute__((noinline)) void fetch_inline(void *data, struct uprobe *p,
 	utrace__commit_event_inline(&f, data, rec, (unsigned int)p->def->size);
 	if (faults)
 		__atomic_fetch_add(&p->misses, faults, __ATOMIC_RELAXED);
+}
+
+/* The inline writer's largest record (utrace__reserve_inline()). */
+#define STR_REC_MAX 112
+
+/* Make the record just reserved by utrace__reserve_inline(f, ev, from)
+ * @to bytes long (its header's word count, the thread's tail and the
+ * commit word: the record is the page's last, not committed). */
+static inline __attribute__((always_inline)) void
+shrink_inline(struct utrace__fast *f, uint8_t *rec, unsigned int from, unsigned int to)
+{
+	uint32_t w, rb = (to + 3) & ~3u, cut = ((from + 3) & ~3u) - rb;
+
+	memcpy(&w, rec - 4, 4);
+	w = (w & ~31u) | rb / 4;
+	memcpy(rec - 4, &w, 4);
+	f->t->tail -= cut;
+	f->commit -= cut;
+}
+
+/* Take back the record just reserved by utrace__reserve_inline(), as
+ * the writer's discard() does (its tail, the time of its header), and
+ * leave the event (record_slow() then copies in what a signal handler
+ * stashed meanwhile). */
+static inline __attribute__((always_inline)) void
+unreserve_inline(struct utrace__fast *f, uint8_t *rec)
+{
+	struct utrace_tp_thread_v1 *t = f->t;
+	uint32_t w;
+
+	memcpy(&w, rec - 4, 4);
+	t->tail = (uint32_t)(rec - 4 - f->page->data);
+	t->last_ts -= w >> 5;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->nest = 0;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+/*
+ * on_hit() for a definition with strings (plan_str()): the inline
+ * writer's largest record reserved, the arguments and the strings
+ * written into it in place, then the record cut to its size and
+ * committed.  A record the inline writer cannot take (the usual case's
+ * conditions; a fixed part or a string that does not fit in its 112
+ * bytes) goes to record() as before.
+ */
+static __attribute__((noinline)) void hit_str(void *data, struct uprobe *p,
+					      const struct utrace_probe_regs *regs)
+{
+	const uint64_t *r = (const uint64_t *)regs;
+	struct utrace__fast f;
+	unsigned int faults = 0, end = p->def->size;
+	uint8_t *rec;
+
+	if (end >= STR_REC_MAX)
+		goto slow;
+	rec = utrace__reserve_inline(&f, data, STR_REC_MAX);
+	if (__builtin_expect(!rec, 0))
+		goto slow;
+	memcpy(rec + 8, &regs->ip, 8);
+	for (int i = 0; i < p->nr_str; i++) {
+		uint8_t *to = rec + p->sfast[i].off;
+		uint64_t v;
+		long n = -EFAULT;
+		unsigned int room = STR_REC_MAX - end;
+
+		if (!p->sfast[i].str) {
+			v = r[p->sfast[i].base];
+			if (p->sfast[i].bytes == 8) {
+				memcpy(to, &v, 8);
+			} else if (p->sfast[i].bytes == 4) {
+				uint32_t x = (uint32_t)v;
+
+				memcpy(to, &x, 4);
+			} else if (p->sfast[i].bytes == 2) {
+				uint16_t x = (uint16_t)v;
+
+				memcpy(to, &x, 2);
+			} else {
+				*to = (uint8_t)v;
+			}
+			continue;
+		}
+		v = (p->sfast[i].base < 0 ? p->env.bias : r[p->sfast[i].base]) +
+		    (uint64_t)p->sfast[i].add;
+		if (p->sfast[i].counted) {
+			uint64_t len = r[p->sfast[i].len_reg];
+
+			if (len > UTRACE_PROBE_STRING_MAX - 1)
+				len = UTRACE_PROBE_STRING_MAX - 1;
+			if (len + 1 > room)
+				goto undo;
+			if (utrace__probe_read(rec + end, (uintptr_t)v, len) == len) {
+				rec[end + len] = 0;
+				n = (long)len + 1;
+			}
+		} else if (room) {
+			n = utrace__probe_read_str((char *)rec + end, (uintptr_t)v, room);
+			if (n == (long)room)
+				goto undo;   /* perhaps cut by this room */
+		}
+		uint32_t loc = end;
+
+		if (n <= 0)
+			faults++;
+		else
+			loc |= (uint32_t)n << 16;
+		memcpy(to, &loc, 4);
+		if (n > 0)
+			end += (unsigned int)n;
+	}
+	shrink_inline(&f, rec, STR_REC_MAX, end);
+	utrace__commit_event_inline(&f, data, rec, end);
+	if (faults)
+		__atomic_fetch_add(&p->misses, faults, __ATOMIC_RELAXED);
+	return;
+undo:
+	unreserve_inline(&f, rec);
+slow:
+	record_slow(data, p, regs);
 }
 #endif
 
@@ -695,6 +878,10 @@ done:
 	return;
 slow:
 	/* (a tail call: nothing kept across it) */
+	if (p->nr_str) {
+		hit_str(data, p, regs);
+		return;
+	}
 	record_slow(data, p, regs);
 	return;
 #endif

@@ -673,6 +673,31 @@ TEST(reads_never_fault)
 	CHECK_INT(utrace__probe_read_str(buf, (uintptr_t)(p + pg - 13), 5), ==, 5);
 	CHECK_STR(buf, "xxxx");
 	CHECK_INT(utrace__probe_read_str(buf, 0, 5), ==, -EFAULT);
+	/* the word-at-a-time copy: every length, start and limit, the NUL
+	 * anywhere in a word, strings ending at the page's last byte */
+	for (int len = 0; len < 40; len++)
+		for (int at = 0; at < 9; at++)
+			for (int max = 1; max < 48; max += 3) {
+				char *src = p + pg - 1 - len - at, want[64];
+				long n, wn = len + 1 <= max ? len + 1 : max;
+
+				memset(p + pg - 64, '#', 64);
+				for (int k = 0; k < len; k++)
+					src[k] = (char)('a' + (k + at) % 26);
+				src[len] = 0;
+				memcpy(want, src, (size_t)wn);
+				want[wn - 1] = 0;
+				memset(buf, '@', sizeof(buf));
+				n = utrace__probe_read_str(buf, (uintptr_t)src, (size_t)max);
+				if (n != wn || strcmp(buf, want)) {
+					printf("# read_str len %d at %d max %d: %ld '%s'\n", len, at,
+					       max, n, buf);
+					CHECK(0);
+				}
+			}
+	memset(p + pg - 64, 'y', 64);
+	CHECK_INT(utrace__probe_read_str(buf, (uintptr_t)(p + pg - 40), 64), ==, -EFAULT);
+	CHECK_INT(utrace__probe_read_str(buf, (uintptr_t)(p + pg - 8), 64), ==, -EFAULT);
 	/* the program's own SIGSEGV still works: a real fault kills */
 	pid_t pid = fork();
 	int status;
