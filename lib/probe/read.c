@@ -73,35 +73,39 @@ __asm__(
 	".type utrace__probe_copy_str, @function\n"
 	"utrace__probe_copy_str:\n"	/* rdi dst, rsi src, rdx max > 0 */
 	"	xor %eax, %eax\n"
-	"	movabs $0x0101010101010101, %r8\n"
-	"	movabs $0x8080808080808080, %r9\n"
 	/* 8 bytes at a time while they fit in max and in src's page (a
 	 * load never crosses into the next page, which may be unmapped);
 	 * the word that holds the NUL ends the copy (the bytes after the
-	 * NUL are written too: dst has room for max) */
-	"4:	lea 8(%rax), %rcx\n"
-	"	cmp %rdx, %rcx\n"
-	"	ja 2f\n"
-	"	lea (%rsi,%rax), %ecx\n"
+	 * NUL are written too: dst has room for max).  r10: the last i
+	 * a word may start at, min(max, bytes to the page's end) - 8 */
+	"	mov %esi, %ecx\n"
 	"	and $4095, %ecx\n"
-	"	cmp $4088, %ecx\n"
-	"	ja 2f\n"
+	"	mov $4096, %r10d\n"
+	"	sub %rcx, %r10\n"
+	"	cmp %r10, %rdx\n"
+	"	cmovb %rdx, %r10\n"
+	"	sub $8, %r10\n"
+	"	jb 2f\n"
+	"	movabs $0x0101010101010101, %r8\n"
+	"	movabs $0x8080808080808080, %r9\n"
 	".globl utrace__probe_copy_w\n"
 	".hidden utrace__probe_copy_w\n"
 	"utrace__probe_copy_w:\n"
-	"	mov (%rsi,%rax), %rcx\n"	/* may fault: -EFAULT (one page) */
+	"4:	mov (%rsi,%rax), %rcx\n"	/* may fault: -EFAULT (one page) */
 	"	mov %rcx, (%rdi,%rax)\n"
-	"	mov %rcx, %r10\n"
-	"	sub %r8, %r10\n"
+	"	mov %rcx, %r11\n"
+	"	sub %r8, %r11\n"
 	"	not %rcx\n"
-	"	and %rcx, %r10\n"
-	"	and %r9, %r10\n"		/* the lowest flag: the first NUL */
+	"	and %rcx, %r11\n"
+	"	and %r9, %r11\n"		/* the lowest flag: the first NUL */
 	"	jnz 5f\n"
 	"	add $8, %rax\n"
-	"	jmp 4b\n"
-	"5:	bsf %r10, %r10\n"
-	"	shr $3, %r10\n"
-	"	lea 1(%rax,%r10), %rax\n"
+	"	cmp %r10, %rax\n"
+	"	jbe 4b\n"
+	"	jmp 2f\n"
+	"5:	bsf %r11, %r11\n"
+	"	shr $3, %r11\n"
+	"	lea 1(%rax,%r11), %rax\n"
 	"	ret\n"
 	/* byte by byte near max or a page's end */
 	"2:	cmp %rdx, %rax\n"
@@ -167,6 +171,12 @@ void utrace__probe_read_init(void)
 	if (cur.sa_sigaction != on_fault)
 		sigaction(SIGBUS, &sa, &old_bus);
 	read_ready = 1;
+}
+
+void utrace__probe_read_prepare(void)
+{
+	if (!read_ready)
+		utrace__probe_read_init();
 }
 
 size_t utrace__probe_read(void *dst, uintptr_t src, size_t n)

@@ -588,6 +588,8 @@ static void plan_str(struct uprobe *p)
 		p->sfast[i].len_reg = a->len_reg;
 		p->sfast[i].add = (p->sfast[i].base < 0 ? in[0].imm : 0) + in[1].imm;
 	}
+	/* (hit_str()'s reads do not install the fault handlers) */
+	utrace__probe_read_prepare();
 	p->nr_str = (int)d->nr_args;
 }
 
@@ -743,12 +745,12 @@ static __attribute__((noinline)) void hit_str(void *data, struct uprobe *p,
 				len = UTRACE_PROBE_STRING_MAX - 1;
 			if (len + 1 > room)
 				goto undo;
-			if (utrace__probe_read(rec + end, (uintptr_t)v, len) == len) {
+			if (utrace__probe_read_inline(rec + end, (uintptr_t)v, len) == len) {
 				rec[end + len] = 0;
 				n = (long)len + 1;
 			}
 		} else if (room) {
-			n = utrace__probe_read_str((char *)rec + end, (uintptr_t)v, room);
+			n = utrace__probe_read_str_inline((char *)rec + end, (uintptr_t)v, room);
 			if (n == (long)room)
 				goto undo;   /* perhaps cut by this room */
 		}
