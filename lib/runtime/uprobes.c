@@ -60,6 +60,7 @@
 
 #define MAX_EXITS 64
 #define MAX_FAST_ARGS 8  /* %REG arguments stored without the fetch program */
+#define STR_REC_MAX 112  /* the inline writer's largest record (hit_str()) */
 #define FAST_OFF0 16   /* the first argument: after the header and __probe_ip */
 #define SHAPE(n, w) ((n) + ((w) == 8 ? 4 : 0))   /* 1..8: writers[] */
 
@@ -105,15 +106,19 @@ struct uprobe {
 	uint8_t shape;
 	/* definitions with strings (hit_str()): each argument a %REG or a
 	 * string at BASE+OFFS, BASE a register (base >= 0) or the object's
-	 * load bias (-1: @SYM, an offset); nr_str 0: record() */
-	int nr_str;
+	 * load bias (-1: @SYM, an offset); nr_str 0: record().  The %REG
+	 * ones are stored 8 bytes wide, in order, before the strings (the
+	 * fixed part is at most 104 bytes: the 112 reserved hold them) */
+	int nr_str, nr_sreg, nr_sstr;
+	unsigned int str_size;         /* the fixed part (def->size) */
+	struct { uint8_t reg; uint16_t off; } sreg[MAX_FAST_ARGS];
 	struct {
 		int8_t base;       /* register index, -1: the load bias */
-		bool str, counted;
-		uint8_t len_reg, bytes;
-		uint16_t off;      /* in the record */
+		bool counted;
+		uint8_t len_reg;
+		uint16_t off;      /* of its __data_loc in the record */
 		int64_t add;
-	} sfast[MAX_FAST_ARGS];
+	} sstr[MAX_FAST_ARGS];
 	/* the first placement's breakpoints, for the recorder to say
 	 * (slot_on() sends it): the engine's result, once */
 	bool placed_once;
@@ -553,43 +558,46 @@ static void plan_str(struct uprobe *p)
 	};
 	const struct utrace__probe_def *d = p->def;
 
-	p->nr_str = 0;
-	if (d->kind != 'p' || !d->nr_strings || d->nr_args > MAX_FAST_ARGS)
+	p->nr_str = p->nr_sreg = p->nr_sstr = 0;
+	if (d->kind != 'p' || !d->nr_strings || d->nr_args > MAX_FAST_ARGS ||
+	    d->size + 8 > STR_REC_MAX)
 		return;
 	for (unsigned int i = 0; i < d->nr_args; i++) {
 		const struct utrace__probe_arg *a = &d->args[i];
 		const struct utrace__probe_insn *in = a->insns;
+		int8_t base;
 
-		memset(&p->sfast[i], 0, sizeof(p->sfast[i]));
-		p->sfast[i].off = a->offset;
-		p->sfast[i].bytes = a->size;
 		if (a->type != UTRACE__PT_STRING && a->type != UTRACE__PT_USTRING) {
 			if (a->nr_insns != 1 || in[0].op != UTRACE__POP_REG || a->bf_width ||
 			    a->count || in[0].imm < 0 ||
 			    in[0].imm >= (int64_t)(sizeof(struct utrace_probe_regs) / 8) ||
 			    (a->size != 1 && a->size != 2 && a->size != 4 && a->size != 8))
 				return;
-			p->sfast[i].base = (int8_t)in[0].imm;
+			/* (8 bytes stored, in order: the next field comes after) */
+			p->sreg[p->nr_sreg].reg = (uint8_t)in[0].imm;
+			p->sreg[p->nr_sreg++].off = a->offset;
 			continue;
 		}
 		if (a->nr_insns != 2 || in[1].op != UTRACE__POP_DEREF)
 			return;
 		if (in[0].op == UTRACE__POP_REG && in[0].imm >= 0 &&
 		    in[0].imm < (int64_t)(sizeof(struct utrace_probe_regs) / 8))
-			p->sfast[i].base = (int8_t)in[0].imm;
+			base = (int8_t)in[0].imm;
 		else if (in[0].op == UTRACE__POP_ARG && in[0].imm >= 0 && in[0].imm < 6)
-			p->sfast[i].base = (int8_t)sysv[in[0].imm];
+			base = (int8_t)sysv[in[0].imm];
 		else if (in[0].op == UTRACE__POP_SYM || in[0].op == UTRACE__POP_FOFFS)
-			p->sfast[i].base = -1;
+			base = -1;
 		else
 			return;
-		p->sfast[i].str = true;
-		p->sfast[i].counted = a->counted;
-		p->sfast[i].len_reg = a->len_reg;
-		p->sfast[i].add = (p->sfast[i].base < 0 ? in[0].imm : 0) + in[1].imm;
+		p->sstr[p->nr_sstr].base = base;
+		p->sstr[p->nr_sstr].counted = a->counted;
+		p->sstr[p->nr_sstr].len_reg = a->len_reg;
+		p->sstr[p->nr_sstr].off = a->offset;
+		p->sstr[p->nr_sstr++].add = (base < 0 ? in[0].imm : 0) + in[1].imm;
 	}
 	/* (hit_str()'s reads do not install the fault handlers) */
 	utrace__probe_read_prepare();
+	p->str_size = d->size;
 	p->nr_str = (int)d->nr_args;
 }
 
@@ -655,9 +663,6 @@ static __attribute__((noinline)) void fetch_inline(void *data, struct uprobe *p,
 		__atomic_fetch_add(&p->misses, faults, __ATOMIC_RELAXED);
 }
 
-/* The inline writer's largest record (utrace__reserve_inline()). */
-#define STR_REC_MAX 112
-
 /* Make the record just reserved by utrace__reserve_inline(f, ev, from)
  * @to bytes long (its header's word count, the thread's tail and the
  * commit word: the record is the page's last, not committed). */
@@ -699,47 +704,29 @@ unreserve_inline(struct utrace__fast *f, uint8_t *rec)
  * conditions; a fixed part or a string that does not fit in its 112
  * bytes) goes to record() as before.
  */
-static __attribute__((noinline)) void hit_str(void *data, struct uprobe *p,
+static void hit_str(void *data, struct uprobe *p,
 					      const struct utrace_probe_regs *regs)
 {
 	const uint64_t *r = (const uint64_t *)regs;
 	struct utrace__fast f;
-	unsigned int faults = 0, end = p->def->size;
+	unsigned int faults = 0, end = p->str_size;
 	uint8_t *rec;
 
-	if (end >= STR_REC_MAX)
-		goto slow;
 	rec = utrace__reserve_inline(&f, data, STR_REC_MAX);
 	if (__builtin_expect(!rec, 0))
 		goto slow;
 	memcpy(rec + 8, &regs->ip, 8);
-	for (int i = 0; i < p->nr_str; i++) {
-		uint8_t *to = rec + p->sfast[i].off;
+	for (int i = 0; i < p->nr_sreg; i++)
+		memcpy(rec + p->sreg[i].off, &r[p->sreg[i].reg], 8);   /* little-endian */
+	for (int i = 0; i < p->nr_sstr; i++) {
 		uint64_t v;
 		long n = -EFAULT;
 		unsigned int room = STR_REC_MAX - end;
 
-		if (!p->sfast[i].str) {
-			v = r[p->sfast[i].base];
-			if (p->sfast[i].bytes == 8) {
-				memcpy(to, &v, 8);
-			} else if (p->sfast[i].bytes == 4) {
-				uint32_t x = (uint32_t)v;
-
-				memcpy(to, &x, 4);
-			} else if (p->sfast[i].bytes == 2) {
-				uint16_t x = (uint16_t)v;
-
-				memcpy(to, &x, 2);
-			} else {
-				*to = (uint8_t)v;
-			}
-			continue;
-		}
-		v = (p->sfast[i].base < 0 ? p->env.bias : r[p->sfast[i].base]) +
-		    (uint64_t)p->sfast[i].add;
-		if (p->sfast[i].counted) {
-			uint64_t len = r[p->sfast[i].len_reg];
+		v = (p->sstr[i].base < 0 ? p->env.bias : r[p->sstr[i].base]) +
+		    (uint64_t)p->sstr[i].add;
+		if (p->sstr[i].counted) {
+			uint64_t len = r[p->sstr[i].len_reg];
 
 			if (len > UTRACE_PROBE_STRING_MAX - 1)
 				len = UTRACE_PROBE_STRING_MAX - 1;
@@ -760,7 +747,7 @@ static __attribute__((noinline)) void hit_str(void *data, struct uprobe *p,
 			faults++;
 		else
 			loc |= (uint32_t)n << 16;
-		memcpy(to, &loc, 4);
+		memcpy(rec + p->sstr[i].off, &loc, 4);
 		if (n > 0)
 			end += (unsigned int)n;
 	}
@@ -888,6 +875,24 @@ slow:
 	return;
 #endif
 	record(data, p, regs);
+}
+
+/* The engine's handler for a definition with strings (plan_str()): as
+ * on_hit(), without its reserve of the usual size. */
+static void on_hit_str(void *arg, const struct utrace_probe_regs *regs)
+{
+	struct uprobe *p = arg;
+	void *data = __atomic_load_n(&p->ue->tp.fast_data, __ATOMIC_ACQUIRE);
+
+	if (!data) {
+		on_hit_all(p, regs);
+		return;
+	}
+#ifdef UTRACE__INLINE_WRITER
+	hit_str(data, p, regs);
+#else
+	record(data, p, regs);
+#endif
 }
 
 /* ---- the event's callbacks (they have no context: found by id) ---- */
@@ -1207,7 +1212,7 @@ static int attach_sites(struct uprobe *p)
 		return 0;   /* pending: its file is not loaded */
 	for (size_t i = p->nr_sites; i < p->nr_addrs; i++) {
 		r = utrace__probe_attach((uintptr_t)p->addrs[i], (uintptr_t)p->env.func, p->func_len,
-					 on_hit, p, &p->sites[i], why);
+					 p->nr_str ? on_hit_str : on_hit, p, &p->sites[i], why);
 		if (r < 0) {
 			utrace__warn("cannot probe %s: %s%s", p->def->event, p->fname, why);
 			detach_all(p);

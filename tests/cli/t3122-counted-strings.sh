@@ -48,6 +48,16 @@ check "the \$argN form records the same" bash -c '
 		-- ./prog > /dev/null 2> rec-err.txt || { cat rec-err.txt >&2; exit 1; }
 	"$UTRACE" script -i a.dat | sed -n "s/^.* key: ([^)]*) /key: /p" > got-a.txt &&
 	grep "^key: " want.txt > want-a.txt && diff -u want-a.txt got-a.txt >&2'
+check "numbers of every width between two strings: each field its own" bash -c '
+	"$UTRACE" record -o m.dat \
+		--probe "p:grp/mix take_key a=%si:u8 k=+0(%di):string[%si] b=%si:u16 s=+0(%di):string[\$arg2] c=%si:x32" \
+		-- ./prog > /dev/null 2> rec-err.txt || { cat rec-err.txt >&2; exit 1; }
+	"$UTRACE" script -i m.dat | sed -n "s/^.* mix: ([^)]*) //p" > got-m.txt &&
+	sed -n "s/^key: k=\(.*\) n=\([0-9]*\)$/\2 \1/p" want.txt |
+		while read -r n k; do
+			printf "a=%d k=%s b=%d s=%s c=0x%x\n" $((n & 255)) "$k" $((n & 65535)) "$k" "$n"
+		done > want-m.txt &&
+	[ -s want-m.txt ] && diff -u want-m.txt got-m.txt >&2'
 check "the key running into the unmapped page is the one (fault)" bash -c '
 	grep -c "(fault)" got.txt | grep -qx 1'
 done_testing
