@@ -58,6 +58,14 @@ check "numbers of every width between two strings: each field its own" bash -c '
 			printf "a=%d k=%s b=%d s=%s c=0x%x\n" $((n & 255)) "$k" $((n & 65535)) "$k" "$n"
 		done > want-m.txt &&
 	[ -s want-m.txt ] && diff -u want-m.txt got-m.txt >&2'
+check "a filter on the string events (run on the record in place)" bash -c '
+	"$UTRACE" record -o f.dat --filter "grp:key:n < 20 && k != \"foo\"" \
+		--probe "p:grp/key take_key k=+0(%di):string[%si] n=%si:u64" \
+		-- ./prog > /dev/null 2> rec-err.txt || { cat rec-err.txt >&2; exit 1; }
+	"$UTRACE" script -i f.dat | sed -n "s/^.* \(key\): ([^)]*) /\1: /p" > got-f.txt &&
+	awk "/^key: / { n = \$NF; sub(\"n=\", \"\", n); if (n + 0 < 20 && \$2 != \"k=\\\"foo\\\"\") print }" \
+		want.txt > want-f.txt &&
+	[ -s want-f.txt ] && diff -u want-f.txt got-f.txt >&2'
 check "the key running into the unmapped page is the one (fault)" bash -c '
 	grep -c "(fault)" got.txt | grep -qx 1'
 done_testing
