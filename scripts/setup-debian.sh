@@ -27,8 +27,8 @@ for arg in "$@"; do
 	# memcached, strace: t3020 attaches to a memcached from apt, and is
 	# refused a process under strace
 	--tests) pkgs+=(linux-source binutils chromium xvfb xauth kernelshark imagemagick python3-pil
-		babeltrace2 sqlite3 protobuf-compiler time gdb linux-perf iputils-ping memcached
-		strace) ;;
+		babeltrace2 sqlite3 protobuf-compiler python3-protobuf time gdb linux-perf iputils-ping
+		memcached strace) ;;
 	*) echo "setup-debian.sh: unknown option '$arg' (--bench, --tests)" >&2; exit 2 ;;
 	esac
 done

@@ -32,7 +32,7 @@ for line in open(sys.argv[1]):
             recs += sl["logRecords"]
 def attrs(r):
     return {a["key"]: a["value"] for a in r["attributes"]}
-names = [attrs(r)["event.name"]["stringValue"] for r in recs]
+names = [r.get("eventName", "").split(":")[-1] for r in recs]
 if names != ["hit", "hit", "hit"]:
     sys.exit("records: %s" % names)
 for r, want in zip(recs, ["sd_inner", "sd_inner", "sdlib_inner"]):

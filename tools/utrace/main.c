@@ -28,6 +28,7 @@ static const struct cmd commands[] = {
 	{ "top", cmd_top, "count the events of running processes live, by keys (perf top)" },
 	{ "convert", cmd_convert, "export a trace file: trace.dat, html, ctf, sqlite, json, perfetto" },
 	{ "export", cmd_export, "send events to an OpenTelemetry Collector (OTLP/HTTP)" },
+	{ "agent", cmd_agent, "send every traced process's events to a collector (OTLP)" },
 	{ "mount", cmd_mount, "mount the tracefs files of running processes (FUSE)" },
 	{ "enter", cmd_enter, "run a command that sees a process's tree as /sys/kernel/tracing" },
 	{ "ps", cmd_ps, "list the running processes that can be traced" },
