@@ -36,6 +36,7 @@
 #include "formats.h"
 #include "hash.h"
 #include "latcols.h"
+#include "table.h"
 #include "obuf.h"
 #include "print.h"
 #include "problems.h"
@@ -232,8 +233,7 @@ struct row {
 struct table {
 	struct row *rows;
 	size_t nr, cap;
-	uint32_t *slots;                /* row index + 1; 0: empty */
-	size_t nslots;
+	struct utrace__table index;     /* the keys' hashes to rows */
 	unsigned char *keys;            /* the packed keys, one after another */
 	size_t keys_len, keys_cap;
 	uint64_t total;
@@ -330,8 +330,7 @@ struct ldepth {
 struct strtab {
 	char **s;
 	size_t nr, cap;
-	uint32_t *slots;
-	size_t nslots;
+	struct utrace__table index;     /* the strings' hashes to ids */
 };
 
 /* thread -> comm ids, by pointer */
@@ -415,48 +414,19 @@ static inline int kb_put(struct utrace__report *r, const void *p, size_t n)
 	return 0;
 }
 
-static int table_rehash(struct table *t)
-{
-	size_t n = t->nslots ? t->nslots * 2 : 64, i;
-	uint32_t *s = calloc(n, sizeof(*s));
-
-	if (!s)
-		return -ENOMEM;
-	for (i = 0; i < t->nr; i++) {
-		size_t j = t->rows[i].hash & (n - 1);
-
-		while (s[j])
-			j = (j + 1) & (n - 1);
-		s[j] = (uint32_t)i + 1;
-	}
-	free(t->slots);
-	t->slots = s;
-	t->nslots = n;
-	return 0;
-}
-
 /* The row of key (k, n), made when new; NULL when out of memory. */
 static struct row *table_get(struct table *t, const unsigned char *k, size_t n, uint64_t h,
 			     bool *made)
 {
 	struct row *row;
-	size_t j;
+	size_t pos, j;
 
 	*made = false;
-	if (__builtin_expect(!t->nslots, 0) && table_rehash(t) < 0)
-		return NULL;
-	for (j = h & (t->nslots - 1); t->slots[j]; j = (j + 1) & (t->nslots - 1)) {
-		row = &t->rows[t->slots[j] - 1];
-		if (row->hash == h && row->key_len == n &&
-		    (!n || !memcmp(t->keys + row->key_off, k, n)))
+	pos = utrace__table_start(&t->index, h);
+	while (utrace__table_next(&t->index, h, &pos, &j)) {
+		row = &t->rows[j];
+		if (row->key_len == n && (!n || !memcmp(t->keys + row->key_off, k, n)))
 			return row;
-	}
-	/* a new row: make room first (the table stays at most half full) */
-	if ((t->nr + 1) * 2 > t->nslots) {
-		if (table_rehash(t) < 0)
-			return NULL;
-		for (j = h & (t->nslots - 1); t->slots[j]; j = (j + 1) & (t->nslots - 1))
-			;
 	}
 	if (t->nr == t->cap) {
 		size_t c = t->cap ? t->cap * 2 : 64;
@@ -469,6 +439,8 @@ static struct row *table_get(struct table *t, const unsigned char *k, size_t n, 
 	}
 	if (n && grow_bytes(&t->keys, &t->keys_cap, t->keys_len + n) < 0)
 		return NULL;
+	if (utrace__table_add(&t->index, h, t->nr) < 0)
+		return NULL;
 	row = &t->rows[t->nr];
 	memset(row, 0, sizeof(*row));
 	row->hash = h;
@@ -478,7 +450,7 @@ static struct row *table_get(struct table *t, const unsigned char *k, size_t n, 
 		memcpy(t->keys + t->keys_len, k, n);
 		t->keys_len += n;
 	}
-	t->slots[j] = (uint32_t)++t->nr;
+	t->nr++;
 	*made = true;
 	return row;
 }
@@ -493,7 +465,7 @@ static void table_fini(struct table *t)
 			free(t->rows[i].lat);
 		}
 	free(t->rows);
-	free(t->slots);
+	utrace__table_free(&t->index);
 	free(t->keys);
 	memset(t, 0, sizeof(*t));
 }
@@ -501,27 +473,11 @@ static void table_fini(struct table *t)
 static int intern(struct strtab *st, const char *s, uint32_t *id)
 {
 	uint64_t h = utrace__hash_str(UTRACE_HASH_INIT, s);
-	size_t j;
+	size_t pos = utrace__table_start(&st->index, h), j;
 
-	if ((st->nr + 1) * 2 > st->nslots) {
-		size_t n = st->nslots ? st->nslots * 2 : 64, i;
-		uint32_t *sl = calloc(n, sizeof(*sl));
-
-		if (!sl)
-			return -ENOMEM;
-		for (i = 0; i < st->nr; i++) {
-			j = utrace__hash_str(UTRACE_HASH_INIT, st->s[i]) & (n - 1);
-			while (sl[j])
-				j = (j + 1) & (n - 1);
-			sl[j] = (uint32_t)i + 1;
-		}
-		free(st->slots);
-		st->slots = sl;
-		st->nslots = n;
-	}
-	for (j = h & (st->nslots - 1); st->slots[j]; j = (j + 1) & (st->nslots - 1))
-		if (!strcmp(st->s[st->slots[j] - 1], s)) {
-			*id = st->slots[j] - 1;
+	while (utrace__table_next(&st->index, h, &pos, &j))
+		if (!strcmp(st->s[j], s)) {
+			*id = (uint32_t)j;
 			return 0;
 		}
 	if (st->nr == st->cap) {
@@ -534,9 +490,10 @@ static int intern(struct strtab *st, const char *s, uint32_t *id)
 		st->cap = c;
 	}
 	st->s[st->nr] = strdup(s);
-	if (!st->s[st->nr])
+	if (!st->s[st->nr] || utrace__table_add(&st->index, h, st->nr) < 0) {
+		free(st->s[st->nr]);
 		return -ENOMEM;
-	st->slots[j] = (uint32_t)st->nr + 1;
+	}
 	*id = (uint32_t)st->nr++;
 	return 0;
 }
@@ -1488,7 +1445,7 @@ void utrace__report_free(struct utrace__report *r)
 	for (i = 0; i < r->comms.nr; i++)
 		free(r->comms.s[i]);
 	free(r->comms.s);
-	free(r->comms.slots);
+	utrace__table_free(&r->comms.index);
 	free(r->tc);
 	free(r->kb);
 	if (r->seq.buffer)

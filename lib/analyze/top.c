@@ -31,6 +31,7 @@
 
 #include "hash.h"
 #include "latcols.h"
+#include "table.h"
 #include "obuf.h"
 #include "top.h"
 
@@ -50,8 +51,7 @@ struct ttab {
 	bool *right;
 	struct trow *rows;
 	size_t nr, cap;
-	uint32_t *slots;                /* row index + 1; 0: empty */
-	size_t nslots;
+	struct utrace__table index;     /* the keys' hashes to rows */
 	uint64_t total;
 	uint64_t pairs, unmatched_begin, unmatched_end;
 };
@@ -99,8 +99,7 @@ static void ttab_clear(struct ttab *t)
 	for (i = 0; i < t->nr; i++)
 		row_free(&t->rows[i], t->ncols);
 	t->nr = 0;
-	if (t->slots)
-		memset(t->slots, 0, t->nslots * sizeof(*t->slots));
+	utrace__table_clear(&t->index);
 	t->total = t->pairs = t->unmatched_begin = t->unmatched_end = 0;
 }
 
@@ -114,26 +113,8 @@ static void ttab_fini(struct ttab *t)
 	free(t->head);
 	free(t->right);
 	free(t->rows);
-	free(t->slots);
+	utrace__table_free(&t->index);
 	memset(t, 0, sizeof(*t));
-}
-
-static int ttab_rehash(struct ttab *t)
-{
-	size_t n = t->nslots ? t->nslots * 2 : 64, i, j;
-	uint32_t *s = calloc(n, sizeof(*s));
-
-	if (!s)
-		return -ENOMEM;
-	for (i = 0; i < t->nr; i++) {
-		for (j = t->rows[i].hash & (n - 1); s[j]; j = (j + 1) & (n - 1))
-			;
-		s[j] = (uint32_t)i + 1;
-	}
-	free(t->slots);
-	t->slots = s;
-	t->nslots = n;
-	return 0;
 }
 
 /* The row whose cells are key, made (with no cells yet) when new. */
@@ -141,14 +122,13 @@ static struct trow *ttab_get(struct ttab *t, char *key, bool *made)
 {
 	uint64_t h = utrace__hash_str(UTRACE_HASH_INIT, key);
 	struct trow *w;
-	size_t j;
+	size_t pos, j;
 
 	*made = false;
-	if ((t->nr + 1) * 2 > t->nslots && ttab_rehash(t) < 0)
-		return NULL;
-	for (j = h & (t->nslots - 1); t->slots[j]; j = (j + 1) & (t->nslots - 1)) {
-		w = &t->rows[t->slots[j] - 1];
-		if (w->hash == h && !strcmp(w->key, key))
+	pos = utrace__table_start(&t->index, h);
+	while (utrace__table_next(&t->index, h, &pos, &j)) {
+		w = &t->rows[j];
+		if (!strcmp(w->key, key))
 			return w;
 	}
 	if (t->nr == t->cap) {
@@ -160,11 +140,12 @@ static struct trow *ttab_get(struct ttab *t, char *key, bool *made)
 		t->rows = a;
 		t->cap = c;
 	}
-	w = &t->rows[t->nr];
+	if (utrace__table_add(&t->index, h, t->nr) < 0)
+		return NULL;
+	w = &t->rows[t->nr++];
 	memset(w, 0, sizeof(*w));
 	w->key = key;
 	w->hash = h;
-	t->slots[j] = (uint32_t)++t->nr;
 	*made = true;
 	return w;
 }

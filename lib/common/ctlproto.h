@@ -63,8 +63,10 @@ enum utrace_ctl_op {
 				       * (WRITE) -> text (READ) */
 	UTRACE_CTL_SNAPSHOT,          /* arg 0: -> status = its number (from 1)
 				       * and the memfd of the snapshot trigger's
-				       * copy of the pool, or -ENOENT; arg 1: free
-				       * it */
+				       * copy of the pool, value the time (the
+				       * pool's clock) of the trigger's event:
+				       * later events are not in the snapshot
+				       * (0: all are), or -ENOENT; arg 1: free it */
 	UTRACE_CTL_SYNTH_DYN_LINES,   /* payload: dynamic_events' "s:..." lines (an
 				       * older runtime: -EOPNOTSUPP) */
 	UTRACE_CTL_FTRACE,            /* id enum utrace_ctl_ftrace_file, arg enum

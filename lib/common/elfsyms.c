@@ -306,15 +306,37 @@ int utrace__elf_bias(int fd, uint64_t start, uint64_t off, uint64_t *bias)
 	return 0;
 }
 
+/*
+ * Does the table's @sym name @name?  Pass 0: exactly; pass 1: as its
+ * default version ("pthread_mutex_lock@@GLIBC_2.2.5", the names of a
+ * detached debug file's .symtab, which perf probe matches the same way);
+ * pass 2: as any version ("memcpy@GLIBC_2.2.5").
+ */
+static bool names(const char *sym, const char *name, int pass)
+{
+	size_t l;
+
+	if (!pass)
+		return !strcmp(sym, name);
+	l = strlen(name);
+	if (strncmp(sym, name, l) || sym[l] != '@')
+		return false;
+	return pass == 2 || sym[l + 1] == '@';
+}
+
 const struct utrace__sym *utrace__symtab_by_name(const struct utrace__symtab *t, const char *name)
 {
-	for (size_t i = 0; i < t->nr; i++)
-		if (t->syms[i].name < t->strings_len && !strcmp(t->strings + t->syms[i].name, name))
-			return &t->syms[i];
-	for (size_t i = 0; i < t->nr_aliases; i++)
-		if (t->aliases[i].name < t->strings_len && t->aliases[i].sym < t->nr &&
-		    !strcmp(t->strings + t->aliases[i].name, name))
-			return &t->syms[t->aliases[i].sym];
+	/* (a name with its own version is matched exactly only) */
+	for (int pass = 0; pass < (strchr(name, '@') ? 1 : 3); pass++) {
+		for (size_t i = 0; i < t->nr; i++)
+			if (t->syms[i].name < t->strings_len &&
+			    names(t->strings + t->syms[i].name, name, pass))
+				return &t->syms[i];
+		for (size_t i = 0; i < t->nr_aliases; i++)
+			if (t->aliases[i].name < t->strings_len && t->aliases[i].sym < t->nr &&
+			    names(t->strings + t->aliases[i].name, name, pass))
+				return &t->syms[t->aliases[i].sym];
+	}
 	return NULL;
 }
 

@@ -128,14 +128,18 @@ long utrace__rb_count_events(const struct utrace_page *page, uint32_t max_data)
 }
 
 long utrace__rb_page_cut(const struct utrace_page *src, uint32_t commit, uint32_t from,
-			 uint64_t min_ts, struct utrace_page *dst)
+			 uint64_t min_ts, uint64_t max_ts, struct utrace_page *dst)
 {
 	struct utrace_rb_cursor c;
-	uint32_t start = commit;
+	uint32_t start = commit, end = 0;
 	long n = 0;
 
 	utrace__rb_init(&c, src->data, commit, src->time_stamp, 0);
 	while (utrace__rb_next(&c, NULL, 0) == UTRACE_RB_EVENT) {
+		if (max_ts && c.ts > max_ts) {
+			end = c.at;     /* this one and the rest are later */
+			break;
+		}
 		if (start == commit) {
 			if (c.at < from || c.ts < min_ts)
 				continue;
@@ -146,10 +150,12 @@ long utrace__rb_page_cut(const struct utrace_page *src, uint32_t commit, uint32_
 	}
 	/* Up to where the reading stopped: the time extends after the last
 	 * event too, as the page has them. */
-	if (start >= commit || c.pos <= start)
+	if (!end)
+		end = c.pos;
+	if (start >= commit || end <= start)
 		return 0;
-	memcpy(dst->data, src->data + start, c.pos - start);
-	dst->commit = c.pos - start;
+	memcpy(dst->data, src->data + start, end - start);
+	dst->commit = end - start;
 	return n;
 }
 

@@ -208,16 +208,17 @@ long utrace__rb_count_events(const struct utrace_page *page, uint32_t max_data)
  * @commit: its committed bytes (read once by the caller)
  * @from: the first byte to keep: what a consuming reader took is before it
  * @min_ts: leave out the events before this time (a clear)
+ * @max_ts: and those after this time (a snapshot trigger's), 0: none
  * @dst: the copy; its time stamp and commit set only when an event is kept
  *
  * Copies the events of @src from byte @from on whose time is at least
- * @min_ts; the copy's time stamp is the running time just before the first
- * event kept.
+ * @min_ts, up to the first one later than @max_ts; the copy's time stamp
+ * is the running time just before the first event kept.
  *
  * Return: the events kept.
  */
 long utrace__rb_page_cut(const struct utrace_page *src, uint32_t commit, uint32_t from,
-			 uint64_t min_ts, struct utrace_page *dst) UTRACE_HIDDEN;
+			 uint64_t min_ts, uint64_t max_ts, struct utrace_page *dst) UTRACE_HIDDEN;
 
 /* ---------------------------------------------------------- description */
 

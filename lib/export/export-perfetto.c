@@ -39,6 +39,7 @@
 #include <string.h>
 
 #include "export-walk.h"
+#include "hash.h"
 #include "protobuf.h"
 
 /* The field numbers (Perfetto's protos). */
@@ -113,9 +114,9 @@ enum {
 
 /* Interned strings of one kind: string -> iid (1, 2, ...). */
 struct intern {
-	char **keys;
-	uint64_t *iids;
-	size_t cap, nr;
+	char **keys;                     /* [iid - 1] */
+	size_t nr, cap;
+	struct utrace__table index;      /* the strings' hashes to iid - 1 */
 };
 
 /* A format's interned ids (the walk's xfmt->user). */
@@ -137,66 +138,44 @@ struct pf_out {
 
 /* --- interning --- */
 
-static uint64_t str_hash(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
-	return h;
-}
-
 /* The iid of s; *fresh when it is new.  0: out of memory. */
 static uint64_t intern(struct intern *t, const char *s, bool *fresh)
 {
-	size_t i;
+	uint64_t h = utrace__hash_str(UTRACE_HASH_INIT, s);
+	size_t pos = utrace__table_start(&t->index, h), i;
+	char *k;
 
 	*fresh = false;
-	if (2 * (t->nr + 1) > t->cap) {
-		struct intern n = { .cap = t->cap ? 2 * t->cap : 64, .nr = t->nr };
-		size_t j;
+	while (utrace__table_next(&t->index, h, &pos, &i))
+		if (!strcmp(t->keys[i], s))
+			return i + 1;
+	if (t->nr == t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 64;
+		char **n = realloc(t->keys, cap * sizeof(*n));
 
-		n.keys = calloc(n.cap, sizeof(*n.keys));
-		n.iids = calloc(n.cap, sizeof(*n.iids));
-		if (!n.keys || !n.iids) {
-			free(n.keys);
-			free(n.iids);
+		if (!n)
 			return 0;
-		}
-		for (j = 0; j < t->cap; j++) {
-			if (!t->keys[j])
-				continue;
-			i = (size_t)str_hash(t->keys[j]) & (n.cap - 1);
-			while (n.keys[i])
-				i = (i + 1) & (n.cap - 1);
-			n.keys[i] = t->keys[j];
-			n.iids[i] = t->iids[j];
-		}
-		free(t->keys);
-		free(t->iids);
-		*t = n;
+		t->keys = n;
+		t->cap = cap;
 	}
-	i = (size_t)str_hash(s) & (t->cap - 1);
-	while (t->keys[i] && strcmp(t->keys[i], s))
-		i = (i + 1) & (t->cap - 1);
-	if (t->keys[i])
-		return t->iids[i];
-	t->keys[i] = strdup(s);
-	if (!t->keys[i])
+	k = strdup(s);
+	if (!k || utrace__table_add(&t->index, h, t->nr) < 0) {
+		free(k);
 		return 0;
-	t->iids[i] = ++t->nr;
+	}
+	t->keys[t->nr++] = k;
 	*fresh = true;
-	return t->iids[i];
+	return t->nr;
 }
 
 static void intern_free(struct intern *t)
 {
 	size_t i;
 
-	for (i = 0; i < t->cap; i++)
+	for (i = 0; i < t->nr; i++)
 		free(t->keys[i]);
 	free(t->keys);
-	free(t->iids);
+	utrace__table_free(&t->index);
 }
 
 /* --- writing --- */

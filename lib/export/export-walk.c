@@ -152,31 +152,21 @@ int utrace__export_opts_check(const struct utrace__export_opts *o, char *why, si
 
 /* --- threads and processes: their indexes, by address --- */
 
-static size_t hslot(const struct utrace__xwalk *w, const void *p)
+static uint64_t phash(const void *p)
 {
-	uint64_t h = (uint64_t)(uintptr_t)p * 0x9e3779b97f4a7c15ULL;
-
-	return (size_t)(h >> 32) & (w->hcap - 1);
+	return utrace__hash_u64((uint64_t)(uintptr_t)p);
 }
 
 static void hput(struct utrace__xwalk *w, const void *p, size_t v)
 {
-	size_t i = hslot(w, p);
-
-	while (w->hkeys[i] && w->hkeys[i] != p)
-		i = (i + 1) & (w->hcap - 1);
-	w->hkeys[i] = p;
-	w->hvals[i] = v;
+	/* room was reserved for every process and thread */
+	(void)utrace__table_put(&w->index, phash(p), v);
 }
 
 /* The index of p, or SIZE_MAX. */
 static size_t hget(const struct utrace__xwalk *w, const void *p)
 {
-	size_t i = hslot(w, p);
-
-	while (w->hkeys[i] && w->hkeys[i] != p)
-		i = (i + 1) & (w->hcap - 1);
-	return w->hkeys[i] ? w->hvals[i] : SIZE_MAX;
+	return utrace__table_get(&w->index, phash(p), SIZE_MAX);
 }
 
 /*
@@ -224,16 +214,13 @@ static int index_threads(struct utrace__xwalk *w)
 		w->nr_threads++;
 	while (utrace__tf_ktask(w->tf, nr_k))
 		nr_k++;
-	w->hcap = 16;
-	while (w->hcap < 2 * (w->nr_procs + w->nr_threads + 2 * nr_k))
-		w->hcap *= 2;
-	w->hkeys = calloc(w->hcap, sizeof(*w->hkeys));
-	w->hvals = calloc(w->hcap, sizeof(*w->hvals));
+	if (utrace__table_reserve(&w->index, w->nr_procs + w->nr_threads + 2 * nr_k) < 0)
+		return -ENOMEM;
 	w->thr = calloc(w->nr_threads + nr_k + 2, sizeof(*w->thr));
 	w->proc = calloc(w->nr_procs + nr_k + 2, sizeof(*w->proc));
 	w->threads = calloc(w->nr_threads + nr_k + 2, sizeof(*w->threads));
 	w->thread_proc = calloc(w->nr_threads + nr_k + 2, sizeof(*w->thread_proc));
-	if (!w->hkeys || !w->hvals || !w->thr || !w->proc || !w->threads || !w->thread_proc)
+	if (!w->thr || !w->proc || !w->threads || !w->thread_proc)
 		return -ENOMEM;
 	for (i = 0; i < w->nr_procs; i++) {
 		w->proc[i] = utrace__tf_process(w->tf, i);
@@ -678,8 +665,7 @@ static void walk_fini(struct utrace__xwalk *w)
 	free(w->thr);
 	free(w->proc);
 	free(w->thread_proc);
-	free(w->hkeys);
-	free(w->hvals);
+	utrace__table_free(&w->index);
 	free(w->ob.p);
 	utrace__fmts_fini(&w->fmts);
 }

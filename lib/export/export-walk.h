@@ -25,6 +25,7 @@
 #include "formats.h"
 #include "obuf.h"
 #include "setevent.h"
+#include "table.h"
 
 /*
  * The EVENT.FIELD of a --slice or --counter, EVENT in the set_event forms
@@ -126,9 +127,7 @@ struct utrace__xwalk {
 	size_t nr_slices;
 	struct xw_counter *counters;
 	struct xw_thread *threads;
-	const void **hkeys;              /* thread and process pointers ... */
-	size_t *hvals;                   /* ... to their indexes */
-	size_t hcap;
+	struct utrace__table index;      /* thread and process pointers to their indexes */
 	size_t *thread_proc;             /* the process of each thread */
 	size_t max_depth_said;
 	int fd;                          /* -1: the writer has its own output */

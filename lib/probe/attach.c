@@ -22,7 +22,9 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <linux/membarrier.h>
+#include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -38,6 +40,7 @@
 #pragma GCC visibility pop
 #include "insn.h"
 #include "probe-internal.h"
+#include "targets.h"
 #include "textpatch.h"
 
 #define TRAMP_MAX 448
@@ -51,6 +54,9 @@ struct probe_addr {
 	uint8_t patch_len;		/* 5 or 1 */
 	uint8_t disp_len;		/* bytes the out-of-line code stands for */
 	uint8_t active;			/* the bytes are patched */
+	uint8_t first_len;		/* the first displaced instruction's */
+	_Atomic uint8_t pending;	/* a jump whose int3 is placed, the rest
+					 * not yet (a thread was inside) */
 	uint8_t orig[DISP_MAX];		/* the original disp_len bytes */
 	uintptr_t code;			/* trampoline (jump) or copy (int3) */
 	uintptr_t resume;		/* where an int3 hit goes on */
@@ -640,18 +646,179 @@ static struct probe_addr *overlap(uintptr_t addr, size_t len)
 	return NULL;
 }
 
+/*
+ * Placing a jump must not fail because the machine is busy (issue 27
+ * item 10): when a thread is inside the bytes the jump covers, or,
+ * preempted, does not say where it is within PLACE_WAIT_NS, the int3 on
+ * the first byte stays: the probe works from then on as a breakpoint
+ * (the hook sends a hit through the trampoline's relocated copy of all
+ * the covered bytes), and a finisher thread writes the rest of the jump
+ * when no thread is inside, retrying as long as it takes.
+ */
+#define PLACE_WAIT_NS (50 * 1000000LL)
+#define FINISH_WAIT_NS (20 * 1000000LL)
+
+static pid_t finisher_pid;		/* the process whose finisher runs */
+
+/* Finish the pending jumps; how many are left.  Under the text lock. */
+static size_t finish_pending(int64_t wait_ns)
+{
+	char why[UTRACE_PROBE_WHY_MAX];
+	uint8_t jmp[5];
+	size_t left = 0;
+
+	for (struct probe_addr *r = records; r; r = r->next) {
+		if (!atomic_load(&r->pending))
+			continue;
+		if (utrace__probe_emit_jmp(jmp, r->addr, r->code) < 0 ||
+		    utrace__text_poke_finish(r->addr, jmp, 5, wait_ns, why, sizeof(why)) == -EINPROGRESS) {
+			left++;
+			continue;
+		}
+		atomic_store(&r->pending, 0);	/* (-EPERM: a breakpoint it stays) */
+	}
+	return left;
+}
+
+static void *finisher(void *arg)
+{
+	void *q = utrace__probe_quiet_enter();
+	long ns = 1000000;
+
+	(void)arg;
+	for (;;) {
+		struct timespec ts = { 0, ns };
+		size_t left;
+
+		nanosleep(&ts, NULL);
+		utrace__text_lock();
+		left = finish_pending(FINISH_WAIT_NS);
+		if (!left)
+			finisher_pid = 0;
+		utrace__text_unlock();
+		if (!left)
+			break;
+		if (ns < 100000000)
+			ns *= 2;
+	}
+	utrace__probe_quiet_leave(q);
+	return NULL;
+}
+
+/* A finisher thread for this process, if none runs; under the text lock.
+ * It takes no signal of the program's (all blocked). */
+static void start_finisher(void)
+{
+	sigset_t all, old;
+	pthread_attr_t a;
+	pthread_t t;
+
+	if (finisher_pid == getpid())
+		return;
+	sigfillset(&all);
+	pthread_attr_init(&a);
+	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	if (!pthread_create(&t, &a, finisher, NULL))
+		finisher_pid = getpid();
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&a);
+}
+
 static int place(struct probe_addr *rec, char *why)
 {
 	uint8_t jmp[5];
+	int r;
 
 	if (rec->jump) {
 		if (utrace__probe_emit_jmp(jmp, rec->addr, rec->code) < 0)
 			return -ENOMEM;
-		return utrace__text_poke(rec->addr, jmp, 5, &rec->hook, 1,
-					 why, UTRACE_PROBE_WHY_MAX);
+		/* one instruction covered: no thread can be inside it */
+		r = utrace__text_poke_start(rec->addr, jmp, 5, &rec->hook,
+					    rec->disp_len > rec->first_len ? PLACE_WAIT_NS : -1,
+					    why, UTRACE_PROBE_WHY_MAX);
+		if (r == -EINPROGRESS) {
+			atomic_store(&rec->pending, 1);
+			snprintf(why, UTRACE_PROBE_WHY_MAX, "a breakpoint for now: a thread is "
+				 "inside the jump's bytes; the jump is finished when it leaves");
+			start_finisher();
+			return 0;
+		}
+		return r;
 	}
 	return utrace__text_poke(rec->addr, (const uint8_t[]){ 0xcc }, 1,
 				 &rec->hook, 0, why, UTRACE_PROBE_WHY_MAX);
+}
+
+/*
+ * Can a jump cover [addr, addr + disp): does no address of the object
+ * that control may reach (targets.h: a branch anywhere in it, a symbol,
+ * an FDE, a landing pad) lie inside, past the first byte?  When the
+ * object's set cannot be had, only a jump over one whole instruction,
+ * where nothing can land but in the middle of that instruction.
+ */
+static bool jump_targets_clear(uintptr_t addr, size_t disp, size_t first_len, char *why)
+{
+	char what[128];
+	const struct utrace__probe_targets *t;
+	uint64_t bias;
+
+	t = utrace__probe_targets_at(addr, &bias, what, sizeof(what));
+	if (!t) {
+		if (first_len >= disp)
+			return true;
+		snprintf(why, UTRACE_PROBE_WHY_MAX,
+			 "a breakpoint only: the jump targets of the code are unknown (%.100s)", what);
+		return false;
+	}
+	if (!utrace__probe_targets_inside(t, addr - bias, addr - bias + disp, what, sizeof(what)))
+		return true;
+	snprintf(why, UTRACE_PROBE_WHY_MAX, "a breakpoint only: %.120s, inside the jump's %zu bytes",
+		 what, disp);
+	return false;
+}
+
+/*
+ * Turn the jump of @rec into an int3 (another probe is wanted inside the
+ * bytes it covers): an out-of-line copy of its first instruction alone,
+ * the jump replaced by the int3 and the old tail (the jump is one
+ * instruction: no thread is inside it; a thread meanwhile at the int3
+ * goes through the trampoline's copy of all the covered bytes, as it
+ * would have), then the int3's resume moved to the new copy.
+ */
+static int to_breakpoint(struct probe_addr *rec, char *why)
+{
+	uint8_t buf[64], bytes[DISP_MAX];
+	uintptr_t to = (uintptr_t)utrace__text_alloc_near(rec->addr, sizeof(buf));
+	int n, r;
+
+	if (!to) {
+		snprintf(why, UTRACE_PROBE_WHY_MAX, "no room for code within 1 GiB of 0x%" PRIxPTR,
+			 rec->addr);
+		return -ENOMEM;
+	}
+	n = relocate_run(rec->orig, rec->first_len, rec->addr, buf, sizeof(buf), to, why);
+	if (n < 0)
+		return -EINVAL;
+	if (utrace__text_write(to, buf, (size_t)n)) {
+		snprintf(why, UTRACE_PROBE_WHY_MAX, "cannot write the trampoline");
+		return -EPERM;
+	}
+	memcpy(bytes, rec->orig, rec->patch_len);
+	bytes[0] = 0xcc;
+	if (!atomic_load(&rec->pending)) {
+		r = utrace__text_poke(rec->addr, bytes, rec->patch_len, &rec->hook, 0, why,
+				      UTRACE_PROBE_WHY_MAX);
+		if (r)
+			return r;
+	}
+	atomic_store(&rec->pending, 0);	/* (its int3 and the old tail already) */
+	rec->jump = 0;
+	rec->patch_len = 1;
+	rec->disp_len = rec->first_len;
+	rec->code = to;
+	__atomic_store_n(&rec->resume, to, __ATOMIC_RELEASE);
+	return 0;
 }
 
 static int new_record(uintptr_t addr, uintptr_t func, size_t func_len,
@@ -678,7 +845,19 @@ static int new_record(uintptr_t addr, uintptr_t func, size_t func_len,
 	/* the bytes displaced: 5 for a jump, the instruction for an int3 */
 	for (i = 0; i < n && disp < (jump ? 5u : 1u); i++)
 		disp += in[i].len;
+	old = overlap(addr, 1);
+	if (old && old->jump) {
+		/* inside another probe's jump: that one becomes a breakpoint,
+		 * this one fits then (issue 27 item 9) */
+		ret = to_breakpoint(old, why);
+		if (ret) {
+			free(orig);
+			return ret;
+		}
+	}
 	if (jump && overlap(addr, 5))
+		jump = 0, disp = in[0].len;
+	if (jump && !jump_targets_clear(addr, disp, in[0].len, why))
 		jump = 0, disp = in[0].len;
 	if (overlap(addr, 1)) {
 		snprintf(why, UTRACE_PROBE_WHY_MAX, "+0x%" PRIxPTR " is inside the jump of the probe at +0x%" PRIxPTR,
@@ -712,6 +891,7 @@ static int new_record(uintptr_t addr, uintptr_t func, size_t func_len,
 	rec->flags_dead = (uint8_t)dead;
 	rec->patch_len = jump ? 5 : 1;
 	rec->disp_len = disp;
+	rec->first_len = in[0].len;
 	memcpy(rec->orig, orig + (addr - func), disp);
 	free(orig);
 	rec->hook.fn = int3_hit;
@@ -831,7 +1011,9 @@ int utrace__probe_detach(struct utrace__probe_site *site)
 	atomic_store(link, atomic_load(&site->next));
 	wait_readers(rec);
 	if (!atomic_load(&rec->head)) {
-		/* our jump is one instruction: no thread is inside it */
+		/* our jump is one instruction: no thread is inside it (a
+		 * pending one is an int3 and the old tail: as good) */
+		atomic_store(&rec->pending, 0);
 		ret = utrace__text_poke(rec->addr, rec->orig, rec->patch_len,
 					&rec->hook, 0, why, sizeof(why));
 		if (!ret)
@@ -882,5 +1064,10 @@ uint64_t utrace__probe_misses(const struct utrace__probe_site *site)
 
 bool utrace__probe_is_jump(const struct utrace__probe_site *site)
 {
-	return site->rec->jump;
+	return site->rec->jump && !atomic_load(&site->rec->pending);
+}
+
+bool utrace__probe_is_pending(const struct utrace__probe_site *site)
+{
+	return atomic_load(&site->rec->pending);
 }

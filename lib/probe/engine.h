@@ -184,6 +184,11 @@ uint64_t utrace__probe_misses(const struct utrace__probe_site *site);
 /* Was the probe placed as a jump (true) or as a breakpoint? */
 bool utrace__probe_is_jump(const struct utrace__probe_site *site);
 
+/* A jump placed as a breakpoint for now (a thread was inside its bytes
+ * when it was placed): finished by a thread of the engine when no thread
+ * is inside; utrace__probe_is_jump() is false until then. */
+bool utrace__probe_is_pending(const struct utrace__probe_site *site);
+
 /*
  * utrace__probe_read_code - the process's code as it is without our probes
  * @addr, @len: a range of executable code (a function, to decode)

@@ -431,15 +431,41 @@ static int anyone_inside_(uintptr_t lo, uintptr_t hi)
 	return 0;
 }
 
-int utrace__text_poke(uintptr_t addr, const void *bytes, size_t len,
-		      const struct utrace__int3_hook *hook, int maybe_inside,
-		      char *why,
-		      size_t why_len)
+/* Steps 3 and 4: the tail, then the first byte. */
+static int poke_rest(uintptr_t addr, const uint8_t *b, size_t len)
+{
+	int ret = utrace__text_write(addr + 1, b + 1, len - 1);
+
+	if (ret)
+		return ret;
+	sync_core();
+	ret = utrace__text_write(addr, b, 1);
+	if (ret)
+		return ret;
+	sync_core();
+	return 0;
+}
+
+/* Step 2 for up to @wait_ns: 1 when no thread is inside any more */
+static int wait_outside(uintptr_t addr, size_t len, int64_t wait_ns)
+{
+	int64_t deadline = now_ns() + wait_ns;
+
+	for (;;) {
+		if (!anyone_inside(addr, addr + len))
+			return 1;
+		if (now_ns() > deadline)
+			return 0;
+		nap(1000000);
+	}
+}
+
+int utrace__text_poke_start(uintptr_t addr, const void *bytes, size_t len,
+			    const struct utrace__int3_hook *hook, int64_t wait_ns,
+			    char *why, size_t why_len)
 {
 	static const uint8_t int3 = 0xcc;
 	const uint8_t *b = bytes;
-	uint8_t first = *(const volatile uint8_t *)addr;
-	int64_t deadline;
 	int ret;
 
 	if (hook && utrace__int3_register(addr, hook)) {
@@ -457,31 +483,55 @@ int utrace__text_poke(uintptr_t addr, const void *bytes, size_t len,
 	if (ret)
 		goto failed;
 	sync_core();
-	deadline = now_ns() + POKE_TIMEOUT_NS;
-	while (maybe_inside && anyone_inside(addr, addr + len)) {
-		if (now_ns() > deadline) {
-			/* the first byte back: as it was */
-			utrace__text_write(addr, &first, 1);
-			sync_core();
-			snprintf(why, why_len, "a thread stayed inside the bytes at 0x%" PRIxPTR " for 2 s",
-				 addr);
-			return -EBUSY;
-		}
-		nap(1000000);
+	if (wait_ns >= 0 && !wait_outside(addr, len, wait_ns)) {
+		snprintf(why, why_len, "a thread is inside the bytes at 0x%" PRIxPTR
+			 " (or did not say where it is): the int3 stays until it leaves", addr);
+		return -EINPROGRESS;
 	}
-	ret = utrace__text_write(addr + 1, b + 1, len - 1);
+	ret = poke_rest(addr, b, len);
 	if (ret)
 		goto failed;
-	sync_core();
-	ret = utrace__text_write(addr, b, 1);
-	if (ret)
-		goto failed;
-	sync_core();
 	return 0;
 failed:
 	snprintf(why, why_len, "cannot write the code at 0x%" PRIxPTR ": %s",
 		 addr, strerror(-ret));
 	return -EPERM;
+}
+
+int utrace__text_poke_finish(uintptr_t addr, const void *bytes, size_t len, int64_t wait_ns,
+			     char *why, size_t why_len)
+{
+	int ret;
+
+	if (!wait_outside(addr, len, wait_ns))
+		return -EINPROGRESS;
+	ret = poke_rest(addr, bytes, len);
+	if (ret) {
+		snprintf(why, why_len, "cannot write the code at 0x%" PRIxPTR ": %s",
+			 addr, strerror(-ret));
+		return -EPERM;
+	}
+	return 0;
+}
+
+int utrace__text_poke(uintptr_t addr, const void *bytes, size_t len,
+		      const struct utrace__int3_hook *hook, int maybe_inside,
+		      char *why,
+		      size_t why_len)
+{
+	uint8_t first = *(const volatile uint8_t *)addr;
+	int ret = utrace__text_poke_start(addr, bytes, len, hook,
+					  maybe_inside ? POKE_TIMEOUT_NS : -1, why, why_len);
+
+	if (ret == -EINPROGRESS) {
+		/* the first byte back: as it was */
+		utrace__text_write(addr, &first, 1);
+		sync_core();
+		snprintf(why, why_len, "a thread stayed inside the bytes at 0x%" PRIxPTR " for 2 s",
+			 addr);
+		return -EBUSY;
+	}
+	return ret;
 }
 
 static int poke_many(struct utrace__poke *p, size_t n, const struct utrace__int3_hook *hook,

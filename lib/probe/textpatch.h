@@ -56,6 +56,23 @@ int utrace__text_poke(uintptr_t addr, const void *bytes, size_t len,
 		      size_t why_len) UTRACE_HIDDEN;
 
 /*
+ * utrace__text_poke() in two halves, for a caller that does not wait for
+ * a busy machine (issue 27 item 10): step 1, then step 2 for up to
+ * @wait_ns (-1: no thread can be inside, no wait).  When a thread is
+ * still inside (or, preempted, did not say where it is), the int3 stays
+ * at @addr, the rest unwritten, and -EINPROGRESS is returned: @hook
+ * handles every thread reaching the int3 meanwhile (its resume code must
+ * do what all @len old bytes do), and utrace__text_poke_finish() writes
+ * the rest once no thread is inside (-EINPROGRESS again while one is).
+ * Callers hold utrace__text_lock().  0, -EINPROGRESS, -ENOSPC, -EPERM.
+ */
+int utrace__text_poke_start(uintptr_t addr, const void *bytes, size_t len,
+			    const struct utrace__int3_hook *hook, int64_t wait_ns,
+			    char *why, size_t why_len) UTRACE_HIDDEN;
+int utrace__text_poke_finish(uintptr_t addr, const void *bytes, size_t len, int64_t wait_ns,
+			     char *why, size_t why_len) UTRACE_HIDDEN;
+
+/*
  * One replacement of a batch: @len bytes at @addr, where the old bytes
  * and the new ones are each one instruction (a 5-byte NOP, a jmp rel32),
  * so that no thread can be inside them: only their first byte is an

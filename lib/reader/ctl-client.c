@@ -834,13 +834,14 @@ int utrace__ctl_pool(struct utrace__ctl *c, int *fd)
 	return r;
 }
 
-int utrace__ctl_snapshot(struct utrace__ctl *c, int *fd)
+int utrace__ctl_snapshot(struct utrace__ctl *c, int *fd, uint64_t *until)
 {
 	struct answer a;
 	int r = request(c, UTRACE_CTL_SNAPSHOT, 0, 0, 0, NULL, 0, NULL, 0, &a);
 
 	free(a.data);
 	*fd = a.fd;
+	*until = r > 0 ? a.value : 0;
 	if (r > 0 && a.fd >= 0)
 		return r;
 	if (a.fd >= 0)

@@ -259,8 +259,10 @@ int utrace__ctl_pool_mode(struct utrace__ctl *c, int mode) UTRACE_HIDDEN;
  */
 int utrace__ctl_pool(struct utrace__ctl *c, int *fd) UTRACE_HIDDEN;
 /* The snapshot trigger's copy of the pool (a memfd, *fd) and its number
- * (> 0), or -ENOENT when there is none; _free() drops it. */
-int utrace__ctl_snapshot(struct utrace__ctl *c, int *fd) UTRACE_HIDDEN;
+ * (> 0), or -ENOENT when there is none; _free() drops it.  *until: the
+ * time of the trigger's event (the pool's clock): later events in the copy
+ * are not the snapshot's (0: all are). */
+int utrace__ctl_snapshot(struct utrace__ctl *c, int *fd, uint64_t *until) UTRACE_HIDDEN;
 int utrace__ctl_snapshot_free(struct utrace__ctl *c) UTRACE_HIDDEN;
 
 /*

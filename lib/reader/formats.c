@@ -101,39 +101,31 @@ void utrace__fmts_problem(struct utrace__fmts *sc, const char *fmt, ...)
 struct utrace__fmt *utrace__fmts_get(struct utrace__fmts *sc, struct utrace__tf_format *f)
 {
 	struct utrace__fmt *e;
+	size_t pos, i;
 	uint64_t h;
-	size_t i;
 
 	if (f->priv)
 		return f->priv;
 	h = utrace__hash_str(utrace__hash_str(utrace__hash_str(UTRACE_HASH_INIT, f->system),
 						 f->name), f->body);
-	if (sc->nr * 2 >= sc->hcap) {
-		size_t cap = sc->hcap ? sc->hcap * 2 : 256;
-		struct utrace__fmt **na = realloc(sc->all, cap / 2 * sizeof(*na));
-		struct utrace__fmt **nh;
+	pos = utrace__table_start(&sc->index, h);
+	while (utrace__table_next(&sc->index, h, &pos, &i)) {
+		e = sc->all[i];
+		if (!strcmp(e->system, f->system) && !strcmp(e->name, f->name) &&
+		    !strcmp(e->body, f->body)) {
+			f->priv = e;
+			return e;
+		}
+	}
+	if (sc->nr == sc->cap) {
+		size_t cap = sc->cap ? sc->cap * 2 : 128;
+		struct utrace__fmt **na = realloc(sc->all, cap * sizeof(*na));
 
 		if (!na)
 			return NULL;
 		sc->all = na;
-		nh = calloc(cap, sizeof(*nh));
-		if (!nh)
-			return NULL;
-		for (i = 0; i < sc->nr; i++) {
-			e = sc->all[i];
-			e->next = nh[e->hash & (cap - 1)];
-			nh[e->hash & (cap - 1)] = e;
-		}
-		free(sc->hash);
-		sc->hash = nh;
-		sc->hcap = cap;
+		sc->cap = cap;
 	}
-	for (e = sc->hash[h & (sc->hcap - 1)]; e; e = e->next)
-		if (e->hash == h && !strcmp(e->system, f->system) &&
-		    !strcmp(e->name, f->name) && !strcmp(e->body, f->body)) {
-			f->priv = e;
-			return e;
-		}
 	e = calloc(1, sizeof(*e));
 	if (!e)
 		return NULL;
@@ -143,8 +135,10 @@ struct utrace__fmt *utrace__fmts_get(struct utrace__fmts *sc, struct utrace__tf_
 	e->body = f->body;
 	e->first = f;
 	e->selected = !sc->select || sc->select(sc->select_arg, f->system, f->name);
-	e->next = sc->hash[h & (sc->hcap - 1)];
-	sc->hash[h & (sc->hcap - 1)] = e;
+	if (utrace__table_add(&sc->index, h, sc->nr) < 0) {
+		free(e);
+		return NULL;
+	}
 	sc->all[sc->nr++] = e;
 	f->priv = e;
 	return e;
@@ -613,7 +607,7 @@ void utrace__fmts_fini(struct utrace__fmts *sc)
 	for (i = 0; i < sc->nr; i++)
 		efmt_free(sc->all[i]);
 	free(sc->all);
-	free(sc->hash);
+	utrace__table_free(&sc->index);
 	free(sc->scratch);
 	if (sc->tep)
 		tep_free(sc->tep);

@@ -16,6 +16,7 @@
 #include "compiler.h"
 #include "file-reader.h"
 #include "problems.h"
+#include "table.h"
 
 struct tep_handle;
 struct tep_event;
@@ -30,7 +31,6 @@ struct utrace__check;
 struct utrace__filter;
 
 struct utrace__fmt {
-	struct utrace__fmt *next;        /* hash chain */
 	uint64_t hash;
 	const char *system, *name, *body;
 	struct utrace__tf_format *first; /* for messages */
@@ -63,8 +63,8 @@ struct utrace__fmts {
 	struct utrace__tf *tf;
 	const char *name;                /* the file's, for messages */
 	struct tep_handle *tep;
-	struct utrace__fmt **hash;
-	size_t hcap, nr;
+	struct utrace__table index;      /* the formats' hashes to all[] */
+	size_t nr, cap;
 	struct utrace__fmt **all;
 	uint32_t next_id;
 	utrace__syms_fn syms;            /* names for %pS (NULL: none) */

@@ -95,7 +95,7 @@ static long copy_page(struct utrace_pool *p, uint32_t idx, struct utrace__live_p
 		commit = UTRACE_PAGE_DATA;
 	memset(&lp->page, 0, sizeof(lp->page.time_stamp) + sizeof(lp->page.commit));
 	n = utrace__rb_page_cut(utrace_pool_page(p, idx), (uint32_t)commit, (uint32_t)pk.read,
-				utrace__pool_clear_ts(p), &lp->page);
+				utrace__pool_clear_ts(p), cl->until, &lp->page);
 	lp->tid = d->tid;
 	lp->cpu = d->cpu;
 	lp->seq = pk.seq;

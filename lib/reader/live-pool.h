@@ -57,6 +57,8 @@ struct utrace__live_pages {
 	size_t n, cap;
 	uint64_t events;                 /* in the pages */
 	uint64_t written;                /* overwritten since the last clear */
+	uint64_t until;                  /* (set by the caller) events later than
+					  * this time are left out; 0: none */
 };
 
 /**

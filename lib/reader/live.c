@@ -139,6 +139,7 @@ struct lsrc {
 	uint64_t lost_base, lost_now;
 	bool lost_base_set;
 	struct utrace__symcache syms;    /* its ELF files' symbol tables */
+	uint64_t until;              /* a snapshot's: its events up to this time */
 };
 
 struct live {
@@ -233,9 +234,13 @@ int live_open(struct utrace__ctl *const *ctls, size_t n, struct live **out)
 	return open_srcs(ctls, n, -1, out);
 }
 
-int live_open_copy(struct utrace__ctl *c, int pool_fd, struct live **out)
+int live_open_copy(struct utrace__ctl *c, int pool_fd, uint64_t until, struct live **out)
 {
-	return open_srcs(&c, 1, pool_fd, out);
+	int r = open_srcs(&c, 1, pool_fd, out);
+
+	if (r == 0 && *out && (*out)->n)
+		(*out)->src[0].until = until;
+	return r;
 }
 
 int live_add(struct live *lv, struct utrace__ctl *c)
@@ -721,6 +726,7 @@ static int image_make(struct live *lv, bool consume, struct image *im)
 		}
 		if (consume)
 			utrace__live_consumer_lock(&s->lock_fd, true);
+		cls[i].until = s->until;
 		utrace__live_collect(s->pool, consume, &cls[i]);
 		if (consume)
 			utrace__live_consumer_lock(&s->lock_fd, false);

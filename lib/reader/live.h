@@ -25,8 +25,9 @@ struct live;
 int live_open(struct utrace__ctl *const *ctls, size_t n, struct live **out);
 void live_close(struct live *lv);
 /* Read pool_fd, a copy of c's process's pool (the snapshot trigger's),
- * with that process's formats. */
-int live_open_copy(struct utrace__ctl *c, int pool_fd, struct live **out);
+ * with that process's formats, its events up to until (the pool's clock;
+ * 0: all of them). */
+int live_open_copy(struct utrace__ctl *c, int pool_fd, uint64_t until, struct live **out);
 /* Read one more process from now on (utrace top -a): 0 or -errno. */
 int live_add(struct live *lv, struct utrace__ctl *c);
 /* Stop reading the processes that have exited and were read out (after

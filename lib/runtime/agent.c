@@ -98,14 +98,21 @@ static int wake_fd[2] = { -1, -1 };
  * snap_pending, and only the first bit set writes the pipe's byte; the
  * copies of a turn take them all at once, the next turn's no sooner than
  * 4 D after a turn that took D (SNAP_GAP), so that copies take at most a
- * fifth of the thread; clients are served first in each turn.  A
- * snapshot then shows its buffer at a hit, or up to 4 D after the last.
+ * fifth of the thread; clients are served first in each turn.
+ *
+ * The copy is made after the event, while the program goes on writing:
+ * so the trigger also notes the time of its event (the pool's clock,
+ * snap_when: the latest request's), and the copy keeps it (snap_until);
+ * the mount shows the copy's events up to that time, as the kernel's swap
+ * at the event would have left them.
  */
 #define SNAP_GAP 4
 static int snap_pipe[2] = { -1, -1 };
 static uint64_t snap_pending;          /* (atomic) buffers asked for, bit 1 + i */
 static int snap_fd[1 + UTRACE_INSTANCES_MAX] = { [0 ... UTRACE_INSTANCES_MAX] = -1 };
 static int32_t snap_seq[1 + UTRACE_INSTANCES_MAX];   /* of the copy in snap_fd, from 1 */
+static uint64_t snap_when[1 + UTRACE_INSTANCES_MAX];  /* (atomic) the latest request's time */
+static uint64_t snap_until[1 + UTRACE_INSTANCES_MAX]; /* the copy's: 0, or its request's */
 static __thread bool on_agent;         /* the agent thread */
 static bool snap_wanted;               /* the pipe said: copies wait for snap_next */
 static uint64_t snap_next;             /* ns: no copy before this */
@@ -420,7 +427,7 @@ static void handle_op(struct conn *c, uint32_t op, const struct utrace_ctl_req *
 		} else if (snap_fd[r] < 0) {
 			answer_status(c, -ENOENT);
 		} else {
-			send_fd(c, snap_seq[r], snap_fd[r]);
+			queue_pkt(c, snap_seq[r], snap_until[r], NULL, 0, 0, snap_fd[r]);
 		}
 		return;
 	case UTRACE_CTL_POOL_MODE:
@@ -586,6 +593,7 @@ enum agent_pollfd {
  * reads as it reads the pool. */
 static void snapshot_take(int inst)
 {
+	uint64_t until = __atomic_exchange_n(&snap_when[1 + inst], 0, __ATOMIC_ACQ_REL);
 	int src = utrace__control_pool_fd_of(inst), dst;
 	struct stat st;
 	size_t size, off = 0;
@@ -619,6 +627,7 @@ static void snapshot_take(int inst)
 	if (snap_fd[1 + inst] >= 0)
 		close(snap_fd[1 + inst]);
 	snap_fd[1 + inst] = dst;
+	snap_until[1 + inst] = until;
 	snap_seq[1 + inst] = snap_seq[1 + inst] == INT32_MAX ? 1 : snap_seq[1 + inst] + 1;
 }
 
@@ -628,6 +637,8 @@ void utrace__agent_snapshot_request(int inst)
 	int fd = __atomic_load_n(&snap_pipe[1], __ATOMIC_RELAXED);
 	uint64_t bit = 1ull << (inst + 1);
 
+	/* the time of the event: the copy shows the buffer up to it */
+	__atomic_store_n(&snap_when[1 + inst], utrace__clock_now(), __ATOMIC_RELEASE);
 	if (on_agent) {
 		/* a trace_marker write's trigger: the agent holds busy_mutex */
 		snapshot_take(inst);
@@ -647,6 +658,7 @@ void utrace__agent_snapshot_forget(int inst)
 	/* a request waiting for its turn is of a snapshot freed now: it
 	 * must not come back (its byte, if still in the pipe, finds none) */
 	__atomic_fetch_and(&snap_pending, ~(1ull << (inst + 1)), __ATOMIC_ACQ_REL);
+	__atomic_store_n(&snap_when[1 + inst], 0, __ATOMIC_RELEASE);
 }
 
 static void *agent_main(void *arg)

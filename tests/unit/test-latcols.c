@@ -54,7 +54,4 @@ TEST(cells)
 	CHECK_INT(w[3], ==, 8);
 }
 
-int main(void)
-{
-	return test_main();
-}
+TEST_MAIN()

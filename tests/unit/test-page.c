@@ -96,18 +96,42 @@ TEST(a_page_cut_keeps_the_events_after_an_offset_and_a_time)
 	make_page(&pg);
 	memset(&out, 0, sizeof(out));
 	/* from the second event's time extend on: three events */
-	CHECK_INT(utrace__rb_page_cut(&pg, (uint32_t)pg.commit, second, 0, &out), ==, 3);
+	CHECK_INT(utrace__rb_page_cut(&pg, (uint32_t)pg.commit, second, 0, 0, &out), ==, 3);
 	CHECK_INT(out.time_stamp, ==, 1010 + (1ULL << 30));
 	CHECK_INT(out.commit, ==, pg.commit - second - 8);
 	/* the events at or after 2^31: two */
 	memset(&out, 0, sizeof(out));
-	CHECK_INT(utrace__rb_page_cut(&pg, (uint32_t)pg.commit, 0, 1ULL << 31, &out), ==, 2);
+	CHECK_INT(utrace__rb_page_cut(&pg, (uint32_t)pg.commit, 0, 1ULL << 31, 0, &out), ==, 2);
 	/* (its time extend is before it: in the page's time stamp now) */
 	CHECK_INT(out.time_stamp, ==, 1ULL << 31);
 	CHECK_INT(utrace__rb_count_events(&out, UTRACE_PAGE_DATA), ==, 2);
 	/* none left */
 	memset(&out, 0, sizeof(out));
-	CHECK_INT(utrace__rb_page_cut(&pg, (uint32_t)pg.commit, 0, 1ULL << 40, &out), ==, 0);
+	CHECK_INT(utrace__rb_page_cut(&pg, (uint32_t)pg.commit, 0, 1ULL << 40, 0, &out), ==, 0);
+	CHECK_INT(out.commit, ==, 0);
+}
+
+/* A snapshot trigger's copy: the events up to the trigger's time. */
+TEST(a_page_cut_stops_after_a_time)
+{
+	struct utrace_page pg, out;
+	struct utrace_rb_cursor c;
+
+	make_page(&pg);
+	memset(&out, 0, sizeof(out));
+	/* up to 2^31: the first three */
+	CHECK_INT(utrace__rb_page_cut(&pg, (uint32_t)pg.commit, 0, 0, 1ULL << 31, &out), ==, 3);
+	CHECK_INT(utrace__rb_count_events(&out, UTRACE_PAGE_DATA), ==, 3);
+	utrace__rb_load(&c, &out, UTRACE_PAGE_DATA, 0);
+	while (utrace__rb_next(&c, NULL, 0) == UTRACE_RB_EVENT)
+		CHECK(c.ts <= 1ULL << 31);
+	/* from the second on, before the fourth: two */
+	memset(&out, 0, sizeof(out));
+	CHECK_INT(utrace__rb_page_cut(&pg, (uint32_t)pg.commit, 0, 1011, (1ULL << 31) + 4, &out),
+		  ==, 2);
+	/* before the first: none */
+	memset(&out, 0, sizeof(out));
+	CHECK_INT(utrace__rb_page_cut(&pg, (uint32_t)pg.commit, 0, 0, 1009, &out), ==, 0);
 	CHECK_INT(out.commit, ==, 0);
 }
 

@@ -223,7 +223,8 @@ TEST(entry_probe_sees_the_arguments_and_registers)
 	expect = w_hash("abc");
 	CHECK_INT(utrace__probe_attach((uintptr_t)w_hash, (uintptr_t)w_hash,
 				       fns[1].size, fn, NULL, &s, why), ==, 0);
-	CHECK(utrace__probe_is_jump(s));
+	if (!utrace__probe_is_jump(s))
+		TEST_FAIL("w_hash's entry is a breakpoint: %s", why);
 	errno = ENOENT;
 	CHECK_INT(w_hash("abc"), ==, expect);
 	CHECK_INT(errno, ==, ENOENT);
@@ -274,7 +275,11 @@ TEST(bad_addresses_and_sizes_are_refused)
 
 		for (size_t k = 0; k + 1 < n; k++)
 			if (offs[k + 1] - offs[k] > 1) {
-				CHECK_INT(utrace__probe_attach((uintptr_t)w_hash + offs[k] + 1,
+				/* (the sum made at run time: an address w_hash+1
+				 * in the code would be a jump target, targets.h) */
+				volatile uintptr_t one = 1;
+
+				CHECK_INT(utrace__probe_attach((uintptr_t)w_hash + offs[k] + one,
 						(uintptr_t)w_hash, fns[1].size, look,
 						NULL, &s, why), ==, -EINVAL);
 				CHECK(strstr(why, "not an instruction boundary"));
@@ -940,6 +945,160 @@ TEST(several_probes_at_one_address)
 	CHECK_INT(switch_10(), ==, 0);
 	CHECK_INT(atomic_load(&late_calls), ==, 19);
 	same_as_file(&fns[2]);
+}
+
+/*
+ * Issue 27 item 10: a jump covering two instructions waits until no
+ * thread is inside them; a thread that cannot say where it is (preempted
+ * on a busy machine; here: it blocks the engine's signal) made attach
+ * fail with -EBUSY after 2 s.  Now the probe is placed at once as a
+ * breakpoint (hits counted) and the jump finished when the thread
+ * answers.
+ */
+int w_short(int x);
+__asm__(".text\n"
+	".globl w_short\n"
+	".type w_short, @function\n"
+	"w_short:\n"
+	"	mov %edi, %eax\n"	/* 2 bytes: the jump covers two */
+	"	add $3, %eax\n"		/* 3 bytes */
+	"	add %eax, %eax\n"
+	"	ret\n"
+	".size w_short, .-w_short\n");
+static int (*volatile w_short_p)(int) = w_short;
+static _Atomic int mute_release, mute_stop, mute_bad;
+
+/* runs w_short, deaf to the engine's "where are you" signal until
+ * released */
+static void *mute(void *arg)
+{
+	sigset_t rt;
+
+	(void)arg;
+	sigemptyset(&rt);
+	sigaddset(&rt, SIGRTMAX - 2);
+	pthread_sigmask(SIG_BLOCK, &rt, NULL);
+	while (!atomic_load(&mute_stop)) {
+		if (w_short_p(5) != 16)
+			atomic_fetch_add(&mute_bad, 1);
+		if (atomic_load(&mute_release) == 1) {
+			pthread_sigmask(SIG_UNBLOCK, &rt, NULL);
+			atomic_store(&mute_release, 2);
+		}
+	}
+	return NULL;
+}
+
+TEST(a_thread_that_does_not_answer_leaves_a_breakpoint_then_a_jump)
+{
+	struct fn f = { "w_short", (void *)w_short, 0 };
+	struct utrace__probe_site *s;
+	char why[UTRACE_PROBE_WHY_MAX];
+	_Atomic uint64_t c = 0;
+	Dl_info info;
+	const ElfW(Sym) *sym = NULL;
+	pthread_t t;
+	double t0, t1;
+	uint64_t before;
+	int ret;
+
+	CHECK(dladdr1(f.addr, &info, (void **)&sym, RTLD_DL_SYMENT) && sym);
+	f.size = sym->st_size;
+	pthread_create(&t, NULL, mute, NULL);
+	t0 = now_ns();
+	ret = utrace__probe_attach((uintptr_t)w_short, (uintptr_t)w_short, f.size, count,
+				   (void *)&c, &s, why);
+	t1 = now_ns();
+	if (ret)
+		TEST_FAIL("attach w_short with a mute thread: %d %s", ret, why);
+	fprintf(stderr, "# attached in %.0f ms: %s\n", (t1 - t0) / 1e6, why);
+	CHECK(utrace__probe_is_pending(s));
+	CHECK(!utrace__probe_is_jump(s));
+	CHECK(strstr(why, "a breakpoint for now"));
+	before = utrace__probe_hits(s);
+	CHECK_INT(w_short_p(1), ==, 8);
+	CHECK_INT(utrace__probe_hits(s), >, before);
+	/* the thread answers: the jump is finished */
+	atomic_store(&mute_release, 1);
+	for (int i = 0; i < 3000 && utrace__probe_is_pending(s); i++) {
+		struct timespec ts = { 0, 10000000 };
+
+		nanosleep(&ts, NULL);
+	}
+	CHECK(!utrace__probe_is_pending(s));
+	CHECK(utrace__probe_is_jump(s));
+	CHECK_INT(*(const uint8_t *)w_short, ==, 0xe9);
+	before = utrace__probe_hits(s);
+	CHECK_INT(w_short_p(2), ==, 10);
+	CHECK_INT(utrace__probe_hits(s), >, before);
+	CHECK_INT(utrace__probe_detach(s), ==, 0);
+	atomic_store(&mute_stop, 1);
+	pthread_join(t, NULL);
+	CHECK_INT(atomic_load(&mute_bad), ==, 0);
+	same_as_file(&f);
+}
+
+/* The same, detached while still a breakpoint: the code as it was. */
+TEST(a_pending_jump_detached_leaves_the_code_as_it_was)
+{
+	struct fn f = { "w_short", (void *)w_short, 0 };
+	struct utrace__probe_site *s;
+	char why[UTRACE_PROBE_WHY_MAX];
+	_Atomic uint64_t c = 0;
+	Dl_info info;
+	const ElfW(Sym) *sym = NULL;
+	pthread_t t;
+
+	CHECK(dladdr1(f.addr, &info, (void **)&sym, RTLD_DL_SYMENT) && sym);
+	f.size = sym->st_size;
+	pthread_create(&t, NULL, mute, NULL);
+	CHECK_INT(utrace__probe_attach((uintptr_t)w_short, (uintptr_t)w_short, f.size, count,
+				       (void *)&c, &s, why), ==, 0);
+	CHECK(utrace__probe_is_pending(s));
+	CHECK_INT(w_short_p(1), ==, 8);
+	CHECK_INT(utrace__probe_detach(s), ==, 0);
+	CHECK(!utrace__probe_is_pending(s));
+	same_as_file(&f);
+	CHECK_INT(w_short_p(1), ==, 8);
+	atomic_store(&mute_stop, 1);
+	pthread_join(t, NULL);
+	CHECK_INT(atomic_load(&mute_bad), ==, 0);
+}
+
+/*
+ * Issue 27 item 9: a probe at a boundary inside another probe's jump
+ * (w_short+2, inside the jump at +0) was refused ("inside the jump of
+ * the probe at +0"); a breakpoint fits: the probe at +0 becomes one, and
+ * both count every call.
+ */
+TEST(a_probe_inside_another_probes_jump_is_placed)
+{
+	struct fn f = { "w_short", (void *)w_short, 0 };
+	struct utrace__probe_site *s0, *s2;
+	char why[UTRACE_PROBE_WHY_MAX];
+	_Atomic uint64_t c0 = 0, c2 = 0;
+	Dl_info info;
+	const ElfW(Sym) *sym = NULL;
+
+	CHECK(dladdr1(f.addr, &info, (void **)&sym, RTLD_DL_SYMENT) && sym);
+	f.size = sym->st_size;
+	CHECK_INT(utrace__probe_attach((uintptr_t)w_short, (uintptr_t)w_short, f.size, count,
+				       (void *)&c0, &s0, why), ==, 0);
+	CHECK(utrace__probe_is_jump(s0));
+	CHECK_INT(w_short_p(1), ==, 8);
+	if (utrace__probe_attach((uintptr_t)w_short + 2, (uintptr_t)w_short, f.size, count,
+				 (void *)&c2, &s2, why))
+		TEST_FAIL("w_short+2 inside the jump at +0: %s", why);
+	CHECK(!utrace__probe_is_jump(s0));
+	for (int i = 0; i < 100; i++)
+		CHECK_INT(w_short_p(i), ==, 2 * (i + 3));
+	CHECK_INT(atomic_load(&c0), ==, 101);
+	CHECK_INT(atomic_load(&c2), ==, 100);
+	CHECK_INT(utrace__probe_detach(s0), ==, 0);
+	CHECK_INT(w_short_p(1), ==, 8);
+	CHECK_INT(atomic_load(&c2), ==, 101);
+	CHECK_INT(utrace__probe_detach(s2), ==, 0);
+	same_as_file(&f);
 }
 
 TEST_MAIN()

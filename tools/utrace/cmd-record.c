@@ -432,7 +432,7 @@ static void write_page(struct proc *p, uint32_t idx)
 		return; /* not a page we can trust */
 	memset(&page, 0, sizeof(page));
 	if (read > 0 && read <= bytes) {
-		n = utrace__rb_page_cut(pg, (uint32_t)bytes, (uint32_t)read, 0, &page.pg);
+		n = utrace__rb_page_cut(pg, (uint32_t)bytes, (uint32_t)read, 0, 0, &page.pg);
 		page.pg.commit |= commit & UTRACE_RB_MISSED_EVENTS;
 		bytes = page.pg.commit & UTRACE_RB_COMMIT_MASK;
 	} else {

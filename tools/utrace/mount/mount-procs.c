@@ -370,7 +370,8 @@ static int snap_from_process(struct utrace__ctl *c, pid_t pid, uint64_t start, u
 	struct live_snap *snap;
 	struct live *lv;
 	struct psnap *o;
-	int fd, seq = utrace__ctl_snapshot(c, &fd), r;
+	uint64_t until;
+	int fd, seq = utrace__ctl_snapshot(c, &fd, &until), r;
 	bool seen;
 
 	if (seq <= 0)
@@ -381,7 +382,7 @@ static int snap_from_process(struct utrace__ctl *c, pid_t pid, uint64_t start, u
 	pthread_mutex_unlock(&snap_lock);
 	r = 0;
 	if (!seen) {
-		r = live_open_copy(c, fd, &lv);
+		r = live_open_copy(c, fd, until, &lv);
 		if (r == 0) {
 			r = live_snapshot(lv, &snap);
 			live_close(lv);
