@@ -80,6 +80,10 @@ check "function_graph, set_graph_function, max_graph_depth" bash -c '
 	[ "$(cat "$D/max_graph_depth")" = 2 ] &&
 	[ "$(wr "$D/max_graph_depth" x t)" = EINVAL ]'
 
+check "trace: the header names the tracer, function_graph its columns; the graph lines" bash -c '
+	[ "$(head -n 4 "$D/trace" | tr "\n" ";")" = "# tracer: function_graph;#;# CPU  DURATION                  FUNCTION CALLS;# |     |   |                     |   |   |   |;" ] &&
+	wait_for grep -Eq "^ [0-9]+\) +[ +!#*@$] +[0-9]+\.[0-9]+ us +\|    leaf\(\);$" "$D/trace"'
+
 check "nop: every site a NOP again, the program runs on" bash -c '
 	[ "$(wr "$D/current_tracer" nop t)" = ok ] &&
 	[ "$(cat "$D/enabled_functions")" = "" ] && [ "$(cat "$D/current_tracer")" = nop ]'
