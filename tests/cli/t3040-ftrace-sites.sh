@@ -53,7 +53,7 @@ export -f run balanced same
 
 for P in $PROGS; do
 	B=$(basename "$P")
-	for m in calls longjmp signal threads lib "recurse 10000"; do
+	for m in calls longjmp signal threads lib "recurse 10000" fork; do
 		check "$B $m: the same results with each tracer as without" same_output "$P" $m
 	done
 
@@ -127,6 +127,11 @@ for P in $PROGS; do
 	check "$B: function_graph: a tail call into a library function" bash -c '
 		run "$1" function_graph lib && balanced &&
 		grep -q "^--> fg_lib_twice (1)" "$TMP/ev" && grep -q "^--> lib_inner" "$TMP/ev"' _ "$P"
+
+	check "$B: function_graph: fork inside a traced function, both return through it" bash -c '
+		run "$1" function_graph fork && grep -q "^parent=42$" "$TMP/out" &&
+		grep -q "^child=1012$" "$TMP/out" &&
+		[ "$(grep -c "^<-- forker (1)" "$TMP/ev")" = 2 ]' _ "$P"
 
 	check "$B: set_graph_function and max_graph_depth" bash -c '
 		UTRACE_GRAPH_FUNCTION=mid run "$1" function_graph calls &&
