@@ -1362,9 +1362,23 @@ void utrace__ftrace_from_env(void)
 				     strerror(-r));
 	}
 	r = utrace__ftrace_set_tracer(t);
-	if (r == -EINVAL)
+	if (r == -EINVAL) {
 		utrace__warn("UTRACE_TRACER: '%s' is not a tracer (nop, function, function_graph)",
 			     t);
+		return;
+	}
+	if (strcmp(t, "nop")) {
+		size_t n = 0;
+
+		pthread_mutex_lock(&ft_mutex);
+		for (struct object *o = objects; o; o = o->next)
+			n += o->n;
+		pthread_mutex_unlock(&ft_mutex);
+		if (!n)
+			utrace__warn("UTRACE_TRACER: no function to trace: build with "
+				     "-fpatchable-function-entry=5 (or -pg -mfentry -mnop-mcount "
+				     "-mrecord-mcount)");
+	}
 }
 
 /* ---- the control tree's files ---- */

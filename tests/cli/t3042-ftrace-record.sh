@@ -65,6 +65,12 @@ check "bad options: one line each" bash -c '
 	! "$UTRACE" record --tracer function_graph --max-depth -1 -- true 2> "$TMP/e4" &&
 	grep -q "bad --max-depth" "$TMP/e4"'
 
+check "a command built without patchable entries: said, and it runs" bash -c '
+	"$UTRACE" record -o "$TMP/n.dat" --tracer function -- "$UTRACE_BUILD/tests/probe-prog" \
+		> /dev/null 2> "$TMP/err2"; 
+	grep -q "UTRACE_TRACER: no function to trace: build with -fpatchable-function-entry=5" \
+		"$TMP/err2"'
+
 check "report: per function its total and self time and calls (recursion once)" bash -c '
 	rec --tracer function_graph -- "$PROG" recurse 100 &&
 	"$UTRACE" report -i "$TMP/f.dat" > "$TMP/rep" &&
