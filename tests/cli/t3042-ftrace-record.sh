@@ -103,6 +103,19 @@ else
 	n=$((n + 1)); echo "ok $n # SKIP trace-cmd is not installed"
 fi
 
+check "JSON export: function_graph as nested slices named by their functions" bash -c '
+	rec --tracer function_graph -- "$PROG" calls &&
+	"$UTRACE" convert -i "$TMP/f.dat" -o "$TMP/f.json" --format json \
+		--slice funcgraph_entry.func:funcgraph_exit.func 2>> "$TMP/err" &&
+	python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+ev = d[\"traceEvents\"] if isinstance(d, dict) else d
+s = [(e[\"name\"], e[\"ph\"]) for e in ev if e.get(\"ph\") in (\"B\", \"E\")]
+assert s[:6] == [(\"main\", \"B\"), (\"top\", \"B\"), (\"mid\", \"B\"), (\"leaf\", \"B\"),
+                 (\"leaf\", \"E\"), (\"mid\", \"E\")], s
+" "$TMP/f.json"'
+
 check "-p: the tracer in a running process, nop again after" bash -c '
 	LD_PRELOAD="$UTRACE_BUILD/lib/libutrace.so.0" "$PROG" run > "$TMP/run.out" 2>&1 &
 	P=$!
