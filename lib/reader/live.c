@@ -333,9 +333,12 @@ static int refresh_formats(struct lsrc *s)
 		s->fmts[s->nr_fmts].id = evs[i].id;
 		s->fmts[s->nr_fmts].text = text;
 		/* (ftrace:print's %ps is never shown: tracing_mark_write;
-		 * the function tracers' are) */
-		if ((strcmp(evs[i].system, "ftrace") || !strncmp(evs[i].name, "func", 4)) &&
-		    utrace__pfmt_uses_symbols(text))
+		 * ftrace:user_stack's frames are; the function tracers' are) */
+		if (strcmp(evs[i].system, "ftrace") ? utrace__pfmt_uses_symbols(text)
+						     : (!strncmp(text, "name: user_stack\n", 17) ||
+							!strncmp(text, "name: stack\n", 12) ||
+							(!strncmp(evs[i].name, "func", 4) &&
+							 utrace__pfmt_uses_symbols(text))))
 			s->want_syms = true;
 		s->fmts[s->nr_fmts].system = strdup(evs[i].system);
 		if (!s->fmts[s->nr_fmts].system) {

@@ -25,6 +25,7 @@
 #include "fields.h"
 #include "filter.h"
 #include "print.h"
+#include "stacktab.h"
 #include "probe.h"
 #include "problems.h"
 #include "traceline.h"
@@ -59,6 +60,7 @@ struct utrace__printer {
 	size_t attr_at, attr_len;        /* its attribute list in ob */
 	struct utrace__rec last;         /* the last event appended */
 	bool has_last;
+	struct utrace__stacktab stacks;  /* record -g's stacks (ftrace:stack) */
 	/* function_graph's lines (UTRACE__OUT_TEXT): an entry waits for the
 	 * next item, which makes it a leaf "foo();" when it is its exit
 	 * (fg_lookahead: whole files only), and each thread's entry times
@@ -105,6 +107,7 @@ static void printer_fini(struct utrace__printer *sc)
 	if (sc->seq.buffer)
 		trace_seq_destroy(&sc->seq);
 	utrace__fmts_fini(&sc->fmts);
+	utrace__stacktab_free(&sc->stacks);
 }
 
 bool utrace__print_select(const struct utrace__print_opts *o, const char *system,
@@ -911,6 +914,73 @@ static int probe_sym(void *ctx, uint64_t addr, char *buf, size_t len)
 	return n > 0 && (size_t)n < len ? n : 0;
 }
 
+/*
+ * ftrace:user_stack (the stacktrace trigger's record) as the kernel's
+ * stack traces print: "<user stack trace>", then one " => " line a frame,
+ * named as %pS names (function+0xoff/0xsize) from the process's symbols,
+ * "<%016lx>" (trace_user_stack_print()'s form) where none holds it; up to
+ * the first 0, which ends the stack.
+ */
+static bool is_user_stack(const struct utrace__fmt *e)
+{
+	return !strcmp(e->system, "ftrace") && !strcmp(e->name, "user_stack");
+}
+
+static void put_user_stack(struct utrace__obuf *b, const struct utrace__rec *r, size_t len)
+{
+	char sym[512];
+	size_t at;
+
+	utrace__ob_puts(b, "<user stack trace>");
+	for (at = 16; at + 8 <= len; at += 8) {
+		uint64_t ip;
+
+		memcpy(&ip, r->d + at, sizeof(ip));
+		if (!ip || ip == UINT64_MAX)
+			break;
+		if (probe_sym((void *)r, ip, sym, sizeof(sym)) <= 0)
+			snprintf(sym, sizeof(sym), "<%016" PRIx64 ">", ip);
+		utrace__ob_puts(b, "\n => ");
+		utrace__ob_puts(b, sym);
+	}
+}
+
+static void put_frames(struct utrace__obuf *b, const struct utrace__rec *r, const uint64_t *ips,
+		       uint32_t nr)
+{
+	char sym[512];
+	uint32_t i;
+
+	utrace__ob_puts(b, "<user stack trace>");
+	for (i = 0; i < nr; i++) {
+		if (probe_sym((void *)r, ips[i], sym, sizeof(sym)) <= 0)
+			snprintf(sym, sizeof(sym), "<%016" PRIx64 ">", ips[i]);
+		utrace__ob_puts(b, "\n => ");
+		utrace__ob_puts(b, sym);
+	}
+}
+
+/* record -g's ftrace:stack and ftrace:stack_ref: the stack of the event
+ * before, printed as the stacktrace trigger's */
+static int put_stack(struct utrace__printer *sc, const struct utrace__rec *r,
+		     enum utrace__stack_kind kind, size_t len)
+{
+	const uint64_t *ips;
+	uint32_t nr, id;
+	int e = utrace__stacktab_item(&sc->stacks, r->proc, kind, r->d, len, &ips, &nr);
+
+	if (e == -ENOMEM)
+		return e;
+	if (e < 0 || (kind == UTRACE__STACK_REF && !ips)) {
+		memcpy(&id, r->d + 8, 4);
+		utrace__ob_printf(&sc->ob, "<user stack trace>\n => [stack %u not in the file]",
+				  e < 0 ? 0 : id);
+		return 0;
+	}
+	put_frames(&sc->ob, r, ips, nr);
+	return 0;
+}
+
 static int put_probe_event(struct utrace__obuf *b, const struct utrace__probe_def *d,
 			   const struct utrace__rec *r, size_t len)
 {
@@ -988,6 +1058,20 @@ static int put_event(struct utrace__printer *sc, const struct utrace__tf_item *i
 		utrace__ob_puts(b, ",\"fields\":{");
 		put_fields(b, &r, true);
 		utrace__ob_puts(b, "}}\n");
+		return 0;
+	}
+	if (sc->o->mode == UTRACE__OUT_TEXT && utrace__stack_kind(e->system, e->name)) {
+		int se;
+
+		put_line_start(sc, it);
+		se = put_stack(sc, &r, utrace__stack_kind(e->system, e->name), it->len);
+		utrace__ob_putc(b, '\n');
+		return se;
+	}
+	if (sc->o->mode == UTRACE__OUT_TEXT && is_user_stack(e)) {
+		put_line_start(sc, it);
+		put_user_stack(b, &r, it->len);
+		utrace__ob_putc(b, '\n');
 		return 0;
 	}
 	if (sc->o->mode != UTRACE__OUT_OTLP) {

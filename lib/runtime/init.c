@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "stacks.h"
 #include "trigger.h"
 #include "agent.h"
 #include "event.h"
@@ -71,6 +72,7 @@ static void after_fork_child(void)
 	utrace__thread_after_fork();
 	utrace__record_after_fork_child();
 	utrace__agent_after_fork_child();
+	utrace__stacks_after_fork();
 }
 
 /* An object's events have registered: controllable from now on; and
@@ -140,6 +142,8 @@ static void init_once_fn(void)
 	v = utrace__getenv("UTRACE_EVENTS");
 	if (v && *v)
 		utrace__events_spec_set(v);
+	if (utrace__stacks_init() == 0)
+		utrace__writer_set_stack_capture(utrace__stacks_capture);
 	utrace__clock_init();
 	utrace__fast_init();
 	/* .function filters name static functions too (symbols.c) */
@@ -179,6 +183,8 @@ void utrace_tp_register_module(struct utrace_event *const *start,
 	 * once above, since registering may start the agent) */
 	utrace__marker_register();
 	utrace__registry_add_module(start, stop, evals_start, evals_stop);
+	/* record -g: ftrace:stack, and the new object's generated code */
+	utrace__stacks_register();
 }
 
 int utrace_event_foreach(int (*fn)(struct utrace_event *ev, void *arg), void *arg)
@@ -213,6 +219,7 @@ __attribute__((constructor)) static void utrace_ctor(void)
 	if (preloaded() || utrace__getenv("UTRACE_PROBES") || utrace__getenv("UTRACE_TRACER")) {
 		print_open();
 		utrace__marker_register();
+		utrace__stacks_register();
 		utrace__uprobes_from_env();
 		utrace__ftrace_from_env();
 	}

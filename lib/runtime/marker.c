@@ -37,6 +37,7 @@
 #include "filter.h"
 #include "internal.h"
 #include "marker.h"
+#include "symbols.h"
 #include "writer.h"
 
 static const struct utrace_event_field print_fields[] = {
@@ -117,7 +118,8 @@ static const struct utrace_event_field *stack_fields_fn(unsigned int *nr)
 	return stack_fields;
 }
 
-/* trace_user_stack_print(), the addresses without names */
+/* trace_user_stack_print(), each frame named as %pS names it (as the
+ * readers print it), "<%016lx>" where no symbol holds it */
 static void stack_output(struct utrace_seq *s, const void *rec)
 {
 	unsigned long ip;
@@ -125,10 +127,17 @@ static void stack_output(struct utrace_seq *s, const void *rec)
 
 	utrace_seq_printf(s, "<user stack trace>");
 	for (i = 0; i < UTRACE_USER_STACK_ENTRIES; i++) {
+		const char *name;
+		uint64_t start, size;
+
 		memcpy(&ip, (const char *)rec + 16 + 8 * i, sizeof(ip));
 		if (!ip || ip == ~0UL)
 			break;
-		utrace_seq_printf(s, "\n => <%016lx>", ip);
+		if (utrace__sym_lookup(ip, &name, &start, &size) == 0)
+			utrace_seq_printf(s, "\n => %s+0x%lx/0x%lx", name,
+					  (unsigned long)(ip - start), (unsigned long)size);
+		else
+			utrace_seq_printf(s, "\n => <%016lx>", ip);
 	}
 }
 
@@ -182,16 +191,40 @@ bool utrace__user_stack_register(void)
 #endif
 }
 
+void utrace__stack_skip_of(uintptr_t probe, struct utrace__stack_skip *s)
+{
+	static const char *const generated[] = { "utrace_event_", "__traceiter_", NULL };
+
+	s->nr = 0;
+	if (utrace__sym_object_extent((uintptr_t)&utrace__stack_skip_of, &s->lo[0],
+				      &s->hi[0]) == 0)
+		s->nr = 1;
+	if (probe)
+		s->nr += utrace__sym_ranges(probe, generated, s->lo + s->nr, s->hi + s->nr,
+					    UTRACE__STACK_SKIP_MAX - s->nr);
+}
+
+static bool skipped(const struct utrace__stack_skip *s, uintptr_t ip)
+{
+	unsigned int i;
+
+	/* a return address: the call is the byte before it */
+	ip--;
+	for (i = 0; i < s->nr; i++)
+		if (ip - s->lo[i] < s->hi[i] - s->lo[i])
+			return true;
+	return false;
+}
+
 #ifdef UTRACE_HAVE_LIBUNWIND
 /*
- * The stack of the code that fired the event: the frames up to the last
- * one in skip[] (the event's probe and its tracepoint's iterator, by their
- * start addresses; libutrace's own frames are below them) are passed by;
- * when none is found, every frame is kept.
+ * The stack of the code that fired the event: the innermost frames in
+ * skip (up to 24: libutrace's, the event's probe and iterator) are passed
+ * by.
  */
-static void user_stack(const unsigned long skip[2], unsigned long *out)
+static void user_stack(const struct utrace__stack_skip *skip, unsigned long *out)
 {
-	unsigned long ips[UTRACE_USER_STACK_ENTRIES + 16];
+	unsigned long ips[UTRACE_USER_STACK_ENTRIES + 24];
 	unw_context_t uc;
 	unw_cursor_t cur;
 	int n = 0, from = 0, i;
@@ -199,22 +232,24 @@ static void user_stack(const unsigned long skip[2], unsigned long *out)
 	if (unw_getcontext(&uc) < 0 || unw_init_local(&cur, &uc) < 0)
 		return;
 	while (n < (int)(sizeof(ips) / sizeof(ips[0])) && unw_step(&cur) > 0) {
-		unw_proc_info_t pi;
 		unw_word_t ip;
 
-		if (unw_get_reg(&cur, UNW_REG_IP, &ip) < 0)
+		if (unw_get_reg(&cur, UNW_REG_IP, &ip) < 0 || !ip)
 			break;
 		ips[n++] = ip;
-		if (n <= 16 && unw_get_proc_info(&cur, &pi) == 0 && pi.start_ip &&
-		    (pi.start_ip == skip[0] || pi.start_ip == skip[1]))
+		/* the leading frames only: a libutrace frame further out is
+		 * code a signal handler interrupted */
+		if (n == from + 1 && n <= 24 && skipped(skip, ip))
 			from = n;
+		else if (n - from >= UTRACE_USER_STACK_ENTRIES)
+			break;
 	}
 	for (i = 0; i < UTRACE_USER_STACK_ENTRIES && from + i < n; i++)
 		out[i] = ips[from + i];
 }
 #endif
 
-void utrace__user_stack_record(const unsigned long skip[2])
+void utrace__user_stack_record(const struct utrace__stack_skip *skip)
 {
 #ifdef UTRACE_HAVE_LIBUNWIND
 	unsigned char scratch[UTRACE_EVENT_MAX];

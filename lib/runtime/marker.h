@@ -66,18 +66,38 @@ int utrace__marker_record(bool raw, const void *data, size_t len) UTRACE_HIDDEN;
  */
 bool utrace__user_stack_register(void) UTRACE_HIDDEN;
 
+/*
+ * The frames a stack leaves out, innermost first: libutrace's own and
+ * those of the event's generated code in its object (its probe, its
+ * iterator: the functions named utrace_event_* and __traceiter_*, which an
+ * -O2 build may clone, .constprop, or reach by a tail call), as address
+ * ranges, worked out once when the trigger is set.
+ */
+#define UTRACE__STACK_SKIP_MAX 64
+struct utrace__stack_skip {
+	unsigned int nr;
+	uintptr_t lo[UTRACE__STACK_SKIP_MAX], hi[UTRACE__STACK_SKIP_MAX];
+};
+
+/**
+ * utrace__stack_skip_of - the ranges to leave out for an event
+ * @probe: an address of the event's generated code (its class's probe)
+ * @s: filled in (libutrace first; what does not fit is not left out)
+ */
+void utrace__stack_skip_of(uintptr_t probe, struct utrace__stack_skip *s) UTRACE_HIDDEN;
+
 /**
  * utrace__user_stack_record - record the calling thread's stack (writer)
- * @skip: start addresses of the functions whose frames, and those below
- *        them, are left out: the event's probe and its tracepoint's
- *        iterator (0: none)
+ * @skip: what to leave out (utrace__stack_skip_of())
  *
  * The stacktrace trigger: up to 8 return addresses, from the code that
- * fired the event outwards, unwound with libunwind's local unwinder
- * (DWARF CFI, so frame pointers are not needed; unw_step() is safe in a
- * signal handler), into an ftrace:user_stack record, nested in the
- * event's.
+ * fired the event (the traced call site) outwards, unwound with
+ * libunwind's local unwinder (DWARF CFI, so frame pointers are not
+ * needed; unw_step() is safe in a signal handler), into an
+ * ftrace:user_stack record, nested in the event's.  The innermost frames
+ * up to the last one in @skip are left out; the slots after the
+ * outermost frame stay 0 (the end, as the kernel's).
  */
-void utrace__user_stack_record(const unsigned long skip[2]) UTRACE_HIDDEN;
+void utrace__user_stack_record(const struct utrace__stack_skip *skip) UTRACE_HIDDEN;
 
 #endif /* UTRACE_RUNTIME_MARKER_H */

@@ -164,3 +164,95 @@ int utrace__sym_by_name(const char *name, uint64_t *start, uint64_t *size)
 	*size = b.size;
 	return 0;
 }
+
+/* The object holding addr: its loaded extent, lowest to highest PT_LOAD. */
+struct extent {
+	uintptr_t addr, lo, hi;
+	bool found;
+};
+
+static int find_extent(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct extent *x = data;
+	uintptr_t lo = UINTPTR_MAX, hi = 0;
+	bool in = false;
+	int i;
+
+	(void)size;
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t start = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type != PT_LOAD)
+			continue;
+		if (x->addr - start < ph->p_memsz)
+			in = true;
+		if (start < lo)
+			lo = start;
+		if (start + ph->p_memsz > hi)
+			hi = start + ph->p_memsz;
+	}
+	if (!in)
+		return 0;
+	x->lo = lo;
+	x->hi = hi;
+	x->found = true;
+	return 1;
+}
+
+int utrace__sym_object_extent(uintptr_t addr, uintptr_t *lo, uintptr_t *hi)
+{
+	struct extent x = { .addr = addr };
+
+	if (!dl_iterate_phdr(find_extent, &x) || !x.found)
+		return -ENOENT;
+	*lo = x.lo;
+	*hi = x.hi;
+	return 0;
+}
+
+unsigned int utrace__sym_ranges(uintptr_t addr, const char *const *prefixes, uintptr_t *lo,
+				uintptr_t *hi, unsigned int max)
+{
+	struct where w = { .addr = addr };
+	struct obj_syms *o;
+	unsigned int n = 0, p;
+	bool run = false;
+	size_t i;
+
+	if (!dl_iterate_phdr(find_object, &w) || !w.found)
+		return 0;
+	o = lookup_object(w.bias, w.path);
+	if (!o)
+		o = build_object(w.bias, w.path);
+	if (!o)
+		return 0;
+	/* (sorted by address: a run of matching functions with no other
+	 * between them is one range, so that an object's generated code,
+	 * which is mostly together, takes few) */
+	for (i = 0; i < o->tab.nr; i++) {
+		const struct utrace__sym *s = &o->tab.syms[i];
+		const char *name = o->tab.strings + s->name;
+		uintptr_t a = (uintptr_t)(s->addr + o->bias);
+		bool match = false;
+
+		for (p = 0; prefixes[p] && !match; p++)
+			match = !strncmp(name, prefixes[p], strlen(prefixes[p]));
+		if (!match) {
+			run = false;
+			continue;
+		}
+		if (run && a >= lo[n - 1]) {
+			if (a + s->size > hi[n - 1])
+				hi[n - 1] = a + (uintptr_t)s->size;
+			continue;
+		}
+		if (n == max)
+			break;
+		lo[n] = a;
+		hi[n] = a + (uintptr_t)(s->size ? s->size : 1);
+		n++;
+		run = true;
+	}
+	return n;
+}

@@ -28,4 +28,13 @@ int utrace__sym_lookup(uintptr_t addr, const char **name, uint64_t *start,
  */
 int utrace__sym_by_name(const char *name, uint64_t *start, uint64_t *size) UTRACE_HIDDEN;
 
+/* The loaded extent of the object holding addr (its lowest to its highest
+ * PT_LOAD byte); 0 or -ENOENT. */
+int utrace__sym_object_extent(uintptr_t addr, uintptr_t *lo, uintptr_t *hi) UTRACE_HIDDEN;
+
+/* The functions of the object holding addr whose names begin with one of
+ * prefixes (NULL-terminated): up to max [lo, hi) address ranges; how many. */
+unsigned int utrace__sym_ranges(uintptr_t addr, const char *const *prefixes, uintptr_t *lo,
+				uintptr_t *hi, unsigned int max) UTRACE_HIDDEN;
+
 #endif /* UTRACE_RUNTIME_SYMBOLS_H */

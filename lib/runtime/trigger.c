@@ -100,7 +100,7 @@ struct trig {
 	struct named *sh;                /* name=: the shared table, or NULL */
 	int inst;                        /* its instance, -1: the top level */
 	int paused;                      /* (atomic) */
-	unsigned long skip[2];           /* stacktrace: the probe, the iterator */
+	struct utrace__stack_skip *skip; /* stacktrace: the frames left out */
 	/* hist: the triggers whose variables h->refs name, and how many
 	 * triggers name this one's (it cannot go while any does) */
 	struct trig *ref_owner[UTRACE__HIST_REFS_MAX];
@@ -394,6 +394,7 @@ static void trig_free(struct trig *t)
 	}
 	utrace__filter_free(t->filter);
 	free(t->filter_str);
+	free(t->skip);
 	free(t);
 }
 
@@ -1085,20 +1086,19 @@ static int cmd_write(struct utrace_event *ev, int inst, enum trig_kind kind, cha
 		goto out;
 	}
 	if (kind == TK_STACKTRACE) {
-		/* the frames the stack leaves out: the probe, and the
-		 * tracepoint's iterator (a global of the event's object) */
-		char iter[160];
-		uint64_t start, size;
-
 		if (!utrace__user_stack_register()) {
 			/* no libunwind: as a kernel without the command */
 			r = -EINVAL;
 			goto out;
 		}
-		t->skip[0] = (unsigned long)(uintptr_t)ev->cls->probe;
-		snprintf(iter, sizeof(iter), "__traceiter_%s", ev->tp->name);
-		if (utrace__sym_by_name(iter, &start, &size) == 0)
-			t->skip[1] = (unsigned long)start;
+		/* the frames the stack leaves out: libutrace's, the event's
+		 * probe and iterator */
+		t->skip = calloc(1, sizeof(*t->skip));
+		if (!t->skip) {
+			r = -ENOMEM;
+			goto out;
+		}
+		utrace__stack_skip_of((uintptr_t)ev->cls->probe, t->skip);
 	}
 	if (kind == TK_ENABLE || kind == TK_DISABLE || kind == TK_TRACEON || kind == TK_STACKTRACE ||
 	    kind == TK_SNAPSHOT) {

@@ -265,6 +265,15 @@ void utrace__filter_count(int delta)
 
 static const struct utrace__trigger_ops *trigger_ops;
 
+/* record -g's capture (stacks.c), called through this so that the writer
+ * does not call up into what calls it */
+static void (*stack_capture)(const struct utrace_event *ev);
+
+void utrace__writer_set_stack_capture(void (*fn)(const struct utrace_event *ev))
+{
+	__atomic_store_n(&stack_capture, fn, __ATOMIC_RELEASE);
+}
+
 void utrace__writer_set_trigger_ops(const struct utrace__trigger_ops *ops)
 {
 	__atomic_store_n(&trigger_ops, ops, __ATOMIC_RELEASE);
@@ -1073,12 +1082,12 @@ static __attribute__((noinline)) void *reserve_entry(struct utrace_tp_reserve *r
 	struct utrace_entry *ent;
 	int off = __atomic_load_n(&utrace__tracing_off, __ATOMIC_RELAXED);
 
-	if ((off & UTRACE_TRACING_INSTANCES) ||
+	if ((off & (UTRACE_TRACING_INSTANCES | UTRACE_TRACING_STACKS)) ||
 	    ((off & UTRACE_TRACING_TRIGGERS) &&
 	     __atomic_load_n(&((const struct utrace__event_state *)ev->priv)->soft,
 			     __ATOMIC_RELAXED)))
 		return reserve_inst(r, ev, scratch, size);
-	if (off & ~UTRACE_TRACING_TRIGGERS)
+	if (off & ~(UTRACE_TRACING_TRIGGERS | UTRACE_TRACING_STACKS))
 		return NULL;    /* tracing_on is 0: not recorded, not lost */
 	if (!cur_pool() || size > UTRACE_EVENT_MAX)
 		return utrace__reserve_scratch(r, ev, scratch, size);
@@ -1445,6 +1454,14 @@ static __attribute__((noinline)) void commit_inst(struct utrace_tp_reserve *r)
 	}
 	if (trig)
 		trig->run(r->event, r->rec, r->size, &ctx, true);
+	/* record -g: the event's stack, nested in it (it follows the event) */
+	if (top && (off & UTRACE_TRACING_STACKS) && !st->ignore_enable) {
+		void (*capture)(const struct utrace_event *) =
+			__atomic_load_n(&stack_capture, __ATOMIC_ACQUIRE);
+
+		if (capture)
+			capture(ev);
+	}
 	errno = e;
 	if (top && (utrace__record_hook != NULL || utrace__print_fd >= 0))
 		utrace__commit_observe(r);

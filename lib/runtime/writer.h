@@ -119,4 +119,8 @@ bool utrace__filter_sync(void) UTRACE_HIDDEN;
  */
 bool utrace__threads_quiesce(void) UTRACE_HIDDEN;
 
+/* record -g: the function that records an event's stack after its
+ * commit, while UTRACE_TRACING_STACKS is set (stacks.c; NULL: none). */
+void utrace__writer_set_stack_capture(void (*fn)(const struct utrace_event *ev)) UTRACE_HIDDEN;
+
 #endif /* UTRACE_RINGBUF_WRITER_H */

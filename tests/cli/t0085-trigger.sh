@@ -186,10 +186,10 @@ check "the buffer holds the task events and no kmalloc nor tick (held, not on)" 
 if [ "${AVAIL/stacktrace/}" != "$AVAIL" ]; then
 	check "stacktrace: one ftrace:user_stack record, from the function that fired the event out" bash -c '
 		"$0" trigger -p "$1" task | grep -qx "stacktrace:count=1 if pid == 200" &&
-		[ "$(grep -c "user_stack: " "$2/show")" = 1 ] &&
-		grep -A3 "user_stack: " "$2/show" > "$2/stack" &&
-		grep -Eq "user_stack: .=> hist_fire(\.[a-z0-9.]+)?$" "$2/stack" && grep -qx ".=> main" "$2/stack" &&
-		grep -qx ".=> __libc_start_main" "$2/stack"' \
+		[ "$(grep -c " <user stack trace>$" "$2/show")" = 1 ] &&
+		grep -A3 " <user stack trace>$" "$2/show" > "$2/stack" &&
+		sed -n 2p "$2/stack" | grep -Eq "^ => hist_fire(\.[a-z0-9.]+)?\+0x[0-9a-f]+/0x[0-9a-f]+$" &&
+		grep -Eqx " => main\+0x[0-9a-f]+/0x[0-9a-f]+" "$2/stack"' \
 		"$UTRACE" "$P" "$TMP"
 	check "stacktrace: the record is the kernel's ftrace:user_stack (tgid, caller[8])" bash -c '
 		"$0" list -p "$1" --format ftrace:user_stack > "$2/fmt" &&

@@ -124,6 +124,9 @@ struct record_opts {
 	size_t nr_probes_made;
 	char **kprobes;          /* --kernel-probe definitions */
 	size_t nr_kprobes;
+	char stacks[64];         /* -g: UTRACE_STACKS (MODE,SIZE,FRAMES), or "" */
+	const char *call_graph;  /* -g / --call-graph's MODE[,SIZE] */
+	unsigned long max_stack; /* --max-stack */
 	/* --tracer and its lists (',' apart), as the kernel's files take them */
 	const char *tracer;
 	char *ft_lists[3];       /* --ftrace-filter, --ftrace-notrace, --graph-function */
@@ -271,6 +274,15 @@ static const char record_usage[] =
 	"                       process's program; the site must be an instruction\n"
 	"                       boundary; removed at the end; may repeat.  A -p\n"
 	"                       process without libutrace is recorded until it ends\n"
+	"  -g                   record the call stack of every event: --call-graph fp\n"
+	"      --call-graph MODE[,SIZE]  the stack of every event (a command's, not\n"
+	"                       -p/-a), from the traced call site out: MODE fp walks\n"
+	"                       frame pointers (fast; code without them gives short\n"
+	"                       stacks), dwarf unwinds from .eh_frame (libunwind);\n"
+	"                       SIZE: the stack bytes walked (default 8192); each\n"
+	"                       distinct stack is stored once; utrace script prints\n"
+	"                       them\n"
+	"      --max-stack N    at most N frames a stack (default 64, at most 128)\n"
 	"      --tracer function|function_graph  the kernel's function tracer in the\n"
 	"                       command (or the -p processes): every function of the\n"
 	"                       objects built with -fpatchable-function-entry=5 or\n"
@@ -1087,10 +1099,14 @@ static int receive(struct proc *p)
 				note_format(p->pid, sys, sys + sl + 1, rest - sl - 1);
 				/* (not for the runtime's ftrace:print, whose
 				 * %ps the printer never shows: the kernel's
-				 * tracing_mark_write line) */
-				if (!p->want_syms && (strcmp(sys, "ftrace") ||
-						      !strncmp(sys + sl + 1, "name: func", 10)) &&
-				    utrace__pfmt_uses_symbols(sys + sl + 1))
+				 * tracing_mark_write line; ftrace:user_stack's
+				 * frames are shown, and the function tracers') */
+				if (!p->want_syms &&
+				    (strcmp(sys, "ftrace") ? utrace__pfmt_uses_symbols(sys + sl + 1)
+				     : (!strncmp(sys + sl + 1, "name: user_stack\n", 17) ||
+					!strncmp(sys + sl + 1, "name: stack\n", 12) ||
+					(!strncmp(sys + sl + 1, "name: func", 10) &&
+					 utrace__pfmt_uses_symbols(sys + sl + 1)))))
 					want_symbols(p);
 			}
 		}
@@ -1221,6 +1237,8 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		{ "all-users", no_argument, NULL, 'U' },
 		{ "probe", required_argument, NULL, 'P' },
 		{ "kernel-probe", required_argument, NULL, 'K' },
+		{ "call-graph", required_argument, NULL, 'G' },
+		{ "max-stack", required_argument, NULL, 'S' },
 		{ "tracer", required_argument, NULL, 0x100 },
 		{ "ftrace-filter", required_argument, NULL, 0x101 },
 		{ "ftrace-notrace", required_argument, NULL, 0x102 },
@@ -1234,8 +1252,27 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 	o->output = "utrace.dat";
 	o->buffer_size = 8ULL << 20;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+e:f:o:m:hp:a", longopts, NULL)) != -1) {
+	o->max_stack = 64;
+	while ((c = getopt_long(argc, argv, "+e:f:o:m:hp:ag", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'g':
+			o->call_graph = "fp";
+			break;
+		case 'G':
+			o->call_graph = optarg;
+			break;
+		case 'S': {
+			char *end;
+
+			errno = 0;
+			o->max_stack = strtoul(optarg, &end, 10);
+			if (errno || *end || !*optarg || o->max_stack < 1 || o->max_stack > 128) {
+				fprintf(stderr, "utrace record: --max-stack '%s': a number of frames "
+					"from 1 to 128\n", optarg);
+				return -1;
+			}
+			break;
+		}
 		case 'p': {
 			char *end;
 			long v = strtol(optarg, &end, 10);
@@ -1393,6 +1430,35 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		fprintf(stderr, "utrace record: --probe is for a command; place probes in running "
 			"processes with 'utrace probe -p PID'\n");
 		return -1;
+	}
+	if (o->call_graph) {
+		const char *m = o->call_graph, *comma = strchr(m, ',');
+		size_t ml = comma ? (size_t)(comma - m) : strlen(m);
+		unsigned long size = 8192;
+
+		if (comma) {
+			char *end;
+
+			errno = 0;
+			size = strtoul(comma + 1, &end, 0);
+			if (errno || *end || !comma[1] || size < 8 || size > 65528 || size % 8) {
+				fprintf(stderr, "utrace record: --call-graph '%s': SIZE is the stack "
+					"bytes to walk, a multiple of 8 from 8 to 65528\n", m);
+				return -1;
+			}
+		}
+		if (!((ml == 2 && !strncmp(m, "fp", 2)) || (ml == 5 && !strncmp(m, "dwarf", 5)))) {
+			fprintf(stderr, "utrace record: --call-graph '%s': the mode is fp or dwarf\n",
+				m);
+			return -1;
+		}
+		if (o->all || o->nr_pids) {
+			fprintf(stderr, "utrace record: -g and --call-graph are for a command, not "
+				"-p or -a\n");
+			return -1;
+		}
+		snprintf(o->stacks, sizeof(o->stacks), "%.*s,%lu,%lu", (int)ml, m, size,
+			 o->max_stack);
 	}
 	if ((o->all || o->nr_pids) && optind < argc) {
 		fprintf(stderr, "utrace record: give a command or -p/-a, not both\n");
@@ -2004,6 +2070,10 @@ int cmd_record(int argc, char **argv)
 		else
 			setenv("UTRACE_BUFFER_MAX", max_str, 1);
 		setenv("UTRACE_MODE", o.overwrite ? "overwrite" : "discard", 1);
+		if (o.stacks[0])
+			setenv("UTRACE_STACKS", o.stacks, 1);
+		else
+			unsetenv("UTRACE_STACKS");
 		if (filters)
 			setenv("UTRACE_FILTER", filters, 1);
 		else

@@ -16,6 +16,7 @@
 
 #include <utrace/utrace.h>
 
+#include "callgraph.h"
 #include "file-reader.h"
 #include "print.h"
 #include "fprofile.h"
@@ -24,7 +25,7 @@
 #include "cmds.h"
 
 static const char usage_text[] =
-	"usage: utrace report [-i FILE] [-e EVENTS]... [-s KEYS] [-n] [-F]\n"
+	"usage: utrace report [-i FILE] [-e EVENTS]... [-s KEYS] [-n] [-g] [-F]\n"
 	"                     [--latency BEGIN[.FIELD]:END[.FIELD]]...\n"
 	"       utrace report [-e EVENTS]... [-s KEYS] [-n] [--latency ...]... -- COMMAND\n"
 	"\n"
@@ -43,6 +44,10 @@ static const char usage_text[] =
 	"                      its value with /raw.  Without 'event', one table per\n"
 	"                      event, as perf\n"
 	"  -n, --show-nr-samples  a column with the number of events of each row\n"
+	"  -g, --call-graph    the call stacks of the events (utrace record -g, the\n"
+	"                      stacktrace trigger) as perf report --no-children:\n"
+	"                      per event, each innermost function with its share,\n"
+	"                      then the tree of its callers, callee first\n"
 	"  -F, --functions     the function tracers' table (utrace record --tracer):\n"
 	"                      per function its total time, self time and calls, as\n"
 	"                      uftrace report; the default for a file with function\n"
@@ -76,6 +81,7 @@ int cmd_report(int argc, char **argv)
 		{ "latency", required_argument, NULL, 'L' },
 		{ "event", required_argument, NULL, 'e' },
 		{ "show-nr-samples", no_argument, NULL, 'n' },
+		{ "call-graph", no_argument, NULL, 'g' },
 		{ "functions", no_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -86,15 +92,18 @@ int cmd_report(int argc, char **argv)
 	size_t nr_ev_args = 0;
 	const char *input = "utrace.dat", *sort = "comm,event";
 	char tmp[4096] = "", self[PATH_MAX];
-	bool has_input = false, functions = false, sort_given = false;
+	bool has_input = false, graph = false, functions = false, sort_given = false;
 	struct utrace__tf *tf = NULL;
 	size_t i, bad = 0;
 	int c, r, status = 0;
 
 	opterr = 0;
 	optind = 0;
-	while ((c = getopt_long(argc, argv, ":i:s:e:nFh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":i:s:e:ngFh", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'g':
+			graph = true;
+			break;
 		case 'i':
 			input = optarg;
 			has_input = true;
@@ -215,6 +224,10 @@ int cmd_report(int argc, char **argv)
 		goto done;
 	}
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+	if (graph) {
+		status = utrace__callgraph_file(tf, o.select, stdout);
+		goto done;
+	}
 	/* the function tracers' events: uftrace report's table, unless a
 	 * table of another kind is asked for */
 	if (functions || (!sort_given && !o.nr_lat && !o.select)) {

@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: MIT */
+/* The call stacks of a recording (stacktab.h). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stacktab.h"
+
+struct utrace__stack_ent {
+	const void *proc;            /* NULL: empty */
+	uint32_t id;
+	uint32_t nr;
+	uint64_t *ips;
+};
+
+enum utrace__stack_kind utrace__stack_kind(const char *system, const char *name)
+{
+	if (strcmp(system, "ftrace"))
+		return UTRACE__STACK_NONE;
+	if (!strcmp(name, "stack"))
+		return UTRACE__STACK_DEF;
+	if (!strcmp(name, "stack_ref"))
+		return UTRACE__STACK_REF;
+	return UTRACE__STACK_NONE;
+}
+
+static size_t slot_of(const struct utrace__stacktab *t, const void *proc, uint32_t id)
+{
+	uint64_t h = ((uint64_t)(uintptr_t)proc * 0x9e3779b97f4a7c15ull) ^ (id * 0xff51afd7ed558ccdull);
+	size_t i = (size_t)(h >> 17) & (t->cap - 1);
+
+	while (t->v[i].proc && (t->v[i].proc != proc || t->v[i].id != id))
+		i = (i + 1) & (t->cap - 1);
+	return i;
+}
+
+static int grow(struct utrace__stacktab *t)
+{
+	struct utrace__stacktab n = { NULL, 0, t->cap ? t->cap * 2 : 256 };
+	size_t i;
+
+	n.v = calloc(n.cap, sizeof(*n.v));
+	if (!n.v)
+		return -ENOMEM;
+	for (i = 0; i < t->cap; i++)
+		if (t->v[i].proc)
+			n.v[slot_of(&n, t->v[i].proc, t->v[i].id)] = t->v[i];
+	n.nr = t->nr;
+	free(t->v);
+	*t = n;
+	return 0;
+}
+
+int utrace__stacktab_item(struct utrace__stacktab *t, const void *proc,
+			  enum utrace__stack_kind kind, const unsigned char *rec, size_t len,
+			  const uint64_t **ips, uint32_t *nr)
+{
+	struct utrace__stack_ent *e;
+	uint32_t id, n;
+
+	*ips = NULL;
+	*nr = 0;
+	if (len < 12)
+		return -EINVAL;
+	memcpy(&id, rec + 8, 4);
+	if (kind == UTRACE__STACK_REF) {
+		if (!t->cap)
+			return 0;
+		e = &t->v[slot_of(t, proc, id)];
+		if (e->proc) {
+			*ips = e->ips;
+			*nr = e->nr;
+		}
+		return 0;
+	}
+	if (len < 16)
+		return -EINVAL;
+	memcpy(&n, rec + 12, 4);
+	if (n > (len - 16) / 8)
+		return -EINVAL;
+	if ((t->nr + 1) * 2 > t->cap && grow(t) < 0)
+		return -ENOMEM;
+	e = &t->v[slot_of(t, proc, id)];
+	if (!e->proc || e->nr != n) {
+		uint64_t *v = malloc(n ? n * sizeof(*v) : 1);
+
+		if (!v)
+			return -ENOMEM;
+		if (!e->proc)
+			t->nr++;
+		free(e->ips);
+		*e = (struct utrace__stack_ent){ proc, id, n, v };
+	}
+	memcpy(e->ips, rec + 16, n * sizeof(uint64_t));
+	/* id 0: a stack the process's table had no room for, never referred to */
+	*ips = e->ips;
+	*nr = n;
+	return 0;
+}
+
+void utrace__stacktab_free(struct utrace__stacktab *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->cap; i++)
+		free(t->v[i].ips);
+	free(t->v);
+	memset(t, 0, sizeof(*t));
+}

@@ -1,0 +1,440 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Call stacks of every event (stacks.h says what and why).
+ *
+ * The walk.  fp: from this function's frame pointer, each frame's saved
+ * frame pointer and return address, read only when the frame lies inside
+ * the thread's stack (between the walk's own stack pointer and the top of
+ * the thread's stack, 8-byte aligned, each frame above the one before), so
+ * a corrupt chain or code without frame pointers ends the walk early
+ * instead of faulting; no call, no lock, no allocation: safe in a signal
+ * handler.  libutrace is built with frame pointers so that its own frames
+ * keep the chain.  The top of the stack is the main thread's
+ * __libc_stack_end (rounded up to its page) or, for other threads, what
+ * pthread_getattr_np() says, asked once per thread (outside the walk,
+ * when the thread's first stack is taken).  dwarf: libunwind's local
+ * unwinder (unw_step(), which reads .eh_frame; documented safe in a signal
+ * handler for local cursors), the same bounds on the frames it yields.
+ *
+ * What is left out: the innermost frames (up to 24) that are in libutrace
+ * or in an object's generated code (the functions
+ * utrace_event_* and __traceiter_* of each object with events, found when
+ * the object registers them), so the first frame is the traced call site.
+ *
+ * The table of distinct stacks: open addressing over a static array of
+ * UTRACE__STACK_SLOTS 64-bit hashes; a stack's id is its slot + 1.  The
+ * first thread to claim a slot (compare-and-swap, the hash with PENDING
+ * set) writes the ftrace:stack record, then clears PENDING; a thread that
+ * finds the slot pending writes the record too (a duplicate readers
+ * take), so no stack_ref can come before its stack's record in time.
+ * When the table is full, every new stack is written whole.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifdef UTRACE_HAVE_LIBUNWIND
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
+#endif
+
+#include "event.h"
+#include "instance.h"
+#include "internal.h"
+#include "rundir.h"
+#include "stacks.h"
+#include "symbols.h"
+#include "writer.h"
+
+#define UTRACE__STACK_SLOTS 8192
+#define PENDING (1ull << 63)
+#define SKIP_FRAMES 24
+
+extern void *__libc_stack_end;
+
+static struct {
+	bool on;
+	bool dwarf;
+	uintptr_t size;
+	unsigned int frames;
+} conf;
+
+/* the table: 0 empty, else hash | PENDING while its record is written */
+static uint64_t slots[UTRACE__STACK_SLOTS];
+
+/* the frames left out: libutrace's, then each object's generated code;
+ * published by nr_skip (release), only ever appended to */
+#define SKIP_MAX 256
+static uintptr_t skip_lo[SKIP_MAX], skip_hi[SKIP_MAX];
+static unsigned int nr_skip;
+static pthread_mutex_t skip_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static __thread uintptr_t stack_top;
+
+static const struct utrace_event_field def_fields[] = {
+	{ "unsigned int", "id", 8, 4, 0, UTRACE_FIELD_PLAIN, 0 },
+	{ "unsigned int", "nr", 12, 4, 0, UTRACE_FIELD_PLAIN, 0 },
+	{ "unsigned long", "caller", 16, 0, 0, UTRACE_FIELD_FLEX, 0 },
+};
+static const struct utrace_event_field ref_fields[] = {
+	{ "unsigned int", "id", 8, 4, 0, UTRACE_FIELD_PLAIN, 0 },
+};
+
+static const struct utrace_event_field *def_fields_fn(unsigned int *nr)
+{
+	*nr = sizeof(def_fields) / sizeof(def_fields[0]);
+	return def_fields;
+}
+
+static const struct utrace_event_field *ref_fields_fn(unsigned int *nr)
+{
+	*nr = sizeof(ref_fields) / sizeof(ref_fields[0]);
+	return ref_fields;
+}
+
+static void def_output(struct utrace_seq *s, const void *rec)
+{
+	uint32_t id, nr;
+
+	memcpy(&id, (const char *)rec + 8, 4);
+	memcpy(&nr, (const char *)rec + 12, 4);
+	utrace_seq_printf(s, "id=%u nr=%u", id, nr);
+}
+
+static void ref_output(struct utrace_seq *s, const void *rec)
+{
+	uint32_t id;
+
+	memcpy(&id, (const char *)rec + 8, 4);
+	utrace_seq_printf(s, "id=%u", id);
+}
+
+static const struct utrace_event_class def_class = { "ftrace", def_fields_fn, 16, NULL };
+static const struct utrace_event_class ref_class = { "ftrace", ref_fields_fn, 12, NULL };
+static struct utrace_tracepoint def_tp = { .name = "stack" };
+static struct utrace_tracepoint ref_tp = { .name = "stack_ref" };
+static const char *const def_fmt[2] = { "\"id=%u nr=%u\"", "REC->id, REC->nr" };
+static const char *const ref_fmt[2] = { "\"id=%u\"", "REC->id" };
+static struct utrace_event def_event = {
+	.name = "stack", .cls = &def_class, .tp = &def_tp, .output = def_output,
+	.print = def_fmt,
+};
+static struct utrace_event ref_event = {
+	.name = "stack_ref", .cls = &ref_class, .tp = &ref_tp, .output = ref_output,
+	.print = ref_fmt,
+};
+static struct utrace_event *const stack_events[] = { &def_event, &ref_event };
+
+static void add_skip(uintptr_t lo, uintptr_t hi)
+{
+	unsigned int n = __atomic_load_n(&nr_skip, __ATOMIC_RELAXED), i;
+
+	for (i = 0; i < n; i++)
+		if (skip_lo[i] == lo && skip_hi[i] == hi)
+			return;
+	if (n == SKIP_MAX)
+		return;
+	skip_lo[n] = lo;
+	skip_hi[n] = hi;
+	__atomic_store_n(&nr_skip, n + 1, __ATOMIC_RELEASE);
+}
+
+/* The generated code of the object holding addr (an event's probe). */
+static void add_object(uintptr_t addr)
+{
+	static const char *const generated[] = { "utrace_event_", "__traceiter_", NULL };
+	uintptr_t lo[32], hi[32];
+	unsigned int n, i;
+
+	n = utrace__sym_ranges(addr, generated, lo, hi, 32);
+	pthread_mutex_lock(&skip_lock);
+	for (i = 0; i < n; i++)
+		add_skip(lo[i], hi[i]);
+	pthread_mutex_unlock(&skip_lock);
+}
+
+static int add_event_object(struct utrace_event *ev, void *arg)
+{
+	(void)arg;
+	if (ev->cls && ev->cls->probe)
+		add_object((uintptr_t)ev->cls->probe);
+	return 0;
+}
+
+static void register_once(void)
+{
+	uintptr_t lo, hi;
+
+	if (utrace__sym_object_extent((uintptr_t)&register_once, &lo, &hi) == 0) {
+		pthread_mutex_lock(&skip_lock);
+		add_skip(lo, hi);
+		pthread_mutex_unlock(&skip_lock);
+	}
+	utrace__registry_add_builtin(stack_events, stack_events + 2);
+}
+
+void utrace__stacks_register(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	if (!conf.on)
+		return;
+	pthread_once(&once, register_once);
+	/* the objects registered so far (a dlopen()ed one comes again) */
+	utrace__registry_foreach(add_event_object, NULL);
+}
+
+int utrace__stacks_init(void)
+{
+	const char *v = utrace__getenv("UTRACE_STACKS");
+	unsigned long size = 8192, frames = 64;
+	char *end;
+
+	if (!v || !*v)
+		return 0;
+	if (!strncmp(v, "fp", 2)) {
+		conf.dwarf = false;
+		v += 2;
+	} else if (!strncmp(v, "dwarf", 5)) {
+		conf.dwarf = true;
+		v += 5;
+	} else {
+		return -EINVAL;
+	}
+	if (*v == ',') {
+		size = strtoul(v + 1, &end, 0);
+		v = end;
+		if (*v == ',') {
+			frames = strtoul(v + 1, &end, 0);
+			v = end;
+		}
+	}
+	if (*v || !size || !frames || frames > UTRACE__STACK_FRAMES_MAX)
+		return -EINVAL;
+#ifndef UTRACE_HAVE_LIBUNWIND
+	if (conf.dwarf)
+		return -EINVAL;
+#endif
+	conf.size = size;
+	conf.frames = (unsigned int)frames;
+	conf.on = true;
+	__atomic_fetch_or(&utrace__tracing_off, UTRACE_TRACING_STACKS, __ATOMIC_RELEASE);
+	return 0;
+}
+
+void utrace__stacks_after_fork(void)
+{
+	memset(slots, 0, sizeof(slots));
+}
+
+/* The thread's answers for the return addresses it met last (the leading
+ * frames are the same few from event to event): direct-mapped, cleared
+ * when a range is added.  A signal handler that lands in an update finds
+ * the slot empty (ip 0 is stored first), never a wrong answer. */
+#define SKIP_CACHE 64
+static __thread struct {
+	uintptr_t ip[SKIP_CACHE];
+	uint64_t yes;
+	unsigned int gen;
+} skip_cache;
+
+static bool skipped(uintptr_t ip)
+{
+	unsigned int n = __atomic_load_n(&nr_skip, __ATOMIC_ACQUIRE), i;
+	unsigned int h = (unsigned int)((ip ^ (ip >> 6)) & (SKIP_CACHE - 1));
+	bool r = false;
+
+	if (__builtin_expect(skip_cache.gen != n, 0)) {
+		memset(skip_cache.ip, 0, sizeof(skip_cache.ip));
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		skip_cache.gen = n;
+	}
+	if (skip_cache.ip[h] == ip)
+		return (skip_cache.yes >> h) & 1;
+	/* a return address: the call is the byte before */
+	for (i = 0; i < n && !r; i++)
+		r = ip - 1 - skip_lo[i] < skip_hi[i] - skip_lo[i];
+	skip_cache.ip[h] = 0;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (r)
+		skip_cache.yes |= 1ull << h;
+	else
+		skip_cache.yes &= ~(1ull << h);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	skip_cache.ip[h] = ip;
+	return r;
+}
+
+/* The top of the calling thread's stack (0: unknown). */
+static uintptr_t thread_stack_top(void)
+{
+	pthread_attr_t a;
+	void *addr;
+	size_t size;
+
+	if (stack_top)
+		return stack_top;
+	if (getpid() == utrace__gettid()) {
+		stack_top = ((uintptr_t)__libc_stack_end + 4095) & ~(uintptr_t)4095;
+	} else if (pthread_getattr_np(pthread_self(), &a) == 0) {
+		if (pthread_attr_getstack(&a, &addr, &size) == 0)
+			stack_top = (uintptr_t)addr + size;
+		pthread_attr_destroy(&a);
+	}
+	return stack_top;
+}
+
+/* Keep ip unless it is in the leading frames left out (the first frame
+ * kept ends them: a libutrace frame further out is code a signal handler
+ * interrupted, which stays); false: full. */
+static bool keep(uintptr_t *ips, unsigned int max, unsigned int *n, unsigned int *seen,
+		 uintptr_t ip)
+{
+	if (!*n && *seen < SKIP_FRAMES && skipped(ip)) {
+		(*seen)++;
+		return true;
+	}
+	(*seen)++;
+	ips[(*n)++] = ip;
+	return *n < max;
+}
+
+__attribute__((noinline)) unsigned int utrace__stack_walk(uintptr_t *ips, unsigned int max,
+							  bool dwarf, uintptr_t size)
+{
+	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+	uintptr_t top = thread_stack_top(), base = 0;
+	unsigned int n = 0, seen = 0;
+
+	if (!top || top <= sp)
+		return 0;
+	if (!dwarf) {
+		uintptr_t fp = sp;
+
+		while (fp >= sp && fp + 16 <= top && !(fp & 7)) {
+			const uintptr_t *f = (const uintptr_t *)fp;
+			uintptr_t next = f[0], ip = f[1];
+
+			/* (size: from the first frame kept, the call site's) */
+			if (n && fp - base > size)
+				break;
+			/* (a return address on the stack itself: garbage, as
+			 * rbp of code without frame pointers gives) */
+			if (!ip || (ip >= sp && ip < top) || !keep(ips, max, &n, &seen, ip))
+				break;
+			if (n == 1)
+				base = fp;
+			if (next <= fp)
+				break;
+			fp = next;
+		}
+		return n;
+	}
+#ifdef UTRACE_HAVE_LIBUNWIND
+	{
+		unw_context_t uc;
+		unw_cursor_t cur;
+
+		if (unw_getcontext(&uc) < 0 || unw_init_local(&cur, &uc) < 0)
+			return 0;
+		while (unw_step(&cur) > 0) {
+			unw_word_t ip, csp;
+
+			if (unw_get_reg(&cur, UNW_REG_IP, &ip) < 0 || !ip ||
+			    unw_get_reg(&cur, UNW_REG_SP, &csp) < 0 || csp < sp || csp >= top ||
+			    (n && csp - base > size))
+				break;
+			if (!keep(ips, max, &n, &seen, (uintptr_t)ip))
+				break;
+			if (n == 1)
+				base = csp;
+		}
+	}
+#endif
+	return n;
+}
+
+/* FNV-1a over the addresses. */
+static uint64_t hash_of(const uintptr_t *ips, unsigned int n)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		h ^= (uint64_t)ips[i];
+		h *= 0x100000001b3ull;
+		h ^= h >> 29;
+	}
+	h &= ~PENDING;
+	return h ? h : 1;
+}
+
+static void put_def(uint32_t id, const uintptr_t *ips, unsigned int n)
+{
+	unsigned char scratch[UTRACE_EVENT_MAX];
+	struct utrace_tp_reserve r;
+	unsigned char *rec;
+	uint32_t nr = n;
+
+	rec = utrace_tp_reserve(&r, &def_event, scratch, 16 + 8 * n);
+	if (!rec)
+		return;
+	memcpy(rec + 8, &id, 4);
+	memcpy(rec + 12, &nr, 4);
+	memcpy(rec + 16, ips, 8 * n);
+	utrace_tp_commit(&r);
+}
+
+static void put_ref(uint32_t id)
+{
+	unsigned char scratch[64];
+	struct utrace_tp_reserve r;
+	unsigned char *rec;
+
+	rec = utrace_tp_reserve(&r, &ref_event, scratch, 12);
+	if (!rec)
+		return;
+	memcpy(rec + 8, &id, 4);
+	utrace_tp_commit(&r);
+}
+
+void utrace__stacks_capture(const struct utrace_event *ev)
+{
+	uintptr_t ips[UTRACE__STACK_FRAMES_MAX];
+	unsigned int n, i;
+	uint64_t h;
+
+	if (!conf.on || ev == &def_event || ev == &ref_event)
+		return;
+	n = utrace__stack_walk(ips, conf.frames, conf.dwarf, conf.size);
+	h = hash_of(ips, n);
+	for (i = 0; i < 64; i++) {
+		uint32_t slot = (uint32_t)((h + i) & (UTRACE__STACK_SLOTS - 1));
+		uint64_t cur = __atomic_load_n(&slots[slot], __ATOMIC_ACQUIRE), want = 0;
+
+		if (cur == h) {
+			put_ref(slot + 1);
+			return;
+		}
+		if (cur == (h | PENDING)) {
+			put_def(slot + 1, ips, n);
+			return;
+		}
+		if (cur)
+			continue;
+		if (__atomic_compare_exchange_n(&slots[slot], &want, h | PENDING, false,
+						__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+			put_def(slot + 1, ips, n);
+			__atomic_store_n(&slots[slot], h, __ATOMIC_RELEASE);
+			return;
+		}
+		if (want == h || want == (h | PENDING)) {
+			put_def(slot + 1, ips, n);
+			return;
+		}
+	}
+	/* full around here: the stack whole, under an id no slot has */
+	put_def(0, ips, n);
+}

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Call stacks of every event (utrace record -g / --call-graph, issue 32):
+ * the user stack at the event, from the traced call site outwards, up to
+ * a number of frames, by frame pointers (fp) or from .eh_frame with
+ * libunwind (dwarf), stored once per distinct stack.
+ *
+ * Switched on by UTRACE_STACKS=MODE[,SIZE[,FRAMES]] (MODE fp or dwarf;
+ * SIZE: the stack bytes above the event's stack pointer walked at most,
+ * perf's dump size, default 8192; FRAMES: at most this many frames,
+ * default 64, at most UTRACE__STACK_FRAMES_MAX), which utrace record sets.
+ *
+ * Two builtin ftrace events carry them (docs/trace-file-format.md):
+ *   ftrace:stack      id (u32), nr (u32), caller[] (unsigned long, nr):
+ *                     a distinct stack, the first time it is seen (and
+ *                     the stack of the event just before it)
+ *   ftrace:stack_ref  id (u32): the event just before it had stack id
+ * Both are written nested in the event's record, so each follows its
+ * event in the thread's buffer.
+ */
+#ifndef UTRACE_RUNTIME_STACKS_H
+#define UTRACE_RUNTIME_STACKS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <utrace/tracepoint.h>
+
+#include "compiler.h"
+
+#define UTRACE__STACK_FRAMES_MAX 128
+
+/* Read UTRACE_STACKS (library init): 0, or -EINVAL when it is malformed
+ * (stacks stay off). */
+int utrace__stacks_init(void) UTRACE_HIDDEN;
+
+/* Register ftrace:stack and ftrace:stack_ref when stacks are on. */
+void utrace__stacks_register(void) UTRACE_HIDDEN;
+
+/* The writer: record the stack of the event ev just committed (nested in
+ * it); nothing for ftrace's own events. */
+void utrace__stacks_capture(const struct utrace_event *ev) UTRACE_HIDDEN;
+
+/* In a fork child: the table of stacks is the parent's; start afresh. */
+void utrace__stacks_after_fork(void) UTRACE_HIDDEN;
+
+/*
+ * The walk itself (also for the tests and bench): up to max return
+ * addresses of the calling thread into ips, innermost first, from the
+ * caller of this function; by frame pointers when dwarf is false, every
+ * read checked against the thread's stack bounds first; no frame beyond
+ * size bytes above the starting stack pointer.  The number found.
+ */
+unsigned int utrace__stack_walk(uintptr_t *ips, unsigned int max, bool dwarf, uintptr_t size)
+	UTRACE_HIDDEN;
+
+#endif /* UTRACE_RUNTIME_STACKS_H */
