@@ -8,6 +8,8 @@
 # the graph stays right across tail calls, longjmp, signal handlers,
 # threads leaving through pthread_exit and recursion 10,000 deep.
 . "$(dirname "$0")/lib.sh"
+# (a sanitizer build: libutrace preloaded after the program's runtime)
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
 export UTRACE_CONTROL=0
 export UTRACE_RUNTIME_DIR="$TMP/run"
 mkdir -m 700 "$TMP/run"

@@ -7,6 +7,8 @@
 # enabled_functions; the sites follow each write while the program runs,
 # and go back to NOPs with nop.
 . "$(dirname "$0")/lib.sh"
+# (a sanitizer build: libutrace preloaded after the program's runtime)
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
 PROG="$UTRACE_BUILD/tests/fgraph-prog"
 mount_demo env LD_PRELOAD="$UTRACE_BUILD/lib/libutrace.so.0" "$PROG" run
 

@@ -7,6 +7,8 @@
 # for trace-cmd report (calltime and rettime in ns); utrace script prints the kernel's
 # lines, utrace report the function table (calls, total and self time).
 . "$(dirname "$0")/lib.sh"
+# (a sanitizer build: libutrace preloaded after the program's runtime)
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
 export UTRACE_RUNTIME_DIR="$TMP/run"
 mkdir -m 700 "$UTRACE_RUNTIME_DIR"
 PROG="$UTRACE_BUILD/tests/fgraph-prog"
