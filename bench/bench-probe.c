@@ -247,6 +247,27 @@ int main(int argc, char **argv)
 		printf("jump %.2f (+%.2f)\n", t, t - bare);
 		utrace__probe_detach(s);
 	}
+	if (!only || !strcmp(only, "jump-ret")) {
+		/* at target()'s ret (issue 30): a jump over it and the
+		 * instructions before it, as a return probe places */
+		size_t len = func_size((void *)target), nx = 0;
+		uint8_t code[256];
+		uint64_t ex[4];
+
+		if (len > sizeof(code) ||
+		    utrace__probe_read_code((uintptr_t)target, code, len) ||
+		    utrace__probe_decode_exits(code, len, (uintptr_t)target, ex, 4, &nx, why) ||
+		    nx != 1 ||
+		    utrace__probe_attach((uintptr_t)ex[0], (uintptr_t)target, len, empty,
+					 NULL, &s, why)) {
+			fprintf(stderr, "bench-probe: jump-ret: %zu exits: %s\n", nx, why);
+			return 1;
+		}
+		t = time_loop(0, n, runs);
+		printf("jump-ret %.2f (+%.2f)%s\n", t, t - bare,
+		       utrace__probe_is_jump(s) ? "" : " (got a breakpoint)");
+		utrace__probe_detach(s);
+	}
 	if (!only || !strcmp(only, "jump2")) {
 		if (utrace__probe_attach((uintptr_t)target, (uintptr_t)target,
 					 func_size((void *)target), two_args,

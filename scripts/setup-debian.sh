@@ -24,8 +24,11 @@ for arg in "$@"; do
 	# gdb, linux-perf: t0090 compares the DWARF locations utrace probe -x
 	# finds with gdb's 'info scope', its output with perf probe's
 	# iputils-ping: ftracetest's inter-event tests run ping (t0032)
+	# memcached, strace: t3020 attaches to a memcached from apt, and is
+	# refused a process under strace
 	--tests) pkgs+=(linux-source binutils chromium xvfb xauth kernelshark imagemagick python3-pil
-		babeltrace2 sqlite3 protobuf-compiler time gdb linux-perf iputils-ping) ;;
+		babeltrace2 sqlite3 protobuf-compiler python3-protobuf time gdb linux-perf iputils-ping
+		memcached strace) ;;
 	*) echo "setup-debian.sh: unknown option '$arg' (--bench, --tests)" >&2; exit 2 ;;
 	esac
 done

@@ -104,14 +104,9 @@ static int add_stack(struct cg_event *e, const struct utrace__tf_process *proc,
 	e->stacked++;
 	n->count++;
 	for (i = 0; i < nr; i++) {
-		const char *name = NULL;
-		uint64_t start, size;
-		char hex[24];
+		char name[512];
 
-		if (utrace__tf_sym_lookup(NULL, proc, ips[i], &name, &start, &size) < 0 || !name) {
-			snprintf(hex, sizeof(hex), "0x%" PRIx64, ips[i]);
-			name = hex;
-		}
+		utrace__stack_frame_name(proc, ips[i], false, name, sizeof(name));
 		n = child_of(n, name);
 		if (!n)
 			return -ENOMEM;

@@ -30,6 +30,7 @@
 #include "hist.h"
 #include "histfile.h"
 #include "problems.h"
+#include "stacktab.h"
 #include "synthdef.h"
 
 /* One distinct format of the event, and each trigger parsed for it. */
@@ -67,6 +68,24 @@ struct histfile {
 	/* what the parser asks (a parsed trigger keeps a pointer to it
 	 * until it is freed) */
 	struct utrace__hist_env env;
+	/* keys=stacktrace: each event waits for its stack (the record
+	 * after it in its thread), one per thread */
+	bool stacks;
+	uint64_t nr_stacks;              /* stack records seen */
+	struct utrace__stacktab stacktab;
+	struct pend *pend;
+	size_t nr_pend;
+};
+
+struct pend {
+	const void *proc;
+	uint32_t tid;
+	bool full;
+	struct hev *v;
+	struct utrace__hist_ctx ctx;
+	unsigned char *rec;              /* a copy */
+	uint32_t len, cap;
+	uint64_t stack[UTRACE__HIST_STACK_DEPTH];
 };
 
 #define SYNTH_DEPTH_MAX 4                /* as the traced program's */
@@ -473,12 +492,84 @@ static void add_record(struct histfile *hf, struct utrace__hist *const *hs, cons
 	}
 }
 
+static struct pend *pend_of(struct histfile *hf, const void *proc, uint32_t tid)
+{
+	struct pend *v;
+	size_t i;
+
+	for (i = 0; i < hf->nr_pend; i++)
+		if (hf->pend[i].proc == proc && hf->pend[i].tid == tid)
+			return &hf->pend[i];
+	v = realloc(hf->pend, (hf->nr_pend + 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	hf->pend = v;
+	memset(&v[hf->nr_pend], 0, sizeof(v[0]));
+	v[hf->nr_pend].proc = proc;
+	v[hf->nr_pend].tid = tid;
+	return &v[hf->nr_pend++];
+}
+
+/* The event that waited for its stack, with what it got (nr frames). */
+static void pend_flush(struct histfile *hf, struct pend *p, const uint64_t *ips, uint32_t nr)
+{
+	if (!p->full)
+		return;
+	p->full = false;
+	if (nr > UTRACE__HIST_STACK_DEPTH)
+		nr = UTRACE__HIST_STACK_DEPTH;
+	if (ips && nr)
+		memcpy(p->stack, ips, 8 * nr);
+	p->ctx.stack = p->stack;
+	p->ctx.nr_stack = ips ? nr : 0;
+	add_record(hf, p->v->h, p->rec, p->len, &p->ctx);
+}
+
+/* keys=stacktrace: a stack record gives the event before it its stack; an
+ * event waits for the record after it. */
+static bool stack_item(struct histfile *hf, const struct utrace__tf_item *it)
+{
+	uint32_t tid = it->thread ? it->thread->tid : it->proc ? it->proc->pid : 0, nr = 0;
+	enum utrace__stack_kind kind;
+	const uint64_t *ips = NULL;
+	uint64_t v[8];
+	struct pend *p;
+
+	if (!hf->stacks || it->kind != UTRACE__TF_EVENT || !it->format)
+		return false;
+	p = pend_of(hf, it->proc, tid);
+	if (!p)
+		return false;
+	kind = utrace__stack_kind(it->format->system, it->format->name);
+	if (kind != UTRACE__STACK_NONE) {
+		if (utrace__stacktab_item(&hf->stacktab, it->proc, kind, it->rec, it->len, &ips,
+					  &nr) < 0)
+			ips = NULL;
+	} else if (!strcmp(it->format->system, "ftrace") &&
+		   !strcmp(it->format->name, "user_stack")) {
+		for (; nr < 8 && 16 + 8 * (nr + 1) <= it->len; nr++) {
+			memcpy(&v[nr], it->rec + 16 + 8 * nr, 8);
+			if (!v[nr])
+				break;
+		}
+		ips = v;
+	} else {
+		pend_flush(hf, p, NULL, 0);
+		return false;
+	}
+	hf->nr_stacks++;
+	pend_flush(hf, p, ips, nr);
+	return true;
+}
+
 static void add_item(struct histfile *hf, const struct utrace__tf_item *it)
 {
-	struct utrace__hist_ctx ctx;
+	struct utrace__hist_ctx ctx = { 0 };
 	struct utrace__fmt *e;
 	struct hev *v;
 
+	if (stack_item(hf, it))
+		return;
 	if (it->kind != UTRACE__TF_EVENT || !it->format || !it->format->priv)
 		return;
 	e = it->format->priv;
@@ -490,6 +581,27 @@ static void add_item(struct histfile *hf, const struct utrace__tf_item *it)
 	ctx.comm = it->thread && it->thread->comm ? it->thread->comm :
 		   it->proc ? it->proc->comm : "";
 	ctx.owner = it->proc;
+	if (hf->stacks) {
+		struct pend *p = pend_of(hf, it->proc, it->thread ? it->thread->tid :
+							it->proc ? it->proc->pid : 0);
+
+		if (p && p->cap < it->len) {
+			unsigned char *n = realloc(p->rec, it->len);
+
+			if (n) {
+				p->rec = n;
+				p->cap = it->len;
+			}
+		}
+		if (p && p->cap >= it->len) {
+			p->full = true;
+			p->v = v;
+			p->ctx = ctx;
+			memcpy(p->rec, it->rec, it->len);
+			p->len = it->len;
+			return;
+		}
+	}
 	add_record(hf, v->h, it->rec, it->len, &ctx);
 }
 
@@ -528,13 +640,24 @@ int utrace__hist_file(const struct utrace__histfile_opts *o, struct utrace__tf *
 	}
 	/* times and the order between events matter to variables and to
 	 * common_timestamp; plain counts take the faster unordered read */
-	for (t = 0; e == 0 && t < o->nr_triggers; t++)
+	for (t = 0; e == 0 && t < o->nr_triggers; t++) {
 		if (hf.t[t].used && (hf.t[t].vars || hf.t[t].h->timestamps))
 			ordered = true;
+		if (hf.t[t].used && hf.t[t].h->stacks)
+			ordered = hf.stacks = true;
+	}
 	if (e == 0)
 		e = ordered ? utrace__tf_iter_new(tf, &it) : utrace__tf_iter_new_unordered(tf, &it);
 	while (e >= 0 && (e = utrace__tf_iter_next(it, &item)) > 0)
 		add_item(&hf, &item);
+	for (i = 0; i < hf.nr_pend; i++)
+		pend_flush(&hf, &hf.pend[i], NULL, 0);
+	if (e >= 0 && hf.stacks && !hf.nr_stacks) {
+		utrace__say("utrace: '%s' has no call stacks for keys=stacktrace (record with "
+			    "utrace record -g)\n", hf.name);
+		status = 1;
+		goto out;
+	}
 	for (t = 0; e >= 0 && t < o->nr_triggers; t++) {
 		struct utrace__hist_print_opts po = { .sym = entry_sym, .paused = hf.t[t].paused,
 						      .syscall = o->syscall, .info = hf.t[t].h };
@@ -557,6 +680,10 @@ int utrace__hist_file(const struct utrace__histfile_opts *o, struct utrace__tf *
 		utrace__say("utrace: %s: counted the events before it\n",
 			    utrace__tf_warning(tf));
 out:
+	for (i = 0; i < hf.nr_pend; i++)
+		free(hf.pend[i].rec);
+	free(hf.pend);
+	utrace__stacktab_free(&hf.stacktab);
 	utrace__problems_end(&hf.fmts.pr, hf.name, "the records or events concerned were left out");
 	if (hf.fmts.pr.count)
 		status = 1;

@@ -296,6 +296,33 @@ static int load_segment(int fd, uint64_t key, bool by_vaddr, GElf_Phdr *out)
 	return r;
 }
 
+int utrace__elf_extent(int fd, uint64_t *lo, uint64_t *hi)
+{
+	Elf *elf = open_elf(fd);
+	size_t n, i;
+	int r = -1;
+
+	if (!elf)
+		return -1;
+	*lo = UINT64_MAX;
+	*hi = 0;
+	if (elf_kind(elf) == ELF_K_ELF && !elf_getphdrnum(elf, &n)) {
+		for (i = 0; i < n; i++) {
+			GElf_Phdr ph;
+
+			if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+				continue;
+			if (ph.p_vaddr < *lo)
+				*lo = ph.p_vaddr;
+			if (ph.p_vaddr + ph.p_memsz > *hi)
+				*hi = ph.p_vaddr + ph.p_memsz;
+			r = 0;
+		}
+	}
+	elf_end(elf);
+	return r;
+}
+
 int utrace__elf_bias(int fd, uint64_t start, uint64_t off, uint64_t *bias)
 {
 	GElf_Phdr ph;

@@ -58,6 +58,10 @@ const struct utrace__sym *utrace__symtab_find(const struct utrace__symtab *t,
  * PT_LOAD segment of the file is at that offset. */
 int utrace__elf_bias(int fd, uint64_t start, uint64_t off, uint64_t *bias) UTRACE_HIDDEN;
 
+/* The addresses of the file its PT_LOAD segments span: [lo, hi) (add the
+ * load bias); 0 or -1. */
+int utrace__elf_extent(int fd, uint64_t *lo, uint64_t *hi) UTRACE_HIDDEN;
+
 /* The symbol named name (its own name or an alias of its address), or
  * NULL. */
 const struct utrace__sym *utrace__symtab_by_name(const struct utrace__symtab *t,

@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "compiler.h"
+
 #include "hist.h"
 
 #define KEY_SIZE_MAX (UTRACE__HIST_STR_MAX + 16 * 8)   /* HIST_KEY_SIZE_MAX */
@@ -25,11 +27,11 @@ struct sbuf {
 	bool oom;
 };
 
-void utrace__sb_printf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void utrace__sb_printf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3))) UTRACE_HIDDEN;
 /* The trigger's line, as the `trigger` file and the hist file's head show it. */
-void utrace__hist_info_print(struct sbuf *b, const struct utrace__hist *h, bool paused);
+void utrace__hist_info_print(struct sbuf *b, const struct utrace__hist *h, bool paused) UTRACE_HIDDEN;
 /* The arithmetic of a variable's expression node. */
-uint64_t utrace__hist_fold(const struct utrace__hist_node *n, uint64_t a, uint64_t b);
+uint64_t utrace__hist_fold(const struct utrace__hist_node *n, uint64_t a, uint64_t b) UTRACE_HIDDEN;
 
 /* The table (hist-map.c has its comment). */
 struct elt {
@@ -65,12 +67,12 @@ struct utrace__hist_map {
 };
 
 /* The entry of a slot taken by a writer that then found no entry left. */
-extern struct elt utrace__hist_dead_elt;
+extern struct elt utrace__hist_dead_elt UTRACE_HIDDEN;
 
-uint32_t utrace__hist_seq_read_begin(const _Atomic uint32_t *seq);
-bool utrace__hist_seq_read_retry(const _Atomic uint32_t *seq, uint32_t s, unsigned int *tries);
-_Atomic uint64_t *utrace__hist_save_area(const struct utrace__hist *h, const struct elt *e);
-uint32_t utrace__hist_save_cap(const struct utrace__hist_field *f);
-uint64_t utrace__hist_read_num(const unsigned char *p, uint32_t size, bool is_signed);
+uint32_t utrace__hist_seq_read_begin(const _Atomic uint32_t *seq) UTRACE_HIDDEN;
+bool utrace__hist_seq_read_retry(const _Atomic uint32_t *seq, uint32_t s, unsigned int *tries) UTRACE_HIDDEN;
+_Atomic uint64_t *utrace__hist_save_area(const struct utrace__hist *h, const struct elt *e) UTRACE_HIDDEN;
+uint32_t utrace__hist_save_cap(const struct utrace__hist_field *f) UTRACE_HIDDEN;
+uint64_t utrace__hist_read_num(const unsigned char *p, uint32_t size, bool is_signed) UTRACE_HIDDEN;
 
 #endif

@@ -333,6 +333,13 @@ static bool make_key(const struct utrace__hist *h, const unsigned char *r, uint3
 		const unsigned char *s = NULL;
 		uint32_t n = 0, j;
 
+		if (k->src == UTRACE__HS_STACK) {
+			n = ctx->nr_stack < UTRACE__HIST_STACK_DEPTH ? ctx->nr_stack
+								     : UTRACE__HIST_STACK_DEPTH;
+			if (ctx->stack && n)
+				memcpy(key + k->key_offset, ctx->stack, 8 * n);
+			continue;
+		}
 		if (k->src == UTRACE__HS_STR || k->src == UTRACE__HS_DYNSTR) {
 			if (!field_str(k, r, size, &s, &n))
 				return false;     /* a string outside the record */

@@ -102,6 +102,7 @@ static void key_print(struct sbuf *b, const struct utrace__hist *h,
 		      const struct utrace__hist_print_opts *o, const struct elt *e)
 {
 	unsigned int i;
+	bool multiline = false;
 
 	utrace__sb_printf(b, "{ ");
 	for (i = 0; i < h->nr_keys; i++) {
@@ -112,6 +113,22 @@ static void key_print(struct sbuf *b, const struct utrace__hist *h,
 		memcpy(&v, kp, 8);
 		if (i)
 			utrace__sb_printf(b, ", ");
+		if (k->src == UTRACE__HS_STACK) {
+			/* the kernel's hist_trigger_stacktrace_print() */
+			unsigned int j;
+
+			utrace__sb_printf(b, "%s:\n", k->name);
+			for (j = 0; j < UTRACE__HIST_STACK_DEPTH; j++) {
+				memcpy(&v, kp + 8 * j, 8);
+				if (!v)
+					break;
+				utrace__sb_printf(b, "%*c", 1 + 8, ' ');
+				sym_print(b, o, e, v, true, 0);
+				utrace__sb_printf(b, "\n");
+			}
+			multiline = true;
+			continue;
+		}
 		if (k->flags & UTRACE__HF_HEX) {
 			utrace__sb_printf(b, "%s: %" PRIx64, k->name, v);
 		} else if (k->flags & (UTRACE__HF_SYM | UTRACE__HF_SYM_OFFSET)) {
@@ -136,7 +153,7 @@ static void key_print(struct sbuf *b, const struct utrace__hist *h,
 			utrace__sb_printf(b, "%s: %10" PRIu64, k->name, v);
 		}
 	}
-	utrace__sb_printf(b, " }");
+	utrace__sb_printf(b, multiline ? "}" : " }");
 }
 
 /* The kernel's __get_percentage(): 100 times the percentage. */

@@ -485,8 +485,23 @@ static int create_keys(struct parser *p, char *s)
 		if (comma)
 			*comma = 0;
 		s = comma ? comma + 1 : NULL;
-		if (!strcmp(f, "stacktrace"))
-			return quiet_err(p, -EINVAL, "the stacktrace key is not supported by utrace");
+		if (!strcmp(f, "stacktrace") || !strcmp(f, "STACKTRACE")) {
+			/* the event's call stack (the kernel's keys=stacktrace):
+			 * 16 return addresses, 0 after the last */
+			memset(k, 0, sizeof(*k));
+			snprintf(k->name, sizeof(k->name), "stacktrace");
+			k->flags = UTRACE__HF_KEY;
+			k->src = UTRACE__HS_STACK;
+			k->cmp_size = 8;
+			k->key_offset = h->key_size;
+			k->key_size = 8 * UTRACE__HIST_STACK_DEPTH;
+			h->key_size += k->key_size;
+			if (h->key_size > KEY_SIZE_MAX)
+				return quiet_err(p, -EINVAL, "");
+			h->nr_keys++;
+			h->stacks = true;
+			continue;
+		}
 		r = parse_atom(p, f, UTRACE__HF_KEY, k);
 		if (r < 0)
 			return r;

@@ -67,7 +67,10 @@ enum utrace__hist_src {
 	UTRACE__HS_DYNSTR,       /* __data_loc char[] */
 	UTRACE__HS_TIMESTAMP,    /* the event's time, ns */
 	UTRACE__HS_CPU,
+	UTRACE__HS_STACK,        /* the stacktrace key: ctx->stack */
 };
+
+#define UTRACE__HIST_STACK_DEPTH 16      /* HIST_STACKTRACE_DEPTH */
 
 struct utrace__hist_field {
 	char name[64];           /* as the kernel's hist_field_name() */
@@ -210,6 +213,7 @@ struct utrace__hist {
 	uint32_t key_size;
 	bool pause, cont, clear, nohitcount;
 	bool timestamps;         /* common_timestamp is used: ":clock=..." */
+	bool stacks;             /* a key is stacktrace: the adder gives ctx->stack */
 	bool ts_usecs;           /* a .usecs on it: every timestamp in usecs */
 	char *clock;             /* timestamps: the clock ("global" unless told) */
 	bool execname;           /* an entry keeps the comm of its first hit */
@@ -323,6 +327,8 @@ struct utrace__hist_ctx {
 	const char *comm;        /* the writer's, for .execname; NULL: "" */
 	const void *owner;       /* kept with a new entry (the reader: its
 				  * process, for .sym names); may be NULL */
+	const uint64_t *stack;   /* the stacktrace key: the event's stack, */
+	uint32_t nr_stack;       /* innermost first (NULL, 0: none) */
 };
 
 /* A table for h (which must outlive it); NULL when out of memory. */

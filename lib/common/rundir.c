@@ -99,9 +99,16 @@ int utrace__rundir_check(const char *dir, uid_t uid, char *err, size_t errlen)
 	return check_dir("runtime directory", dir, uid, err, errlen);
 }
 
+static char rundir_given[256];
+
+void utrace__rundir_set(const char *dir)
+{
+	snprintf(rundir_given, sizeof(rundir_given), "%s", dir && !utrace__secure() ? dir : "");
+}
+
 int utrace__rundir(char *buf, size_t len, bool create, char *err, size_t errlen)
 {
-	const char *v = utrace__getenv("UTRACE_RUNTIME_DIR");
+	const char *v = rundir_given[0] ? rundir_given : utrace__getenv("UTRACE_RUNTIME_DIR");
 	uid_t uid = geteuid();
 	int n, r;
 

@@ -34,6 +34,14 @@ int utrace__rundir(char *buf, size_t len, bool create, char *err, size_t errlen)
 	UTRACE_HIDDEN;
 
 /*
+ * utrace__rundir_set - use 'dir' from now on, whatever the environment
+ * says (a copy; NULL or "" goes back to the environment): a process that
+ * `utrace attach` loaded libutrace into listens where the tool looks, not
+ * where its own, older environment would say.  Not in a secure program.
+ */
+void utrace__rundir_set(const char *dir) UTRACE_HIDDEN;
+
+/*
  * utrace__rundir_check - check a directory that should belong to 'uid'
  * (root looking at another user's runtime directory): the same checks as
  * utrace__rundir() without making it.  0 or -errno, with the message.

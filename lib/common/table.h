@@ -26,6 +26,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "compiler.h"
+
 struct utrace__table {
 	uint64_t *hash;
 	size_t *val;            /* UTRACE__TABLE_EMPTY: an empty slot */
@@ -86,14 +88,14 @@ static inline size_t utrace__table_get(const struct utrace__table *t, uint64_t h
 
 /* Store @val (not UTRACE__TABLE_EMPTY) under @h, beside any other of the
  * same hash: 0 or -ENOMEM. */
-int utrace__table_add(struct utrace__table *t, uint64_t h, size_t val);
+int utrace__table_add(struct utrace__table *t, uint64_t h, size_t val) UTRACE_HIDDEN;
 /* For keys whose hash is the key (utrace__hash_u64()): store @val under
  * @h, in place of the value already there if there is one. */
-int utrace__table_put(struct utrace__table *t, uint64_t h, size_t val);
+int utrace__table_put(struct utrace__table *t, uint64_t h, size_t val) UTRACE_HIDDEN;
 /* Make room for @n entries in all, so that adding them cannot fail. */
-int utrace__table_reserve(struct utrace__table *t, size_t n);
+int utrace__table_reserve(struct utrace__table *t, size_t n) UTRACE_HIDDEN;
 /* Empty the table (its memory kept). */
-void utrace__table_clear(struct utrace__table *t);
-void utrace__table_free(struct utrace__table *t);
+void utrace__table_clear(struct utrace__table *t) UTRACE_HIDDEN;
+void utrace__table_free(struct utrace__table *t) UTRACE_HIDDEN;
 
 #endif /* UTRACE_COMMON_TABLE_H */

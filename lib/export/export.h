@@ -89,8 +89,29 @@ struct utrace__otlp_slice {
 	char *end_sys, *end, *end_field;
 };
 
+/* A resource attribute, a string (--resource KEY=VALUE, OTEL_RESOURCE_ATTRIBUTES). */
+struct utrace__otlp_attr {
+	const char *key, *value;
+};
+
 struct utrace__otlp_opts {
 	const char *service;            /* service.name; NULL: each process's comm */
+	/* On every resource after the process's own attributes (process.*,
+	 * service.name, service.instance.id), replacing those of the same key:
+	 * the machine's (host.*, os.type, telemetry.sdk.*) and the user's. */
+	const struct utrace__otlp_attr *resource;
+	size_t nr_resource;
+	const char *host_id;            /* in each process's service.instance.id
+					 * and each record's log.record.uid */
+	/*
+	 * W3C trace context from the events' fields (NULL: none): the trace
+	 * id, the event's span id, a span's parent span id.  A field's value
+	 * is taken as it is when it is an id (32 or 16 hex digits, not all
+	 * 0), split when it is a traceparent ("00-TRACE-PARENT-FLAGS": the
+	 * trace and the parent), and made an id of (hashed) otherwise, so
+	 * that a request number gives every process the same trace id.
+	 */
+	const char *trace_field, *span_field, *parent_field;
 	size_t batch;                   /* records (or spans) per request */
 	uint64_t batch_ns;              /* the oldest waits no longer (utrace__otlp_tick) */
 	const struct utrace__otlp_slice *slices;
@@ -115,6 +136,8 @@ struct utrace__otlp_stats {
 	uint64_t open_slices;           /* a begin without an end (at the end, or
 					 * followed by a begin of the same key) */
 	uint64_t replaced_begins;       /* the latter */
+	uint64_t abandoned;             /* open when their process was forgotten */
+	uint64_t before_window;         /* events older than the flight window */
 	uint64_t stray_ends;            /* an end without a begin */
 };
 
@@ -140,6 +163,31 @@ int utrace__otlp_tick(struct utrace__otlp *x) UTRACE_HIDDEN;
 int utrace__otlp_flush(struct utrace__otlp *x) UTRACE_HIDDEN;
 void utrace__otlp_get_stats(const struct utrace__otlp *x, struct utrace__otlp_stats *st)
 	UTRACE_HIDDEN;
+/*
+ * What a trace file does not say of a process: its command line (the
+ * arguments, ' '-separated; process.command_line) and when it started
+ * (any number that differs between two processes of the same pid: it
+ * goes into service.instance.id).  0 or -ENOMEM.
+ */
+int utrace__otlp_set_process(struct utrace__otlp *x, uint32_t pid, const char *command_line,
+			     uint64_t start) UTRACE_HIDDEN;
+/*
+ * The process exited and was read out (utrace agent): its slices still
+ * open never end (counted as open_slices), and what is kept of it goes
+ * once its records are sent, so that memory does not grow with the
+ * processes a machine ran.
+ */
+void utrace__otlp_forget(struct utrace__otlp *x, uint32_t pid) UTRACE_HIDDEN;
+/*
+ * The flight recorder's window (utrace agent --flight): the next adds
+ * take only events at or after since_ns (Unix ns; 0: all), each record
+ * tagged with the attribute utrace.flight = tag (NULL: none, kept by the
+ * caller).
+ */
+void utrace__otlp_set_window(struct utrace__otlp *x, uint64_t since_ns, const char *tag)
+	UTRACE_HIDDEN;
+/* The processes whose records or identity are kept (the agent's test). */
+size_t utrace__otlp_nr_processes(const struct utrace__otlp *x) UTRACE_HIDDEN;
 void utrace__otlp_free(struct utrace__otlp *x) UTRACE_HIDDEN;
 
 #endif /* UTRACE_READER_EXPORT_H */

@@ -3,10 +3,13 @@
  * OTLP/HTTP client (otlp-http.h), after the OTLP specification's
  * "OTLP/HTTP" section:
  *
- *  - POST BASE/v1/logs or BASE/v1/traces, Content-Type application/json,
- *    the body gzip'ed (Content-Encoding: gzip) unless --compress none;
- *  - 2xx is delivered; its body may carry a partial success
- *    ({"partialSuccess":{"rejectedLogRecords":"2","errorMessage":"..."}}),
+ *  - POST BASE/v1/logs or BASE/v1/traces, Content-Type
+ *    application/x-protobuf (the bodies made protobuf, otlp-pb.c) or
+ *    application/json (http/json), the body gzip'ed (Content-Encoding:
+ *    gzip) unless --compress none;
+ *  - 2xx is delivered; its body may carry a partial success (an
+ *    Export*ServiceResponse in the request's encoding: protobuf, or
+ *    {"partialSuccess":{"rejectedLogRecords":"2","errorMessage":"..."}}),
  *    which is counted and said once;
  *  - 429, 502, 503, 504 and failures of the connection itself (refused,
  *    reset, timed out, nothing answered) are tried again after an
@@ -35,6 +38,7 @@
 #include <zlib.h>
 
 #include "otlp-http.h"
+#include "otlp-pb.h"
 #include "problems.h"
 
 #define BACKOFF_FIRST_MS 100
@@ -44,10 +48,10 @@
 struct utrace__http {
 	struct utrace__http_opts o;
 	CURL *curl;
-	struct curl_slist *hdrs, *hdrs_gzip;
-	char *url[2];                /* logs, traces */
+	struct curl_slist *hdrs[2];  /* logs, traces */
 	unsigned char *z;            /* the gzip'ed body */
 	size_t zcap;
+	struct utrace__obuf pb;      /* the protobuf body */
 	char answer[ANSWER_MAX + 1];
 	size_t answer_len;
 	unsigned int seed;
@@ -67,76 +71,72 @@ static size_t on_answer(char *p, size_t size, size_t n, void *arg)
 	return len;
 }
 
-static char *join(const char *base, const char *path)
+/* 0, or -EINVAL (said) when url is not http:// or https:// with a host. */
+static int check_url(const char *url)
 {
-	size_t n = strlen(base);
-	char *s = malloc(n + strlen(path) + 2);
+	char *scheme = NULL, *host = NULL;
+	CURLU *u = curl_url();
+	bool ok;
 
-	if (s)
-		sprintf(s, "%s%s%s", base, n && base[n - 1] == '/' ? "" : "/", path);
-	return s;
+	if (!u || curl_url_set(u, CURLUPART_URL, url, 0) != CURLUE_OK) {
+		utrace__say("utrace: '%s' is not a URL\n", url);
+		curl_url_cleanup(u);
+		return -EINVAL;
+	}
+	ok = curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) == CURLUE_OK &&
+	     (!strcmp(scheme, "http") || !strcmp(scheme, "https")) &&
+	     curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK && *host &&
+	     !strstr(url, "?") && !strstr(url, "#");
+	curl_free(scheme);
+	curl_free(host);
+	curl_url_cleanup(u);
+	if (!ok) {
+		utrace__say("utrace: '%s': not an http:// or https:// URL with a host (and no "
+			    "query)\n", url);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 int utrace__http_new(const struct utrace__http_opts *o, struct utrace__http **hp)
 {
 	struct utrace__http *h = calloc(1, sizeof(*h));
-	CURLU *u;
 	size_t i;
+	int s;
 
 	*hp = NULL;
 	if (!h)
 		return -ENOMEM;
 	h->o = *o;
 	h->seed = (unsigned int)time(NULL) ^ (unsigned int)getpid();
-	/* http or https, with a host: said now rather than at the first send */
-	u = curl_url();
-	if (!u || curl_url_set(u, CURLUPART_URL, o->url, 0) != CURLUE_OK) {
-		utrace__say("utrace: '%s' is not a URL\n", o->url);
-		curl_url_cleanup(u);
-		free(h);
-		return -EINVAL;
-	}
-	{
-		char *scheme = NULL, *host = NULL;
-		bool ok = curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) == CURLUE_OK &&
-			  (!strcmp(scheme, "http") || !strcmp(scheme, "https")) &&
-			  curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK && *host &&
-			  !strstr(o->url, "?") && !strstr(o->url, "#");
-
-		curl_free(scheme);
-		curl_free(host);
-		curl_url_cleanup(u);
-		if (!ok) {
-			utrace__say("utrace: '%s': not an http:// or https:// URL with a "
-				    "host (and no query)\n", o->url);
+	/* said now rather than at the first send */
+	for (s = 0; s < 2; s++)
+		if (check_url(o->sig[s].url) < 0) {
 			free(h);
 			return -EINVAL;
 		}
-	}
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	h->curl = curl_easy_init();
-	h->url[0] = join(o->url, "v1/logs");
-	h->url[1] = join(o->url, "v1/traces");
-	h->hdrs = curl_slist_append(NULL, "Content-Type: application/json");
-	/* no "Expect: 100-continue" round trip before large bodies */
-	h->hdrs = curl_slist_append(h->hdrs, "Expect:");
-	for (i = 0; i < o->nr_headers && h->hdrs; i++)
-		h->hdrs = curl_slist_append(h->hdrs, o->headers[i]);
-	if (h->hdrs)
-		h->hdrs_gzip = curl_slist_append(curl_slist_append(NULL,
-			"Content-Encoding: gzip"), "Content-Type: application/json");
-	if (h->hdrs_gzip)
-		h->hdrs_gzip = curl_slist_append(h->hdrs_gzip, "Expect:");
-	for (i = 0; i < o->nr_headers && h->hdrs_gzip; i++)
-		h->hdrs_gzip = curl_slist_append(h->hdrs_gzip, o->headers[i]);
-	if (!h->curl || !h->url[0] || !h->url[1] || !h->hdrs || !h->hdrs_gzip) {
+	for (s = 0; s < 2; s++) {
+		const struct utrace__http_signal *sg = &o->sig[s];
+		struct curl_slist *l = curl_slist_append(NULL, sg->json ?
+			"Content-Type: application/json" : "Content-Type: application/x-protobuf");
+
+		if (l && sg->gzip)
+			l = curl_slist_append(l, "Content-Encoding: gzip");
+		/* no "Expect: 100-continue" round trip before large bodies */
+		if (l)
+			l = curl_slist_append(l, "Expect:");
+		for (i = 0; i < sg->nr_headers && l; i++)
+			l = curl_slist_append(l, sg->headers[i]);
+		h->hdrs[s] = l;
+	}
+	if (!h->curl || !h->hdrs[0] || !h->hdrs[1]) {
 		utrace__http_free(h);
 		return -ENOMEM;
 	}
 	curl_easy_setopt(h->curl, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(h->curl, CURLOPT_USERAGENT, "utrace/0.1.0");
-	curl_easy_setopt(h->curl, CURLOPT_TIMEOUT_MS, o->timeout_ms);
-	curl_easy_setopt(h->curl, CURLOPT_CONNECTTIMEOUT_MS, o->timeout_ms);
 	curl_easy_setopt(h->curl, CURLOPT_WRITEFUNCTION, on_answer);
 	curl_easy_setopt(h->curl, CURLOPT_WRITEDATA, h);
 	curl_easy_setopt(h->curl, CURLOPT_PROTOCOLS_STR, "http,https");
@@ -150,11 +150,10 @@ void utrace__http_free(struct utrace__http *h)
 		return;
 	if (h->curl)
 		curl_easy_cleanup(h->curl);
-	curl_slist_free_all(h->hdrs);
-	curl_slist_free_all(h->hdrs_gzip);
-	free(h->url[0]);
-	free(h->url[1]);
+	curl_slist_free_all(h->hdrs[0]);
+	curl_slist_free_all(h->hdrs[1]);
 	free(h->z);
+	free(h->pb.p);
 	free(h);
 	curl_global_cleanup();
 }
@@ -258,9 +257,18 @@ static uint64_t now_ms(void)
 
 static void check_partial(struct utrace__http *h, bool logs, size_t nr)
 {
-	char msg[256];
-	uint64_t n = json_count(h->answer, logs ? "\"rejectedLogRecords\"" :
-				"\"rejectedSpans\"", msg, sizeof(msg));
+	char msg[256] = "", *ct = NULL;
+	uint64_t n = 0;
+
+	/* the answer is in the request's encoding (the specification), but
+	 * a JSON one to a protobuf request is read too */
+	curl_easy_getinfo(h->curl, CURLINFO_CONTENT_TYPE, &ct);
+	if (ct && strstr(ct, "protobuf"))
+		utrace__otlp_pb_partial((const unsigned char *)h->answer, h->answer_len, &n, msg,
+					sizeof(msg));
+	else
+		n = json_count(h->answer, logs ? "\"rejectedLogRecords\"" : "\"rejectedSpans\"",
+			       msg, sizeof(msg));
 
 	if (!n)
 		return;
@@ -298,12 +306,27 @@ int utrace__http_send(void *arg, enum utrace__otlp_signal sig, const char *body,
 {
 	struct utrace__http *h = arg;
 	bool logs = sig == UTRACE__OTLP_LOGS;
-	const char *url = h->url[logs ? 0 : 1];
+	const struct utrace__http_signal *sg = &h->o.sig[logs ? 0 : 1];
+	const char *url = sg->url;
 	uint64_t start = now_ms(), backoff = BACKOFF_FIRST_MS;
 	unsigned int tries = 0;
 	char why[512];
 
-	if (h->o.gzip) {
+	if (!sg->json) {
+		int r;
+
+		h->pb.len = 0;
+		r = utrace__otlp_json_to_pb(body, len, sig, &h->pb);
+		if (r) {
+			give_up(h, "%s: %s", url, r == -ENOMEM ? "out of memory" :
+				"cannot make the request protobuf (utrace's mistake: please "
+				"report it; --otlp-protocol http/json sends it)");
+			return r;
+		}
+		body = h->pb.p;
+		len = h->pb.len;
+	}
+	if (sg->gzip) {
 		size_t zlen = gzip_body(h, body, len);
 
 		if (!zlen) {
@@ -314,7 +337,9 @@ int utrace__http_send(void *arg, enum utrace__otlp_signal sig, const char *body,
 		len = zlen;
 	}
 	curl_easy_setopt(h->curl, CURLOPT_URL, url);
-	curl_easy_setopt(h->curl, CURLOPT_HTTPHEADER, h->o.gzip ? h->hdrs_gzip : h->hdrs);
+	curl_easy_setopt(h->curl, CURLOPT_HTTPHEADER, h->hdrs[logs ? 0 : 1]);
+	curl_easy_setopt(h->curl, CURLOPT_TIMEOUT_MS, sg->timeout_ms);
+	curl_easy_setopt(h->curl, CURLOPT_CONNECTTIMEOUT_MS, sg->timeout_ms);
 	curl_easy_setopt(h->curl, CURLOPT_POSTFIELDS, body);
 	curl_easy_setopt(h->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
 	for (;;) {

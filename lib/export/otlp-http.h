@@ -16,12 +16,19 @@
 
 #include "export.h"
 
-struct utrace__http_opts {
-	const char *url;                 /* the base: v1/logs, v1/traces go after it */
+/* How one signal's requests go (logs, traces: each may differ). */
+struct utrace__http_signal {
+	const char *url;                 /* the full URL: BASE/v1/logs */
 	char *const *headers;            /* "Name: value" lines */
 	size_t nr_headers;
 	bool gzip;                       /* Content-Encoding: gzip */
+	bool json;                       /* http/json, not http/protobuf: the
+					  * bodies as made, not made protobuf */
 	long timeout_ms;                 /* one attempt, connection included */
+};
+
+struct utrace__http_opts {
+	struct utrace__http_signal sig[2];  /* [UTRACE__OTLP_LOGS], [..._TRACES] */
 	uint64_t retry_ms;               /* a request is given up after this long */
 	volatile sig_atomic_t *stop;     /* set: no more waiting between tries
 					  * (read atomically: another thread's) */

@@ -47,17 +47,22 @@
 #define DISP_MAX 16
 
 struct probe_addr {
-	uintptr_t addr;
+	uintptr_t addr;			/* the probed instruction */
+	uintptr_t patch_at;		/* where the jump or int3 is: addr,
+					 * or before it (a ret's block) */
 	uint8_t jump;			/* a jump (1) or an int3 (0) */
 	uint8_t flags_dead;		/* the status flags are dead at addr:
 					 * the trampoline restores DF only */
 	uint8_t patch_len;		/* 5 or 1 */
-	uint8_t disp_len;		/* bytes the out-of-line code stands for */
+	uint8_t disp_len;		/* bytes the out-of-line code stands for
+					 * (from patch_at) */
+	uint8_t pre_len;		/* of which before addr: relocated before
+					 * the handler's call */
 	uint8_t active;			/* the bytes are patched */
-	uint8_t first_len;		/* the first displaced instruction's */
+	uint8_t first_len;		/* the probed instruction's */
 	_Atomic uint8_t pending;	/* a jump whose int3 is placed, the rest
 					 * not yet (a thread was inside) */
-	uint8_t orig[DISP_MAX];		/* the original disp_len bytes */
+	uint8_t orig[DISP_MAX];		/* the original disp_len bytes at patch_at */
 	uintptr_t code;			/* trampoline (jump) or copy (int3) */
 	uintptr_t resume;		/* where an int3 hit goes on */
 	_Atomic uint8_t save_simd;	/* a probe wants the SIMD state saved */
@@ -307,6 +312,10 @@ static uintptr_t int3_hit(void *arg, ucontext_t *uc)
 		.ip = rec->addr, .flags = g[REG_EFL], .sp = g[REG_RSP],
 	};
 
+	/* a jump over instructions before the probed one: its trampoline
+	 * runs them, then the handlers, as if the jump were there */
+	if (rec->pre_len)
+		return rec->code;
 	if (atomic_load_explicit(&rec->head, memory_order_relaxed))
 		utrace__probe_dispatch(rec, &r, 1);
 	return rec->resume;
@@ -476,7 +485,8 @@ _Static_assert(offsetof(struct utrace_probe_regs, sp) == 0x88, "sp");
  * (running at @to), then jump back to @addr + @len.
  */
 static int relocate_run(const uint8_t *orig, size_t len, uintptr_t addr,
-			uint8_t *buf, size_t room, uintptr_t to, char *why)
+			uint8_t *buf, size_t room, uintptr_t to, int back,
+			char *why)
 {
 	size_t at = 0, off = 0;
 
@@ -499,6 +509,8 @@ static int relocate_run(const uint8_t *orig, size_t len, uintptr_t addr,
 		at += n;
 		off += in.len;
 	}
+	if (!back)
+		return (int)at;
 	if (room - at < 5 || utrace__probe_emit_jmp(buf + at, to + at, addr + len) < 0) {
 		snprintf(why, UTRACE_PROBE_WHY_MAX, "the copy is too far from 0x%" PRIxPTR,
 			 addr);
@@ -520,6 +532,14 @@ static int build_code(struct probe_addr *rec, char *why)
 		snprintf(why, UTRACE_PROBE_WHY_MAX, "no room for code within 1 GiB of 0x%" PRIxPTR,
 			 rec->addr);
 		return -ENOMEM;
+	}
+	if (rec->jump && rec->pre_len) {
+		/* the instructions before the probed one, first */
+		n = relocate_run(rec->orig, rec->pre_len, rec->patch_at, buf,
+				 sizeof(buf), to, 0, why);
+		if (n < 0)
+			return -EINVAL;
+		at = (size_t)n;
 	}
 	if (rec->jump) {
 		at = put(buf, at, tramp_head, sizeof(tramp_head));
@@ -560,8 +580,8 @@ static int build_code(struct probe_addr *rec, char *why)
 		else
 			at = put(buf, at, tramp_flags_popf, sizeof(tramp_flags_popf));
 	}
-	n = relocate_run(rec->orig, rec->disp_len, rec->addr, buf + at,
-			 sizeof(buf) - at, to + at, why);
+	n = relocate_run(rec->orig + rec->pre_len, rec->disp_len - rec->pre_len,
+			 rec->addr, buf + at, sizeof(buf) - at, to + at, 1, why);
 	if (n < 0)
 		return -EINVAL;
 	rec->code = to;
@@ -592,10 +612,12 @@ static uint8_t *original_bytes(uintptr_t func, size_t len)
 		return NULL;
 	utrace__probe_read(c, func, len);	/* checked mapped first */
 	for (struct probe_addr *r = records; r; r = r->next) {
-		if (!r->active || r->addr < func || r->addr >= func + len)
+		if (!r->active || r->patch_at + r->patch_len <= func ||
+		    r->patch_at >= func + len)
 			continue;
-		for (size_t i = 0; i < r->patch_len && r->addr + i < func + len; i++)
-			c[r->addr - func + i] = r->orig[i];
+		for (size_t i = 0; i < r->patch_len; i++)
+			if (r->patch_at + i >= func && r->patch_at + i < func + len)
+				c[r->patch_at - func + i] = r->orig[i];
 	}
 	return c;
 }
@@ -636,12 +658,12 @@ static int executable(uintptr_t lo, uintptr_t hi, char *why)
 	return 0;
 }
 
-/* Another active probe whose patched bytes overlap [addr, addr+len)? */
-static struct probe_addr *overlap(uintptr_t addr, size_t len)
+/* Another active probe whose patched bytes overlap [at, at+len)? */
+static struct probe_addr *overlap(uintptr_t addr, uintptr_t at, size_t len)
 {
 	for (struct probe_addr *r = records; r; r = r->next)
-		if (r->active && r->addr != addr && r->addr < addr + len &&
-		    addr < r->addr + r->patch_len)
+		if (r->active && r->addr != addr && r->patch_at < at + len &&
+		    at < r->patch_at + (r->jump ? r->disp_len : r->patch_len))
 			return r;
 	return NULL;
 }
@@ -659,6 +681,31 @@ static struct probe_addr *overlap(uintptr_t addr, size_t len)
 #define FINISH_WAIT_NS (20 * 1000000LL)
 
 static pid_t finisher_pid;		/* the process whose finisher runs */
+static size_t nr_pending;		/* records pending, under the text lock */
+static _Atomic int finisher_holds;	/* the finisher holds the text lock */
+
+static void set_pending(struct probe_addr *r, uint8_t on)
+{
+	if (atomic_load(&r->pending) != on)
+		on ? nr_pending++ : nr_pending--;
+	atomic_store(&r->pending, on);
+}
+
+/*
+ * A fork while the finisher held the text lock: the child has no
+ * finisher to release it.  Whatever step the finisher was at, the
+ * child's code is consistent (an int3 whose hook resumes past the
+ * covered bytes, with the old or the new tail behind it), and the record
+ * still says pending: the child finishes it again when it next places a
+ * probe.
+ */
+static void finisher_forked(void)
+{
+	if (atomic_load(&finisher_holds)) {
+		atomic_store(&finisher_holds, 0);
+		utrace__text_lock_reset();
+	}
+}
 
 /* Finish the pending jumps; how many are left.  Under the text lock. */
 static size_t finish_pending(int64_t wait_ns)
@@ -670,12 +717,12 @@ static size_t finish_pending(int64_t wait_ns)
 	for (struct probe_addr *r = records; r; r = r->next) {
 		if (!atomic_load(&r->pending))
 			continue;
-		if (utrace__probe_emit_jmp(jmp, r->addr, r->code) < 0 ||
-		    utrace__text_poke_finish(r->addr, jmp, 5, wait_ns, why, sizeof(why)) == -EINPROGRESS) {
+		if (utrace__probe_emit_jmp(jmp, r->patch_at, r->code) < 0 ||
+		    utrace__text_poke_finish(r->patch_at, jmp, 5, wait_ns, why, sizeof(why)) == -EINPROGRESS) {
 			left++;
 			continue;
 		}
-		atomic_store(&r->pending, 0);	/* (-EPERM: a breakpoint it stays) */
+		set_pending(r, 0);	/* (-EPERM: a breakpoint it stays) */
 	}
 	return left;
 }
@@ -692,9 +739,11 @@ static void *finisher(void *arg)
 
 		nanosleep(&ts, NULL);
 		utrace__text_lock();
+		atomic_store(&finisher_holds, 1);
 		left = finish_pending(FINISH_WAIT_NS);
 		if (!left)
 			finisher_pid = 0;
+		atomic_store(&finisher_holds, 0);
 		utrace__text_unlock();
 		if (!left)
 			break;
@@ -706,16 +755,29 @@ static void *finisher(void *arg)
 }
 
 /* A finisher thread for this process, if none runs; under the text lock.
- * It takes no signal of the program's (all blocked). */
+ * It takes none of the program's asynchronous signals (blocked). */
 static void start_finisher(void)
 {
+	static int forked_set;
 	sigset_t all, old;
 	pthread_attr_t a;
 	pthread_t t;
 
 	if (finisher_pid == getpid())
 		return;
+	if (!forked_set && !pthread_atfork(NULL, NULL, finisher_forked))
+		forked_set = 1;
+	/* not the synchronous ones: an int3 of a probe in the libc code it
+	 * calls (memcpy as a breakpoint) with SIGTRAP blocked would make the
+	 * kernel reset the handler and kill the process; nor the engine's
+	 * "where are you" (SIGRTMAX - 2, textpatch.c) */
 	sigfillset(&all);
+	sigdelset(&all, SIGTRAP);
+	sigdelset(&all, SIGSEGV);
+	sigdelset(&all, SIGBUS);
+	sigdelset(&all, SIGILL);
+	sigdelset(&all, SIGFPE);
+	sigdelset(&all, SIGRTMAX - 2);
 	pthread_attr_init(&a);
 	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
@@ -731,14 +793,14 @@ static int place(struct probe_addr *rec, char *why)
 	int r;
 
 	if (rec->jump) {
-		if (utrace__probe_emit_jmp(jmp, rec->addr, rec->code) < 0)
+		if (utrace__probe_emit_jmp(jmp, rec->patch_at, rec->code) < 0)
 			return -ENOMEM;
 		/* one instruction covered: no thread can be inside it */
-		r = utrace__text_poke_start(rec->addr, jmp, 5, &rec->hook,
+		r = utrace__text_poke_start(rec->patch_at, jmp, 5, &rec->hook,
 					    rec->disp_len > rec->first_len ? PLACE_WAIT_NS : -1,
 					    why, UTRACE_PROBE_WHY_MAX);
 		if (r == -EINPROGRESS) {
-			atomic_store(&rec->pending, 1);
+			set_pending(rec, 1);
 			snprintf(why, UTRACE_PROBE_WHY_MAX, "a breakpoint for now: a thread is "
 				 "inside the jump's bytes; the jump is finished when it leaves");
 			start_finisher();
@@ -792,12 +854,18 @@ static int to_breakpoint(struct probe_addr *rec, char *why)
 	uintptr_t to = (uintptr_t)utrace__text_alloc_near(rec->addr, sizeof(buf));
 	int n, r;
 
+	if (rec->pre_len) {
+		/* (its jump starts before its probe: not undone here) */
+		snprintf(why, UTRACE_PROBE_WHY_MAX, "inside the jump of the probe at 0x%" PRIxPTR
+			 ", which covers the instructions before it", rec->addr);
+		return -EBUSY;
+	}
 	if (!to) {
 		snprintf(why, UTRACE_PROBE_WHY_MAX, "no room for code within 1 GiB of 0x%" PRIxPTR,
 			 rec->addr);
 		return -ENOMEM;
 	}
-	n = relocate_run(rec->orig, rec->first_len, rec->addr, buf, sizeof(buf), to, why);
+	n = relocate_run(rec->orig, rec->first_len, rec->addr, buf, sizeof(buf), to, 1, why);
 	if (n < 0)
 		return -EINVAL;
 	if (utrace__text_write(to, buf, (size_t)n)) {
@@ -812,7 +880,7 @@ static int to_breakpoint(struct probe_addr *rec, char *why)
 		if (r)
 			return r;
 	}
-	atomic_store(&rec->pending, 0);	/* (its int3 and the old tail already) */
+	set_pending(rec, 0);	/* (its int3 and the old tail already) */
 	rec->jump = 0;
 	rec->patch_len = 1;
 	rec->disp_len = rec->first_len;
@@ -825,47 +893,60 @@ static int new_record(uintptr_t addr, uintptr_t func, size_t func_len,
 		      struct probe_addr **out, char *why)
 {
 	uint8_t *orig = original_bytes(func, func_len);
-	struct probe_addr *old, *rec;
-	struct probe_insn in[DISP_MAX];
-	size_t n, bad, disp = 0, i;
+	struct probe_addr *old, *rec, *o;
+	struct probe_insn in;
+	uint32_t start, end;
 	int jump, ret, dead;
+	uintptr_t at;
+	size_t disp;
 
 	if (!orig) {
 		snprintf(why, UTRACE_PROBE_WHY_MAX, "out of memory");
 		return -ENOMEM;
 	}
-	jump = utrace__probe_decode_check(orig, func_len, func, addr, why);
+	jump = utrace__probe_decode_cover(orig, func_len, func, addr, &start,
+					  &end, why);
 	if (jump < 0) {
 		free(orig);
 		return jump;
 	}
-	n = utrace__probe_decode_all(orig + (addr - func),
-				     func + func_len - addr, addr, in,
-				     DISP_MAX, &bad);
-	/* the bytes displaced: 5 for a jump, the instruction for an int3 */
-	for (i = 0; i < n && disp < (jump ? 5u : 1u); i++)
-		disp += in[i].len;
-	old = overlap(addr, 1);
-	if (old && old->jump) {
+	if (utrace__probe_decode_one(orig + (addr - func), func + func_len - addr,
+				     addr, &in)) {
+		snprintf(why, UTRACE_PROBE_WHY_MAX, "+0x%" PRIxPTR " cannot be displaced",
+			 addr - func);
+		free(orig);
+		return -EINVAL;
+	}
+	o = overlap(addr, addr, 1);
+	if (o && o->jump) {
 		/* inside another probe's jump: that one becomes a breakpoint,
 		 * this one fits then (issue 27 item 9) */
-		ret = to_breakpoint(old, why);
+		ret = to_breakpoint(o, why);
 		if (ret) {
 			free(orig);
 			return ret;
 		}
 	}
-	if (jump && overlap(addr, 5))
-		jump = 0, disp = in[0].len;
-	if (jump && !jump_targets_clear(addr, disp, in[0].len, why))
-		jump = 0, disp = in[0].len;
-	if (overlap(addr, 1)) {
+	/* the bytes displaced: the jump's run, or the instruction for an int3 */
+	if (jump && overlap(addr, func + start, end - start))
+		jump = 0;
+	/* (the object's jump targets: when unknown, only a jump over the
+	 * probed instruction alone) */
+	if (jump && !jump_targets_clear(func + start, end - start,
+					start == addr - func ? in.len : 0, why))
+		jump = 0;
+	if (!jump)
+		start = addr - func, end = start + in.len;
+	at = func + start;
+	disp = end - start;
+	o = overlap(addr, addr, 1);
+	if (o) {
 		snprintf(why, UTRACE_PROBE_WHY_MAX, "+0x%" PRIxPTR " is inside the jump of the probe at +0x%" PRIxPTR,
-			 addr - func, overlap(addr, 1)->addr - func);
+			 addr - func, o->addr - func);
 		free(orig);
 		return -EBUSY;
 	}
-	if (disp > DISP_MAX || !n) {
+	if (disp > DISP_MAX) {
 		snprintf(why, UTRACE_PROBE_WHY_MAX, "+0x%" PRIxPTR " cannot be displaced",
 			 addr - func);
 		free(orig);
@@ -874,8 +955,8 @@ static int new_record(uintptr_t addr, uintptr_t func, size_t func_len,
 	dead = jump && utrace__probe_flags_dead(orig, func_len, func, addr);
 	/* the same code as last time: its trampoline again */
 	old = find_rec(addr);
-	if (old && old->jump == jump && old->disp_len == disp && old->flags_dead == dead &&
-	    !memcmp(old->orig, orig + (addr - func), disp)) {
+	if (old && old->jump == jump && old->patch_at == at && old->disp_len == disp &&
+	    old->flags_dead == dead && !memcmp(old->orig, orig + start, disp)) {
 		free(orig);
 		*out = old;
 		return 0;
@@ -887,12 +968,14 @@ static int new_record(uintptr_t addr, uintptr_t func, size_t func_len,
 		return -ENOMEM;
 	}
 	rec->addr = addr;
+	rec->patch_at = at;
 	rec->jump = jump;
 	rec->flags_dead = (uint8_t)dead;
 	rec->patch_len = jump ? 5 : 1;
 	rec->disp_len = disp;
-	rec->first_len = in[0].len;
-	memcpy(rec->orig, orig + (addr - func), disp);
+	rec->pre_len = addr - at;
+	rec->first_len = in.len;
+	memcpy(rec->orig, orig + start, disp);
 	free(orig);
 	rec->hook.fn = int3_hit;
 	rec->hook.arg = rec;
@@ -900,8 +983,11 @@ static int new_record(uintptr_t addr, uintptr_t func, size_t func_len,
 	if (ret < 0 && jump) {
 		/* too far for the relocated operands: an int3 then */
 		rec->jump = 0;
+		rec->patch_at = addr;
 		rec->patch_len = 1;
-		rec->disp_len = in[0].len;
+		rec->disp_len = in.len;
+		memmove(rec->orig, rec->orig + rec->pre_len, in.len);
+		rec->pre_len = 0;
 		ret = build_code(rec, why);
 	}
 	if (ret < 0) {
@@ -953,6 +1039,9 @@ int utrace__probe_attach_flags(uintptr_t addr, uintptr_t func,
 	if (ret)
 		goto fail;
 	utrace__probe_read_init();
+	/* a forked child's pending jumps: its own finisher */
+	if (nr_pending && finisher_pid != getpid())
+		start_finisher();
 	rec = find_rec(addr);
 	if (!rec || !rec->active) {
 		ret = executable(func, func + func_len, why);
@@ -969,7 +1058,7 @@ int utrace__probe_attach_flags(uintptr_t addr, uintptr_t func,
 	atomic_store(&s->next, atomic_load(&rec->head));
 	atomic_store(&rec->head, s);
 	if (!rec->active) {
-		ret = utrace__int3_register(addr, &rec->hook);
+		ret = utrace__int3_register(rec->patch_at, &rec->hook);
 		if (!ret)
 			ret = place(rec, why);
 		if (ret) {
@@ -1013,8 +1102,8 @@ int utrace__probe_detach(struct utrace__probe_site *site)
 	if (!atomic_load(&rec->head)) {
 		/* our jump is one instruction: no thread is inside it (a
 		 * pending one is an int3 and the old tail: as good) */
-		atomic_store(&rec->pending, 0);
-		ret = utrace__text_poke(rec->addr, rec->orig, rec->patch_len,
+		set_pending(rec, 0);
+		ret = utrace__text_poke(rec->patch_at, rec->orig, rec->patch_len,
 					&rec->hook, 0, why, sizeof(why));
 		if (!ret)
 			rec->active = 0;

@@ -38,6 +38,8 @@
 #include "insn.h"
 
 #define JMP_LEN 5
+/* the most bytes a jump may displace (attach.c keeps them) */
+#define DISP_MAX 16
 
 static void init_decoder(ZydisDecoder *dec)
 {
@@ -287,9 +289,17 @@ static int check_site_insn(const struct probe_insn *in, uint32_t off,
 	return 0;
 }
 
-/* Rules 3 to 6; 1 when a jump can go, else 0 with @why filled. */
+/* Is a run [start, end) still too short: under 5 bytes, or not yet past
+ * @need (the end of the probed instruction)? */
+static int run_short(uint32_t start, uint32_t end, uint32_t need)
+{
+	return end - start < JMP_LEN || end < need;
+}
+
+/* Rules 3 to 6 for a jump at instruction @first whose run goes at least
+ * to @need; 1 when it can go, else 0 with @why filled. */
 static int check_jump(const struct probe_insn *in, size_t n, size_t bad,
-		      size_t len, size_t first, char *why)
+		      size_t len, size_t first, uint32_t need, char *why)
 {
 	uint32_t start = in[first].off, end = start;
 	size_t i;
@@ -299,24 +309,32 @@ static int check_jump(const struct probe_insn *in, size_t n, size_t bad,
 		    bad);
 		return 0;
 	}
-	for (i = first; i < n && end - start < JMP_LEN; i++) {
+	for (i = first; i < n && run_short(start, end, need); i++) {
 		const struct probe_insn *d = &in[i];
 
-		if (d->kind == PI_CALL || d->kind == PI_CALL_IND ||
+		/* a call may end the run: it returns to the code after the
+		 * jump's bytes (the copy pushes that address) */
+		int last_call = (d->kind == PI_CALL ||
+				 (d->kind == PI_CALL_IND && !d->mem_rsp)) &&
+				!run_short(start, d->off + d->len, need);
+
+		if (((d->kind == PI_CALL || d->kind == PI_CALL_IND) && !last_call) ||
 		    d->kind == PI_SYSCALL || d->kind == PI_INT ||
 		    d->kind == PI_BAD || d->kind == PI_JMP_IND) {
-			say(why, "a breakpoint only: the jump would displace %s at +0x%" PRIx32,
-			    kind_name(d), d->off);
+			say(why, "a breakpoint only: the jump would displace %s at +0x%" PRIx32 "%s",
+			    kind_name(d), d->off,
+			    d->kind == PI_CALL || d->kind == PI_CALL_IND ?
+			    " (its return would land inside the jump)" : "");
 			return 0;
 		}
 		end = d->off + d->len;
-		if (probe_insn_ends_flow(d) && end - start < JMP_LEN) {
+		if (probe_insn_ends_flow(d) && run_short(start, end, need)) {
 			say(why, "a breakpoint only: the jump would displace the code after the %s at +0x%" PRIx32,
 			    d->kind == PI_RET ? "ret" : "jmp", d->off);
 			return 0;
 		}
 	}
-	if (end - start < JMP_LEN) {
+	if (run_short(start, end, need)) {
 		say(why, "a breakpoint only: the jump at +0x%" PRIx32 " would leave the function",
 		    start);
 		return 0;
@@ -359,13 +377,50 @@ static int boundary_before(const uint8_t *code, size_t len, uint32_t off,
 	return 0;
 }
 
-int utrace__probe_decode_check(const uint8_t *code, size_t len, uint64_t func,
-			       uint64_t site, char why[UTRACE_PROBE_WHY_MAX])
+/* Rule 5 for a jump over [@start, @end): no branch of the function lands
+ * inside (at @start is fine); 1, or 0 with @why filled. */
+static int no_branch_into(const struct probe_insn *in, size_t n, uint64_t func,
+			  uint32_t start, uint32_t end, char *why)
 {
+	for (size_t j = 0; j < n; j++) {
+		const struct probe_insn *b = &in[j];
+
+		if (b->kind != PI_JCC && b->kind != PI_JMP &&
+		    b->kind != PI_CALL && b->kind != PI_LOOP)
+			continue;
+		if (b->target > func + start && b->target < func + end) {
+			say(why, "a breakpoint only: the branch at +0x%" PRIx32 " lands at +0x%" PRIx64 ", inside the jump's bytes (+0x%" PRIx32 "..+0x%" PRIx32 ")",
+			    b->off, b->target - func, start, end);
+			return 0;
+		}
+	}
+	return 1;
+}
+
+/* The end of a 5-byte jump's run from instruction @first, past @need. */
+static uint32_t run_end(const struct probe_insn *in, size_t n, size_t first,
+			uint32_t need)
+{
+	uint32_t start = in[first].off, end = start;
+
+	for (size_t j = first; j < n && run_short(start, end, need); j++)
+		end = in[j].off + in[j].len;
+	return end;
+}
+
+/* The longest run of instructions before the site a jump may cover: the
+ * straight-line code of its block (no branch, call, syscall...) */
+#define COVER_BACK 4
+
+int utrace__probe_decode_cover(const uint8_t *code, size_t len, uint64_t func,
+			       uint64_t site, uint32_t *startp, uint32_t *endp,
+			       char why[UTRACE_PROBE_WHY_MAX])
+{
+	char why2[UTRACE_PROBE_WHY_MAX];
 	struct probe_insn *in;
 	size_t n, bad, i;
 	uint32_t off;
-	int ret;
+	int ret, tried = 0;
 
 	if (site < func || site >= func + len) {
 		say(why, "0x%" PRIx64 " is outside the function (0x%" PRIx64 ", %zu bytes)",
@@ -398,31 +453,73 @@ int utrace__probe_decode_check(const uint8_t *code, size_t len, uint64_t func,
 	ret = check_site_insn(&in[i], off, why);
 	if (ret)
 		goto out;
-	ret = check_jump(in, n, bad, len, i, why);
+	*startp = off;
+	*endp = off + in[i].len;
+	/* the jump at the site, over the instructions that follow */
+	ret = check_jump(in, n, bad, len, i, 0, why);
 	if (ret == 1) {
-		/* rule 5: no branch into the displaced bytes */
-		uint32_t end = off;
-		size_t j;
+		*endp = run_end(in, n, i, 0);
+		ret = no_branch_into(in, n, func, off, *endp, why);
+		if (ret == 1)
+			goto out;
+	}
+	if (bad < len)
+		goto out;
+	/*
+	 * Or earlier, over the straight-line instructions before the site
+	 * too (a ret's block: pop %rbx; pop %rbp; ret): they are relocated
+	 * before the handler's call, the site and what follows after it;
+	 * no branch may land on the site then.
+	 */
+	for (size_t j = 0; j < n && i; j++) {
+		const struct probe_insn *t = &in[j];
 
-		for (j = i; end - off < JMP_LEN; j++)
-			end = in[j].off + in[j].len;
-		for (j = 0; j < n; j++) {
-			const struct probe_insn *b = &in[j];
-
-			if (b->kind != PI_JCC && b->kind != PI_JMP &&
-			    b->kind != PI_CALL && b->kind != PI_LOOP)
-				continue;
-			if (b->target > site && b->target < func + end) {
-				say(why, "a breakpoint only: the branch at +0x%" PRIx32 " lands at +0x%" PRIx64 ", inside the jump's bytes (+0x%" PRIx32 "..+0x%" PRIx32 ")",
-				    b->off, b->target - func, off, end);
-				ret = 0;
-				break;
-			}
+		if ((t->kind == PI_JCC || t->kind == PI_JMP || t->kind == PI_LOOP) &&
+		    t->target == site) {
+			/* a jump starting before the site would hold it */
+			say(why2, "a breakpoint only: the branch at +0x%" PRIx32 " lands at +0x%" PRIx32 " itself (a jump could start there only)",
+			    t->off, off);
+			tried = 1;
+			i = 0;
 		}
 	}
+	for (size_t k = 1; k <= COVER_BACK && k <= i; k++) {
+		size_t s = i - k;
+		uint32_t need = off + in[i].len, end;
+
+		/* straight-line code, or a jcc (its copy jumps to its target,
+		 * outside; not taken, on to the site) */
+		if ((in[s].kind != PI_PLAIN && in[s].kind != PI_JCC) ||
+		    need - in[s].off > DISP_MAX)
+			break;
+		if (check_jump(in, n, bad, len, s, need, why2) != 1)
+			continue;
+		end = run_end(in, n, s, need);
+		if (end - in[s].off > DISP_MAX)
+			continue;
+		tried = 1;
+		if (!no_branch_into(in, n, func, in[s].off, end, why2))
+			continue;
+		*startp = in[s].off;
+		*endp = end;
+		ret = 1;
+		goto out;
+	}
+	/* a ret's reason is the block before it */
+	if (tried && in[find_insn(in, n, off)].kind == PI_RET)
+		memcpy(why, why2, UTRACE_PROBE_WHY_MAX);
+	ret = 0;
 out:
 	free(in);
 	return ret;
+}
+
+int utrace__probe_decode_check(const uint8_t *code, size_t len, uint64_t func,
+			       uint64_t site, char why[UTRACE_PROBE_WHY_MAX])
+{
+	uint32_t start, end;
+
+	return utrace__probe_decode_cover(code, len, func, site, &start, &end, why);
 }
 
 int utrace__probe_decode_exits(const uint8_t *code, size_t len, uint64_t func,

@@ -90,6 +90,18 @@ int utrace__probe_emit_jmp(uint8_t *buf, uint64_t at, uint64_t target) UTRACE_HI
 int utrace__probe_flags_dead(const uint8_t *code, size_t len, uint64_t func,
 			     uint64_t site) UTRACE_HIDDEN;
 
+/*
+ * Where a probe at @site can go (utrace__probe_decode_check()'s rules):
+ * 1, a 5-byte jump over the instructions [@start, @end) (offsets from
+ * @func), which hold the site and may begin before it (the straight-line
+ * instructions of its block: a ret's); 0, a breakpoint on the site's
+ * instruction alone (@start, @end around it), @why saying why; -EINVAL,
+ * -ENOMEM: nothing, @why filled.
+ */
+int utrace__probe_decode_cover(const uint8_t *code, size_t len, uint64_t func,
+			       uint64_t site, uint32_t *start, uint32_t *end,
+			       char why[192 /* UTRACE_PROBE_WHY_MAX */]) UTRACE_HIDDEN;
+
 /* Is the instruction a transfer that ends a straight-line run? */
 static inline int probe_insn_ends_flow(const struct probe_insn *in)
 {

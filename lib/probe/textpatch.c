@@ -79,6 +79,11 @@ void utrace__text_unlock(void)
 	pthread_mutex_unlock(&text_mutex);
 }
 
+void utrace__text_lock_reset(void)
+{
+	text_mutex = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
+}
+
 static size_t hook_slot(uintptr_t addr)
 {
 	return (size_t)((addr * 0x9e3779b97f4a7c15ull) >> 52) & (HOOKS - 1);

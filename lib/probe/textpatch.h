@@ -117,6 +117,8 @@ int utrace__int3_register(uintptr_t addr, const struct utrace__int3_hook *hook) 
 
 void utrace__text_lock(void) UTRACE_HIDDEN;
 void utrace__text_unlock(void) UTRACE_HIDDEN;
+/* In a forked child only: the lock free again (its holder did not fork) */
+void utrace__text_lock_reset(void) UTRACE_HIDDEN;
 
 /*
  * Executable memory within +-2 GiB of @near (trampolines, out-of-line

@@ -117,6 +117,11 @@ void utrace__fdesc_read(const struct utrace__fdesc *d, const struct utrace__rec 
 	if (d->dynamic) {
 		/* utrace__fmts_check() found the data inside the record */
 		p = utrace__dyn_data(f, r, &n);
+	} else if (!n && d->kind == UTRACE__FVAL_ARRAY && (f->flags & TEP_FIELD_IS_ARRAY) &&
+		   r->size > (uint32_t)f->offset) {
+		/* a flexible array at the end (ftrace:stack's caller[]): the
+		 * rest of the record */
+		n = r->size - (uint32_t)f->offset;
 	}
 	v->p = p;
 	if (d->kind == UTRACE__FVAL_STR)

@@ -38,6 +38,7 @@ enum utrace__tf_type {
 	UTRACE_TF_KPAGE = 12,
 	UTRACE_TF_KTASK = 13,
 	UTRACE_TF_CALIBX = 14,
+	UTRACE_TF_OBJECT = 15,
 };
 
 /* CLOCK: one TSC / CLOCK_MONOTONIC calibration point. */
@@ -99,6 +100,14 @@ struct utrace__tf_symbol_rec {
 	uint64_t addr, size;
 };
 
+/* OBJECT: then "path\0": an ELF object process pid has loaded, at
+ * [start, end) with load bias 'bias' (what its SYMBOL records add), so
+ * that readers name an address no symbol holds [object]+0xoff. */
+struct utrace__tf_object_rec {
+	uint32_t pid, reserved;
+	uint64_t start, end, bias;
+};
+
 /* KFORMAT: then "system\0format\0": a kernel event's format, exactly as
  * tracefs's events/<sys>/<ev>/format shows it; 'id' is its kernel id. */
 struct utrace__tf_kformat_rec {
@@ -140,6 +149,7 @@ _Static_assert(sizeof(struct utrace__tf_lost_rec) == 16, "LOST is 16 bytes");
 _Static_assert(sizeof(struct utrace__tf_stats_rec) == 24, "STATS is 24 bytes");
 _Static_assert(sizeof(struct utrace__tf_symbol_rec) == 24, "SYMBOL starts with 24");
 _Static_assert(sizeof(struct utrace__tf_kformat_rec) == 8, "KFORMAT starts with 8");
+_Static_assert(sizeof(struct utrace__tf_object_rec) == 32, "OBJECT starts with 32");
 _Static_assert(sizeof(struct utrace__tf_kpage_rec) == 16, "KPAGE starts with 16");
 _Static_assert(sizeof(struct utrace__tf_ktask_rec) == 8, "KTASK starts with 8");
 

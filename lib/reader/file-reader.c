@@ -31,6 +31,14 @@
  *      thread A pages:  [a1 a2 a3] [a4 a5]          heap of heads: (t, A)
  *      thread B pages:  [b1 b2] <lost 3> [b3 b4]                   (t, B)
  *      merged:          a1 b1 a2 b2 a3 <lost 3> b3 a4 ...
+ *
+ * A file is mapped, not read into memory, and the mapping's pages are
+ * given back (MADV_DONTNEED) each time DROP_EVERY bytes more of it have
+ * been read, by the opening pass or by the iterators: the reader's
+ * resident memory stays about DROP_EVERY whatever the file's size (a
+ * file of 50 M events was 1.2 GB resident).  The pages read again come
+ * back from the page cache (or the file) unchanged, so every pointer into
+ * the file stays good.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -193,11 +201,18 @@ struct process {
 	struct tf_sym *syms;             /* SYMBOL records, sorted at first use */
 	size_t nr_syms, cap_syms;
 	bool syms_sorted;
+	struct tf_obj *objs;             /* OBJECT records */
+	size_t nr_objs, cap_objs;
 };
 
 struct tf_sym {
 	uint64_t addr, size;
 	const char *name;                /* in the file's bytes */
+};
+
+struct tf_obj {
+	uint64_t start, end, bias;
+	const char *path;                /* in the file's bytes */
 };
 
 struct thread {
@@ -233,6 +248,7 @@ struct utrace__tf {
 	size_t size;
 	void *map_base;                  /* mmap()ed, or */
 	void *copy;                      /* read() into memory */
+	uint64_t read_since_drop;        /* bytes (atomic): tf_read() */
 	uint32_t page_size;
 	uint64_t realtime_ns, monotonic_ns;
 
@@ -272,7 +288,7 @@ static const char *const type_names[] = {
 	[UTRACE_TF_STATS] = "STATS", [UTRACE_TF_END] = "END",
 	[UTRACE_TF_CALIB] = "CALIB", [UTRACE_TF_KFORMAT] = "KFORMAT",
 	[UTRACE_TF_KPAGE] = "KPAGE", [UTRACE_TF_KTASK] = "KTASK",
-	[UTRACE_TF_CALIBX] = "CALIBX",
+	[UTRACE_TF_CALIBX] = "CALIBX", [UTRACE_TF_OBJECT] = "OBJECT",
 };
 
 static char *vformat(const char *fmt, va_list ap)
@@ -356,6 +372,22 @@ static int pg_next(struct utrace_rb_cursor *c, const unsigned char **rec, uint32
 }
 
 /* Set up a cursor on a page of 'plen' bytes at file offset 'page'. */
+#define DROP_EVERY (16u << 20)
+
+/* 'bytes' more of the mapped file were read: past DROP_EVERY, the
+ * mapping's pages go (the file's comment).  Iterators of several threads
+ * may call it at once. */
+static void tf_read(const struct utrace__tf *tf, uint64_t bytes)
+{
+	struct utrace__tf *w = (struct utrace__tf *)tf;  /* (the counter only) */
+
+	if (!tf->map_base ||
+	    __atomic_add_fetch(&w->read_since_drop, bytes, __ATOMIC_RELAXED) < DROP_EVERY)
+		return;
+	__atomic_store_n(&w->read_since_drop, 0, __ATOMIC_RELAXED);
+	(void)madvise(tf->map_base, tf->size, MADV_DONTNEED);
+}
+
 static void pg_load(const struct utrace__tf *tf, uint64_t page, uint32_t plen,
 		    struct utrace_rb_cursor *c, uint64_t *commit_word)
 {
@@ -998,6 +1030,7 @@ static const uint64_t min_payload[] = {
 	[UTRACE_TF_KPAGE] = sizeof(struct utrace__tf_kpage_rec),
 	[UTRACE_TF_KTASK] = sizeof(struct utrace__tf_ktask_rec),
 	[UTRACE_TF_CALIBX] = sizeof(struct utrace__tf_calibx_rec),
+	[UTRACE_TF_OBJECT] = sizeof(struct utrace__tf_object_rec),
 };
 
 /* A SYMBOL record: kept with its process (the latest of its pid). */
@@ -1021,6 +1054,51 @@ static int rec_symbol(struct utrace__tf *tf, uint64_t off, const unsigned char *
 		le64(p + offsetof(struct utrace__tf_symbol_rec, size)), name };
 	pr->syms_sorted = false;
 	return 0;
+}
+
+/* An OBJECT record: kept with its process (the latest of its pid). */
+static int rec_object(struct utrace__tf *tf, uint64_t off, const unsigned char *p,
+		      uint64_t size)
+{
+	const unsigned char *s = p + sizeof(struct utrace__tf_object_rec), *end = p + size;
+	uint32_t pid = le32(p + offsetof(struct utrace__tf_object_rec, pid));
+	struct process *pr = need_proc(tf, off, UTRACE_TF_OBJECT, pid);
+	const char *path;
+
+	if (!pr)
+		return 0;
+	path = take_str(&s, end);
+	if (!path)
+		return bad(tf, off, "OBJECT record: path has no NUL inside the record");
+	if (grow(&pr->objs, &pr->cap_objs, pr->nr_objs, sizeof(*pr->objs)))
+		return nomem(tf);
+	pr->objs[pr->nr_objs++] = (struct tf_obj){
+		le64(p + offsetof(struct utrace__tf_object_rec, start)),
+		le64(p + offsetof(struct utrace__tf_object_rec, end)),
+		le64(p + offsetof(struct utrace__tf_object_rec, bias)), path };
+	return 0;
+}
+
+int utrace__tf_obj_lookup(const struct utrace__tf_process *proc, uint64_t addr,
+			  const char **path, uint64_t *bias)
+{
+	const struct process *pr;
+	size_t i;
+
+	if (!proc)
+		return -ENOENT;
+	pr = (const struct process *)((const char *)proc - offsetof(struct process, pub));
+	/* the latest first: an object loaded again elsewhere */
+	for (i = pr->nr_objs; i > 0; i--) {
+		const struct tf_obj *o = &pr->objs[i - 1];
+
+		if (addr >= o->start && addr < o->end) {
+			*path = o->path;
+			*bias = o->bias;
+			return 0;
+		}
+	}
+	return -ENOENT;
 }
 
 static int sym_cmp(const void *a, const void *b)
@@ -1123,6 +1201,8 @@ static int read_record(struct utrace__tf *tf, uint64_t off, uint32_t type,
 		return rec_ktask(tf, off, p, size);
 	case UTRACE_TF_CALIBX:
 		return rec_calibx(tf, off, p);
+	case UTRACE_TF_OBJECT:
+		return rec_object(tf, off, p, size);
 	default:
 		return 0;                /* unknown types are skipped */
 	}
@@ -1395,6 +1475,7 @@ static int parse(struct utrace__tf *tf)
 		}
 		if (read_record(tf, off, type, tf->data + off + REC_HDR, size) == -ENOMEM)
 			return -ENOMEM;
+		tf_read(tf, REC_HDR + size);
 		off += REC_HDR + size;
 		off = (off + 7) & ~7ULL;
 		if (type == UTRACE_TF_END)
@@ -1536,6 +1617,7 @@ void utrace__tf_close(struct utrace__tf *tf)
 		free(tf->procs[i]->boot);
 		free(tf->procs[i]->tai);
 		free(tf->procs[i]->syms);
+		free(tf->procs[i]->objs);
 		free(tf->procs[i]);
 	}
 	for (i = 0; i < tf->nr_threads; i++) {
@@ -1706,6 +1788,7 @@ static void advance_slow(const struct utrace__tf *tf, struct stream *s, bool no_
 			uint64_t word;
 
 			pg_load(tf, ref->page, ref->plen, &s->c, &word);
+			tf_read(tf, ref->plen);
 			s->in_page = true;
 			s->cpu = ref->cpu;
 			s->page_off = ref->rec_off;

@@ -155,6 +155,10 @@ uint64_t utrace__tf_proc_time(const struct utrace__tf *tf, const struct utrace__
  * ctx is unused (a utrace__syms_fn of formats.h). */
 int utrace__tf_sym_lookup(void *ctx, const struct utrace__tf_process *proc, uint64_t addr,
 			  const char **name, uint64_t *start, uint64_t *size) UTRACE_HIDDEN;
+/* The object (OBJECT record) of proc at addr: its path and load bias; 0
+ * or -ENOENT. */
+int utrace__tf_obj_lookup(const struct utrace__tf_process *proc, uint64_t addr,
+			  const char **path, uint64_t *bias) UTRACE_HIDDEN;
 /* Symbol i of proc (its SYMBOL records, in no order): 0, or -ENOENT
  * past the last. */
 int utrace__tf_sym_at(const struct utrace__tf_process *proc, size_t i, const char **name,

@@ -216,6 +216,14 @@ int utrace__tfw_symbol(struct utrace__tfw *w, uint32_t pid, uint64_t addr, uint6
 	return put_record(w, UTRACE_TF_SYMBOL, &r, sizeof(r), name, strlen(name) + 1, NULL, 0);
 }
 
+int utrace__tfw_object(struct utrace__tfw *w, uint32_t pid, uint64_t start, uint64_t end,
+		       uint64_t bias, const char *path)
+{
+	struct utrace__tf_object_rec r = { pid, 0, start, end, bias };
+
+	return put_record(w, UTRACE_TF_OBJECT, &r, sizeof(r), path, strlen(path) + 1, NULL, 0);
+}
+
 int utrace__tfw_format(struct utrace__tfw *w, uint32_t pid, uint32_t id,
 		       const char *system, const char *format)
 {
@@ -343,7 +351,17 @@ static int symbols_fd(struct utrace__tfw *w, uint32_t pid, int fd, uint64_t bias
 	struct utrace__symtab t;
 	int written = 0;
 	size_t i;
+	char link[64], path[4096];
+	ssize_t n;
+	uint64_t lo, hi;
 
+	/* the object itself, for the addresses no symbol holds */
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, path, sizeof(path) - 1);
+	if (n > 0 && utrace__elf_extent(fd, &lo, &hi) == 0) {
+		path[n] = 0;
+		utrace__tfw_object(w, pid, lo + bias, hi + bias, bias, path);
+	}
 	if (utrace__symtab_load(fd, &t) < 0)
 		return 0;
 	for (i = 0; i < t.nr; i++)
@@ -368,6 +386,7 @@ struct utrace__symcache_ent {
 	char *path;
 	uint64_t start, off;            /* the first line that maps it */
 	uint64_t bias;
+	uint64_t lo, hi;                /* its PT_LOAD extent (lo >= hi: none) */
 	struct utrace__symtab t;        /* empty: no symbols, or no ELF */
 };
 
@@ -428,6 +447,7 @@ static struct utrace__symcache_ent *cache_get(struct utrace__symcache *c, uint32
 
 		if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
 		    utrace__elf_bias(fd, start, off, &e->bias) < 0 ||
+		    utrace__elf_extent(fd, &e->lo, &e->hi) < 0 ||
 		    utrace__symtab_load(fd, &e->t) < 0)
 			memset(&e->t, 0, sizeof(e->t));
 	}
@@ -475,6 +495,8 @@ int utrace__tfw_symbols_cached(struct utrace__tfw *w, uint32_t pid, struct utrac
 		e = cache_get(c, pid, file, start, end, off);
 		if (!e)
 			break;
+		if (e->lo < e->hi)
+			utrace__tfw_object(w, pid, e->lo + e->bias, e->hi + e->bias, e->bias, file);
 		for (i = 0; i < e->t.nr; i++)
 			if (!utrace__tfw_symbol(w, pid, e->t.syms[i].addr + e->bias, e->t.syms[i].size,
 						e->t.strings + e->t.syms[i].name))

@@ -72,6 +72,9 @@ void utrace__symcache_free(struct utrace__symcache *c) UTRACE_HIDDEN;
  * regular file is read (-EINVAL else).  The number written or -errno. */
 int utrace__tfw_symbols_fd(struct utrace__tfw *w, uint32_t pid, int fd, uint64_t bias)
 	UTRACE_HIDDEN;
+/* An ELF object of process pid at [start, end), load bias 'bias'. */
+int utrace__tfw_object(struct utrace__tfw *w, uint32_t pid, uint64_t start, uint64_t end,
+		       uint64_t bias, const char *path) UTRACE_HIDDEN;
 int utrace__tfw_process(struct utrace__tfw *w, uint32_t pid, uint32_t ppid, uint32_t clock,
 			uint32_t trace_clock, const char *comm, const char *exe) UTRACE_HIDDEN;
 int utrace__tfw_format(struct utrace__tfw *w, uint32_t pid, uint32_t id,

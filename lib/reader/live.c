@@ -260,12 +260,22 @@ int live_add(struct live *lv, struct utrace__ctl *c)
 
 size_t live_drop_gone(struct live *lv)
 {
+	return live_drop_gone_each(lv, NULL, NULL);
+}
+
+size_t live_drop_gone_each(struct live *lv, void (*fn)(void *arg, struct utrace__ctl *c),
+			   void *arg)
+{
 	size_t i, k = 0;
 
 	for (i = 0; i < lv->n; i++) {
-		if (lv->src[i].gone)
+		if (lv->src[i].gone) {
+			struct utrace__ctl *c = lv->src[i].c;
+
 			src_close(&lv->src[i]);
-		else
+			if (fn)
+				fn(arg, c);
+		} else
 			lv->src[k++] = lv->src[i];
 	}
 	i = lv->n - k;

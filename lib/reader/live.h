@@ -34,6 +34,9 @@ int live_add(struct live *lv, struct utrace__ctl *c);
  * the live_take() that found them gone); how many.  Their controls stay
  * the caller's. */
 size_t live_drop_gone(struct live *lv);
+/* live_drop_gone(), telling fn each control dropped (utrace agent). */
+size_t live_drop_gone_each(struct live *lv, void (*fn)(void *arg, struct utrace__ctl *c),
+			   void *arg);
 
 enum {
 	LIVE_HEADER = 1,   /* the kernel's "# tracer: nop" header first (trace) */

@@ -242,12 +242,13 @@ static void json_common(struct utrace__obuf *b, const struct utrace__tf_item *it
  * integers as decimal strings), without a newline:
  *
  *   {"timeUnixNano":"T","observedTimeUnixNano":"O","severityNumber":9,
- *    "severityText":"INFO","body":{"stringValue":"TEXT"},
+ *    "severityText":"INFO","eventName":"SYSTEM:NAME","body":{"stringValue":"TEXT"},
  *    "attributes":[{"key":"event.system","value":{"stringValue":"demo"}},...]}
  *
  * The attributes utrace adds come first; the event's fields follow, under
  * their names: C identifiers, which have no '.', so that only "cpu" can
- * meet one of utrace's keys ("field.cpu" then).
+ * meet one of utrace's keys ("field.cpu" then).  The exporter adds
+ * log.record.uid and the trace context (export-otlp.c).
  */
 static void otlp_key(struct utrace__obuf *b, const char *key, bool first)
 {
@@ -286,14 +287,19 @@ static void otlp_start(struct utrace__printer *sc, const struct utrace__tf_item 
 	utrace__ob_num(b, sc->o->otlp_observed, 0, ' ', false);
 	utrace__ob_puts(b, warn ? "\",\"severityNumber\":13,\"severityText\":\"WARN\""
 				: "\",\"severityNumber\":9,\"severityText\":\"INFO\"");
-	utrace__ob_puts(b, ",\"body\":{\"stringValue\":");
+	/* the event's name as the record's eventName (the attribute
+	 * event.name is deprecated), "SYSTEM:NAME" as utrace names events */
+	utrace__ob_puts(b, ",\"eventName\":\"");
+	utrace__ob_puts(b, system);
+	utrace__ob_putc(b, ':');
+	utrace__ob_puts(b, name);
+	utrace__ob_puts(b, "\",\"body\":{\"stringValue\":");
 	utrace__ob_json_str(b, sc->text.p, sc->text.len);
 	utrace__ob_puts(b, "},\"attributes\":");
 	sc->attr_at = b->len;
 	utrace__ob_putc(b, '[');
 	otlp_int(b, "utrace.seq", sc->o->otlp_seq, true);
 	otlp_str(b, "event.system", system, strlen(system));
-	otlp_str(b, "event.name", name, strlen(name));
 	otlp_int(b, "thread.id", it->thread->tid, false);
 	otlp_str(b, "thread.name", comm, strlen(comm));
 	otlp_int(b, "cpu", it->cpu, false);
@@ -938,8 +944,7 @@ static void put_user_stack(struct utrace__obuf *b, const struct utrace__rec *r, 
 		memcpy(&ip, r->d + at, sizeof(ip));
 		if (!ip || ip == UINT64_MAX)
 			break;
-		if (probe_sym((void *)r, ip, sym, sizeof(sym)) <= 0)
-			snprintf(sym, sizeof(sym), "<%016" PRIx64 ">", ip);
+		utrace__stack_frame_name(r->proc, ip, true, sym, sizeof(sym));
 		utrace__ob_puts(b, "\n => ");
 		utrace__ob_puts(b, sym);
 	}
@@ -953,8 +958,7 @@ static void put_frames(struct utrace__obuf *b, const struct utrace__rec *r, cons
 
 	utrace__ob_puts(b, "<user stack trace>");
 	for (i = 0; i < nr; i++) {
-		if (probe_sym((void *)r, ips[i], sym, sizeof(sym)) <= 0)
-			snprintf(sym, sizeof(sym), "<%016" PRIx64 ">", ips[i]);
+		utrace__stack_frame_name(r->proc, ips[i], true, sym, sizeof(sym));
 		utrace__ob_puts(b, "\n => ");
 		utrace__ob_puts(b, sym);
 	}

@@ -9,6 +9,7 @@
 #ifndef UTRACE_READER_STACKTAB_H
 #define UTRACE_READER_STACKTAB_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -35,5 +36,17 @@ int utrace__stacktab_item(struct utrace__stacktab *t, const void *proc,
 			  const uint64_t **ips, uint32_t *nr) UTRACE_HIDDEN;
 
 void utrace__stacktab_free(struct utrace__stacktab *t) UTRACE_HIDDEN;
+
+/*
+ * The name of frame ip of process proc, into buf: "function+0xoff/0xsize"
+ * from its symbols (just "function" when !offsets), else
+ * "[object]+0xoff" (the object's file name, off its address in the file)
+ * from its OBJECT records, else a JIT's name from /tmp/perf-PID.map (read
+ * now, as perf report does), else "<%016lx>" (the kernel's form for an
+ * address it cannot name; "0x..." when !offsets).
+ */
+struct utrace__tf_process;
+void utrace__stack_frame_name(const struct utrace__tf_process *proc, uint64_t ip, bool offsets,
+			      char *buf, size_t len) UTRACE_HIDDEN;
 
 #endif /* UTRACE_READER_STACKTAB_H */

@@ -143,28 +143,10 @@ static void set_text(struct utrace__event_state *st, char *text)
 
 /* --- events --- */
 
-struct find_arg {
-	uint32_t id;
-	struct utrace_event *ev;
-};
-
-static int find_cb(struct utrace_event *ev, void *arg)
-{
-	struct find_arg *a = arg;
-
-	if ((uint32_t)ev->id != a->id)
-		return 0;
-	a->ev = ev;
-	return 1;
-}
-
 /* Registry lock held. */
 static struct utrace_event *find_id(uint32_t id)
 {
-	struct find_arg a = { id, NULL };
-
-	utrace__registry_foreach(find_cb, &a);
-	return a.ev;
+	return utrace__registry_find_id(id);
 }
 
 struct list_arg {

@@ -17,83 +17,96 @@ struct buf {
 	bool oom;
 };
 
-static void bprintf(struct buf *b, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void bprintf(struct buf *b, const char *fmt, ...)
+/* Append the n bytes at s (no vsnprintf: a process of 50,000 events
+ * writes 50,000 formats when they are kept at exit). */
+static void bput(struct buf *b, const char *s, size_t n)
 {
-	va_list ap;
-	int n;
-
 	if (b->oom)
 		return;
-	if (!b->s) {
-		b->cap = 256;
-		b->s = malloc(b->cap);
-		if (!b->s) {
+	if (b->cap - b->len <= n || !b->s) {
+		size_t cap = (b->cap + n + 1) * 2;
+		char *p = realloc(b->s, cap < 256 ? 256 : cap);
+
+		if (!p) {
 			b->oom = true;
 			return;
 		}
+		b->s = p;
+		b->cap = cap < 256 ? 256 : cap;
 	}
-	for (;;) {
-		va_start(ap, fmt);
-		n = vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
-		va_end(ap);
-		if (n < 0) {
-			b->oom = true;
-			return;
-		}
-		if ((size_t)n < b->cap - b->len) {
-			b->len += (size_t)n;
-			return;
-		}
-		size_t cap = (b->cap + (size_t)n + 1) * 2;
-		char *s = realloc(b->s, cap);
-		if (!s) {
-			b->oom = true;
-			return;
-		}
-		b->s = s;
-		b->cap = cap;
-	}
+	memcpy(b->s + b->len, s, n);
+	b->len += n;
+	b->s[b->len] = 0;
 }
 
-static const struct utrace_event_field common_fields[] = {
-	{ "unsigned short", "common_type", 0, 2, 0, UTRACE_FIELD_PLAIN, 0 },
-	{ "unsigned char", "common_flags", 2, 1, 0, UTRACE_FIELD_PLAIN, 0 },
-	{ "unsigned char", "common_preempt_count", 3, 1, 0, UTRACE_FIELD_PLAIN, 0 },
-	{ "int", "common_pid", 4, 4, 1, UTRACE_FIELD_PLAIN, 0 },
-};
+/* The common fields' lines, the same in every format (the kernel's
+ * struct trace_entry). */
+static const char common_lines[] =
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n";
+
+static void bstr(struct buf *b, const char *s)
+{
+	bput(b, s, strlen(s));
+}
+
+static void bint(struct buf *b, int v)
+{
+	char num[16], *p = num + sizeof(num);
+	unsigned int u = v < 0 ? 0u - (unsigned int)v : (unsigned int)v;
+
+	do
+		*--p = (char)('0' + u % 10);
+	while (u /= 10);
+	if (v < 0)
+		*--p = '-';
+	bput(b, p, (size_t)(num + sizeof(num) - p));
+}
 
 static void field_line(struct buf *b, const struct utrace_event_field *f)
 {
-	bprintf(b, "\tfield:");
+	static const char *const before[] = {
+		[UTRACE_FIELD_DYNAMIC] = "__data_loc ", [UTRACE_FIELD_STRING] = "__data_loc ",
+		[UTRACE_FIELD_CPUMASK] = "__data_loc ", [UTRACE_FIELD_REL] = "__rel_loc ",
+		[UTRACE_FIELD_REL_CPUMASK] = "__rel_loc ",
+	};
+	unsigned int k = (unsigned int)f->kind;
+
+	bstr(b, "\tfield:");
+	if (k < sizeof(before) / sizeof(before[0]) && before[k])
+		bstr(b, before[k]);
+	bstr(b, f->type);
 	switch (f->kind) {
-	case UTRACE_FIELD_ARRAY:
-		bprintf(b, "%s %s[%d];", f->type, f->name, f->array_len);
-		break;
 	case UTRACE_FIELD_DYNAMIC:
 	case UTRACE_FIELD_STRING:
-		bprintf(b, "__data_loc %s[] %s;", f->type, f->name);
-		break;
-	case UTRACE_FIELD_CPUMASK:
-		bprintf(b, "__data_loc %s %s;", f->type, f->name);
-		break;
 	case UTRACE_FIELD_REL:
-		bprintf(b, "__rel_loc %s[] %s;", f->type, f->name);
+		bstr(b, "[] ");
+		bstr(b, f->name);
 		break;
-	case UTRACE_FIELD_REL_CPUMASK:
-		bprintf(b, "__rel_loc %s %s;", f->type, f->name);
+	case UTRACE_FIELD_ARRAY:
+		bstr(b, " ");
+		bstr(b, f->name);
+		bstr(b, "[");
+		bint(b, f->array_len);
+		bstr(b, "]");
 		break;
 	case UTRACE_FIELD_FLEX:
-		bprintf(b, "%s %s[];", f->type, f->name);
+		bstr(b, " ");
+		bstr(b, f->name);
+		bstr(b, "[]");
 		break;
-	default:
-		bprintf(b, "%s %s;", f->type, f->name);
+	default:  /* plain, CPUMASK, REL_CPUMASK */
+		bstr(b, " ");
+		bstr(b, f->name);
 		break;
 	}
-	bprintf(b, "\toffset:%d;\tsize:%d;\tsigned:%d;\n", f->offset, f->size,
-		f->is_signed ? 1 : 0);
+	bstr(b, ";\toffset:");
+	bint(b, f->offset);
+	bstr(b, ";\tsize:");
+	bint(b, f->size);
+	bstr(b, f->is_signed ? ";\tsigned:1;\n" : ";\tsigned:0;\n");
 }
 
 char *utrace__format_text(const struct utrace_event *ev)
@@ -102,13 +115,18 @@ char *utrace__format_text(const struct utrace_event *ev)
 	struct buf b = { 0 };
 	size_t i;
 
-	bprintf(&b, "name: %s\nID: %d\nformat:\n", ev->name, ev->id);
-	for (i = 0; i < sizeof(common_fields) / sizeof(common_fields[0]); i++)
-		field_line(&b, &common_fields[i]);
-	bprintf(&b, "\n");
+	bstr(&b, "name: ");
+	bstr(&b, ev->name);
+	bstr(&b, "\nID: ");
+	bint(&b, ev->id);
+	bstr(&b, "\nformat:\n");
+	bput(&b, common_lines, sizeof(common_lines) - 1);
+	bput(&b, "\n", 1);
 	for (i = 0; i < st->nr_fields; i++)
 		field_line(&b, &st->fields[i]);
-	bprintf(&b, "\nprint fmt: %s\n", st->print_fmt);
+	bstr(&b, "\nprint fmt: ");
+	bstr(&b, st->print_fmt);
+	bput(&b, "\n", 1);
 	if (b.oom) {
 		free(b.s);
 		return NULL;

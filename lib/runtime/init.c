@@ -225,6 +225,27 @@ __attribute__((constructor)) static void utrace_ctor(void)
 	}
 }
 
+/*
+ * `utrace attach` (tools/utrace/inject.c) calls this in a running program
+ * it has just loaded the library into (or that had it without an agent),
+ * on a thread it borrowed and gives back: the agent listens in the tool's
+ * runtime directory 'rundir' from now on, with ftrace's own events; no
+ * event is on, no probe placed.  The library's constructor has run (a
+ * late dlopen(): the objects already loaded are found as the agent looks).
+ * 0 when the agent listens; -EPERM when UTRACE_CONTROL=0 or the runtime
+ * directory refused it.  Not public: its name is the tool's.
+ */
+__attribute__((visibility("default"))) int utrace__attach_start(const char *rundir);
+__attribute__((visibility("default"))) int utrace__attach_start(const char *rundir)
+{
+	utrace__init();
+	if (rundir && *rundir)
+		utrace__rundir_set(rundir);
+	print_open();
+	utrace__marker_register();
+	return utrace__agent_start() ? 0 : -EPERM;
+}
+
 /* A program whose executable has no events never triggers the report of
  * UTRACE_EVENTS entries that matched nothing; give it at exit. */
 __attribute__((destructor)) static void utrace_dtor(void)

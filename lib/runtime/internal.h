@@ -156,6 +156,8 @@ int utrace__registry_foreach(int (*fn)(struct utrace_event *ev, void *arg),
  * malloc()ed; 0, -ENOENT or -ENOMEM.
  */
 int utrace__registry_retired_format(uint32_t id, char **system, char **text) UTRACE_HIDDEN;
+/* The event of id 'id', or NULL (a hash lookup). */
+struct utrace_event *utrace__registry_find_id(uint32_t id) UTRACE_HIDDEN;
 /* fn for each removed event's format (registry lock held). */
 void utrace__registry_foreach_retired(void (*fn)(uint32_t id, const char *system,
 						 const char *name, const char *text,

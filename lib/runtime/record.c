@@ -109,15 +109,25 @@ ssize_t utrace__send_with_fd(int s, const void *buf, size_t len, int pass)
 	return n;
 }
 
-/* A message waiting for the recorder to read (the file's comment). */
+/*
+ * A message waiting for the recorder to read (the file's comment).  An
+ * event's format waits as its id alone (len 0, fmt_id > 0), and is
+ * written out when its turn comes: a process with 50,000 events that a
+ * recorder attaches to queues 50,000 ids, not 50,000 texts, and such
+ * waiting formats do not count against OUTQ_MAX_MSGS and OUTQ_MAX_BYTES
+ * (there is one per event at most; a stuck recorder is still dropped
+ * after RECORDER_STUCK_MS).
+ */
 struct outmsg {
 	struct outmsg *next;
 	int fd;                        /* passed with it (ours), or -1 */
+	uint32_t fmt_id;               /* a format to write out, or 0 */
 	size_t len;
 	unsigned char data[];
 };
 static struct outmsg *outq, **outq_tail = &outq;
 static size_t outq_msgs, outq_bytes, outq_fds;
+static size_t outq_lazy;               /* of outq_msgs, the formats by id */
 static uint64_t outq_since;            /* ns: queued first, or last progress */
 static uint32_t msgs_missed;           /* never sent, since the HELLO */
 
@@ -133,7 +143,57 @@ static void outq_free(void)
 	}
 	outq_tail = &outq;
 	__atomic_store_n(&outq_msgs, 0, __ATOMIC_RELAXED);
-	outq_bytes = outq_fds = 0;
+	outq_bytes = outq_fds = outq_lazy = 0;
+}
+
+static void *format_msg(uint32_t id, const char *system, const char *text, size_t *len);
+static void note_missed(size_t n);
+
+/*
+ * The format waiting at the head of the queue, written out: the event of
+ * its id, or the removed event's (registry.c keeps those).  False when
+ * there is none (nothing to send: the node is taken out) or no memory.
+ */
+static bool outq_render_head(void)
+{
+	struct outmsg *m = outq, *n = NULL;
+	struct utrace_event *ev = utrace__registry_find_id(m->fmt_id);
+	char *system = NULL, *text = NULL;
+	void *buf = NULL;
+	size_t len = 0;
+
+	if (ev) {
+		text = utrace__format_text(ev);
+		buf = text ? format_msg(m->fmt_id, ev->cls->system, text, &len) : NULL;
+	} else if (utrace__registry_retired_format(m->fmt_id, &system, &text) == 0) {
+		buf = format_msg(m->fmt_id, system, text, &len);
+	}
+	free(system);
+	free(text);
+	if (buf)
+		n = malloc(sizeof(*n) + len);
+	if (n) {
+		n->next = m->next;
+		n->fd = -1;
+		n->fmt_id = 0;
+		n->len = len;
+		memcpy(n->data, buf, len);
+		outq_bytes += len;
+	}
+	free(buf);
+	outq = n ? n : m->next;
+	if (!outq)
+		outq_tail = &outq;
+	else if (outq_tail == &m->next)
+		outq_tail = &n->next;
+	outq_lazy--;
+	if (!n) {
+		__atomic_store_n(&outq_msgs, outq_msgs - 1, __ATOMIC_RELAXED);
+		if (ev || system)
+			note_missed(1);
+	}
+	free(m);
+	return n != NULL;
 }
 
 /* Messages the recorder will never get: counted where it reads them. */
@@ -186,6 +246,10 @@ static bool outq_push(void)
 	uint64_t now;
 
 	while ((m = outq)) {
+		if (m->fmt_id) {
+			outq_render_head();
+			continue;
+		}
 		if (utrace__send_with_fd(sock, m->data, m->len, m->fd) < 0) {
 			if (errno != EAGAIN && errno != EWOULDBLOCK && errno != ENOBUFS) {
 				drop_recorder(NULL, 0);
@@ -242,7 +306,7 @@ static bool send_msg(const void *buf, size_t len, int pass)
 		note_missed(1);
 		return false;
 	}
-	if (outq_msgs >= OUTQ_MAX_MSGS || outq_bytes + len > OUTQ_MAX_BYTES) {
+	if (outq_msgs - outq_lazy >= OUTQ_MAX_MSGS || outq_bytes + len > OUTQ_MAX_BYTES) {
 		drop_recorder("let too many messages wait", 1);
 		return false;
 	}
@@ -252,6 +316,7 @@ static bool send_msg(const void *buf, size_t len, int pass)
 		return false;
 	}
 	m->next = NULL;
+	m->fmt_id = 0;
 	m->len = len;
 	m->fd = pass >= 0 && outq_fds < OUTQ_MAX_FDS ? fcntl(pass, F_DUPFD_CLOEXEC, 0) : -1;
 	if (m->fd >= 0)
@@ -262,6 +327,61 @@ static bool send_msg(const void *buf, size_t len, int pass)
 	__atomic_store_n(&outq_msgs, outq_msgs + 1, __ATOMIC_RELAXED);
 	outq_bytes += len;
 	return true;
+}
+
+/*
+ * The format of event 'id' after the messages waiting: sent now when
+ * nothing waits and the socket takes it, else queued by its id.  Under
+ * the registry lock.
+ */
+static void send_format_id(uint32_t id, const char *system, const char *text)
+{
+	struct outmsg *m;
+
+	if (sock < 0)
+		return;
+	if (dropped) {
+		note_missed(1);
+		return;
+	}
+	if (outq_push() && sock >= 0 && !dropped && system && text) {
+		size_t len;
+		void *buf = format_msg(id, system, text, &len);
+
+		if (!buf) {
+			note_missed(1);
+			return;
+		}
+		if (utrace__send_with_fd(sock, buf, len, -1) == (ssize_t)len) {
+			free(buf);
+			return;
+		}
+		free(buf);
+		if (errno != EAGAIN && errno != EWOULDBLOCK && errno != ENOBUFS) {
+			drop_recorder(NULL, 1);
+			return;
+		}
+		outq_since = utrace__mono_ns();
+	}
+	if (sock < 0 || dropped) {
+		note_missed(1);
+		return;
+	}
+	m = malloc(sizeof(*m));
+	if (!m) {
+		note_missed(1);
+		return;
+	}
+	if (!outq)
+		outq_since = utrace__mono_ns();
+	m->next = NULL;
+	m->fd = -1;
+	m->fmt_id = id;
+	m->len = 0;
+	*outq_tail = m;
+	outq_tail = &m->next;
+	__atomic_store_n(&outq_msgs, outq_msgs + 1, __ATOMIC_RELAXED);
+	outq_lazy++;
 }
 
 int utrace__record_queue_fd(void)
@@ -769,6 +889,7 @@ int utrace__record_attach(const char *path, uint32_t mode)
 	utrace__registry_foreach(send_format_cb, NULL);
 	/* removed events whose records the buffers may still hold */
 	utrace__registry_foreach_retired(send_format_text, NULL);
+	outq_push();
 	utrace__registry_unlock();
 	return s;
 }
@@ -791,25 +912,31 @@ void utrace__record_detach(int s, uint32_t mode)
 	utrace__registry_unlock();
 }
 
-/* A FORMAT message (registry lock held). */
-static void send_format_text(uint32_t id, const char *system, const char *name,
-			     const char *text, void *arg)
+/* A FORMAT message, malloc()ed (its bytes in *len), or NULL. */
+static void *format_msg(uint32_t id, const char *system, const char *text, size_t *len)
 {
 	struct utrace_msg_format h = { UTRACE_MSG_FORMAT, id };
 	size_t sl = strlen(system) + 1, tl = strlen(text) + 1;
 	char *buf = malloc(sizeof(h) + sl + tl);
 
-	(void)arg;
-	(void)name;
-	if (!buf) {
-		note_missed(1);
-		return;
-	}
+	if (!buf)
+		return NULL;
 	memcpy(buf, &h, sizeof(h));
 	memcpy(buf + sizeof(h), system, sl);
 	memcpy(buf + sizeof(h) + sl, text, tl);
-	send_msg(buf, sizeof(h) + sl + tl, -1);
-	free(buf);
+	*len = sizeof(h) + sl + tl;
+	return buf;
+}
+
+/* A removed event's format, queued by its id (registry lock held). */
+static void send_format_text(uint32_t id, const char *system, const char *name,
+			     const char *text, void *arg)
+{
+	(void)system;
+	(void)name;
+	(void)text;
+	(void)arg;
+	send_format_id(id, NULL, NULL);
 }
 
 /* Send one event's format (registry lock held). */
@@ -821,10 +948,17 @@ void utrace__record_send_format(const struct utrace_event *ev)
 		return;
 	/* a new object's events: the object first */
 	send_objects_locked();
-	text = utrace__format_text(ev);
-	if (!text)
+	if (outq || dropped) {
+		/* (written out when its turn comes) */
+		send_format_id((uint32_t)ev->id, NULL, NULL);
 		return;
-	send_format_text((uint32_t)ev->id, ev->cls->system, ev->name, text, NULL);
+	}
+	text = utrace__format_text(ev);
+	if (!text) {
+		note_missed(1);
+		return;
+	}
+	send_format_id((uint32_t)ev->id, ev->cls->system, text);
 	free(text);
 }
 
@@ -847,10 +981,12 @@ bool utrace__record_probe_note(uint32_t what, const char *line, const char *text
 	return sent;
 }
 
+/* Every format at once, by id: they are written out as the recorder
+ * takes them. */
 static int send_format_cb(struct utrace_event *ev, void *arg)
 {
 	(void)arg;
-	utrace__record_send_format(ev);
+	send_format_id((uint32_t)ev->id, NULL, NULL);
 	return 0;
 }
 
@@ -934,8 +1070,10 @@ void utrace__record_after_fork_child(void)
 		return;
 	}
 	connect_recorder();
-	if (sock >= 0)
+	if (sock >= 0) {
 		utrace__registry_foreach(send_format_cb, NULL);
+		outq_push();
+	}
 }
 
 uint32_t utrace__pool_get_trace_clock(void)

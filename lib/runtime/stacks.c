@@ -12,7 +12,9 @@
  * keep the chain.  The top of the stack is the main thread's
  * __libc_stack_end (rounded up to its page) or, for other threads, what
  * pthread_getattr_np() says, asked once per thread (outside the walk,
- * when the thread's first stack is taken).  dwarf: libunwind's local
+ * when the thread's first stack is taken).  A handler running on an
+ * alternate signal stack (sigaltstack()) walks that stack only: between it
+ * and the thread's stack may lie unmapped memory.  dwarf: libunwind's local
  * unwinder (unw_step(), which reads .eh_frame; documented safe in a signal
  * handler for local cursors), the same bounds on the frames it yields.
  *
@@ -31,6 +33,8 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -71,7 +75,7 @@ static uintptr_t skip_lo[SKIP_MAX], skip_hi[SKIP_MAX];
 static unsigned int nr_skip;
 static pthread_mutex_t skip_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static __thread uintptr_t stack_top;
+static __thread uintptr_t stack_top, stack_lo;
 
 static const struct utrace_event_field def_fields[] = {
 	{ "unsigned int", "id", 8, 4, 0, UTRACE_FIELD_PLAIN, 0 },
@@ -163,15 +167,28 @@ static int add_event_object(struct utrace_event *ev, void *arg)
 	return 0;
 }
 
-static void register_once(void)
+static void skip_libutrace_once(void)
 {
 	uintptr_t lo, hi;
 
-	if (utrace__sym_object_extent((uintptr_t)&register_once, &lo, &hi) == 0) {
+	if (utrace__sym_object_extent((uintptr_t)&skip_libutrace_once, &lo, &hi) == 0) {
 		pthread_mutex_lock(&skip_lock);
 		add_skip(lo, hi);
 		pthread_mutex_unlock(&skip_lock);
 	}
+}
+
+void utrace__stacks_skip_init(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&once, skip_libutrace_once);
+	/* the objects registered so far (a dlopen()ed one comes again) */
+	utrace__registry_foreach(add_event_object, NULL);
+}
+
+static void register_once(void)
+{
 	utrace__registry_add_builtin(stack_events, stack_events + 2);
 }
 
@@ -182,8 +199,7 @@ void utrace__stacks_register(void)
 	if (!conf.on)
 		return;
 	pthread_once(&once, register_once);
-	/* the objects registered so far (a dlopen()ed one comes again) */
-	utrace__registry_foreach(add_event_object, NULL);
+	utrace__stacks_skip_init();
 }
 
 int utrace__stacks_init(void)
@@ -267,10 +283,12 @@ static bool skipped(uintptr_t ip)
 	return r;
 }
 
-/* The top of the calling thread's stack (0: unknown). */
+/* The top of the calling thread's stack (0: unknown), and its bottom in
+ * stack_lo (0: unknown, the main thread's unlimited stack). */
 static uintptr_t thread_stack_top(void)
 {
 	pthread_attr_t a;
+	struct rlimit rl;
 	void *addr;
 	size_t size;
 
@@ -278,9 +296,14 @@ static uintptr_t thread_stack_top(void)
 		return stack_top;
 	if (getpid() == utrace__gettid()) {
 		stack_top = ((uintptr_t)__libc_stack_end + 4095) & ~(uintptr_t)4095;
+		if (getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+		    rl.rlim_cur < stack_top)
+			stack_lo = stack_top - (uintptr_t)rl.rlim_cur;
 	} else if (pthread_getattr_np(pthread_self(), &a) == 0) {
-		if (pthread_attr_getstack(&a, &addr, &size) == 0)
+		if (pthread_attr_getstack(&a, &addr, &size) == 0) {
 			stack_top = (uintptr_t)addr + size;
+			stack_lo = (uintptr_t)addr;
+		}
 		pthread_attr_destroy(&a);
 	}
 	return stack_top;
@@ -308,8 +331,18 @@ __attribute__((noinline)) unsigned int utrace__stack_walk(uintptr_t *ips, unsign
 	uintptr_t top = thread_stack_top(), base = 0;
 	unsigned int n = 0, seen = 0;
 
-	if (!top || top <= sp)
+	if (!top)
 		return 0;
+	if (sp < stack_lo || sp >= top) {
+		/* a handler on an alternate signal stack: only its frames
+		 * (what lies between it and the thread's stack may be unmapped) */
+		stack_t ss;
+
+		if (sigaltstack(NULL, &ss) < 0 || !(ss.ss_flags & SS_ONSTACK) ||
+		    sp < (uintptr_t)ss.ss_sp || sp >= (uintptr_t)ss.ss_sp + ss.ss_size)
+			return 0;
+		top = (uintptr_t)ss.ss_sp + ss.ss_size;
+	}
 	if (!dwarf) {
 		uintptr_t fp = sp;
 

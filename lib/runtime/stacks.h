@@ -6,9 +6,10 @@
  * libunwind (dwarf), stored once per distinct stack.
  *
  * Switched on by UTRACE_STACKS=MODE[,SIZE[,FRAMES]] (MODE fp or dwarf;
- * SIZE: the stack bytes above the event's stack pointer walked at most,
- * perf's dump size, default 8192; FRAMES: at most this many frames,
- * default 64, at most UTRACE__STACK_FRAMES_MAX), which utrace record sets.
+ * SIZE: the stack bytes above the traced call site's frame walked at
+ * most, as perf's dump size, default 8192; FRAMES: at most this many
+ * frames, default 64, at most UTRACE__STACK_FRAMES_MAX), which utrace
+ * record sets.
  *
  * Two builtin ftrace events carry them (docs/trace-file-format.md):
  *   ftrace:stack      id (u32), nr (u32), caller[] (unsigned long, nr):
@@ -34,6 +35,10 @@
  * (stacks stay off). */
 int utrace__stacks_init(void) UTRACE_HIDDEN;
 
+/* The frames walks leave out (libutrace's, the registered objects'
+ * generated code), worked out now: for hist:keys=stacktrace. */
+void utrace__stacks_skip_init(void) UTRACE_HIDDEN;
+
 /* Register ftrace:stack and ftrace:stack_ref when stacks are on. */
 void utrace__stacks_register(void) UTRACE_HIDDEN;
 
@@ -49,7 +54,7 @@ void utrace__stacks_after_fork(void) UTRACE_HIDDEN;
  * addresses of the calling thread into ips, innermost first, from the
  * caller of this function; by frame pointers when dwarf is false, every
  * read checked against the thread's stack bounds first; no frame beyond
- * size bytes above the starting stack pointer.  The number found.
+ * size bytes above the first frame kept.  The number found.
  */
 unsigned int utrace__stack_walk(uintptr_t *ips, unsigned int max, bool dwarf, uintptr_t size)
 	UTRACE_HIDDEN;

@@ -85,4 +85,12 @@ bool utrace__filter_run(const struct utrace_event *ev, const void *rec,
 bool utrace__filter_run_at(void *const *fp, const void *rec, unsigned int size,
 			   const struct utrace__filter_ctx *ctx) UTRACE_HIDDEN;
 
+/*
+ * utrace__tp_calling - the tracepoint whose regfunc or unregfunc is
+ * running (they take no argument): one pair of functions can serve many
+ * tracepoints, as the dynamic probes' events do (uprobes.c).  Valid only
+ * inside those calls (the registry's lock is held).
+ */
+struct utrace_tracepoint *utrace__tp_calling(void) UTRACE_HIDDEN;
+
 #endif /* UTRACE_RUNTIME_TP_H */

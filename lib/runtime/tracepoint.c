@@ -220,6 +220,14 @@ void utrace__tp_reap(void)
 	}
 }
 
+/* (tp_mutex held) */
+static struct utrace_tracepoint *tp_calling;
+
+struct utrace_tracepoint *utrace__tp_calling(void)
+{
+	return tp_calling;
+}
+
 int utrace__tp_add(struct utrace_tracepoint *tp, utrace_probe_fn fn,
 		   void *data)
 {
@@ -244,7 +252,9 @@ int utrace__tp_add(struct utrace_tracepoint *tp, utrace_probe_fn fn,
 		goto out;
 	}
 	if (n == 0 && tp->regfunc) {
+		tp_calling = tp;
 		ret = tp->regfunc();
+		tp_calling = NULL;
 		if (ret < 0) {
 			free(block_of(neu));
 			goto out;
@@ -302,8 +312,11 @@ int utrace__tp_remove(struct utrace_tracepoint *tp, utrace_probe_fn fn,
 		utrace__jump_changed();
 	}
 	__atomic_store_n(&tp->funcs, neu, __ATOMIC_RELEASE);
-	if (n == 1 && tp->unregfunc)
+	if (n == 1 && tp->unregfunc) {
+		tp_calling = tp;
 		tp->unregfunc();
+		tp_calling = NULL;
+	}
 	defer_free(old);
 out:
 	pthread_mutex_unlock(&tp_mutex);

@@ -44,6 +44,7 @@
 #include "marker.h"
 #include "record.h"
 #include "symbols.h"
+#include "stacks.h"
 #include "synth.h"
 #include "trigger.h"
 #include "writer.h"
@@ -303,12 +304,21 @@ static void run_list(const struct utrace__trig_list *tl, const void *rec, uint32
 		if (pass != 2 && is_post(t) != pass)
 			continue;
 		if (t->kind == TK_HIST) {
-			struct utrace__hist_ctx hc = { 0, fc->cpu, fc->comm, NULL };
+			struct utrace__hist_ctx hc = { 0, fc->cpu, fc->comm, NULL, NULL, 0 };
+			uintptr_t ips[UTRACE__HIST_STACK_DEPTH];
 
 			if (__atomic_load_n(&t->paused, __ATOMIC_RELAXED))
 				continue;
 			if (t->h->timestamps)
 				hc.time = utrace__mono_ns();
+			if (t->h->stacks) {
+				/* keys=stacktrace: the stack of the code that
+				 * fired the event (from .eh_frame when libunwind
+				 * is there, else by frame pointers) */
+				hc.nr_stack = utrace__stack_walk(ips, UTRACE__HIST_STACK_DEPTH,
+								 UTRACE_HAVE_UNWINDER, 65536);
+				hc.stack = (const uint64_t *)ips;
+			}
 			if (t->h->nr_vars || t->h->nr_refs || t->h->action || t->h->track)
 				hist_vars(t, rec, size, &hc);
 			else
@@ -504,6 +514,8 @@ static int install(struct utrace_event *ev, struct trig *t)
 	struct utrace__trig_list *nl = slot ? list_with(*slot, t, 0) : NULL;
 	int r;
 
+	if (t->kind == TK_HIST && t->h && t->h->stacks)
+		utrace__stacks_skip_init();
 	if (!nl)
 		return -ENOMEM;
 	if (t->target) {
@@ -557,10 +569,20 @@ static int uninstall(struct utrace_event *ev, int inst, unsigned int i)
 /* Every list of the event: the top level's (-1), then the instances'. */
 #define FOR_EACH_LIST(k) for (int k = -1; k < UTRACE_INSTANCES_MAX; k++)
 
+/* Has the event no trigger list at all (the common case)? */
+static bool no_lists(const struct utrace__event_state *st)
+{
+	return !st || (!__atomic_load_n(&st->triggers, __ATOMIC_ACQUIRE) &&
+		       !__atomic_load_n(&st->itrig, __ATOMIC_ACQUIRE));
+}
+
 static int gone_cb(struct utrace_event *ev, void *arg)
 {
 	const struct utrace__trig_list *tl;
 	unsigned int i;
+
+	if (no_lists(ev->priv))
+		return 0;
 
 	FOR_EACH_LIST(k)
 		for (i = (tl = list_of(ev->priv, k)) ? tl->nr : 0; i-- > 0;) {
@@ -592,6 +614,9 @@ static int readers_gone_cb(struct utrace_event *ev, void *arg)
 	const struct utrace__trig_list *tl;
 	unsigned int i;
 
+	if (no_lists(ev->priv))
+		return 0;
+
 	FOR_EACH_LIST(k)
 		for (i = ev != arg && (tl = list_of(ev->priv, k)) ? tl->nr : 0; i-- > 0;) {
 			tl = list_of(ev->priv, k);
@@ -603,6 +628,10 @@ static int readers_gone_cb(struct utrace_event *ev, void *arg)
 
 void utrace__triggers_event_gone(struct utrace_event *ev)
 {
+	/* (a module's events go one by one, at exit too: with no trigger in
+	 * the process, walking every event for each would be quadratic) */
+	if (!nr_triggers)
+		return;
 	utrace__registry_foreach(readers_gone_cb, ev);
 	utrace__registry_foreach(gone_cb, ev);
 }

@@ -40,6 +40,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <utrace/tracepoint.h>
@@ -53,11 +54,11 @@
 #include "proto.h"
 #include "record.h"
 #include "rundir.h"
+#include "tp.h"
 #include "uprobes.h"
 
 #define MAX_EXITS 64
 #define MAX_FAST_ARGS 8  /* %REG arguments stored without the fetch program */
-#define NR_SLOTS 256   /* probe events at a time (slot_on_fn) */
 #define FAST_OFF0 16   /* the first argument: after the header and __probe_ip */
 #define SHAPE(n, w) ((n) + ((w) == 8 ? 4 : 0))   /* 1..8: writers[] */
 
@@ -105,6 +106,7 @@ struct uprobe {
 	 * (slot_on() sends it): the engine's result, once */
 	bool placed_once;
 	char *bp_note;
+	char *bp_shown;                /* the same, kept for probe -l -v */
 };
 
 /* One event (one or more definitions). */
@@ -118,7 +120,8 @@ struct uevent {
 	char *name;                    /* "group:event" for the tracepoint */
 	struct utrace_event *mod[1];
 	struct uprobe *probes;
-	unsigned int slot;
+	struct uevent *slot_next;      /* in 'placeable', under site_lock */
+	bool listed;                   /* in 'placeable' */
 	bool registered;
 	bool on;                       /* between slot_on() and slot_off() */
 };
@@ -289,9 +292,46 @@ static uint64_t vaddr_to_off(const struct obj_query *q, uint64_t vaddr, bool *ok
 	return 0;
 }
 
+/*
+ * The symbol tables loaded last, kept (a thousand definitions in libc
+ * loaded libc's table and its debug file twice each: 49 s, issue 30).
+ * load_symtab() gives a shallow copy of a kept table and a reference on
+ * it, symtab_done() drops it; no lock is held in between (the dynamic
+ * linker's hook resolves under the loader's lock, and the callers walk
+ * the loader's list: never hold ours across that).  A table is known by
+ * its file's device, inode, size and mtime (not its debug file's).
+ */
+#define SYMCACHE_MAX 8
+
+struct symcache {
+	struct symcache *next;
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime;
+	struct utrace__symtab t;
+	unsigned int refs;         /* the callers', and 1 while kept */
+	bool kept;
+};
+
+static pthread_mutex_t symcache_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct symcache *symcaches;
+
+static void symcache_unref(struct symcache *c, struct symcache **link)
+{
+	if (--c->refs)
+		return;
+	*link = c->next;
+	utrace__symtab_free(&c->t);
+	free(c);
+}
+
 static int load_symtab(const char *path, struct utrace__symtab *t)
 {
 	char exe[PATH_MAX];
+	struct symcache *c, **pp;
+	struct stat st;
+	unsigned int kept = 0;
 	int fd, r;
 
 	if (!path[0]) {
@@ -301,9 +341,75 @@ static int load_symtab(const char *path, struct utrace__symtab *t)
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	r = utrace__symtab_load_debug(fd, t);
+	if (fstat(fd, &st)) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	pthread_mutex_lock(&symcache_lock);
+	for (c = symcaches; c; c = c->next) {
+		if (c->kept && c->dev == st.st_dev && c->ino == st.st_ino &&
+		    c->size == st.st_size && c->mtime.tv_sec == st.st_mtim.tv_sec &&
+		    c->mtime.tv_nsec == st.st_mtim.tv_nsec) {
+			c->refs++;
+			*t = c->t;
+			pthread_mutex_unlock(&symcache_lock);
+			close(fd);
+			return 0;
+		}
+	}
+	pthread_mutex_unlock(&symcache_lock);
+	c = calloc(1, sizeof(*c));
+	if (!c) {
+		close(fd);
+		return -ENOMEM;
+	}
+	r = utrace__symtab_load_debug(fd, &c->t);
 	close(fd);
-	return r;
+	if (r < 0) {
+		free(c);
+		return r;
+	}
+	c->dev = st.st_dev;
+	c->ino = st.st_ino;
+	c->size = st.st_size;
+	c->mtime = st.st_mtim;
+	c->refs = 2;
+	c->kept = true;
+	*t = c->t;
+	pthread_mutex_lock(&symcache_lock);
+	c->next = symcaches;
+	symcaches = c;
+	/* the oldest kept ones go past SYMCACHE_MAX (freed when unused) */
+	for (pp = &symcaches; *pp;) {
+		struct symcache *o = *pp;
+
+		if (o->kept && ++kept > SYMCACHE_MAX) {
+			o->kept = false;
+			if (o->refs == 1) {
+				symcache_unref(o, pp);
+				continue;
+			}
+			o->refs--;
+		}
+		pp = &o->next;
+	}
+	pthread_mutex_unlock(&symcache_lock);
+	return 0;
+}
+
+/* Done with a table from load_symtab(). */
+static void symtab_done(struct utrace__symtab *t)
+{
+	pthread_mutex_lock(&symcache_lock);
+	for (struct symcache **pp = &symcaches; *pp; pp = &(*pp)->next) {
+		if ((*pp)->t.syms == t->syms && (*pp)->t.strings == t->strings) {
+			symcache_unref(*pp, pp);
+			break;
+		}
+	}
+	pthread_mutex_unlock(&symcache_lock);
+	memset(t, 0, sizeof(*t));
 }
 
 static int res_object(void *data, const char *name, char *path, size_t len)
@@ -372,7 +478,7 @@ static int res_symbol(void *data, const char *path, const char *sym, uint64_t *v
 			*vaddr = a - q.bias;
 			*size = 0;
 			*off = vaddr_to_off(&q, *vaddr, &ok);
-			utrace__symtab_free(&t);
+			symtab_done(&t);
 			return ok ? 0 : -ENOENT;
 		}
 	}
@@ -382,7 +488,7 @@ static int res_symbol(void *data, const char *path, const char *sym, uint64_t *v
 		*off = vaddr_to_off(&q, *vaddr, &ok);
 		r = ok ? 0 : -ENOENT;
 	}
-	utrace__symtab_free(&t);
+	symtab_done(&t);
 	return r;
 }
 
@@ -653,6 +759,7 @@ static void free_probe(struct uprobe *p)
 {
 	detach_all(p);
 	free(p->bp_note);
+	free(p->bp_shown);
 	free(p->sites);
 	utrace__probe_def_free(p->def);
 	free(p->canon);
@@ -850,7 +957,7 @@ static int bind(struct uprobe *p, struct obj_query *q, struct utrace__probe_erro
 	if (s && s->ifunc)
 		snprintf(p->ifunc, sizeof(p->ifunc), "%s", d->symbol);
 	if ((!fs || !fs->size) && p->ifunc[0]) {
-		utrace__symtab_free(&t);
+		symtab_done(&t);
 		return bind_nameless(p, q, vaddr, err);
 	}
 	/* SYMBOL+OFFS is bounded by SYMBOL: past its end the site is in
@@ -858,7 +965,7 @@ static int bind(struct uprobe *p, struct obj_query *q, struct utrace__probe_erro
 	if (s && s->size && !p->ifunc[0])
 		fs = s;
 	if (!fs || !fs->size) {
-		utrace__symtab_free(&t);
+		symtab_done(&t);
 		utrace__probe_site_rules(d->kind, NULL, 0, "", NULL, 0, 0, 0, msg, sizeof(msg));
 		return place_error(err, EINVAL, "%s", msg);
 	}
@@ -870,7 +977,7 @@ static int bind(struct uprobe *p, struct obj_query *q, struct utrace__probe_erro
 	snprintf(p->fname, sizeof(p->fname), "%s",
 		 fs->name < t.strings_len ? t.strings + fs->name : "?");
 	p->func_len = fs->size;
-	utrace__symtab_free(&t);
+	symtab_done(&t);
 	p->env.func = func;
 	/* decoded from the file: in memory, another probe's int3 or jump
 	 * may be there already */
@@ -942,6 +1049,7 @@ static int attach_sites(struct uprobe *p)
 			k = p->nr_sites > 1 ? asprintf(&n, "%zu of %zu exits, the first at %s", bps,
 						       p->nr_sites, at) : asprintf(&n, "%s", at);
 			p->bp_note = k >= 0 ? n : NULL;
+			p->bp_shown = k >= 0 ? strdup(n) : NULL;
 		}
 	}
 	if (p->sema && !p->sema_held) {
@@ -954,11 +1062,14 @@ static int attach_sites(struct uprobe *p)
 /*
  * The tracepoint's regfunc/unregfunc run when its first probe comes and
  * its last goes (the event switched on or off anywhere), under the
- * registry's locks: they take only site_lock.  They have no argument, so
- * each event gets a slot with a pair of its own.
+ * registry's locks: they take only site_lock.  They have no argument: the
+ * registry tells which tracepoint they run for (utrace__tp_calling()), so
+ * one pair serves every event (there were 256 pairs, 256 events at most).
  */
 static pthread_mutex_t site_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct uevent *slots[NR_SLOTS];
+/* the events whose probes may be placed (the dynamic linker's hook walks
+ * them under site_lock alone) */
+static struct uevent *placeable;
 static __thread bool in_site_lock;
 
 static void site_lock_take(void)
@@ -973,24 +1084,41 @@ static void site_lock_drop(void)
 	pthread_mutex_unlock(&site_lock);
 }
 
-static int slot_on(unsigned int n)
+static void unlist(struct uevent *ue);
+
+/* The event of the tracepoint whose regfunc/unregfunc runs (site_lock
+ * held): NULL once it is no longer placeable. */
+static struct uevent *calling_event(void)
+{
+	struct utrace_tracepoint *tp = utrace__tp_calling();
+	struct uevent *ue;
+
+	if (!tp)
+		return NULL;
+	ue = (struct uevent *)(void *)((char *)tp - offsetof(struct uevent, tp));
+	return ue->listed ? ue : NULL;
+}
+
+static int slot_on(void)
 {
 	void *q = utrace__probe_quiet_enter();
 	char *note[8], *line[8];
 	size_t nr_notes = 0;
+	struct uevent *ue;
 	int r = 0;
 
 	site_lock_take();
-	if (slots[n])
-		for (struct uprobe *p = slots[n]->probes; p && !r; p = p->next)
+	ue = calling_event();
+	if (ue)
+		for (struct uprobe *p = ue->probes; p && !r; p = p->next)
 			r = attach_sites(p);
 	if (r)
-		for (struct uprobe *p = slots[n]->probes; p; p = p->next)
+		for (struct uprobe *p = ue->probes; p; p = p->next)
 			detach_all(p);
-	if (slots[n]) {
-		slots[n]->on = !r;
+	if (ue) {
+		ue->on = !r;
 		/* the breakpoints placed, sent once site_lock is dropped */
-		for (struct uprobe *p = slots[n]->probes; p && nr_notes < 8; p = p->next)
+		for (struct uprobe *p = ue->probes; p && nr_notes < 8; p = p->next)
 			if (p->bp_note && p->canon && (line[nr_notes] = strdup(p->canon))) {
 				note[nr_notes++] = p->bp_note;
 				p->bp_note = NULL;
@@ -1007,14 +1135,16 @@ static int slot_on(unsigned int n)
 	return r;
 }
 
-static void slot_off(unsigned int n)
+static void slot_off(void)
 {
 	void *q = utrace__probe_quiet_enter();
+	struct uevent *ue;
 
 	site_lock_take();
-	if (slots[n]) {
-		slots[n]->on = false;
-		for (struct uprobe *p = slots[n]->probes; p; p = p->next)
+	ue = calling_event();
+	if (ue) {
+		ue->on = false;
+		for (struct uprobe *p = ue->probes; p; p = p->next)
 			detach_all(p);
 	}
 	site_lock_drop();
@@ -1108,14 +1238,12 @@ static void on_rtld(void *data, const struct utrace_probe_regs *regs)
 	/* (the hook is never taken off: no detach waits for this hit) */
 	q = utrace__probe_quiet_enter();
 	site_lock_take();
-	for (unsigned int n = 0; n < NR_SLOTS; n++) {
-		if (!slots[n])
-			continue;
-		for (struct uprobe *p = slots[n]->probes; p; p = p->next) {
+	for (struct uevent *ue = placeable; ue; ue = ue->slot_next) {
+		for (struct uprobe *p = ue->probes; p; p = p->next) {
 			if (st == RT_DELETE && p->bound && p->unloadable)
 				unbind(p);
 			else if (st == RT_CONSISTENT && !p->bound)
-				rebind(p, slots[n]->on);
+				rebind(p, ue->on);
 		}
 	}
 	site_lock_drop();
@@ -1147,7 +1275,7 @@ static void rtld_hook(void)
 
 			if (s && s->size && s->addr == brk - q.bias)
 				len = s->size;
-			utrace__symtab_free(&t);
+			symtab_done(&t);
 		}
 	}
 	r = utrace__probe_attach_flags(brk, brk, len, UTRACE_PROBE_SAVE_SIMD, on_rtld, NULL,
@@ -1157,20 +1285,6 @@ static void rtld_hook(void)
 			     "not placed", why);
 }
 
-#define SLOT(n)								\
-	static int slot_on_##n(void) { return slot_on(0x##n); }		\
-	static void slot_off_##n(void) { slot_off(0x##n); }
-#define SLOT_ON(n) slot_on_##n,
-#define SLOT_OFF(n) slot_off_##n,
-#define SLOTS16(m, h) m(h##0) m(h##1) m(h##2) m(h##3) m(h##4) m(h##5) m(h##6) m(h##7) \
-	m(h##8) m(h##9) m(h##a) m(h##b) m(h##c) m(h##d) m(h##e) m(h##f)
-#define SLOTS256(m) SLOTS16(m, 0) SLOTS16(m, 1) SLOTS16(m, 2) SLOTS16(m, 3)	\
-	SLOTS16(m, 4) SLOTS16(m, 5) SLOTS16(m, 6) SLOTS16(m, 7) SLOTS16(m, 8)	\
-	SLOTS16(m, 9) SLOTS16(m, a) SLOTS16(m, b) SLOTS16(m, c) SLOTS16(m, d)	\
-	SLOTS16(m, e) SLOTS16(m, f)
-SLOTS256(SLOT)
-static int (*const slot_on_fn[NR_SLOTS])(void) = { SLOTS256(SLOT_ON) };
-static void (*const slot_off_fn[NR_SLOTS])(void) = { SLOTS256(SLOT_OFF) };
 
 static bool event_busy(const struct uevent *ue)
 {
@@ -1360,28 +1474,34 @@ static int add_locked(struct utrace__probe_def *d, struct utrace__probe_error *e
 	}
 	nr_defs++;
 	site_lock_take();
-	for (ue->slot = 0; ue->slot < NR_SLOTS && slots[ue->slot]; ue->slot++)
-		;
-	if (ue->slot < NR_SLOTS)
-		slots[ue->slot] = ue;
+	ue->slot_next = placeable;
+	placeable = ue;
+	ue->listed = true;
 	site_lock_drop();
-	if (ue->slot == NR_SLOTS) {
-		free_uevent(ue);
-		return place_error(err, ENOSPC, "Too many probe events (%d)", NR_SLOTS);
-	}
-	ue->tp.regfunc = slot_on_fn[ue->slot];
-	ue->tp.unregfunc = slot_off_fn[ue->slot];
+	ue->tp.regfunc = slot_on;
+	ue->tp.unregfunc = slot_off;
 	register_event(ue);
 	if (!ue->registered) {
-		site_lock_take();
-		slots[ue->slot] = NULL;
-		site_lock_drop();
+		unlist(ue);
 		free_uevent(ue);
 		return place_error(err, ENOMEM, "The event could not be registered");
 	}
 	ue->next = uevents;
 	__atomic_store_n(&uevents, ue, __ATOMIC_RELEASE);
 	return 0;
+}
+
+/* Out of 'placeable' (no more placed by the hooks). */
+static void unlist(struct uevent *ue)
+{
+	site_lock_take();
+	for (struct uevent **pp = &placeable; *pp; pp = &(*pp)->slot_next)
+		if (*pp == ue) {
+			*pp = ue->slot_next;
+			break;
+		}
+	ue->listed = false;
+	site_lock_drop();
 }
 
 /* Unlink and free an idle event. */
@@ -1395,8 +1515,8 @@ static void remove_locked(struct uevent *ue)
 			break;
 		}
 	}
+	unlist(ue);
 	site_lock_take();
-	slots[ue->slot] = NULL;
 	for (struct uprobe *p = ue->probes; p; p = p->next)
 		detach_all(p);
 	site_lock_drop();
@@ -1524,10 +1644,12 @@ static void detail(FILE *f, const struct uprobe *p)
 		fprintf(f, ", the IFUNC's resolver (not what runs)");
 	if (p->nr_addrs > 1)
 		fprintf(f, ", %zu exits", p->nr_addrs);
-	if (p->nr_sites)
+	if (p->nr_sites) {
 		fprintf(f, "; placed: %zu jump%s, %zu breakpoint%s\n", jumps, jumps == 1 ? "" : "s",
 			p->nr_sites - jumps, p->nr_sites - jumps == 1 ? "" : "s");
-	else
+		if (jumps < p->nr_sites && p->bp_shown)
+			fprintf(f, "    # breakpoint: %s\n", p->bp_shown);
+	} else
 		fprintf(f, "; not placed (the event is off)\n");
 }
 
@@ -1537,7 +1659,7 @@ char *utrace__uprobes_text(enum utrace__uprobes_text_kind kind)
 
 	struct uevent **v = NULL;
 	char *text = NULL;
-	size_t len = 0, n;
+	size_t len = 0, n, jumps = 0, sites = 0;
 	FILE *f = open_memstream(&text, &len);
 
 	if (!f)
@@ -1547,6 +1669,9 @@ char *utrace__uprobes_text(enum utrace__uprobes_text_kind kind)
 	n = collect(&v);
 	for (size_t i = 0; i < n; i++) {
 		for (struct uprobe *p = v[i]->probes; p; p = p->next) {
+			for (size_t k = 0; k < p->nr_sites; k++)
+				jumps += utrace__probe_is_jump(p->sites[k]);
+			sites += p->nr_sites;
 			if (!profile)
 				fprintf(f, "%s\n", p->canon);
 			if (kind == UTRACE__UPROBES_VERBOSE)
@@ -1562,6 +1687,10 @@ char *utrace__uprobes_text(enum utrace__uprobes_text_kind kind)
 					site_counts(p, true));
 		}
 	}
+	/* the placement rate (issue 30): the sites placed now */
+	if (kind == UTRACE__UPROBES_VERBOSE && sites)
+		fprintf(f, "# sites: %zu of %zu placed as jumps (%.1f %%)\n", jumps, sites,
+			100.0 * (double)jumps / (double)sites);
 	site_lock_drop();
 	pthread_mutex_unlock(&lock);
 	free(v);

@@ -15,6 +15,12 @@
  *   loop N   main -> sd_outer ... -> hit(1), N times
  *   thread   a new thread: sd_thread -> sd_outer ... -> hit(7) (joined)
  *   fork     a child: sd_chain ... -> hit(1), then it exits (waited for)
+ *   altsig   SIGUSR2 on an alternate signal stack (sigaltstack), its
+ *            handler -> sd_badfp -> sd_leaf -> hit(9) with a frame pointer
+ *            between the heap and the stack, unmapped
+ *   jit      main -> code written at run time (named jitted_fn in
+ *            /tmp/perf-PID.map, as a JIT does) -> sd_leaf -> hit(8);
+ *            "jit failed" in OUT when no executable memory could be had
  *   deep N D main -> sd_deep x D -> hit(5), N times (bench/stacks.sh)
  *   badfp    main -> sd_badfp -> sd_leaf -> hit(6), three times, with the
  *            frame pointer sd_badfp passes on corrupt: 0xdeadbeef000
@@ -31,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -139,6 +146,67 @@ static void *sd_thread(void *arg)
 	return NULL;
 }
 
+static void sd_on_altsig(int sig)
+{
+	(void)sig;
+	/* far above the heap, far below the stack: not mapped */
+	sd_badfp(9, ((unsigned long)sbrk(0) + (1ul << 36)) & ~15ul);
+	BARRIER();
+}
+
+static int sd_altsig(void)
+{
+	static unsigned char alt[65536] __attribute__((aligned(16)));
+	struct sigaction sa;
+	stack_t ss;
+
+	memset(&ss, 0, sizeof(ss));
+	ss.ss_sp = alt;
+	ss.ss_size = sizeof(alt);
+	if (sigaltstack(&ss, NULL) < 0)
+		return -1;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = sd_on_altsig;
+	sa.sa_flags = SA_ONSTACK;
+	sigaction(SIGUSR2, &sa, NULL);
+	raise(SIGUSR2);
+	ss.ss_flags = SS_DISABLE;
+	sigaltstack(&ss, NULL);
+	return 0;
+}
+
+/* sd_leaf(8) from code made now: sub $8,%rsp; mov $8,%edi; movabs
+ * $sd_leaf,%rax; call *%rax; add $8,%rsp; ret; named in the perf map */
+static int sd_jit(void)
+{
+	static const unsigned char head[] = { 0x48, 0x83, 0xec, 0x08, 0xbf, 0x08, 0x00, 0x00,
+					      0x00, 0x48, 0xb8 };
+	static const unsigned char tail[] = { 0xff, 0xd0, 0x48, 0x83, 0xc4, 0x08, 0xc3 };
+	void (*leaf)(int) = sd_leaf;
+	unsigned char *code;
+	char path[64];
+	FILE *map;
+
+	code = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (code == MAP_FAILED)
+		return -1;
+	memcpy(code, head, sizeof(head));
+	memcpy(code + sizeof(head), &leaf, 8);
+	memcpy(code + sizeof(head) + 8, tail, sizeof(tail));
+	if (mprotect(code, 4096, PROT_READ | PROT_EXEC) < 0)
+		return -1;
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
+	map = fopen(path, "w");
+	if (!map)
+		return -1;
+	fprintf(map, "%lx %zx jitted_fn\n", (unsigned long)code,
+		sizeof(head) + 8 + sizeof(tail));
+	fclose(map);
+	((void (*)(void))code)();
+	BARRIER();
+	return 0;
+}
+
 __attribute__((noinline)) void sd_raise(void)
 {
 	raise(SIGUSR1);
@@ -206,6 +274,16 @@ int main(int argc, char **argv)
 				}
 				if (c > 0)
 					waitpid(c, NULL, 0);
+			} else if (!strncmp(line, "altsig", 6)) {
+				sd_altsig();
+			} else if (!strncmp(line, "jit", 3)) {
+				if (sd_jit() < 0) {
+					out = fopen(argv[2], "a");
+					if (out) {
+						fputs("jit failed\n", out);
+						fclose(out);
+					}
+				}
 			} else if (!strncmp(line, "badfp", 5)) {
 				sd_badfps();
 			} else if (sscanf(line, "deep %ld %ld", &n, &d) == 2) {

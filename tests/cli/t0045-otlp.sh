@@ -57,7 +57,7 @@ def fail(msg):
 reqs = [json.loads(l) for l in open(out)]
 logs, spans = [], []
 for q in reqs:
-    if q['type'] != 'application/json':
+    if q['type'] != opt('--type', 'application/x-protobuf'):
         fail('content type %r' % q['type'])
     if q['encoding'] != opt('--encoding', 'gzip'):
         fail('content encoding %r' % q['encoding'])
@@ -85,6 +85,18 @@ def attrs(r):
         if a['key'] in d:
             fail('attribute %s twice' % a['key'])
         d[a['key']] = a['value']
+    # the event's name: the record's eventName "SYSTEM:NAME" (issue 34),
+    # checked against event.system; and its log.record.uid, a ULID
+    if 'eventName' in r:
+        if 'event.name' in d:
+            fail('the deprecated attribute event.name')
+        sysname, _, evname = r['eventName'].partition(':')
+        if d['event.system'] != {'stringValue': sysname}:
+            fail('eventName %r, event.system %r' % (r['eventName'], d['event.system']))
+        d['event.name'] = {'stringValue': evname}
+        u = d.pop('log.record.uid')['stringValue']
+        if not re.fullmatch('[0-7][0-9A-HJKMNP-TV-Z]{25}', u):
+            fail('log.record.uid %r' % u)
     return d
 def anyv(v):
     (k, x), = v.items()
@@ -192,7 +204,8 @@ if sl:
         if int(s['startTimeUnixNano']) != bj['time'] + off or \
            int(s['endTimeUnixNano']) != ej['time'] + off:
             fail('span of seq %d: times' % bk)
-        if s['attributes'] != by_seq[bk][1]['attributes']:
+        if s['attributes'] != [a for a in by_seq[bk][1]['attributes']
+                               if a['key'] != 'log.record.uid']:
             fail('span of seq %d: not the begin event\'s attributes' % bk)
     if len(ids) != len(spans):
         fail('span ids repeat')

@@ -323,8 +323,8 @@ hist:histdemo:task: error: Can't clear or continue a nonexistent hist trigger
   Command: hist:keys=pid:clear
            ^
 EOF
-check "what utrace does not do is said" refused task 'hist:keys=stacktrace' <<'EOF'
-utrace: hist trigger for 'histdemo:task' refused: the stacktrace key is not supported by utrace
+check "keys=stacktrace on a recording without call stacks is said" refused task 'hist:keys=stacktrace' <<'EOF'
+utrace: 'h.dat' has no call stacks for keys=stacktrace (record with utrace record -g)
 EOF
 check "an event the file does not have" refused nosuch 'hist:keys=pid' <<'EOF'
 utrace: no event in 'h.dat' matches 'nosuch' (the events in the file: utrace script --list -i 'h.dat')

@@ -14,10 +14,12 @@ mkdir -m 700 -p "$UTRACE_RUNTIME_DIR"
 cd "$TMP" || exit 1
 cp "$PROG" prog
 
+# (each program under 'timeout': a thread sent into the middle of a jump
+# may run on in garbage instead of dying)
 # 1. a function jumping (asm) into the middle of the probed one, no libc
 ./prog 1000 > want.txt
 "$UTRACE" record -o r.dat --probe 'p:t/covered covered x=%di:s32' -- \
-	sh -c './prog 1000 > got.txt; echo $? > status' > /dev/null 2> err.txt
+	sh -c 'timeout 60 ./prog 1000 > got.txt; echo $? > status' > /dev/null 2> err.txt
 cp err.txt "$TMP/err"
 check "into() jumping to covered+4: the program runs, status 0" \
 	bash -c '[ "$(cat status)" = 0 ]'
@@ -32,17 +34,20 @@ check "... every call recorded (1000)" bash -c '[ "$(grep -c "covered: .*x=" s.t
 # into it)
 LIBC=$(ldd /bin/ls | awk '/libc\.so/ { print $3 }')
 [ -n "$LIBC" ] || LIBC=libc.so.6
+# the real python3, not a version manager's shell shim (pyenv)
+PYTHON=$(command -v /usr/bin/python3 || command -v python3)
+export PYTHON
 PY='import json, re; d = {str(i): "x" * (i % 50) for i in range(300)}; s = json.dumps(d); print(len(s), len(re.findall("x+", s)), sorted(d)[7])'
 /bin/ls -la /usr/bin > ls-want.txt
-python3 -c "$PY" > py-want.txt
+"$PYTHON" -c "$PY" > py-want.txt
 # run DEFS...: ls and python3 under the probes; status and output kept
 run() {
 	local args=() d
 	for d in "$@"; do args+=(--probe "$d"); done
 	"$UTRACE" record -o l.dat "${args[@]}" -- \
-		sh -c '/bin/ls -la /usr/bin > ls-got.txt; echo $? > ls-status' > /dev/null 2> err.txt
+		sh -c 'timeout 60 /bin/ls -la /usr/bin > ls-got.txt; echo $? > ls-status' > /dev/null 2> err.txt
 	"$UTRACE" record -o p.dat "${args[@]}" -- \
-		sh -c 'python3 -c "$0" > py-got.txt; echo $? > py-status' "$PY" > /dev/null 2>> err.txt
+		sh -c 'timeout 60 "$PYTHON" -c "$0" > py-got.txt; echo $? > py-status' "$PY" > /dev/null 2>> err.txt
 	cp err.txt "$TMP/err"
 }
 ok_run() {

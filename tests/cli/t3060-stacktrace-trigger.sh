@@ -5,7 +5,8 @@
 # a module it dlopen()s, a signal handler) begins at the traced call site
 # (sd_leaf, never a frame of libutrace or of the event's generated code),
 # has no 0 padding, and names each frame as the kernel's stack traces do:
-# "<user stack trace>", then " => function+0xoff/0xsize".
+# "<user stack trace>", then " => function+0xoff/0xsize" (an address no
+# symbol holds: "[object]+0xoff", here libc's static functions).
 . "$(dirname "$0")/lib.sh"
 mount_setup
 mkdir -m 700 "$UTRACE_RUNTIME_DIR"
@@ -48,10 +49,12 @@ for v in O0 O2fp O2; do
 	check "$v: four stacks, one after each event, in the kernel's layout" bash -c '
 		[ "$(grep -c "hit: where=" "$1")" = 4 ] && [ "$(grep -c " <user stack trace>$" "$1")" = 4 ] &&
 		[ "$(grep -c "^ => " "$1")" -le 32 ] &&
-		! grep "^ => " "$1" | grep -Evq "^ => ([A-Za-z_][A-Za-z0-9_.]*\+0x[0-9a-f]+/0x[0-9a-f]+|<[0-9a-f]{16}>)$"' \
+		! grep "^ => " "$1" | grep -Evq "^ => ([A-Za-z_][A-Za-z0-9_.]*\+0x[0-9a-f]+/0x[0-9a-f]+|\[[^]/]+\]\+0x[0-9a-f]+|<[0-9a-f]{16}>)$"' \
 		_ "$TMP/show-$v"
 	check "$v: no padding, no libutrace frame, no frame of the event's generated code" bash -c '
-		! grep -Eq "=> (0x0|<0+>)$|=> (utrace_|__traceiter_)" "$1"' _ "$TMP/show-$v"
+		! grep -Eq "=> (0x0|<0+>)$|=> (utrace_|__traceiter_|\[libutrace)" "$1"' _ "$TMP/show-$v"
+	check "$v: libc's unnamed frames as [libc.so.6]+0xoff" bash -c '
+		grep -Eq "^ => \[libc\.so\.6\]\+0x[0-9a-f]+$" "$1"' _ "$TMP/show-$v"
 	check "$v: the program's chain from the call site: sd_leaf sd_inner sd_middle sd_outer sd_chain main" \
 		bash -c 'sed -n 1p "$1" | grep -q "^sd_leaf sd_inner sd_middle sd_outer sd_chain main "' _ "$TMP/stacks-$v"
 	check "$v: through a linked library: sd_leaf sdlib_inner sdlib_outer main" \

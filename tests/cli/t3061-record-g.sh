@@ -55,6 +55,14 @@ check "-g: the second occurrence of a stack is a reference (ftrace:stack_ref), n
 	[ "$(grep -c " stack: id=" "$2/fields")" = 2 ] && [ "$(grep -c " stack_ref: id=" "$2/fields")" = 1 ]' \
 	"$UTRACE" "$TMP/O2fp.dat" "$TMP"
 
+check "--json: ftrace:stack's caller[] holds its nr frames (a flexible array)" python3 -c '
+import json, subprocess, sys
+out = subprocess.run([sys.argv[1], "script", "-i", sys.argv[2], "--json"], capture_output=True,
+                     text=True, check=True).stdout
+defs = [json.loads(l)["fields"] for l in out.splitlines() if "\"ftrace:stack\"" in l]
+sys.exit(not defs or any(len(d["caller"]) != d["nr"] or d["nr"] < 5 for d in defs))
+' "$UTRACE" "$TMP/O2fp.dat"
+
 rec O2 "$TMP/dw.dat" "$(printf 'chain\nlib\ndl\nsignal')" --call-graph dwarf
 stacks "$TMP/dw.dat" > "$TMP/dw.stacks"
 sed "s/^/# dwarf O2: /" "$TMP/dw.stacks"

@@ -15,7 +15,7 @@ mkfifo "$TMP/ff"
 printf 'chain\nchain\nlib\ndl\nsignal\nquit\n' > "$TMP/ff"
 wait $!
 
-# (libc's static functions have no symbol: their addresses vary)
+# (libc's static functions have no symbol: [libc.so.6]+0xoff, which varies)
 cat > "$TMP/want" <<'W'
 # Samples: 5 of event 'stackdemo:hit', 5 with a call stack
 #
@@ -31,31 +31,31 @@ cat > "$TMP/want" <<'W'
                |          sd_outer
                |          sd_chain
                |          main
-               |          ADDR
+               |          [libc.so.6]+ADDR
                |          __libc_start_main
                |          _start
                |
                |--20.00%--sd_on_signal
-               |          ADDR
-               |          ADDR
+               |          [libc.so.6]+ADDR
+               |          [libc.so.6]+ADDR
                |          raise
                |          sd_raise
                |          main
-               |          ADDR
+               |          [libc.so.6]+ADDR
                |          __libc_start_main
                |          _start
                |
                |--20.00%--sddl_inner
                |          sddl_outer
                |          main
-               |          ADDR
+               |          [libc.so.6]+ADDR
                |          __libc_start_main
                |          _start
                |
                |--20.00%--sdlib_inner
                           sdlib_outer
                           main
-                          ADDR
+                          [libc.so.6]+ADDR
                           __libc_start_main
                           _start
 

@@ -8,6 +8,9 @@
 # --call-graph dwarf (the CFI does not depend on %rbp) the stack is whole;
 # either way the next event's stack is right again.  Also -O2 without
 # frame pointers under fp: no garbage frame taken from the stack itself.
+# And a handler on an alternate signal stack (sigaltstack) with a frame
+# pointer into the unmapped gap between the heap and the stack: its stack
+# is walked on the alternate stack only (fp), or whole (dwarf).
 . "$(dirname "$0")/lib.sh"
 export UTRACE_RUNTIME_DIR="$TMP/run"
 mkdir -m 700 "$UTRACE_RUNTIME_DIR"
@@ -49,4 +52,19 @@ rec O2 fp
 check "fp on -O2 without frame pointers: runs, and no frame is an address of the stack" bash -c '
 	"$0" script -i "$1" > "$2/o2.txt" && [ "$(grep -c "<user stack trace>" "$2/o2.txt")" = 4 ] &&
 	! grep -Eq "^ => <00007ff[c-f]" "$2/o2.txt"' "$UTRACE" "$TMP/O2-fp.dat" "$TMP"
+for m in fp dwarf; do
+	rm -f "$TMP/ff"
+	mkfifo "$TMP/ff"
+	"$UTRACE" record --call-graph "$m" -o "$TMP/alt-$m.dat" -- "$UTRACE_BUILD/tests/stack-demo-O2fp" \
+		"$TMP/ff" "$TMP/out" "$UTRACE_BUILD/tests/libstack-dl.so" > /dev/null 2> "$TMP/err" &
+	r=$!
+	printf 'altsig\nchain\nquit\n' > "$TMP/ff"
+	check "$m: a handler on an alternate signal stack, a corrupt frame pointer: runs on" wait "$r"
+	stacks "$TMP/alt-$m.dat" > "$TMP/alt-$m.stacks"
+	sed "s/^/# altsig $m: /" "$TMP/alt-$m.stacks"
+done
+check "fp: the handler's stack from the call site, on the alternate stack" \
+	bash -c 'sed -n 1p "$1" | grep -qx "sd_leaf sd_badfp"' _ "$TMP/alt-fp.stacks"
+check "dwarf: the handler's stack through sd_on_altsig" \
+	bash -c 'sed -n 1p "$1" | grep -q "^sd_leaf sd_badfp sd_on_altsig"' _ "$TMP/alt-dwarf.stacks"
 done_testing

@@ -339,6 +339,77 @@ static const char *libc_path(void)
 	return NULL;
 }
 
+/*
+ * The placement rate (issue 30 item 2): of every function's entry and
+ * exits (rets, tail calls), how many take a jump; of the jumps, how many
+ * start before the site (the instructions before a ret covered).
+ */
+static void rate_file(const char *path, size_t *ej, size_t *en, size_t *xj,
+		      size_t *xn, size_t *xback)
+{
+	struct image im;
+	uint64_t ex[256];
+	char why[UTRACE_PROBE_WHY_MAX];
+
+	if (image_load(path, &im))
+		TEST_FAIL("cannot read '%s'", path);
+	for (size_t i = 0; i < im.nf; i++) {
+		const struct func *f = &im.f[i];
+		const uint8_t *code = image_bytes(&im, f->addr, f->size);
+		uint32_t s, e;
+		size_t n;
+
+		if (utrace__probe_decode_cover(code, f->size, f->addr, f->addr, &s, &e,
+					       why) < 0)
+			continue;
+		(*en)++;
+		if (utrace__probe_decode_cover(code, f->size, f->addr, f->addr, &s, &e,
+					       why) == 1)
+			(*ej)++;
+		else if (getenv("RATE_WHY"))
+			fprintf(stderr, "WHY e %s\n", why);
+		if (utrace__probe_decode_exits(code, f->size, f->addr, ex, 256, &n, why) ||
+		    n > 256)
+			continue;
+		for (size_t k = 0; k < n; k++) {
+			int r = utrace__probe_decode_cover(code, f->size, f->addr, ex[k],
+							   &s, &e, why);
+
+			if (r < 0)
+				continue;
+			(*xn)++;
+			*xj += r == 1;
+			if (r == 0 && getenv("RATE_WHY"))
+				fprintf(stderr, "WHY x %s\n", why);
+			*xback += r == 1 && f->addr + s < ex[k];
+		}
+	}
+	free(im.f);
+	munmap(im.map, im.map_len);
+}
+
+TEST(placement_rate_of_libc_and_python3)
+{
+	const char *files[2] = { libc_path(), "/usr/bin/python3" };
+
+	for (int i = 0; i < 2; i++) {
+		size_t ej = 0, en = 0, xj = 0, xn = 0, xb = 0;
+
+		if (!files[i] || access(files[i], R_OK)) {
+			fprintf(stderr, "# skipped: no %s\n", files[i] ? files[i] : "libc");
+			continue;
+		}
+		rate_file(files[i], &ej, &en, &xj, &xn, &xb);
+		fprintf(stderr, "# %s: entries %zu of %zu jumps (%.1f %%); exits %zu of %zu jumps (%.1f %%), %zu of them covering the block before a ret\n",
+			files[i], ej, en, 100.0 * ej / (en ? en : 1), xj, xn,
+			100.0 * xj / (xn ? xn : 1), xb);
+		CHECK_INT(en, >, 100);
+		/* the rets covered from before them: a quarter of the exits
+		 * at least (without them, only tail calls were jumps) */
+		CHECK_INT(xb * 4, >, xn);
+	}
+}
+
 TEST(boundaries_agree_with_objdump_and_non_boundaries_are_refused)
 {
 	const char *files[3];
@@ -402,10 +473,84 @@ TEST(a_mid_instruction_offset_names_the_instruction)
 	CHECK_STR(why, "+0x6 is not an instruction boundary (the instruction at +0x4 is 5 bytes)");
 	CHECK_INT(check(f, sizeof(f), 0, why), ==, 1);
 	CHECK_INT(check(f, sizeof(f), 4, why), ==, 1);
-	/* pop; ret: 2 bytes left, a jump would leave the function */
-	CHECK_INT(check(f, sizeof(f), 9, why), ==, 0);
-	CHECK(strstr(why, "ret") || strstr(why, "leave"));
-	CHECK_INT(check(f, sizeof(f), 10, why), ==, 0);
+	/* pop; ret: 2 bytes left; the jump goes before them (issue 30) */
+	CHECK_INT(check(f, sizeof(f), 9, why), ==, 1);
+	CHECK_INT(check(f, sizeof(f), 10, why), ==, 1);
+}
+
+static int cover(const uint8_t *code, size_t len, uint32_t off, uint32_t *s,
+		 uint32_t *e, char *why)
+{
+	return utrace__probe_decode_cover(code, len, 0x401000, 0x401000 + off,
+					  s, e, why);
+}
+
+TEST(a_ret_is_covered_with_the_instructions_before_it)
+{
+	/* 0: push rbp; 1: mov rbp,rsp; 4: mov eax,0x2a (5); 9: pop rbp; a: ret */
+	static const uint8_t f[] = { 0x55, 0x48, 0x89, 0xe5, 0xb8, 0x2a, 0, 0, 0,
+				     0x5d, 0xc3 };
+	/* 0: test edi,edi; 2: je 4; 4: add rsp,8 (4); 8: pop rbx; 9: pop rbp; a: ret */
+	static const uint8_t g[] = { 0x85, 0xff, 0x74, 0x00, 0x48, 0x83, 0xc4, 0x08,
+				     0x5b, 0x5d, 0xc3 };
+	/* 0: xor eax,eax; 2: pop rbx; 3: pop rbp; 4: ret; 5: jmp 4 */
+	static const uint8_t h[] = { 0x31, 0xc0, 0x5b, 0x5d, 0xc3, 0xeb, 0xfd };
+	/* 0: mov 0x10(%rip),%rax (7); 7: ret */
+	static const uint8_t rip[] = { 0x48, 0x8b, 0x05, 0x10, 0, 0, 0, 0xc3 };
+	char why[UTRACE_PROBE_WHY_MAX];
+	uint32_t s, e;
+
+	/* the smallest run ending past the ret: mov eax + pop + ret */
+	CHECK_INT(cover(f, sizeof(f), 10, &s, &e, why), ==, 1);
+	CHECK_INT(s, ==, 4);
+	CHECK_INT(e, ==, 11);
+	/* the pop and what follows: mov eax, pop (the jump's 5 bytes) */
+	CHECK_INT(cover(f, sizeof(f), 9, &s, &e, why), ==, 1);
+	CHECK_INT(s, ==, 4);
+	CHECK_INT(e, ==, 10);
+	/* forward first: the entry covers push + mov + mov */
+	CHECK_INT(cover(f, sizeof(f), 0, &s, &e, why), ==, 1);
+	CHECK_INT(s, ==, 0);
+	CHECK_INT(e, ==, 9);
+	/* the je lands on the add: a jump may start there */
+	CHECK_INT(cover(g, sizeof(g), 10, &s, &e, why), ==, 1);
+	CHECK_INT(s, ==, 4);
+	CHECK_INT(e, ==, 11);
+	CHECK_INT(cover(g, sizeof(g), 9, &s, &e, why), ==, 1);
+	CHECK_INT(s, ==, 4);
+	CHECK_INT(e, ==, 10);
+	/* the jmp lands on the ret: no run may hold it past its first byte */
+	CHECK_INT(cover(h, sizeof(h), 4, &s, &e, why), ==, 0);
+	CHECK(strstr(why, "the branch at +0x5 lands at +0x4"));
+	CHECK_INT(s, ==, 4);
+	CHECK_INT(e, ==, 5);
+	/* a RIP-relative load before the ret: relocated */
+	CHECK_INT(cover(rip, sizeof(rip), 7, &s, &e, why), ==, 1);
+	CHECK_INT(s, ==, 0);
+	CHECK_INT(e, ==, 8);
+}
+
+TEST(the_block_before_a_ret_stops_at_a_call_and_takes_a_jcc)
+{
+	/* 0: call +0 (5); 5: pop rbx; 6: ret */
+	static const uint8_t c[] = { 0xe8, 0, 0, 0, 0, 0x5b, 0xc3 };
+	/* 0: jne 6 (2); 2: pop rbx; 3: pop rbp; 4: ret; 5: nop; 6: ret */
+	static const uint8_t j[] = { 0x75, 0x04, 0x5b, 0x5d, 0xc3, 0x90, 0xc3 };
+	/* 0: jne 2 (2); 2: pop rbx; 3: pop rbp; 4: ret */
+	static const uint8_t in[] = { 0x75, 0x00, 0x5b, 0x5d, 0xc3 };
+	char why[UTRACE_PROBE_WHY_MAX];
+	uint32_t s, e;
+
+	/* the call's return would land inside the jump */
+	CHECK_INT(cover(c, sizeof(c), 6, &s, &e, why), ==, 0);
+	CHECK(strstr(why, "ret"));
+	/* the jcc's copy goes to its target (outside) or on to the probe */
+	CHECK_INT(cover(j, sizeof(j), 4, &s, &e, why), ==, 1);
+	CHECK_INT(s, ==, 0);
+	CHECK_INT(e, ==, 5);
+	/* ... but not when it lands inside */
+	CHECK_INT(cover(in, sizeof(in), 4, &s, &e, why), ==, 0);
+	CHECK(strstr(why, "the branch at +0x0 lands at +0x2"));
 }
 
 TEST(a_branch_into_the_displaced_bytes_leaves_a_breakpoint)
@@ -427,8 +572,8 @@ TEST(calls_syscalls_and_interrupts)
 				     0x90, 0x90, 0x90, 0x90, 0x90, 0xc3 };
 	char why[UTRACE_PROBE_WHY_MAX];
 
-	CHECK_INT(check(f, sizeof(f), 0, why), ==, 0);
-	CHECK(strstr(why, "a call at +0x0"));
+	/* a call may end a jump's run: it returns past the jump */
+	CHECK_INT(check(f, sizeof(f), 0, why), ==, 1);
 	CHECK_INT(check(f, sizeof(f), 5, why), ==, 0);
 	CHECK(strstr(why, "a syscall"));
 	CHECK_INT(check(f, sizeof(f), 7, why), ==, -EINVAL);
@@ -436,6 +581,24 @@ TEST(calls_syscalls_and_interrupts)
 	CHECK_INT(check(f, sizeof(f), 8, why), ==, 1);
 	CHECK_INT(check(f, sizeof(f), 14, why), ==, -EINVAL);
 	CHECK(strstr(why, "outside"));
+}
+
+TEST(a_call_inside_a_run_leaves_a_breakpoint)
+{
+	/* 0: call *%rax (2); 2: pop rbx; 3: pop rbp; 4: nop*4; 8: ret */
+	static const uint8_t f[] = { 0xff, 0xd0, 0x5b, 0x5d, 0x90, 0x90, 0x90,
+				     0x90, 0xc3 };
+	/* 0: nop; 1: nop; 2: call *%rax (2); 4: nop; 5: nop; 6: ret */
+	static const uint8_t g[] = { 0x90, 0x90, 0xff, 0xd0, 0x90, 0x90, 0xc3 };
+	/* 0: nop; 1: nop; 2: nop; 3: call *%rax (2): ends the run */
+	static const uint8_t h[] = { 0x90, 0x90, 0x90, 0xff, 0xd0, 0xc3 };
+	char why[UTRACE_PROBE_WHY_MAX];
+
+	CHECK_INT(check(f, sizeof(f), 0, why), ==, 0);
+	CHECK(strstr(why, "a call at +0x0 (its return would land inside the jump)"));
+	CHECK_INT(check(g, sizeof(g), 0, why), ==, 0);
+	CHECK(strstr(why, "a call at +0x2"));
+	CHECK_INT(check(h, sizeof(h), 0, why), ==, 1);
 }
 
 TEST(a_jump_table_leaves_breakpoints)

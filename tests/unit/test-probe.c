@@ -16,6 +16,7 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <time.h>
 
@@ -576,9 +577,11 @@ TEST(recursion_counts_every_call_and_a_hit_in_a_handler_is_a_miss)
 	CHECK_INT(utrace__probe_detach(s), ==, 0);
 }
 
-TEST(a_breakpoint_probe_on_a_call_site)
+TEST(a_probe_on_a_call_site)
 {
-	/* the first call instruction in workload(): only an int3 goes there */
+	/* the first call instruction in workload(): a jump since issue 30
+	 * (its copy pushes the return address past the jump; it was an
+	 * int3) */
 	struct fn wf = { "workload", (void *)workload, 0 };
 	uint32_t offs[512];
 	_Atomic uint64_t c = 0;
@@ -604,7 +607,7 @@ TEST(a_breakpoint_probe_on_a_call_site)
 		break;
 	}
 	CHECK(s);
-	CHECK(!utrace__probe_is_jump(s));
+	CHECK(utrace__probe_is_jump(s));
 	run_threads(4, 64);
 	CHECK_INT(atomic_load(&bad_results), ==, 0);
 	CHECK_INT(atomic_load(&c), ==, 4 * 64);
@@ -1098,6 +1101,103 @@ TEST(a_probe_inside_another_probes_jump_is_placed)
 	CHECK_INT(w_short_p(1), ==, 8);
 	CHECK_INT(atomic_load(&c2), ==, 101);
 	CHECK_INT(utrace__probe_detach(s2), ==, 0);
+	same_as_file(&f);
+}
+
+/* A child forked while a jump is pending finishes it itself. */
+TEST(a_forked_child_finishes_its_pending_jump)
+{
+	struct fn f = { "w_short", (void *)w_short, 0 };
+	struct utrace__probe_site *s, *s2;
+	char why[UTRACE_PROBE_WHY_MAX];
+	_Atomic uint64_t c = 0;
+	Dl_info info;
+	const ElfW(Sym) *sym = NULL;
+	pthread_t t;
+	pid_t pid;
+	int status = -1;
+
+	CHECK(dladdr1(f.addr, &info, (void **)&sym, RTLD_DL_SYMENT) && sym);
+	f.size = sym->st_size;
+	setup();
+	pthread_create(&t, NULL, mute, NULL);
+	CHECK_INT(utrace__probe_attach((uintptr_t)w_short, (uintptr_t)w_short, f.size, count,
+				       (void *)&c, &s, why), ==, 0);
+	CHECK(utrace__probe_is_pending(s));
+	pid = fork();
+	if (pid == 0) {
+		/* no mute thread here: the next placement starts a finisher */
+		if (utrace__probe_attach((uintptr_t)w_hash, (uintptr_t)w_hash, fns[1].size, count,
+					 (void *)&c, &s2, why))
+			_exit(2);
+		for (int i = 0; i < 1000 && utrace__probe_is_pending(s); i++) {
+			struct timespec ts = { 0, 10000000 };
+
+			nanosleep(&ts, NULL);
+		}
+		_exit(utrace__probe_is_jump(s) && w_short_p(1) == 8 ? 0 : 3);
+	}
+	CHECK(pid > 0);
+	waitpid(pid, &status, 0);
+	CHECK_INT(status, ==, 0);
+	CHECK(utrace__probe_is_pending(s));	/* the parent's mute thread still */
+	CHECK_INT(utrace__probe_detach(s), ==, 0);
+	atomic_store(&mute_stop, 1);
+	pthread_join(t, NULL);
+	same_as_file(&f);
+}
+
+/*
+ * The finisher thread calls libc (nanosleep, open, read...): a
+ * breakpoint probe there must not kill the process (a synchronous SIGTRAP
+ * the thread blocked makes the kernel reset the handler and deliver it).
+ */
+TEST(the_finisher_survives_a_breakpoint_in_the_code_it_calls)
+{
+	struct fn f = { "w_short", (void *)w_short, 0 }, ns = { "nanosleep", (void *)nanosleep, 0 };
+	struct utrace__probe_site *s, *b0, *b1;
+	char why[UTRACE_PROBE_WHY_MAX];
+	_Atomic uint64_t c = 0, cn = 0;
+	Dl_info info;
+	const ElfW(Sym) *sym = NULL;
+	uint32_t offs[64];
+	pthread_t t;
+
+	CHECK(dladdr1(f.addr, &info, (void **)&sym, RTLD_DL_SYMENT) && sym);
+	f.size = sym->st_size;
+	CHECK(dladdr1(ns.addr, &info, (void **)&sym, RTLD_DL_SYMENT) && sym);
+	ns.size = sym->st_size;
+	CHECK_INT(boundaries(&ns, offs, 64), >, 1);
+	/* both breakpoints: a probe inside the entry's jump makes it one */
+	CHECK_INT(utrace__probe_attach((uintptr_t)ns.addr, (uintptr_t)ns.addr, ns.size, count,
+				       (void *)&cn, &b0, why), ==, 0);
+	CHECK_INT(utrace__probe_attach((uintptr_t)ns.addr + offs[1], (uintptr_t)ns.addr, ns.size,
+				       count, (void *)&cn, &b1, why), ==, 0);
+	CHECK(!utrace__probe_is_jump(b0));
+	pthread_create(&t, NULL, mute, NULL);
+	CHECK_INT(utrace__probe_attach((uintptr_t)w_short, (uintptr_t)w_short, f.size, count,
+				       (void *)&c, &s, why), ==, 0);
+	CHECK(utrace__probe_is_pending(s));
+	/* the finisher sleeps through the probed nanosleep meanwhile */
+	for (int i = 0; i < 50; i++)
+		CHECK_INT(w_short_p(1), ==, 8);
+	{
+		struct timespec ts = { 0, 300000000 };
+
+		syscall(SYS_nanosleep, &ts, NULL);	/* (not through the probes) */
+	}
+	atomic_store(&mute_release, 1);
+	for (int i = 0; i < 1000 && utrace__probe_is_pending(s); i++) {
+		struct timespec ts = { 0, 10000000 };
+
+		syscall(SYS_nanosleep, &ts, NULL);
+	}
+	CHECK(utrace__probe_is_jump(s));
+	CHECK_INT(utrace__probe_detach(s), ==, 0);
+	CHECK_INT(utrace__probe_detach(b1), ==, 0);
+	CHECK_INT(utrace__probe_detach(b0), ==, 0);
+	atomic_store(&mute_stop, 1);
+	pthread_join(t, NULL);
 	same_as_file(&f);
 }
 

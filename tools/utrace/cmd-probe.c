@@ -17,6 +17,7 @@
 
 #include "cmds.h"
 #include "ctl-client.h"
+#include "inject.h"
 #include "kuprobe.h"
 #include "probe-dwarf.h"
 #include "probe.h"
@@ -31,7 +32,8 @@ static const char probe_help[] =
 	"\n"
 	"Place dynamic probes in a running process, as the kernel's uprobe_events:\n"
 	"no rebuild, no utrace events needed in it, only its agent (a program\n"
-	"started by 'utrace record --probe' has it). Each probe is an event\n"
+	"started by 'utrace record --probe' has it; into any other, adding probes\n"
+	"loads libutrace with ptrace, see 'utrace attach'). Each probe is an event\n"
 	"GROUP:EVENT that 'utrace enable', set_event and filters work on.\n"
 	"\n"
 	"  p[:[GROUP/]EVENT] [OBJ:]SYMBOL[+OFFS] [FETCHARGS]  probe an instruction\n"
@@ -210,7 +212,11 @@ int cmd_probe(int argc, char **argv)
 		return r < 0 ? 0 : r;
 	if (!o.pid)
 		return check_only(argc, argv);
-	if (utrace__ctl_open(o.pid, &c, err, sizeof(err)) < 0) {
+	/* adding probes to a process without libutrace loads it (inject.c) */
+	if (!(o.list || o.profile || o.del)) {
+		if (utrace_ctl_open_attach(o.pid, &c, "utrace probe") < 0)
+			return 1;
+	} else if (utrace__ctl_open(o.pid, &c, err, sizeof(err)) < 0) {
 		fprintf(stderr, "utrace probe: %s\n", err);
 		return 1;
 	}

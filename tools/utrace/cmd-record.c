@@ -42,6 +42,7 @@
 #include "ctlproto.h"
 #include "rundir.h"
 #include "cmds.h"
+#include "inject.h"
 #include "live.h"
 #include "live-pool.h"
 #include "kevents.h"
@@ -265,7 +266,10 @@ static const char record_usage[] =
 	"                       (C names from the command's DWARF, as utrace probe\n"
 	"                       -x); may repeat; the command needs no utrace events\n"
 	"                       of its own (libutrace is preloaded); a probe placed\n"
-	"                       as a breakpoint is said, with its cost\n"
+	"                       as a breakpoint is said, with its cost.  With -p\n"
+	"                       (uprobe_events syntax): placed in the process, which\n"
+	"                       gets libutrace by ptrace if it has none (utrace\n"
+	"                       attach), and removed at the end\n"
 	"      --kernel-probe DEF  a kernel uprobe, as kernel events of the recording\n"
 	"                       (root; for programs without libutrace): DEF is\n"
 	"                       p[:EVENT] [OBJ:]SYMBOL[+OFFS] [FETCHARGS] or r[:EVENT]\n"
@@ -1426,9 +1430,8 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 			o->all_users ? "--all-users" : "-a");
 		return -1;
 	}
-	if ((o->all || o->nr_pids) && o->nr_probes) {
-		fprintf(stderr, "utrace record: --probe is for a command; place probes in running "
-			"processes with 'utrace probe -p PID'\n");
+	if (o->all && o->nr_probes) {
+		fprintf(stderr, "utrace record: --probe goes with -p or a command, not -a\n");
 		return -1;
 	}
 	if (o->call_graph) {
@@ -1469,35 +1472,6 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		return -1;
 	}
 	return optind;
-}
-
-/*
- * libutrace.so for LD_PRELOAD: next to a build tree's utrace, next to an
- * installed one moved elsewhere (DESTDIR), where it was installed, or
- * else the bare soname for the dynamic linker's own search.
- */
-static void find_libutrace(char *buf, size_t len)
-{
-	static const char *const rel[] = { "../../lib", "../" UTRACE_LIBDIR_REL };
-	char exe[PATH_MAX - 64];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	char *slash;
-
-	if (n > 0) {
-		exe[n] = '\0';
-		slash = strrchr(exe, '/');
-		if (slash) {
-			*slash = '\0';
-			for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
-				snprintf(buf, len, "%s/%s/libutrace.so.0", exe, rel[i]);
-				if (access(buf, R_OK) == 0)
-					return;
-			}
-		}
-	}
-	snprintf(buf, len, "%s/libutrace.so.0", UTRACE_LIBDIR);
-	if (access(buf, R_OK) != 0)
-		snprintf(buf, len, "libutrace.so.0");
 }
 
 /*
@@ -1553,7 +1527,7 @@ static int preload_probes(const struct record_opts *o)
 	size_t len = 0;
 	FILE *f;
 
-	find_libutrace(lib, sizeof(lib));
+	utrace_find_libutrace(lib, sizeof(lib), NULL);
 	f = open_memstream(&defs, &len);
 	if (!f)
 		return -1;
@@ -1591,7 +1565,7 @@ static int preload_tracer(const struct record_opts *o)
 		setenv("UTRACE_MAX_GRAPH_DEPTH", o->max_depth, 1);
 	else
 		unsetenv("UTRACE_MAX_GRAPH_DEPTH");
-	find_libutrace(lib, sizeof(lib));
+	utrace_find_libutrace(lib, sizeof(lib), NULL);
 	if (old && strstr(old, "libutrace.so"))
 		return 0;
 	if (asprintf(&pre, "%s%s%s", lib, old && *old ? " " : "", old ? old : "") < 0)
@@ -1794,6 +1768,157 @@ static void filter_attached(struct utrace__ctl *c, const struct record_opts *o)
 	utrace__ctl_events_free(evs, nr);
 }
 
+/*
+ * --probe with -p: the definitions written into each process (loading
+ * libutrace into one that never linked it: inject.c), and the events they
+ * made, to remove at the end ("GROUP/EVENT", one string per probe, per
+ * process).
+ */
+struct pid_probes {
+	pid_t pid;
+	char **names;
+	size_t nr;
+};
+static struct pid_probes *pid_probes;
+static size_t nr_pid_probes;
+
+/* The "GROUP/EVENT" of each line of 'after' that 'before' has not. */
+static void new_probe_names(struct pid_probes *pp, const char *before, const char *after)
+{
+	const char *l = after;
+
+	while (l && *l) {
+		const char *nl = strchr(l, '\n'), *sp, *name;
+		size_t len = nl ? (size_t)(nl - l) : strlen(l);
+		bool old = false;
+
+		for (const char *b = before; b && *b;) {
+			const char *bn = strchr(b, '\n');
+			size_t bl = bn ? (size_t)(bn - b) : strlen(b);
+
+			if (bl == len && !memcmp(b, l, len)) {
+				old = true;
+				break;
+			}
+			b = bn ? bn + 1 : NULL;
+		}
+		name = len > 2 && l[1] == ':' ? l + 2 : NULL;
+		sp = name ? memchr(name, ' ', len - 2) : NULL;
+		if (!old && sp) {
+			char **n = realloc(pp->names, (pp->nr + 1) * sizeof(*n));
+
+			if (n) {
+				pp->names = n;
+				pp->names[pp->nr] = strndup(name, (size_t)(sp - name));
+				if (pp->names[pp->nr])
+					pp->nr++;
+			}
+		}
+		l = nl ? nl + 1 : NULL;
+	}
+}
+
+/* Place the --probe definitions in process pid; 0 or -1 said. */
+static int probes_place(const struct record_opts *o, pid_t pid)
+{
+	struct utrace__ctl *c;
+	struct pid_probes *pp;
+	char *before = NULL, *after = NULL;
+	int status = 0;
+
+	if (utrace_ctl_open_attach(pid, &c, "utrace record") < 0)
+		return -1;
+	pp = realloc(pid_probes, (nr_pid_probes + 1) * sizeof(*pp));
+	if (!pp) {
+		utrace__ctl_close(c);
+		return -1;
+	}
+	pid_probes = pp;
+	pp = &pid_probes[nr_pid_probes++];
+	memset(pp, 0, sizeof(*pp));
+	pp->pid = pid;
+	if (utrace__ctl_uprobe_text(c, 0, &before) < 0)
+		before = NULL;
+	for (size_t i = 0; i < o->nr_probes; i++) {
+		int r = utrace__ctl_uprobe_write(c, o->probes[i], strlen(o->probes[i]));
+
+		if (r < 0) {
+			fprintf(stderr, "utrace record: process %d: --probe '%s' refused: %s\n",
+				(int)pid, o->probes[i], r == -EEXIST ? "an event of that name "
+				"exists" : strerror(-r));
+			status = -1;
+			break;
+		}
+	}
+	if (utrace__ctl_uprobe_text(c, 0, &after) == 0)
+		new_probe_names(pp, before, after);
+	free(before);
+	free(after);
+	utrace__ctl_close(c);
+	return status;
+}
+
+/* A zombie, or gone. */
+static bool proc_ended(pid_t pid)
+{
+	char path[64], st[512], *p;
+	bool ended = true;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return true;
+	if (fgets(st, sizeof(st), f) && (p = strrchr(st, ')')) && p[1] && p[2])
+		ended = p[2] == 'Z' || p[2] == 'X';
+	fclose(f);
+	return ended;
+}
+
+/* At the end: the events of the probes placed off and removed, so that
+ * the process is left as it was (its library idle). */
+static void probes_remove(void)
+{
+	for (size_t i = 0; i < nr_pid_probes; i++) {
+		struct pid_probes *pp = &pid_probes[i];
+		struct utrace__ctl *c = NULL;
+		char err[512], *line;
+
+		/* (a process that has ended, or is ending, has no probes left) */
+		if (pp->nr && kill(pp->pid, 0) == 0 &&
+		    utrace__ctl_open(pp->pid, &c, err, sizeof(err)) < 0 && kill(pp->pid, 0) == 0 &&
+		    !proc_ended(pp->pid))
+			fprintf(stderr, "utrace record: process %d: its probes stay: %s\n",
+				(int)pp->pid, err);
+		for (size_t j = 0; j < pp->nr; j++) {
+			if (c) {
+				char *slash = strchr(pp->names[j], '/');
+
+				if (slash && asprintf(&line, "!%.*s:%s", (int)(slash - pp->names[j]),
+						      pp->names[j], slash + 1) >= 0) {
+					utrace__ctl_set_event(c, line, strlen(line));
+					free(line);
+				}
+				if (asprintf(&line, "-:%s", pp->names[j]) >= 0) {
+					int r = utrace__ctl_uprobe_write(c, line, strlen(line));
+
+					if (r < 0)
+						fprintf(stderr, "utrace record: process %d: cannot "
+							"remove probe %s: %s\n", (int)pp->pid,
+							pp->names[j], strerror(-r));
+					free(line);
+				}
+			}
+			free(pp->names[j]);
+		}
+		free(pp->names);
+		utrace__ctl_close(c);
+	}
+	free(pid_probes);
+	pid_probes = NULL;
+	nr_pid_probes = 0;
+}
+
 /* -p/-a: ask each process's agent to connect here, then switch on. */
 static int attach_all(struct record_opts *o, const char *sock_path, const char *events)
 {
@@ -1829,6 +1954,8 @@ static int attach_all(struct record_opts *o, const char *sock_path, const char *
 		char err[512], *copy, *save = NULL, *tok;
 		int r;
 
+		if (o->nr_probes && probes_place(o, o->pids[i]) < 0)
+			return 1;
 		if (utrace__ctl_open(o->pids[i], &c, err, sizeof(err)) < 0) {
 			if (o->all)
 				continue;
@@ -1937,7 +2064,17 @@ int cmd_record(int argc, char **argv)
 	if (split_kernel_events(&o) < 0)
 		return free_opts(&o, 1);
 	given = o.nr_events;
-	if (o.nr_probes && (perf_probes(&o, argv[first]) < 0 ||
+	if (o.nr_probes && o.nr_pids) {
+		for (size_t k = 0; k < o.nr_probes; k++)
+			if (!utrace__kup_is_raw(o.probes[k])) {
+				fprintf(stderr, "utrace record: --probe '%s': with -p, give "
+					"uprobe_events definitions ('utrace probe -x /proc/PID/exe "
+					"...' makes them from C names)\n", o.probes[k]);
+				return free_opts(&o, 1);
+			}
+		if (rec_probes_check(o.probes, o.nr_probes) < 0)
+			return free_opts(&o, 1);
+	} else if (o.nr_probes && (perf_probes(&o, argv[first]) < 0 ||
 			    rec_probes_check(o.probes, o.nr_probes) < 0))
 		return free_opts(&o, 1);
 	if (o.nr_kprobes) {
@@ -2029,6 +2166,7 @@ int cmd_record(int argc, char **argv)
 		if (!r && kev && kev_set_pids(kev, o.pids, o.nr_pids) < 0)
 			r = 1;
 		if (r) {
+			probes_remove();
 			kev_stop(kev, &kernel_lost, &kernel_lost_unknown);
 			close(lsock);
 			unlink(sock_path);
@@ -2270,6 +2408,7 @@ loop:
 			finish(&procs[i]);
 		}
 	}
+	probes_remove();
 	if (kev)
 		kernel_events = kev_stop(kev, &kernel_lost, &kernel_lost_unknown);
 	write_clock_point();

@@ -23,6 +23,7 @@ int cmd_convert(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_agent(int argc, char **argv);
 int cmd_top(int argc, char **argv);
 int cmd_hist(int argc, char **argv);
 int cmd_trigger(int argc, char **argv);

@@ -10,6 +10,7 @@
 #include <utrace/utrace.h>
 
 #include "cmds.h"
+#include "inject.h"
 #include "problems.h"
 
 struct cmd {
@@ -27,6 +28,7 @@ static const struct cmd commands[] = {
 	{ "top", cmd_top, "count the events of running processes live, by keys (perf top)" },
 	{ "convert", cmd_convert, "export a trace file: trace.dat, html, ctf, sqlite, json, perfetto" },
 	{ "export", cmd_export, "send events to an OpenTelemetry Collector (OTLP/HTTP)" },
+	{ "agent", cmd_agent, "send every traced process's events to a collector (OTLP)" },
 	{ "mount", cmd_mount, "mount the tracefs files of running processes (FUSE)" },
 	{ "enter", cmd_enter, "run a command that sees a process's tree as /sys/kernel/tracing" },
 	{ "ps", cmd_ps, "list the running processes that can be traced" },
@@ -38,6 +40,7 @@ static const struct cmd commands[] = {
 	{ "show", cmd_show, "print the buffers of running processes (trace)" },
 	{ "pipe", cmd_pipe, "print events as they come, consuming them (trace_pipe)" },
 	{ "clear", cmd_clear, "empty the buffers of running processes" },
+	{ "attach", cmd_attach, "make running processes traceable that never linked libutrace (ptrace)" },
 	{ "probe", cmd_probe, "dynamic probes in running processes (uprobe_events); -x C names, -k the kernel's" },
 	{ NULL, NULL, NULL },
 };

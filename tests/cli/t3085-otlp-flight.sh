@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# Issue 34 item 6: the flight recorder.  utrace agent --flight SEC keeps
+# each process's buffer in overwrite mode and sets its --trigger; nothing
+# is sent until the trigger's snapshot, then the process's last SEC
+# seconds go as one batch, every record tagged utrace.flight, ending at
+# the event that fired the trigger (with it, or with the one before: the
+# snapshot may copy the buffer before that event's page is published).
+. "$(dirname "$0")/lib.sh"
+SERVER="$UTRACE_SRC/tests/cli/otlp-server.py"
+command -v python3 > /dev/null || skip_all "python3 is missing"
+unset OTEL_SERVICE_NAME OTEL_RESOURCE_ATTRIBUTES ${!OTEL_EXPORTER_OTLP_*}
+export UTRACE_RUNTIME_DIR="$TMP/run"
+mkdir -m 700 "$UTRACE_RUNTIME_DIR"
+pids=()
+trap 'for p in "${pids[@]}"; do kill "$p" 2> /dev/null; done; wait 2> /dev/null; rm -rf "$TMP"' EXIT
+
+python3 "$SERVER" --port-file "$TMP/port" --out "$TMP/col.out" --mode accept \
+	> "$TMP/col.log" 2>&1 &
+pids+=($!)
+wait_for test -s "$TMP/port"
+URL="http://127.0.0.1:$(cat "$TMP/port")"
+touch "$TMP/col.out.attempts"
+
+"$UTRACE" agent --otlp "$URL" -e 'demo:*' --flight 0.3 \
+	--trigger 'demo:demo_request=snapshot if id == 60' > /dev/null 2> "$TMP/agent.err" &
+A=$!
+pids+=("$A")
+# (SIGUSR1 asks it for its line once it catches it)
+usr1_caught() {
+	local m
+	m=$(awk '/^SigCgt:/ {print $2}' /proc/$1/status 2> /dev/null) && [ $((0x$m & 0x200)) != 0 ]
+}
+wait_for usr1_caught "$A"
+# a program that runs on well past its 60th request (about 1 s in)
+"$SAMPLE" --run 4 --log "$TMP/log" > /dev/null 2> "$TMP/prog.err" &
+P=$!
+pids+=("$P")
+check "the program is followed" wait_for bash -c 'kill -USR1 '$A'; sleep 0.1; tail -1 "$0" | grep -q "1 processes followed"' "$TMP/agent.err"
+check "nothing is sent before the trigger" test ! -s "$TMP/col.out.attempts"
+check "the trigger's snapshot is sent" wait_for grep -q /v1/logs "$TMP/col.out.attempts"
+wait "$P"
+check "the program ran to its end ($(wc -l < "$TMP/log") requests, past the 60th)" test "$(wc -l < "$TMP/log")" -gt 60
+check "the agent saw it end" wait_for bash -c 'kill -USR1 '$A'; sleep 0.1; tail -1 "$0" | grep -q "1 ended"' "$TMP/agent.err"
+kill -TERM "$A"
+wait "$A"
+st=$?
+tail -1 "$TMP/agent.err" | sed 's/^/# /'
+check "the agent ends, exit 0" test "$st" = 0
+check "one snapshot shipped, the older events left" \
+	grep -qE "; 1 snapshots shipped, [1-9][0-9]* older events left$" "$TMP/agent.err"
+check "one request: the snapshot, as one batch" test "$(grep -c /v1/logs "$TMP/col.out.attempts")" = 1
+check "its last 0.3 s, tagged, ending at the trigger's event (id 60, or 59: see the notes), no gap" python3 -c '
+import json, sys
+recs = []
+for l in open(sys.argv[1]):
+    for rl in json.loads(l)["body"]["resourceLogs"]:
+        for sl in rl["scopeLogs"]:
+            recs.extend(sl["logRecords"])
+def a(r, k):
+    for x in r["attributes"]:
+        if x["key"] == k:
+            return list(x["value"].values())[0]
+ts = [int(r["timeUnixNano"]) for r in recs]
+tags = {a(r, "utrace.flight") for r in recs}
+ids = [int(a(r, "id")) for r in recs if r["eventName"] == "demo:demo_request"]
+ok = (len(recs) > 10 and max(ts) - min(ts) <= 300 * 10**6 and len(tags) == 1
+      and next(iter(tags)).startswith("snapshot 1 of pid ") and ids[-1] in (59, 60)
+      and ids == list(range(ids[0], ids[-1] + 1)) and ids[0] > 1)
+print("# %d records over %.3f s, ids %d..%d, %s" % (len(recs), (max(ts) - min(ts)) / 1e9,
+      ids[0], ids[-1], tags), file=sys.stderr)
+sys.exit(0 if ok else 1)' "$TMP/col.out"
+
+# a program that runs on after the agent: its trigger removed at the end
+"$UTRACE" agent --otlp "$URL" -e 'demo:*' --flight 1 \
+	--trigger 'demo:demo_request=snapshot if id == 1000000' > /dev/null 2> "$TMP/agent2.err" &
+A=$!
+pids+=("$A")
+wait_for usr1_caught "$A"
+"$SAMPLE" --run 30 --log "$TMP/log2" > /dev/null 2> "$TMP/prog.err" &
+P=$!
+pids+=("$P")
+check "a second agent follows a long program" wait_for bash -c 'kill -USR1 '$A'; sleep 0.1; tail -1 "$0" | grep -q "1 processes followed (1 now"' "$TMP/agent2.err"
+"$UTRACE" trigger -p "$P" demo:demo_request > "$TMP/trig1" 2>&1
+check "its trigger is set" grep -q "^snapshot.* if id == 1000000" "$TMP/trig1"
+kill -TERM "$A"
+wait "$A"
+"$UTRACE" trigger -p "$P" demo:demo_request > "$TMP/trig2" 2>&1
+check "the agent's end removes it (the program runs on)" \
+	bash -c "! grep -q 'if id == 1000000' '$TMP/trig2' && kill -0 $P"
+kill -USR1 "$P"
+wait "$P"
+
+"$UTRACE" export --otlp "$URL" --flight 1 > /dev/null 2> "$TMP/err"
+check "--flight is the agent's" grep -q "are utrace agent's options" "$TMP/err"
+
+done_testing
