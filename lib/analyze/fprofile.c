@@ -232,9 +232,19 @@ int utrace__fprofile_file(struct utrace__tf *tf, FILE *out)
 	struct utrace__tf_item x;
 	struct prof p = { 0 };
 	struct fn *v = NULL;
+	const struct utrace__tf_format *f;
 	size_t n = 0;
+	bool any = false;
 	int r;
 
+	/* no function tracer format: no pass over the events (report's
+	 * default table is read next) */
+	for (size_t i = 0; !any && (f = utrace__tf_format(tf, i)); i++)
+		any = !strcmp(f->system, "ftrace") &&
+		      (!strcmp(f->name, "function") || !strcmp(f->name, "funcgraph_entry") ||
+		       !strcmp(f->name, "funcgraph_exit"));
+	if (!any)
+		return 0;
 	r = utrace__tf_iter_new(tf, &it);
 	while (r >= 0 && (r = utrace__tf_iter_next(it, &x)) > 0)
 		r = item(&p, &x);

@@ -138,6 +138,18 @@ static void json_event(struct utrace__xwalk *w, const struct utrace__xev *ev)
 	struct utrace__obuf *b = &w->ob;
 	const char *sys = ev->xf->e->system, *name = ev->xf->e->name;
 
+	/* function_graph's slices (--slice funcgraph_entry.func:
+	 * funcgraph_exit.func) named by their function, nested as the
+	 * calls were */
+	if (ev->kind != UTRACE__X_INSTANT && !strcmp(sys, "ftrace") &&
+	    !strncmp(name, "funcgraph_", 10) && ev->it->len >= 16) {
+		const char *fn = NULL;
+		uint64_t addr, start, size;
+
+		memcpy(&addr, ev->it->rec + 8, 8);
+		if (utrace__tf_sym_lookup(NULL, ev->it->proc, addr, &fn, &start, &size) == 0 && fn)
+			name = fn;
+	}
 	sep(w);
 	utrace__ob_puts(b, "{\"name\":");
 	utrace__ob_json_str(b, name, strlen(name));

@@ -538,6 +538,7 @@ int utrace__text_poke(uintptr_t addr, const void *bytes, size_t len,
 	}
 	return ret;
 }
+
 static int poke_many(struct utrace__poke *p, size_t n, const struct utrace__int3_hook *hook,
 		     bool wait, char *why, size_t why_len);
 

@@ -54,6 +54,7 @@
 #include "file-format.h"
 #include "page.h"
 #include "pool.h"
+#include "table.h"
 #include "tsc-time.h"
 
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
@@ -89,69 +90,27 @@ static inline uint64_t le64(const unsigned char *p)
 	return v;
 }
 
-/* An open-addressing map from 64-bit keys to non-NULL pointers. */
+/* A map from 64-bit keys to non-NULL pointers: the one table (table.h),
+ * the key's bijective hash standing for the key. */
 struct map {
-	uint64_t *keys;
-	void **vals;
-	size_t cap, n;
+	struct utrace__table t;
 };
-
-static size_t map_slot(uint64_t k, size_t cap)
-{
-	k ^= k >> 33;
-	k *= 0xff51afd7ed558ccdULL;
-	k ^= k >> 33;
-	return (size_t)k & (cap - 1);
-}
 
 static void *map_get(const struct map *m, uint64_t k)
 {
-	size_t i;
+	size_t v = utrace__table_get(&m->t, utrace__hash_u64(k), UTRACE__TABLE_EMPTY);
 
-	if (!m->cap)
-		return NULL;
-	for (i = map_slot(k, m->cap); m->vals[i]; i = (i + 1) & (m->cap - 1))
-		if (m->keys[i] == k)
-			return m->vals[i];
-	return NULL;
+	return v == UTRACE__TABLE_EMPTY ? NULL : (void *)(uintptr_t)v;
 }
 
 static int map_put(struct map *m, uint64_t k, void *v)
 {
-	size_t i;
-
-	if ((m->n + 1) * 2 > m->cap) {
-		struct map g = { NULL, NULL, m->cap ? m->cap * 2 : 64, 0 };
-
-		g.keys = calloc(g.cap, sizeof(*g.keys));
-		g.vals = calloc(g.cap, sizeof(*g.vals));
-		if (!g.keys || !g.vals) {
-			free(g.keys);
-			free(g.vals);
-			return -ENOMEM;
-		}
-		for (i = 0; i < m->cap; i++)
-			if (m->vals[i])
-				map_put(&g, m->keys[i], m->vals[i]);
-		free(m->keys);
-		free(m->vals);
-		*m = g;
-	}
-	for (i = map_slot(k, m->cap); m->vals[i]; i = (i + 1) & (m->cap - 1))
-		if (m->keys[i] == k) {
-			m->vals[i] = v;
-			return 0;
-		}
-	m->keys[i] = k;
-	m->vals[i] = v;
-	m->n++;
-	return 0;
+	return utrace__table_put(&m->t, utrace__hash_u64(k), (size_t)(uintptr_t)v);
 }
 
 static void map_free(struct map *m)
 {
-	free(m->keys);
-	free(m->vals);
+	utrace__table_free(&m->t);
 }
 
 /* Make room for one more element of an array. */

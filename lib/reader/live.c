@@ -152,6 +152,7 @@ struct live {
 	unsigned char *out;          /* live_raw()'s pages */
 	size_t out_len, out_cap;
 	bool out_failed;
+	char tracer[32];             /* the header's "# tracer:" ("": nop) */
 };
 
 /* Map a process's pool (or pool_fd, a copy of it) for reading: 0, or
@@ -505,7 +506,8 @@ static const char *preempt_model(void)
  * help (print_func_help_header[_irq](), with a TGID column for
  * record-tgid).
  */
-static void header(FILE *out, uint64_t in_buffer, uint64_t written, unsigned int flags)
+static void header(FILE *out, uint64_t in_buffer, uint64_t written, unsigned int flags,
+		   const char *tracer)
 {
 	static const char space[] = "            ";
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -515,7 +517,13 @@ static void header(FILE *out, uint64_t in_buffer, uint64_t written, unsigned int
 
 	if (cpus < 1)
 		cpus = 1;
-	fputs("# tracer: nop\n#\n", out);
+	fprintf(out, "# tracer: %s\n#\n", tracer && *tracer ? tracer : "nop");
+	if (tracer && !strcmp(tracer, "function_graph") && !(flags & LIVE_NO_CONTEXT)) {
+		/* print_graph_headers_flags() with the default options */
+		fputs("# CPU  DURATION                  FUNCTION CALLS\n"
+		      "# |     |   |                     |   |   |   |\n", out);
+		return;
+	}
 	if (flags & LIVE_NO_CONTEXT)
 		return;
 	if (flags & LIVE_LATENCY) {
@@ -900,7 +908,7 @@ long live_print(struct live *lv, unsigned int flags, FILE *out)
 			}
 			lv->cpu = cpu;
 		}
-		header(out, in, written, flags);
+		header(out, in, written, flags, lv->tracer);
 	}
 	if (im.tf) {
 		/* The kernel marks where each CPU's events start in its trace
@@ -971,7 +979,7 @@ long live_snap_print(const struct live_snap *s, unsigned int flags, FILE *out)
 			utrace__tf_close(tf);
 		return -ENOMEM;
 	}
-	header(out, s->events, s->written, flags);
+	header(out, s->events, s->written, flags, NULL);
 	o.annotate_cpus = s->written > s->events;
 	utrace__print_file(&o, tf, out);
 	utrace__tf_close(tf);
@@ -1001,6 +1009,11 @@ long live_take(struct live *lv, int (*fn)(void *arg, struct utrace__tf *tf), voi
 		n = r;
 	image_free(&im);
 	return n;
+}
+
+void live_set_tracer(struct live *lv, const char *name)
+{
+	snprintf(lv->tracer, sizeof(lv->tracer), "%s", name ? name : "");
 }
 
 void live_set_cpu(struct live *lv, int cpu)

@@ -70,6 +70,9 @@ struct utrace__tf;
 long live_take(struct live *lv, int (*fn)(void *arg, struct utrace__tf *tf), void *arg);
 
 /* Read the events of CPU 'cpu' only (-1: all, the default). */
+/* The tracer the trace header names ("# tracer: NAME"; NULL: nop), and
+ * function_graph's column header. */
+void live_set_tracer(struct live *lv, const char *name) UTRACE_HIDDEN;
 void live_set_cpu(struct live *lv, int cpu);
 
 /*

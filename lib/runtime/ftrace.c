@@ -823,12 +823,18 @@ static int read_object(struct object *o, const char *file)
 	if (o->n && utrace__symtab_load(fd, &o->syms))
 		memset(&o->syms, 0, sizeof(o->syms));
 	close(fd);
-	qsort(o->sites, o->n, sizeof(*o->sites), site_cmp);
+	if (o->n)
+		qsort(o->sites, o->n, sizeof(*o->sites), site_cmp);
 	for (size_t i = 0; i < o->n; i++) {
 		const struct utrace__sym *sym = utrace__symtab_find(&o->syms,
 								   o->sites[i].addr - o->bias);
 
 		o->sites[i].name = sym ? o->syms.strings + sym->name : NULL;
+		/* gcc's constructors and destructors of its instrumentation
+		 * (ASan's, coverage's): not the program's functions */
+		if (o->sites[i].name && (!strncmp(o->sites[i].name, "_sub_I_", 7) ||
+					 !strncmp(o->sites[i].name, "_sub_D_", 7)))
+			o->sites[i].name = NULL;
 		o->sites[i].state = site_state(o->sites[i].addr);
 	}
 	return 0;
@@ -958,8 +964,11 @@ static void decide(void)
 /* Under ft_mutex: the graph functions' sites. */
 static void graph_update(void)
 {
+	/* each array's first word is the one before it: the old ones stay
+	 * (a thread may be reading one), reachable from here */
+	static uintptr_t *arrays;
 	size_t n = 0, k = 0;
-	uintptr_t *a;
+	uintptr_t *a, *base;
 
 	if (!list_selects(&lists[2])) {
 		__atomic_store_n(&graph_filtered, 0, __ATOMIC_RELEASE);
@@ -969,9 +978,12 @@ static void graph_update(void)
 		for (size_t i = 0; i < o->n; i++)
 			n += o->sites[i].name &&
 			     match_list(&lists[2], o->sites[i].name, site_module(o));
-	a = malloc((n ? n : 1) * sizeof(*a));
-	if (!a)
+	base = malloc((n + 1) * sizeof(*base));
+	if (!base)
 		return;
+	base[0] = (uintptr_t)arrays;
+	arrays = base;
+	a = base + 1;
 	for (struct object *o = objects; o; o = o->next)
 		for (size_t i = 0; i < o->n; i++)
 			if (o->sites[i].name &&
@@ -1362,9 +1374,23 @@ void utrace__ftrace_from_env(void)
 				     strerror(-r));
 	}
 	r = utrace__ftrace_set_tracer(t);
-	if (r == -EINVAL)
+	if (r == -EINVAL) {
 		utrace__warn("UTRACE_TRACER: '%s' is not a tracer (nop, function, function_graph)",
 			     t);
+		return;
+	}
+	if (strcmp(t, "nop")) {
+		size_t n = 0;
+
+		pthread_mutex_lock(&ft_mutex);
+		for (struct object *o = objects; o; o = o->next)
+			n += o->n;
+		pthread_mutex_unlock(&ft_mutex);
+		if (!n)
+			utrace__warn("UTRACE_TRACER: no function to trace: build with "
+				     "-fpatchable-function-entry=5 (or -pg -mfentry -mnop-mcount "
+				     "-mrecord-mcount)");
+	}
 }
 
 /* ---- the control tree's files ---- */

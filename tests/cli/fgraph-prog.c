@@ -21,6 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #define NOINLINE __attribute__((noinline))
 
@@ -37,6 +39,7 @@ int handler_work(int x);
 int raiser(int x);
 void exiter(int x);
 void *worker(void *arg);
+int forker(int x);
 
 static volatile int sink;
 
@@ -151,6 +154,22 @@ NOINLINE void *worker(void *arg)
 	return (void *)s;
 }
 
+/* forks inside a traced function: both return through its hooked frame */
+NOINLINE int forker(int x)
+{
+	pid_t pid = fork();
+
+	if (pid == 0)
+		return top(x) + 1000;
+	if (pid > 0) {
+		int st = 0;
+
+		waitpid(pid, &st, 0);
+		return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	}
+	return -2;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "calls";
@@ -247,6 +266,13 @@ int main(int argc, char **argv)
 			}
 			printf("ok %s", line);
 		}
+	} else if (!strcmp(mode, "fork")) {
+		int r = forker(3);
+
+		/* the child: top(3) + 1000; the parent: the child's status */
+		printf("%s=%d\n", r >= 1000 ? "child" : "parent", r);
+		fflush(stdout);
+		return r >= 1000 ? 42 : 0;
 	} else if (!strcmp(mode, "loop")) {
 		long n = argc > 2 ? atol(argv[2]) : 1000000, s = 0;
 

@@ -8,6 +8,8 @@
 # the graph stays right across tail calls, longjmp, signal handlers,
 # threads leaving through pthread_exit and recursion 10,000 deep.
 . "$(dirname "$0")/lib.sh"
+# (a sanitizer build: libutrace preloaded after the program's runtime)
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
 export UTRACE_CONTROL=0
 export UTRACE_RUNTIME_DIR="$TMP/run"
 mkdir -m 700 "$TMP/run"
@@ -53,7 +55,7 @@ export -f run balanced same
 
 for P in $PROGS; do
 	B=$(basename "$P")
-	for m in calls longjmp signal threads lib "recurse 10000"; do
+	for m in calls longjmp signal threads lib "recurse 10000" fork; do
 		check "$B $m: the same results with each tracer as without" same_output "$P" $m
 	done
 
@@ -127,6 +129,11 @@ for P in $PROGS; do
 	check "$B: function_graph: a tail call into a library function" bash -c '
 		run "$1" function_graph lib && balanced &&
 		grep -q "^--> fg_lib_twice (1)" "$TMP/ev" && grep -q "^--> lib_inner" "$TMP/ev"' _ "$P"
+
+	check "$B: function_graph: fork inside a traced function, both return through it" bash -c '
+		run "$1" function_graph fork && grep -q "^parent=42$" "$TMP/out" &&
+		grep -q "^child=1012$" "$TMP/out" &&
+		[ "$(grep -c "^<-- forker (1)" "$TMP/ev")" = 2 ]' _ "$P"
 
 	check "$B: set_graph_function and max_graph_depth" bash -c '
 		UTRACE_GRAPH_FUNCTION=mid run "$1" function_graph calls &&

@@ -7,6 +7,8 @@
 # enabled_functions; the sites follow each write while the program runs,
 # and go back to NOPs with nop.
 . "$(dirname "$0")/lib.sh"
+# (a sanitizer build: libutrace preloaded after the program's runtime)
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
 PROG="$UTRACE_BUILD/tests/fgraph-prog"
 mount_demo env LD_PRELOAD="$UTRACE_BUILD/lib/libutrace.so.0" "$PROG" run
 
@@ -79,6 +81,10 @@ check "function_graph, set_graph_function, max_graph_depth" bash -c '
 	[ "$(wr "$D/max_graph_depth" 2 t)" = ok ] &&
 	[ "$(cat "$D/max_graph_depth")" = 2 ] &&
 	[ "$(wr "$D/max_graph_depth" x t)" = EINVAL ]'
+
+check "trace: the header names the tracer, function_graph its columns; the graph lines" bash -c '
+	[ "$(head -n 4 "$D/trace" | tr "\n" ";")" = "# tracer: function_graph;#;# CPU  DURATION                  FUNCTION CALLS;# |     |   |                     |   |   |   |;" ] &&
+	wait_for grep -Eq "^ [0-9]+\) +[ +!#*@$] +[0-9]+\.[0-9]+ us +\|    leaf\(\);$" "$D/trace"'
 
 check "nop: every site a NOP again, the program runs on" bash -c '
 	[ "$(wr "$D/current_tracer" nop t)" = ok ] &&

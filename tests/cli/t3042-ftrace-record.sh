@@ -7,6 +7,8 @@
 # for trace-cmd report (calltime and rettime in ns); utrace script prints the kernel's
 # lines, utrace report the function table (calls, total and self time).
 . "$(dirname "$0")/lib.sh"
+# (a sanitizer build: libutrace preloaded after the program's runtime)
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
 export UTRACE_RUNTIME_DIR="$TMP/run"
 mkdir -m 700 "$UTRACE_RUNTIME_DIR"
 PROG="$UTRACE_BUILD/tests/fgraph-prog"
@@ -65,6 +67,12 @@ check "bad options: one line each" bash -c '
 	! "$UTRACE" record --tracer function_graph --max-depth -1 -- true 2> "$TMP/e4" &&
 	grep -q "bad --max-depth" "$TMP/e4"'
 
+check "a command built without patchable entries: said, and it runs" bash -c '
+	"$UTRACE" record -o "$TMP/n.dat" --tracer function -- "$UTRACE_BUILD/tests/probe-prog" \
+		> /dev/null 2> "$TMP/err2"; 
+	grep -q "UTRACE_TRACER: no function to trace: build with -fpatchable-function-entry=5" \
+		"$TMP/err2"'
+
 check "report: per function its total and self time and calls (recursion once)" bash -c '
 	rec --tracer function_graph -- "$PROG" recurse 100 &&
 	"$UTRACE" report -i "$TMP/f.dat" > "$TMP/rep" &&
@@ -96,6 +104,19 @@ assert n
 else
 	n=$((n + 1)); echo "ok $n # SKIP trace-cmd is not installed"
 fi
+
+check "JSON export: function_graph as nested slices named by their functions" bash -c '
+	rec --tracer function_graph -- "$PROG" calls &&
+	"$UTRACE" convert -i "$TMP/f.dat" -o "$TMP/f.json" --format json \
+		--slice funcgraph_entry.func:funcgraph_exit.func 2>> "$TMP/err" &&
+	python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+ev = d[\"traceEvents\"] if isinstance(d, dict) else d
+s = [(e[\"name\"], e[\"ph\"]) for e in ev if e.get(\"ph\") in (\"B\", \"E\")]
+assert s[:6] == [(\"main\", \"B\"), (\"top\", \"B\"), (\"mid\", \"B\"), (\"leaf\", \"B\"),
+                 (\"leaf\", \"E\"), (\"mid\", \"E\")], s
+" "$TMP/f.json"'
 
 check "-p: the tracer in a running process, nop again after" bash -c '
 	LD_PRELOAD="$UTRACE_BUILD/lib/libutrace.so.0" "$PROG" run > "$TMP/run.out" 2>&1 &

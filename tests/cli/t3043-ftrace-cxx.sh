@@ -7,6 +7,8 @@
 # _Unwind_RaiseException and _Unwind_Resume_or_Rethrow), recording those
 # frames' exits then; the program computes the same as untraced.
 . "$(dirname "$0")/lib.sh"
+# (a sanitizer build: libutrace preloaded after the program's runtime)
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
 export UTRACE_CONTROL=0
 export UTRACE_RUNTIME_DIR="$TMP/run"
 mkdir -m 700 "$TMP/run"

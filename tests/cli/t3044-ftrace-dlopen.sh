@@ -5,6 +5,8 @@
 # dlclose()d is forgotten, nothing is written where it was, and loaded
 # again it is traced again (tests/cli/fgraph-prog.c 'dl', fgraph-mod.c).
 . "$(dirname "$0")/lib.sh"
+# (a sanitizer build: libutrace preloaded after the program's runtime)
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
 need_fuse
 mount_setup
 mkdir -m 700 "$UTRACE_RUNTIME_DIR"

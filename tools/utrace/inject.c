@@ -580,7 +580,8 @@ static int remote_call(struct victim *v, uint64_t fn, const char *s0, uint64_t a
 				v->who, (int)v->pid, (unsigned long long)now.rip);
 			return -1;
 		}
-		if (sig == SIGILL || sig == SIGBUS || sig == SIGFPE || sig == SIGSYS) {
+		if (sig == SIGILL || sig == SIGBUS || sig == SIGFPE || sig == SIGSYS ||
+		    sig == SIGTRAP) {
 			fprintf(stderr, "%s: process %d: the call was stopped by %s%s; the thread is "
 				"put back as it was\n", v->who, (int)v->pid, strsignal(sig),
 				sig == SIGSYS ? " (a seccomp filter refuses a system call the "

@@ -724,6 +724,16 @@ static int text_trace(struct utrace__ctl *c, const struct mnode *m, struct sbuf 
 		return err;
 	if (m->kind == MK_CPU_TRACE)
 		live_set_cpu(lv, (int)m->evid);
+	if (!m->inst) {
+		char *t = NULL;
+
+		/* (an older runtime: nop) */
+		if (utrace__ctl_ftrace_text(c, UTRACE_CTL_FT_CURRENT_TRACER, &t) == 0 && t) {
+			t[strcspn(t, "\n")] = '\0';
+			live_set_tracer(lv, t);
+		}
+		free(t);
+	}
 	mem = open_memstream(&buf, &len);
 	if (!mem) {
 		live_close(lv);
