@@ -142,7 +142,7 @@ static void init_once_fn(void)
 	v = utrace__getenv("UTRACE_EVENTS");
 	if (v && *v)
 		utrace__events_spec_set(v);
-	if (utrace__stacks_init() == 0)
+	if (utrace__stacks_init() > 0)
 		utrace__writer_set_stack_capture(utrace__stacks_capture);
 	utrace__clock_init();
 	utrace__fast_init();

@@ -46,6 +46,5 @@ struct utrace__inst_filter {
 #define UTRACE_TRACING_OFF 1         /* top-level tracing_on is 0 */
 #define UTRACE_TRACING_INSTANCES 2   /* an instance exists: the slow path */
 #define UTRACE_TRACING_TRIGGERS 4    /* an event has a trigger (trigger.h) */
-#define UTRACE_TRACING_STACKS 8      /* every event takes its stack (stacks.h) */
 
 #endif /* UTRACE_RUNTIME_INSTANCE_H */

@@ -30,6 +30,15 @@
  * finds the slot pending writes the record too (a duplicate readers
  * take), so no stack_ref can come before its stack's record in time.
  * When the table is full, every new stack is written whole.
+ *
+ * The cost (bench/stacks.sh): the writer calls the capture at the
+ * event's commit, the event still entered and whole at its page's tail
+ * (writer.c: stack_in_page()); a stack already in the table only gives
+ * its id back, and the writer puts the 16-byte stack_ref right after the
+ * event in the same page: no second reserve, no stash, no copy.  The fp
+ * walk hashes as it goes (one pass, walk_fp_kept() with every value in a
+ * register), and libutrace's own leading frames are told by one range
+ * compare before the per-thread cache.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -236,8 +245,7 @@ int utrace__stacks_init(void)
 	conf.size = size;
 	conf.frames = (unsigned int)frames;
 	conf.on = true;
-	__atomic_fetch_or(&utrace__tracing_off, UTRACE_TRACING_STACKS, __ATOMIC_RELEASE);
-	return 0;
+	return 1;
 }
 
 void utrace__stacks_after_fork(void)
@@ -262,6 +270,9 @@ static bool skipped(uintptr_t ip)
 	unsigned int h = (unsigned int)((ip ^ (ip >> 6)) & (SKIP_CACHE - 1));
 	bool r = false;
 
+	/* (libutrace's extent, the first range: most leading frames) */
+	if (n && ip - 1 - skip_lo[0] < skip_hi[0] - skip_lo[0])
+		return true;
 	if (__builtin_expect(skip_cache.gen != n, 0)) {
 		memset(skip_cache.ip, 0, sizeof(skip_cache.ip));
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -324,16 +335,13 @@ static bool keep(uintptr_t *ips, unsigned int max, unsigned int *n, unsigned int
 	return *n < max;
 }
 
-__attribute__((noinline)) unsigned int utrace__stack_walk(uintptr_t *ips, unsigned int max,
-							  bool dwarf, uintptr_t size)
+/* The top of the stack sp is on (the thread's, or the alternate signal
+ * stack a handler runs on); 0: none known. */
+static inline __attribute__((always_inline)) uintptr_t top_of(uintptr_t sp)
 {
-	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
-	uintptr_t top = thread_stack_top(), base = 0;
-	unsigned int n = 0, seen = 0;
+	uintptr_t top = thread_stack_top();
 
-	if (!top)
-		return 0;
-	if (sp < stack_lo || sp >= top) {
+	if (top && (sp < stack_lo || sp >= top)) {
 		/* a handler on an alternate signal stack: only its frames
 		 * (what lies between it and the thread's stack may be unmapped) */
 		stack_t ss;
@@ -343,6 +351,100 @@ __attribute__((noinline)) unsigned int utrace__stack_walk(uintptr_t *ips, unsign
 			return 0;
 		top = (uintptr_t)ss.ss_sp + ss.ss_size;
 	}
+	return top;
+}
+
+#define HASH_SEED 0xcbf29ce484222325ull
+#define HASH_MUL 0x100000001b3ull
+
+/* The end of the hash of a stack: the low bits (the slot) depend on every
+ * bit of every frame; never 0 or with PENDING set. */
+static inline uint64_t hash_end(uint64_t h)
+{
+	h ^= h >> 32;
+	h *= 0x9e3779b97f4a7c15ull;
+	h ^= h >> 29;
+	h &= ~PENDING;
+	return h ? h : 1;
+}
+
+/*
+ * The fp walk of the capture, from the frame at sp (the caller's own),
+ * hashing the frames kept as it goes (*hp): the leading frames left out
+ * first, then, from the call site's, each frame read only when it is
+ * 8-byte aligned, above the one before, below the top of the stack and
+ * at most size bytes above the call site's, its return address not 0 and
+ * not on the stack.  (utrace__stack_walk()'s fp walk, in one pass.)
+ */
+/* walk_fp()'s frames kept, into ips up to *endp (set to after the last
+ * kept): the first (fp, its ip) checked already.  The hash of the ips
+ * (not ended).  Apart, so that the loop has every value in a register. */
+static __attribute__((noinline)) uint64_t walk_fp_kept(uintptr_t *ips, uintptr_t **endp,
+						       uintptr_t fp, uintptr_t ip, uintptr_t sp,
+						       uintptr_t hi, uintptr_t span)
+{
+	uintptr_t *end = *endp, next;
+	uint64_t h = HASH_SEED;
+
+	for (;;) {
+		next = ((const uintptr_t *)fp)[0];
+		*ips++ = ip;
+		h = (h ^ (uint64_t)ip) * HASH_MUL;
+		if (ips == end || next <= fp || next > hi || (next & 7))
+			break;
+		fp = next;
+		ip = ((const uintptr_t *)fp)[1];
+		if (!ip || ip - sp < span)
+			break;
+	}
+	*endp = ips;
+	return h;
+}
+
+static inline __attribute__((always_inline)) unsigned int
+walk_fp(uintptr_t *ips, unsigned int max, uintptr_t size, uintptr_t sp, uintptr_t top,
+	uint64_t *hp)
+{
+	uintptr_t fp = sp, hi = top - 16, next, ip;
+	uintptr_t lo0 = skip_lo[0], len0 = skip_hi[0] - skip_lo[0];
+	uintptr_t *end = ips + max;
+	unsigned int seen = 0;
+
+	/* (top > sp >= 16: hi does not wrap; fp only grows) */
+	if (!__atomic_load_n(&nr_skip, __ATOMIC_ACQUIRE))
+		len0 = 0;
+	for (;;) {
+		if (fp > hi || (fp & 7))
+			goto none;
+		next = ((const uintptr_t *)fp)[0];
+		ip = ((const uintptr_t *)fp)[1];
+		if (!ip || ip - sp < top - sp)
+			goto none;
+		/* (libutrace's own frames: the first range, no call) */
+		if (seen++ >= SKIP_FRAMES || (ip - 1 - lo0 >= len0 && !skipped(ip)))
+			break;
+		if (next <= fp)
+			goto none;
+		fp = next;
+	}
+	if (size < hi - fp)
+		hi = fp + size;
+	*hp = hash_end(walk_fp_kept(ips, &end, fp, ip, sp, hi, top - sp));
+	return (unsigned int)(end - ips);
+none:
+	*hp = hash_end(HASH_SEED);
+	return 0;
+}
+
+__attribute__((noinline)) unsigned int utrace__stack_walk(uintptr_t *ips, unsigned int max,
+							  bool dwarf, uintptr_t size)
+{
+	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+	uintptr_t top = top_of(sp), base = 0;
+	unsigned int n = 0, seen = 0;
+
+	if (!top)
+		return 0;
 	if (!dwarf) {
 		uintptr_t fp = sp;
 
@@ -389,19 +491,15 @@ __attribute__((noinline)) unsigned int utrace__stack_walk(uintptr_t *ips, unsign
 	return n;
 }
 
-/* FNV-1a over the addresses. */
+/* FNV-1a over the addresses (64-bit words), as walk_fp() hashes. */
 static uint64_t hash_of(const uintptr_t *ips, unsigned int n)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
+	uint64_t h = HASH_SEED;
 	unsigned int i;
 
-	for (i = 0; i < n; i++) {
-		h ^= (uint64_t)ips[i];
-		h *= 0x100000001b3ull;
-		h ^= h >> 29;
-	}
-	h &= ~PENDING;
-	return h ? h : 1;
+	for (i = 0; i < n; i++)
+		h = (h ^ (uint64_t)ips[i]) * HASH_MUL;
+	return hash_end(h);
 }
 
 static void put_def(uint32_t id, const uintptr_t *ips, unsigned int n)
@@ -433,27 +531,40 @@ static void put_ref(uint32_t id)
 	utrace_tp_commit(&r);
 }
 
-void utrace__stacks_capture(const struct utrace_event *ev)
+uint32_t utrace__stacks_capture(const struct utrace_event *ev, const struct utrace_event **ref)
 {
 	uintptr_t ips[UTRACE__STACK_FRAMES_MAX];
 	unsigned int n, i;
 	uint64_t h;
 
 	if (!conf.on || ev == &def_event || ev == &ref_event)
-		return;
-	n = utrace__stack_walk(ips, conf.frames, conf.dwarf, conf.size);
-	h = hash_of(ips, n);
+		return 0;
+	if (!conf.dwarf) {
+		uintptr_t sp = (uintptr_t)__builtin_frame_address(0), top = top_of(sp);
+
+		if (!top)
+			h = hash_end(HASH_SEED), n = 0;
+		else
+			n = walk_fp(ips, conf.frames, conf.size, sp, top, &h);
+	} else {
+		n = utrace__stack_walk(ips, conf.frames, true, conf.size);
+		h = hash_of(ips, n);
+	}
 	for (i = 0; i < 64; i++) {
 		uint32_t slot = (uint32_t)((h + i) & (UTRACE__STACK_SLOTS - 1));
 		uint64_t cur = __atomic_load_n(&slots[slot], __ATOMIC_ACQUIRE), want = 0;
 
 		if (cur == h) {
+			if (ref) {
+				*ref = &ref_event;
+				return slot + 1;
+			}
 			put_ref(slot + 1);
-			return;
+			return 0;
 		}
 		if (cur == (h | PENDING)) {
 			put_def(slot + 1, ips, n);
-			return;
+			return 0;
 		}
 		if (cur)
 			continue;
@@ -461,13 +572,14 @@ void utrace__stacks_capture(const struct utrace_event *ev)
 						__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
 			put_def(slot + 1, ips, n);
 			__atomic_store_n(&slots[slot], h, __ATOMIC_RELEASE);
-			return;
+			return 0;
 		}
 		if (want == h || want == (h | PENDING)) {
 			put_def(slot + 1, ips, n);
-			return;
+			return 0;
 		}
 	}
 	/* full around here: the stack whole, under an id no slot has */
 	put_def(0, ips, n);
+	return 0;
 }

@@ -16,8 +16,9 @@
  *                     a distinct stack, the first time it is seen (and
  *                     the stack of the event just before it)
  *   ftrace:stack_ref  id (u32): the event just before it had stack id
- * Both are written nested in the event's record, so each follows its
- * event in the thread's buffer.
+ * Each follows its event in the thread's buffer: a stack_ref is written
+ * into the event's page right after it when it fits (the writer's commit,
+ * no second reserve), else, as a stack's definition, nested in the event.
  */
 #ifndef UTRACE_RUNTIME_STACKS_H
 #define UTRACE_RUNTIME_STACKS_H
@@ -31,8 +32,8 @@
 
 #define UTRACE__STACK_FRAMES_MAX 128
 
-/* Read UTRACE_STACKS (library init): 0, or -EINVAL when it is malformed
- * (stacks stay off). */
+/* Read UTRACE_STACKS (library init): 1 when stacks are on, 0 when off,
+ * -EINVAL when it is malformed (stacks stay off). */
 int utrace__stacks_init(void) UTRACE_HIDDEN;
 
 /* The frames walks leave out (libutrace's, the registered objects'
@@ -42,9 +43,14 @@ void utrace__stacks_skip_init(void) UTRACE_HIDDEN;
 /* Register ftrace:stack and ftrace:stack_ref when stacks are on. */
 void utrace__stacks_register(void) UTRACE_HIDDEN;
 
-/* The writer: record the stack of the event ev just committed (nested in
- * it); nothing for ftrace's own events. */
-void utrace__stacks_capture(const struct utrace_event *ev) UTRACE_HIDDEN;
+/* The writer: the stack of the event ev being committed (nothing for
+ * ftrace's own events).  With ref not NULL and the stack already defined,
+ * only its id is returned and *ref set to ftrace:stack_ref: the writer
+ * appends the stack_ref record to the event in place.  Otherwise the
+ * record (ftrace:stack or stack_ref) is written nested in the event
+ * (the stash), and 0 is returned. */
+uint32_t utrace__stacks_capture(const struct utrace_event *ev, const struct utrace_event **ref)
+	UTRACE_HIDDEN;
 
 /* In a fork child: the table of stacks is the parent's; start afresh. */
 void utrace__stacks_after_fork(void) UTRACE_HIDDEN;

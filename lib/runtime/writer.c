@@ -210,6 +210,10 @@ static inline __attribute__((always_inline)) unsigned int cur_gen(void)
 	       ~(UTRACE_TP_SLOW | UTRACE_TP_FILTER);
 }
 
+/* record -g's capture (stacks.c), called through this so that the writer
+ * does not call up into what calls it */
+static uint32_t (*stack_capture)(const struct utrace_event *ev, const struct utrace_event **ref);
+
 /* Must every event take the library's path? */
 static bool fast_off(void)
 {
@@ -217,7 +221,8 @@ static bool fast_off(void)
 	       !utrace__clock_tsc ||
 	       (!__atomic_load_n(&utrace_tp_fast_v2.cpu_off, __ATOMIC_RELAXED) && !rdtscp_cpu) ||
 	       __atomic_load_n(&utrace__record_hook, __ATOMIC_ACQUIRE) != NULL ||
-	       __atomic_load_n(&utrace__print_fd, __ATOMIC_ACQUIRE) >= 0;
+	       __atomic_load_n(&utrace__print_fd, __ATOMIC_ACQUIRE) >= 0 ||
+	       __atomic_load_n(&stack_capture, __ATOMIC_ACQUIRE) != NULL;
 }
 
 /*
@@ -265,11 +270,9 @@ void utrace__filter_count(int delta)
 
 static const struct utrace__trigger_ops *trigger_ops;
 
-/* record -g's capture (stacks.c), called through this so that the writer
- * does not call up into what calls it */
-static void (*stack_capture)(const struct utrace_event *ev);
 
-void utrace__writer_set_stack_capture(void (*fn)(const struct utrace_event *ev))
+void utrace__writer_set_stack_capture(uint32_t (*fn)(const struct utrace_event *ev,
+						     const struct utrace_event **ref))
 {
 	__atomic_store_n(&stack_capture, fn, __ATOMIC_RELEASE);
 }
@@ -1082,12 +1085,12 @@ static __attribute__((noinline)) void *reserve_entry(struct utrace_tp_reserve *r
 	struct utrace_entry *ent;
 	int off = __atomic_load_n(&utrace__tracing_off, __ATOMIC_RELAXED);
 
-	if ((off & (UTRACE_TRACING_INSTANCES | UTRACE_TRACING_STACKS)) ||
+	if ((off & UTRACE_TRACING_INSTANCES) ||
 	    ((off & UTRACE_TRACING_TRIGGERS) &&
 	     __atomic_load_n(&((const struct utrace__event_state *)ev->priv)->soft,
 			     __ATOMIC_RELAXED)))
 		return reserve_inst(r, ev, scratch, size);
-	if (off & ~(UTRACE_TRACING_TRIGGERS | UTRACE_TRACING_STACKS))
+	if (off & ~UTRACE_TRACING_TRIGGERS)
 		return NULL;    /* tracing_on is 0: not recorded, not lost */
 	if (!cur_pool() || size > UTRACE_EVENT_MAX)
 		return utrace__reserve_scratch(r, ev, scratch, size);
@@ -1455,12 +1458,12 @@ static __attribute__((noinline)) void commit_inst(struct utrace_tp_reserve *r)
 	if (trig)
 		trig->run(r->event, r->rec, r->size, &ctx, true);
 	/* record -g: the event's stack, nested in it (it follows the event) */
-	if (top && (off & UTRACE_TRACING_STACKS) && !st->ignore_enable) {
-		void (*capture)(const struct utrace_event *) =
+	if (top && !st->ignore_enable) {
+		uint32_t (*capture)(const struct utrace_event *, const struct utrace_event **) =
 			__atomic_load_n(&stack_capture, __ATOMIC_ACQUIRE);
 
 		if (capture)
-			capture(ev);
+			capture(ev, NULL);
 	}
 	errno = e;
 	if (top && (utrace__record_hook != NULL || utrace__print_fd >= 0))
@@ -1498,11 +1501,51 @@ static __attribute__((noinline)) void commit_stash(struct tbuf *t)
 	leave(t);
 }
 
+/*
+ * record -g: the stack of the event just written at the page's tail (the
+ * event still entered).  A stack seen before costs the walk, the table's
+ * lookup and its stack_ref record (12 bytes) written here, after the
+ * event, with time delta 0: no second reserve, no stash.  A new stack's
+ * definition (or a stack_ref that does not fit the page) is written by the
+ * capture nested in the event, i.e. stashed, and copied in after it by
+ * the commit's flush_stash().
+ */
+static void stack_in_page(struct tbuf *t, const struct utrace_event *ev,
+			  uint32_t (*capture)(const struct utrace_event *,
+					      const struct utrace_event **))
+{
+	const struct utrace_event *ref = NULL;
+	unsigned char *d;
+	uint32_t id, w;
+
+	if (((const struct utrace__event_state *)ev->priv)->ignore_enable)
+		return;
+	if (t->tail + 4 + 12 > UTRACE_PAGE_DATA) {
+		capture(ev, NULL);
+		return;
+	}
+	id = capture(ev, &ref);
+	if (!id || !ref)
+		return;
+	d = t->page->data + t->tail;
+	w = utrace_rb_word(3, 0);
+	memcpy(d, &w, 4);
+	w = (uint16_t)ref->id;
+	memcpy(d + 4, &w, 4);
+	memcpy(d + 8, &t->tid, 4);
+	memcpy(d + 12, &id, 4);
+	t->tail += 16;
+	t->nr_events++;
+}
+
 /* A commit with something to do besides: a filter, a hook or printer,
- * a stashed or unpaged event.  Apart, so the usual one has no frame. */
+ * a stack, a stashed or unpaged event.  Apart, so the usual one has no
+ * frame. */
 static __attribute__((noinline)) void commit_slow(struct utrace_tp_reserve *r)
 {
 	struct tbuf *t;
+	uint32_t (*capture)(const struct utrace_event *, const struct utrace_event **) =
+		__atomic_load_n(&stack_capture, __ATOMIC_ACQUIRE);
 
 	/* (A relaxed load: a plain mov, which the agent may race with.) */
 	const struct utrace__filter *f = __atomic_load_n(&r->event->filter, __ATOMIC_RELAXED);
@@ -1524,11 +1567,18 @@ static __attribute__((noinline)) void commit_slow(struct utrace_tp_reserve *r)
 			__atomic_signal_fence(__ATOMIC_SEQ_CST);
 			t->stash_used += r->rb_len;
 			t->nest--;
+			/* its stack: stashed after it (still nested in the
+			 * event the signal interrupted) */
+			if (capture &&
+			    !((const struct utrace__event_state *)r->event->priv)->ignore_enable)
+				capture(r->event, NULL);
 		}
 		return;
 	}
 	t = my_tbuf();
 	t->nr_events++;
+	if (capture)
+		stack_in_page(t, r->event, capture);
 	if (t->stash_used != 0)
 		flush_stash(t);       /* may leave no page, when none was free */
 	if (t->page)
@@ -1542,7 +1592,8 @@ void utrace_tp_commit(struct utrace_tp_reserve *r)
 
 	if (__builtin_expect(__atomic_load_n(&r->event->filter, __ATOMIC_RELAXED) != NULL ||
 			     utrace__record_hook != NULL || utrace__print_fd >= 0 ||
-			     r->rb_state != RB_STATE_PAGE, 0)) {
+			     r->rb_state != RB_STATE_PAGE ||
+			     __atomic_load_n(&stack_capture, __ATOMIC_RELAXED) != NULL, 0)) {
 		commit_slow(r);
 		return;
 	}

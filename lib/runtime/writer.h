@@ -119,8 +119,11 @@ bool utrace__filter_sync(void) UTRACE_HIDDEN;
  */
 bool utrace__threads_quiesce(void) UTRACE_HIDDEN;
 
-/* record -g: the function that records an event's stack after its
- * commit, while UTRACE_TRACING_STACKS is set (stacks.c; NULL: none). */
-void utrace__writer_set_stack_capture(void (*fn)(const struct utrace_event *ev)) UTRACE_HIDDEN;
+/* record -g: the function that records each event's stack at its commit
+ * (stacks.c: utrace__stacks_capture(); NULL: none).  Set once, at init,
+ * before utrace__fast_update(): while set, every event takes the
+ * library's path (the inlined writer cannot walk stacks). */
+void utrace__writer_set_stack_capture(uint32_t (*fn)(const struct utrace_event *ev,
+						     const struct utrace_event **ref)) UTRACE_HIDDEN;
 
 #endif /* UTRACE_RINGBUF_WRITER_H */
