@@ -994,7 +994,7 @@ __asm__(".text\n"
 	"	ret\n"
 	".size w_short, .-w_short\n");
 static int (*volatile w_short_p)(int) = w_short;
-static _Atomic int mute_release, mute_stop, mute_bad;
+static _Atomic int mute_release, mute_stop, mute_bad, mute_ready;
 
 /* runs w_short, deaf to the engine's "where are you" signal until
  * released */
@@ -1006,6 +1006,7 @@ static void *mute(void *arg)
 	sigemptyset(&rt);
 	sigaddset(&rt, SIGRTMAX - 2);
 	pthread_sigmask(SIG_BLOCK, &rt, NULL);
+	atomic_store(&mute_ready, 1);       /* deaf from now on */
 	while (!atomic_load(&mute_stop)) {
 		if (w_short_p(5) != 16)
 			atomic_fetch_add(&mute_bad, 1);
@@ -1033,6 +1034,9 @@ TEST(a_thread_that_does_not_answer_leaves_a_breakpoint_then_a_jump)
 	CHECK(dladdr1(f.addr, &info, (void **)&sym, RTLD_DL_SYMENT) && sym);
 	f.size = sym->st_size;
 	pthread_create(&t, NULL, mute, NULL);
+	/* (a loaded machine may not have run it yet: deaf before the attach) */
+	while (!atomic_load(&mute_ready))
+		sched_yield();
 	t0 = now_ns();
 	ret = utrace__probe_attach((uintptr_t)w_short, (uintptr_t)w_short, f.size, count,
 				   (void *)&c, &s, why);
@@ -1080,6 +1084,9 @@ TEST(a_pending_jump_detached_leaves_the_code_as_it_was)
 	CHECK(dladdr1(f.addr, &info, (void **)&sym, RTLD_DL_SYMENT) && sym);
 	f.size = sym->st_size;
 	pthread_create(&t, NULL, mute, NULL);
+	/* (a loaded machine may not have run it yet: deaf before the attach) */
+	while (!atomic_load(&mute_ready))
+		sched_yield();
 	CHECK_INT(utrace__probe_attach((uintptr_t)w_short, (uintptr_t)w_short, f.size, count,
 				       (void *)&c, &s, why), ==, 0);
 	CHECK(utrace__probe_is_pending(s));
@@ -1146,6 +1153,9 @@ TEST(a_forked_child_finishes_its_pending_jump)
 	f.size = sym->st_size;
 	setup();
 	pthread_create(&t, NULL, mute, NULL);
+	/* (a loaded machine may not have run it yet: deaf before the attach) */
+	while (!atomic_load(&mute_ready))
+		sched_yield();
 	CHECK_INT(utrace__probe_attach((uintptr_t)w_short, (uintptr_t)w_short, f.size, count,
 				       (void *)&c, &s, why), ==, 0);
 	CHECK(utrace__probe_is_pending(s));
@@ -1200,6 +1210,9 @@ TEST(the_finisher_survives_a_breakpoint_in_the_code_it_calls)
 				       count, (void *)&cn, &b1, why), ==, 0);
 	CHECK(!utrace__probe_is_jump(b0));
 	pthread_create(&t, NULL, mute, NULL);
+	/* (a loaded machine may not have run it yet: deaf before the attach) */
+	while (!atomic_load(&mute_ready))
+		sched_yield();
 	CHECK_INT(utrace__probe_attach((uintptr_t)w_short, (uintptr_t)w_short, f.size, count,
 				       (void *)&c, &s, why), ==, 0);
 	CHECK(utrace__probe_is_pending(s));
