@@ -77,6 +77,29 @@ grep '^# of ' "$TMP/out" | sed 's/^/# /'
 check "ftracetest ran every test" bash -c '
 	[ "$(wc -l < "$1/results")" -ge 100 ] && grep -q "^# of passed:" "$1/out"' _ "$TMP"
 
+# The trigger tests look at tracing_on a few ms after the trigger's write
+# and the shell's fork: the target's event must come in that window, and on
+# a loaded machine (CI beside other work) it sometimes does not, as the
+# nice above only makes rarer.  So a test expected to pass that did not is
+# run once more (the whole ftracetest, its results file apart): it counts
+# as passing when it passed then, and says so.
+expected_pass_failed() {
+	while IFS=$'\t' read -r want desc why; do
+		[ "$want" = PASS ] || continue
+		[ "${why#needs ping}" != "$why" ] && ! command -v ping > /dev/null && continue
+		[ "$(awk -F'\t' -v d="$desc" '$2 == d { print $1; exit }' "$1")" = PASS ] || return 0
+	done < "$EXPECTED"
+	return 1
+}
+if expected_pass_failed "$TMP/results"; then
+	mv "$TMP/out" "$TMP/out.1"
+	echo "# ftracetest: a test expected to pass did not: a second run"
+	ftracetest_run || ftracetest_run
+	sed -nE 's/^\[[0-9]+\] (.*)\t\[([A-Z]+)\]$/\2\t\1/p' "$TMP/out" > "$TMP/results.2"
+	mv "$TMP/out.1" "$TMP/out"
+fi
+touch "$TMP/results.2"
+
 # Each expected result: "RESULT<TAB>description<TAB>why" (# comments).
 while IFS=$'\t' read -r want desc why; do
 	case $want in ''|'#'*) continue ;; esac
@@ -84,6 +107,11 @@ while IFS=$'\t' read -r want desc why; do
 	if [ "$want" = PASS ] && [ "${why#needs ping}" != "$why" ] && ! command -v ping > /dev/null; then
 		echo "# ftracetest: $desc: $got (no ping here; $why)"
 	elif [ "$want" = PASS ]; then
+		if [ "$got" != PASS ]; then
+			got2=$(awk -F'\t' -v d="$desc" '$2 == d { print $1; exit }' "$TMP/results.2")
+			[ "$got2" = PASS ] && echo "# ftracetest: $desc: $got, then PASS on the second run"
+			got=$got2
+		fi
 		check "ftracetest: $desc" [ "$got" = PASS ]
 	elif [ "$got" = PASS ]; then
 		echo "# ftracetest: $desc now passes (expected $want: $why): update tests/ftrace/expected.txt"
