@@ -53,15 +53,20 @@ irefs() {
 	valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 >/dev/null |
 		sed -nE 's/.*refs: +([0-9,]+).*/\1/p' | tr -d ,
 }
+i1= i5=
 if command -v valgrind > /dev/null; then
 	i1=$(irefs "$G/many-1")
 	i5=$(irefs "$G/many-all")
+	# (valgrind 3.19 cannot read clang 14's DWARF 5: no count, the CPU bound)
+	[ -n "$i1" ] && [ -n "$i5" ] || echo "# valgrind gave no count for these programs: the CPU time instead"
+fi
+if [ -n "$i1" ] && [ -n "$i5" ]; then
 	echo "# instructions: 1,000 events $i1, 5,000 events $i5"
 	check "registration is linear: 5,000 events < 8 x the instructions of 1,000 (quadratic: 25 x)" \
 		test -n "$i1" -a -n "$i5" -a "$((i5 * 10))" -lt "$((i1 * 80))"
 else
 	cpu=$( { TIMEFORMAT='%U %S'; time "$G/many-all" > /dev/null 2>&1; } 2>&1 | awk '{ print ($1 + $2) * 1000 }')
-	echo "# (no valgrind) CPU of a run with 5,000 events: ${cpu%.*} ms"
+	echo "# CPU of a run with 5,000 events: ${cpu%.*} ms"
 	check "registration is linear: 5,000 events start and exit in < 400 ms of CPU" \
 		test "${cpu%.*}" -lt 400
 fi

@@ -78,6 +78,8 @@ void utrace_find_libutrace(char *buf, size_t len, bool *found)
 
 	if (found)
 		*found = true;
+	if (!buf || !len)
+		return;
 	if (n > 0) {
 		exe[n] = '\0';
 		slash = strrchr(exe, '/');
@@ -195,7 +197,13 @@ static uint64_t file_sym(int fd, const char *name)
  * loaded later, it kills the process ("ASan runtime does not come first"). */
 static const char *needs_first(const char *path)
 {
-	static const char *const rt[] = { "libasan.so", "libtsan.so", "libhwasan.so" };
+	/* gcc's libraries name the runtime (libasan.so); clang's link none
+	 * and call its entry (__asan_init) */
+	static const char *const rt[][2] = {
+		{ "libasan.so", "libasan.so" }, { "libtsan.so", "libtsan.so" },
+		{ "libhwasan.so", "libhwasan.so" }, { "__asan_init", "libasan.so" },
+		{ "__tsan_init", "libtsan.so" }, { "__hwasan_init", "libhwasan.so" },
+	};
 	const char *found = NULL;
 	struct stat st;
 	char *map;
@@ -207,8 +215,8 @@ static const char *needs_first(const char *path)
 		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 		if (map != MAP_FAILED) {
 			for (size_t i = 0; i < sizeof(rt) / sizeof(rt[0]) && !found; i++)
-				if (memmem(map, (size_t)st.st_size, rt[i], strlen(rt[i])))
-					found = rt[i];
+				if (memmem(map, (size_t)st.st_size, rt[i][0], strlen(rt[i][0])))
+					found = rt[i][1];
 			munmap(map, (size_t)st.st_size);
 		}
 	}
