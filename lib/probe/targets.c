@@ -442,6 +442,47 @@ struct cie {
 	bool z;
 };
 
+/* A CIE from its version byte on (@e just after its id): the encodings
+ * its augmentation gives into @c.  false: it does not parse. */
+static bool cie_body(struct rd *e, struct cie *c)
+{
+	uint8_t version = (uint8_t)rd_n(e, 1);
+	const char *aug = (const char *)e->p;
+	size_t al;
+
+	if (e->bad)
+		return false;
+	al = strnlen(aug, (size_t)(e->end - e->p));
+	if (al == (size_t)(e->end - e->p))
+		return false;
+	c->z = aug[0] == 'z';
+	e->p += al + 1;
+	e->addr += al + 1;
+	rd_uleb(e);			/* code alignment */
+	rd_sleb(e);			/* data alignment */
+	if (version == 1)
+		rd_n(e, 1);
+	else
+		rd_uleb(e);		/* return register */
+	if (c->z) {
+		rd_uleb(e);		/* augmentation length */
+		for (const char *a = aug + 1; *a && !e->bad; a++) {
+			if (*a == 'L') {
+				c->lsda_enc = (uint8_t)rd_n(e, 1);
+			} else if (*a == 'R') {
+				c->fde_enc = (uint8_t)rd_n(e, 1);
+			} else if (*a == 'P') {
+				uint8_t pe = (uint8_t)rd_n(e, 1);
+
+				rd_enc(e, pe & 0x7f, 0);
+			} else if (*a != 'S' && *a != 'B' && *a != 'G') {
+				break;
+			}
+		}
+	}
+	return !e->bad;
+}
+
 static int scan_eh_frame(struct utrace__probe_targets *t, const struct file *f,
 			 const struct sect *eh)
 {
@@ -469,41 +510,8 @@ static int scan_eh_frame(struct utrace__probe_targets *t, const struct file *f,
 		if (!id) {
 			/* a CIE */
 			struct cie c = { start - 4, 0, PE_OMIT, false };
-			const char *aug = (const char *)e.p;
-			size_t al = strnlen(aug, (size_t)(e.end - e.p));
 
-			if (al == (size_t)(e.end - e.p))
-				continue;
-			uint8_t version = (uint8_t)rd_n(&e, 1);
-
-			aug = (const char *)e.p;
-			al = strnlen(aug, (size_t)(e.end - e.p));
-			e.p += al + 1;
-			e.addr += al + 1;
-			rd_uleb(&e);			/* code alignment */
-			rd_sleb(&e);			/* data alignment */
-			if (version == 1)
-				rd_n(&e, 1);
-			else
-				rd_uleb(&e);		/* return register */
-			if (aug[0] == 'z') {
-				c.z = true;
-				rd_uleb(&e);
-				for (const char *a = aug + 1; *a && !e.bad; a++) {
-					if (*a == 'L') {
-						c.lsda_enc = (uint8_t)rd_n(&e, 1);
-					} else if (*a == 'R') {
-						c.fde_enc = (uint8_t)rd_n(&e, 1);
-					} else if (*a == 'P') {
-						uint8_t pe = (uint8_t)rd_n(&e, 1);
-
-						rd_enc(&e, pe & 0x7f, 0);
-					} else if (*a != 'S' && *a != 'B' && *a != 'G') {
-						break;
-					}
-				}
-			}
-			if (e.bad)
+			if (!cie_body(&e, &c))
 				continue;
 			if (ncies < sizeof(cies) / sizeof(cies[0]))
 				cies[ncies++] = c;
@@ -530,42 +538,10 @@ static int scan_eh_frame(struct utrace__probe_targets *t, const struct file *f,
 			if (cr.bad || clen == 0xffffffff || clen > (uint64_t)(cr.end - cr.p) ||
 			    rd_n(&cr, 4) != 0)
 				continue;
-			{
-				uint8_t version = (uint8_t)rd_n(&cr, 1);
-				const char *aug = (const char *)cr.p;
-				size_t al = strnlen(aug, (size_t)(cr.end - cr.p));
-
-				if (cr.bad || al == (size_t)(cr.end - cr.p))
-					continue;
-				found = (struct cie){ cie_off, 0, PE_OMIT, aug[0] == 'z' };
-				cr.p += al + 1;
-				cr.addr += al + 1;
-				rd_uleb(&cr);
-				rd_sleb(&cr);
-				if (version == 1)
-					rd_n(&cr, 1);
-				else
-					rd_uleb(&cr);
-				if (found.z) {
-					rd_uleb(&cr);
-					for (const char *a = aug + 1; *a && !cr.bad; a++) {
-						if (*a == 'L') {
-							found.lsda_enc = (uint8_t)rd_n(&cr, 1);
-						} else if (*a == 'R') {
-							found.fde_enc = (uint8_t)rd_n(&cr, 1);
-						} else if (*a == 'P') {
-							uint8_t pe = (uint8_t)rd_n(&cr, 1);
-
-							rd_enc(&cr, pe & 0x7f, 0);
-						} else if (*a != 'S' && *a != 'B' && *a != 'G') {
-							break;
-						}
-					}
-				}
-				if (cr.bad)
-					continue;
-				c = &found;
-			}
+			found = (struct cie){ cie_off, 0, PE_OMIT, false };
+			if (!cie_body(&cr, &found))
+				continue;
+			c = &found;
 		}
 		uint64_t pc = rd_enc(&e, c->fde_enc, 0);
 
