@@ -248,3 +248,10 @@ done_testing() {
 	[ "$failed" -eq 0 ]
 	exit $?
 }
+
+# A sanitizer build (libutrace linked with ASan's or TSan's runtime): its
+# allocator's quarantine and shadow memory change resident sizes, and its
+# instrumented frames what a stack walk meets.
+sanitizer_build() {
+	ldd "$UTRACE_BUILD/lib/libutrace.so.0" 2> /dev/null | grep -q 'libasan\|libtsan'
+}

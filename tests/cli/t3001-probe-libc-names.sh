@@ -7,6 +7,8 @@
 # and clock_gettime.  A plain name is now matched as perf probe matches
 # it: exactly, else its default version (@@), else any version.
 . "$(dirname "$0")/lib.sh"
+# (a sanitizer build: libutrace loaded after the program's runtime)
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
 export UTRACE_RUNTIME_DIR="$TMP/run"
 mkdir -m 700 -p "$UTRACE_RUNTIME_DIR"
 cd "$TMP" || exit 1

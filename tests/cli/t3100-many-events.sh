@@ -9,6 +9,8 @@
 # same main with the first unit only has 1,000.  UTRACE_TEST_LARGE=1 adds
 # 50,000 events (50 units; minutes of compiling).
 . "$(dirname "$0")/lib.sh"
+# (a sanitizer build: libutrace loaded after the program's runtime)
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
 
 LIBDIR=$UTRACE_BUILD/lib
 export LD_LIBRARY_PATH=$LIBDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
