@@ -52,6 +52,27 @@ check "the frames are those utrace script prints (without the offsets)" bash -c 
 import json, sys
 print(\"\n\".join(json.loads(open(sys.argv[1]).readlines()[2])[\"stack\"]))" "$2/ev" > "$2/got3"
 	diff -u "$2/want3" "$2/got3" >&2' "$UTRACE" "$TMP/r.dat" "$TMP"
+# two other threads and a signal handler: each event's stack is its own
+rm -f "$TMP/ff"
+mkfifo "$TMP/ff"
+"$UTRACE" record --call-graph dwarf -o "$TMP/t.dat" -- "$UTRACE_BUILD/tests/stack-demo-O2" \
+	"$TMP/ff" "$TMP/out" "$UTRACE_BUILD/tests/libstack-dl.so" > /dev/null 2> "$TMP/err" &
+r=$!
+printf 'thread\nchain\nthread\nsignal\nquit\n' > "$TMP/ff"
+wait "$r"
+check "threads and a signal handler: each event with its own thread's chain" bash -c '
+	"$0" convert -f perfetto -i "$1/t.dat" -o "$1/t.pf" &&
+	python3 "$2" wire "$1/t.pf" > "$1/tev" &&
+	python3 - "$1/tev" <<PY
+import json, sys
+evs = [json.loads(l) for l in open(sys.argv[1])]
+got = [(e["args"]["where"], e.get("stack", [])[:5]) for e in evs]
+chain = ["sd_leaf", "sd_inner", "sd_middle", "sd_outer"]
+want = [(7, chain + ["sd_thread"]), (1, chain + ["sd_chain"]), (7, chain + ["sd_thread"])]
+if got[:3] != want or got[3][0] != 4 or got[3][1][:2] != ["sd_leaf", "sd_on_signal"] or \
+   len({e["tid"] for e in evs}) != 3:
+    sys.exit("events: %s" % got)
+PY' "$UTRACE" "$TMP" "$DECODE"
 check "a recording without stacks: no callstack at all" bash -c '
 	"$0" record -o "$1/n.dat" -- "$2" > /dev/null 2>&1 &&
 	"$0" convert -f perfetto -i "$1/n.dat" -o "$1/n.pf" &&
