@@ -20,6 +20,9 @@
  *           | u16 text [n] | u16 cpu [n] | u32 begin event [s] | u32 end event [s]
  *           | u16 slice [s]
  *       <script type=application/json class=ut-text>  the chunk's texts
+ *       <script type=application/json class=ut-estk>  the call stacks of
+ *         events, as far as they came: {"f": new frame names, "s": new
+ *         stacks (frame name indexes, innermost first), "e": [[event, stack]]}
  *     <script type=application/json id=ut-stacks> the call stacks'
  *                                                flame graphs, per event
  *     <script type=application/json id=ut-end>    totals
@@ -146,6 +149,14 @@ struct conv {
 	struct hnode **fname;
 	size_t nr_fname, cap_fname;
 	uint64_t nr_stacks;
+	/* each event's stack, for its side panel (ut-estk) */
+	uint32_t *last_ev;               /* [nr_thr]: its last event's index */
+	struct htab stk;                 /* frame name indexes -> stack */
+	uint32_t nr_stk;
+	size_t names_written;            /* of fname, in earlier ut-estk */
+	uint32_t *fidx;                  /* a stack's frame names, innermost first */
+	size_t cap_fidx;
+	struct utrace__obuf estk_s, estk_e;
 };
 
 /* A node of a flame graph: its frame's name, its stacks, its first child
@@ -352,6 +363,28 @@ static int write_buf(struct conv *cv, struct utrace__obuf *b)
 }
 
 /* Write the chunk and start an empty one. */
+/* <script class=ut-estk>: the names, stacks and event stacks since the last. */
+static void put_estk(struct conv *cv, struct utrace__obuf *b)
+{
+	size_t i;
+
+	utrace__ob_puts(b, "<script type=\"application/json\" class=\"ut-estk\">{\"f\":[");
+	for (i = cv->names_written; i < cv->nr_fname; i++) {
+		if (i > cv->names_written)
+			utrace__ob_putc(b, ',');
+		put_jstr(cv, b, cv->fname[i]->key, cv->fname[i]->len);
+	}
+	cv->names_written = cv->nr_fname;
+	utrace__ob_puts(b, "],\"s\":[");
+	utrace__ob_put(b, cv->estk_s.p, cv->estk_s.len);
+	utrace__ob_puts(b, "],\"e\":[");
+	utrace__ob_put(b, cv->estk_e.p, cv->estk_e.len);
+	utrace__ob_puts(b, "]}</script>\n");
+	if (cv->estk_s.nomem || cv->estk_e.nomem)
+		b->nomem = true;
+	cv->estk_s.len = cv->estk_e.len = 0;
+}
+
 static int flush_chunk(struct conv *cv)
 {
 	struct utrace__obuf *b = &cv->line;
@@ -382,6 +415,7 @@ static int flush_chunk(struct conv *cv)
 	utrace__ob_puts(b, "]</script>\n");
 	if (cv->tjson.nomem)
 		b->nomem = true;
+	put_estk(cv, b);
 	r = write_buf(cv, b);
 	cv->n = 0;
 	cv->ns = 0;
@@ -824,7 +858,8 @@ static int add_event(struct conv *cv, const struct utrace__tf_item *it)
 	cv->dt[cv->n] = (uint32_t)(it->time - cv->base);
 	cv->tthr[cv->n] = (uint16_t)th;
 	cv->ttype[cv->n] = (uint16_t)(fi ? fi->type : TYPE_LOST);
-	cv->last_type[th] = fi ? fi->type : 0;   /* the stack after it is its */
+	cv->last_type[th] = fi && cv->nr_events < UINT32_MAX ? fi->type : 0;  /* the stack after it is its */
+	cv->last_ev[th] = (uint32_t)cv->nr_events;
 	cv->ttext[cv->n] = (uint16_t)node->val;
 	cv->tcpu[cv->n] = (uint16_t)(it->cpu > 65535 ? 65535 : it->cpu);
 	cv->n++;
@@ -917,6 +952,14 @@ static int add_stack(struct conv *cv, const struct utrace__tf_item *it,
 	if (th < 0 || !ips || !nr || !(type = cv->last_type[th]))
 		return 0;
 	cv->last_type[th] = 0;           /* one stack an event */
+	if (nr > cv->cap_fidx) {
+		uint32_t *n = realloc(cv->fidx, nr * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		cv->fidx = n;
+		cv->cap_fidx = nr;
+	}
 	if (!cv->fg_root[type] && !(cv->fg_root[type] = fg_new(cv, 0)))
 		return -ENOMEM;
 	node = cv->fg_root[type];
@@ -926,6 +969,7 @@ static int add_stack(struct conv *cv, const struct utrace__tf_item *it,
 		fn = fname_of(cv, name);
 		if (fn < 0)
 			return -ENOMEM;
+		cv->fidx[i] = (uint32_t)fn;
 		for (c = cv->fg[node].child; c && cv->fg[c].name != (uint32_t)fn; c = cv->fg[c].next)
 			;
 		if (!c) {
@@ -948,6 +992,23 @@ static int add_stack(struct conv *cv, const struct utrace__tf_item *it,
 		cv->fg[node].count++;
 	}
 	cv->nr_stacks++;
+	/* the event's own stack, for its side panel */
+	{
+		bool added;
+		struct hnode *e = ht_get(&cv->stk, cv->fidx, nr * sizeof(*cv->fidx), &added);
+
+		if (!e)
+			return -ENOMEM;
+		if (added) {
+			e->val = cv->nr_stk++;
+			utrace__ob_puts(&cv->estk_s, cv->estk_s.len ? ",[" : "[");
+			for (i = 0; i < nr; i++)
+				utrace__ob_printf(&cv->estk_s, i ? ",%u" : "%u", cv->fidx[i]);
+			utrace__ob_putc(&cv->estk_s, ']');
+		}
+		utrace__ob_printf(&cv->estk_e, "%s[%u,%u]", cv->estk_e.len ? "," : "",
+				  cv->last_ev[th], e->val);
+	}
 	return 0;
 }
 
@@ -1038,7 +1099,8 @@ static int write_page(struct conv *cv)
 		return r;
 	cv->fg_root = calloc(cv->nr_types + 1, sizeof(*cv->fg_root));
 	cv->last_type = calloc(cv->nr_thr + 1, sizeof(*cv->last_type));
-	if (!cv->fg_root || !cv->last_type)
+	cv->last_ev = calloc(cv->nr_thr + 1, sizeof(*cv->last_ev));
+	if (!cv->fg_root || !cv->last_type || !cv->last_ev)
 		return -ENOMEM;
 	r = utrace__tf_iter_new(cv->tf, &it);
 	while (r >= 0 && (r = utrace__tf_iter_next(it, &item)) > 0) {
@@ -1124,6 +1186,11 @@ static void conv_free(struct conv *cv)
 	free(cv->fg);
 	free(cv->fg_root);
 	free(cv->last_type);
+	free(cv->last_ev);
+	free(cv->fidx);
+	free(cv->estk_s.p);
+	free(cv->estk_e.p);
+	ht_free(&cv->stk);
 	utrace__stacktab_free(&cv->stacks);
 	utrace__printer_free(cv->text);
 	utrace__printer_free(cv->fields);

@@ -55,7 +55,7 @@ p = P()
 p.feed(text)
 p.close()
 meta = fin = stacks = None
-chunks, texts = [], []
+chunks, texts, estk = [], [], []
 for attrs, body in p.scripts:
     if attrs.get('id') == 'ut-meta':
         meta = json.loads(body)
@@ -67,8 +67,10 @@ for attrs, body in p.scripts:
         chunks.append((attrs, base64.b64decode(body.strip(), validate=True)))
     elif attrs.get('class') == 'ut-text':
         texts.append(json.loads(body))
+    elif attrs.get('class') == 'ut-estk':
+        estk.append(json.loads(body))
 if meta is None or fin is None or stacks is None or len(chunks) != len(texts) or \
-   len(p.scripts) != len(chunks) * 2 + 4:
+   len(estk) != len(chunks) or len(p.scripts) != len(chunks) * 3 + 4:
     fail('scripts: meta %s, end %s, stacks %s, %d chunks, %d texts, %d in all' % (
         meta is not None, fin is not None, stacks is not None, len(chunks), len(texts),
         len(p.scripts)))
@@ -104,7 +106,7 @@ def line(e):
     return head + meta['names'][ty].split(':')[-1] + ': ' + tx.split('\x1f')[0]
 
 
-lines, want_tree = [], {}
+lines, want_tree, want_evstk = [], {}, {}
 
 
 def frame_name(f):
@@ -134,6 +136,7 @@ for l in open(script, encoding='utf-8', errors='replace'):
         continue
     if stack is not None and stack[0] is not None and stack[1]:
         fold(stack[0], stack[1])
+        want_evstk[len(lines) - 1] = stack[1]
     stack = None
     if l.endswith('<user stack trace>'):
         m = re.match(r'^.*?\[\d{3}\] \S* *[\d.]+: (\S+):', lines[-1]) if lines else None
@@ -142,6 +145,7 @@ for l in open(script, encoding='utf-8', errors='replace'):
     lines.append(re.sub(r'^(.*?\[\d{3}\]) \S{5} ', r'\1  ', l))
 if stack is not None and stack[0] is not None and stack[1]:
     fold(stack[0], stack[1])
+    want_evstk[len(lines) - 1] = stack[1]
 if len(lines) != len(ev):
     fail('utrace script: %d lines, the page: %d events' % (len(lines), len(ev)))
 for i, (a, e) in enumerate(zip(lines, ev)):
@@ -180,6 +184,17 @@ if got_tree != want_tree:
 for g in stacks:
     if g['stacks'] != g['tree'][1]:
         fail('%s: %d stacks, its tree holds %d' % (g['name'], g['stacks'], g['tree'][1]))
+# each event's own stack (its side panel): names and stacks defined before use
+fn, stk, got_evstk = [], [], {}
+for d in estk:
+    fn += d['f']
+    stk += d['s']
+    for e, st in d['e']:
+        if st >= len(stk) or any(f >= len(fn) for f in stk[st]) or e in got_evstk:
+            fail('ut-estk: event %d, stack %d not defined (or twice)' % (e, st))
+        got_evstk[e] = [fn[f] for f in stk[st]]
+if got_evstk != want_evstk:
+    fail('event stacks:\n#  script: %s\n#  page:   %s' % (want_evstk, got_evstk))
 if want_stacks is not None and sum(g['stacks'] for g in stacks) != want_stacks:
     fail('%d stacks, want %d' % (sum(g['stacks'] for g in stacks), want_stacks))
 print('# %d events, %d chunks, %d slices, %d bytes: %.1f bytes per event' % (

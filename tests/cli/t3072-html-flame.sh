@@ -2,9 +2,9 @@
 # utrace convert -f html with call stacks (issue 32): a recording with
 # --call-graph dwarf of stack-demo (the chain twice, the second stack a
 # stack_ref, and the chain through a linked library) gives a page whose
-# timeline holds the events only, and a flame graph per event name: the
+# timeline holds the events only, a flame graph per event name (the
 # stacks folded outermost first, each frame named as utrace script names
-# it.  html-check.py checks the page's data against utrace script (its
+# it), and each event's own stack in its side panel.  html-check.py checks the page's data against utrace script (its
 # "<user stack trace>" lines folded the same way); headless Chromium
 # draws the flame graph (a box per frame, as wide as its share).
 . "$(dirname "$0")/lib.sh"
@@ -75,8 +75,20 @@ if [ -n "$CHROMIUM" ]; then
 	HOME="$1/home" timeout 60 "$0" --headless --no-sandbox --disable-gpu --user-data-dir="$1/chrome" \
 		--no-first-run --dump-dom "file://$1/r.html" > "$1/dom" 2>> "$1/chrome.log" &&
 	python3 "$1/dom.py" "$1/dom"' "$CHROMIUM" "$TMP"
+	check "Chromium: a click on the third event shows its call stack" bash -c '
+	HOME="$1/home" timeout 60 "$0" --headless --no-sandbox --disable-gpu --user-data-dir="$1/chrome" \
+		--no-first-run --dump-dom "file://$1/r.html#event=2" > "$1/dom2" 2>> "$1/chrome.log" &&
+	python3 - "$1/dom2" <<PY
+import html, re, sys
+m = re.search(r"<div id=\"ut-side\">(.*?)</div>", open(sys.argv[1]).read(), re.S)
+side = html.unescape(m.group(1)) if m else ""
+want = "call stack:\n  sd_leaf\n  sdlib_inner\n  sdlib_outer\n  main\n"
+if "hit: where=2" not in side or want not in side:
+    sys.exit("side panel: %r" % side)
+PY' "$CHROMIUM" "$TMP"
 else
 	skip "Chromium draws it" "chromium is not installed (apt-get install chromium)"
+	skip "Chromium: a click shows the event's call stack" "chromium is not installed"
 fi
 check "a recording without stacks: no flame graph" bash -c '
 	"$0" record -o "$1/n.dat" -- "$2" > /dev/null 2>&1 &&
