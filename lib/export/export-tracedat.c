@@ -128,10 +128,12 @@ struct dfmt {
  * record -g's stacks (ftrace:stack defines one, ftrace:stack_ref refers to
  * it) become the kernel's ftrace:user_stack records (struct
  * userstack_entry: tgid, caller[]), which trace-cmd prints by their print
- * fmt, a " => function" line per frame.  The kernel's caller[] has 8
+ * fmt, a " => function+0xoff" line per frame.  The kernel's caller[] has 8
  * entries, padded with 0 (printed "=> 0x0"); here each depth has a
- * user_stack format of its own, caller[N] and N %ps, so that a stack of
- * any depth prints whole and without padding (N = 8: the kernel's format).
+ * user_stack format of its own, caller[N] and N %pS, so that a stack of
+ * any depth prints whole and without padding (the kernel's layout; its
+ * print fmt has %ps, the name alone: the offset tells call sites apart,
+ * as utrace script's func+0xoff/0xsize does).
  */
 #define MAX_UFRAMES 256
 
@@ -344,7 +346,7 @@ static struct dfmt *ustack_fmt(struct conv *cv, uint32_t n)
 			  "\n"
 			  "print fmt: \"", n, 8 * n);
 	for (i = 0; i < n; i++)
-		utrace__ob_puts(&b, "\\t=> %ps\\n");
+		utrace__ob_puts(&b, "\\t=> %pS\\n");
 	utrace__ob_puts(&b, "\"");
 	for (i = 0; i < n; i++)
 		utrace__ob_printf(&b, ", (void *)REC->caller[%u]", i);
