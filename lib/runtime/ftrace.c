@@ -321,6 +321,9 @@ __asm__(
 
 struct prof_rec;
 
+/* fg_ent.ext: an entry the profiler made too (or alone) */
+enum { FG_EXT_REC = 1, FG_EXT_PROF = 2 };
+
 struct fg_ent {
 	uintptr_t ret;
 	uintptr_t func;
@@ -329,7 +332,7 @@ struct fg_ent {
 	struct prof_rec *prof;  /* the profiler's record of the call, or NULL */
 	uint64_t subtime;       /* the profiler: its children's time (graph-time 0) */
 	uint32_t root;          /* a set_graph_function function */
-	uint32_t rec;           /* funcgraph_entry was recorded (the tracer's entry) */
+	uint32_t ext;           /* 0: the tracer's entry alone; else FG_EXT_* */
 };
 
 struct fg_stack {
@@ -433,6 +436,11 @@ struct prof_rec {
 };
 
 static int profiling;                   /* function_profile_enabled */
+/* What an entry does, in one word: the tracer | FT_MODE_PROF (the
+ * profiler is on) | FT_MODE_PIDS (a pid list is not empty); kept by
+ * mode_update() after each change of the three. */
+enum { FT_MODE_PROF = 4, FT_MODE_PIDS = 8 };
+static int ft_mode;
 static int graph_time = 1;              /* options/graph-time */
 static struct prof_rec *prof_tab;       /* prof_ncpu tables of prof_mask + 1 */
 static size_t prof_mask;
@@ -488,6 +496,17 @@ struct pid_set {
 };
 static struct pid_set *pid_sets[2];     /* set_ftrace_pid, set_ftrace_notrace_pid */
 static unsigned int pid_gen;            /* 0: both empty */
+
+static void mode_update(void)
+{
+	int m = __atomic_load_n(&tracer, __ATOMIC_RELAXED);
+
+	if (__atomic_load_n(&profiling, __ATOMIC_RELAXED))
+		m |= FT_MODE_PROF;
+	if (__atomic_load_n(&pid_gen, __ATOMIC_RELAXED))
+		m |= FT_MODE_PIDS;
+	__atomic_store_n(&ft_mode, m, __ATOMIC_RELEASE);
+}
 static __thread unsigned int pid_seen_gen;
 static __thread uint32_t pid_seen_tid;
 static __thread bool pid_ignored;
@@ -514,7 +533,6 @@ static bool pid_in(const struct pid_set *p, uint32_t tid)
 static bool pid_ignore(void)
 {
 	unsigned int g = __atomic_load_n(&pid_gen, __ATOMIC_ACQUIRE);
-
 	uint32_t tid;
 
 	if (__builtin_expect(!g, 1))
@@ -556,7 +574,8 @@ static bool pid_ignore(void)
 #define RECORD_INLINE(ev, size, fill) do { } while (0)
 #endif
 
-static void record_function(uintptr_t ip, uintptr_t parent)
+static inline __attribute__((always_inline)) void record_function(uintptr_t ip,
+								   uintptr_t parent)
 {
 	RECORD_INLINE(func_event, FUNC_SIZE, ({
 		uint64_t a_ = ip, b_ = parent;
@@ -576,7 +595,7 @@ static void record_function(uintptr_t ip, uintptr_t parent)
 	utrace_tp_commit(&r);
 }
 
-static void record_gent(uintptr_t func, uint32_t depth)
+static inline __attribute__((always_inline)) void record_gent(uintptr_t func, uint32_t depth)
 {
 	RECORD_INLINE(gent_event, GENT_SIZE, ({
 		uint64_t f2_ = func;
@@ -633,11 +652,12 @@ static bool on_altstack(void)
 	return !sigaltstack(NULL, &ss) && (ss.ss_flags & SS_ONSTACK);
 }
 
-/* The exit of entry @e at @depth: its record (when the tracer recorded
- * the entry), its time to the profiler. */
-static void fg_exit(struct fg_stack *s, struct fg_ent *e, uint32_t depth, uint64_t now)
+/* The exit of an entry the profiler made: its record if the tracer
+ * recorded the entry too, its time to the profiler. */
+static __attribute__((noinline)) void fg_exit_ext(struct fg_stack *s, struct fg_ent *e,
+						  uint32_t depth, uint64_t now)
 {
-	if (e->rec)
+	if (e->ext & FG_EXT_REC)
 		record_gret(e, depth, s->overrun, now);
 	if (e->prof) {
 		uint64_t t = now - e->calltime;
@@ -651,6 +671,16 @@ static void fg_exit(struct fg_stack *s, struct fg_ent *e, uint32_t depth, uint64
 		}
 		prof_time(e->prof, t);
 	}
+}
+
+/* The exit of entry @e at @depth. */
+static inline __attribute__((always_inline)) void
+fg_exit(struct fg_stack *s, struct fg_ent *e, uint32_t depth, uint64_t now)
+{
+	if (__builtin_expect(!e->ext, 1))
+		record_gret(e, depth, s->overrun, now);
+	else
+		fg_exit_ext(s, e, depth, now);
 }
 
 /* Entries from @from up are of frames that are gone: their exits, now. */
@@ -668,18 +698,12 @@ static void fg_drop(struct fg_stack *s, uint32_t from)
 	}
 }
 
-/* @graph: the function_graph tracer is on; @prof: the profiler is. */
-static void graph_entry(uintptr_t ip, uintptr_t *slot, bool graph, bool prof)
+/* Frames left by a longjmp: an older entry below this slot, or at it
+ * when the slot holds a real return address (at it with
+ * utrace__ftrace_return there is the tail call's caller: live). */
+static inline __attribute__((always_inline)) void fg_unwound(struct fg_stack *s,
+							     uintptr_t *slot)
 {
-	struct fg_stack *s = fg_get();
-	uint32_t root = 0, depth, md;
-	struct fg_ent *e;
-
-	if (!s)
-		return;
-	/* frames left by a longjmp: an older entry below this slot, or at
-	 * it when the slot holds a real return address (at it with
-	 * utrace__ftrace_return there is the tail call's caller: live) */
 	uintptr_t lim = (uintptr_t)slot + (*slot != (uintptr_t)utrace__ftrace_return);
 
 	if (s->top && (uintptr_t)s->e[s->top - 1].slot < lim && !on_altstack()) {
@@ -689,6 +713,56 @@ static void graph_entry(uintptr_t ip, uintptr_t *slot, bool graph, bool prof)
 			k--;
 		fg_drop(s, k);
 	}
+}
+
+/* function_graph alone. */
+static void graph_entry(uintptr_t ip, uintptr_t *slot)
+{
+	struct fg_stack *s = fg_get();
+	uint32_t root = 0, depth, md;
+	struct fg_ent *e;
+
+	if (!s)
+		return;
+	fg_unwound(s, slot);
+	if (__atomic_load_n(&graph_filtered, __ATOMIC_RELAXED) && !s->roots) {
+		if (!is_graph_site(ip))
+			return;
+		root = 1;
+	}
+	depth = s->top;
+	md = __atomic_load_n(&max_depth, __ATOMIC_RELAXED);
+	if (md && depth >= md)
+		return;
+	if (depth >= FG_ENTRIES) {
+		s->overrun++;
+		return;
+	}
+	e = &s->e[depth];
+	e->ret = *slot;
+	e->func = ip;
+	e->slot = slot;
+	e->root = root;
+	e->ext = 0;
+	record_gent(ip, depth);
+	e->calltime = utrace__clock_now();
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	s->roots += root;
+	s->top = depth + 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	*slot = (uintptr_t)utrace__ftrace_return;
+}
+
+/* The profiler, with function_graph (@graph) or without. */
+static __attribute__((noinline)) void graph_entry_ext(uintptr_t ip, uintptr_t *slot, bool graph)
+{
+	struct fg_stack *s = fg_get();
+	uint32_t root = 0, depth, md;
+	struct fg_ent *e;
+
+	if (!s)
+		return;
+	fg_unwound(s, slot);
 	depth = s->top;
 	if (graph) {
 		if (__atomic_load_n(&graph_filtered, __ATOMIC_RELAXED) && !s->roots) {
@@ -701,8 +775,6 @@ static void graph_entry(uintptr_t ip, uintptr_t *slot, bool graph, bool prof)
 		if (md && depth >= md)
 			graph = false, root = 0;
 	}
-	if (!graph && !prof)
-		return;
 	if (depth >= FG_ENTRIES) {
 		s->overrun++;
 		return;
@@ -712,9 +784,9 @@ static void graph_entry(uintptr_t ip, uintptr_t *slot, bool graph, bool prof)
 	e->func = ip;
 	e->slot = slot;
 	e->root = root;
-	e->rec = graph;
+	e->ext = FG_EXT_PROF | (graph ? FG_EXT_REC : 0);
 	e->subtime = 0;
-	e->prof = prof ? prof_hit(ip) : NULL;
+	e->prof = prof_hit(ip);
 	if (graph)
 		record_gent(ip, depth);
 	e->calltime = utrace__clock_now();
@@ -727,21 +799,28 @@ static void graph_entry(uintptr_t ip, uintptr_t *slot, bool graph, bool prof)
 
 void utrace__ftrace_on_entry(uintptr_t ip, uintptr_t parent, uintptr_t *slot)
 {
-	int t;
-	bool p;
+	int m;
 
 	if (ft_busy)
 		return;
 	ft_busy = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	t = __atomic_load_n(&tracer, __ATOMIC_RELAXED);
-	p = __atomic_load_n(&profiling, __ATOMIC_RELAXED);
-	if (!pid_ignore()) {
-		if (t == UTRACE_TRACER_FUNCTION)
-			record_function(ip, parent);
-		if (t == UTRACE_TRACER_GRAPH || p)
-			graph_entry(ip, slot, t == UTRACE_TRACER_GRAPH, p);
+	m = __atomic_load_n(&ft_mode, __ATOMIC_RELAXED);
+	if (__builtin_expect(m & FT_MODE_PIDS, 0)) {
+		if (pid_ignore())
+			goto out;
+		m &= ~FT_MODE_PIDS;
 	}
+	if (m == UTRACE_TRACER_FUNCTION) {
+		record_function(ip, parent);
+	} else if (m == UTRACE_TRACER_GRAPH) {
+		graph_entry(ip, slot);
+	} else if (m & FT_MODE_PROF) {
+		if ((m & 3) == UTRACE_TRACER_FUNCTION)
+			record_function(ip, parent);
+		graph_entry_ext(ip, slot, (m & 3) == UTRACE_TRACER_GRAPH);
+	}
+out:
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	ft_busy = 0;
 }
@@ -1387,12 +1466,14 @@ int utrace__ftrace_set_tracer(const char *name)
 		/* the kernel goes through nop: the sites off first, so that no
 		 * hijacked return meets the function tracer's mode */
 		__atomic_store_n(&tracer, UTRACE_TRACER_NOP, __ATOMIC_RELEASE);
+		mode_update();
 	}
 	/* the graph's returns still come after it is off: entries are
 	 * popped whatever the mode (on_return()) */
 	if (t == UTRACE_TRACER_GRAPH)
 		check_unwind();
 	__atomic_store_n(&tracer, t, __ATOMIC_RELEASE);
+	mode_update();
 	graph_update();
 	decide();
 	r = sync_sites();
@@ -1696,6 +1777,7 @@ static int profile_set(bool on)
 		check_unwind();
 	}
 	__atomic_store_n(&profiling, on, __ATOMIC_RELEASE);
+	mode_update();
 	decide();
 	return sync_sites();
 }
@@ -1820,6 +1902,7 @@ static int pid_publish(int which, uint32_t *v, size_t n)
 		if (pid_nrs[0] || pid_nrs[1])
 			g = ++gens ? gens : ++gens;
 		__atomic_store_n(&pid_gen, g, __ATOMIC_RELEASE);
+		mode_update();
 	}
 	return 0;
 }
