@@ -391,7 +391,7 @@ check "trace_clock: the clocks utrace computes, [mono]; stripped names, others E
 	[ "$(wr trace_clock bogus)" = "write(5 bytes) = -1 EINVAL (Invalid argument)" ]' _ "$D"
 
 check "trace_options and options/: names, defaults, noNAME, 0/1, EINVAL" bash -c '
-	cd "$1" && [ "$(wc -l < trace_options)" = 32 ] && [ "$(ls options | wc -l)" = 30 ] &&
+	cd "$1" && [ "$(wc -l < trace_options)" = 32 ] && [ "$(ls options | wc -l)" = 38 ] &&
 	[ "$(head -n 3 trace_options | tr "\n" " ")" = "print-parent nosym-offset nosym-addr " ] &&
 	[ "$(stat -c %A options/hex options | tr "\n" " ")" = "-rw-r----- drwxr-x--- " ] &&
 	echo hex > trace_options && [ "$(cat options/hex)" = 1 ] &&

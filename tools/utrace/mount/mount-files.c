@@ -41,7 +41,7 @@
  * Only overwrite is the process's (the buffer's mode); the others live in
  * the mount (mount_opts_get()).
  */
-enum { OPT_ON = 1, OPT_FILE = 2, OPT_NOP = 4, OPT_REFUSE = 8 };
+enum { OPT_ON = 1, OPT_FILE = 2, OPT_NOP = 4, OPT_REFUSE = 8, OPT_GRAPH = 16 };
 static const struct topt {
 	const char *name;
 	unsigned int flags;
@@ -78,6 +78,17 @@ static const struct topt {
 	{ "stacktrace", OPT_FILE },
 	{ "test_nop_accept", OPT_FILE | OPT_NOP },
 	{ "test_nop_refuse", OPT_FILE | OPT_NOP | OPT_REFUSE },
+	/* the function_graph tracer's that change its text (OPT_GRAPH: in
+	 * options/, not in trace_options while nop is the tracer, as the
+	 * kernel lists only the current tracer's there) */
+	{ "funcgraph-overrun", OPT_FILE | OPT_GRAPH },
+	{ "funcgraph-cpu", OPT_ON | OPT_FILE | OPT_GRAPH },
+	{ "funcgraph-overhead", OPT_ON | OPT_FILE | OPT_GRAPH },
+	{ "funcgraph-proc", OPT_FILE | OPT_GRAPH },
+	{ "funcgraph-duration", OPT_ON | OPT_FILE | OPT_GRAPH },
+	{ "funcgraph-abstime", OPT_FILE | OPT_GRAPH },
+	{ "funcgraph-irqs", OPT_ON | OPT_FILE | OPT_GRAPH },
+	{ "funcgraph-tail", OPT_FILE | OPT_GRAPH },
 };
 #define NR_TOPTS (sizeof(topts) / sizeof(topts[0]))
 /* The function_graph tracer's options that live in the process
@@ -98,6 +109,13 @@ static const struct {
 #define TOPT_OVERWRITE 18
 #define TOPT_IRQ_INFO 20
 #define TOPT_MARKERS 21
+#define TOPT_FG_OVERRUN 32
+#define TOPT_FG_CPU 33
+#define TOPT_FG_OVERHEAD 34
+#define TOPT_FG_PROC 35
+#define TOPT_FG_DURATION 36
+#define TOPT_FG_ABSTIME 37
+#define TOPT_FG_TAIL 39
 
 
 static const struct mentry pid_entries[] = {
@@ -675,6 +693,13 @@ unsigned int mount_live_flags(const struct mnode *m)
 		{ TOPT_LATENCY_FORMAT, LIVE_LATENCY, false },
 		{ TOPT_RECORD_TGID, LIVE_TGID, false },
 		{ TOPT_VERBOSE, LIVE_VERBOSE, false },
+		{ TOPT_FG_OVERRUN, LIVE_FG_OVERRUN, false },
+		{ TOPT_FG_CPU, LIVE_FG_NO_CPU, true },
+		{ TOPT_FG_OVERHEAD, LIVE_FG_NO_OVERHEAD, true },
+		{ TOPT_FG_PROC, LIVE_FG_PROC, false },
+		{ TOPT_FG_DURATION, LIVE_FG_NO_DURATION, true },
+		{ TOPT_FG_ABSTIME, LIVE_FG_ABSTIME, false },
+		{ TOPT_FG_TAIL, LIVE_FG_TAIL, false },
 	};
 	unsigned int flags = 0, i;
 
@@ -914,6 +939,8 @@ static int text_trace_options(struct utrace__ctl *c, const struct mnode *m, stru
 	int err = opts_now(c, m, &opts);
 
 	for (k = 0; !err && k < NR_TOPTS; k++) {
+		if (topts[k].flags & OPT_GRAPH)
+			continue;
 		if (!(opts >> k & 1))
 			err = sb_str(b, "no");
 		if (!err)
