@@ -1598,14 +1598,25 @@ char *utrace__ftrace_available(size_t *len)
 	return buf;
 }
 
+static int profile_set(bool on);
+
 void utrace__ftrace_from_env(void)
 {
 	static const char *const names[3] = {
 		"UTRACE_FTRACE_FILTER", "UTRACE_FTRACE_NOTRACE", "UTRACE_GRAPH_FUNCTION" };
 	const char *t = utrace__getenv("UTRACE_TRACER");
 	const char *d = utrace__getenv("UTRACE_MAX_GRAPH_DEPTH");
+	const char *pr = utrace__getenv("UTRACE_FUNCTION_PROFILE");
 	int r;
 
+	if (pr && !strcmp(pr, "1")) {
+		/* function_profile_enabled from the start (bench/ftrace.sh) */
+		pthread_mutex_lock(&ft_mutex);
+		r = profile_set(true);
+		pthread_mutex_unlock(&ft_mutex);
+		if (r && r != -EPERM && r != -EBUSY && r != -ENOSPC)
+			utrace__warn("UTRACE_FUNCTION_PROFILE: %s", strerror(-r));
+	}
 	if (!t || !*t)
 		return;
 	if (d && *d) {
