@@ -2045,12 +2045,12 @@ int utrace__ftrace_control(uint32_t file, int action, const char *pl, size_t ple
 	case UTRACE_CTL_FT_PROFILE_ENABLED:
 	case UTRACE_CTL_FT_GRAPH_TIME: {
 		/* ftrace_profile_write(), graph-time's option file: a number
-		 * (kstrtoul_from_user()), any but 0 is 1 */
+		 * (kstrtoul_from_user(), base 10), any but 0 is 1 */
 		char *end;
 		unsigned long long v;
 
 		errno = 0;
-		v = strtoull(w, &end, 0);
+		v = strtoull(w, &end, 10);
 		if (*end == '\n')
 			end++;
 		if (end == w || *end || errno || w[0] == '-' || w[0] == ' ') {

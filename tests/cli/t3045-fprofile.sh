@@ -59,8 +59,9 @@ check "function0: the kernel's header, and nothing counted" bash -c '
 	printf "  Function                               Hit    Time            Avg             s^2\n  --------                               ---    ----            ---             ---\n" > "$1/want" &&
 	cmp "$1/want" "$D/trace_stat/function0"' _ "$TMP"
 
-check "a word is EINVAL; 2 is 1 (!!val); the sites go on with the tracer nop" bash -c '
+check "a word is EINVAL, so is 0x1 (base 10); 2 is 1 (!!val); the sites go on with the tracer nop" bash -c '
 	[ "$(wr "$D/function_profile_enabled" x t)" = EINVAL ] &&
+	[ "$(wr "$D/function_profile_enabled" 0x1 t)" = EINVAL ] &&
 	[ "$(cat "$D/function_profile_enabled")" = 0 ] &&
 	[ "$(wr "$D/function_profile_enabled" 2 t)" = ok ] &&
 	[ "$(cat "$D/function_profile_enabled")" = 1 ] &&
