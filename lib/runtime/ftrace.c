@@ -1783,7 +1783,12 @@ static int profile_set(bool on)
 			__atomic_store_n(&prof_mask, want - 1, __ATOMIC_RELEASE);
 			__atomic_store_n(&prof_tab, tab, __ATOMIC_RELEASE);
 		} else {
-			memset(tab, 0, (size_t)prof_ncpu * (prof_mask + 1) * sizeof(*tab));
+			/* zero pages again, not touched: a big table of many
+			 * CPUs costs no memory for the CPUs that count nothing */
+			size_t len = (size_t)prof_ncpu * (prof_mask + 1) * sizeof(*tab);
+
+			if (madvise(tab, len, MADV_DONTNEED))
+				memset(tab, 0, len);
 		}
 		check_unwind();
 	}
