@@ -50,10 +50,11 @@ col() {
 export -f wr col
 
 NCPU=$(getconf _NPROCESSORS_CONF)
-check "function_profile_enabled is 0; trace_stat has function0..function$((NCPU - 1))" bash -c '
+check "function_profile_enabled is 0; trace_stat has function0..function$((NCPU - 1)); the modes (TRACE_MODE_WRITE)" bash -c '
 	[ "$(cat "$D/function_profile_enabled")" = 0 ] &&
 	[ "$(ls "$D/trace_stat" | sort -V | tr "\n" " ")" = "$(seq -f "function%g" 0 $(($1 - 1)) | tr "\n" " ")" ] &&
-	[ ! -e "$D/trace_stat/function$1" ]' _ "$NCPU"
+	[ ! -e "$D/trace_stat/function$1" ] &&
+	[ "$(stat -c %A "$D/trace_stat" "$D/trace_stat/function0" "$D/function_profile_enabled" | tr "\n" " ")" = "drwxr-x--- -rw-r----- -rw-r----- " ]' _ "$NCPU"
 
 check "function0: the kernel's header, and nothing counted" bash -c '
 	printf "  Function                               Hit    Time            Avg             s^2\n  --------                               ---    ----            ---             ---\n" > "$1/want" &&
