@@ -442,22 +442,29 @@ static int profiling;                   /* function_profile_enabled */
 enum { FT_MODE_PROF = 4, FT_MODE_PIDS = 8 };
 static int ft_mode;
 static int graph_time = 1;              /* options/graph-time */
-static struct prof_rec *prof_tab;       /* prof_ncpu tables of prof_mask + 1 */
-static size_t prof_mask;
-static unsigned int prof_ncpu;
+/* The tables, with their size in the same mapping: a thread holding an
+ * old one reads its own size (a new one replaces it whole). */
+struct prof_tables {
+	size_t mask;                    /* each CPU's table: mask + 1 records */
+	unsigned int ncpu;
+	struct prof_rec r[];
+};
+static struct prof_tables *prof_tab;
 static uint64_t prof_mult;              /* clock ticks to ns: (t * mult) >> 32 */
 
 static struct prof_rec *prof_hit(uintptr_t ip)
 {
-	struct prof_rec *tab = __atomic_load_n(&prof_tab, __ATOMIC_ACQUIRE);
-	size_t mask = __atomic_load_n(&prof_mask, __ATOMIC_RELAXED), h;
+	struct prof_tables *pt = __atomic_load_n(&prof_tab, __ATOMIC_ACQUIRE);
+	struct prof_rec *tab;
+	size_t mask, h;
 	uint32_t cpu = utrace__cpu();
 
-	if (!tab)
+	if (!pt)
 		return NULL;
-	if (cpu >= prof_ncpu)
-		cpu %= prof_ncpu;
-	tab += (size_t)cpu * (mask + 1);
+	mask = pt->mask;
+	if (cpu >= pt->ncpu)
+		cpu %= pt->ncpu;
+	tab = pt->r + (size_t)cpu * (mask + 1);
 	h = (size_t)(((uint64_t)ip * 0x9e3779b97f4a7c15ull) >> 20) & mask;
 	for (size_t n = 0; n <= mask; n++, h = (h + 1) & mask) {
 		struct prof_rec *r = &tab[h];
@@ -1761,7 +1768,7 @@ static int profile_set(bool on)
 		return 0;
 	if (on) {
 		size_t total = 0, want = 1024;
-		struct prof_rec *tab = prof_tab;
+		struct prof_tables *pt = prof_tab;
 
 		scan();
 		for (struct object *o = objects; o; o = o->next)
@@ -1770,25 +1777,30 @@ static int profile_set(bool on)
 			want *= 2;
 		if (!prof_mult)
 			prof_mult = measure_mult();
-		if (!tab || want > prof_mask + 1) {
-			/* (a smaller table is kept: a thread may still be in it) */
+		if (!pt || want > pt->mask + 1) {
+			/* (a smaller one is kept: a thread may still be in it) */
 			unsigned int n = nr_cpus();
 
-			tab = mmap(NULL, (size_t)n * want * sizeof(*tab), PROT_READ | PROT_WRITE,
-				   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-			if (tab == MAP_FAILED)
+			pt = mmap(NULL, sizeof(*pt) + (size_t)n * want * sizeof(pt->r[0]),
+				  PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+				  -1, 0);
+			if (pt == MAP_FAILED)
 				return -ENOMEM;
-			prof_ncpu = n;
-			__atomic_store_n(&prof_tab, NULL, __ATOMIC_RELEASE);
-			__atomic_store_n(&prof_mask, want - 1, __ATOMIC_RELEASE);
-			__atomic_store_n(&prof_tab, tab, __ATOMIC_RELEASE);
+			pt->mask = want - 1;
+			pt->ncpu = n;
+			__atomic_store_n(&prof_tab, pt, __ATOMIC_RELEASE);
 		} else {
 			/* zero pages again, not touched: a big table of many
-			 * CPUs costs no memory for the CPUs that count nothing */
-			size_t len = (size_t)prof_ncpu * (prof_mask + 1) * sizeof(*tab);
+			 * CPUs costs no memory for the CPUs that count
+			 * nothing (the header's page is kept) */
+			uintptr_t from = ((uintptr_t)pt->r + 4095) & ~(uintptr_t)4095;
+			uintptr_t end = (uintptr_t)(pt->r + (size_t)pt->ncpu * (pt->mask + 1));
 
-			if (madvise(tab, len, MADV_DONTNEED))
-				memset(tab, 0, len);
+			if (from > end)
+				from = end;
+			memset(pt->r, 0, from - (uintptr_t)pt->r);
+			if (madvise((void *)from, end - from, MADV_DONTNEED))
+				memset((void *)from, 0, end - from);
 		}
 		check_unwind();
 	}
@@ -1834,8 +1846,9 @@ static void print_duration(FILE *f, uint64_t ns)
 /* trace_stat/function<cpu>: function_stat_headers(), function_stat_show() */
 static char *stat_text(unsigned int cpu)
 {
-	struct prof_rec *tab = __atomic_load_n(&prof_tab, __ATOMIC_ACQUIRE), **v = NULL;
-	size_t n = 0, size = prof_mask + 1;
+	struct prof_tables *pt = __atomic_load_n(&prof_tab, __ATOMIC_ACQUIRE);
+	struct prof_rec *tab, **v = NULL;
+	size_t n = 0, size = pt ? pt->mask + 1 : 0;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
@@ -1846,8 +1859,8 @@ static char *stat_text(unsigned int cpu)
 	      "             s^2\n"
 	      "  --------                               ---    ----            ---"
 	      "             ---\n", f);
-	if (tab && cpu < prof_ncpu && (v = malloc(size * sizeof(*v)))) {
-		tab += (size_t)cpu * size;
+	if (pt && cpu < pt->ncpu && (v = malloc(size * sizeof(*v)))) {
+		tab = pt->r + (size_t)cpu * size;
 		for (size_t i = 0; i < size; i++)
 			if (__atomic_load_n(&tab[i].ip, __ATOMIC_RELAXED) &&
 			    __atomic_load_n(&tab[i].hits, __ATOMIC_RELAXED))
