@@ -133,7 +133,7 @@ static int load(Elf *elf, struct utrace__symtab *t)
 
 		if (!i || c[i - 1].addr != c[i].addr) {
 			t->syms[t->nr++] = (struct utrace__sym){ c[i].addr, c[i].size, at,
-								 c[i].ifunc };
+								 c[i].ifunc, !(c[i].rank & 4) };
 		} else {
 			if (!strcmp(c[i].name, t->strings + t->syms[t->nr - 1].name))
 				continue;

@@ -22,6 +22,7 @@ struct utrace__sym {
 	uint64_t size;
 	uint32_t name;          /* offset in strings */
 	bool ifunc;             /* STT_GNU_IFUNC: the address is the resolver's */
+	bool func;              /* STT_FUNC or STT_GNU_IFUNC (else a data object) */
 };
 
 /* A name of an address that has several (open, open64, __open64): the

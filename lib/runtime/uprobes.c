@@ -509,9 +509,30 @@ static int res_symbol(void *data, const char *path, const char *sym, uint64_t *v
 	return r;
 }
 
+static int res_functions(void *data, const char *path,
+			 int (*fn)(void *arg, const char *name, uint64_t vaddr), void *arg)
+{
+	struct utrace__symtab t;
+	struct obj_query q;
+	int r;
+
+	(void)data;
+	if (find_object(path, false, &q) < 0)
+		/* not mapped (yet): the file's */
+		return strchr(path, '/') ? utrace__probe_files.functions(NULL, path, fn, arg) :
+		       -ENOENT;
+	r = load_symtab(q.path, &t);
+	if (r < 0)
+		return r;
+	r = utrace__probe_symtab_functions(&t, fn, arg);
+	symtab_done(&t);
+	return r;
+}
+
 static const struct utrace__probe_resolver resolver = {
 	.object = res_object,
 	.symbol = res_symbol,
+	.functions = res_functions,
 };
 
 /* ---- hits ---- */
@@ -1743,7 +1764,65 @@ static int delete_locked(const struct utrace__probe_def *d)
 	return busy ? -EBUSY : 0;
 }
 
+static int write_one(const char *line, struct utrace__probe_error *err);
+
+/*
+ * A definition whose SYMBOL is a glob: one definition for each matching
+ * function (utrace__probe_expand()), all in the named event, or each in
+ * its own event named after its function.  A function that cannot be
+ * probed is passed over (said once, with the first reason); the write
+ * fails only when none could be added, with the first refusal.
+ */
+static int write_glob(const char *line, struct utrace__probe_error *err, size_t *nadded,
+		      size_t *nmatched)
+{
+	struct utrace__probe_error e1;
+	char **lines, first[160] = "";
+	size_t n, added = 0, refused = 0;
+	int r, r1 = 0;
+
+	*nadded = *nmatched = 0;
+	r = utrace__probe_expand(line, &resolver, &lines, &n, err);
+	if (r)
+		return r;
+	*nmatched = n;
+	for (size_t i = 0; i < n; i++) {
+		r = write_one(lines[i], refused ? &e1 : err);
+		if (!r) {
+			added++;
+			continue;
+		}
+		if (!refused++) {
+			r1 = r;
+			snprintf(first, sizeof(first), "%.60s: %.90s", lines[i] + strcspn(lines[i], " \t"),
+				 err->msg[0] ? err->msg : strerror(-r));
+		}
+	}
+	utrace__probe_lines_free(lines, n);
+	*nadded = added;
+	if (!added)
+		return r1;
+	memset(err, 0, sizeof(*err));
+	if (refused)
+		utrace__warn("probe '%s': %zu of %zu matching functions added, %zu refused (the first,%s)",
+			     line, added, n, refused, first);
+	return 0;
+}
+
 int utrace__uprobes_write(const char *line, struct utrace__probe_error *err)
+{
+	if (utrace__probe_is_glob(line)) {
+		void *q = utrace__probe_quiet_enter();
+		size_t added, matched;
+		int r = write_glob(line, err, &added, &matched);
+
+		utrace__probe_quiet_leave(q);
+		return r;
+	}
+	return write_one(line, err);
+}
+
+static int write_one(const char *line, struct utrace__probe_error *err)
 {
 	struct utrace__probe_def *d;
 	enum utrace__probe_cmd cmd;
@@ -1908,8 +1987,21 @@ void utrace__uprobes_from_env(void)
 	/* definitions are separated by newlines or ';' */
 	for (line = strtok_r(copy, "\n;", &save); line; line = strtok_r(NULL, "\n;", &save)) {
 		struct utrace__probe_error err;
-		int r = utrace__uprobes_write(line, &err);
+		size_t added = 0, matched = 0;
+		bool glob = utrace__probe_is_glob(line);
+		void *q = glob ? utrace__probe_quiet_enter() : NULL;
+		int r = glob ? write_glob(line, &err, &added, &matched) :
+			utrace__uprobes_write(line, &err);
 		const char *m = err.msg[0] ? err.msg : strerror(-r);
+
+		if (glob)
+			utrace__probe_quiet_leave(q);
+		if (!r && glob) {
+			char t[96];
+
+			snprintf(t, sizeof(t), "%zu of %zu", added, matched);
+			utrace__record_probe_note(UTRACE_PROBE_MATCHED, line, t);
+		}
 
 		/* utrace record --probe says it, and fails */
 		if (r && !utrace__record_probe_note(UTRACE_PROBE_REFUSED, line, m))
