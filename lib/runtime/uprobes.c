@@ -1224,6 +1224,8 @@ static int bind(struct uprobe *p, struct obj_query *q, struct utrace__probe_erro
 }
 
 /* Place a probe's sites (the event is being switched on); site_lock held. */
+static void attached(struct uprobe *p, const char *why);
+
 static int attach_sites(struct uprobe *p)
 {
 	char why[UTRACE_PROBE_WHY_MAX] = "";
@@ -1241,6 +1243,14 @@ static int attach_sites(struct uprobe *p)
 		}
 		p->nr_sites = i + 1;
 	}
+	attached(p, why);
+	return 0;
+}
+
+/* After the sites of p are placed: what the recorder is told, the
+ * semaphore.  @why: the engine's last word on them. */
+static void attached(struct uprobe *p, const char *why)
+{
 	if (!p->placed_once) {
 		/* where the engine could not put a jump: a trap a hit, what
 		 * the recorder tells the user (the engine's own result; its
@@ -1271,7 +1281,92 @@ static int attach_sites(struct uprobe *p)
 		__atomic_fetch_add(p->sema, 1, __ATOMIC_RELAXED);
 		p->sema_held = true;
 	}
-	return 0;
+}
+
+/*
+ * Every site of the event's definitions in one round of patching (the
+ * engine's utrace__probe_attach_many(): a glob's thousands of functions
+ * are placed as fast as the jump labels).  On a refusal, what was placed
+ * stays for the caller to take off.
+ */
+static int attach_event(struct uevent *ue)
+{
+	struct utrace__probe_req *req;
+	size_t n = 0, k = 0;
+	bool warned = false;
+	int r;
+
+	for (struct uprobe *p = ue->probes; p; p = p->next)
+		if (p->bound)
+			n += p->nr_addrs - p->nr_sites;
+	if (n < 2 || !(req = calloc(n, sizeof(*req)))) {
+		r = 0;
+		for (struct uprobe *p = ue->probes; p && !r; p = p->next)
+			r = attach_sites(p);
+		return r;
+	}
+	for (struct uprobe *p = ue->probes; p; p = p->next) {
+		if (!p->bound)
+			continue;
+		for (size_t i = p->nr_sites; i < p->nr_addrs; i++)
+			req[k++] = (struct utrace__probe_req){
+				.addr = (uintptr_t)p->addrs[i], .func = (uintptr_t)p->env.func,
+				.func_len = p->func_len, .fn = p->nr_str ? on_hit_str : on_hit,
+				.data = p };
+	}
+	r = utrace__probe_attach_many(req, n);
+	k = 0;
+	for (struct uprobe *p = ue->probes; p; p = p->next) {
+		const char *why = "";
+
+		if (!p->bound)
+			continue;
+		for (size_t i = p->nr_sites; i < p->nr_addrs; i++, k++) {
+			p->sites[i] = req[k].site;
+			why = req[k].why;
+			if (req[k].ret && !warned) {
+				utrace__warn("cannot probe %s: %s%s", p->def->event, p->fname, why);
+				warned = true;
+			}
+		}
+		p->nr_sites = p->nr_addrs;
+		if (!r)
+			attached(p, why);
+	}
+	free(req);
+	return r;
+}
+
+/* Every site of the event's definitions off, in one round. */
+static void detach_event(struct uevent *ue)
+{
+	struct utrace__probe_site **all;
+	size_t n = 0, k = 0;
+
+	for (struct uprobe *p = ue->probes; p; p = p->next)
+		n += p->nr_sites;
+	if (n < 2 || !(all = calloc(n, sizeof(*all)))) {
+		for (struct uprobe *p = ue->probes; p; p = p->next)
+			detach_all(p);
+		return;
+	}
+	for (struct uprobe *p = ue->probes; p; p = p->next) {
+		for (size_t i = 0; i < p->nr_sites; i++) {
+			if (!p->sites[i])
+				continue;
+			/* counted before, as detach_all() */
+			__atomic_fetch_add(&p->hits, utrace__probe_hits(p->sites[i]),
+					   __ATOMIC_RELAXED);
+			__atomic_fetch_add(&p->misses, utrace__probe_misses(p->sites[i]),
+					   __ATOMIC_RELAXED);
+			all[k++] = p->sites[i];
+			p->sites[i] = NULL;
+		}
+		p->nr_sites = 0;
+		detach_all(p);		/* (the semaphore) */
+	}
+	utrace__probe_detach_many(all, k);
+	free(all);
 }
 
 /*
@@ -1325,11 +1420,9 @@ static int slot_on(void)
 	site_lock_take();
 	ue = calling_event();
 	if (ue)
-		for (struct uprobe *p = ue->probes; p && !r; p = p->next)
-			r = attach_sites(p);
+		r = attach_event(ue);
 	if (r)
-		for (struct uprobe *p = ue->probes; p; p = p->next)
-			detach_all(p);
+		detach_event(ue);
 	if (ue) {
 		ue->on = !r;
 		/* the breakpoints placed, sent once site_lock is dropped */
@@ -1359,8 +1452,7 @@ static void slot_off(void)
 	ue = calling_event();
 	if (ue) {
 		ue->on = false;
-		for (struct uprobe *p = ue->probes; p; p = p->next)
-			detach_all(p);
+		detach_event(ue);
 	}
 	site_lock_drop();
 	utrace__probe_quiet_leave(q);
