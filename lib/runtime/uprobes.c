@@ -137,6 +137,7 @@ struct uevent {
 	char *name;                    /* "group:event" for the tracepoint */
 	struct utrace_event *mod[1];
 	struct uprobe *probes;
+	struct uprobe *last;           /* of probes: a glob appends thousands */
 	struct uevent *slot_next;      /* in 'placeable', under site_lock */
 	bool listed;                   /* in 'placeable' */
 	bool registered;
@@ -1650,6 +1651,7 @@ static int new_event(struct uprobe *p, struct uevent **out)
 		return r;
 	}
 	ue->probes = p;
+	ue->last = p;
 	p->ue = ue;
 	ue->tp.name = ue->name;
 	ue->cls.system = d->group;
@@ -1694,8 +1696,16 @@ static struct uevent *find_event(const char *group, const char *event)
 
 /* A probe at the same place of the same file with another reference
  * counter (the kernel refuses it, as the counter is the place's). */
+static unsigned int nr_refctr_defs;   /* ever added with a (REFCTR) */
+
 static bool refctr_mismatch(const struct utrace__probe_def *d)
 {
+	/* (none has one: no walk over every definition, a glob adds
+	 * thousands) */
+	if (d->refctr)
+		nr_refctr_defs++;
+	else if (!nr_refctr_defs)
+		return false;
 	for (const struct uevent *ue = uevents; ue; ue = ue->next)
 		for (const struct uprobe *q = ue->probes; q; q = q->next)
 			if (q->def->offset == d->offset && q->def->refctr != d->refctr &&
@@ -1755,16 +1765,13 @@ static int add_locked(struct utrace__probe_def *d, struct utrace__probe_error *e
 		return -ENOMEM;
 	}
 	if (ue) {
-		struct uprobe **pp = &ue->probes;
-
 		p->ue = ue;
 		site_lock_take();
 		/* an event that is on: the new probe is placed now */
 		r = __atomic_load_n(&ue->tp.funcs, __ATOMIC_ACQUIRE) ? attach_sites(p) : 0;
 		if (!r) {
-			while (*pp)
-				pp = &(*pp)->next;
-			*pp = p;
+			ue->last->next = p;
+			ue->last = p;
 		}
 		site_lock_drop();
 		if (r) {
