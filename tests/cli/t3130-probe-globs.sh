@@ -43,6 +43,21 @@ check "an empty glob refused, naming it" bash -c '
 check "a data object does not match" bash -c '
 	! "$UTRACE" record -o d.dat --probe "p:grp/ glob_data*" -- ./prog 2 > /dev/null 2> "$TMP/err" &&
 	grep -q "matches .glob_data\*." "$TMP/err"'
+# perf probe's form (-x, record --probe FUNC...): one raw definition
+# keeping the glob, arguments the same in every function
+check "probe -x -n with a glob: the raw definition keeps it, the count said" bash -c '
+	"$UTRACE" probe -x ./prog -n "glob_* x" > x.txt 2> "$TMP/err" &&
+	[ "$(cat x.txt)" = "p:probe_prog/ $PWD/prog:glob_* x=%di:s32" ] &&
+	grep -q "3 functions of ./prog match" "$TMP/err"'
+check "record --probe FUNC-glob in perf form: every matching function hit" bash -c '
+	"$UTRACE" record -o x.dat --probe "glob_* x" -- ./prog 2 > /dev/null 2> "$TMP/err" &&
+	"$UTRACE" script -i x.dat > x.txt &&
+	[ "$(grep -c " p_glob_[a-z]*_0: (0x[0-9a-f]*) x=[01]\$" x.txt)" = 6 ]'
+check "probe -x: an empty glob and a glob with :LINE refused" bash -c '
+	! "$UTRACE" probe -x ./prog -n "zz*" 2> "$TMP/err" &&
+	grep -q "no function of ./prog matches .zz\*." "$TMP/err" &&
+	! "$UTRACE" probe -x ./prog -n "glob_*:2" 2> "$TMP/err" &&
+	grep -q "takes no :LINE" "$TMP/err"'
 # in a library by name, without a process: the definitions printed, the count said
 LIBC=$(ldd ./prog | awk '/libc\.so\.6/ { print $3 }')
 if [ -n "$LIBC" ]; then
