@@ -138,6 +138,7 @@ struct uevent {
 	struct utrace_event *mod[1];
 	struct uprobe *probes;
 	struct uprobe *last;           /* of probes: a glob appends thousands */
+	struct uevent *hnext;          /* in by_name[], under lock */
 	struct uevent *slot_next;      /* in 'placeable', under site_lock */
 	bool listed;                   /* in 'placeable' */
 	bool registered;
@@ -1686,9 +1687,23 @@ static void register_event(struct uevent *ue)
 	}
 }
 
+/* The events by name (a glob adds thousands: find_event() walked them
+ * all for each), newest first in a chain; under lock. */
+#define BY_NAME 4096
+static struct uevent *by_name[BY_NAME];
+
+static size_t name_slot(const char *event)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *event; event++)
+		h = (h ^ (uint8_t)*event) * 16777619u;
+	return h & (BY_NAME - 1);
+}
+
 static struct uevent *find_event(const char *group, const char *event)
 {
-	for (struct uevent *ue = uevents; ue; ue = ue->next)
+	for (struct uevent *ue = by_name[name_slot(event)]; ue; ue = ue->hnext)
 		if ((!group[0] || !strcmp(ue->cls.system, group)) && !strcmp(ue->ev.name, event))
 			return ue;
 	return NULL;
@@ -1802,6 +1817,8 @@ static int add_locked(struct utrace__probe_def *d, struct utrace__probe_error *e
 	}
 	ue->next = uevents;
 	__atomic_store_n(&uevents, ue, __ATOMIC_RELEASE);
+	ue->hnext = by_name[name_slot(ue->ev.name)];
+	by_name[name_slot(ue->ev.name)] = ue;
 	return 0;
 }
 
@@ -1826,6 +1843,12 @@ static void remove_locked(struct uevent *ue)
 	for (pp = &uevents; *pp; pp = &(*pp)->next) {
 		if (*pp == ue) {
 			*pp = ue->next;
+			break;
+		}
+	}
+	for (pp = &by_name[name_slot(ue->ev.name)]; *pp; pp = &(*pp)->hnext) {
+		if (*pp == ue) {
+			*pp = ue->hnext;
 			break;
 		}
 	}
