@@ -1512,8 +1512,8 @@ static void unbind(struct uprobe *p)
 	p->sema = NULL;
 }
 
-/* Bind a pending probe whose file is now loaded; place it if on. */
-static void rebind(struct uprobe *p, bool on)
+/* Bind a pending probe whose file is now loaded (on_rtld() places it). */
+static void rebind(struct uprobe *p)
 {
 	struct utrace__probe_error err = { 0 };
 	struct obj_query q;
@@ -1530,8 +1530,6 @@ static void rebind(struct uprobe *p, bool on)
 	if (p->ifunc[0] && !strcmp(p->ifunc, p->fname))
 		utrace__warn("probe %s: %s is an IFUNC: its resolver is probed (the library "
 			     "was not loaded when the probe was defined)", p->def->event, p->ifunc);
-	if (on)
-		attach_sites(p);
 }
 
 static void on_rtld(void *data, const struct utrace_probe_regs *regs)
@@ -1548,12 +1546,19 @@ static void on_rtld(void *data, const struct utrace_probe_regs *regs)
 	q = utrace__probe_quiet_enter();
 	site_lock_take();
 	for (struct uevent *ue = placeable; ue; ue = ue->slot_next) {
+		bool rebound = false;
+
 		for (struct uprobe *p = ue->probes; p; p = p->next) {
-			if (st == RT_DELETE && p->bound && p->unloadable)
+			if (st == RT_DELETE && p->bound && p->unloadable) {
 				unbind(p);
-			else if (st == RT_CONSISTENT && !p->bound)
-				rebind(p, ue->on);
+			} else if (st == RT_CONSISTENT && !p->bound) {
+				rebind(p);
+				rebound |= p->bound;
+			}
 		}
+		/* the event's new sites in one round (a glob's thousands) */
+		if (rebound && ue->on)
+			attach_event(ue);
 	}
 	site_lock_drop();
 	utrace__probe_quiet_leave(q);

@@ -74,6 +74,16 @@ if [ -n "$LIBC" ]; then
 		! "$UTRACE" record -o e.dat --probe "p:grp/ $1:zzz*" -- ./prog 2 > e-out.txt 2> "$TMP/err" &&
 		[ ! -s e-out.txt ] && grep -q "matches .zzz\*." "$TMP/err"' _ "$LIBC"
 fi
+# a library loaded after the definition (pending, from the file's table),
+# one named event: its sites placed at each dlopen, in one round
+DLPROG="$UTRACE_BUILD/tests/probe-dl-prog"
+DLLIB="$UTRACE_BUILD/tests/libprobe-dl-lib.so"
+check "a glob on a library loaded later: each function hit at each load" bash -c '
+	"$UTRACE" record -o dl.dat --probe "p:grp/pl $2:plib_* a=%di:s32" \
+		-- "$1" "$2" 3 4 > dl-out.txt 2> "$TMP/err" &&
+	grep -q "2 of 2 matching functions probed" "$TMP/err" &&
+	"$UTRACE" script -i dl.dat > dl.txt &&
+	[ "$(grep -c " pl: (0x[0-9a-f]*) a=" dl.txt)" = $((2 * (3 + 4))) ]' _ "$DLPROG" "$DLLIB"
 # a running process: probe -p with a glob says how many it added
 LD_PRELOAD="$UTRACE_BUILD/lib/libutrace.so.0" ./prog -1 > run.txt 2> prog-err.txt &
 PID=$!
