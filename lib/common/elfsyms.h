@@ -39,6 +39,9 @@ struct utrace__symtab {
 	size_t strings_len;
 	struct utrace__sym_alias *aliases;
 	size_t nr_aliases;
+	/* every name (i < nr: syms[i]'s, else aliases[i - nr]'s) sorted by
+	 * name, then i: utrace__symtab_by_name()'s exact match; NULL: none */
+	uint32_t *by_name;
 };
 
 /* Load the table of the ELF file open on fd; 0 or -errno. */

@@ -15,8 +15,10 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
+#include "elfsyms.h"
 #include "engine.h"
 #include "test.h"
 
@@ -309,6 +311,55 @@ TEST(batch_again_and_again)
 			same_as_file(&fns[f]);
 	}
 	CHECK_INT(atomic_load(&bad_results), ==, 0);
+}
+
+/* The walk utrace__symtab_by_name() made for an exact name (its sorted
+ * index must give the same symbol: a glob looks up thousands). */
+static const struct utrace__sym *walk_exact(const struct utrace__symtab *t, const char *name)
+{
+	for (size_t i = 0; i < t->nr; i++)
+		if (!strcmp(t->strings + t->syms[i].name, name))
+			return &t->syms[i];
+	for (size_t i = 0; i < t->nr_aliases; i++)
+		if (!strcmp(t->strings + t->aliases[i].name, name))
+			return &t->syms[t->aliases[i].sym];
+	return NULL;
+}
+
+static void names_as_the_walk(const char *path)
+{
+	struct utrace__symtab t;
+	size_t checked = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	CHECK(fd >= 0);
+	CHECK_INT(utrace__symtab_load_debug(fd, &t), ==, 0);
+	close(fd);
+	CHECK(t.by_name != NULL);
+	for (size_t i = 0; i < t.nr + t.nr_aliases; i++) {
+		const char *name = t.strings + (i < t.nr ? t.syms[i].name :
+						 t.aliases[i - t.nr].name);
+
+		if (utrace__symtab_by_name(&t, name) != walk_exact(&t, name))
+			TEST_FAIL("%s: '%s' found at another symbol than the walk's", path, name);
+		checked++;
+	}
+	CHECK(utrace__symtab_by_name(&t, "no_such_symbol_anywhere") == NULL);
+	fprintf(stderr, "# %s: %zu names\n", path, checked);
+	utrace__symtab_free(&t);
+}
+
+TEST(symbol_names_by_index_as_by_walk)
+{
+	char libc[4096] = "";
+	Dl_info info;
+
+	names_as_the_walk("/proc/self/exe");
+	/* libc: aliases (open, open64, __open) and versions */
+	if (dladdr((void *)strlen, &info) && info.dli_fname)
+		snprintf(libc, sizeof(libc), "%s", info.dli_fname);
+	if (libc[0] == '/')
+		names_as_the_walk(libc);
 }
 
 TEST_MAIN()
