@@ -29,8 +29,11 @@ static inline void utrace__ob_reserve(struct utrace__obuf *b, size_t n)
 		utrace__ob_grow(b, n);
 }
 
+/* n may be 0, with s NULL (an empty buffer's bytes): nothing is copied. */
 static inline void utrace__ob_put(struct utrace__obuf *b, const void *s, size_t n)
 {
+	if (!n)
+		return;
 	utrace__ob_reserve(b, n);
 	if (b->len + n > b->cap)
 		return;
