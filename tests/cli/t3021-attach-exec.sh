@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# Issue 30 item 1: attaching to a process in the middle of its execve().
+# A program that execs itself in a loop (generations that live 1 to 5 ms,
+# every fourth one 1 s) is attached to over and over while it runs: an
+# attach that meets the exec (before it stops the program, while it holds
+# it, or after it let it go) attaches to the new program, never reports
+# the old one's agent ("listens in another runtime directory") nor calls
+# into the old program's addresses, and the program runs all its
+# generations and ends well.  Once with one thread, once with a second
+# thread asleep (the one borrowed) while the main one execs.
+. "$(dirname "$0")/lib.sh"
+cd "$TMP" || exit 1
+export UTRACE_RUNTIME_DIR="$TMP/run"
+mkdir -m 700 run
+CC=${CC:-cc}
+command -v "$CC" > /dev/null || skip_all "no C compiler ($CC) to build a program without libutrace"
+[ "$(uname -m)" = x86_64 ] || skip_all "the probe engine is x86-64 only"
+sanitizer_build && skip_all "a sanitizer build's libutrace cannot be loaded into a program without its runtime (t3020 checks that refusal); attaching is tested in a plain build"
+
+# execloop G N THREADED: generation G lives a little (nanosleep, or a spin
+# while a second thread naps), then execs itself as G+1; generation N
+# prints "done N"
+cat > execloop.c <<'XEOF'
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+static void *nap(void *arg)
+{
+	for (;;) {
+		struct timespec ts = { 0, 1000000 };
+		nanosleep(&ts, NULL);
+	}
+	return arg;
+}
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+int main(int argc, char **argv)
+{
+	int g = argc > 1 ? atoi(argv[1]) : 0, n = argc > 2 ? atoi(argv[2]) : 100;
+	int threaded = argc > 3 && atoi(argv[3]);
+	char next[16];
+	double life = g % 4 == 3 ? 1.0 : 0.001 * (1 + g % 5), t0 = now();
+	pthread_t t;
+
+	if (g >= n) {
+		printf("done %d\n", g);
+		return 0;
+	}
+	if (threaded && pthread_create(&t, NULL, nap, NULL)) {
+		perror("pthread_create");
+		return 2;
+	}
+	while (now() - t0 < life) {
+		if (!threaded) {
+			struct timespec ts = { 0, 500000 };
+			nanosleep(&ts, NULL);
+		}
+	}
+	snprintf(next, sizeof(next), "%d", g + 1);
+	execl("/proc/self/exe", argv[0], next, argc > 2 ? argv[2] : "100",
+	      threaded ? "1" : "0", (char *)NULL);
+	perror("execl");
+	return 3;
+}
+XEOF
+"$CC" -O1 -pthread -o execloop execloop.c 2> err || skip_all "cannot build the test program: $(head -1 err)"
+
+# ptrace allowed here?  (Yama, a container without CAP_SYS_PTRACE)
+sleep 30 &
+p=$!
+wait_for bash -c '[ "$(readlink /proc/$0/exe)" = "$(readlink -f "$(command -v sleep)")" ]' $p
+if ! "$UTRACE" attach $p 2> probe.err; then
+	kill $p
+	grep -q "ptrace is not allowed\|cannot ptrace" probe.err &&
+		skip_all "ptrace is not allowed here: $(head -1 probe.err)"
+fi
+kill $p
+wait $p 2> /dev/null
+
+# attach_loop NAME THREADED: attach to execloop (40 generations) until it
+# ends; NAME.log gets each attach's messages, NAME.bad the failures of
+# attaches made while it lived (an attach the program's end cut is not
+# one: "no process", "ended")
+attach_loop() {
+	local name=$1 tries=0 ok=0
+	./execloop 0 40 "$2" > "$name.out" 2>&1 &
+	local P=$!
+	: > "$name.log"
+	: > "$name.bad"
+	while kill -0 $P 2> /dev/null && [ "$(cat /proc/$P/stat 2> /dev/null | awk '{ print $3 }')" != Z ]; do
+		tries=$((tries + 1))
+		if "$UTRACE" attach -v $P > "$name.one" 2>&1; then
+			ok=$((ok + 1))
+		elif kill -0 $P 2> /dev/null && ! grep -q "^done" "$name.out"; then
+			cat "$name.one" >> "$name.bad"
+		fi
+		cat "$name.one" >> "$name.log"
+	done
+	wait $P
+	echo $? > "$name.status"
+	echo "# $name: $tries attaches, $ok attached, $(grep -c "ran a new program" "$name.log") met an exec"
+	echo $ok > "$name.ok"
+}
+
+attach_loop one 0
+check "one thread: the program ran its 40 generations and ended well" \
+	bash -c '[ "$(cat one.out) $(cat one.status)" = "done 40 0" ] || { cat one.out one.log >&2; false; }'
+check "each attach made while it lived attached (none saw the old program's agent)" \
+	bash -c '[ ! -s one.bad ] || { cat one.bad >&2; false; }'
+check "attaches met the exec, and attached to the new program" \
+	bash -c 'grep -q "ran a new program" one.log && [ "$(cat one.ok)" -ge 5 ]'
+
+attach_loop two 1
+check "two threads (the sleeping one borrowed, the main one execs): ended well" \
+	bash -c '[ "$(cat two.out) $(cat two.status)" = "done 40 0" ] || { cat two.out two.log >&2; false; }'
+check "each attach made while it lived attached" \
+	bash -c '[ ! -s two.bad ] || { cat two.bad >&2; false; }'
+check "attaches met the exec, and attached to the new program" \
+	bash -c 'grep -q "ran a new program" two.log && [ "$(cat two.ok)" -ge 5 ]'
+done_testing
