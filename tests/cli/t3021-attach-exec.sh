@@ -8,7 +8,7 @@
 # into the old program's addresses, and the program runs all its
 # generations and ends well.  Once with one thread, once with a second
 # thread asleep (the one borrowed) while the main one execs, once with
-# Debian's python3 execing itself.
+# Debian's python3 execing itself; and utrace probe -p over and over.
 . "$(dirname "$0")/lib.sh"
 cd "$TMP" || exit 1
 export UTRACE_RUNTIME_DIR="$TMP/run"
@@ -84,6 +84,18 @@ fi
 kill $p
 wait $p 2> /dev/null
 
+# attach_one PID: utrace attach -v, or with HOW=probe, utrace probe -p
+# adding two probes (an agent gone with its program as they are added:
+# attached again, added again)
+HOW=attach
+attach_one() {
+	if [ $HOW = probe ]; then
+		"$UTRACE" probe -p "$1" 'p:ex/nap libc.so.6:nanosleep' 'p:ex/cg libc.so.6:clock_gettime'
+	else
+		"$UTRACE" attach -v "$1"
+	fi
+}
+
 # attach_loop NAME CMD...: run CMD (a program that execs itself) and
 # attach to it until it ends; NAME.log gets each attach's messages,
 # NAME.bad the failures of attaches made while it lived (an attach the
@@ -97,7 +109,7 @@ attach_loop() {
 	: > "$name.bad"
 	while kill -0 $P 2> /dev/null && [ "$(cat /proc/$P/stat 2> /dev/null | awk '{ print $3 }')" != Z ]; do
 		tries=$((tries + 1))
-		if "$UTRACE" attach -v $P > "$name.one" 2>&1; then
+		if attach_one $P > "$name.one" 2>&1; then
 			ok=$((ok + 1))
 		elif kill -0 $P 2> /dev/null && ! grep -q "^done" "$name.out"; then
 			cat "$name.one" >> "$name.bad"
@@ -125,6 +137,14 @@ check "each attach made while it lived attached" \
 	bash -c '[ ! -s two.bad ] || { cat two.bad >&2; false; }'
 check "attaches met the exec, and attached to the new program" \
 	bash -c 'grep -q "ran a new program" two.log && [ "$(cat two.ok)" -ge 5 ]'
+
+HOW=probe
+attach_loop pr ./execloop 0 40 0
+HOW=attach
+check "probe -p over and over: the program ran its 40 generations and ended well" \
+	bash -c '[ "$(cat pr.out) $(cat pr.status)" = "done 40 0" ] || { cat pr.out pr.log >&2; false; }'
+check "each probe -p made while it lived added its probes" \
+	bash -c '[ ! -s pr.bad ] || { cat pr.bad >&2; false; }'
 
 # Debian's python3, which execs itself the same way (its loader maps more
 # libraries: a longer window in which the new program is not set up)

@@ -1340,6 +1340,15 @@ static int ran_new_program(pid_t pid, const char *who, int times)
 	return -1;
 }
 
+/* The process exists and has not ended (not a zombie). */
+static bool alive(pid_t pid)
+{
+	char state[64] = "";
+
+	return status_field(pid, "State:", state, sizeof(state)) >= 0 && state[0] != 'Z' &&
+	       state[0] != 'X';
+}
+
 /* utrace_inject() with the program attached to in *id; *execs += the
  * times it was made again in a new program. */
 static int inject_id(pid_t pid, const char *who, struct utrace_inject_times *us,
@@ -1397,7 +1406,10 @@ static int inject_open(pid_t pid, const char *who, struct utrace_inject_times *u
 			us->execs = ++execs;
 			continue;
 		}
-		if (r == -ESRCH)
+		if (r == -ESRCH && !alive(pid))
+			snprintf(err, sizeof(err), "process %d ended just after it was attached to",
+				 (int)pid);
+		else if (r == -ESRCH)
 			snprintf(err, sizeof(err), "process %d: %s", (int)pid, elsewhere);
 		fprintf(stderr, "%s: %s\n", who, err);
 		return -1;
