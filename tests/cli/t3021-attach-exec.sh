@@ -7,7 +7,8 @@
 # the old one's agent ("listens in another runtime directory") nor calls
 # into the old program's addresses, and the program runs all its
 # generations and ends well.  Once with one thread, once with a second
-# thread asleep (the one borrowed) while the main one execs, once with
+# thread asleep (the one borrowed) while the main one execs, once the
+# other way round (the main one borrowed while another execs), once with
 # Debian's python3 execing itself; and utrace probe -p over and over.
 . "$(dirname "$0")/lib.sh"
 cd "$TMP" || exit 1
@@ -16,17 +17,33 @@ mkdir -m 700 run
 CC=${CC:-cc}
 command -v "$CC" > /dev/null || skip_all "no C compiler ($CC) to build a program without libutrace"
 [ "$(uname -m)" = x86_64 ] || skip_all "the probe engine is x86-64 only"
-sanitizer_build && skip_all "a sanitizer build's libutrace cannot be loaded into a program without its runtime (t3020 checks that refusal); attaching is tested in a plain build"
 
-# execloop G N THREADED: generation G lives a little (nanosleep, or a spin
-# while a second thread naps), then execs itself as G+1; generation N
-# prints "done N"
+# execloop G N THREADED: generation G lives a little (nanosleep; with
+# THREADED 1, a spin while a second thread naps), then execs itself as
+# G+1; with THREADED 2 the main thread naps and a second thread execs;
+# generation N prints "done N"
 cat > execloop.c <<'XEOF'
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
+static char **av;
+static int gen;
+static void *execer(void *arg)
+{
+	char next[16];
+	struct timespec ts = { 0, (1 + gen % 5) * 1000000L };
+
+	if (gen % 4 == 3)
+		ts = (struct timespec){ 1, 0 };
+	nanosleep(&ts, NULL);
+	snprintf(next, sizeof(next), "%d", gen + 1);
+	execl("/proc/self/exe", av[0], next, av[2], "2", (char *)NULL);
+	perror("execl");
+	exit(3);
+	return arg;
+}
 static void *nap(void *arg)
 {
 	for (;;) {
@@ -53,6 +70,19 @@ int main(int argc, char **argv)
 		printf("done %d\n", g);
 		return 0;
 	}
+	if (threaded == 2) {
+		/* the main thread waits (it is borrowed), a second one execs */
+		av = argv;
+		gen = g;
+		if (pthread_create(&t, NULL, execer, NULL)) {
+			perror("pthread_create");
+			return 2;
+		}
+		for (;;) {
+			struct timespec ts = { 0, 1000000 };
+			nanosleep(&ts, NULL);
+		}
+	}
 	if (threaded && pthread_create(&t, NULL, nap, NULL)) {
 		perror("pthread_create");
 		return 2;
@@ -65,12 +95,37 @@ int main(int argc, char **argv)
 	}
 	snprintf(next, sizeof(next), "%d", g + 1);
 	execl("/proc/self/exe", argv[0], next, argc > 2 ? argv[2] : "100",
-	      threaded ? "1" : "0", (char *)NULL);
+	      argc > 3 ? argv[3] : "0", (char *)NULL);
 	perror("execl");
 	return 3;
 }
 XEOF
 "$CC" -O1 -pthread -o execloop execloop.c 2> err || skip_all "cannot build the test program: $(head -1 err)"
+
+# A sanitizer build's libutrace cannot be loaded into a program without
+# its runtime: each attach during the execs is refused in one line (that
+# refusal, not another, even as the program changes under it), and the
+# program runs on
+if sanitizer_build; then
+	./execloop 0 12 0 > san.out 2>&1 &
+	P=$!
+	: > san.bad
+	while kill -0 $P 2> /dev/null && ! grep -q "^done" san.out; do
+		"$UTRACE" attach $P > san.one 2>&1
+		st=$?
+		kill -0 $P 2> /dev/null && ! grep -q "^done" san.out || break
+		{ [ $st = 1 ] && [ "$(wc -l < san.one)" = 1 ] &&
+			grep -q "built with a sanitizer" san.one; } || cat san.one >> san.bad
+	done
+	wait $P
+	echo $? > san.status
+	check "a sanitizer build: each attach refused in one line, as the program execs" \
+		bash -c '[ ! -s san.bad ] || { cat san.bad >&2; false; }'
+	check "and the program ran its generations and ended well" \
+		bash -c '[ "$(cat san.out) $(cat san.status)" = "done 12 0" ]'
+	echo "# a sanitizer build: the attaching itself is tested in a plain build"
+	done_testing
+fi
 
 # ptrace allowed here?  (Yama, a container without CAP_SYS_PTRACE)
 sleep 30 &
@@ -86,13 +141,14 @@ wait $p 2> /dev/null
 
 # attach_one PID: utrace attach -v, or with HOW=probe, utrace probe -p
 # adding two probes (an agent gone with its program as they are added:
-# attached again, added again)
+# attached again, added again); a hang (a deadlock with the execve())
+# ends in 120 s, a failure
 HOW=attach
 attach_one() {
 	if [ $HOW = probe ]; then
-		"$UTRACE" probe -p "$1" 'p:ex/nap libc.so.6:nanosleep' 'p:ex/cg libc.so.6:clock_gettime'
+		timeout -k 5 120 "$UTRACE" probe -p "$1" 'p:ex/nap libc.so.6:nanosleep' 'p:ex/cg libc.so.6:clock_gettime'
 	else
-		"$UTRACE" attach -v "$1"
+		timeout -k 5 120 "$UTRACE" attach -v "$1"
 	fi
 }
 
@@ -137,6 +193,16 @@ check "each attach made while it lived attached" \
 	bash -c '[ ! -s two.bad ] || { cat two.bad >&2; false; }'
 check "attaches met the exec, and attached to the new program" \
 	bash -c 'grep -q "ran a new program" two.log && [ "$(cat two.ok)" -ge 5 ]'
+
+# the main thread borrowed (it waits in nanosleep), another thread execs:
+# the kernel ends the borrowed one, and its execve() waits until we, its
+# tracer, reap it; a next attach (PTRACE_SEIZE) waits for that execve():
+# a deadlock when the thread was not reaped (it hung once in a run)
+attach_loop three ./execloop 0 40 2
+check "another thread execs (the main one borrowed): ended well" \
+	bash -c '[ "$(cat three.out) $(cat three.status)" = "done 40 0" ] || { cat three.out three.log >&2; false; }'
+check "each attach made while it lived attached" \
+	bash -c '[ ! -s three.bad ] || { cat three.bad >&2; false; }'
 
 HOW=probe
 attach_loop pr ./execloop 0 40 0

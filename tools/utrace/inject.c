@@ -547,6 +547,47 @@ static bool thread_execd(struct victim *v)
 	return false;
 }
 
+/*
+ * The thread could not be let go (PTRACE_DETACH: ESRCH): it is ending,
+ * killed by another thread's execve() or the process's end, and stays a
+ * zombie until we, its tracer, reap it; an execve() waits for that (the
+ * kernel's de_thread()) holding the lock a new PTRACE_SEIZE takes: a
+ * deadlock if we went on to attach again.  Reap it, waiting at most 2 s.
+ */
+static void reap(struct victim *v)
+{
+	int status;
+
+	for (int i = 0; i < 400; i++) {
+		pid_t r = waitpid(v->tid, &status, __WALL | WNOHANG);
+
+		if (r == v->tid && (WIFEXITED(status) || WIFSIGNALED(status)))
+			break;
+		if (r == v->tid) {
+			/* a stop after all: let it go */
+			if (ptrace(PTRACE_DETACH, v->tid, NULL, NULL) == 0)
+				break;
+			continue;
+		}
+		if (r < 0 && errno != EINTR)
+			break;
+		usleep(5000);
+	}
+	v->died = true;
+}
+
+/* The borrowed thread, not yet seized, ends or its process runs a new
+ * program within 100 ms. */
+static bool thread_ending(struct victim *v)
+{
+	for (int i = 0; i < 20; i++) {
+		if (!task_alive(v->pid, v->tid) || image_changed(v->pid, &v->id))
+			return true;
+		usleep(5000);
+	}
+	return false;
+}
+
 /* Wait for the thread's next stop, at most ms; 1 stopped (*status), 0
  * timed out, -1 gone (said). */
 static int wait_stop(struct victim *v, int *status, int ms)
@@ -579,6 +620,16 @@ static int wait_stop(struct victim *v, int *status, int ms)
 				return -1;
 			}
 			return 1;
+		}
+		if (r < 0 && errno == ECHILD) {
+			/* not ours any more: a leader released by another
+			 * thread's execve() */
+			v->died = true;
+			if (thread_execd(v))
+				return -1;
+			fprintf(stderr, "%s: process %d: its thread %d ended while it was being "
+				"attached to\n", v->who, (int)v->pid, (int)v->tid);
+			return -1;
 		}
 		if (r < 0 && errno != EINTR) {
 			fprintf(stderr, "%s: process %d: waitpid: %s\n", v->who, (int)v->pid,
@@ -1130,7 +1181,7 @@ seize:
 
 		/* the thread picked is ending (EPERM for an exiting task):
 		 * another thread's execve() ended it */
-		if ((e == EPERM || e == ESRCH) && !task_alive(pid, v.tid) && thread_execd(&v))
+		if ((e == EPERM || e == ESRCH) && thread_ending(&v) && thread_execd(&v))
 			goto out;
 		if (e == EPERM && tracer > 0)
 			precheck(pid, who);
@@ -1317,7 +1368,9 @@ out:
 	if (attached && !v.died) {
 		/* the first signal held back goes with the detach, the
 		 * others after it */
-		ptrace(PTRACE_DETACH, v.tid, NULL, (void *)(long)(v.nr_held ? v.held[0] : 0));
+		if (ptrace(PTRACE_DETACH, v.tid, NULL,
+			   (void *)(long)(v.nr_held ? v.held[0] : 0)) < 0 && errno == ESRCH)
+			reap(&v);
 		for (int i = 1; i < v.nr_held; i++)
 			syscall(SYS_tgkill, pid, v.tid, v.held[i]);
 	}
