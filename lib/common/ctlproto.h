@@ -85,8 +85,14 @@ enum utrace_ctl_ftrace_file {
 	UTRACE_CTL_FT_GRAPH_FUNCTION = 5,    /* set_graph_function */
 	UTRACE_CTL_FT_MAX_GRAPH_DEPTH = 6,
 	UTRACE_CTL_FT_ENABLED_FUNCS = 7,     /* enabled_functions */
+	UTRACE_CTL_FT_PROFILE_ENABLED = 8,   /* function_profile_enabled */
+	UTRACE_CTL_FT_SET_PID = 9,           /* set_ftrace_pid */
+	UTRACE_CTL_FT_NOTRACE_PID = 10,      /* set_ftrace_notrace_pid */
+	UTRACE_CTL_FT_GRAPH_TIME = 11,       /* options/graph-time */
 	UTRACE_CTL_FT_NR
 };
+/* trace_stat/function<N>: UTRACE_CTL_FT_STAT_FUNCTION | N (READ only) */
+#define UTRACE_CTL_FT_STAT_FUNCTION 0x10000u
 
 enum utrace_ctl_ftrace_action {
 	UTRACE_CTL_FT_READ = 0,

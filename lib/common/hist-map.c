@@ -66,7 +66,7 @@ struct utrace__hist_map *utrace__hist_map_new(const struct utrace__hist *h)
 	m->max_elts = 1u << h->bits;
 	m->nr_slots = 2u << h->bits;
 	m->elt_size = (sizeof(struct elt) + h->key_size + 7) & ~(size_t)7;
-	m->elt_size += h->save_size + h->vstr_size;
+	m->elt_size += h->save_size + 2 * (size_t)h->vstr_size;
 	m->pool = calloc(m->max_elts, m->elt_size);
 	m->slots = calloc(m->nr_slots, sizeof(*m->slots));
 	if (!m->pool || !m->slots) {
@@ -161,10 +161,19 @@ _Atomic uint64_t *utrace__hist_save_area(const struct utrace__hist *h, const str
 	return (_Atomic uint64_t *)(uintptr_t)(e->key + ((h->key_size + 7) & ~7u));
 }
 
-/* An entry's string variables (words, each variable's at its str_off). */
-static _Atomic uint64_t *vstr_area(const struct utrace__hist *h, const struct elt *e)
+/* An entry's string variables: two copies (words, each variable's at its
+ * str_off), so that a reader never waits for a writer.  vstr_seq counts
+ * writes by two (odd while one is inside); write number k (entered at
+ * vstr_seq 2k - 1) fills copy k & 1, and the copy a reader takes at seq s
+ * is (s >> 1) & 1: the last whole one.  Only the second writer after it
+ * touches that copy again, so a reader is good unless seq went past
+ * (s & ~1) + 2 while it copied: a writer preempted inside (a loaded
+ * machine, a signal handler's event interrupting it) no longer tears what
+ * readers see, as a single copy did. */
+static _Atomic uint64_t *vstr_area(const struct utrace__hist *h, const struct elt *e,
+				   uint32_t seq)
 {
-	return utrace__hist_save_area(h, e) + h->save_size / 8;
+	return utrace__hist_save_area(h, e) + h->save_size / 8 + ((seq >> 1) & 1) * (h->vstr_size / 8);
 }
 
 /* The bytes save() keeps of a string field, its NUL included. */
@@ -447,12 +456,13 @@ static void vstr_store(const struct utrace__hist *h, struct elt *e, const unsign
 		       uint32_t size, const struct utrace__hist_ctx *ctx,
 		       const struct utrace__hist_fire *fire)
 {
-	_Atomic uint64_t *w = vstr_area(h, e);
+	_Atomic uint64_t *w;
 	uint64_t buf[UTRACE__HIST_STR_MAX / 8];
 	uint32_t s, i, j, n;
 
 	if (!seq_write_begin(&e->vstr_seq, &s))
 		return;
+	w = vstr_area(h, e, s + 1);	/* write number (s + 1) / 2 */
 	for (i = 0; i < h->nr_vars; i++) {
 		const struct utrace__hist_var *v = &h->vars[i];
 
@@ -468,20 +478,22 @@ static void vstr_store(const struct utrace__hist *h, struct elt *e, const unsign
 }
 
 /* Another trigger's string variable v of entry e (its table's h), read
- * by a writer: a copy under the entry's vstr_seq, given up on (the copy
- * kept as it is) when another writer stays inside for long. */
+ * by a writer: the last whole copy (vstr_area() has why it stays whole),
+ * taken again only when two writes came meanwhile; given up on (the copy
+ * kept as it is) when writers keep coming for long. */
 static void vstr_read(const struct utrace__hist *h, const struct utrace__hist_var *v,
 		      const struct elt *e, char *out)
 {
-	const _Atomic uint64_t *w = vstr_area(h, e) + v->str_off / 8;
+	const _Atomic uint64_t *w;
 	uint64_t buf[UTRACE__HIST_STR_MAX / 8];
 	uint32_t n = (v->str_cap + 7) / 8, s, j, tries = 0;
 
 	do {
 		s = utrace__hist_seq_read_begin(&e->vstr_seq);
+		w = vstr_area(h, e, s) + v->str_off / 8;
 		for (j = 0; j < n; j++)
 			buf[j] = atomic_load_explicit(&w[j], memory_order_acquire);
-		if (!(s & 1) && atomic_load_explicit(&e->vstr_seq, memory_order_acquire) == s)
+		if (atomic_load_explicit(&e->vstr_seq, memory_order_acquire) - s <= 2 - (s & 1))
 			break;
 		if (++tries > SEQ_SPINS)
 			sched_yield();

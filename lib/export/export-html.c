@@ -20,6 +20,11 @@
  *           | u16 text [n] | u16 cpu [n] | u32 begin event [s] | u32 end event [s]
  *           | u16 slice [s]
  *       <script type=application/json class=ut-text>  the chunk's texts
+ *       <script type=application/json class=ut-estk>  the call stacks of
+ *         events, as far as they came: {"f": new frame names, "s": new
+ *         stacks (frame name indexes, innermost first), "e": [[event, stack]]}
+ *     <script type=application/json id=ut-stacks> the call stacks'
+ *                                                flame graphs, per event
  *     <script type=application/json id=ut-end>    totals
  *     template tail (the page's script)
  *
@@ -28,6 +33,13 @@
  * are the same text); the same text in a chunk is written once.  A chunk ends early when a time would not fit
  * its u32 offset (4.29 s after its first event).  Slices are written in
  * the chunk of their end event, as the global indexes of both events.
+ *
+ * Call stacks (utrace record -g's ftrace:stack / stack_ref, the stacktrace
+ * trigger's ftrace:user_stack, each the record after its event on the
+ * same thread) are no events of the page: each is added to the flame
+ * graph of its event's name, a tree of frames outermost first (a node
+ * per distinct path, named as utrace script names the frame, without the
+ * offset), written as [name, count, [children]] nodes.
  *
  * Memory: one chunk (its columns and its texts, about 1 MB for 65536
  * events of 10-byte texts), the tables of threads and names (file-sized
@@ -46,6 +58,7 @@
 #include "export-walk.h"
 #include "print.h"
 #include "problems.h"
+#include "stacktab.h"
 
 /* export-html-page.c, generated from export-html.html by meson */
 extern const char utrace__html_page[];
@@ -126,6 +139,30 @@ struct conv {
 	uint64_t nr_events, nr_lost;
 	uint32_t nr_chunks;
 	bool nomem;
+	/* the flame graphs: a root per event name (fg_root[type], 0: none) */
+	struct utrace__stacktab stacks;
+	struct fg_node *fg;
+	size_t nr_fg, cap_fg;
+	uint32_t *fg_root;               /* [nr_types] */
+	uint32_t *last_type;             /* [nr_thr]: its last event's, 0: none */
+	struct htab fnames;              /* frame names -> index in fname */
+	struct hnode **fname;
+	size_t nr_fname, cap_fname;
+	uint64_t nr_stacks;
+	/* each event's stack, for its side panel (ut-estk) */
+	uint32_t *last_ev;               /* [nr_thr]: its last event's index */
+	struct htab stk;                 /* frame name indexes -> stack */
+	uint32_t nr_stk;
+	size_t names_written;            /* of fname, in earlier ut-estk */
+	uint32_t *fidx;                  /* a stack's frame names, innermost first */
+	size_t cap_fidx;
+	struct utrace__obuf estk_s, estk_e;
+};
+
+/* A node of a flame graph: its frame's name, its stacks, its first child
+ * and next sibling (indexes in cv->fg, 0: none; node 0 is not used). */
+struct fg_node {
+	uint32_t name, count, child, next;
 };
 
 /* --- hash table ---------------------------------------------------------- */
@@ -326,6 +363,28 @@ static int write_buf(struct conv *cv, struct utrace__obuf *b)
 }
 
 /* Write the chunk and start an empty one. */
+/* <script class=ut-estk>: the names, stacks and event stacks since the last. */
+static void put_estk(struct conv *cv, struct utrace__obuf *b)
+{
+	size_t i;
+
+	utrace__ob_puts(b, "<script type=\"application/json\" class=\"ut-estk\">{\"f\":[");
+	for (i = cv->names_written; i < cv->nr_fname; i++) {
+		if (i > cv->names_written)
+			utrace__ob_putc(b, ',');
+		put_jstr(cv, b, cv->fname[i]->key, cv->fname[i]->len);
+	}
+	cv->names_written = cv->nr_fname;
+	utrace__ob_puts(b, "],\"s\":[");
+	utrace__ob_put(b, cv->estk_s.p, cv->estk_s.len);
+	utrace__ob_puts(b, "],\"e\":[");
+	utrace__ob_put(b, cv->estk_e.p, cv->estk_e.len);
+	utrace__ob_puts(b, "]}</script>\n");
+	if (cv->estk_s.nomem || cv->estk_e.nomem)
+		b->nomem = true;
+	cv->estk_s.len = cv->estk_e.len = 0;
+}
+
 static int flush_chunk(struct conv *cv)
 {
 	struct utrace__obuf *b = &cv->line;
@@ -356,6 +415,7 @@ static int flush_chunk(struct conv *cv)
 	utrace__ob_puts(b, "]</script>\n");
 	if (cv->tjson.nomem)
 		b->nomem = true;
+	put_estk(cv, b);
 	r = write_buf(cv, b);
 	cv->n = 0;
 	cv->ns = 0;
@@ -798,6 +858,8 @@ static int add_event(struct conv *cv, const struct utrace__tf_item *it)
 	cv->dt[cv->n] = (uint32_t)(it->time - cv->base);
 	cv->tthr[cv->n] = (uint16_t)th;
 	cv->ttype[cv->n] = (uint16_t)(fi ? fi->type : TYPE_LOST);
+	cv->last_type[th] = fi && cv->nr_events < UINT32_MAX ? fi->type : 0;  /* the stack after it is its */
+	cv->last_ev[th] = (uint32_t)cv->nr_events;
 	cv->ttext[cv->n] = (uint16_t)node->val;
 	cv->tcpu[cv->n] = (uint16_t)(it->cpu > 65535 ? 65535 : it->cpu);
 	cv->n++;
@@ -808,6 +870,210 @@ static int add_event(struct conv *cv, const struct utrace__tf_item *it)
 	}
 	cv->nr_events++;
 	return 0;
+}
+
+/* --- the flame graphs ----------------------------------------------------- */
+
+/* A new node of frame 'name' (0: the root); its index, 0: no memory. */
+static uint32_t fg_new(struct conv *cv, uint32_t name)
+{
+	if (cv->nr_fg == cv->cap_fg) {
+		size_t cap = cv->cap_fg ? 2 * cv->cap_fg : 256;
+		struct fg_node *n = cap > UINT32_MAX ? NULL : realloc(cv->fg, cap * sizeof(*n));
+
+		if (!n)
+			return 0;
+		cv->fg = n;
+		cv->cap_fg = cap;
+		if (!cv->nr_fg)
+			cv->nr_fg = 1;   /* index 0: none */
+	}
+	cv->fg[cv->nr_fg] = (struct fg_node){ name, 0, 0, 0 };
+	return (uint32_t)cv->nr_fg++;
+}
+
+/* The index of frame name s; -1: no memory. */
+static int64_t fname_of(struct conv *cv, const char *s)
+{
+	bool added;
+	struct hnode *e = ht_get(&cv->fnames, s, strlen(s), &added);
+
+	if (!e)
+		return -1;
+	if (added) {
+		if (cv->nr_fname == cv->cap_fname) {
+			size_t cap = cv->cap_fname ? 2 * cv->cap_fname : 256;
+			struct hnode **n = realloc(cv->fname, cap * sizeof(*n));
+
+			if (!n)
+				return -1;
+			cv->fname = n;
+			cv->cap_fname = cap;
+		}
+		e->val = (uint32_t)cv->nr_fname;
+		cv->fname[cv->nr_fname++] = e;
+	}
+	return e->val;
+}
+
+static bool is_stack(const struct utrace__tf_item *it, enum utrace__stack_kind *kind)
+{
+	if (it->kind != UTRACE__TF_EVENT || !it->format || it->kernel)
+		return false;
+	*kind = utrace__stack_kind(it->format->system, it->format->name);
+	return *kind != UTRACE__STACK_NONE ||
+	       (!strcmp(it->format->system, "ftrace") && !strcmp(it->format->name, "user_stack"));
+}
+
+/* A stack record: into the flame graph of its thread's last event.  0 or
+ * -ENOMEM. */
+static int add_stack(struct conv *cv, const struct utrace__tf_item *it,
+		     enum utrace__stack_kind kind)
+{
+	const uint64_t *ips = NULL;
+	uint64_t v[8];
+	uint32_t nr = 0, type, node, c, i;
+	char name[512];
+	int64_t fn;
+	int th = thr_find(cv, it->thread);
+
+	if (kind != UTRACE__STACK_NONE) {
+		if (utrace__stacktab_item(&cv->stacks, it->proc, kind, it->rec, it->len, &ips,
+					  &nr) == -ENOMEM)
+			return -ENOMEM;
+	} else {
+		for (; nr < 8 && 16 + 8 * (nr + 1) <= it->len; nr++) {
+			memcpy(&v[nr], it->rec + 16 + 8 * nr, 8);
+			if (!v[nr])
+				break;
+		}
+		ips = v;
+	}
+	if (th < 0 || !ips || !nr || !(type = cv->last_type[th]))
+		return 0;
+	cv->last_type[th] = 0;           /* one stack an event */
+	if (nr > cv->cap_fidx) {
+		uint32_t *n = realloc(cv->fidx, nr * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		cv->fidx = n;
+		cv->cap_fidx = nr;
+	}
+	if (!cv->fg_root[type] && !(cv->fg_root[type] = fg_new(cv, 0)))
+		return -ENOMEM;
+	node = cv->fg_root[type];
+	cv->fg[node].count++;
+	for (i = nr; i-- > 0;) {         /* outermost first */
+		utrace__stack_frame_name(it->proc, ips[i], false, name, sizeof(name));
+		fn = fname_of(cv, name);
+		if (fn < 0)
+			return -ENOMEM;
+		cv->fidx[i] = (uint32_t)fn;
+		for (c = cv->fg[node].child; c && cv->fg[c].name != (uint32_t)fn; c = cv->fg[c].next)
+			;
+		if (!c) {
+			uint32_t last;
+
+			c = fg_new(cv, (uint32_t)fn);
+			if (!c)
+				return -ENOMEM;
+			/* children in the order they were first seen */
+			last = cv->fg[node].child;
+			if (!last) {
+				cv->fg[node].child = c;
+			} else {
+				while (cv->fg[last].next)
+					last = cv->fg[last].next;
+				cv->fg[last].next = c;
+			}
+		}
+		node = c;
+		cv->fg[node].count++;
+	}
+	cv->nr_stacks++;
+	/* the event's own stack, for its side panel */
+	{
+		bool added;
+		struct hnode *e = ht_get(&cv->stk, cv->fidx, nr * sizeof(*cv->fidx), &added);
+
+		if (!e)
+			return -ENOMEM;
+		if (added) {
+			e->val = cv->nr_stk++;
+			utrace__ob_puts(&cv->estk_s, cv->estk_s.len ? ",[" : "[");
+			for (i = 0; i < nr; i++)
+				utrace__ob_printf(&cv->estk_s, i ? ",%u" : "%u", cv->fidx[i]);
+			utrace__ob_putc(&cv->estk_s, ']');
+		}
+		utrace__ob_printf(&cv->estk_e, "%s[%u,%u]", cv->estk_e.len ? "," : "",
+				  cv->last_ev[th], e->val);
+	}
+	return 0;
+}
+
+/* Node n as [name, count, [children]], without recursion (a stack may be
+ * deep): the path to the node is kept in 'path'. */
+static void put_tree(struct conv *cv, struct utrace__obuf *b, uint32_t root, const char *rname)
+{
+	uint32_t *path = NULL, depth = 0, cap = 0, n = root;
+
+	for (;;) {
+		const struct fg_node *f = &cv->fg[n];
+
+		utrace__ob_putc(b, '[');
+		if (n == root)
+			put_jstr(cv, b, rname, strlen(rname));
+		else
+			put_jstr(cv, b, cv->fname[f->name]->key, cv->fname[f->name]->len);
+		utrace__ob_printf(b, ",%u,[", f->count);
+		if (f->child) {
+			if (depth == cap) {
+				uint32_t *np = realloc(path, (cap ? 2 * cap : 64) * sizeof(*np));
+
+				if (!np) {
+					b->nomem = true;
+					break;
+				}
+				path = np;
+				cap = cap ? 2 * cap : 64;
+			}
+			path[depth++] = n;
+			n = f->child;
+			continue;
+		}
+		/* a leaf: close it, and its parents while they have no next */
+		utrace__ob_puts(b, "]]");
+		while (n != root && !cv->fg[n].next) {
+			n = path[--depth];
+			utrace__ob_puts(b, "]]");
+		}
+		if (n == root)
+			break;
+		utrace__ob_putc(b, ',');
+		n = cv->fg[n].next;
+	}
+	free(path);
+}
+
+/* <script id=ut-stacks>: [{"name", "stacks", "tree"}] per event name with stacks. */
+static void put_stacks(struct conv *cv, struct utrace__obuf *b)
+{
+	size_t t;
+	bool first = true;
+
+	utrace__ob_puts(b, "<script type=\"application/json\" id=\"ut-stacks\">[");
+	for (t = 0; t < cv->nr_types; t++) {
+		if (!cv->fg_root[t])
+			continue;
+		utrace__ob_puts(b, first ? "{\"name\":" : ",{\"name\":");
+		first = false;
+		put_jstr(cv, b, cv->types[t], strlen(cv->types[t]));
+		utrace__ob_printf(b, ",\"stacks\":%u,\"tree\":", cv->fg[cv->fg_root[t]].count);
+		put_tree(cv, b, cv->fg_root[t], "all");
+		utrace__ob_putc(b, '}');
+	}
+	utrace__ob_puts(b, "]</script>\n");
 }
 
 /* --- the whole ------------------------------------------------------------ */
@@ -831,9 +1097,19 @@ static int write_page(struct conv *cv)
 	r = write_buf(cv, b);
 	if (r < 0)
 		return r;
+	cv->fg_root = calloc(cv->nr_types + 1, sizeof(*cv->fg_root));
+	cv->last_type = calloc(cv->nr_thr + 1, sizeof(*cv->last_type));
+	cv->last_ev = calloc(cv->nr_thr + 1, sizeof(*cv->last_ev));
+	if (!cv->fg_root || !cv->last_type || !cv->last_ev)
+		return -ENOMEM;
 	r = utrace__tf_iter_new(cv->tf, &it);
 	while (r >= 0 && (r = utrace__tf_iter_next(it, &item)) > 0) {
-		r = add_event(cv, &item);
+		enum utrace__stack_kind kind;
+
+		if (is_stack(&item, &kind))
+			r = add_stack(cv, &item, kind);
+		else
+			r = add_event(cv, &item);
 		if (r < 0)
 			break;
 		r = 1;
@@ -857,6 +1133,9 @@ static int write_page(struct conv *cv)
 		}
 	}
 	b->len = 0;
+	put_stacks(cv, b);
+	if (b->nomem)
+		return -ENOMEM;
 	utrace__ob_printf(b, "<script type=\"application/json\" id=\"ut-end\">{\"events\":%llu,"
 			  "\"lost\":%llu,\"chunks\":%u,\"unclosed\":[",
 			  (unsigned long long)cv->nr_events, (unsigned long long)cv->nr_lost,
@@ -902,6 +1181,17 @@ static void conv_free(struct conv *cv)
 	free(cv->tjson.p);
 	ht_free(&cv->texts);
 	ht_free(&cv->open);
+	ht_free(&cv->fnames);
+	free(cv->fname);
+	free(cv->fg);
+	free(cv->fg_root);
+	free(cv->last_type);
+	free(cv->last_ev);
+	free(cv->fidx);
+	free(cv->estk_s.p);
+	free(cv->estk_e.p);
+	ht_free(&cv->stk);
+	utrace__stacktab_free(&cv->stacks);
 	utrace__printer_free(cv->text);
 	utrace__printer_free(cv->fields);
 }

@@ -27,6 +27,18 @@
  *   4. a --counter: a TrackDescriptor with a CounterDescriptor under the
  *      process's track, before its first value; each value a TYPE_COUNTER
  *      TrackEvent with counter_value (double_counter_value past INT64_MAX)
+ *   5. the call stack of an event (record -g's ftrace:stack / stack_ref,
+ *      the stacktrace trigger's ftrace:user_stack, each the record after
+ *      its event on the same thread) is no event of its own: the event's
+ *      TrackEvent gets callstack_iid, a Callstack interned with its Frames
+ *      and their function names (InternedData callstacks, frames,
+ *      function_names; profile_common.proto), frames outermost first.  A
+ *      frame is named as utrace script names it, without the offset
+ *      (utrace__stack_frame_name()); one frame per distinct name, so
+ *      that the flame graphs of the Perfetto UI add up by function.  The
+ *      event's packet is therefore held until the record after it
+ *      (pf->pend: its TrackEvent's fields; the packet is made then, its
+ *      InternedData holding the format's names and the stack's).
  *
  * Strings are UTF-8, as protobuf's string type wants: a byte that is not
  * part of a UTF-8 character becomes the code point of its number, as in
@@ -35,12 +47,15 @@
  * Track uuids are small numbers, one varint byte for most: thread i is
  * i + 1, then the processes, then the counter tracks.
  */
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "export-walk.h"
 #include "hash.h"
 #include "protobuf.h"
+#include "stacktab.h"
 
 /* The field numbers (Perfetto's protos). */
 enum {
@@ -85,6 +100,7 @@ enum {
 	TE_NAME = 23,
 	TE_COUNTER_VALUE = 30,
 	TE_DOUBLE_COUNTER_VALUE = 44,
+	TE_CALLSTACK_IID = 56,
 	/* DebugAnnotation */
 	DA_NAME_IID = 1,
 	DA_UINT_VALUE = 3,
@@ -96,9 +112,18 @@ enum {
 	ID_EVENT_CATEGORIES = 1,
 	ID_EVENT_NAMES = 2,
 	ID_DEBUG_ANNOTATION_NAMES = 3,
+	ID_FUNCTION_NAMES = 5,
+	ID_FRAMES = 6,
+	ID_CALLSTACKS = 7,
 	IID = 1,
 	IID_NAME = 2,
+	/* InternedString (str), Frame, Callstack (profile_common.proto) */
+	IS_STR = 2,
+	FR_FUNCTION_NAME_ID = 2,
+	CST_FRAME_IDS = 2,
 };
+
+#define MAX_FRAMES 1024
 
 enum {
 	SEQ_INCREMENTAL_STATE_CLEARED = 1,
@@ -134,6 +159,21 @@ struct pf_fmt {
 struct pf_out {
 	struct intern cats, names, anames;
 	bool *counter_made;              /* [counter * nr_procs + proc] */
+	/* call stacks: function names (a frame's iid is its name's), and
+	 * callstacks keyed by their frame iids */
+	struct intern funcs, stacks;
+	struct utrace__stacktab tab;
+	/* the event held until the record after it (see 5. above) */
+	struct utrace__obuf pend;        /* its TrackEvent's fields */
+	bool pending;
+	uint64_t pend_time;
+	size_t pend_thread;
+	struct pf_fmt *pend_f;           /* its format's names to define, */
+	const struct utrace__xfmt *pend_xf;  /* or NULL */
+	struct utrace__obuf fresh;       /* the stack's InternedData entries */
+	struct utrace__obuf post;        /* its counters' packets, after it */
+	uint64_t pend_stack;             /* its callstack_iid, 0: none */
+	uint64_t *iids;                  /* [MAX_FRAMES] */
 };
 
 /* --- interning --- */
@@ -337,17 +377,10 @@ static void put_interned(struct utrace__obuf *b, uint32_t field, uint64_t iid, c
 	utrace__pb_end(b, at);
 }
 
-/* The InternedData of what the format's first event defines. */
+/* The InternedData entries of what the format's first event defines. */
 static void put_fresh(struct utrace__obuf *b, struct pf_fmt *f, const struct utrace__xfmt *xf)
 {
-	bool any = f->fresh_cat || f->fresh_name;
-	size_t at, i;
-
-	for (i = 0; i < f->nr_fields; i++)
-		any |= f->field[i].fresh;
-	if (!any)
-		return;
-	at = utrace__pb_begin(b, TP_INTERNED_DATA);
+	size_t i;
 
 	if (f->fresh_cat)
 		put_interned(b, ID_EVENT_CATEGORIES, f->cat_iid, xf->e->system);
@@ -357,7 +390,6 @@ static void put_fresh(struct utrace__obuf *b, struct pf_fmt *f, const struct utr
 		if (f->field[i].fresh)
 			put_interned(b, ID_DEBUG_ANNOTATION_NAMES, f->field[i].iid,
 				     xf->fields[i].name);
-	utrace__pb_end(b, at);
 }
 
 static void put_num(struct utrace__obuf *b, uint64_t v, bool is_signed)
@@ -395,24 +427,159 @@ static void put_annotations(struct utrace__obuf *b, const struct pf_fmt *f,
 	}
 }
 
+/* The held event's packet, into the output. */
+static void pend_flush(struct utrace__xwalk *w, struct pf_out *pf)
+{
+	struct utrace__obuf *b = &w->ob;
+	size_t pk, at;
+
+	if (!pf->pending)
+		return;
+	pf->pending = false;
+	pk = packet_begin(b, pf->pend_time);
+	utrace__pb_uint(b, TP_SEQUENCE_FLAGS, SEQ_NEEDS_INCREMENTAL_STATE);
+	if (pf->pend_xf || pf->fresh.len) {
+		at = utrace__pb_begin(b, TP_INTERNED_DATA);
+		if (pf->pend_xf)
+			put_fresh(b, pf->pend_f, pf->pend_xf);
+		utrace__ob_put(b, pf->fresh.p, pf->fresh.len);
+		utrace__pb_end(b, at);
+	}
+	at = utrace__pb_begin(b, TP_TRACK_EVENT);
+	utrace__ob_put(b, pf->pend.p, pf->pend.len);
+	if (pf->pend_stack)
+		utrace__pb_uint(b, TE_CALLSTACK_IID, pf->pend_stack);
+	utrace__pb_end(b, at);
+	utrace__pb_end(b, pk);
+	utrace__ob_put(b, pf->post.p, pf->post.len);
+	if (pf->pend.nomem || pf->fresh.nomem || pf->post.nomem)
+		b->nomem = true;
+	pf->pend.len = pf->fresh.len = pf->post.len = 0;
+	pf->pend_stack = 0;
+	pf->pend_xf = NULL;
+}
+
+/* Is the event a call stack?  Which kind (NONE: the trigger's user_stack). */
+static bool is_stack(const struct utrace__xev *ev, enum utrace__stack_kind *kind)
+{
+	const struct utrace__fmt *e = ev->xf->e;
+
+	if (ev->it->kernel)
+		return false;
+	*kind = utrace__stack_kind(e->system, e->name);
+	return *kind != UTRACE__STACK_NONE ||
+	       (!strcmp(e->system, "ftrace") && !strcmp(e->name, "user_stack"));
+}
+
+/*
+ * The stack record ev, of the held event's thread: its callstack (and
+ * the names, frames and callstack it defines) given to the held event.
+ * A stack with no event before it on its thread is left out.
+ */
+static void put_stack(struct utrace__xwalk *w, struct pf_out *pf, const struct utrace__xev *ev,
+		      enum utrace__stack_kind kind)
+{
+	const struct utrace__tf_item *it = ev->it;
+	const uint64_t *ips = NULL;
+	uint64_t v[8], iid;
+	uint32_t nr = 0, i;
+	struct utrace__obuf key = { 0 };
+	bool fresh;
+	char name[512];
+	size_t at;
+
+	if (!pf->pending || pf->pend_thread != ev->thread || pf->pend_stack)
+		return;
+	if (kind != UTRACE__STACK_NONE) {
+		if (utrace__stacktab_item(&pf->tab, it->proc, kind, it->rec, it->len, &ips,
+					  &nr) == -ENOMEM) {
+			w->ob.nomem = true;
+			return;
+		}
+	} else {
+		for (; nr < 8 && 16 + 8 * (nr + 1) <= it->len; nr++) {
+			memcpy(&v[nr], it->rec + 16 + 8 * nr, 8);
+			if (!v[nr])
+				break;
+		}
+		ips = v;
+	}
+	if (!ips || !nr)
+		return;
+	if (nr > MAX_FRAMES)
+		nr = MAX_FRAMES;         /* the innermost frames */
+	for (i = 0; i < nr; i++) {
+		utrace__stack_frame_name(it->proc, ips[i], false, name, sizeof(name));
+		iid = intern(&pf->funcs, name, &fresh);
+		if (!iid) {
+			w->ob.nomem = true;
+			return;
+		}
+		if (fresh) {
+			at = utrace__pb_begin(&pf->fresh, ID_FUNCTION_NAMES);
+			utrace__pb_uint(&pf->fresh, IID, iid);
+			pb_cstr(&pf->fresh, IS_STR, name);
+			utrace__pb_end(&pf->fresh, at);
+			at = utrace__pb_begin(&pf->fresh, ID_FRAMES);
+			utrace__pb_uint(&pf->fresh, IID, iid);
+			utrace__pb_uint(&pf->fresh, FR_FUNCTION_NAME_ID, iid);
+			utrace__pb_end(&pf->fresh, at);
+		}
+		pf->iids[i] = iid;
+		utrace__ob_printf(&key, "%llx,", (unsigned long long)iid);
+	}
+	utrace__ob_putc(&key, '\0');
+	iid = key.nomem ? 0 : intern(&pf->stacks, key.p, &fresh);
+	free(key.p);
+	if (!iid) {
+		w->ob.nomem = true;
+		return;
+	}
+	if (fresh) {
+		/* frame_ids: outermost first, not packed (proto2's
+		 * repeated uint64, as Perfetto's own writers put it) */
+		at = utrace__pb_begin(&pf->fresh, ID_CALLSTACKS);
+		utrace__pb_uint(&pf->fresh, IID, iid);
+		for (i = nr; i-- > 0;)
+			utrace__pb_uint(&pf->fresh, CST_FRAME_IDS, pf->iids[i]);
+		utrace__pb_end(&pf->fresh, at);
+	}
+	pf->pend_stack = iid;
+}
+
 static void pf_event(struct utrace__xwalk *w, const struct utrace__xev *ev)
 {
 	struct pf_out *pf = w->ctx;
-	struct utrace__obuf *b = &w->ob;
-	struct pf_fmt *f = pf_fmt_get(pf, ev->xf);
-	size_t pk, te;
+	struct utrace__obuf *b = &pf->pend;
+	enum utrace__stack_kind kind;
+	struct pf_fmt *f;
 
-	if (!f) {
-		b->nomem = true;
+	if (is_stack(ev, &kind)) {
+		put_stack(w, pf, ev, kind);
+		pend_flush(w, pf);
 		return;
 	}
-	pk = packet_begin(b, ev->it->time);
-	utrace__pb_uint(b, TP_SEQUENCE_FLAGS, SEQ_NEEDS_INCREMENTAL_STATE);
+	pend_flush(w, pf);
+	f = pf_fmt_get(pf, ev->xf);
+	if (!f) {
+		w->ob.nomem = true;
+		return;
+	}
+	pf->pending = true;
+	pf->pend_time = ev->it->time;
+	pf->pend_thread = ev->thread;
 	if (!f->defined) {
-		put_fresh(b, f, ev->xf);
+		bool any = f->fresh_cat || f->fresh_name;
+		size_t i;
+
+		for (i = 0; i < f->nr_fields; i++)
+			any |= f->field[i].fresh;
+		if (any) {
+			pf->pend_f = f;
+			pf->pend_xf = ev->xf;
+		}
 		f->defined = true;
 	}
-	te = utrace__pb_begin(b, TP_TRACK_EVENT);
 	utrace__pb_uint(b, TE_TYPE, ev->kind == UTRACE__X_BEGIN ? TYPE_SLICE_BEGIN :
 			ev->kind == UTRACE__X_END ? TYPE_SLICE_END : TYPE_INSTANT);
 	utrace__pb_uint(b, TE_TRACK_UUID, thread_uuid(ev->thread));
@@ -421,15 +588,14 @@ static void pf_event(struct utrace__xwalk *w, const struct utrace__xev *ev)
 		utrace__pb_uint(b, TE_NAME_IID, f->name_iid);
 	}
 	put_annotations(b, f, ev);
-	utrace__pb_end(b, te);
-	utrace__pb_end(b, pk);
 }
 
 static void pf_counter(struct utrace__xwalk *w, const struct utrace__xev *ev, size_t c,
 		       const struct utrace__fval *v)
 {
 	struct pf_out *pf = w->ctx;
-	struct utrace__obuf *b = &w->ob;
+	/* after the event, which may be held for its stack */
+	struct utrace__obuf *b = pf->pending ? &pf->post : &w->ob;
 	uint64_t uuid = counter_uuid(w, c, ev->proc);
 	size_t pk, m;
 
@@ -459,8 +625,10 @@ static void pf_counter(struct utrace__xwalk *w, const struct utrace__xev *ev, si
 static void pf_lost(struct utrace__xwalk *w, const struct utrace__xev *ev)
 {
 	struct utrace__obuf *b = &w->ob;
-	size_t pk = packet_begin(b, ev->it->time), te, da;
+	size_t pk, te, da;
 
+	pend_flush(w, w->ctx);           /* packets in time order */
+	pk = packet_begin(b, ev->it->time);
 	te = utrace__pb_begin(b, TP_TRACK_EVENT);
 	utrace__pb_uint(b, TE_TYPE, TYPE_INSTANT);
 	utrace__pb_uint(b, TE_TRACK_UUID, thread_uuid(ev->thread));
@@ -478,7 +646,7 @@ static void pf_lost(struct utrace__xwalk *w, const struct utrace__xev *ev)
 
 static void pf_end(struct utrace__xwalk *w)
 {
-	(void)w;
+	pend_flush(w, w->ctx);
 }
 
 static const struct utrace__xwriter perfetto_writer = {
@@ -493,8 +661,21 @@ int utrace__export_perfetto(struct utrace__tf *tf, const char *out,
 			    const struct utrace__export_opts *o)
 {
 	struct pf_out pf = { 0 };
-	int status = utrace__export_walk(tf, out, o, &perfetto_writer, &pf);
+	int status;
 
+	pf.iids = malloc(MAX_FRAMES * sizeof(*pf.iids));
+	if (!pf.iids) {
+		utrace__say("utrace: out of memory\n");
+		return 1;
+	}
+	status = utrace__export_walk(tf, out, o, &perfetto_writer, &pf);
+	intern_free(&pf.funcs);
+	intern_free(&pf.stacks);
+	utrace__stacktab_free(&pf.tab);
+	free(pf.pend.p);
+	free(pf.fresh.p);
+	free(pf.post.p);
+	free(pf.iids);
 	intern_free(&pf.cats);
 	intern_free(&pf.names);
 	intern_free(&pf.anames);

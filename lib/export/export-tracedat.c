@@ -64,6 +64,7 @@
 #include "page.h"
 #include "problems.h"
 #include "rbpack.h"
+#include "stacktab.h"
 
 #define MAX_CPUS 8192                   /* the kernel's NR_CPUS limit */
 #define MAX_ID 0xffff                   /* common_type is an unsigned short */
@@ -120,7 +121,21 @@ static const char common_type_line[] =
 struct dfmt {
 	const char *system, *name, *body;
 	uint16_t id;                     /* in trace.dat; 0: left out */
+	char *own;                       /* body, when the export made it */
 };
+
+/*
+ * record -g's stacks (ftrace:stack defines one, ftrace:stack_ref refers to
+ * it) become the kernel's ftrace:user_stack records (struct
+ * userstack_entry: tgid, caller[]), which trace-cmd prints by their print
+ * fmt, a " => function+0xoff" line per frame.  The kernel's caller[] has 8
+ * entries, padded with 0 (printed "=> 0x0"); here each depth has a
+ * user_stack format of its own, caller[N] and N %pS, so that a stack of
+ * any depth prints whole and without padding (the kernel's layout; its
+ * print fmt has %ps, the name alone: the offset tells call sites apart,
+ * as utrace script's func+0xoff/0xsize does).
+ */
+#define MAX_UFRAMES 256
 
 struct cpu_out {
 	struct utrace__rbpack pk;        /* its pages (pk.page: pass 2) */
@@ -147,6 +162,9 @@ struct conv {
 	struct dfmt *lost_fmt;           /* utrace:lost_events, when needed */
 	int werr;                        /* errno of the first write error */
 	struct utrace__vet *vet;          /* what utrace script would refuse */
+	struct utrace__stacktab stacks;  /* record -g's definitions passed */
+	struct dfmt *ustack[MAX_UFRAMES + 1];  /* user_stack of N frames */
+	unsigned char urec[16 + 8 * MAX_UFRAMES];
 };
 
 /* --- little-endian output --- */
@@ -235,6 +253,25 @@ static bool dfmt_room(struct conv *cv)
 	return true;
 }
 
+/*
+ * trace-cmd takes the id after the first ftrace:user_stack for a blktrace
+ * event of its own (trace-blk-hack.c, from the kernel's TRACE_BLK): the
+ * event of that id would print as "blktrace".  So the id after each
+ * user_stack is left unused (an entry without an id).  false: no memory.
+ */
+static bool after_user_stack(struct conv *cv, const struct dfmt *d)
+{
+	struct dfmt *gap;
+
+	if (!d->id || strcmp(d->system, "ftrace") || strcmp(d->name, "user_stack"))
+		return true;
+	if (!dfmt_room(cv) || !(gap = calloc(1, sizeof(*gap))))
+		return false;
+	gap->system = gap->name = gap->body = "";
+	cv->all[cv->nr_fmt++] = gap;
+	return true;
+}
+
 /* The distinct format of 'f', made on first sight; NULL: out of memory. */
 static struct dfmt *dfmt_get(struct conv *cv, struct utrace__tf_format *f)
 {
@@ -284,7 +321,83 @@ static struct dfmt *dfmt_get(struct conv *cv, struct utrace__tf_format *f)
 	}
 	cv->all[cv->nr_fmt++] = d;
 	*slot = d;
-	return d;
+	return after_user_stack(cv, d) ? d : NULL;
+}
+
+/* The user_stack format of n frames (1..MAX_UFRAMES); NULL: no memory. */
+static struct dfmt *ustack_fmt(struct conv *cv, uint32_t n)
+{
+	struct utrace__obuf b = { 0 };
+	struct dfmt *d;
+	uint32_t i;
+
+	if (cv->ustack[n])
+		return cv->ustack[n];
+	if (!dfmt_room(cv))
+		return NULL;
+	utrace__ob_printf(&b, "format:\n"
+			  "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+			  "\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+			  "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+			  "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+			  "\n"
+			  "\tfield:unsigned int tgid;\toffset:8;\tsize:4;\tsigned:0;\n"
+			  "\tfield:unsigned long caller[%u];\toffset:16;\tsize:%u;\tsigned:0;\n"
+			  "\n"
+			  "print fmt: \"", n, 8 * n);
+	for (i = 0; i < n; i++)
+		utrace__ob_puts(&b, "\\t=> %pS\\n");
+	utrace__ob_puts(&b, "\"");
+	for (i = 0; i < n; i++)
+		utrace__ob_printf(&b, ", (void *)REC->caller[%u]", i);
+	utrace__ob_puts(&b, "\n");
+	utrace__ob_putc(&b, '\0');
+	d = calloc(1, sizeof(*d));
+	if (b.nomem || !d || cv->nr_fmt >= MAX_ID) {
+		if (d && !b.nomem && cv->nr_fmt >= MAX_ID)
+			problem(cv, "'%s': more than %u distinct formats: the stacks of "
+				"%u frames are left out", cv->name, MAX_ID, n);
+		free(b.p);
+		free(d);
+		return NULL;
+	}
+	d->system = "ftrace";
+	d->name = "user_stack";
+	d->own = b.p;
+	d->body = b.p;
+	d->id = (uint16_t)(cv->nr_fmt + 1);
+	cv->all[cv->nr_fmt++] = d;
+	cv->ustack[n] = d;
+	return after_user_stack(cv, d) ? d : NULL;
+}
+
+/*
+ * A stack record of record -g (kind: a definition or a reference) as a
+ * user_stack record in cv->urec: its length, 0 when there is nothing to
+ * write (a reference to a stack not in the file, no frames), or -ENOMEM.
+ */
+static int ustack_rec(struct conv *cv, const struct utrace__tf_item *item,
+		      enum utrace__stack_kind kind, struct dfmt **d)
+{
+	const uint64_t *ips;
+	uint32_t nr, pid = item->proc->pid;
+	int r = utrace__stacktab_item(&cv->stacks, item->proc, kind, item->rec, item->len,
+				      &ips, &nr);
+
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0 || !ips || !nr || item->len < 8)
+		return 0;
+	if (nr > MAX_UFRAMES)
+		nr = MAX_UFRAMES;        /* the innermost frames */
+	*d = ustack_fmt(cv, nr);
+	if (!*d)
+		return cv->nr_fmt >= MAX_ID ? 0 : -ENOMEM;
+	memcpy(cv->urec, item->rec, 8);  /* the common fields */
+	memcpy(cv->urec + 8, &pid, 4);
+	memset(cv->urec + 12, 0, 4);
+	memcpy(cv->urec + 16, ips, 8 * nr);
+	return (int)(16 + 8 * nr);
 }
 
 /* --- pages --- */
@@ -383,6 +496,7 @@ static int pass(struct conv *cv)
 {
 	struct utrace__tf_iter *it = NULL;
 	struct utrace__tf_item item;
+	enum utrace__stack_kind kind;
 	struct cpu_out *c;
 	struct dfmt *d;
 	uint32_t i;
@@ -414,6 +528,23 @@ static int pass(struct conv *cv)
 					(unsigned long long)item.page_offset,
 					(unsigned long long)item.offset,
 					UTRACE__TF_NO_FORMAT_ARGS(&item));
+			continue;
+		}
+		kind = utrace__stack_kind(item.format->system, item.format->name);
+		if (kind != UTRACE__STACK_NONE && !item.kernel) {
+			int n = ustack_rec(cv, &item, kind, &d);
+
+			if (n < 0) {
+				r = n;
+				break;
+			}
+			if (n && utrace__rbpack_event(&c->pk, item.time, cv->urec,
+						      (uint32_t)n, d->id) < 0) {
+				r = -EIO;
+				break;
+			}
+			if (n && !cv->writing)
+				cv->nr_events++;
 			continue;
 		}
 		d = dfmt_get(cv, item.format);
@@ -861,7 +992,8 @@ int utrace__export_tracedat(struct utrace__tf *tf, const char *out)
 
 	/* pass 1: the formats in file order, then where each event goes */
 	for (i = 0; (f = utrace__tf_format(tf, i)); i++)
-		if (!dfmt_get(&cv, f)) {
+		if (utrace__stack_kind(f->system, f->name) == UTRACE__STACK_NONE &&
+		    !dfmt_get(&cv, f)) {
 			r = -ENOMEM;
 			goto out;
 		}
@@ -900,8 +1032,11 @@ out:
 			     "left out");
 	if (cv.pr.count)
 		status = 1;
-	for (i = 0; i < cv.nr_fmt; i++)
+	for (i = 0; i < cv.nr_fmt; i++) {
+		free(cv.all[i]->own);
 		free(cv.all[i]);
+	}
+	utrace__stacktab_free(&cv.stacks);
 	for (i = 0; i < cv.cap_cpus; i++)
 		free(cv.cpu[i].pk.page);
 	free(cv.cpu);

@@ -325,7 +325,9 @@ static uint64_t rd_n(struct rd *r, size_t n)
 	return v;
 }
 
-static uint64_t rd_uleb(struct rd *r)
+/* A LEB128 number; its last byte in @last (the sign is its bit 6), the
+ * bits read in @bits. */
+static uint64_t rd_leb(struct rd *r, uint8_t *last, unsigned int *bits)
 {
 	uint64_t v = 0;
 	unsigned int shift = 0;
@@ -337,23 +339,27 @@ static uint64_t rd_uleb(struct rd *r)
 			v |= (uint64_t)(b & 0x7f) << shift;
 		shift += 7;
 	} while ((b & 0x80) && !r->bad);
+	*last = b;
+	*bits = shift;
 	return v;
+}
+
+static uint64_t rd_uleb(struct rd *r)
+{
+	unsigned int bits;
+	uint8_t last;
+
+	return rd_leb(r, &last, &bits);
 }
 
 static int64_t rd_sleb(struct rd *r)
 {
-	uint64_t v = 0;
-	unsigned int shift = 0;
-	uint8_t b;
+	unsigned int bits;
+	uint8_t last;
+	uint64_t v = rd_leb(r, &last, &bits);
 
-	do {
-		b = (uint8_t)rd_n(r, 1);
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-	} while ((b & 0x80) && !r->bad);
-	if (shift < 64 && (b & 0x40))
-		v |= ~0ull << shift;
+	if (bits < 64 && (last & 0x40))
+		v |= ~0ull << bits;
 	return (int64_t)v;
 }
 

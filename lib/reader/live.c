@@ -519,9 +519,17 @@ static void header(FILE *out, uint64_t in_buffer, uint64_t written, unsigned int
 		cpus = 1;
 	fprintf(out, "# tracer: %s\n#\n", tracer && *tracer ? tracer : "nop");
 	if (tracer && !strcmp(tracer, "function_graph") && !(flags & LIVE_NO_CONTEXT)) {
-		/* print_graph_headers_flags() with the default options */
-		fputs("# CPU  DURATION                  FUNCTION CALLS\n"
-		      "# |     |   |                     |   |   |   |\n", out);
+		/* print_graph_headers_flags() */
+		fprintf(out, "#%s%s%s%s               FUNCTION CALLS\n",
+			flags & LIVE_FG_ABSTIME ? "     TIME       " : "",
+			flags & LIVE_FG_NO_CPU ? "" : " CPU",
+			flags & LIVE_FG_PROC ? "  TASK/PID       " : "",
+			flags & LIVE_FG_NO_DURATION ? "" : "  DURATION   ");
+		fprintf(out, "#%s%s%s%s               |   |   |   |\n",
+			flags & LIVE_FG_ABSTIME ? "      |         " : "",
+			flags & LIVE_FG_NO_CPU ? "" : " |  ",
+			flags & LIVE_FG_PROC ? "   |    |        " : "",
+			flags & LIVE_FG_NO_DURATION ? "" : "   |   |      ");
 		return;
 	}
 	if (flags & LIVE_NO_CONTEXT)
@@ -581,7 +589,14 @@ static unsigned int print_flags(unsigned int flags)
 	       (flags & LIVE_NO_CONTEXT ? UTRACE__PF_NO_CONTEXT : 0) |
 	       (flags & LIVE_LATENCY ? UTRACE__PF_LATENCY : 0) |
 	       (flags & LIVE_TGID ? UTRACE__PF_TGID : 0) |
-	       (flags & LIVE_VERBOSE ? UTRACE__PF_VERBOSE : 0);
+	       (flags & LIVE_VERBOSE ? UTRACE__PF_VERBOSE : 0) |
+	       (flags & LIVE_FG_OVERRUN ? UTRACE__PF_FG_OVERRUN : 0) |
+	       (flags & LIVE_FG_NO_CPU ? UTRACE__PF_FG_NO_CPU : 0) |
+	       (flags & LIVE_FG_NO_OVERHEAD ? UTRACE__PF_FG_NO_OVERHEAD : 0) |
+	       (flags & LIVE_FG_PROC ? UTRACE__PF_FG_PROC : 0) |
+	       (flags & LIVE_FG_NO_DURATION ? UTRACE__PF_FG_NO_DURATION : 0) |
+	       (flags & LIVE_FG_ABSTIME ? UTRACE__PF_FG_ABSTIME : 0) |
+	       (flags & LIVE_FG_TAIL ? UTRACE__PF_FG_TAIL : 0);
 }
 
 static int page_push(struct utrace__live_pages *to, const struct utrace__live_page *lp)

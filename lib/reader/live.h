@@ -50,6 +50,14 @@ enum {
 	LIVE_LATENCY = 64,    /* latency-format */
 	LIVE_TGID = 128,      /* record-tgid */
 	LIVE_VERBOSE = 256,   /* verbose */
+	/* function_graph's options (the kernel's TRACE_GRAPH_PRINT_*) */
+	LIVE_FG_OVERRUN = 1 << 9,      /* funcgraph-overrun */
+	LIVE_FG_NO_CPU = 1 << 10,      /* nofuncgraph-cpu */
+	LIVE_FG_NO_OVERHEAD = 1 << 11, /* nofuncgraph-overhead */
+	LIVE_FG_PROC = 1 << 12,        /* funcgraph-proc */
+	LIVE_FG_NO_DURATION = 1 << 13, /* nofuncgraph-duration */
+	LIVE_FG_ABSTIME = 1 << 14,     /* funcgraph-abstime */
+	LIVE_FG_TAIL = 1 << 15,        /* funcgraph-tail */
 };
 
 /*

@@ -71,6 +71,7 @@ struct utrace__printer {
 		uint32_t tid, cpu, depth;
 		uint64_t func, time;
 		char name[160];
+		char comm[17];
 	} fgp;
 	struct fg_thread {
 		uint32_t tid;
@@ -461,32 +462,76 @@ static void ps_name(const struct utrace__rec *r, uint64_t addr, char *buf, size_
 		snprintf(buf, len, "0x%" PRIx64, addr);
 }
 
-/* " 1) ": print_graph_cpu() */
-static void fg_cpu(struct utrace__printer *sc, uint32_t cpu)
+static unsigned int fg_flags(const struct utrace__printer *sc)
 {
-	long n = sysconf(_SC_NPROCESSORS_CONF);
-	int w = 1;
-	char tmp[32];
-
-	for (; n >= 10; n /= 10)
-		w++;
-	snprintf(tmp, sizeof(tmp), " %*u) ", w, (unsigned int)cpu);
-	utrace__ob_puts(&sc->ob, tmp);
-	sc->nr_lines++;
+	return sc->o->mode == UTRACE__OUT_TEXT ? sc->o->pflags : 0;
 }
 
-/* trace_find_mark() and trace_print_graph_duration(), then "|  " */
-static void fg_duration(struct utrace__obuf *b, uint64_t ns)
+/* print_graph_prologue(): funcgraph-abstime's "secs.usecs |  ", the
+ * CPU's " 1) " (print_graph_cpu()), funcgraph-proc's "comm-tid | "
+ * (print_graph_proc(): the comm cut to 7, centred in 14) */
+static void fg_prologue(struct utrace__printer *sc, uint32_t cpu, uint32_t tid,
+			const char *comm, uint64_t time)
+{
+	unsigned int pf = fg_flags(sc);
+	char tmp[64];
+
+	sc->nr_lines++;
+	if (pf & UTRACE__PF_FG_ABSTIME) {
+		snprintf(tmp, sizeof(tmp), "%5llu.%06llu |  ",
+			 (unsigned long long)(time / 1000000000ULL),
+			 (unsigned long long)(time % 1000000000ULL / 1000));
+		utrace__ob_puts(&sc->ob, tmp);
+	}
+	if (!(pf & UTRACE__PF_FG_NO_CPU)) {
+		long n = sysconf(_SC_NPROCESSORS_CONF);
+		int w = 1;
+
+		for (; n >= 10; n /= 10)
+			w++;
+		snprintf(tmp, sizeof(tmp), " %*u) ", w, (unsigned int)cpu);
+		utrace__ob_puts(&sc->ob, tmp);
+	}
+	if (pf & UTRACE__PF_FG_PROC) {
+		char who[40];
+		int len = snprintf(who, sizeof(who), "%.7s-%u", comm ? comm : "<...>",
+				   (unsigned int)tid);
+		int spaces = len < 14 ? 14 - len : 0;
+
+		for (int i = 0; i < spaces / 2; i++)
+			utrace__ob_putc(&sc->ob, ' ');
+		utrace__ob_puts(&sc->ob, who);
+		for (int i = 0; i < spaces - spaces / 2; i++)
+			utrace__ob_putc(&sc->ob, ' ');
+		utrace__ob_puts(&sc->ob, " | ");
+	}
+}
+
+/* The duration column without a duration (FLAGS_FILL_FULL) */
+static void fg_fill(struct utrace__printer *sc)
+{
+	if (!(fg_flags(sc) & UTRACE__PF_FG_NO_DURATION))
+		utrace__ob_puts(&sc->ob, "              |  ");
+}
+
+/* print_graph_duration(): trace_find_mark() (funcgraph-overhead) and
+ * trace_print_graph_duration(), then "|  "; nothing without
+ * funcgraph-duration */
+static void fg_duration(struct utrace__printer *sc, uint64_t ns)
 {
 	static const struct { uint64_t over; char mark; } marks[] = {
 		{ 1000000000ULL, '$' }, { 100000000ULL, '@' }, { 10000000ULL, '*' },
 		{ 1000000ULL, '#' }, { 100000ULL, '!' }, { 10000ULL, '+' },
 	};
+	struct utrace__obuf *b = &sc->ob;
+	unsigned int pf = fg_flags(sc);
 	char us[24], tmp[64], mark = ' ';
 	int len;
 
+	if (pf & UTRACE__PF_FG_NO_DURATION)
+		return;
 	for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++)
-		if (ns > marks[i].over) {
+		if (!(pf & UTRACE__PF_FG_NO_OVERHEAD) && ns > marks[i].over) {
 			mark = marks[i].mark;
 			break;
 		}
@@ -563,8 +608,8 @@ static void fg_flush(struct utrace__printer *sc)
 	if (!sc->fgp.on)
 		return;
 	sc->fgp.on = false;
-	fg_cpu(sc, sc->fgp.cpu);
-	utrace__ob_puts(b, "              |  ");
+	fg_prologue(sc, sc->fgp.cpu, sc->fgp.tid, sc->fgp.comm, sc->fgp.time);
+	fg_fill(sc);
 	fg_indent(b, sc->fgp.depth);
 	utrace__ob_puts(b, sc->fgp.name);
 	utrace__ob_puts(b, "() {\n");
@@ -609,6 +654,7 @@ static void put_ftrace_fn(struct utrace__printer *sc, const struct utrace__tf_it
 		sc->fgp.depth = depth;
 		sc->fgp.func = func;
 		sc->fgp.time = it->time;
+		snprintf(sc->fgp.comm, sizeof(sc->fgp.comm), "%s", utrace__item_comm(it));
 		ps_name(r, func, sc->fgp.name, sizeof(sc->fgp.name));
 		if (!sc->fg_lookahead)
 			fg_flush(sc);
@@ -618,8 +664,8 @@ static void put_ftrace_fn(struct utrace__printer *sc, const struct utrace__tf_it
 		/* print_graph_entry_leaf() */
 		sc->fgp.on = false;
 		fg_time(sc, tid, depth, 0, false);
-		fg_cpu(sc, it->cpu);
-		fg_duration(b, it->time - sc->fgp.time);
+		fg_prologue(sc, it->cpu, tid, sc->fgp.comm, sc->fgp.time);
+		fg_duration(sc, it->time - sc->fgp.time);
 		fg_indent(b, depth);
 		utrace__ob_puts(b, sc->fgp.name);
 		utrace__ob_puts(b, "();\n");
@@ -628,14 +674,25 @@ static void put_ftrace_fn(struct utrace__printer *sc, const struct utrace__tf_it
 	fg_flush(sc);
 	{
 		uint64_t t0 = fg_time(sc, tid, depth, 0, false);
+		uint32_t overrun;
 
-		fg_cpu(sc, it->cpu);
+		fg_prologue(sc, it->cpu, tid, utrace__item_comm(it), it->time);
 		if (t0 && it->time >= t0)
-			fg_duration(b, it->time - t0);
+			fg_duration(sc, it->time - t0);
 		else
-			utrace__ob_puts(b, "              |  ");
+			fg_fill(sc);
 		fg_indent(b, depth);
-		utrace__ob_puts(b, "}\n");
+		/* "}", or with the function's name when its entry is not
+		 * known or funcgraph-tail is on */
+		if (t0 && !(fg_flags(sc) & UTRACE__PF_FG_TAIL)) {
+			utrace__ob_puts(b, "}\n");
+		} else {
+			ps_name(r, func, name, sizeof(name));
+			utrace__ob_printf(b, "} /* %s */\n", name);
+		}
+		memcpy(&overrun, r->d + 20, 4);
+		if (fg_flags(sc) & UTRACE__PF_FG_OVERRUN)
+			utrace__ob_printf(b, " (Overruns: %u)\n", (unsigned int)overrun);
 	}
 }
 

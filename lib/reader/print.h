@@ -45,6 +45,15 @@ enum {
 	UTRACE__PF_LATENCY = 1 << 3,    /* latency-format: the latency tracers' columns */
 	UTRACE__PF_TGID = 1 << 4,       /* record-tgid: "(tgid)" after the pid */
 	UTRACE__PF_VERBOSE = 1 << 5,    /* verbose: latency-format's long columns */
+	/* function_graph's lines (print_graph_prologue(), _duration(),
+	 * print_graph_return()): the kernel's defaults are 0 */
+	UTRACE__PF_FG_OVERRUN = 1 << 6,     /* funcgraph-overrun: " (Overruns: N)" */
+	UTRACE__PF_FG_NO_CPU = 1 << 7,      /* nofuncgraph-cpu: no " N) " */
+	UTRACE__PF_FG_NO_OVERHEAD = 1 << 8, /* nofuncgraph-overhead: no duration marks */
+	UTRACE__PF_FG_PROC = 1 << 9,        /* funcgraph-proc: "comm-tid | " */
+	UTRACE__PF_FG_NO_DURATION = 1 << 10, /* nofuncgraph-duration: no duration column */
+	UTRACE__PF_FG_ABSTIME = 1 << 11,    /* funcgraph-abstime: "secs.usecs |  " first */
+	UTRACE__PF_FG_TAIL = 1 << 12,       /* funcgraph-tail: "} / * func * /" */
 };
 
 struct utrace__print_opts {

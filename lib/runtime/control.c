@@ -1653,66 +1653,31 @@ static int pid_install(unsigned int which, uint32_t *v, size_t nr)
 }
 
 /**
- * utrace__control_event_pid - set_event_pid and set_event_notrace_pid (UTRACE_CTL_EVENT_PID)
- * @which: UTRACE_CTL_PIDS (set_event_pid) or UTRACE_CTL_NOTRACE_PIDS
- * @action: UTRACE_CTL_PID_READ, UTRACE_CTL_PID_CLEAR (an open with O_TRUNC)
- *          or UTRACE_CTL_PID_ADD (a write)
- * @buf: what was written, not NUL-terminated (ADD)
- * @len: its bytes
- * @text: set to what the file reads (READ): the thread ids in ascending
- *        order, one a line, "" when empty; malloc()ed
+ * utrace__pid_list_add - the kernel's trace_pid_write() parse: the thread
+ * ids of a write added to a sorted list
+ * @old, @nold: the list as it is (sorted, no duplicates)
+ * @buf, @len: what was written
+ * @out, @nr: set to the new list (malloc()ed, sorted, no duplicates), or
+ *            NULL when the write held no number (the list stays)
+ * @taken: set to the bytes the write takes
  *
- * As the kernel's trace_pid_write(), a write adds the numbers it holds
- * (white space or a NUL apart, each as kstrtoul(s, 0) reads it, a token
- * of 128 bytes or more is too long; a NUL where a number would start ends
- * the write there) to the list, all or none: -EINVAL for one
- * that does not parse, -EPERM (the kernel's trace_pid_list_set() -1) for
- * one of 2^30 or more once cut to 32 bits; a write without a number
- * leaves the list as it was.  Then every event's program becomes its own
- * filter AND the threads the lists let through, as
- * trace_ignore_this_task().
- *
- * Return: the bytes taken (ADD), 0, or -errno.
+ * Return: 0, -EINVAL (a number that does not parse, a token of 128 bytes
+ * or more), -EPERM (2^30 or more once cut to 32 bits), -ENOMEM.
  */
-int utrace__control_event_pid(uint32_t which, int32_t action, const char *buf, size_t len,
-			      char **text)
+int utrace__pid_list_add(const uint32_t *old, size_t nold, const char *buf, size_t len,
+			 uint32_t **out, size_t *nr_out, size_t *taken_out)
 {
-	uint32_t *v = NULL;
-	size_t nr = 0, cap = 0, i = 0, o, taken = len;
-	int r;
+	size_t cap = nold + 16, nr, i = 0, o, taken = len;
+	uint32_t *v;
 
-	if (text)
-		*text = NULL;
-	if (which > UTRACE_CTL_NOTRACE_PIDS)
-		return -EINVAL;
-	if (action == UTRACE_CTL_PID_READ) {
-		char *b = NULL;
-		size_t bl = 0;
-		FILE *f = open_memstream(&b, &bl);
-
-		if (!f || !text)
-			return -ENOMEM;
-		for (o = 0; o < C->pid_nr[which]; o++)
-			fprintf(f, "%u\n", C->pid_list[which][o]);
-		if (fclose(f) != 0 || !b) {
-			free(b);
-			return -ENOMEM;
-		}
-		*text = b;
-		return 0;
-	}
-	if (action == UTRACE_CTL_PID_CLEAR)
-		return C->pid_nr[which] ? pid_install(which, NULL, 0) : 0;
-	if (action != UTRACE_CTL_PID_ADD)
-		return -EINVAL;
-	/* the list as it is, then the numbers of the write */
-	cap = C->pid_nr[which] + 16;
+	*out = NULL;
+	*nr_out = 0;
 	v = malloc(cap * sizeof(*v));
 	if (!v)
 		return -ENOMEM;
-	if (C->pid_nr[which])               /* (an empty list is NULL) */
-		memcpy(v, C->pid_list[which], C->pid_nr[which] * sizeof(*v));
-	nr = C->pid_nr[which];
+	if (nold)                           /* (an empty list is NULL) */
+		memcpy(v, old, nold * sizeof(*v));
+	nr = nold;
 	while (i < len) {
 		size_t s;
 		uint64_t n;
@@ -1751,15 +1716,80 @@ int utrace__control_event_pid(uint32_t which, int32_t action, const char *buf, s
 		if (i < len && !buf[i])
 			i++;        /* a NUL after a number ends it, as white space */
 	}
-	if (nr == C->pid_nr[which]) {
+	*taken_out = taken;
+	if (nr == nold) {
 		free(v);
-		return (int)(taken > INT32_MAX ? INT32_MAX : taken);
+		return 0;
 	}
 	qsort(v, nr, sizeof(*v), cmp_u32);
 	for (i = 0, o = 0; i < nr; i++)
 		if (!o || v[o - 1] != v[i])
 			v[o++] = v[i];
-	r = pid_install(which, v, o);
+	*out = v;
+	*nr_out = o;
+	return 0;
+}
+
+/**
+ * utrace__control_event_pid - set_event_pid and set_event_notrace_pid (UTRACE_CTL_EVENT_PID)
+ * @which: UTRACE_CTL_PIDS (set_event_pid) or UTRACE_CTL_NOTRACE_PIDS
+ * @action: UTRACE_CTL_PID_READ, UTRACE_CTL_PID_CLEAR (an open with O_TRUNC)
+ *          or UTRACE_CTL_PID_ADD (a write)
+ * @buf: what was written, not NUL-terminated (ADD)
+ * @len: its bytes
+ * @text: set to what the file reads (READ): the thread ids in ascending
+ *        order, one a line, "" when empty; malloc()ed
+ *
+ * As the kernel's trace_pid_write(), a write adds the numbers it holds
+ * (white space or a NUL apart, each as kstrtoul(s, 0) reads it, a token
+ * of 128 bytes or more is too long; a NUL where a number would start ends
+ * the write there) to the list, all or none: -EINVAL for one
+ * that does not parse, -EPERM (the kernel's trace_pid_list_set() -1) for
+ * one of 2^30 or more once cut to 32 bits; a write without a number
+ * leaves the list as it was.  Then every event's program becomes its own
+ * filter AND the threads the lists let through, as
+ * trace_ignore_this_task().
+ *
+ * Return: the bytes taken (ADD), 0, or -errno.
+ */
+int utrace__control_event_pid(uint32_t which, int32_t action, const char *buf, size_t len,
+			      char **text)
+{
+	uint32_t *v = NULL;
+	size_t nr = 0, o, taken = len;
+	int r;
+
+	if (text)
+		*text = NULL;
+	if (which > UTRACE_CTL_NOTRACE_PIDS)
+		return -EINVAL;
+	if (action == UTRACE_CTL_PID_READ) {
+		char *b = NULL;
+		size_t bl = 0;
+		FILE *f = open_memstream(&b, &bl);
+
+		if (!f || !text)
+			return -ENOMEM;
+		for (o = 0; o < C->pid_nr[which]; o++)
+			fprintf(f, "%u\n", C->pid_list[which][o]);
+		if (fclose(f) != 0 || !b) {
+			free(b);
+			return -ENOMEM;
+		}
+		*text = b;
+		return 0;
+	}
+	if (action == UTRACE_CTL_PID_CLEAR)
+		return C->pid_nr[which] ? pid_install(which, NULL, 0) : 0;
+	if (action != UTRACE_CTL_PID_ADD)
+		return -EINVAL;
+	r = utrace__pid_list_add(C->pid_list[which], C->pid_nr[which], buf, len, &v, &nr,
+				 &taken);
+	if (r < 0)
+		return r;
+	if (!v)
+		return (int)(taken > INT32_MAX ? INT32_MAX : taken);
+	r = pid_install(which, v, nr);
 	return r < 0 ? r : (int)(taken > INT32_MAX ? INT32_MAX : taken);
 }
 

@@ -41,6 +41,9 @@ int utrace__control_filter_system_text(const char *system, size_t len,
 int utrace__control_error_log(char **text) UTRACE_HIDDEN;
 int utrace__control_uprobe(int32_t what, const char *data, size_t len, char **text)
 	UTRACE_HIDDEN;
+/* The kernel's trace_pid_write() parse (control.c, utrace__pid_list_add()). */
+int utrace__pid_list_add(const uint32_t *old, size_t nold, const char *buf, size_t len,
+			 uint32_t **out, size_t *nr_out, size_t *taken_out) UTRACE_HIDDEN;
 int utrace__control_event_pid(uint32_t which, int32_t action, const char *buf, size_t len,
 			      char **text) UTRACE_HIDDEN;
 void utrace__control_error_log_clear(void) UTRACE_HIDDEN;

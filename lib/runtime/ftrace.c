@@ -64,6 +64,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <fnmatch.h>
 #include <gelf.h>
 #include <libelf.h>
@@ -77,14 +78,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 #include <unwind.h>
 
 #include <utrace/tracepoint.h>
 
 #include "clock.h"
+#include "control.h"
 #include "ctlproto.h"
 #include "elfsyms.h"
+#include "event.h"
 #include "ftrace.h"
 #include "internal.h"
 #include "log.h"
@@ -315,12 +319,20 @@ __asm__(
 
 /* ---- the per-thread state ---- */
 
+struct prof_rec;
+
+/* fg_ent.ext: an entry the profiler made too (or alone) */
+enum { FG_EXT_REC = 1, FG_EXT_PROF = 2 };
+
 struct fg_ent {
 	uintptr_t ret;
 	uintptr_t func;
 	uintptr_t *slot;
 	uint64_t calltime;
+	struct prof_rec *prof;  /* the profiler's record of the call, or NULL */
+	uint64_t subtime;       /* the profiler: its children's time (graph-time 0) */
 	uint32_t root;          /* a set_graph_function function */
+	uint32_t ext;           /* 0: the tracer's entry alone; else FG_EXT_* */
 };
 
 struct fg_stack {
@@ -403,6 +415,148 @@ static bool is_graph_site(uintptr_t ip)
 	return false;
 }
 
+/* ---- the function profiler (function_profile_enabled, trace_stat/) ----
+ *
+ * As the kernel's (kernel/trace/ftrace.c, "function profiler"): a table
+ * per CPU of { function, hits, time, time squared }, a hit counted at the
+ * entry on the CPU the thread runs on, the call's time (ns) at its return
+ * added to the same record (the kernel adds it on the CPU of the return
+ * when the function has a record there).  The tables are open-addressed
+ * hashes of the sites' addresses (a slot taken with one compare-and-swap,
+ * counts with atomic adds: threads on one CPU preempt each other), sized
+ * for twice the sites known when the profiler starts; a full table drops
+ * the hit, as the kernel's when its pages run out.  Starting the profiler
+ * (0 to 1) empties them; stopping keeps them readable.  The entry and
+ * return go through the function_graph return stack whatever the current
+ * tracer, as the kernel's profiler is an fgraph_ops of its own.
+ */
+struct prof_rec {
+	uintptr_t ip;
+	uint64_t hits, time, time_sq;
+};
+
+static int profiling;                   /* function_profile_enabled */
+/* What an entry does, in one word: the tracer | FT_MODE_PROF (the
+ * profiler is on) | FT_MODE_PIDS (a pid list is not empty); kept by
+ * mode_update() after each change of the three. */
+enum { FT_MODE_PROF = 4, FT_MODE_PIDS = 8 };
+static int ft_mode;
+static int graph_time = 1;              /* options/graph-time */
+/* The tables, with their size in the same mapping: a thread holding an
+ * old one reads its own size (a new one replaces it whole). */
+struct prof_tables {
+	size_t mask;                    /* each CPU's table: mask + 1 records */
+	unsigned int ncpu;
+	struct prof_rec r[];
+};
+static struct prof_tables *prof_tab;
+static uint64_t prof_mult;              /* clock ticks to ns: (t * mult) >> 32 */
+
+static struct prof_rec *prof_hit(uintptr_t ip)
+{
+	struct prof_tables *pt = __atomic_load_n(&prof_tab, __ATOMIC_ACQUIRE);
+	struct prof_rec *tab;
+	size_t mask, h;
+	uint32_t cpu = utrace__cpu();
+
+	if (!pt)
+		return NULL;
+	mask = pt->mask;
+	if (cpu >= pt->ncpu)
+		cpu %= pt->ncpu;
+	tab = pt->r + (size_t)cpu * (mask + 1);
+	h = (size_t)(((uint64_t)ip * 0x9e3779b97f4a7c15ull) >> 20) & mask;
+	for (size_t n = 0; n <= mask; n++, h = (h + 1) & mask) {
+		struct prof_rec *r = &tab[h];
+		uintptr_t cur = __atomic_load_n(&r->ip, __ATOMIC_RELAXED);
+
+		if (!cur && !__atomic_compare_exchange_n(&r->ip, &cur, ip, false,
+							 __ATOMIC_RELAXED, __ATOMIC_RELAXED) &&
+		    cur != ip)
+			continue;
+		if (cur && cur != ip)
+			continue;
+		__atomic_fetch_add(&r->hits, 1, __ATOMIC_RELAXED);
+		return r;
+	}
+	return NULL;
+}
+
+static void prof_time(struct prof_rec *r, uint64_t ticks)
+{
+	uint64_t ns = (uint64_t)(((unsigned __int128)ticks * prof_mult) >> 32);
+
+	__atomic_fetch_add(&r->time, ns, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&r->time_sq, ns * ns, __ATOMIC_RELAXED);
+}
+
+/* ---- set_ftrace_pid, set_ftrace_notrace_pid ----
+ *
+ * Sorted thread ids, replaced whole (the old arrays kept: a thread may be
+ * reading one), and a generation: each thread decides once per
+ * generation whether its functions are traced (the kernel decides at each
+ * sched_switch, ftrace_filter_pid_sched_switch_probe()).
+ */
+struct pid_set {
+	const uint32_t *v;
+	size_t n;
+};
+static struct pid_set *pid_sets[2];     /* set_ftrace_pid, set_ftrace_notrace_pid */
+static unsigned int pid_gen;            /* 0: both empty */
+
+static void mode_update(void)
+{
+	int m = __atomic_load_n(&tracer, __ATOMIC_RELAXED);
+
+	if (__atomic_load_n(&profiling, __ATOMIC_RELAXED))
+		m |= FT_MODE_PROF;
+	if (__atomic_load_n(&pid_gen, __ATOMIC_RELAXED))
+		m |= FT_MODE_PIDS;
+	__atomic_store_n(&ft_mode, m, __ATOMIC_RELEASE);
+}
+static __thread unsigned int pid_seen_gen;
+static __thread uint32_t pid_seen_tid;
+static __thread bool pid_ignored;
+
+static bool pid_in(const struct pid_set *p, uint32_t tid)
+{
+	size_t lo = 0, hi = p ? p->n : 0;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->v[mid] == tid)
+			return true;
+		if (p->v[mid] < tid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+/* The kernel's ftrace_ignore_pid: not in set_ftrace_pid (when it lists
+ * any) or in set_ftrace_notrace_pid. */
+static bool pid_ignore(void)
+{
+	unsigned int g = __atomic_load_n(&pid_gen, __ATOMIC_ACQUIRE);
+	uint32_t tid;
+
+	if (__builtin_expect(!g, 1))
+		return false;
+	/* (the thread id too: a child of fork() has its parent's cache) */
+	tid = (uint32_t)utrace__gettid();
+	if (g != pid_seen_gen || tid != pid_seen_tid) {
+		const struct pid_set *in = __atomic_load_n(&pid_sets[0], __ATOMIC_ACQUIRE);
+		const struct pid_set *out = __atomic_load_n(&pid_sets[1], __ATOMIC_ACQUIRE);
+
+		pid_seen_tid = tid;
+		pid_ignored = (in && in->n && !pid_in(in, tid)) || pid_in(out, tid);
+		pid_seen_gen = g;
+	}
+	return pid_ignored;
+}
+
 /* ---- recording ----
  *
  * The usual record through the probes' inlined writer (tracepoint.h: the
@@ -427,7 +581,8 @@ static bool is_graph_site(uintptr_t ip)
 #define RECORD_INLINE(ev, size, fill) do { } while (0)
 #endif
 
-static void record_function(uintptr_t ip, uintptr_t parent)
+static inline __attribute__((always_inline)) void record_function(uintptr_t ip,
+								   uintptr_t parent)
 {
 	RECORD_INLINE(func_event, FUNC_SIZE, ({
 		uint64_t a_ = ip, b_ = parent;
@@ -447,7 +602,7 @@ static void record_function(uintptr_t ip, uintptr_t parent)
 	utrace_tp_commit(&r);
 }
 
-static void record_gent(uintptr_t func, uint32_t depth)
+static inline __attribute__((always_inline)) void record_gent(uintptr_t func, uint32_t depth)
 {
 	RECORD_INLINE(gent_event, GENT_SIZE, ({
 		uint64_t f2_ = func;
@@ -504,6 +659,37 @@ static bool on_altstack(void)
 	return !sigaltstack(NULL, &ss) && (ss.ss_flags & SS_ONSTACK);
 }
 
+/* The exit of an entry the profiler made: its record if the tracer
+ * recorded the entry too, its time to the profiler. */
+static __attribute__((noinline)) void fg_exit_ext(struct fg_stack *s, struct fg_ent *e,
+						  uint32_t depth, uint64_t now)
+{
+	if (e->ext & FG_EXT_REC)
+		record_gret(e, depth, s->overrun, now);
+	if (e->prof) {
+		uint64_t t = now - e->calltime;
+
+		/* graph-time 0: the function's own time, its children's
+		 * taken out (profile_graph_return()) */
+		if (!__atomic_load_n(&graph_time, __ATOMIC_RELAXED)) {
+			if (depth)
+				s->e[depth - 1].subtime += t;
+			t = e->subtime < t ? t - e->subtime : 0;
+		}
+		prof_time(e->prof, t);
+	}
+}
+
+/* The exit of entry @e at @depth. */
+static inline __attribute__((always_inline)) void
+fg_exit(struct fg_stack *s, struct fg_ent *e, uint32_t depth, uint64_t now)
+{
+	if (__builtin_expect(!e->ext, 1))
+		record_gret(e, depth, s->overrun, now);
+	else
+		fg_exit_ext(s, e, depth, now);
+}
+
 /* Entries from @from up are of frames that are gone: their exits, now. */
 static void fg_drop(struct fg_stack *s, uint32_t from)
 {
@@ -512,24 +698,19 @@ static void fg_drop(struct fg_stack *s, uint32_t from)
 	while (s->top > from) {
 		struct fg_ent *e = &s->e[s->top - 1];
 
-		record_gret(e, s->top - 1, s->overrun, now);
+		fg_exit(s, e, s->top - 1, now);
 		if (e->root)
 			s->roots--;
 		s->top--;
 	}
 }
 
-static void graph_entry(uintptr_t ip, uintptr_t *slot)
+/* Frames left by a longjmp: an older entry below this slot, or at it
+ * when the slot holds a real return address (at it with
+ * utrace__ftrace_return there is the tail call's caller: live). */
+static inline __attribute__((always_inline)) void fg_unwound(struct fg_stack *s,
+							     uintptr_t *slot)
 {
-	struct fg_stack *s = fg_get();
-	uint32_t root = 0, depth, md;
-	struct fg_ent *e;
-
-	if (!s)
-		return;
-	/* frames left by a longjmp: an older entry below this slot, or at
-	 * it when the slot holds a real return address (at it with
-	 * utrace__ftrace_return there is the tail call's caller: live) */
 	uintptr_t lim = (uintptr_t)slot + (*slot != (uintptr_t)utrace__ftrace_return);
 
 	if (s->top && (uintptr_t)s->e[s->top - 1].slot < lim && !on_altstack()) {
@@ -539,6 +720,18 @@ static void graph_entry(uintptr_t ip, uintptr_t *slot)
 			k--;
 		fg_drop(s, k);
 	}
+}
+
+/* function_graph alone. */
+static void graph_entry(uintptr_t ip, uintptr_t *slot)
+{
+	struct fg_stack *s = fg_get();
+	uint32_t root = 0, depth, md;
+	struct fg_ent *e;
+
+	if (!s)
+		return;
+	fg_unwound(s, slot);
 	if (__atomic_load_n(&graph_filtered, __ATOMIC_RELAXED) && !s->roots) {
 		if (!is_graph_site(ip))
 			return;
@@ -557,7 +750,52 @@ static void graph_entry(uintptr_t ip, uintptr_t *slot)
 	e->func = ip;
 	e->slot = slot;
 	e->root = root;
+	e->ext = 0;
 	record_gent(ip, depth);
+	e->calltime = utrace__clock_now();
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	s->roots += root;
+	s->top = depth + 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	*slot = (uintptr_t)utrace__ftrace_return;
+}
+
+/* The profiler, with function_graph (@graph) or without. */
+static __attribute__((noinline)) void graph_entry_ext(uintptr_t ip, uintptr_t *slot, bool graph)
+{
+	struct fg_stack *s = fg_get();
+	uint32_t root = 0, depth, md;
+	struct fg_ent *e;
+
+	if (!s)
+		return;
+	fg_unwound(s, slot);
+	depth = s->top;
+	if (graph) {
+		if (__atomic_load_n(&graph_filtered, __ATOMIC_RELAXED) && !s->roots) {
+			if (!is_graph_site(ip))
+				graph = false;
+			else
+				root = 1;
+		}
+		md = __atomic_load_n(&max_depth, __ATOMIC_RELAXED);
+		if (md && depth >= md)
+			graph = false, root = 0;
+	}
+	if (depth >= FG_ENTRIES) {
+		s->overrun++;
+		return;
+	}
+	e = &s->e[depth];
+	e->ret = *slot;
+	e->func = ip;
+	e->slot = slot;
+	e->root = root;
+	e->ext = FG_EXT_PROF | (graph ? FG_EXT_REC : 0);
+	e->subtime = 0;
+	e->prof = prof_hit(ip);
+	if (graph)
+		record_gent(ip, depth);
 	e->calltime = utrace__clock_now();
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	s->roots += root;
@@ -568,17 +806,28 @@ static void graph_entry(uintptr_t ip, uintptr_t *slot)
 
 void utrace__ftrace_on_entry(uintptr_t ip, uintptr_t parent, uintptr_t *slot)
 {
-	int t;
+	int m;
 
 	if (ft_busy)
 		return;
 	ft_busy = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	t = __atomic_load_n(&tracer, __ATOMIC_RELAXED);
-	if (t == UTRACE_TRACER_FUNCTION)
+	m = __atomic_load_n(&ft_mode, __ATOMIC_RELAXED);
+	if (__builtin_expect(m & FT_MODE_PIDS, 0)) {
+		if (pid_ignore())
+			goto out;
+		m &= ~FT_MODE_PIDS;
+	}
+	if (m == UTRACE_TRACER_FUNCTION) {
 		record_function(ip, parent);
-	else if (t == UTRACE_TRACER_GRAPH)
+	} else if (m == UTRACE_TRACER_GRAPH) {
 		graph_entry(ip, slot);
+	} else if (m & FT_MODE_PROF) {
+		if ((m & 3) == UTRACE_TRACER_FUNCTION)
+			record_function(ip, parent);
+		graph_entry_ext(ip, slot, (m & 3) == UTRACE_TRACER_GRAPH);
+	}
+out:
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	ft_busy = 0;
 }
@@ -611,7 +860,7 @@ uintptr_t utrace__ftrace_on_return(uintptr_t *sp)
 	s->top = k;
 	ret = s->e[k - 1].ret;
 	if (!busy)
-		record_gret(&s->e[k - 1], k - 1, s->overrun, utrace__clock_now());
+		fg_exit(s, &s->e[k - 1], k - 1, utrace__clock_now());
 	if (s->e[k - 1].root)
 		s->roots--;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -649,7 +898,7 @@ static void restore_for_unwind(void)
 		if (*e->slot == (uintptr_t)utrace__ftrace_return)
 			*e->slot = e->ret;
 		if (!busy)
-			record_gret(e, s->top - 1, s->overrun, now);
+			fg_exit(s, e, s->top - 1, now);
 		s->top--;
 	}
 	s->roots = 0;
@@ -945,10 +1194,18 @@ static const char *site_module(const struct object *o)
 	return o->path[0] ? o->module : NULL;
 }
 
+/* A tracer or the profiler is on. */
+static bool sites_on(void)
+{
+	return __atomic_load_n(&tracer, __ATOMIC_RELAXED) != UTRACE_TRACER_NOP ||
+	       __atomic_load_n(&profiling, __ATOMIC_RELAXED);
+}
+
 /* Under ft_mutex: which sites the tracer wants. */
 static void decide(void)
 {
-	bool on = __atomic_load_n(&tracer, __ATOMIC_RELAXED) != UTRACE_TRACER_NOP;
+	bool on = __atomic_load_n(&tracer, __ATOMIC_RELAXED) != UTRACE_TRACER_NOP ||
+		  __atomic_load_n(&profiling, __ATOMIC_RELAXED);
 	bool sel = list_selects(&lists[0]);
 
 	for (struct object *o = objects; o; o = o->next)
@@ -1216,12 +1473,14 @@ int utrace__ftrace_set_tracer(const char *name)
 		/* the kernel goes through nop: the sites off first, so that no
 		 * hijacked return meets the function tracer's mode */
 		__atomic_store_n(&tracer, UTRACE_TRACER_NOP, __ATOMIC_RELEASE);
+		mode_update();
 	}
 	/* the graph's returns still come after it is off: entries are
 	 * popped whatever the mode (on_return()) */
 	if (t == UTRACE_TRACER_GRAPH)
 		check_unwind();
 	__atomic_store_n(&tracer, t, __ATOMIC_RELEASE);
+	mode_update();
 	graph_update();
 	decide();
 	r = sync_sites();
@@ -1304,7 +1563,7 @@ int utrace__ftrace_set_list(int which, const char *text, int append)
 	nl.n = 0;
 	graph_update();
 	decide();
-	if (__atomic_load_n(&tracer, __ATOMIC_RELAXED) != UTRACE_TRACER_NOP)
+	if (sites_on())
 		r = sync_sites();
 out:
 	list_free(&nl);
@@ -1346,14 +1605,25 @@ char *utrace__ftrace_available(size_t *len)
 	return buf;
 }
 
+static int profile_set(bool on);
+
 void utrace__ftrace_from_env(void)
 {
 	static const char *const names[3] = {
 		"UTRACE_FTRACE_FILTER", "UTRACE_FTRACE_NOTRACE", "UTRACE_GRAPH_FUNCTION" };
 	const char *t = utrace__getenv("UTRACE_TRACER");
 	const char *d = utrace__getenv("UTRACE_MAX_GRAPH_DEPTH");
+	const char *pr = utrace__getenv("UTRACE_FUNCTION_PROFILE");
 	int r;
 
+	if (pr && !strcmp(pr, "1")) {
+		/* function_profile_enabled from the start (bench/ftrace.sh) */
+		pthread_mutex_lock(&ft_mutex);
+		r = profile_set(true);
+		pthread_mutex_unlock(&ft_mutex);
+		if (r && r != -EPERM && r != -EBUSY && r != -ENOSPC)
+			utrace__warn("UTRACE_FUNCTION_PROFILE: %s", strerror(-r));
+	}
 	if (!t || !*t)
 		return;
 	if (d && *d) {
@@ -1454,10 +1724,260 @@ static int clear_list(int which)
 	list_free(&lists[which]);
 	graph_update();
 	decide();
-	if (__atomic_load_n(&tracer, __ATOMIC_RELAXED) != UTRACE_TRACER_NOP)
+	if (sites_on())
 		sync_sites();
 	pthread_mutex_unlock(&ft_mutex);
 	return 0;
+}
+
+/* ---- the profiler's files ---- */
+
+/* Clock ticks to ns, measured over 10 ms (the agent's thread waits). */
+static uint64_t measure_mult(void)
+{
+	uint64_t t0, n0, t1, n1;
+	struct timespec d = { 0, 10 * 1000 * 1000 };
+
+	if (!utrace__clock_tsc)
+		return 1ull << 32;
+	t0 = utrace__clock_now();
+	n0 = utrace__mono_ns();
+	nanosleep(&d, NULL);
+	t1 = utrace__clock_now();
+	n1 = utrace__mono_ns();
+	if (t1 <= t0 || n1 <= n0)
+		return 1ull << 32;
+	return (uint64_t)(((unsigned __int128)(n1 - n0) << 32) / (t1 - t0));
+}
+
+static unsigned int nr_cpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_CONF);
+
+	return n > 0 ? (unsigned int)n : 1;
+}
+
+/*
+ * ftrace_profile_write(): 0 or 1 (any other number is 1, as !!val); the
+ * same value again changes nothing; 0 to 1 empties the tables
+ * (ftrace_profile_init() resets them).  Under ft_mutex.
+ */
+static int profile_set(bool on)
+{
+	if (on == (bool)__atomic_load_n(&profiling, __ATOMIC_RELAXED))
+		return 0;
+	if (on) {
+		size_t total = 0, want = 1024;
+		struct prof_tables *pt = prof_tab;
+
+		scan();
+		for (struct object *o = objects; o; o = o->next)
+			total += o->n;
+		while (want < 2 * total)
+			want *= 2;
+		if (!prof_mult)
+			prof_mult = measure_mult();
+		if (!pt || want > pt->mask + 1) {
+			/* (a smaller one is kept: a thread may still be in it) */
+			unsigned int n = nr_cpus();
+
+			pt = mmap(NULL, sizeof(*pt) + (size_t)n * want * sizeof(pt->r[0]),
+				  PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+				  -1, 0);
+			if (pt == MAP_FAILED)
+				return -ENOMEM;
+			pt->mask = want - 1;
+			pt->ncpu = n;
+			__atomic_store_n(&prof_tab, pt, __ATOMIC_RELEASE);
+		} else {
+			/* zero pages again, not touched: a big table of many
+			 * CPUs costs no memory for the CPUs that count
+			 * nothing (the header's page is kept) */
+			uintptr_t from = ((uintptr_t)pt->r + 4095) & ~(uintptr_t)4095;
+			uintptr_t end = (uintptr_t)(pt->r + (size_t)pt->ncpu * (pt->mask + 1));
+
+			if (from > end)
+				from = end;
+			memset(pt->r, 0, from - (uintptr_t)pt->r);
+			if (madvise((void *)from, end - from, MADV_DONTNEED))
+				memset((void *)from, 0, end - from);
+		}
+		check_unwind();
+	}
+	__atomic_store_n(&profiling, on, __ATOMIC_RELEASE);
+	mode_update();
+	decide();
+	return sync_sites();
+}
+
+static int prof_cmp(const void *a, const void *b)
+{
+	const struct prof_rec *x = *(const struct prof_rec *const *)a;
+	const struct prof_rec *y = *(const struct prof_rec *const *)b;
+
+	/* function_stat_cmp(): by time, the largest first */
+	if (x->time != y->time)
+		return x->time < y->time ? 1 : -1;
+	if (x->hits != y->hits)
+		return x->hits < y->hits ? 1 : -1;
+	return x->ip < y->ip ? -1 : x->ip > y->ip;
+}
+
+/* trace_print_graph_duration(): µs with up to 7 digits, " us ", padded */
+static void print_duration(FILE *f, uint64_t ns)
+{
+	char us[24];
+	int len = snprintf(us, sizeof(us), "%" PRIu64, ns / 1000);
+
+	fputs(us, f);
+	if (len < 7) {
+		char frac[8];
+
+		snprintf(frac, sizeof(frac), "%03u", (unsigned int)(ns % 1000));
+		frac[8 - len - 1 < 3 ? 8 - len - 1 : 3] = '\0';
+		fprintf(f, ".%s", frac);
+		len += (int)strlen(frac) + 1;
+	}
+	fputs(" us ", f);
+	for (; len < 8; len++)
+		fputc(' ', f);
+}
+
+/* trace_stat/function<cpu>: function_stat_headers(), function_stat_show() */
+static char *stat_text(unsigned int cpu)
+{
+	struct prof_tables *pt = __atomic_load_n(&prof_tab, __ATOMIC_ACQUIRE);
+	struct prof_rec *tab, **v = NULL;
+	size_t n = 0, size = pt ? pt->mask + 1 : 0;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	fputs("  Function                               Hit    Time            Avg"
+	      "             s^2\n"
+	      "  --------                               ---    ----            ---"
+	      "             ---\n", f);
+	if (pt && cpu < pt->ncpu && (v = malloc(size * sizeof(*v)))) {
+		tab = pt->r + (size_t)cpu * size;
+		for (size_t i = 0; i < size; i++)
+			if (__atomic_load_n(&tab[i].ip, __ATOMIC_RELAXED) &&
+			    __atomic_load_n(&tab[i].hits, __ATOMIC_RELAXED))
+				v[n++] = &tab[i];
+		qsort(v, n, sizeof(*v), prof_cmp);
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct prof_rec r = *v[i];
+		const char *name = sym_name(r.ip);
+		uint64_t avg = r.time / r.hits, var = 0;
+		unsigned __int128 den = (unsigned __int128)r.hits * (r.hits - 1) * 1000;
+
+		/* s^2 = (n * Σx² - (Σx)²) / (n (n-1)), in µs² (the /1000
+		 * here, print_duration()'s the other) */
+		if (den) {
+			unsigned __int128 a = (unsigned __int128)r.hits * r.time_sq;
+			unsigned __int128 b = (unsigned __int128)r.time * r.time;
+
+			var = a > b ? (uint64_t)((a - b) / den) : 0;
+		}
+		if (name)
+			fprintf(f, "  %-30.30s  %10" PRIu64 "    ", name, r.hits);
+		else
+			fprintf(f, "  %-30lx  %10" PRIu64 "    ", (unsigned long)r.ip, r.hits);
+		print_duration(f, r.time);
+		fputs("    ", f);
+		print_duration(f, avg);
+		fputs("    ", f);
+		print_duration(f, var);
+		fputc('\n', f);
+	}
+	free(v);
+	if (fclose(f)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* ---- set_ftrace_pid, set_ftrace_notrace_pid ---- */
+
+static uint32_t *pid_lists[2];
+static size_t pid_nrs[2];
+
+/* The lists as the hot path reads them (under ft_mutex); the old sets
+ * stay, chained, as a thread may be reading one. */
+static int pid_publish(int which, uint32_t *v, size_t n)
+{
+	static struct pid_set_keep { struct pid_set set; struct pid_set_keep *next; } *kept;
+	struct pid_set_keep *k = calloc(1, sizeof(*k));
+
+	if (!k) {
+		free(v);
+		return -ENOMEM;
+	}
+	/* (the arrays of old sets stay too) */
+	k->set.v = v;
+	k->set.n = n;
+	k->next = kept;
+	kept = k;
+	pid_lists[which] = v;
+	pid_nrs[which] = n;
+	__atomic_store_n(&pid_sets[which], &k->set, __ATOMIC_RELEASE);
+	{
+		static unsigned int gens;
+		unsigned int g = 0;
+
+		if (pid_nrs[0] || pid_nrs[1])
+			g = ++gens ? gens : ++gens;
+		__atomic_store_n(&pid_gen, g, __ATOMIC_RELEASE);
+		mode_update();
+	}
+	return 0;
+}
+
+/* fpid_show(): the ids, one a line; "no pid" for an empty list. */
+static char *pid_text(int which)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	pthread_mutex_lock(&ft_mutex);
+	if (!pid_nrs[which])
+		fputs("no pid\n", f);
+	for (size_t i = 0; i < pid_nrs[which]; i++)
+		fprintf(f, "%u\n", pid_lists[which][i]);
+	pthread_mutex_unlock(&ft_mutex);
+	if (fclose(f)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* ftrace_pid_write(): trace_pid_write()'s parse, all or nothing; O_TRUNC
+ * empties the list first (ftrace_pid_open()). */
+static int pid_write(int which, int action, const char *pl, size_t plen)
+{
+	uint32_t *v = NULL;
+	size_t n = 0, taken;
+	int r = 0;
+
+	pthread_mutex_lock(&ft_mutex);
+	if (action == UTRACE_CTL_FT_CLEAR) {
+		if (pid_nrs[which])
+			r = pid_publish(which, NULL, 0);
+	} else {
+		r = utrace__pid_list_add(pid_lists[which], pid_nrs[which], pl ? pl : "", plen,
+					 &v, &n, &taken);
+		if (!r && v)
+			r = pid_publish(which, v, n);
+	}
+	pthread_mutex_unlock(&ft_mutex);
+	return r;
 }
 
 int utrace__ftrace_control(uint32_t file, int action, const char *pl, size_t plen,
@@ -1467,8 +1987,22 @@ int utrace__ftrace_control(uint32_t file, int action, const char *pl, size_t ple
 	int r = 0;
 
 	*text = NULL;
+	if ((file & UTRACE_CTL_FT_STAT_FUNCTION) && action == UTRACE_CTL_FT_READ) {
+		pthread_mutex_lock(&ft_mutex);
+		*text = stat_text(file & ~UTRACE_CTL_FT_STAT_FUNCTION);
+		pthread_mutex_unlock(&ft_mutex);
+		return *text ? 0 : -ENOMEM;
+	}
 	if (file >= UTRACE_CTL_FT_NR)
 		return -EINVAL;
+	if (file == UTRACE_CTL_FT_SET_PID || file == UTRACE_CTL_FT_NOTRACE_PID) {
+		int which = file == UTRACE_CTL_FT_NOTRACE_PID;
+
+		if (action != UTRACE_CTL_FT_READ)
+			return pid_write(which, action, pl, plen);
+		*text = pid_text(which);
+		return *text ? 0 : -ENOMEM;
+	}
 	if (action == UTRACE_CTL_FT_READ) {
 		size_t len;
 
@@ -1493,6 +2027,12 @@ int utrace__ftrace_control(uint32_t file, int action, const char *pl, size_t ple
 		case UTRACE_CTL_FT_ENABLED_FUNCS:
 			*text = enabled_text();
 			break;
+		case UTRACE_CTL_FT_PROFILE_ENABLED:
+			r = asprintf(text, "%d\n", __atomic_load_n(&profiling, __ATOMIC_RELAXED));
+			break;
+		case UTRACE_CTL_FT_GRAPH_TIME:
+			r = asprintf(text, "%d\n", __atomic_load_n(&graph_time, __ATOMIC_RELAXED));
+			break;
 		}
 		if (r < 0)
 			*text = NULL;
@@ -1503,7 +2043,8 @@ int utrace__ftrace_control(uint32_t file, int action, const char *pl, size_t ple
 		if (action == UTRACE_CTL_FT_CLEAR)
 			return clear_list((int)(file - UTRACE_CTL_FT_FILTER));
 	} else if (action != UTRACE_CTL_FT_WRITE ||
-		   (file != UTRACE_CTL_FT_CURRENT_TRACER && file != UTRACE_CTL_FT_MAX_GRAPH_DEPTH)) {
+		   (file != UTRACE_CTL_FT_CURRENT_TRACER && file != UTRACE_CTL_FT_MAX_GRAPH_DEPTH &&
+		    file != UTRACE_CTL_FT_PROFILE_ENABLED && file != UTRACE_CTL_FT_GRAPH_TIME)) {
 		return -EINVAL;
 	}
 	if (action != UTRACE_CTL_FT_WRITE)
@@ -1519,6 +2060,34 @@ int utrace__ftrace_control(uint32_t file, int action, const char *pl, size_t ple
 		if (r == -EPERM || r == -EBUSY || r == -ENOSPC)
 			r = 0;
 		break;
+	case UTRACE_CTL_FT_PROFILE_ENABLED:
+	case UTRACE_CTL_FT_GRAPH_TIME: {
+		/* ftrace_profile_write(), graph-time's option file: a number
+		 * (kstrtoul_from_user(), base 10), any but 0 is 1 */
+		char *end;
+		unsigned long long v;
+
+		errno = 0;
+		v = strtoull(w, &end, 10);
+		if (*end == '\n')
+			end++;
+		if (end == w || *end || errno || w[0] == '-' || w[0] == ' ') {
+			r = -EINVAL;
+		} else if (file == UTRACE_CTL_FT_GRAPH_TIME) {
+			/* the option file takes 0 and 1 only */
+			if (v > 1)
+				r = -EINVAL;
+			else
+				__atomic_store_n(&graph_time, (int)v, __ATOMIC_RELAXED);
+		} else {
+			pthread_mutex_lock(&ft_mutex);
+			r = profile_set(v != 0);
+			pthread_mutex_unlock(&ft_mutex);
+			if (r == -EPERM || r == -EBUSY || r == -ENOSPC)
+				r = 0;
+		}
+		break;
+	}
 	case UTRACE_CTL_FT_MAX_GRAPH_DEPTH: {
 		char *end;
 		unsigned long v = strtoul(w, &end, 10);

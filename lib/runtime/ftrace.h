@@ -25,7 +25,8 @@ enum utrace__tracer {
  *
  * UTRACE_TRACER (nop, function, function_graph), UTRACE_FTRACE_FILTER and
  * UTRACE_FTRACE_NOTRACE (globs, ',' or ' ' apart, '!' removes),
- * UTRACE_GRAPH_FUNCTION (the same), UTRACE_MAX_GRAPH_DEPTH (0: no limit).
+ * UTRACE_GRAPH_FUNCTION (the same), UTRACE_MAX_GRAPH_DEPTH (0: no limit);
+ * UTRACE_FUNCTION_PROFILE=1: function_profile_enabled from the start.
  * A bad value is said once; the program runs on.
  */
 void utrace__ftrace_from_env(void) UTRACE_HIDDEN;

@@ -328,6 +328,13 @@ static pthread_once_t key_once = PTHREAD_ONCE_INIT;
  * builds, which cannot see membarrier) use the RCU read side instead.
  */
 static struct tbuf *thread_tbufs[UTRACE_POOL_THREADS];
+/* Slots taken so far by this process's threads: the high 32 bits of a
+ * thread's page numbers (a PAGE record's seq).  The kernel gives a tid
+ * again once it wrapped (pid_max is 32768 on many machines), and a
+ * process that makes threads all day has two threads of one tid in one
+ * recording: their pages must not share numbers, or readers take the
+ * later thread's page 0 for the earlier one's, and drop it. */
+static uint32_t thread_starts;
 static pthread_mutex_t tbufs_mutex = PTHREAD_MUTEX_INITIALIZER;
 static int filter_rcu = 1;           /* until membarrier is known to work */
 
@@ -672,6 +679,8 @@ static int attach_to(struct tbuf *t, unsigned int gen, struct utrace_pool *p, bo
 			 * that has exited keeps what that thread lost, and the
 			 * recorder adds up all slots. */
 			s->tid = (uint32_t)t->tid;
+			t->seq = (uint64_t)__atomic_fetch_add(&thread_starts, 1,
+							      __ATOMIC_RELAXED) << 32;
 			memset(s->comm, 0, sizeof(s->comm));
 			prctl(PR_GET_NAME, s->comm);
 			t->comm = s->comm;

@@ -99,6 +99,7 @@ def signed(v):
 def wire(path):
     data = open(path, "rb").read()
     names, cats, anames = {}, {}, {}
+    funcs, frames, callstacks = {}, {}, {}
     tracks, counters = {}, {}
     open_slices = {}
     last_ts = 0
@@ -130,14 +131,22 @@ def wire(path):
             if not flags & 2:
                 fail("interned data without SEQ_NEEDS_INCREMENTAL_STATE")
             for k, _, e in fields(idata):
-                table = {1: cats, 2: names, 3: anames}.get(k)
+                table = {1: cats, 2: names, 3: anames, 5: funcs, 6: frames,
+                         7: callstacks}.get(k)
                 if table is None:
                     fail("interned data has field %d" % k)
                 ef = fields(e)
                 iid = one(ef, 1)
-                if iid in table:
-                    fail("iid %d of kind %d defined twice" % (iid, k))
-                table[iid] = text_of(one(ef, 2))
+                if not iid or iid in table:
+                    fail("iid %r of kind %d defined twice (or 0)" % (iid, k))
+                if k == 6:       # Frame: its function name's iid
+                    table[iid] = one(ef, 2)
+                elif k == 7:     # Callstack: frame iids, outermost first
+                    table[iid] = [x for n, w, x in ef if n == 2 and w == 0]
+                    if len(table[iid]) != len([n for n, _, _ in ef if n == 2]):
+                        fail("callstack %d has packed frame_ids" % iid)
+                else:
+                    table[iid] = text_of(one(ef, 2))
         td = one(p, 60)
         if td is not None:
             t = fields(td)
@@ -226,6 +235,16 @@ def wire(path):
                 fail("annotation name %r not interned" % iid)
             args[anames[iid]] = annotation_value(d)
         ev["args"] = args
+        cs = one(e, 56)
+        if cs is not None:
+            if cs not in callstacks:
+                fail("callstack %r not interned" % cs)
+            chain = []
+            for fr in callstacks[cs]:
+                if fr not in frames or frames[fr] not in funcs:
+                    fail("frame %r of callstack %d not interned" % (fr, cs))
+                chain.append(funcs[frames[fr]])
+            ev["stack"] = chain[::-1]    # innermost first, as utrace script
         out.append(ev)
     return out
 

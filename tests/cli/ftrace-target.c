@@ -11,8 +11,14 @@
  * more kernel names) it calls at each round: the function tracers' tests
  * of ftracetest filter on them.
  *
+ * Its thread moves to the next CPU it may run on every 500 rounds (about
+ * 0.15 s): each CPU's trace_stat/functionN changes within any second, as
+ * on a kernel where every CPU schedules (func_profile_stat.tc reads
+ * function0 only; a thread left on CPU 1 for a second failed it).
+ *
  *   ftrace-target        print nothing; run until SIGTERM or SIGINT
  */
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <time.h>
@@ -46,6 +52,17 @@ __attribute__((noinline)) void mutex_unlock(void)
 	rounds++;
 }
 
+/* The next CPU of 'all' after the one of 'at' (-1: the first). */
+static int next_cpu(const cpu_set_t *all, int at)
+{
+	int i;
+
+	for (i = 1; i <= CPU_SETSIZE; i++)
+		if (CPU_ISSET((at + i) % CPU_SETSIZE, all))
+			return (at + i) % CPU_SETSIZE;
+	return -1;
+}
+
 static void stop(int sig)
 {
 	(void)sig;
@@ -57,7 +74,11 @@ int main(void)
 	struct timespec d = { 0, 200000 };
 	unsigned long n = 0;
 	pid_t pid = getpid();
+	cpu_set_t all, one;
+	int cpu = -1;
 
+	if (sched_getaffinity(0, sizeof(all), &all))
+		CPU_ZERO(&all);
 	signal(SIGTERM, stop);
 	signal(SIGINT, stop);
 	while (!done) {
@@ -72,6 +93,12 @@ int main(void)
 		_raw_spin_lock();
 		mutex_unlock();
 		nanosleep(&d, NULL);
+		if (n % 500 == 0 && CPU_COUNT(&all) > 1) {
+			cpu = next_cpu(&all, cpu);
+			CPU_ZERO(&one);
+			CPU_SET(cpu, &one);
+			sched_setaffinity(0, sizeof(one), &one);
+		}
 	}
 	return 0;
 }

@@ -255,3 +255,25 @@ done_testing() {
 sanitizer_build() {
 	ldd "$UTRACE_BUILD/lib/libutrace.so.0" 2> /dev/null | grep -q 'libasan\|libtsan'
 }
+
+# The test OTLP collector (otlp-server.py): otlp_start NAME MODE
+# [SERVER-OPTION...] starts one writing $TMP/NAME.out (each request's
+# attempts in NAME.out.attempts) and sets URL; otlp_stop ends it.  Call
+# otlp_stop in the test's EXIT trap.
+OTLP_PID=
+otlp_start() {
+	local name=$1
+	shift
+	rm -f "$TMP/$name.port" "$TMP/$name.out" "$TMP/$name.out.attempts"
+	python3 "$UTRACE_SRC/tests/cli/otlp-server.py" --port-file "$TMP/$name.port" \
+		--out "$TMP/$name.out" --mode "$@" > "$TMP/$name.log" 2>&1 &
+	OTLP_PID=$!
+	wait_for test -s "$TMP/$name.port" || return 1
+	URL="http://127.0.0.1:$(cat "$TMP/$name.port")"
+	touch "$TMP/$name.out" "$TMP/$name.out.attempts"
+}
+otlp_stop() {
+	[ -n "$OTLP_PID" ] && kill "$OTLP_PID" 2> /dev/null && wait "$OTLP_PID" 2> /dev/null
+	OTLP_PID=
+	return 0
+}

@@ -64,7 +64,7 @@ check "the process appears as <pid>/ and <comm>-<pid> -> <pid>" bash -c '
 
 check "the files of a tracefs instance, with its modes and size 0" bash -c '
 	cd "$1" &&
-	[ "$(ls | tr "\n" " ")" = "README available_events available_filter_functions available_tracers buffer_size_kb buffer_total_size_kb current_tracer dynamic_events enabled_functions error_log events instances max_graph_depth options per_cpu saved_cmdlines set_event set_event_notrace_pid set_event_pid set_ftrace_filter set_ftrace_notrace set_graph_function snapshot synthetic_events trace trace_clock trace_marker trace_marker_raw trace_options trace_pipe tracing_on uprobe_events uprobe_profile " ] &&
+	[ "$(ls | tr "\n" " ")" = "README available_events available_filter_functions available_tracers buffer_size_kb buffer_total_size_kb current_tracer dynamic_events enabled_functions error_log events function_profile_enabled instances max_graph_depth options per_cpu saved_cmdlines set_event set_event_notrace_pid set_event_pid set_ftrace_filter set_ftrace_notrace set_ftrace_notrace_pid set_ftrace_pid set_graph_function snapshot synthetic_events trace trace_clock trace_marker trace_marker_raw trace_options trace_pipe trace_stat tracing_on uprobe_events uprobe_profile " ] &&
 	[ "$(ls events | tr "\n" " ")" = "demo enable ftrace header_event header_page sample-trace " ] &&
 	[ "$(ls events/demo | tr "\n" " ")" = "demo_request demo_tick enable filter " ] &&
 	[ "$(ls events/demo/demo_tick | tr "\n" " ")" = "enable filter format hist id trigger " ] &&
@@ -391,7 +391,7 @@ check "trace_clock: the clocks utrace computes, [mono]; stripped names, others E
 	[ "$(wr trace_clock bogus)" = "write(5 bytes) = -1 EINVAL (Invalid argument)" ]' _ "$D"
 
 check "trace_options and options/: names, defaults, noNAME, 0/1, EINVAL" bash -c '
-	cd "$1" && [ "$(wc -l < trace_options)" = 32 ] && [ "$(ls options | wc -l)" = 29 ] &&
+	cd "$1" && [ "$(wc -l < trace_options)" = 32 ] && [ "$(ls options | wc -l)" = 38 ] &&
 	[ "$(head -n 3 trace_options | tr "\n" " ")" = "print-parent nosym-offset nosym-addr " ] &&
 	[ "$(stat -c %A options/hex options | tr "\n" " ")" = "-rw-r----- drwxr-x--- " ] &&
 	echo hex > trace_options && [ "$(cat options/hex)" = 1 ] &&

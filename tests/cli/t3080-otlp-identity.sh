@@ -7,30 +7,14 @@
 # _TIMEOUT / _COMPRESSION / _PROTOCOL and their _LOGS_ / _TRACES_ forms,
 # under the command line's options (--otlp, --service, --resource, ...).
 . "$(dirname "$0")/lib.sh"
-SERVER="$UTRACE_SRC/tests/cli/otlp-server.py"
 command -v python3 > /dev/null || skip_all "python3 is missing"
 unset OTEL_SERVICE_NAME OTEL_RESOURCE_ATTRIBUTES ${!OTEL_EXPORTER_OTLP_*}
 
 "$UTRACE" record -o "$TMP/s.dat" -- "$SAMPLE" > /dev/null 2> "$TMP/err"
 check "a recording" test -s "$TMP/s.dat"
 
-SERVER_PID=
-start_server() {
-	local name=$1
-	rm -f "$TMP/$name.port"
-	python3 "$SERVER" --port-file "$TMP/$name.port" --out "$TMP/$name.out" --mode accept \
-		> "$TMP/$name.log" 2>&1 &
-	SERVER_PID=$!
-	wait_for test -s "$TMP/$name.port" || return 1
-	URL="http://127.0.0.1:$(cat "$TMP/$name.port")"
-	touch "$TMP/$name.out"
-}
-stop_server() {
-	[ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2> /dev/null && wait "$SERVER_PID" 2> /dev/null
-	SERVER_PID=
-	return 0
-}
-trap 'stop_server; rm -rf "$TMP"' EXIT
+start_server() { otlp_start "$1" accept; }
+trap 'otlp_stop; rm -rf "$TMP"' EXIT
 
 # res OUT: each request's path, headers, encoding and its resources'
 # attributes, one JSON line per resource
@@ -83,17 +67,17 @@ check "process.executable.name, process.pid" \
 check "service.instance.id: one UUID, on logs and spans alike" bash -c \
 	"[ \$(echo '$(attr plain service.instance.id)' | grep -cE '^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$') = 1 ]"
 id1=$(attr plain service.instance.id)
-stop_server
+otlp_stop
 start_server again
 "$UTRACE" export --otlp "$URL" -i "$TMP/s.dat" > /dev/null 2> "$TMP/err"
 check "service.instance.id: the same on a second export" test "$(attr again service.instance.id)" = "$id1"
-stop_server
+otlp_stop
 "$UTRACE" record -o "$TMP/s2.dat" -- "$SAMPLE" > /dev/null 2> "$TMP/err"
 start_server other
 "$UTRACE" export --otlp "$URL" -i "$TMP/s2.dat" > /dev/null 2> "$TMP/err"
 check "service.instance.id: another for another process" \
 	test "$(attr other service.instance.id)" != "$id1"
-stop_server
+otlp_stop
 
 # --- the variables ---
 start_server env
@@ -121,7 +105,7 @@ check "_TRACES_HEADERS instead of them on the traces" \
 	test "$(field env "(q['path'], q['headers'].get('api-key'), q['headers'].get('x-only-traces'))" | grep traces)" = "('/base/v1/traces', None, 'yes')"
 check "OTEL_EXPORTER_OTLP_COMPRESSION=none, _TRACES_COMPRESSION=gzip" \
 	test "$(field env "(q['path'], q['encoding'])" | tr '\n' ' ')" = "('/base/v1/traces', 'gzip') ('/custom/logs', '') "
-stop_server
+otlp_stop
 
 # --- the command line over the variables ---
 start_server cmd
@@ -134,7 +118,7 @@ check "--service over OTEL_SERVICE_NAME" test "$(attr cmd service.name)" = web
 check "--resource over OTEL_RESOURCE_ATTRIBUTES; '=' in a value" \
 	test "$(attr cmd team)" = b -a "$(attr cmd k)" = v=w
 check "--header" test "$(field cmd "q['headers'].get('x-a')")" = 1
-stop_server
+otlp_stop
 
 # --- a live process: its command line from /proc ---
 export UTRACE_RUNTIME_DIR="$TMP/run"
@@ -153,7 +137,7 @@ check "export -p: process.command_line, as /proc says" \
 	test "$(attr live process.command_line)" = "$SAMPLE --run 20 --log $TMP/live.log"
 check "export -p: one service.instance.id, not the file's" bash -c \
 	"[ \$(echo '$(attr live service.instance.id)' | wc -l) = 1 ] && [ '$(attr live service.instance.id)' != '$id1' ]"
-stop_server
+otlp_stop
 unset UTRACE_RUNTIME_DIR
 
 # --- wrong values: one line naming what is wrong, nothing sent ---

@@ -7,7 +7,6 @@
 # is the child of the frontend's, a step inside the frontend's span nests
 # in it by time, and each record's eventName is set (not event.name).
 . "$(dirname "$0")/lib.sh"
-SERVER="$UTRACE_SRC/tests/cli/otlp-server.py"
 DEMO="$UTRACE_BUILD/tests/ctx-demo"
 command -v python3 > /dev/null || skip_all "python3 is missing"
 unset OTEL_SERVICE_NAME OTEL_RESOURCE_ATTRIBUTES ${!OTEL_EXPORTER_OTLP_*}
@@ -16,23 +15,8 @@ unset OTEL_SERVICE_NAME OTEL_RESOURCE_ATTRIBUTES ${!OTEL_EXPORTER_OTLP_*}
 check "a recording of 5 requests, frontend and backends" \
 	test "$(grep -c backend "$TMP/ids")" = 5
 
-SERVER_PID=
-start_server() {
-	local name=$1
-	rm -f "$TMP/$name.port"
-	python3 "$SERVER" --port-file "$TMP/$name.port" --out "$TMP/$name.out" --mode accept \
-		> "$TMP/$name.log" 2>&1 &
-	SERVER_PID=$!
-	wait_for test -s "$TMP/$name.port" || return 1
-	URL="http://127.0.0.1:$(cat "$TMP/$name.port")"
-	touch "$TMP/$name.out"
-}
-stop_server() {
-	[ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2> /dev/null && wait "$SERVER_PID" 2> /dev/null
-	SERVER_PID=
-	return 0
-}
-trap 'stop_server; rm -rf "$TMP"' EXIT
+start_server() { otlp_start "$1" accept; }
+trap 'otlp_stop; rm -rf "$TMP"' EXIT
 
 CTX=(--trace-id trace --span-id span --parent-id parent
      --slice ctx_begin.id:ctx_end.id --slice ctx_step.id:ctx_step_done.id)
@@ -125,14 +109,14 @@ check "spans: one trace per request across processes, backend child of frontend,
 python3 "$TMP/check.py" "$TMP/a.out" "$TMP/ids" uids > "$TMP/uids1"
 check "log.record.uid: one per record, no two alike" \
 	test "$(sort -u "$TMP/uids1" | wc -l)" = "$("$UTRACE" script -i "$TMP/c.dat" | wc -l)"
-stop_server
+otlp_stop
 
 # the same file again: the same uids (a store drops the copies)
 start_server b
 "$UTRACE" export --otlp "$URL" -i "$TMP/c.dat" --batch 3 > /dev/null 2> "$TMP/err"
 python3 "$TMP/check.py" "$TMP/b.out" "$TMP/ids" uids > "$TMP/uids2"
 check "log.record.uid: the same on another export, in other batches" same "$TMP/uids2" "$TMP/uids1"
-stop_server
+otlp_stop
 
 # a numeric request id as the trace: the same trace id in every process
 start_server n
@@ -150,7 +134,7 @@ for l in open(sys.argv[1]):
 ok = len(t) == 5 and all(len(v) == 1 and re.fullmatch("[0-9a-f]{32}", next(iter(v))) for v in t.values()) \
     and len({next(iter(v)) for v in t.values()}) == 5
 sys.exit(0 if ok else 1)' "$TMP/n.out"
-stop_server
+otlp_stop
 
 "$UTRACE" export --otlp http://127.0.0.1:1 -i "$TMP/c.dat" --trace-id 'a b' > /dev/null 2> "$TMP/err"
 check "--trace-id 'a b': refused, said" grep -q "'a b' is not a field name" "$TMP/err"

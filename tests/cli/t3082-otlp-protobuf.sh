@@ -8,7 +8,6 @@
 # base64 first) into the same messages as the protobuf bodies of the
 # same export.  A collector answering 415 to JSON takes protobuf.
 . "$(dirname "$0")/lib.sh"
-SERVER="$UTRACE_SRC/tests/cli/otlp-server.py"
 PROTO="$UTRACE_SRC/tests/data/opentelemetry-proto"
 DEMO="$UTRACE_BUILD/tests/ctx-demo"
 command -v python3 > /dev/null || skip_all "python3 is missing"
@@ -19,24 +18,12 @@ unset OTEL_SERVICE_NAME OTEL_RESOURCE_ATTRIBUTES ${!OTEL_EXPORTER_OTLP_*}
 "$UTRACE" record -o "$TMP/c.dat" -- "$DEMO" 3 > /dev/null 2>> "$TMP/err"
 check "the recordings" test -s "$TMP/s.dat" -a -s "$TMP/c.dat"
 
-SERVER_PID=
-start_server() {
-	local name=$1
-	rm -rf "$TMP/$name.port" "$TMP/$name.raw"
-	mkdir "$TMP/$name.raw"
-	python3 "$SERVER" --port-file "$TMP/$name.port" --out "$TMP/$name.out" --mode accept \
-		--raw-dir "$TMP/$name.raw" > "$TMP/$name.log" 2>&1 &
-	SERVER_PID=$!
-	wait_for test -s "$TMP/$name.port" || return 1
-	URL="http://127.0.0.1:$(cat "$TMP/$name.port")"
-	touch "$TMP/$name.out"
+start_server() {   # each request's body kept in $TMP/NAME.raw too
+	rm -rf "$TMP/$1.raw"
+	mkdir "$TMP/$1.raw"
+	otlp_start "$1" accept --raw-dir "$TMP/$1.raw"
 }
-stop_server() {
-	[ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2> /dev/null && wait "$SERVER_PID" 2> /dev/null
-	SERVER_PID=
-	return 0
-}
-trap 'stop_server; rm -rf "$TMP"' EXIT
+trap 'otlp_stop; rm -rf "$TMP"' EXIT
 
 # export NAME ARGS: both recordings, with spans and trace context
 run() {
@@ -48,7 +35,7 @@ run() {
 	"$UTRACE" export --otlp "$URL" -i "$TMP/c.dat" --trace-id trace --span-id span \
 		--parent-id parent --slice ctx_begin.id:ctx_end.id "$@" > /dev/null 2>> "$TMP/err"
 	echo $? > "$TMP/$name.rc"
-	stop_server
+	otlp_stop
 }
 run pb
 run js --otlp-protocol http/json

@@ -6,7 +6,6 @@
 # 502 and 504 are tried again, after the server's wait; 415 is not; a
 # partial success in either encoding is read and counted.
 . "$(dirname "$0")/lib.sh"
-SERVER="$UTRACE_SRC/tests/cli/otlp-server.py"
 command -v python3 > /dev/null || skip_all "python3 is missing"
 unset OTEL_SERVICE_NAME OTEL_RESOURCE_ATTRIBUTES ${!OTEL_EXPORTER_OTLP_*}
 
@@ -15,24 +14,8 @@ unset OTEL_SERVICE_NAME OTEL_RESOURCE_ATTRIBUTES ${!OTEL_EXPORTER_OTLP_*}
 nrec=$(wc -l < "$TMP/r.txt")
 check "a recording ($nrec events)" test "$nrec" -ge 40
 
-SERVER_PID=
-start_server() {   # start_server NAME MODE [ARGS]
-	local name=$1
-	shift
-	rm -f "$TMP/$name.port" "$TMP/$name.out" "$TMP/$name.out.attempts"
-	python3 "$SERVER" --port-file "$TMP/$name.port" --out "$TMP/$name.out" --mode "$@" \
-		> "$TMP/$name.log" 2>&1 &
-	SERVER_PID=$!
-	wait_for test -s "$TMP/$name.port" || return 1
-	URL="http://127.0.0.1:$(cat "$TMP/$name.port")"
-	touch "$TMP/$name.out" "$TMP/$name.out.attempts"
-}
-stop_server() {
-	[ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2> /dev/null && wait "$SERVER_PID" 2> /dev/null
-	SERVER_PID=
-	return 0
-}
-trap 'stop_server; rm -rf "$TMP"' EXIT
+start_server() { otlp_start "$@"; }   # start_server NAME MODE [ARGS]
+trap 'otlp_stop; rm -rf "$TMP"' EXIT
 run() {   # run NAME ARGS: export r.dat to the server
 	local name=$1
 	shift
@@ -64,7 +47,7 @@ read -r rows uniq mixed < <(uids "$TMP/keep.out")
 check "the collector has copies: $rows rows for $nrec records" test "$rows" -gt "$nrec"
 check "one log.record.uid per record: $uniq uids, no uid for two records" \
 	test "$uniq" = "$nrec" -a "$mixed" = 0
-stop_server
+otlp_stop
 
 # --- 429 with Retry-After: 2, then taken ---
 start_server r429 429 --times 2 --retry-after 2
@@ -75,14 +58,14 @@ check "429: the next try waited for Retry-After (2 s)" python3 -c '
 import sys
 t = [float(l.split()[0]) for l in open(sys.argv[1])]
 sys.exit(0 if len(t) >= 3 and t[1] - t[0] >= 1.9 and t[2] - t[1] >= 1.9 else 1)' "$TMP/r429.out.attempts"
-stop_server
+otlp_stop
 for code in 502 504; do
 	start_server "r$code" "$code" --times 2
 	run "r$code"
 	check "$code twice: tried again (backoff), exit 0, all there" \
 		test "$(cat "$TMP/r$code.rc")" = 0 -a "$(grep -c " $code\$" "$TMP/r$code.out.attempts")" = 2 -a \
 		"$(uids "$TMP/r$code.out" | cut -d' ' -f2)" = "$nrec"
-	stop_server
+	otlp_stop
 done
 
 # --- 415 to JSON (a receiver of protobuf only): not tried again ---
@@ -94,7 +77,7 @@ check "415: the server's message said" grep -q "HTTP 415: unsupported content ty
 run pb
 check "the same receiver takes the default, protobuf" \
 	test "$(cat "$TMP/pb.rc")" = 0 -a "$(uids "$TMP/pbonly.out" | cut -d' ' -f2)" = "$nrec"
-stop_server
+otlp_stop
 
 # --- partial success, protobuf and JSON answers ---
 for proto in http/protobuf http/json; do
@@ -103,7 +86,7 @@ for proto in http/protobuf http/json; do
 	check "partial success ($proto): counted, exit 1" \
 		bash -c "[ \$(cat '$TMP/partial.rc') = 1 ] && grep -q 'rejected 2 of 10 log records: two too old' '$TMP/partial.err' &&
 			 grep -q 'rejected 2 log records and 0 spans' '$TMP/partial.err'"
-	stop_server
+	otlp_stop
 done
 
 done_testing

@@ -164,7 +164,10 @@ def main():
                 if name in ("rb_ev", "rb_long"):
                     s, = struct.unpack_from("<Q", rec, 8)
                     kind = struct.unpack_from("<I", rec, 20)[0] if name == "rb_ev" else 0
-                    seqs.setdefault((tid, img), []).append((s, kind))
+                    # (a tid the kernel gave again to a later thread of the
+                    # process numbers its pages in a range of their own:
+                    # the high 32 bits of the page's seq)
+                    seqs.setdefault((tid, img, seq >> 32), []).append((s, kind))
                 if name == "rb_ev":
                     s, rt, kind = struct.unpack_from("<QII", rec, 8)
                     event_times[s] = (clock, ts)
@@ -197,7 +200,7 @@ def main():
              (stats_lost, sum(lost_pages.values()), sum(lost_rec.values())))
     for tid, n in fired.items():
         total_span = 0
-        for (stid, img), s in seqs.items():
+        for (stid, img, _), s in seqs.items():
             if stid != tid:
                 continue
             # A signal handler's event (kind 1) may take its number before

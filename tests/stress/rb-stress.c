@@ -5,6 +5,8 @@
  *   rb-stress threads THREADS EVENTS   writers, plus a thread that sends
  *                                      them signals whose handlers fire too
  *   rb-stress crash HOW EVENTS         fire EVENTS, then die: segv, abort, kill
+ *   rb-stress reuse EVENTS             two threads of one tid, one after the
+ *                                      other (root: ns_last_pid), EVENTS each
  *   rb-stress fork EVENTS              parent and child both fire
  *   rb-stress exec EVENTS              fire, then exec itself to fire again
  *   rb-stress clock                    20 events, each between two
@@ -344,6 +346,51 @@ static void stay(useconds_t us)
 	usleep(us);
 }
 
+/* reuse N: a thread fires N events and exits; then threads are made, the
+ * tid allocator set back (ns_last_pid, root only) before each, until one
+ * gets the first one's tid: two threads of one tid in one recording, as
+ * a kernel that wrapped at pid_max gives them.  "reused TID" when it did. */
+static unsigned long long reuse_n;
+
+static void *reuse_thread(void *arg)
+{
+	unsigned long long i;
+
+	my_tid = (unsigned int)syscall(SYS_gettid);
+	for (i = 0; i < reuse_n; i++) {
+		trace_rb_ev(NEXT_SEQ(), my_tid, 0);
+		COUNT_FIRED();
+	}
+	printf("fired %u %llu\n", my_tid, fired);
+	*(unsigned int *)arg = my_tid;
+	return NULL;
+}
+
+static int run_reuse(unsigned long long n)
+{
+	unsigned int first = 0, tid = 0;
+	pthread_t t;
+	int i;
+
+	reuse_n = n;
+	if (pthread_create(&t, NULL, reuse_thread, &first) || pthread_join(t, NULL))
+		return 1;
+	for (i = 0; i < 50 && tid != first; i++) {
+		FILE *f = fopen("/proc/sys/kernel/ns_last_pid", "w");
+
+		if (!f)
+			break;
+		fprintf(f, "%u", first - 1);
+		if (fclose(f))
+			break;
+		if (pthread_create(&t, NULL, reuse_thread, &tid) || pthread_join(t, NULL))
+			return 1;
+	}
+	if (tid == first)
+		printf("reused %u\n", tid);
+	return 0;
+}
+
 static void fire(unsigned long long n)
 {
 	unsigned long long i;
@@ -359,6 +406,8 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc == 4 && !strcmp(argv[1], "threads"))
 		return run_threads(atoi(argv[2]), strtoull(argv[3], NULL, 0));
+	if (argc == 3 && !strcmp(argv[1], "reuse"))
+		return run_reuse(strtoull(argv[2], NULL, 0));
 	if (argc == 3 && !strcmp(argv[1], "crowd"))
 		return run_crowd(atoi(argv[2]));
 	if (argc == 4 && !strcmp(argv[1], "churn"))

@@ -41,7 +41,7 @@
  * Only overwrite is the process's (the buffer's mode); the others live in
  * the mount (mount_opts_get()).
  */
-enum { OPT_ON = 1, OPT_FILE = 2, OPT_NOP = 4, OPT_REFUSE = 8 };
+enum { OPT_ON = 1, OPT_FILE = 2, OPT_NOP = 4, OPT_REFUSE = 8, OPT_GRAPH = 16 };
 static const struct topt {
 	const char *name;
 	unsigned int flags;
@@ -78,8 +78,28 @@ static const struct topt {
 	{ "stacktrace", OPT_FILE },
 	{ "test_nop_accept", OPT_FILE | OPT_NOP },
 	{ "test_nop_refuse", OPT_FILE | OPT_NOP | OPT_REFUSE },
+	/* the function_graph tracer's that change its text (OPT_GRAPH: in
+	 * options/, not in trace_options while nop is the tracer, as the
+	 * kernel lists only the current tracer's there) */
+	{ "funcgraph-overrun", OPT_FILE | OPT_GRAPH },
+	{ "funcgraph-cpu", OPT_ON | OPT_FILE | OPT_GRAPH },
+	{ "funcgraph-overhead", OPT_ON | OPT_FILE | OPT_GRAPH },
+	{ "funcgraph-proc", OPT_FILE | OPT_GRAPH },
+	{ "funcgraph-duration", OPT_ON | OPT_FILE | OPT_GRAPH },
+	{ "funcgraph-abstime", OPT_FILE | OPT_GRAPH },
+	{ "funcgraph-irqs", OPT_ON | OPT_FILE | OPT_GRAPH },
+	{ "funcgraph-tail", OPT_FILE | OPT_GRAPH },
 };
 #define NR_TOPTS (sizeof(topts) / sizeof(topts[0]))
+/* The function_graph tracer's options that live in the process
+ * (lib/runtime/ftrace.c), after the table's in options/: evid NR_TOPTS + i. */
+static const struct {
+	const char *name;
+	uint32_t file;           /* enum utrace_ctl_ftrace_file */
+} tracer_opts[] = {
+	{ "graph-time", UTRACE_CTL_FT_GRAPH_TIME },
+};
+#define NR_TRACER_OPTS (sizeof(tracer_opts) / sizeof(tracer_opts[0]))
 #define TOPT_VERBOSE 3
 #define TOPT_RAW 4
 #define TOPT_HEX 5
@@ -89,6 +109,13 @@ static const struct topt {
 #define TOPT_OVERWRITE 18
 #define TOPT_IRQ_INFO 20
 #define TOPT_MARKERS 21
+#define TOPT_FG_OVERRUN 32
+#define TOPT_FG_CPU 33
+#define TOPT_FG_OVERHEAD 34
+#define TOPT_FG_PROC 35
+#define TOPT_FG_DURATION 36
+#define TOPT_FG_ABSTIME 37
+#define TOPT_FG_TAIL 39
 
 
 static const struct mentry pid_entries[] = {
@@ -100,9 +127,12 @@ static const struct mentry pid_entries[] = {
 	{ "available_filter_functions", MK_AVAILABLE_FILTER_FUNCS },
 	{ "current_tracer", MK_CURRENT_TRACER },
 	{ "enabled_functions", MK_ENABLED_FUNCS },
+	{ "function_profile_enabled", MK_FUNC_PROFILE_ENABLED },
 	{ "max_graph_depth", MK_MAX_GRAPH_DEPTH },
 	{ "set_ftrace_filter", MK_SET_FTRACE_FILTER },
 	{ "set_ftrace_notrace", MK_SET_FTRACE_NOTRACE },
+	{ "set_ftrace_notrace_pid", MK_SET_FTRACE_NOTRACE_PID },
+	{ "set_ftrace_pid", MK_SET_FTRACE_PID },
 	{ "set_graph_function", MK_SET_GRAPH_FUNCTION },
 	{ "dynamic_events", MK_DYNAMIC_EVENTS },
 	{ "error_log", MK_ERROR_LOG },
@@ -122,6 +152,7 @@ static const struct mentry pid_entries[] = {
 	{ "trace_marker_raw", MK_TRACE_MARKER_RAW },
 	{ "trace_options", MK_TRACE_OPTIONS },
 	{ "trace_pipe", MK_TRACE_PIPE },
+	{ "trace_stat", MK_TRACE_STAT },
 	{ "tracing_on", MK_TRACING_ON },
 	{ "uprobe_events", MK_UPROBE_EVENTS },
 	{ "uprobe_profile", MK_UPROBE_PROFILE },
@@ -189,6 +220,9 @@ static int ftrace_file_id(enum mkind k)
 	case MK_SET_GRAPH_FUNCTION: return UTRACE_CTL_FT_GRAPH_FUNCTION;
 	case MK_MAX_GRAPH_DEPTH: return UTRACE_CTL_FT_MAX_GRAPH_DEPTH;
 	case MK_ENABLED_FUNCS: return UTRACE_CTL_FT_ENABLED_FUNCS;
+	case MK_FUNC_PROFILE_ENABLED: return UTRACE_CTL_FT_PROFILE_ENABLED;
+	case MK_SET_FTRACE_PID: return UTRACE_CTL_FT_SET_PID;
+	case MK_SET_FTRACE_NOTRACE_PID: return UTRACE_CTL_FT_NOTRACE_PID;
 	default: return -1;
 	}
 }
@@ -201,7 +235,8 @@ static bool ftrace_file(enum mkind k)
 static bool ftrace_list(enum mkind k)
 {
 	return k == MK_SET_FTRACE_FILTER || k == MK_SET_FTRACE_NOTRACE ||
-	       k == MK_SET_GRAPH_FUNCTION;
+	       k == MK_SET_GRAPH_FUNCTION || k == MK_SET_FTRACE_PID ||
+	       k == MK_SET_FTRACE_NOTRACE_PID;
 }
 static pthread_once_t inst_once = PTHREAD_ONCE_INIT;
 
@@ -214,7 +249,8 @@ static void inst_table_make(void)
 
 		if (k != MK_README && k != MK_AVAILABLE_EVENTS && k != MK_SAVED_CMDLINES &&
 		    k != MK_INSTANCES && k != MK_UPROBE_EVENTS && k != MK_UPROBE_PROFILE &&
-		    k != MK_SYNTH_EVENTS && k != MK_DYNAMIC_EVENTS && !ftrace_file(k))
+		    k != MK_SYNTH_EVENTS && k != MK_DYNAMIC_EVENTS && !ftrace_file(k) &&
+		    k != MK_TRACE_STAT)
 			inst_table[n++] = pid_entries[i];
 	}
 	inst_table[n] = (struct mentry){ NULL, MK_ROOT };
@@ -250,7 +286,7 @@ const char *mount_option_file(uint32_t i)
 	for (k = 0; k < NR_TOPTS; k++)
 		if ((topts[k].flags & OPT_FILE) && !i--)
 			return topts[k].name;
-	return NULL;
+	return i < NR_TRACER_OPTS ? tracer_opts[i].name : NULL;
 }
 
 int mount_option_lookup(const char *name)
@@ -260,6 +296,9 @@ int mount_option_lookup(const char *name)
 	for (k = 0; k < NR_TOPTS; k++)
 		if ((topts[k].flags & OPT_FILE) && !strcmp(topts[k].name, name))
 			return (int)k;
+	for (k = 0; k < NR_TRACER_OPTS; k++)
+		if (!strcmp(tracer_opts[k].name, name))
+			return (int)(NR_TOPTS + k);
 	return -ENOENT;
 }
 
@@ -270,6 +309,7 @@ unsigned int mount_mode(enum mkind k)
 	case MK_ROOT: return 0755;
 	case MK_LINK: return 0777;
 	case MK_PID: case MK_OPTIONS: case MK_PER_CPU: case MK_CPU: return 0750;
+	case MK_TRACE_STAT: return 0750;
 	case MK_INSTANCES: case MK_INST: return 0750;
 	case MK_EVENTS: case MK_SYS: case MK_EV: return 0755;
 	case MK_AVAILABLE_EVENTS: case MK_BUFFER_TOTAL_SIZE_KB: case MK_TRACE_PIPE:
@@ -653,6 +693,13 @@ unsigned int mount_live_flags(const struct mnode *m)
 		{ TOPT_LATENCY_FORMAT, LIVE_LATENCY, false },
 		{ TOPT_RECORD_TGID, LIVE_TGID, false },
 		{ TOPT_VERBOSE, LIVE_VERBOSE, false },
+		{ TOPT_FG_OVERRUN, LIVE_FG_OVERRUN, false },
+		{ TOPT_FG_CPU, LIVE_FG_NO_CPU, true },
+		{ TOPT_FG_OVERHEAD, LIVE_FG_NO_OVERHEAD, true },
+		{ TOPT_FG_PROC, LIVE_FG_PROC, false },
+		{ TOPT_FG_DURATION, LIVE_FG_NO_DURATION, true },
+		{ TOPT_FG_ABSTIME, LIVE_FG_ABSTIME, false },
+		{ TOPT_FG_TAIL, LIVE_FG_TAIL, false },
 	};
 	unsigned int flags = 0, i;
 
@@ -892,6 +939,8 @@ static int text_trace_options(struct utrace__ctl *c, const struct mnode *m, stru
 	int err = opts_now(c, m, &opts);
 
 	for (k = 0; !err && k < NR_TOPTS; k++) {
+		if (topts[k].flags & OPT_GRAPH)
+			continue;
 		if (!(opts >> k & 1))
 			err = sb_str(b, "no");
 		if (!err)
@@ -1045,7 +1094,14 @@ int mount_file_text(struct mfile *f, char **text, size_t *len)
 	case MK_SET_GRAPH_FUNCTION:
 	case MK_MAX_GRAPH_DEPTH:
 	case MK_ENABLED_FUNCS:
+	case MK_FUNC_PROFILE_ENABLED:
+	case MK_SET_FTRACE_PID:
+	case MK_SET_FTRACE_NOTRACE_PID:
 		err = utrace__ctl_ftrace_text(c, (uint32_t)ftrace_file_id(m->kind), &t);
+		err = take_text(&b, t, err);
+		break;
+	case MK_STAT_FUNCTION:  /* trace_stat/function<N> (stat_seq_show()) */
+		err = utrace__ctl_ftrace_text(c, UTRACE_CTL_FT_STAT_FUNCTION | m->evid, &t);
 		err = take_text(&b, t, err);
 		break;
 	case MK_SYNTH_EVENTS:
@@ -1092,6 +1148,11 @@ int mount_file_text(struct mfile *f, char **text, size_t *len)
 	case MK_OPTION: {           /* trace_options_core_read() */
 		uint64_t opts;
 
+		if (m->evid >= NR_TOPTS) {      /* trace_options_read(): the process's */
+			err = utrace__ctl_ftrace_text(c, tracer_opts[m->evid - NR_TOPTS].file, &t);
+			err = take_text(&b, t, err);
+			break;
+		}
 		err = opts_now(c, m, &opts);
 		if (!err)
 			err = sb_str(&b, opts >> m->evid & 1 ? "1\n" : "0\n");
@@ -1377,6 +1438,11 @@ static long write_option(struct utrace__ctl *c, const struct mnode *m, const cha
 
 	if (err < 0)
 		return err;
+	if (m->evid >= NR_TOPTS) {
+		err = utrace__ctl_ftrace_write(c, tracer_opts[m->evid - NR_TOPTS].file,
+					       v ? "1" : "0", 1);
+		return err < 0 ? err : (long)len;
+	}
 	/* trace_options_write(): a tracer's option is asked only to change */
 	if (topts[m->evid].flags & OPT_NOP) {
 		uint64_t opts = mount_opts_get(m->pid, m->start, m->inst, opts_default());
@@ -1476,6 +1542,9 @@ long mount_file_write(struct mfile *f, const char *buf, size_t len)
 	case MK_SET_FTRACE_NOTRACE:
 	case MK_SET_GRAPH_FUNCTION:
 	case MK_MAX_GRAPH_DEPTH:
+	case MK_FUNC_PROFILE_ENABLED:
+	case MK_SET_FTRACE_PID:
+	case MK_SET_FTRACE_NOTRACE_PID:
 		break;
 	default:
 		return -EINVAL;  /* a file without a write operation */
@@ -1545,6 +1614,9 @@ long mount_file_write(struct mfile *f, const char *buf, size_t len)
 	case MK_SET_FTRACE_NOTRACE:
 	case MK_SET_GRAPH_FUNCTION:
 	case MK_MAX_GRAPH_DEPTH:
+	case MK_FUNC_PROFILE_ENABLED:
+	case MK_SET_FTRACE_PID:
+	case MK_SET_FTRACE_NOTRACE_PID:
 		err = utrace__ctl_ftrace_write(c, (uint32_t)ftrace_file_id(m->kind), buf, len);
 		ret = err < 0 ? err : (long)len;
 		break;

@@ -444,6 +444,13 @@ static int resolve(const struct mnode *pm, const char *name, struct mnode *cm)
 			return 0;
 		}
 	}
+	if (pm->kind == MK_TRACE_STAT && !strncmp(name, "function", 8) &&
+	    all_digits(name + 8) && strlen(name + 8) < 10 &&
+	    strtoul(name + 8, NULL, 10) < mount_nr_cpus()) {
+		cm->kind = MK_STAT_FUNCTION;
+		cm->evid = (uint32_t)strtoul(name + 8, NULL, 10);
+		return 0;
+	}
 	if (pm->kind == MK_PER_CPU && !strncmp(name, "cpu", 3) && all_digits(name + 3) &&
 	    strlen(name + 3) < 10 && strtoul(name + 3, NULL, 10) < mount_nr_cpus()) {
 		cm->kind = MK_CPU;
@@ -846,6 +853,15 @@ static void op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 		for (i = 0; !err && i < mount_nr_cpus(); i++) {
 			snprintf(name, sizeof(name), "cpu%u", i);
 			err = dir_add(req, d, ino, name, S_IFDIR);
+		}
+	}
+	if (!err && m.kind == MK_TRACE_STAT) {
+		unsigned int i;
+		char name[24];
+
+		for (i = 0; !err && i < mount_nr_cpus(); i++) {
+			snprintf(name, sizeof(name), "function%u", i);
+			err = dir_add(req, d, ino, name, S_IFREG);
 		}
 	}
 	if (!err && m.kind == MK_INSTANCES)

@@ -36,6 +36,7 @@ enum mkind {
 	MK_INSTANCES,            /* <pid>/instances/ */
 	MK_INST,                 /* <pid>/instances/<name>/: inst is its handle; below
 				  * it, the files of <pid>/ with the same 'inst' */
+	MK_TRACE_STAT,           /* <pid>/trace_stat/ */
 	/* files */
 	MK_AVAILABLE_EVENTS,
 	MK_SET_EVENT,
@@ -83,6 +84,10 @@ enum mkind {
 	MK_MAX_GRAPH_DEPTH,
 	MK_ENABLED_FUNCS,
 	MK_SNAPSHOT,             /* snapshot (the mount's copy, mount-procs.c) */
+	MK_FUNC_PROFILE_ENABLED, /* function_profile_enabled (lib/runtime/ftrace.c) */
+	MK_STAT_FUNCTION,        /* trace_stat/function<N>: evid is N */
+	MK_SET_FTRACE_PID,
+	MK_SET_FTRACE_NOTRACE_PID,
 };
 
 struct mnode {
@@ -98,7 +103,7 @@ static inline bool mk_is_dir(enum mkind k)
 {
 	return k == MK_ROOT || k == MK_PID || k == MK_EVENTS || k == MK_SYS || k == MK_EV ||
 	       k == MK_OPTIONS || k == MK_PER_CPU || k == MK_CPU || k == MK_INSTANCES ||
-	       k == MK_INST;
+	       k == MK_INST || k == MK_TRACE_STAT;
 }
 
 /* The CPUs per_cpu/ has a directory for: the possible ones, as trace-cmd
