@@ -42,7 +42,9 @@ int utrace_inject(pid_t pid, const char *who, struct utrace_inject_times *us);
 
 /*
  * utrace_ctl_open_attach - utrace__ctl_open(), and when the process is not
- * traceable (no agent), utrace_inject() then open again.  0, or -1 said.
+ * traceable (no agent), utrace_inject() then open again (and attach again
+ * when the process ran a new program in between, its agent gone with the
+ * old one).  0, or -1 said.
  */
 int utrace_ctl_open_attach(pid_t pid, struct utrace__ctl **out, const char *who);
 
