@@ -141,11 +141,16 @@ wait $p 2> /dev/null
 
 # attach_one PID: utrace attach -v, or with HOW=probe, utrace probe -p
 # adding two probes (an agent gone with its program as they are added:
-# attached again, added again); a hang (a deadlock with the execve())
+# attached again, added again), or with HOW=record, record -p --probe for
+# 0.3 s (the probes it could not remove at the end, gone with the
+# program, are not said to "stay"); a hang (a deadlock with the execve())
 # ends in 120 s, a failure
 HOW=attach
 attach_one() {
-	if [ $HOW = probe ]; then
+	if [ $HOW = record ]; then
+		timeout -k 5 120 "$UTRACE" record -o rec.dat -p "$1" \
+			--probe 'p:ex/nap libc.so.6:nanosleep' --duration 0.3
+	elif [ $HOW = probe ]; then
 		timeout -k 5 120 "$UTRACE" probe -p "$1" 'p:ex/nap libc.so.6:nanosleep' 'p:ex/cg libc.so.6:clock_gettime'
 	else
 		timeout -k 5 120 "$UTRACE" attach -v "$1"
@@ -207,6 +212,15 @@ check "probe -p over and over: the program ran its 40 generations and ended well
 	bash -c '[ "$(cat pr.out) $(cat pr.status)" = "done 40 0" ] || { cat pr.out pr.log >&2; false; }'
 check "each probe -p made while it lived added its probes" \
 	bash -c '[ ! -s pr.bad ] || { cat pr.bad >&2; false; }'
+
+HOW=record
+attach_loop rec ./execloop 0 40 0
+HOW=attach
+check "record -p --probe over and over: the program ran its 40 generations and ended well" \
+	bash -c '[ "$(cat rec.out) $(cat rec.status)" = "done 40 0" ] || { cat rec.out rec.log >&2; false; }'
+check "each recording made while it lived recorded, and said nothing false of its probes" \
+	bash -c '[ ! -s rec.bad ] && ! grep "probes stay\|refused\|cannot remove" rec.log >&2 ||
+		{ cat rec.bad >&2; false; }'
 
 # Debian's python3, which execs itself the same way (its loader maps more
 # libraries: a longer window in which the new program is not set up)
