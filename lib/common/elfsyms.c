@@ -68,6 +68,34 @@ static Elf_Scn *find_table(Elf *elf, GElf_Shdr *sh)
 	return dyn;
 }
 
+static uint32_t name_of(const struct utrace__symtab *t, uint32_t i)
+{
+	return i < t->nr ? t->syms[i].name : t->aliases[i - t->nr].name;
+}
+
+static int by_name_cmp(const void *a, const void *b, void *arg)
+{
+	const struct utrace__symtab *t = arg;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	int c = strcmp(t->strings + name_of(t, x), t->strings + name_of(t, y));
+
+	return c ? c : (x > y) - (x < y);
+}
+
+/* t->by_name (a thousand definitions each looked their name up in a
+ * linear walk); without it (no memory) the walk. */
+static void index_names(struct utrace__symtab *t)
+{
+	size_t n = t->nr + t->nr_aliases;
+
+	t->by_name = n && n < UINT32_MAX ? malloc(n * sizeof(*t->by_name)) : NULL;
+	if (!t->by_name)
+		return;
+	for (size_t i = 0; i < n; i++)
+		t->by_name[i] = (uint32_t)i;
+	qsort_r(t->by_name, n, sizeof(*t->by_name), by_name_cmp, t);
+}
+
 static int load(Elf *elf, struct utrace__symtab *t)
 {
 	struct cand *c = NULL;
@@ -133,7 +161,7 @@ static int load(Elf *elf, struct utrace__symtab *t)
 
 		if (!i || c[i - 1].addr != c[i].addr) {
 			t->syms[t->nr++] = (struct utrace__sym){ c[i].addr, c[i].size, at,
-								 c[i].ifunc };
+								 c[i].ifunc, !(c[i].rank & 4) };
 		} else {
 			if (!strcmp(c[i].name, t->strings + t->syms[t->nr - 1].name))
 				continue;
@@ -144,6 +172,7 @@ static int load(Elf *elf, struct utrace__symtab *t)
 		t->strings_len += l;
 	}
 	free(c);
+	index_names(t);
 	return 0;
 }
 
@@ -242,6 +271,7 @@ void utrace__symtab_free(struct utrace__symtab *t)
 	free(t->syms);
 	free(t->aliases);
 	free(t->strings);
+	free(t->by_name);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -353,8 +383,30 @@ static bool names(const char *sym, const char *name, int pass)
 
 const struct utrace__sym *utrace__symtab_by_name(const struct utrace__symtab *t, const char *name)
 {
+	/* the exact name: the first in by_name's order, which is the walk's
+	 * (syms by address, then aliases) */
+	if (t->by_name) {
+		size_t lo = 0, hi = t->nr + t->nr_aliases;
+
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (strcmp(t->strings + name_of(t, t->by_name[mid]), name) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < t->nr + t->nr_aliases &&
+		    !strcmp(t->strings + name_of(t, t->by_name[lo]), name)) {
+			uint32_t i = t->by_name[lo];
+
+			return &t->syms[i < t->nr ? i : t->aliases[i - t->nr].sym];
+		}
+		if (strchr(name, '@'))
+			return NULL;
+	}
 	/* (a name with its own version is matched exactly only) */
-	for (int pass = 0; pass < (strchr(name, '@') ? 1 : 3); pass++) {
+	for (int pass = t->by_name ? 1 : 0; pass < (strchr(name, '@') ? 1 : 3); pass++) {
 		for (size_t i = 0; i < t->nr; i++)
 			if (t->syms[i].name < t->strings_len &&
 			    names(t->strings + t->syms[i].name, name, pass))

@@ -22,6 +22,7 @@ struct utrace__sym {
 	uint64_t size;
 	uint32_t name;          /* offset in strings */
 	bool ifunc;             /* STT_GNU_IFUNC: the address is the resolver's */
+	bool func;              /* STT_FUNC or STT_GNU_IFUNC (else a data object) */
 };
 
 /* A name of an address that has several (open, open64, __open64): the
@@ -38,6 +39,9 @@ struct utrace__symtab {
 	size_t strings_len;
 	struct utrace__sym_alias *aliases;
 	size_t nr_aliases;
+	/* every name (i < nr: syms[i]'s, else aliases[i - nr]'s) sorted by
+	 * name, then i: utrace__symtab_by_name()'s exact match; NULL: none */
+	uint32_t *by_name;
 };
 
 /* Load the table of the ELF file open on fd; 0 or -errno. */

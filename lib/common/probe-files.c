@@ -55,6 +55,54 @@ bool utrace__probe_file_ifunc(const char *path, const char *sym)
 	return ifunc;
 }
 
+static int file_functions(void *data, const char *path,
+			  int (*fn)(void *arg, const char *name, uint64_t vaddr), void *arg);
+
 const struct utrace__probe_resolver utrace__probe_files = {
 	.symbol = file_symbol,
+	.functions = file_functions,
 };
+
+int utrace__probe_symtab_functions(const struct utrace__symtab *t,
+				   int (*fn)(void *arg, const char *name, uint64_t vaddr),
+				   void *arg)
+{
+	for (size_t i = 0; i < t->nr; i++) {
+		if (!t->syms[i].func || !t->syms[i].size || t->syms[i].name >= t->strings_len)
+			continue;
+		if (fn(arg, t->strings + t->syms[i].name, t->syms[i].addr))
+			return 0;
+	}
+	for (size_t i = 0; i < t->nr_aliases; i++) {
+		const struct utrace__sym *s;
+
+		if (t->aliases[i].sym >= t->nr || t->aliases[i].name >= t->strings_len)
+			continue;
+		s = &t->syms[t->aliases[i].sym];
+		if (s->func && s->size &&
+		    fn(arg, t->strings + t->aliases[i].name, s->addr))
+			return 0;
+	}
+	return 0;
+}
+
+static int file_functions(void *data, const char *path,
+			  int (*fn)(void *arg, const char *name, uint64_t vaddr), void *arg)
+{
+	struct utrace__symtab t;
+	int fd, r;
+
+	(void)data;
+	if (!path[0])
+		return -ENOENT;   /* "the program": no file here */
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	r = utrace__symtab_load_debug(fd, &t);
+	close(fd);
+	if (r < 0)
+		return r;
+	r = utrace__probe_symtab_functions(&t, fn, arg);
+	utrace__symtab_free(&t);
+	return r;
+}

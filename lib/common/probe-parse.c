@@ -18,6 +18,7 @@
 #include <ctype.h>
 #include <stddef.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <limits.h>
@@ -1077,4 +1078,200 @@ char *utrace__probe_error_text(const char *who, const char *line, int r,
 		n = asprintf(&s, "%s: '%s': %s\n", who, line, err->msg[0] ? err->msg : strerror(-r));
 	free(log);
 	return n < 0 ? NULL : s;
+}
+
+/* ---- globs: one definition for each matching function ---- */
+
+/* Where the place word and, in it, the SYMBOL are; false: no SYMBOL. */
+static bool glob_span(const char *line, size_t *w1, size_t *w1_end, size_t *sym,
+		      size_t *sym_end)
+{
+	const char *ws = " \t\n";
+	size_t i = strspn(line, ws), k, depth = 0;
+
+	if (line[i] != 'p' && line[i] != 'r')
+		return false;
+	i += strcspn(line + i, ws);
+	i += strspn(line + i, ws);
+	if (!line[i])
+		return false;
+	*w1 = i;
+	*w1_end = i + strcspn(line + i, ws);
+	*sym = *w1;
+	for (k = *w1; k < *w1_end; k++)
+		if (line[k] == ':')
+			*sym = k + 1;
+	/* to the +OFFS, %return or (REFCTR); a '-' inside [...] is a range */
+	for (k = *sym; k < *w1_end; k++) {
+		if (line[k] == '[')
+			depth = 1;
+		else if (line[k] == ']')
+			depth = 0;
+		else if (!depth && strchr("+-%(", line[k]))
+			break;
+	}
+	*sym_end = k;
+	return *sym_end > *sym;
+}
+
+bool utrace__probe_is_glob(const char *line)
+{
+	size_t w1, w1_end, sym, sym_end;
+
+	if (!glob_span(line, &w1, &w1_end, &sym, &sym_end))
+		return false;
+	for (size_t k = sym; k < sym_end; k++)
+		if (strchr("*?[", line[k]))
+			return true;
+	return false;
+}
+
+struct glob_match {
+	char *name;
+	uint64_t vaddr;
+};
+
+struct glob_walk {
+	const char *glob;
+	struct glob_match *m;
+	size_t n, cap;
+	int err;
+};
+
+static int glob_one(void *arg, const char *name, uint64_t vaddr)
+{
+	struct glob_walk *w = arg;
+	size_t l = strcspn(name, "@");
+	char buf[256];
+
+	if (l >= sizeof(buf))
+		return 0;
+	memcpy(buf, name, l);
+	buf[l] = '\0';
+	if (!good_name(buf) || fnmatch(w->glob, buf, 0))
+		return 0;
+	if (w->n == w->cap) {
+		size_t cap = w->cap ? 2 * w->cap : 64;
+		struct glob_match *m = realloc(w->m, cap * sizeof(*m));
+
+		if (!m) {
+			w->err = -ENOMEM;
+			return 1;
+		}
+		w->m = m;
+		w->cap = cap;
+	}
+	w->m[w->n].name = strdup(buf);
+	if (!w->m[w->n].name) {
+		w->err = -ENOMEM;
+		return 1;
+	}
+	w->m[w->n++].vaddr = vaddr;
+	return 0;
+}
+
+static int match_cmp(const void *a, const void *b)
+{
+	const struct glob_match *x = a, *y = b;
+
+	if (x->vaddr != y->vaddr)
+		return x->vaddr < y->vaddr ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static int expand_fail(struct utrace__probe_error *err, int e, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int expand_fail(struct utrace__probe_error *err, int e, const char *fmt, ...)
+{
+	va_list ap;
+
+	err->err = -e;
+	err->logged = false;
+	err->pos = 0;
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
+	return -e;
+}
+
+void utrace__probe_lines_free(char **lines, size_t n)
+{
+	for (size_t i = 0; lines && i < n; i++)
+		free(lines[i]);
+	free(lines);
+}
+
+int utrace__probe_expand(const char *line, const struct utrace__probe_resolver *res,
+			 char ***lines, size_t *n, struct utrace__probe_error *err)
+{
+	size_t w1, w1_end, sym, sym_end, k, out = 0;
+	char obj[PATH_MAX], path[PATH_MAX], glob[256];
+	struct glob_walk w = { .glob = glob };
+	char **l = NULL;
+	int r;
+
+	memset(err, 0, sizeof(*err));
+	snprintf(err->command, sizeof(err->command), "%s", line + strspn(line, " \t\n"));
+	*lines = NULL;
+	*n = 0;
+	if (!glob_span(line, &w1, &w1_end, &sym, &sym_end))
+		return expand_fail(err, EINVAL, "no place to probe");
+	if (sym_end - sym >= sizeof(glob) || (sym > w1 ? sym - 1 - w1 : 0) >= sizeof(obj))
+		return expand_fail(err, EINVAL, "the glob is too long");
+	memcpy(glob, line + sym, sym_end - sym);
+	glob[sym_end - sym] = '\0';
+	k = sym > w1 ? sym - 1 - w1 : 0;
+	memcpy(obj, line + w1, k);
+	obj[k] = '\0';
+	if (strchr(obj, '/') || !obj[0])
+		snprintf(path, sizeof(path), "%s", obj);
+	else if (!res || !res->object || res->object(res->data, obj, path, sizeof(path)) < 0)
+		return expand_fail(err, ENOENT, "'%s': no object %.100s here", glob, obj);
+	if (!res || !res->functions)
+		return expand_fail(err, EINVAL, "'%s': globs are not expanded here", glob);
+	r = res->functions(res->data, path, glob_one, &w);
+	if (!r)
+		r = w.err;
+	if (r < 0) {
+		r = expand_fail(err, -r, "'%s': cannot read the functions of %.120s: %s", glob,
+				obj[0] ? obj : "the program", strerror(-r));
+		goto done;
+	}
+	if (!w.n) {
+		r = expand_fail(err, ENOENT, "no function of %.80s matches '%s'",
+				obj[0] ? obj : "the program", glob);
+		/* in the process's error_log, the caret under the glob */
+		err->logged = true;
+		err->pos = (int)(sym - strspn(line, " \t\n"));
+		goto done;
+	}
+	qsort(w.m, w.n, sizeof(*w.m), match_cmp);
+	l = calloc(w.n, sizeof(*l));
+	if (!l) {
+		r = expand_fail(err, ENOMEM, "out of memory");
+		goto done;
+	}
+	for (k = 0; k < w.n; k++) {
+		/* one name per address (open, open64: one probe) */
+		if (k && w.m[k].vaddr == w.m[k - 1].vaddr)
+			continue;
+		if (asprintf(&l[out], "%.*s%s%s", (int)sym, line, w.m[k].name,
+			     line + sym_end) < 0) {
+			l[out] = NULL;
+			utrace__probe_lines_free(l, out);
+			l = NULL;
+			r = expand_fail(err, ENOMEM, "out of memory");
+			goto done;
+		}
+		out++;
+	}
+	*lines = l;
+	*n = out;
+	r = 0;
+done:
+	for (k = 0; k < w.n; k++)
+		free(w.m[k].name);
+	free(w.m);
+	return r;
 }

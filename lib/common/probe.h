@@ -144,8 +144,46 @@ struct utrace__probe_resolver {
 	 * its file offset and its size.  0 or -ENOENT. */
 	int (*symbol)(void *data, const char *path, const char *sym,
 		      uint64_t *vaddr, uint64_t *off, uint64_t *size);
+	/* Each function of a size in the object at path (its symbol table:
+	 * STT_FUNC and STT_GNU_IFUNC, one call per name, with its address
+	 * in the file) until @fn returns non-zero.  0, or -ENOENT when the
+	 * object's table cannot be read here.  NULL: globs are not
+	 * expanded (utrace__probe_expand() says so). */
+	int (*functions)(void *data, const char *path,
+			 int (*fn)(void *arg, const char *name, uint64_t vaddr), void *arg);
 	void *data;
 };
+
+/* Walk a symbol table's functions for a resolver's functions(). */
+struct utrace__symtab;
+int utrace__probe_symtab_functions(const struct utrace__symtab *t,
+				   int (*fn)(void *arg, const char *name, uint64_t vaddr),
+				   void *arg) UTRACE_HIDDEN;
+
+/* Is the SYMBOL of a definition line a glob (one of '*', '?', '[')? */
+bool utrace__probe_is_glob(const char *line) UTRACE_HIDDEN;
+
+/**
+ * utrace__probe_expand - the definitions a glob stands for
+ * @line: a definition line whose SYMBOL is a glob ("p:grp/ libc.so.6:str*")
+ * @res: the resolver whose functions() lists the object's functions
+ * @lines: set to @n malloc()ed lines, each the line with the glob
+ *         replaced by one matching function's name, in address order
+ *         (free with utrace__probe_lines_free())
+ * @err: filled on error
+ *
+ * Functions are matched by fnmatch(3) on their names (a versioned name
+ * "memcpy@GLIBC_2.2.5" as "memcpy"), one name per address.  An event
+ * named in the line is the event of every line (one event, many sites,
+ * as the kernel's multi-probe events); without a name, each line's event
+ * is made up from its function, as for a symbol written out.
+ *
+ * Return: 0 with @n >= 1; -ENOENT when no function matches (@err names
+ * the glob and the object); -EINVAL when the line cannot be expanded.
+ */
+int utrace__probe_expand(const char *line, const struct utrace__probe_resolver *res,
+			 char ***lines, size_t *n, struct utrace__probe_error *err) UTRACE_HIDDEN;
+void utrace__probe_lines_free(char **lines, size_t n) UTRACE_HIDDEN;
 
 /* Symbols looked up in the files themselves (no process): files.c. */
 extern const struct utrace__probe_resolver utrace__probe_files UTRACE_HIDDEN;

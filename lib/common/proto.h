@@ -59,6 +59,7 @@ enum utrace_probe_note {
 	UTRACE_PROBE_REFUSED = 1,       /* text: the error_log message */
 	UTRACE_PROBE_BREAKPOINT = 2,    /* text: "SITES: WHY", where the engine
 					 * placed breakpoints, and why */
+	UTRACE_PROBE_MATCHED = 3,       /* a glob's: "ADDED of MATCHED" functions */
 };
 
 /* followed by the object's absolute path and a NUL */

@@ -70,6 +70,11 @@ struct probe_addr {
 	_Atomic(struct utrace__probe_site *) head;
 	_Atomic uint64_t misses;		/* hits inside a handler */
 	struct probe_addr *next;	/* every record, under the text lock */
+	struct probe_addr *bnext;	/* in its bucket of by_at[] */
+	uint64_t seq;			/* the newest record of an address wins */
+	uint8_t batch;			/* placed by utrace__probe_attach_many()'s
+					 * round under way (not patched yet) */
+	_Atomic uint8_t detaching;	/* utrace__probe_detach_many() waits */
 };
 
 /*
@@ -95,6 +100,39 @@ struct utrace__probe_site {
 };
 
 static struct probe_addr *records;
+
+/*
+ * The records by where their patch is, for the lookups of a placement
+ * (find_rec(), overlap(), original_bytes()), which walked every record:
+ * 10,000 probes made placing quadratic.  A bucket holds the records of
+ * some 16-byte granules of patch_at (a patch spans at most DISP_MAX = 16
+ * bytes: the records whose bytes meet [lo, hi) are in the granules of
+ * [lo - 16, hi)).  Under the text lock.
+ */
+#define BY_AT_BITS 14
+static struct probe_addr *by_at[1u << BY_AT_BITS];
+static uint64_t rec_seq;
+
+static size_t at_bucket(uintptr_t granule)
+{
+	return (size_t)((granule * 0x9e3779b97f4a7c15ull) >> (64 - BY_AT_BITS));
+}
+
+static void index_rec(struct probe_addr *r)
+{
+	size_t b = at_bucket(r->patch_at >> 4);
+
+	r->seq = ++rec_seq;
+	r->bnext = by_at[b];
+	by_at[b] = r;
+}
+
+/* Call fn for each record whose patch_at is in [lo, hi); stop at non-zero. */
+#define FOR_RECS_AT(r, lo, hi)							\
+	for (uintptr_t g_ = (lo) >> 4; g_ <= ((hi) - 1) >> 4; g_++)		\
+		for (struct probe_addr *r = by_at[at_bucket(g_)]; r; r = r->bnext)	\
+			if ((r->patch_at >> 4) == g_ && r->patch_at >= (lo) &&	\
+			    r->patch_at < (hi))
 
 /*
  * Which probe each thread is running, for detach: a slot per thread,
@@ -597,10 +635,13 @@ static int build_code(struct probe_addr *rec, char *why)
 
 static struct probe_addr *find_rec(uintptr_t addr)
 {
-	for (struct probe_addr *r = records; r; r = r->next)
-		if (r->addr == addr)
-			return r;	/* the newest first */
-	return NULL;
+	struct probe_addr *best = NULL;
+
+	/* (a record's addr is at most DISP_MAX past its patch_at) */
+	FOR_RECS_AT(r, addr >= DISP_MAX ? addr - DISP_MAX : 0, addr + 1)
+		if (r->addr == addr && (!best || r->seq > best->seq))
+			best = r;	/* the newest */
+	return best;
 }
 
 /* The function's bytes as they were before any probe of ours. */
@@ -611,7 +652,7 @@ static uint8_t *original_bytes(uintptr_t func, size_t len)
 	if (!c)
 		return NULL;
 	utrace__probe_read(c, func, len);	/* checked mapped first */
-	for (struct probe_addr *r = records; r; r = r->next) {
+	FOR_RECS_AT(r, func >= DISP_MAX ? func - DISP_MAX : 0, func + len) {
 		if (!r->active || r->patch_at + r->patch_len <= func ||
 		    r->patch_at >= func + len)
 			continue;
@@ -627,12 +668,63 @@ static uint8_t *original_bytes(uintptr_t func, size_t len)
  * function size comes from a symbol table: a wrong one must not make us
  * read past the code or patch data.
  */
-static int executable(uintptr_t lo, uintptr_t hi, char *why)
+/* utrace__probe_attach_many(): the executable mappings, read once */
+static struct xmap {
+	uintptr_t lo, hi;
+} *xmaps;
+static size_t nr_xmaps;
+static bool xmaps_kept;
+
+static void xmaps_load(void)
 {
 	FILE *f = fopen("/proc/self/maps", "re");
 	char line[512];
+	size_t cap = 0;
+
+	nr_xmaps = 0;
+	xmaps_kept = false;
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long a, b;
+		char perms[8];
+
+		if (sscanf(line, "%lx-%lx %7s", &a, &b, perms) != 3 || perms[2] != 'x')
+			continue;
+		if (nr_xmaps == cap) {
+			struct xmap *m = realloc(xmaps, (cap ? 2 * cap : 64) * sizeof(*m));
+
+			if (!m) {
+				fclose(f);
+				return;
+			}
+			xmaps = m;
+			cap = cap ? 2 * cap : 64;
+		}
+		xmaps[nr_xmaps++] = (struct xmap){ a, b };
+	}
+	fclose(f);
+	xmaps_kept = true;
+}
+
+static int executable(uintptr_t lo, uintptr_t hi, char *why)
+{
+	FILE *f;
+	char line[512];
 	uintptr_t at = lo;
 
+	if (xmaps_kept) {
+		/* (sorted by address, as the kernel lists them) */
+		for (size_t i = 0; i < nr_xmaps && at < hi; i++)
+			if (at >= xmaps[i].lo && at < xmaps[i].hi)
+				at = xmaps[i].hi;
+		if (at >= hi)
+			return 0;
+		snprintf(why, UTRACE_PROBE_WHY_MAX, "0x%" PRIxPTR " is not in executable code (the function at 0x%" PRIxPTR ", %zu bytes)",
+			 at, lo, (size_t)(hi - lo));
+		return -EINVAL;
+	}
+	f = fopen("/proc/self/maps", "re");
 	if (!f) {
 		snprintf(why, UTRACE_PROBE_WHY_MAX, "cannot read /proc/self/maps");
 		return -EINVAL;
@@ -661,7 +753,7 @@ static int executable(uintptr_t lo, uintptr_t hi, char *why)
 /* Another active probe whose patched bytes overlap [at, at+len)? */
 static struct probe_addr *overlap(uintptr_t addr, uintptr_t at, size_t len)
 {
-	for (struct probe_addr *r = records; r; r = r->next)
+	FOR_RECS_AT(r, at >= DISP_MAX ? at - DISP_MAX : 0, at + len)
 		if (r->active && r->addr != addr && r->patch_at < at + len &&
 		    at < r->patch_at + (r->jump ? r->disp_len : r->patch_len))
 			return r;
@@ -918,6 +1010,11 @@ static int new_record(uintptr_t addr, uintptr_t func, size_t func_len,
 		return -EINVAL;
 	}
 	o = overlap(addr, addr, 1);
+	if (o && o->batch) {
+		/* inside a jump of the round under way: after it, alone */
+		free(orig);
+		return -EAGAIN;
+	}
 	if (o && o->jump) {
 		/* inside another probe's jump: that one becomes a breakpoint,
 		 * this one fits then (issue 27 item 9) */
@@ -996,6 +1093,7 @@ static int new_record(uintptr_t addr, uintptr_t func, size_t func_len,
 	}
 	rec->next = records;
 	records = rec;
+	index_rec(rec);
 	*out = rec;
 	return 0;
 }
@@ -1009,6 +1107,84 @@ int utrace__probe_attach(uintptr_t addr, uintptr_t func, size_t func_len,
 					  site, why);
 }
 
+static struct utrace__probe_site *new_site(utrace_probe_handler_fn fn, void *data,
+					   unsigned int flags)
+{
+	struct utrace__probe_site *s = aligned_alloc(64, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	memset(s, 0, sizeof(*s));
+	s->fn = fn;
+	s->data = data;
+	s->flags = flags;
+	return s;
+}
+
+/* The site in its record's list (seen by the hits from now on). */
+static void link_site(struct utrace__probe_site *s, struct probe_addr *rec)
+{
+	s->rec = rec;
+	s->misses_before = atomic_load(&rec->misses);
+	/* sticky while the address is probed: before the probe is seen */
+	if (s->flags & UTRACE_PROBE_SAVE_SIMD)
+		atomic_store(&rec->save_simd, 1);
+	atomic_store(&s->next, atomic_load(&rec->head));
+	atomic_store(&rec->head, s);
+}
+
+/* The text lock held, the engine initialised: one probe, placed alone. */
+static int attach_locked(uintptr_t addr, uintptr_t func, size_t func_len,
+			 struct utrace__probe_site *s, char *why)
+{
+	struct probe_addr *rec = find_rec(addr);
+	int ret;
+
+	if (!rec || !rec->active) {
+		ret = executable(func, func + func_len, why);
+		if (!ret)
+			ret = new_record(addr, func, func_len, &rec, why);
+		if (ret)
+			return ret;
+	}
+	link_site(s, rec);
+	if (!rec->active) {
+		ret = utrace__int3_register(rec->patch_at, &rec->hook);
+		if (!ret)
+			ret = place(rec, why);
+		if (ret) {
+			atomic_store(&rec->head, NULL);
+			return ret;
+		}
+		rec->active = 1;
+	}
+	return 0;
+}
+
+static bool bad_request(uintptr_t addr, uintptr_t func, size_t func_len,
+			utrace_probe_handler_fn fn, char *why)
+{
+	if (fn && addr >= func && addr < func + func_len)
+		return false;
+	snprintf(why, UTRACE_PROBE_WHY_MAX, "0x%" PRIxPTR " is not in the function at 0x%" PRIxPTR " (%zu bytes)",
+		 addr, func, func_len);
+	return true;
+}
+
+/* Under the text lock: the engine ready for this process. */
+static int engine_ready(char *why)
+{
+	int ret = utrace__text_init(why, UTRACE_PROBE_WHY_MAX);
+
+	if (ret)
+		return ret;
+	utrace__probe_read_init();
+	/* a forked child's pending jumps: its own finisher */
+	if (nr_pending && finisher_pid != getpid())
+		start_finisher();
+	return 0;
+}
+
 int utrace__probe_attach_flags(uintptr_t addr, uintptr_t func,
 			       size_t func_len, unsigned int flags,
 			       utrace_probe_handler_fn fn, void *data,
@@ -1016,64 +1192,193 @@ int utrace__probe_attach_flags(uintptr_t addr, uintptr_t func,
 			       char why[UTRACE_PROBE_WHY_MAX])
 {
 	struct utrace__probe_site *s;
-	struct probe_addr *rec;
 	int ret;
 
-	if (!fn || addr < func || addr >= func + func_len) {
-		snprintf(why, UTRACE_PROBE_WHY_MAX, "0x%" PRIxPTR " is not in the function at 0x%" PRIxPTR " (%zu bytes)",
-			 addr, func, func_len);
+	if (bad_request(addr, func, func_len, fn, why))
 		return -EINVAL;
-	}
-	s = aligned_alloc(64, sizeof(*s));
-	if (s)
-		memset(s, 0, sizeof(*s));
+	s = new_site(fn, data, flags);
 	if (!s) {
 		snprintf(why, UTRACE_PROBE_WHY_MAX, "out of memory");
 		return -ENOMEM;
 	}
-	s->fn = fn;
-	s->data = data;
-	s->flags = flags;
 	utrace__text_lock();
-	ret = utrace__text_init(why, UTRACE_PROBE_WHY_MAX);
-	if (ret)
-		goto fail;
-	utrace__probe_read_init();
-	/* a forked child's pending jumps: its own finisher */
-	if (nr_pending && finisher_pid != getpid())
-		start_finisher();
-	rec = find_rec(addr);
-	if (!rec || !rec->active) {
-		ret = executable(func, func + func_len, why);
-		if (!ret)
-			ret = new_record(addr, func, func_len, &rec, why);
-		if (ret)
-			goto fail;
-	}
-	s->rec = rec;
-	s->misses_before = atomic_load(&rec->misses);
-	/* sticky while the address is probed: before the probe is seen */
-	if (flags & UTRACE_PROBE_SAVE_SIMD)
-		atomic_store(&rec->save_simd, 1);
-	atomic_store(&s->next, atomic_load(&rec->head));
-	atomic_store(&rec->head, s);
-	if (!rec->active) {
-		ret = utrace__int3_register(rec->patch_at, &rec->hook);
-		if (!ret)
-			ret = place(rec, why);
-		if (ret) {
-			atomic_store(&rec->head, NULL);
-			goto fail;
-		}
-		rec->active = 1;
-	}
+	ret = engine_ready(why);
+	if (!ret)
+		ret = attach_locked(addr, func, func_len, s, why);
 	utrace__text_unlock();
+	if (ret) {
+		free(s);
+		return ret;
+	}
 	*site = s;
 	return 0;
-fail:
+}
+
+static int poke_cmp(const void *a, const void *b)
+{
+	const struct utrace__poke *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* The patch that places @rec: its jump, or an int3. */
+static int rec_poke(const struct probe_addr *rec, struct utrace__poke *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->addr = rec->patch_at;
+	if (!rec->jump) {
+		p->bytes[0] = 0xcc;
+		p->len = 1;
+		return 0;
+	}
+	p->len = 5;
+	return utrace__probe_emit_jmp(p->bytes, rec->patch_at, rec->code) < 0 ? -ENOMEM : 0;
+}
+
+/*
+ * Patch the new records @todo[0..n) in one round.  0; or, when a thread
+ * stayed inside a covered run for 2 s, each placed alone (pending when a
+ * thread is still inside); or -EPERM / -ENOSPC / -ENOMEM (nothing
+ * written) with @why filled.
+ */
+static int place_all(struct probe_addr **todo, size_t n, char *why)
+{
+	struct utrace__poke *p = calloc(n ? n : 1, sizeof(*p));
+	bool wait = false;
+	int ret = 0;
+
+	if (!p) {
+		snprintf(why, UTRACE_PROBE_WHY_MAX, "out of memory");
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n && !ret; i++) {
+		ret = rec_poke(todo[i], &p[i]);
+		/* a jump over several instructions: a thread may be inside */
+		wait |= todo[i]->jump && todo[i]->disp_len > todo[i]->first_len;
+	}
+	if (ret) {
+		free(p);
+		snprintf(why, UTRACE_PROBE_WHY_MAX, "out of memory");
+		return ret;
+	}
+	qsort(p, n, sizeof(*p), poke_cmp);
+	/* (the hooks are registered: NULL) */
+	ret = wait ? utrace__text_poke_sleds(p, n, NULL, why, UTRACE_PROBE_WHY_MAX) :
+	      utrace__text_poke_many(p, n, NULL, why, UTRACE_PROBE_WHY_MAX);
+	free(p);
+	if (ret != -EBUSY)
+		return ret;
+	/* a busy thread: each alone, pending where it must wait (one that
+	 * cannot be written is left inactive, without its probes) */
+	for (size_t i = 0; i < n; i++) {
+		if (place(todo[i], why)) {
+			todo[i]->active = 0;
+			atomic_store(&todo[i]->head, NULL);
+		}
+	}
+	return 0;
+}
+
+int utrace__probe_attach_many(struct utrace__probe_req *req, size_t n)
+{
+	struct probe_addr **todo = calloc(n ? n : 1, sizeof(*todo));
+	char why[UTRACE_PROBE_WHY_MAX];
+	size_t nr_todo = 0, i;
+	int ret, first = 0;
+
+	for (i = 0; i < n; i++) {
+		req[i].site = NULL;
+		req[i].why[0] = '\0';
+		req[i].ret = bad_request(req[i].addr, req[i].func, req[i].func_len, req[i].fn,
+					 req[i].why) ? -EINVAL : 0;
+		if (!req[i].ret && !(req[i].site = new_site(req[i].fn, req[i].data, req[i].flags))) {
+			snprintf(req[i].why, UTRACE_PROBE_WHY_MAX, "out of memory");
+			req[i].ret = -ENOMEM;
+		}
+	}
+	if (!todo) {
+		for (i = 0; i < n; i++) {
+			free(req[i].site);
+			req[i].site = NULL;
+			req[i].ret = -ENOMEM;
+		}
+		return -ENOMEM;
+	}
+	utrace__text_lock();
+	ret = engine_ready(why);
+	if (ret) {
+		for (i = 0; i < n; i++) {
+			free(req[i].site);
+			req[i].site = NULL;
+			req[i].ret = ret;
+			snprintf(req[i].why, UTRACE_PROBE_WHY_MAX, "%s", why);
+		}
+		goto out;
+	}
+	xmaps_load();
+	/* the records, the sites linked, nothing patched yet */
+	for (i = 0; i < n; i++) {
+		struct utrace__probe_req *q = &req[i];
+		struct probe_addr *rec;
+
+		if (q->ret)
+			continue;
+		rec = find_rec(q->addr);
+		if (!rec || !rec->active) {
+			q->ret = executable(q->func, q->func + q->func_len, q->why);
+			if (!q->ret)
+				q->ret = new_record(q->addr, q->func, q->func_len, &rec, q->why);
+			if (q->ret)
+				continue;	/* (-EAGAIN: alone, below) */
+		}
+		link_site(q->site, rec);
+		if (rec->active)
+			continue;
+		q->ret = utrace__int3_register(rec->patch_at, &rec->hook);
+		if (q->ret) {
+			atomic_store(&rec->head, NULL);
+			snprintf(q->why, UTRACE_PROBE_WHY_MAX, "too many patched addresses");
+			continue;
+		}
+		/* active: the next requests see its bytes as taken */
+		rec->active = 1;
+		rec->batch = 1;
+		todo[nr_todo++] = rec;
+	}
+	ret = place_all(todo, nr_todo, why);
+	for (size_t k = 0; k < nr_todo; k++) {
+		todo[k]->batch = 0;
+		if (ret) {
+			todo[k]->active = 0;
+			atomic_store(&todo[k]->head, NULL);
+		}
+	}
+	for (i = 0; i < n; i++) {
+		struct utrace__probe_req *q = &req[i];
+
+		if (!q->ret && !q->site->rec->active) {
+			q->ret = ret ? ret : -EPERM;
+			snprintf(q->why, UTRACE_PROBE_WHY_MAX, "%s", why);
+		}
+	}
+	/* those inside a jump of the round: now, alone */
+	for (i = 0; i < n; i++)
+		if (req[i].ret == -EAGAIN)
+			req[i].ret = attach_locked(req[i].addr, req[i].func, req[i].func_len,
+						   req[i].site, req[i].why);
+	xmaps_kept = false;
+out:
 	utrace__text_unlock();
-	free(s);
-	return ret;
+	free(todo);
+	for (i = 0; i < n; i++) {
+		if (!req[i].ret)
+			continue;
+		free(req[i].site);
+		req[i].site = NULL;
+		if (!first)
+			first = req[i].ret;
+	}
+	return first;
 }
 
 int utrace__probe_detach(struct utrace__probe_site *site)
@@ -1110,6 +1415,111 @@ int utrace__probe_detach(struct utrace__probe_site *site)
 	}
 	utrace__text_unlock();
 	free(site);
+	return ret;
+}
+
+/* Wait until no hit can still see a probe unlinked from a record
+ * marked detaching. */
+static void wait_readers_marked(void)
+{
+	pid_t pid = getpid();
+
+	syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
+	for (int i = 0; i < SLOTS; i++) {
+		pid_t t = atomic_load(&slots[i].tid);
+		struct probe_addr *in;
+
+		if (!t)
+			continue;
+		while ((in = atomic_load(&slots[i].in)) && in != QUIET &&
+		       atomic_load(&in->detaching) && atomic_load(&slots[i].tid) == t &&
+		       (syscall(SYS_tgkill, pid, t, 0) == 0 || errno != ESRCH)) {
+			struct timespec ts = { 0, 50000 };
+
+			nanosleep(&ts, NULL);
+		}
+	}
+}
+
+int utrace__probe_detach_many(struct utrace__probe_site **sites, size_t n)
+{
+	struct probe_addr **recs = calloc(n ? n : 1, sizeof(*recs));
+	struct utrace__poke *p = calloc(n ? n : 1, sizeof(*p));
+	char why[UTRACE_PROBE_WHY_MAX];
+	size_t nr = 0, np = 0, i;
+	int ret = 0;
+
+	if (!recs || !p) {
+		free(recs);
+		free(p);
+		/* one at a time, then */
+		for (i = 0; i < n; i++) {
+			int r = sites[i] ? utrace__probe_detach(sites[i]) : 0;
+
+			if (r && !ret)
+				ret = r;
+		}
+		return ret;
+	}
+	utrace__text_lock();
+	/* a forked child writes its own code */
+	utrace__text_init(why, sizeof(why));
+	for (i = 0; i < n; i++) {
+		struct utrace__probe_site *site = sites[i], *q;
+		_Atomic(struct utrace__probe_site *) *link;
+
+		if (!site)
+			continue;
+		for (link = &site->rec->head; (q = atomic_load(link)); link = &q->next)
+			if (q == site)
+				break;
+		if (!q) {
+			if (!ret)
+				ret = -ENOENT;
+			sites[i] = NULL;	/* (not ours: not freed) */
+			continue;
+		}
+		atomic_store(link, atomic_load(&site->next));
+		if (!atomic_load(&site->rec->detaching)) {
+			atomic_store(&site->rec->detaching, 1);
+			recs[nr++] = site->rec;
+		}
+	}
+	wait_readers_marked();
+	for (i = 0; i < nr; i++) {
+		struct probe_addr *rec = recs[i];
+
+		atomic_store(&rec->detaching, 0);
+		if (atomic_load(&rec->head) || !rec->active)
+			continue;
+		/* our jump is one instruction: no thread is inside it (a
+		 * pending one is an int3 and the old tail: as good) */
+		set_pending(rec, 0);
+		p[np].addr = rec->patch_at;
+		p[np].len = rec->patch_len;
+		memcpy(p[np].bytes, rec->orig, rec->patch_len);
+		recs[np++] = rec;	/* (recs[np..i] are done with) */
+		rec->active = 0;
+	}
+	/* (unsorted: p[k] is recs[k]'s) */
+	if (utrace__text_poke_many(p, np, NULL, why, sizeof(why))) {
+		/* (nothing written) each alone */
+		for (i = 0; i < np; i++) {
+			int r = utrace__text_poke(p[i].addr, p[i].bytes, p[i].len, &recs[i]->hook,
+						  0, why, sizeof(why));
+
+			if (r) {
+				recs[i]->active = 1;
+				if (!ret)
+					ret = r;
+			}
+		}
+	}
+	utrace__text_unlock();
+	for (i = 0; i < n; i++)
+		free(sites[i]);
+	free(recs);
+	free(p);
 	return ret;
 }
 

@@ -251,6 +251,44 @@ int utrace__probe_attach_flags(uintptr_t addr, uintptr_t func,
 			       struct utrace__probe_site **site,
 			       char why[UTRACE_PROBE_WHY_MAX]);
 
+/* One probe of utrace__probe_attach_many(). */
+struct utrace__probe_req {
+	uintptr_t addr, func;		/* as utrace__probe_attach_flags() */
+	size_t func_len;
+	unsigned int flags;
+	utrace_probe_handler_fn fn;
+	void *data;
+	struct utrace__probe_site *site;	/* out: the probe, or NULL */
+	int ret;				/* out: 0 or -errno */
+	char why[UTRACE_PROBE_WHY_MAX];		/* out: as @why of attach */
+};
+
+/**
+ * utrace__probe_attach_many - place @n probes in one round of patching
+ *
+ * What @n utrace__probe_attach_flags() calls do, but the code is patched
+ * for all the new addresses at once, as the jump labels are: one round
+ * of int3s, one membarrier(SYNC_CORE), at most one wait for the threads
+ * (when a jump covers more than one instruction), the tails, a
+ * membarrier, the first bytes, a membarrier; /proc/self/maps read once.
+ * A probe that lands inside the jump of another of the batch is placed
+ * afterwards, alone.  When a thread stays inside the bytes for 2 s, each
+ * is placed alone as attach does (a jump pending meanwhile).
+ *
+ * Return: 0 when all are placed, else the first refusal's -errno (each
+ * request's @ret and @why say; those placed stay placed).
+ */
+int utrace__probe_attach_many(struct utrace__probe_req *req, size_t n);
+
+/**
+ * utrace__probe_detach_many - remove @n probes (NULL ones skipped)
+ *
+ * utrace__probe_detach() for each, with one wait for the handlers
+ * (membarrier) and one round of patching for all the addresses left
+ * without a probe.  Return: 0, or the first error.
+ */
+int utrace__probe_detach_many(struct utrace__probe_site **sites, size_t n);
+
 /*
  * utrace__probe_quiet_enter - utrace's own work on this thread begins
  *

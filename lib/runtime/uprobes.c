@@ -137,6 +137,8 @@ struct uevent {
 	char *name;                    /* "group:event" for the tracepoint */
 	struct utrace_event *mod[1];
 	struct uprobe *probes;
+	struct uprobe *last;           /* of probes: a glob appends thousands */
+	struct uevent *hnext;          /* in by_name[], under lock */
 	struct uevent *slot_next;      /* in 'placeable', under site_lock */
 	bool listed;                   /* in 'placeable' */
 	bool registered;
@@ -509,9 +511,30 @@ static int res_symbol(void *data, const char *path, const char *sym, uint64_t *v
 	return r;
 }
 
+static int res_functions(void *data, const char *path,
+			 int (*fn)(void *arg, const char *name, uint64_t vaddr), void *arg)
+{
+	struct utrace__symtab t;
+	struct obj_query q;
+	int r;
+
+	(void)data;
+	if (find_object(path, false, &q) < 0)
+		/* not mapped (yet): the file's */
+		return strchr(path, '/') ? utrace__probe_files.functions(NULL, path, fn, arg) :
+		       -ENOENT;
+	r = load_symtab(q.path, &t);
+	if (r < 0)
+		return r;
+	r = utrace__probe_symtab_functions(&t, fn, arg);
+	symtab_done(&t);
+	return r;
+}
+
 static const struct utrace__probe_resolver resolver = {
 	.object = res_object,
 	.symbol = res_symbol,
+	.functions = res_functions,
 };
 
 /* ---- hits ---- */
@@ -1203,6 +1226,8 @@ static int bind(struct uprobe *p, struct obj_query *q, struct utrace__probe_erro
 }
 
 /* Place a probe's sites (the event is being switched on); site_lock held. */
+static void attached(struct uprobe *p, const char *why);
+
 static int attach_sites(struct uprobe *p)
 {
 	char why[UTRACE_PROBE_WHY_MAX] = "";
@@ -1220,6 +1245,14 @@ static int attach_sites(struct uprobe *p)
 		}
 		p->nr_sites = i + 1;
 	}
+	attached(p, why);
+	return 0;
+}
+
+/* After the sites of p are placed: what the recorder is told, the
+ * semaphore.  @why: the engine's last word on them. */
+static void attached(struct uprobe *p, const char *why)
+{
 	if (!p->placed_once) {
 		/* where the engine could not put a jump: a trap a hit, what
 		 * the recorder tells the user (the engine's own result; its
@@ -1250,7 +1283,92 @@ static int attach_sites(struct uprobe *p)
 		__atomic_fetch_add(p->sema, 1, __ATOMIC_RELAXED);
 		p->sema_held = true;
 	}
-	return 0;
+}
+
+/*
+ * Every site of the event's definitions in one round of patching (the
+ * engine's utrace__probe_attach_many(): a glob's thousands of functions
+ * are placed as fast as the jump labels).  On a refusal, what was placed
+ * stays for the caller to take off.
+ */
+static int attach_event(struct uevent *ue)
+{
+	struct utrace__probe_req *req;
+	size_t n = 0, k = 0;
+	bool warned = false;
+	int r;
+
+	for (struct uprobe *p = ue->probes; p; p = p->next)
+		if (p->bound)
+			n += p->nr_addrs - p->nr_sites;
+	if (n < 2 || !(req = calloc(n, sizeof(*req)))) {
+		r = 0;
+		for (struct uprobe *p = ue->probes; p && !r; p = p->next)
+			r = attach_sites(p);
+		return r;
+	}
+	for (struct uprobe *p = ue->probes; p; p = p->next) {
+		if (!p->bound)
+			continue;
+		for (size_t i = p->nr_sites; i < p->nr_addrs; i++)
+			req[k++] = (struct utrace__probe_req){
+				.addr = (uintptr_t)p->addrs[i], .func = (uintptr_t)p->env.func,
+				.func_len = p->func_len, .fn = p->nr_str ? on_hit_str : on_hit,
+				.data = p };
+	}
+	r = utrace__probe_attach_many(req, n);
+	k = 0;
+	for (struct uprobe *p = ue->probes; p; p = p->next) {
+		const char *why = "";
+
+		if (!p->bound)
+			continue;
+		for (size_t i = p->nr_sites; i < p->nr_addrs; i++, k++) {
+			p->sites[i] = req[k].site;
+			why = req[k].why;
+			if (req[k].ret && !warned) {
+				utrace__warn("cannot probe %s: %s%s", p->def->event, p->fname, why);
+				warned = true;
+			}
+		}
+		p->nr_sites = p->nr_addrs;
+		if (!r)
+			attached(p, why);
+	}
+	free(req);
+	return r;
+}
+
+/* Every site of the event's definitions off, in one round. */
+static void detach_event(struct uevent *ue)
+{
+	struct utrace__probe_site **all;
+	size_t n = 0, k = 0;
+
+	for (struct uprobe *p = ue->probes; p; p = p->next)
+		n += p->nr_sites;
+	if (n < 2 || !(all = calloc(n, sizeof(*all)))) {
+		for (struct uprobe *p = ue->probes; p; p = p->next)
+			detach_all(p);
+		return;
+	}
+	for (struct uprobe *p = ue->probes; p; p = p->next) {
+		for (size_t i = 0; i < p->nr_sites; i++) {
+			if (!p->sites[i])
+				continue;
+			/* counted before, as detach_all() */
+			__atomic_fetch_add(&p->hits, utrace__probe_hits(p->sites[i]),
+					   __ATOMIC_RELAXED);
+			__atomic_fetch_add(&p->misses, utrace__probe_misses(p->sites[i]),
+					   __ATOMIC_RELAXED);
+			all[k++] = p->sites[i];
+			p->sites[i] = NULL;
+		}
+		p->nr_sites = 0;
+		detach_all(p);		/* (the semaphore) */
+	}
+	utrace__probe_detach_many(all, k);
+	free(all);
 }
 
 /*
@@ -1304,11 +1422,9 @@ static int slot_on(void)
 	site_lock_take();
 	ue = calling_event();
 	if (ue)
-		for (struct uprobe *p = ue->probes; p && !r; p = p->next)
-			r = attach_sites(p);
+		r = attach_event(ue);
 	if (r)
-		for (struct uprobe *p = ue->probes; p; p = p->next)
-			detach_all(p);
+		detach_event(ue);
 	if (ue) {
 		ue->on = !r;
 		/* the breakpoints placed, sent once site_lock is dropped */
@@ -1338,8 +1454,7 @@ static void slot_off(void)
 	ue = calling_event();
 	if (ue) {
 		ue->on = false;
-		for (struct uprobe *p = ue->probes; p; p = p->next)
-			detach_all(p);
+		detach_event(ue);
 	}
 	site_lock_drop();
 	utrace__probe_quiet_leave(q);
@@ -1397,8 +1512,8 @@ static void unbind(struct uprobe *p)
 	p->sema = NULL;
 }
 
-/* Bind a pending probe whose file is now loaded; place it if on. */
-static void rebind(struct uprobe *p, bool on)
+/* Bind a pending probe whose file is now loaded (on_rtld() places it). */
+static void rebind(struct uprobe *p)
 {
 	struct utrace__probe_error err = { 0 };
 	struct obj_query q;
@@ -1415,8 +1530,6 @@ static void rebind(struct uprobe *p, bool on)
 	if (p->ifunc[0] && !strcmp(p->ifunc, p->fname))
 		utrace__warn("probe %s: %s is an IFUNC: its resolver is probed (the library "
 			     "was not loaded when the probe was defined)", p->def->event, p->ifunc);
-	if (on)
-		attach_sites(p);
 }
 
 static void on_rtld(void *data, const struct utrace_probe_regs *regs)
@@ -1433,12 +1546,19 @@ static void on_rtld(void *data, const struct utrace_probe_regs *regs)
 	q = utrace__probe_quiet_enter();
 	site_lock_take();
 	for (struct uevent *ue = placeable; ue; ue = ue->slot_next) {
+		bool rebound = false;
+
 		for (struct uprobe *p = ue->probes; p; p = p->next) {
-			if (st == RT_DELETE && p->bound && p->unloadable)
+			if (st == RT_DELETE && p->bound && p->unloadable) {
 				unbind(p);
-			else if (st == RT_CONSISTENT && !p->bound)
-				rebind(p, ue->on);
+			} else if (st == RT_CONSISTENT && !p->bound) {
+				rebind(p);
+				rebound |= p->bound;
+			}
 		}
+		/* the event's new sites in one round (a glob's thousands) */
+		if (rebound && ue->on)
+			attach_event(ue);
 	}
 	site_lock_drop();
 	utrace__probe_quiet_leave(q);
@@ -1537,6 +1657,7 @@ static int new_event(struct uprobe *p, struct uevent **out)
 		return r;
 	}
 	ue->probes = p;
+	ue->last = p;
 	p->ue = ue;
 	ue->tp.name = ue->name;
 	ue->cls.system = d->group;
@@ -1571,9 +1692,23 @@ static void register_event(struct uevent *ue)
 	}
 }
 
+/* The events by name (a glob adds thousands: find_event() walked them
+ * all for each), newest first in a chain; under lock. */
+#define BY_NAME 4096
+static struct uevent *by_name[BY_NAME];
+
+static size_t name_slot(const char *event)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *event; event++)
+		h = (h ^ (uint8_t)*event) * 16777619u;
+	return h & (BY_NAME - 1);
+}
+
 static struct uevent *find_event(const char *group, const char *event)
 {
-	for (struct uevent *ue = uevents; ue; ue = ue->next)
+	for (struct uevent *ue = by_name[name_slot(event)]; ue; ue = ue->hnext)
 		if ((!group[0] || !strcmp(ue->cls.system, group)) && !strcmp(ue->ev.name, event))
 			return ue;
 	return NULL;
@@ -1581,8 +1716,16 @@ static struct uevent *find_event(const char *group, const char *event)
 
 /* A probe at the same place of the same file with another reference
  * counter (the kernel refuses it, as the counter is the place's). */
+static unsigned int nr_refctr_defs;   /* ever added with a (REFCTR) */
+
 static bool refctr_mismatch(const struct utrace__probe_def *d)
 {
+	/* (none has one: no walk over every definition, a glob adds
+	 * thousands) */
+	if (d->refctr)
+		nr_refctr_defs++;
+	else if (!nr_refctr_defs)
+		return false;
 	for (const struct uevent *ue = uevents; ue; ue = ue->next)
 		for (const struct uprobe *q = ue->probes; q; q = q->next)
 			if (q->def->offset == d->offset && q->def->refctr != d->refctr &&
@@ -1642,16 +1785,13 @@ static int add_locked(struct utrace__probe_def *d, struct utrace__probe_error *e
 		return -ENOMEM;
 	}
 	if (ue) {
-		struct uprobe **pp = &ue->probes;
-
 		p->ue = ue;
 		site_lock_take();
 		/* an event that is on: the new probe is placed now */
 		r = __atomic_load_n(&ue->tp.funcs, __ATOMIC_ACQUIRE) ? attach_sites(p) : 0;
 		if (!r) {
-			while (*pp)
-				pp = &(*pp)->next;
-			*pp = p;
+			ue->last->next = p;
+			ue->last = p;
 		}
 		site_lock_drop();
 		if (r) {
@@ -1682,6 +1822,8 @@ static int add_locked(struct utrace__probe_def *d, struct utrace__probe_error *e
 	}
 	ue->next = uevents;
 	__atomic_store_n(&uevents, ue, __ATOMIC_RELEASE);
+	ue->hnext = by_name[name_slot(ue->ev.name)];
+	by_name[name_slot(ue->ev.name)] = ue;
 	return 0;
 }
 
@@ -1706,6 +1848,12 @@ static void remove_locked(struct uevent *ue)
 	for (pp = &uevents; *pp; pp = &(*pp)->next) {
 		if (*pp == ue) {
 			*pp = ue->next;
+			break;
+		}
+	}
+	for (pp = &by_name[name_slot(ue->ev.name)]; *pp; pp = &(*pp)->hnext) {
+		if (*pp == ue) {
+			*pp = ue->hnext;
 			break;
 		}
 	}
@@ -1743,7 +1891,65 @@ static int delete_locked(const struct utrace__probe_def *d)
 	return busy ? -EBUSY : 0;
 }
 
+static int write_one(const char *line, struct utrace__probe_error *err);
+
+/*
+ * A definition whose SYMBOL is a glob: one definition for each matching
+ * function (utrace__probe_expand()), all in the named event, or each in
+ * its own event named after its function.  A function that cannot be
+ * probed is passed over (said once, with the first reason); the write
+ * fails only when none could be added, with the first refusal.
+ */
+static int write_glob(const char *line, struct utrace__probe_error *err, size_t *nadded,
+		      size_t *nmatched)
+{
+	struct utrace__probe_error e1;
+	char **lines, first[160] = "";
+	size_t n, added = 0, refused = 0;
+	int r, r1 = 0;
+
+	*nadded = *nmatched = 0;
+	r = utrace__probe_expand(line, &resolver, &lines, &n, err);
+	if (r)
+		return r;
+	*nmatched = n;
+	for (size_t i = 0; i < n; i++) {
+		r = write_one(lines[i], refused ? &e1 : err);
+		if (!r) {
+			added++;
+			continue;
+		}
+		if (!refused++) {
+			r1 = r;
+			snprintf(first, sizeof(first), "%.60s: %.90s", lines[i] + strcspn(lines[i], " \t"),
+				 err->msg[0] ? err->msg : strerror(-r));
+		}
+	}
+	utrace__probe_lines_free(lines, n);
+	*nadded = added;
+	if (!added)
+		return r1;
+	memset(err, 0, sizeof(*err));
+	if (refused)
+		utrace__warn("probe '%s': %zu of %zu matching functions added, %zu refused (the first,%s)",
+			     line, added, n, refused, first);
+	return 0;
+}
+
 int utrace__uprobes_write(const char *line, struct utrace__probe_error *err)
+{
+	if (utrace__probe_is_glob(line)) {
+		void *q = utrace__probe_quiet_enter();
+		size_t added, matched;
+		int r = write_glob(line, err, &added, &matched);
+
+		utrace__probe_quiet_leave(q);
+		return r;
+	}
+	return write_one(line, err);
+}
+
+static int write_one(const char *line, struct utrace__probe_error *err)
 {
 	struct utrace__probe_def *d;
 	enum utrace__probe_cmd cmd;
@@ -1908,8 +2114,21 @@ void utrace__uprobes_from_env(void)
 	/* definitions are separated by newlines or ';' */
 	for (line = strtok_r(copy, "\n;", &save); line; line = strtok_r(NULL, "\n;", &save)) {
 		struct utrace__probe_error err;
-		int r = utrace__uprobes_write(line, &err);
+		size_t added = 0, matched = 0;
+		bool glob = utrace__probe_is_glob(line);
+		void *q = glob ? utrace__probe_quiet_enter() : NULL;
+		int r = glob ? write_glob(line, &err, &added, &matched) :
+			utrace__uprobes_write(line, &err);
 		const char *m = err.msg[0] ? err.msg : strerror(-r);
+
+		if (glob)
+			utrace__probe_quiet_leave(q);
+		if (!r && glob) {
+			char t[96];
+
+			snprintf(t, sizeof(t), "%zu of %zu", added, matched);
+			utrace__record_probe_note(UTRACE_PROBE_MATCHED, line, t);
+		}
 
 		/* utrace record --probe says it, and fails */
 		if (r && !utrace__record_probe_note(UTRACE_PROBE_REFUSED, line, m))

@@ -113,6 +113,60 @@ static int parse_opts(int argc, char **argv, struct probe_opts *o)
 	return 0;
 }
 
+/* The definitions in the process (glob writes say how many they added). */
+static size_t defs_in(struct utrace__ctl *c)
+{
+	char *text = NULL;
+	size_t n = 0;
+
+	if (utrace__ctl_uprobe_text(c, 0, &text) < 0 || !text)
+		return 0;
+	for (const char *l = text; *l; l++)
+		n += *l == '\n';
+	free(text);
+	return n;
+}
+
+/* A glob without a process: the definitions it stands for in the file,
+ * each checked and printed as one written out would be. */
+static int check_glob(const char *def)
+{
+	struct utrace__probe_error err;
+	char **lines;
+	size_t n, bad = 0;
+	int r = utrace__probe_expand(def, &utrace__probe_files_here, &lines, &n, &err);
+
+	if (r) {
+		fprintf(stderr, "utrace probe: '%s': %s\n", def, err.msg);
+		return 1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct utrace__probe_def *d;
+		enum utrace__probe_cmd cmd;
+		char *s;
+
+		r = utrace__probe_parse(lines[i], &utrace__probe_files_here, &cmd, &d, &err);
+		if (!r && cmd == UTRACE__PROBE_ADD && (r = utrace__probe_site_check_file(d, &err)))
+			utrace__probe_def_free(d);
+		if (r) {
+			probe_say_error("utrace probe", lines[i], r, &err);
+			bad++;
+			continue;
+		}
+		s = utrace__probe_canonical(d);
+		printf("%s\n", s ? s : "?");
+		free(s);
+		utrace__probe_def_free(d);
+	}
+	fprintf(stderr, "utrace probe: '%s': %zu function%s match%s", def, n, n == 1 ? "" : "s",
+		n == 1 ? "es" : "");
+	if (bad)
+		fprintf(stderr, ", %zu of them refused (a process passes them over)", bad);
+	fputc('\n', stderr);
+	utrace__probe_lines_free(lines, n);
+	return bad == n;
+}
+
 /* Without a process: parse, check the site as a process would (the one
  * check, utrace__probe_site_rules()), and print the line uprobe_events
  * would show. */
@@ -124,8 +178,13 @@ static int check_only(int argc, char **argv)
 		struct utrace__probe_error err;
 		struct utrace__probe_def *d;
 		enum utrace__probe_cmd cmd;
-		int r = utrace__probe_parse(argv[i], &utrace__probe_files_here, &cmd, &d, &err);
+		int r;
 
+		if (utrace__probe_is_glob(argv[i])) {
+			status |= check_glob(argv[i]);
+			continue;
+		}
+		r = utrace__probe_parse(argv[i], &utrace__probe_files_here, &cmd, &d, &err);
 		if (!r && cmd == UTRACE__PROBE_ADD && (r = utrace__probe_site_check_file(d, &err)))
 			utrace__probe_def_free(d);
 		if (r) {
@@ -251,6 +310,8 @@ again:
 			status = 1;
 			break;
 		}
+		size_t before = o.del ? 0 : defs_in(c);
+
 		r = utrace__ctl_uprobe_write(c, line, strlen(line));
 		if ((r == -EPIPE || r == -ECONNRESET) && !o.del && ++rounds < 8 &&
 		    kill(o.pid, 0) == 0) {
@@ -262,6 +323,9 @@ again:
 			status = 0;
 			goto again;
 		}
+		if (r >= 0 && !o.del && utrace__probe_is_glob(line))
+			fprintf(stderr, "utrace probe: process %d: '%s': %zu definitions added\n",
+				(int)o.pid, line, defs_in(c) - before);
 		if (r < 0) {
 			if (o.del)
 				fprintf(stderr, "utrace probe: process %d: '%s': %s\n", (int)o.pid,

@@ -1013,6 +1013,10 @@ static void probe_note(struct proc *p, uint32_t what, const char *line, const ch
 			     "a hit takes a trap, about 1 us, where a jump takes about 5 ns",
 			     p->pid, p->comm, line, text) < 0)
 			return;
+	} else if (what == UTRACE_PROBE_MATCHED) {
+		if (asprintf(&s, "utrace record: pid %u (%s): --probe '%s': %s matching functions "
+			     "probed", p->pid, p->comm, line, text) < 0)
+			return;
 	} else {
 		return;
 	}

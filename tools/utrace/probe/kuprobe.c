@@ -54,9 +54,16 @@ static int here_symbol(void *data, const char *path, const char *sym, uint64_t *
 	return utrace__probe_files.symbol(data, path, sym, vaddr, off, size);
 }
 
+static int here_functions(void *data, const char *path,
+			  int (*fn)(void *arg, const char *name, uint64_t vaddr), void *arg)
+{
+	return utrace__probe_files.functions(data, path, fn, arg);
+}
+
 const struct utrace__probe_resolver utrace__probe_files_here = {
 	.object = here_object,
 	.symbol = here_symbol,
+	.functions = here_functions,
 };
 
 static int find_mapped(pid_t pid, const char *name, char *path, size_t n)

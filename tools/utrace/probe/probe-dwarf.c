@@ -5,7 +5,10 @@
  * parsing; the work is lib/probe/dwarf.c, lib/probe/kuprobe.c and
  * kuprobes.c (uprobe_events).
  */
+#include <errno.h>
+#include <fnmatch.h>
 #include <getopt.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +18,7 @@
 #include "kuprobe.h"
 #include "kuprobes.h"
 #include "probe-dwarf.h"
+#include "probe.h"
 
 const char probe_dwarf_help[] =
 	"       utrace probe -x BINARY -F|--funcs [FILTER]\n"
@@ -105,6 +109,154 @@ static int open_bin(const char *bin, struct utrace__dw **dw)
 	return 0;
 }
 
+/* ---- a glob for FUNC ('str*'): one raw definition with the glob ---- */
+
+struct glob_first {
+	const char *glob;
+	char name[2][256];	/* the first two matches, by address */
+	uint64_t at[2];
+	size_t n;		/* all matches, one a name */
+};
+
+static int glob_first_one(void *arg, const char *name, uint64_t vaddr)
+{
+	struct glob_first *g = arg;
+	size_t l = strcspn(name, "@");
+	char buf[256];
+
+	if (l >= sizeof(buf))
+		return 0;
+	memcpy(buf, name, l);
+	buf[l] = '\0';
+	if (fnmatch(g->glob, buf, 0))
+		return 0;
+	g->n++;
+	for (int k = 0; k < 2; k++) {
+		if (g->name[k][0] && g->at[k] <= vaddr)
+			continue;
+		if (k == 0 && g->name[0][0]) {
+			memcpy(g->name[1], g->name[0], sizeof(g->name[1]));
+			g->at[1] = g->at[0];
+		}
+		snprintf(g->name[k], sizeof(g->name[k]), "%s", buf);
+		g->at[k] = vaddr;
+		break;
+	}
+	return 0;
+}
+
+/* p->raw of FIRST made the glob's (translate()); the event's name kept
+ * only when the definition named it. */
+static int glob_raw(struct utrace__dw_probe *p, bool named, const char *first, const char *glob)
+{
+	char *raw = p->raw, *slash = strchr(raw, '/'), *w1 = strchr(raw, ' '), *colon, *out;
+	int n;
+
+	if (!slash || !w1 || slash > w1) {
+		free(raw);
+		return -EINVAL;
+	}
+	colon = w1 + 1 + strcspn(w1 + 1, " ");
+	while (colon > w1 && *colon != ':')
+		colon--;
+	if (strncmp(colon + 1, first, strlen(first))) {
+		free(raw);
+		return -EINVAL;
+	}
+	n = asprintf(&out, "%.*s%.*s%.*s%s%s", (int)(slash + 1 - raw), raw,
+		     named ? (int)(w1 - slash - 1) : 0, slash + 1, (int)(colon + 1 - w1), w1,
+		     glob, colon + 1 + strlen(first));
+	free(raw);
+	p->raw = n < 0 ? NULL : out;
+	return n < 0 ? -ENOMEM : 0;
+}
+
+/*
+ * utrace__dw_translate(), where FUNC may be a glob: then the raw
+ * definition keeps the glob (the process, or utrace probe, expands it:
+ * utrace__probe_expand()), translated from the first matching function;
+ * its arguments must translate the same for the first two (registers,
+ * $argN, $retval: not C variables, whose places differ), and FUNC takes
+ * no :LINE.  An event the definition names is the event of all; else
+ * each is named after its function by the process (p_FUNC_0).
+ * *count: the matching functions (0: no glob).
+ */
+static int translate(struct utrace__dw *dw, const char *binary, const char *def,
+		     struct utrace__dw_probe *p, size_t *count, char err[UTRACE_DW_ERR_MAX])
+{
+	struct glob_first g = { 0 };
+	size_t w0 = strcspn(def, " \t"), f0, f1;
+	const char *eq = memchr(def, '=', w0);
+	char glob[256], *one = NULL, *two = NULL, *sp1, *sp2;
+	struct utrace__dw_probe p2;
+	int r;
+
+	*count = 0;
+	f0 = eq ? (size_t)(eq - def) + 1 : 0;
+	f1 = f0 + strcspn(def + f0, ":+%@ \t");
+	if (f1 - f0 >= sizeof(glob) ||
+	    (!memchr(def + f0, '*', f1 - f0) && !memchr(def + f0, '?', f1 - f0) &&
+	     !memchr(def + f0, '[', f1 - f0)))
+		return utrace__dw_translate(dw, def, UTRACE_DW_SITE_SYMBOL, p, err);
+	memcpy(glob, def + f0, f1 - f0);
+	glob[f1 - f0] = '\0';
+	if (def[f1] == ':' || def[f1] == '@') {
+		snprintf(err, UTRACE_DW_ERR_MAX, "a glob ('%s') takes no :LINE or @FILE", glob);
+		return -EINVAL;
+	}
+	g.glob = glob;
+	r = utrace__probe_files.functions(NULL, binary, glob_first_one, &g);
+	if (r < 0 || !g.n) {
+		snprintf(err, UTRACE_DW_ERR_MAX, "no function of %s matches '%s'", binary, glob);
+		return -ENOENT;
+	}
+	if (asprintf(&one, "%.*s%s%s", (int)f0, def, g.name[0], def + f1) < 0)
+		return -ENOMEM;
+	r = utrace__dw_translate(dw, one, UTRACE_DW_SITE_SYMBOL, p, err);
+	if (r < 0) {
+		free(one);
+		return r;
+	}
+	sp1 = strchr(p->raw, ' ');
+	sp1 = sp1 ? strchr(sp1 + 1, ' ') : NULL;
+	if (g.name[1][0]) {
+		if (asprintf(&two, "%.*s%s%s", (int)f0, def, g.name[1], def + f1) < 0)
+			two = NULL;
+		if (!two || utrace__dw_translate(dw, two, UTRACE_DW_SITE_SYMBOL, &p2, err) < 0) {
+			snprintf(err, UTRACE_DW_ERR_MAX, "'%s' (for %s, the glob's second function) "
+				 "does not translate", two ? two : def, g.name[1]);
+			free(one);
+			free(two);
+			free(p->raw);
+			return -EINVAL;
+		}
+		sp2 = strchr(p2.raw, ' ');
+		sp2 = sp2 ? strchr(sp2 + 1, ' ') : NULL;
+		if (strcmp(sp1 ? sp1 : "", sp2 ? sp2 : "")) {
+			snprintf(err, UTRACE_DW_ERR_MAX, "with a glob the arguments must be the same in "
+				 "every function (registers, $argN, $retval), not C variables: %.40s has "
+				 "'%.50s', %.40s '%.50s'", g.name[0], sp1 ? sp1 + 1 : "", g.name[1],
+				 sp2 ? sp2 + 1 : "");
+			free(p2.raw);
+			free(one);
+			free(two);
+			free(p->raw);
+			return -EINVAL;
+		}
+		free(p2.raw);
+		free(two);
+	}
+	free(one);
+	/* "p:GRP/EVENT BIN:FIRST[+OFFS] ARGS" -> "p:GRP/[EVENT] BIN:GLOB[+OFFS] ARGS" */
+	r = glob_raw(p, eq != NULL, g.name[0], glob);
+	if (r < 0) {
+		snprintf(err, UTRACE_DW_ERR_MAX, "'%s': cannot make the raw definition", def);
+		return r;
+	}
+	*count = g.n;
+	return 0;
+}
+
 int probe_dwarf_defs(const char *who, const char *binary, char *const *defs, size_t nr,
 		     char ***raw)
 {
@@ -125,8 +277,9 @@ int probe_dwarf_defs(const char *who, const char *binary, char *const *defs, siz
 	}
 	for (i = 0; i < nr; i++) {
 		struct utrace__dw_probe p;
+		size_t count;
 
-		if (utrace__dw_translate(dw, defs[i], UTRACE_DW_SITE_SYMBOL, &p, err) < 0) {
+		if (translate(dw, binary, defs[i], &p, &count, err) < 0) {
 			fprintf(stderr, "%s: '%s': %s\n", who, defs[i], err);
 			while (i--)
 				free((*raw)[i]);
@@ -306,13 +459,17 @@ int utrace_probe_dwarf_main(int argc, char **argv, struct probe_dwarf_raw *agent
 
 		for (i = optind; i < argc; i++) {
 			struct utrace__dw_probe p;
+			size_t count;
 
-			if (utrace__dw_translate(dw, argv[i], UTRACE_DW_SITE_SYMBOL, &p, err) < 0) {
+			if (translate(dw, bin, argv[i], &p, &count, err) < 0) {
 				fprintf(stderr, "utrace probe: '%s': %s\n", argv[i], err);
 				r = 1;
 				continue;
 			}
 			printf("%s\n", p.raw);
+			if (count)
+				fprintf(stderr, "utrace probe: '%s': %zu function%s of %s match%s\n",
+					argv[i], count, count == 1 ? "" : "s", bin, count == 1 ? "es" : "");
 			free(p.raw);
 		}
 		utrace__dw_close(dw);

@@ -175,10 +175,50 @@ static int check_symbol(void *data, const char *path, const char *sym, uint64_t 
 	return utrace__probe_files.symbol(data, path, sym, vaddr, off, size);
 }
 
+/* -EAGAIN: the process's to list (expand_check()) */
+static int check_functions(void *data, const char *path,
+			   int (*fn)(void *arg, const char *name, uint64_t vaddr), void *arg)
+{
+	if (!strchr(path, '/'))
+		return -EAGAIN;
+	return utrace__probe_files.functions(data, path, fn, arg);
+}
+
 static const struct utrace__probe_resolver check_resolver = {
 	.object = check_object,
 	.symbol = check_symbol,
+	.functions = check_functions,
 };
+
+/*
+ * A glob: the functions it matches in the file, said; none is an error
+ * naming the glob.  The first matching line is then checked as any
+ * definition (the process checks each site when it places them).  An
+ * object the process has to find (the program, a library named without
+ * a path and not found here): the process expands it.
+ * Return: 0 and *line (the line to check, malloc()ed, or NULL), or -1 said.
+ */
+static int expand_check(const char *def, char **line)
+{
+	struct utrace__probe_error err;
+	char **lines;
+	size_t n;
+	int r = utrace__probe_expand(def, &check_resolver, &lines, &n, &err);
+
+	*line = NULL;
+	if (r == -EAGAIN)
+		return 0;
+	if (r) {
+		fprintf(stderr, "utrace record: --probe '%s': %s\n", def, err.msg);
+		return -1;
+	}
+	fprintf(stderr, "utrace record: --probe '%s': %zu function%s match\n", def, n,
+		n == 1 ? "" : "s");
+	*line = lines[0];
+	lines[0] = NULL;
+	utrace__probe_lines_free(lines, n);
+	return 0;
+}
 
 int rec_probes_check(char **defs, size_t nr)
 {
@@ -186,7 +226,17 @@ int rec_probes_check(char **defs, size_t nr)
 		struct utrace__probe_error err;
 		struct utrace__probe_def *d;
 		enum utrace__probe_cmd cmd;
-		int r = utrace__probe_parse(defs[i], &check_resolver, &cmd, &d, &err);
+		char *one = NULL;
+		int r;
+
+		if (utrace__probe_is_glob(defs[i])) {
+			if (expand_check(defs[i], &one))
+				return -1;
+			if (!one)
+				continue;
+		}
+		r = utrace__probe_parse(one ? one : defs[i], &check_resolver, &cmd, &d, &err);
+		free(one);
 
 		/* the site: the one check, as the process will make it (an
 		 * object it has to find itself is checked there, and a
