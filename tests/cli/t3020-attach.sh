@@ -308,10 +308,9 @@ bad=0
 for i in $(seq 20); do
 	sleep 30 &
 	p=$!
-	# (attached once it has exec'd: an attach during the exec itself once
-	# answered "listens in another runtime directory" (1 in about 80 on a
-	# quiet machine): a known race of the exec path, in the design notes'
-	# weak points, not covered here until it is fixed)
+	# (attached once it has exec'd: an attach made whole just before the
+	# exec leaves no agent in the new program, and nothing can tell an
+	# exec is coming; attaches that meet the exec are t3021's)
 	for _ in $(seq 200); do
 		[ "$(readlink /proc/$p/exe 2> /dev/null)" = "$(readlink -f "$(command -v sleep)")" ] && break
 		sleep 0.01

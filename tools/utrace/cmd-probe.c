@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -260,7 +261,7 @@ int cmd_probe(int argc, char **argv)
 	struct probe_opts o = { 0 };
 	struct utrace__ctl *c;
 	char err[512];
-	int r, status = 0;
+	int r, status = 0, rounds = 0;
 
 	/* -x (C names through DWARF) and -k (the kernel's uprobes):
 	 * probe-dwarf.c; -x -p PID comes back with raw definitions */
@@ -271,6 +272,7 @@ int cmd_probe(int argc, char **argv)
 		return r < 0 ? 0 : r;
 	if (!o.pid)
 		return check_only(argc, argv);
+again:
 	/* adding probes to a process without libutrace loads it (inject.c) */
 	if (!(o.list || o.profile || o.del)) {
 		if (utrace_ctl_open_attach(o.pid, &c, "utrace probe") < 0)
@@ -311,6 +313,16 @@ int cmd_probe(int argc, char **argv)
 		size_t before = o.del ? 0 : defs_in(c);
 
 		r = utrace__ctl_uprobe_write(c, line, strlen(line));
+		if ((r == -EPIPE || r == -ECONNRESET) && !o.del && ++rounds < 8 &&
+		    kill(o.pid, 0) == 0) {
+			/* the process ran a new program (execve) as the
+			 * probes were added: its agent went with the old
+			 * one; attach to the new one and add them again */
+			free(line);
+			utrace__ctl_close(c);
+			status = 0;
+			goto again;
+		}
 		if (r >= 0 && !o.del && utrace__probe_is_glob(line))
 			fprintf(stderr, "utrace probe: process %d: '%s': %zu definitions added\n",
 				(int)o.pid, line, defs_in(c) - before);

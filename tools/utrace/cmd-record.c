@@ -1822,14 +1822,33 @@ static void new_probe_names(struct pid_probes *pp, const char *before, const cha
 	}
 }
 
+/* Process pid has libutrace mapped: false once it ran execve() after it
+ * was attached to (the library, never unloaded, went with its program). */
+static bool maps_libutrace(pid_t pid)
+{
+	char path[64], line[512];
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, "/libutrace.so") != NULL;
+	fclose(f);
+	return found;
+}
+
 /* Place the --probe definitions in process pid; 0 or -1 said. */
 static int probes_place(const struct record_opts *o, pid_t pid)
 {
 	struct utrace__ctl *c;
 	struct pid_probes *pp;
 	char *before = NULL, *after = NULL;
-	int status = 0;
+	int status = 0, rounds = 0;
 
+again:
 	if (utrace_ctl_open_attach(pid, &c, "utrace record") < 0)
 		return -1;
 	pp = realloc(pid_probes, (nr_pid_probes + 1) * sizeof(*pp));
@@ -1846,6 +1865,16 @@ static int probes_place(const struct record_opts *o, pid_t pid)
 	for (size_t i = 0; i < o->nr_probes; i++) {
 		int r = utrace__ctl_uprobe_write(c, o->probes[i], strlen(o->probes[i]));
 
+		if ((r == -EPIPE || r == -ECONNRESET) && ++rounds < 8 && kill(pid, 0) == 0) {
+			/* the process ran a new program (execve) as the
+			 * probes were placed: its agent went with the old
+			 * one; attach to the new one and place them again */
+			free(before);
+			before = NULL;
+			utrace__ctl_close(c);
+			nr_pid_probes--;
+			goto again;
+		}
 		if (r < 0) {
 			fprintf(stderr, "utrace record: process %d: --probe '%s' refused: %s\n",
 				(int)pid, o->probes[i], r == -EEXIST ? "an event of that name "
@@ -1888,10 +1917,11 @@ static void probes_remove(void)
 		struct utrace__ctl *c = NULL;
 		char err[512], *line;
 
-		/* (a process that has ended, or is ending, has no probes left) */
+		/* (a process that has ended, or is ending, has no probes
+		 * left, nor one that ran a new program since) */
 		if (pp->nr && kill(pp->pid, 0) == 0 &&
 		    utrace__ctl_open(pp->pid, &c, err, sizeof(err)) < 0 && kill(pp->pid, 0) == 0 &&
-		    !proc_ended(pp->pid))
+		    !proc_ended(pp->pid) && maps_libutrace(pp->pid))
 			fprintf(stderr, "utrace record: process %d: its probes stay: %s\n",
 				(int)pp->pid, err);
 		for (size_t j = 0; j < pp->nr; j++) {
@@ -1906,7 +1936,8 @@ static void probes_remove(void)
 				if (asprintf(&line, "-:%s", pp->names[j]) >= 0) {
 					int r = utrace__ctl_uprobe_write(c, line, strlen(line));
 
-					if (r < 0)
+					if (r < 0 && !((r == -EPIPE || r == -ECONNRESET) &&
+						       !maps_libutrace(pp->pid)))
 						fprintf(stderr, "utrace record: process %d: cannot "
 							"remove probe %s: %s\n", (int)pp->pid,
 							pp->names[j], strerror(-r));

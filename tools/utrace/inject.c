@@ -421,6 +421,69 @@ static bool in_libc(const struct ranges *r, const struct user_regs_struct *regs)
 	return false;
 }
 
+/*
+ * What tells one program of a process from the next one its execve()
+ * brings: the auxiliary vector (the loader's, the vDSO's and the stack's
+ * addresses, random with ASLR) and the 16 random bytes AT_RANDOM points
+ * to, new at each exec.  An attach that meets an exec must notice it
+ * wherever it falls: addresses looked up in the old program are wrong in
+ * the new one, and an agent started in the old one is gone.
+ */
+struct image_id {
+	uint64_t auxv[128];
+	size_t len;
+	unsigned char rnd[16];
+	bool have;
+};
+
+static uint64_t auxv_get(const struct image_id *id, uint64_t type)
+{
+	for (size_t i = 0; i + 1 < id->len / 8; i += 2)
+		if (id->auxv[i] == type)
+			return id->auxv[i + 1];
+	return 0;
+}
+
+static void image_id(pid_t pid, struct image_id *id)
+{
+	char path[64];
+	uint64_t rnd;
+	ssize_t n;
+	int fd;
+
+	memset(id, 0, sizeof(*id));
+	snprintf(path, sizeof(path), "/proc/%d/auxv", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, id->auxv, sizeof(id->auxv));
+	close(fd);
+	if (n <= 0)
+		return;
+	id->len = (size_t)n;
+	id->have = true;
+	rnd = auxv_get(id, AT_RANDOM);
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
+	if (rnd && (fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
+		if (pread(fd, id->rnd, sizeof(id->rnd), (off_t)rnd) != (ssize_t)sizeof(id->rnd))
+			memset(id->rnd, 0, sizeof(id->rnd));
+		close(fd);
+	}
+}
+
+/* Process pid runs another program than the one 'was' names (it ran
+ * execve() since); false when either is not known (gone, not readable). */
+static bool image_changed(pid_t pid, const struct image_id *was)
+{
+	struct image_id now;
+
+	if (!was->have)
+		return false;
+	image_id(pid, &now);
+	return now.have && (now.len != was->len || memcmp(now.auxv, was->auxv, now.len) ||
+			    memcmp(now.rnd, was->rnd, sizeof(now.rnd)));
+}
+
 /* The borrowed thread and what it had. */
 struct victim {
 	pid_t pid, tid;
@@ -435,6 +498,9 @@ struct victim {
 	int nr_held;
 	bool died;
 	bool execd;                /* it ran execve(): a new program */
+	bool exec_stop;            /* stopped at PTRACE_EVENT_EXEC */
+	bool exec_stop_seen;       /* run to the entry from there once */
+	struct image_id id;        /* the program looked up */
 	const char *who;
 };
 
@@ -455,6 +521,73 @@ static uint64_t now_us(void)
 	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
 }
 
+/*
+ * The borrowed thread ended, and the process lives on: another of its
+ * threads ran execve(), which ends all the others before the new program
+ * replaces the old (so wait, up to 2 s, to see which).  True when the
+ * process runs a new program (v->execd set).
+ */
+static bool thread_execd(struct victim *v)
+{
+	char path[64], state[64];
+
+	for (int i = 0; i < 400; i++) {
+		snprintf(path, sizeof(path), "/proc/%d", (int)v->pid);
+		state[0] = 0;
+		if (access(path, F_OK) < 0 || status_field(v->pid, "State:", state,
+							    sizeof(state)) < 0 ||
+		    state[0] == 'Z' || state[0] == 'X')
+			return false;
+		if (image_changed(v->pid, &v->id)) {
+			v->execd = true;
+			return true;
+		}
+		usleep(5000);
+	}
+	return false;
+}
+
+/*
+ * The thread could not be let go (PTRACE_DETACH: ESRCH): it is ending,
+ * killed by another thread's execve() or the process's end, and stays a
+ * zombie until we, its tracer, reap it; an execve() waits for that (the
+ * kernel's de_thread()) holding the lock a new PTRACE_SEIZE takes: a
+ * deadlock if we went on to attach again.  Reap it, waiting at most 2 s.
+ */
+static void reap(struct victim *v)
+{
+	int status;
+
+	for (int i = 0; i < 400; i++) {
+		pid_t r = waitpid(v->tid, &status, __WALL | WNOHANG);
+
+		if (r == v->tid && (WIFEXITED(status) || WIFSIGNALED(status)))
+			break;
+		if (r == v->tid) {
+			/* a stop after all: let it go */
+			if (ptrace(PTRACE_DETACH, v->tid, NULL, NULL) == 0)
+				break;
+			continue;
+		}
+		if (r < 0 && errno != EINTR)
+			break;
+		usleep(5000);
+	}
+	v->died = true;
+}
+
+/* The borrowed thread, not yet seized, ends or its process runs a new
+ * program within 100 ms. */
+static bool thread_ending(struct victim *v)
+{
+	for (int i = 0; i < 20; i++) {
+		if (!task_alive(v->pid, v->tid) || image_changed(v->pid, &v->id))
+			return true;
+		usleep(5000);
+	}
+	return false;
+}
+
 /* Wait for the thread's next stop, at most ms; 1 stopped (*status), 0
  * timed out, -1 gone (said). */
 static int wait_stop(struct victim *v, int *status, int ms)
@@ -470,10 +603,15 @@ static int wait_stop(struct victim *v, int *status, int ms)
 			    *status >> 8 == (SIGTRAP | (PTRACE_EVENT_EXEC << 8))) {
 				/* what we looked up is gone with the old image */
 				v->execd = true;
+				v->exec_stop = true;
 				return -1;
 			}
 			if (WIFEXITED(*status) || WIFSIGNALED(*status)) {
 				v->died = true;
+				/* another thread's execve() kills the others:
+				 * the process lives on, with a new program */
+				if (thread_execd(v))
+					return -1;
 				fprintf(stderr, "%s: process %d ended while it was being attached to "
 					"(%s %d)\n", v->who, (int)v->pid,
 					WIFEXITED(*status) ? "exit status" : "signal",
@@ -482,6 +620,16 @@ static int wait_stop(struct victim *v, int *status, int ms)
 				return -1;
 			}
 			return 1;
+		}
+		if (r < 0 && errno == ECHILD) {
+			/* not ours any more: a leader released by another
+			 * thread's execve() */
+			v->died = true;
+			if (thread_execd(v))
+				return -1;
+			fprintf(stderr, "%s: process %d: its thread %d ended while it was being "
+				"attached to\n", v->who, (int)v->pid, (int)v->tid);
+			return -1;
 		}
 		if (r < 0 && errno != EINTR) {
 			fprintf(stderr, "%s: process %d: waitpid: %s\n", v->who, (int)v->pid,
@@ -741,22 +889,23 @@ static int precheck(pid_t pid, const char *who)
 
 /*
  * Stop the borrowed thread again (after a PTRACE_CONT): by our interrupt,
- * or by 'want' at 'addr' (a hardware breakpoint) when addr is not 0, or
- * by a signal (held).  0, 1 when it stopped at addr, -1 said.
+ * or by 'want' at 'addr' (a hardware breakpoint) when addr is not 0 (in
+ * at most ms, else interrupted where it is), or by a signal (held).  0, 1
+ * when it stopped at addr, -1 said.
  */
-static int stop_again(struct victim *v, int want, uint64_t addr)
+static int stop_again(struct victim *v, int want, uint64_t addr, int ms)
 {
 	int status, w;
 
 	if (!addr && ptrace(PTRACE_INTERRUPT, v->tid, NULL, NULL) < 0)
 		return -1;
 	for (;;) {
-		w = wait_stop(v, &status, addr ? 1000 : 5000);
+		w = wait_stop(v, &status, addr ? ms : 5000);
 		if (w < 0)
 			return -1;
 		if (w == 0) {
 			if (addr) {
-				/* it did not come back there in 1 s: take it
+				/* it did not come there in time: take it
 				 * where it is */
 				if (ptrace(PTRACE_INTERRUPT, v->tid, NULL, NULL) < 0)
 					return -1;
@@ -864,14 +1013,58 @@ static int run_to_caller(struct victim *v, const struct ranges *libc)
 	if (ptrace(PTRACE_POKEUSER, v->tid, (void *)dr0, (void *)ret) < 0 ||
 	    ptrace(PTRACE_POKEUSER, v->tid, (void *)dr7, (void *)1L) < 0)
 		return 0;
-	r = ptrace(PTRACE_CONT, v->tid, NULL, NULL) < 0 ? -1 : stop_again(v, SIGTRAP, ret);
+	r = ptrace(PTRACE_CONT, v->tid, NULL, NULL) < 0 ? -1 : stop_again(v, SIGTRAP, ret, 1000);
 	ptrace(PTRACE_POKEUSER, v->tid, (void *)dr7, (void *)old7);
 	ptrace(PTRACE_POKEUSER, v->tid, (void *)dr0, (void *)old0);
 	return r < 0 ? -1 : 0;
 }
 
+/*
+ * The thread has just run execve() (stopped at PTRACE_EVENT_EXEC, or found
+ * in a new program): its loader is still mapping and relocating the new
+ * program's libraries, and a dlopen() now would meet a C library not yet
+ * set up.  Run it to the program's entry point (AT_ENTRY: the loader is
+ * done, the libraries' constructors have run), with a hardware breakpoint
+ * (DR0, nothing written), at most ms; the new attach starts from there.
+ * 1 there, 0 elsewhere after ms (or no entry known), -1 said.
+ */
+static int run_to_entry(struct victim *v, int ms)
+{
+	size_t dr0 = offsetof(struct user, u_debugreg[0]);
+	size_t dr7 = offsetof(struct user, u_debugreg[7]);
+	struct image_id id;
+	uint64_t entry;
+	int r;
+
+again:
+	image_id(v->pid, &id);
+	entry = auxv_get(&id, AT_ENTRY);
+	if (!entry)
+		return 0;
+	if (ptrace(PTRACE_POKEUSER, v->tid, (void *)dr0, (void *)entry) < 0 ||
+	    ptrace(PTRACE_POKEUSER, v->tid, (void *)dr7, (void *)1L) < 0)
+		return 0;
+	v->exec_stop = false;
+	r = ptrace(PTRACE_CONT, v->tid, NULL, NULL) < 0 ? -1 : stop_again(v, SIGTRAP, entry, ms);
+	if (v->died)
+		return -1;
+	/* stopped inside execve(), the new program's auxiliary vector
+	 * already there, before its exec event: that comes first */
+	if (r < 0 && v->exec_stop && !v->exec_stop_seen) {
+		v->exec_stop_seen = true;
+		goto again;
+	}
+	ptrace(PTRACE_POKEUSER, v->tid, (void *)dr7, (void *)0L);
+	ptrace(PTRACE_POKEUSER, v->tid, (void *)dr0, (void *)0L);
+	return r;
+}
+
+/* One attach: 0 done, -1 said, 1 when the process ran execve() meanwhile
+ * (nothing said; the thread, if it was held, is let go at its new
+ * program's entry point), to be made again.  *id: the program attached
+ * to. */
 static int inject_once(pid_t pid, const char *who, struct utrace_inject_times *us,
-		       bool *execd)
+		       struct image_id *id)
 {
 	static const char *const dlopen_names[] = { "dlopen", "__libc_dlopen_mode" };
 	static const char *const err_names[] = { "dlerror" };
@@ -884,7 +1077,7 @@ static int inject_once(pid_t pid, const char *who, struct utrace_inject_times *u
 	uint64_t start_value = 0, bias = 0;
 	struct ranges safe;
 	int libfd = -1;
-	bool have_lib, attached = false, pass_dir = true;
+	bool have_lib, attached = false, pass_dir = true, starting = false;
 	int status, w, r = -1, sig;
 	struct stat st;
 
@@ -892,6 +1085,16 @@ static int inject_once(pid_t pid, const char *who, struct utrace_inject_times *u
 		memset(us, 0, sizeof(*us));
 	if (precheck(pid, who) < 0)
 		return -1;
+	/* the program the addresses below are looked up in (an execve()
+	 * between here and the stop is seen there) */
+	image_id(pid, &v.id);
+/* a refusal that comes from what the maps said: none when the process ran
+ * a new program meanwhile (made again in that one) */
+#define NEW_PROGRAM_OR_SAY(...) do { \
+		if (image_changed(pid, &v.id)) \
+			return 1; \
+		fprintf(stderr, __VA_ARGS__); \
+	} while (0)
 	/* The library: this tool's own (a build tree's next to it) */
 	utrace_find_libutrace(lib, sizeof(lib), &have_lib);
 	/* as the process's maps will name it: no "..", no link */
@@ -912,21 +1115,28 @@ static int inject_once(pid_t pid, const char *who, struct utrace_inject_times *u
 		snprintf(base, sizeof(base), "%.*s", san ? (int)(strlen(san) - 3) : 0,
 			 san ? san : "");
 		if (san && !find_obj(pid, base, NULL, &o)) {
-			fprintf(stderr, "%s: this utrace's %s is built with a sanitizer (%s), whose "
+			NEW_PROGRAM_OR_SAY("%s: this utrace's %s is built with a sanitizer (%s), whose "
 				"runtime must be a program's first library: it cannot be loaded "
 				"into process %d, which has none\n", who, lib, san, (int)pid);
 			return -1;
 		}
 		if (!find_obj(pid, "libc", NULL, &libc)) {
-			fprintf(stderr, "%s: process %d has no libc.so.6 mapped (a static program, "
-				"or not glibc): libutrace cannot be loaded into it; start it under "
-				"'utrace record' instead\n", who, (int)pid);
+			/* a program just started (or exec'd) whose loader has
+			 * not mapped the C library yet: run it to its entry
+			 * point below, and attach again */
+			if (auxv_get(&v.id, AT_BASE) && !image_changed(pid, &v.id)) {
+				starting = true;
+				goto seize;
+			}
+			NEW_PROGRAM_OR_SAY("%s: process %d has no libc.so.6 mapped (a static "
+				"program, or not glibc): libutrace cannot be loaded into it; "
+				"start it under 'utrace record' instead\n", who, (int)pid);
 			return -1;
 		}
 		f_dlopen = obj_sym(pid, &libc, dlopen_names, 2, &which);
 		f_dlerror = obj_sym(pid, &libc, err_names, 1, NULL);
 		if (!f_dlopen) {
-			fprintf(stderr, "%s: process %d: its C library %s has no dlopen nor "
+			NEW_PROGRAM_OR_SAY("%s: process %d: its C library %s has no dlopen nor "
 				"__libc_dlopen_mode (glibc is needed)\n", who, (int)pid, libc.path);
 			return -1;
 		}
@@ -936,9 +1146,9 @@ static int inject_once(pid_t pid, const char *who, struct utrace_inject_times *u
 	if (ut.found) {
 		f_start = obj_sym(pid, &ut, start_names, 1, NULL);
 		if (!f_start) {
-			fprintf(stderr, "%s: process %d has %s loaded already, an older one "
-				"without utrace__attach_start: start it with this utrace's "
-				"library\n", who, (int)pid, ut.path);
+			NEW_PROGRAM_OR_SAY("%s: process %d has %s loaded already, an older "
+				"one without utrace__attach_start: start it with this "
+				"utrace's library\n", who, (int)pid, ut.path);
 			return -1;
 		}
 	} else {
@@ -960,6 +1170,7 @@ static int inject_once(pid_t pid, const char *who, struct utrace_inject_times *u
 		goto out;
 	}
 
+seize:
 	v.tid = pick_thread(pid);
 	/* (an execve() meanwhile stops it at once: what we looked up, and
 	 * the registers we saved, were the old program's) */
@@ -968,6 +1179,10 @@ static int inject_once(pid_t pid, const char *who, struct utrace_inject_times *u
 
 		int e = errno;
 
+		/* the thread picked is ending (EPERM for an exiting task):
+		 * another thread's execve() ended it */
+		if ((e == EPERM || e == ESRCH) && thread_ending(&v) && thread_execd(&v))
+			goto out;
 		if (e == EPERM && tracer > 0)
 			precheck(pid, who);
 		else
@@ -977,6 +1192,10 @@ static int inject_once(pid_t pid, const char *who, struct utrace_inject_times *u
 	attached = true;
 	t0 = now_us();
 	if (ptrace(PTRACE_INTERRUPT, v.tid, NULL, NULL) < 0) {
+		if (!task_alive(pid, v.tid) && thread_execd(&v)) {
+			v.died = true;
+			goto out;
+		}
 		fprintf(stderr, "%s: process %d: PTRACE_INTERRUPT: %s\n", who, (int)pid,
 			strerror(errno));
 		goto out;
@@ -1006,6 +1225,25 @@ static int inject_once(pid_t pid, const char *who, struct utrace_inject_times *u
 		}
 		ptrace(PTRACE_CONT, v.tid, NULL, NULL);
 	}
+	if (starting) {
+		/* its loader at work: run it to the program's entry, then
+		 * once more; a program whose loader is done and that has
+		 * no libc.so.6 is refused */
+		if (run_to_entry(&v, 2000) == 1) {
+			r = 1;
+		} else if (!v.died && !v.execd) {
+			fprintf(stderr, "%s: process %d has no libc.so.6 mapped (a static "
+				"program, or not glibc): libutrace cannot be loaded into it; "
+				"start it under 'utrace record' instead\n", who, (int)pid);
+		}
+		goto out;
+	}
+	/* the program looked up is the one stopped: else it ran execve()
+	 * before the stop */
+	if (image_changed(pid, &v.id)) {
+		v.execd = true;
+		goto out;
+	}
 	/*
 	 * A safe place to borrow the thread: waiting in a system call, or
 	 * in code that is not the C library's nor the loader's.  Else let it run a
@@ -1025,7 +1263,7 @@ static int inject_once(pid_t pid, const char *who, struct utrace_inject_times *u
 		if (ptrace(PTRACE_CONT, v.tid, NULL, NULL) < 0)
 			break;
 		usleep(50);
-		if (stop_again(&v, SIGTRAP, 0) < 0)
+		if (stop_again(&v, SIGTRAP, 0, 0) < 0)
 			goto out;
 	}
 	if (!v.nr_held && ptrace(PTRACE_GETREGS, v.tid, NULL, &v.regs) == 0 &&
@@ -1114,6 +1352,14 @@ back:
 	if (restore(&v) < 0)
 		r = -1;
 out:
+	/* it ran execve(): no call was made in the new program; let it
+	 * go at its entry point, then attach again */
+	if (v.execd && attached && !v.died)
+		run_to_entry(&v, v.exec_stop ? 10000 : 2000);
+	if (v.execd)
+		r = 1;
+	else if (r == 0)
+		*id = v.id;
 	if (libfd >= 0)
 		close(libfd);
 	if (v.memfd >= 0)
@@ -1122,28 +1368,60 @@ out:
 	if (attached && !v.died) {
 		/* the first signal held back goes with the detach, the
 		 * others after it */
-		ptrace(PTRACE_DETACH, v.tid, NULL, (void *)(long)(v.nr_held ? v.held[0] : 0));
+		if (ptrace(PTRACE_DETACH, v.tid, NULL,
+			   (void *)(long)(v.nr_held ? v.held[0] : 0)) < 0 && errno == ESRCH)
+			reap(&v);
 		for (int i = 1; i < v.nr_held; i++)
 			syscall(SYS_tgkill, pid, v.tid, v.held[i]);
 	}
 	if (us && t0)
 		us->stopped = (double)(now_us() - t0);
-	*execd = v.execd;
 	return r;
+#undef NEW_PROGRAM_OR_SAY
+}
+
+/* An attach is made again in the new program when the process runs
+ * execve() while it is being attached to, or right after (its agent gone
+ * before we spoke to it); a process that does so this many times in a
+ * row is left alone. */
+#define EXEC_ROUNDS 16
+
+static int ran_new_program(pid_t pid, const char *who, int times)
+{
+	fprintf(stderr, "%s: process %d ran a new program (execve) %d times in a row while it "
+		"was being attached to; try again\n", who, (int)pid, times);
+	return -1;
+}
+
+/* The process exists and has not ended (not a zombie). */
+static bool alive(pid_t pid)
+{
+	char state[64] = "";
+
+	return status_field(pid, "State:", state, sizeof(state)) >= 0 && state[0] != 'Z' &&
+	       state[0] != 'X';
+}
+
+/* utrace_inject() with the program attached to in *id; *execs += the
+ * times it was made again in a new program. */
+static int inject_id(pid_t pid, const char *who, struct utrace_inject_times *us,
+		     struct image_id *id, int *execs)
+{
+	int r, rounds = 0;
+
+	while ((r = inject_once(pid, who, us, id)) == 1 && ++rounds < EXEC_ROUNDS)
+		;
+	*execs += rounds;
+	return r == 1 ? ran_new_program(pid, who, rounds) : r;
 }
 
 int utrace_inject(pid_t pid, const char *who, struct utrace_inject_times *us)
 {
-	bool execd = false;
-	int r = inject_once(pid, who, us, &execd);
+	struct image_id id;
+	int execs = 0, r = inject_id(pid, who, us, &id, &execs);
 
-	/* a process that exec'd as we came (just started): once more, in
-	 * its new program */
-	if (r < 0 && execd)
-		r = inject_once(pid, who, us, &execd);
-	if (r < 0 && execd)
-		fprintf(stderr, "%s: process %d ran a new program (execve) twice while it was "
-			"being attached to; try again\n", who, (int)pid);
+	if (us)
+		us->execs = execs;
 	return r;
 }
 
@@ -1151,19 +1429,55 @@ static const char elsewhere[] = "libutrace is loaded and its agent started, but 
 	"listens in another runtime directory (its UTRACE_RUNTIME_DIR or XDG_RUNTIME_DIR's, "
 	"or that of the utrace that attached to it first): give utrace the same";
 
+/*
+ * Attach, then open the agent's socket.  The process may run execve()
+ * between the two (a shell's child that is about to run its program):
+ * the agent that was started is gone with its program (its socket file
+ * left, nobody listening), so the new program is attached to again.
+ * 0, or -1 said.
+ */
+static int inject_open(pid_t pid, const char *who, struct utrace_inject_times *us,
+		       struct utrace__ctl **out)
+{
+	struct utrace_inject_times t;
+	struct image_id id;
+	char err[512];
+	int execs = 0;
+
+	if (!us)
+		us = &t;
+	for (int round = 0; round < EXEC_ROUNDS; round++) {
+		int r;
+
+		if (inject_id(pid, who, us, &id, &execs) < 0)
+			return -1;
+		us->execs = execs;
+		r = utrace__ctl_open(pid, out, err, sizeof(err));
+		if (!r)
+			return 0;
+		if (r == -ESRCH && image_changed(pid, &id)) {
+			us->execs = ++execs;
+			continue;
+		}
+		if (r == -ESRCH && !alive(pid))
+			snprintf(err, sizeof(err), "process %d ended just after it was attached to",
+				 (int)pid);
+		else if (r == -ESRCH)
+			snprintf(err, sizeof(err), "process %d: %s", (int)pid, elsewhere);
+		fprintf(stderr, "%s: %s\n", who, err);
+		return -1;
+	}
+	return ran_new_program(pid, who, execs);
+}
+
 int utrace_ctl_open_attach(pid_t pid, struct utrace__ctl **out, const char *who)
 {
 	char err[512];
 	int r;
 
 	r = utrace__ctl_open(pid, out, err, sizeof(err));
-	if (r == -ESRCH && kill(pid, 0) == 0) {
-		if (utrace_inject(pid, who, NULL) < 0)
-			return -1;
-		r = utrace__ctl_open(pid, out, err, sizeof(err));
-		if (r == -ESRCH)
-			snprintf(err, sizeof(err), "process %d: %s", (int)pid, elsewhere);
-	}
+	if (r == -ESRCH && kill(pid, 0) == 0)
+		return inject_open(pid, who, NULL, out);
 	if (r < 0) {
 		fprintf(stderr, "%s: %s\n", who, err);
 		return -1;
@@ -1211,7 +1525,7 @@ int cmd_attach(int argc, char **argv)
 		char err[512], *end;
 		long pid = strtol(argv[i], &end, 10);
 		struct utrace_inject_times us;
-		char retries[96];
+		char retries[96], execs[96];
 
 		if (*end || end == argv[i] || pid <= 0 || pid > INT_MAX) {
 			fprintf(stderr, "utrace attach: bad PID '%s'\n", argv[i]);
@@ -1225,14 +1539,7 @@ int cmd_attach(int argc, char **argv)
 					pid);
 			continue;
 		}
-		if (utrace_inject((pid_t)pid, "utrace attach", &us) < 0) {
-			status = 1;
-			continue;
-		}
-		if (utrace__ctl_open((pid_t)pid, &c, err, sizeof(err)) == -ESRCH)
-			snprintf(err, sizeof(err), "process %ld: %s", pid, elsewhere);
-		if (!c) {
-			fprintf(stderr, "utrace attach: %s\n", err);
+		if (inject_open((pid_t)pid, "utrace attach", &us, &c) < 0) {
 			status = 1;
 			continue;
 		}
@@ -1241,10 +1548,14 @@ int cmd_attach(int argc, char **argv)
 			 "library%s", us.retries, us.to_caller ? ", then run to its caller" : "");
 		if (!us.retries)
 			retries[0] = 0;
+		snprintf(execs, sizeof(execs), "; it ran a new program (execve) as it was attached "
+			 "to: attached to that one (%d time%s)", us.execs, us.execs > 1 ? "s" : "");
+		if (!us.execs)
+			execs[0] = 0;
 		if (verbose)
 			fprintf(stderr, "utrace attach: process %ld: libutrace loaded, its agent "
-				"started; stopped for %.0f us (dlopen %.0f us, agent start %.0f us)%s\n",
-				pid, us.stopped, us.dlopen, us.start, retries);
+				"started; stopped for %.0f us (dlopen %.0f us, agent start %.0f us)%s%s\n",
+				pid, us.stopped, us.dlopen, us.start, retries, execs);
 	}
 	return status;
 }

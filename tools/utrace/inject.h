@@ -26,7 +26,8 @@ void utrace_find_libutrace(char *buf, size_t len, bool *found);
  * made on one of its threads, whose registers, FPU/SIMD state, signal mask
  * and interrupted system call are given back; signals that came meanwhile
  * are delivered after.  0, or -1 with one line on stderr starting with
- * 'who' ("utrace probe") naming what was wrong.  'us', when not NULL,
+ * 'who' ("utrace probe") naming what was wrong.  A process that runs
+ * execve() meanwhile is attached to in its new program (us->execs).  'us', when not NULL,
  * receives how long the thread was borrowed, in microseconds.
  */
 struct utrace_inject_times {
@@ -35,12 +36,15 @@ struct utrace_inject_times {
 	double start;              /* and the call of utrace__attach_start() */
 	int retries;               /* stopped in the C library: let go, stopped again */
 	bool to_caller;            /* run to its return into the program */
+	int execs;                 /* it ran execve() meanwhile: made again */
 };
 int utrace_inject(pid_t pid, const char *who, struct utrace_inject_times *us);
 
 /*
  * utrace_ctl_open_attach - utrace__ctl_open(), and when the process is not
- * traceable (no agent), utrace_inject() then open again.  0, or -1 said.
+ * traceable (no agent), utrace_inject() then open again (and attach again
+ * when the process ran a new program in between, its agent gone with the
+ * old one).  0, or -1 said.
  */
 int utrace_ctl_open_attach(pid_t pid, struct utrace__ctl **out, const char *who);
 
