@@ -398,8 +398,12 @@ static int request(struct utrace__ctl *c, uint32_t op, uint32_t id, int32_t arg,
 		utrace__setmsg(c->msg, sizeof(c->msg), "request too long");
 		return -E2BIG;
 	}
-	if (sendmsg(c->fd, &mh, MSG_NOSIGNAL) < 0)
-		goto broken;
+	/* A signal caught meanwhile (a command's SIGUSR1 for its status line,
+	 * SIGTERM) is no broken connection: given up on, the answer would
+	 * come to the next request, and every answer after it be one late. */
+	while (sendmsg(c->fd, &mh, MSG_NOSIGNAL) < 0)
+		if (errno != EINTR)
+			goto broken;
 	buf = malloc(UTRACE_CTL_MAX_PACKET);
 	if (!buf)
 		return -ENOMEM;
@@ -412,6 +416,8 @@ static int request(struct utrace__ctl *c, uint32_t op, uint32_t id, int32_t arg,
 		ssize_t n = recvmsg(c->fd, &rm, MSG_CMSG_CLOEXEC);
 		struct cmsghdr *cm;
 
+		if (n < 0 && errno == EINTR)
+			continue;
 		if (n < 0)
 			goto broken;
 		if (n < (ssize_t)sizeof(h)) {
