@@ -111,13 +111,21 @@ wait_for usr1_caught "$A"
 "$SAMPLE" --run 30 --log "$TMP/log3" > /dev/null 2> "$TMP/prog.err" &
 P=$!
 pids+=("$P")
+wait_for bash -c 'kill -USR1 '$A'; sleep 0.1; tail -1 "$0" | grep -q "1 processes followed (1 now"' "$TMP/agent2.err"
 for _ in $(seq 1000); do kill -USR1 "$A" 2> /dev/null; sleep 0.002; done
 "$UTRACE" trigger -p "$P" demo:demo_request > "$TMP/trig1" 2>&1
 kill -TERM "$A"
 wait "$A"
 "$UTRACE" trigger -p "$P" demo:demo_request > "$TMP/trig2" 2>&1
-check "signals while it works: its trigger was set, and its end removes it" \
-	bash -c "grep -q 'if id == 1000000' '$TMP/trig1' && ! grep -q 'if id == 1000000' '$TMP/trig2'"
+set_then_removed() {
+	grep -q 'if id == 1000000' "$TMP/trig1" && ! grep -q 'if id == 1000000' "$TMP/trig2" &&
+		return 0
+	sed 's/^/# before: /' "$TMP/trig1"
+	sed 's/^/# after: /' "$TMP/trig2"
+	tail -3 "$TMP/agent2.err" | sed 's/^/# agent: /'
+	return 1
+}
+check "signals while it works: its trigger was set, and its end removes it" set_then_removed
 kill -USR1 "$P"
 wait "$P"
 
