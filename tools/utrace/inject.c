@@ -1279,6 +1279,13 @@ seize:
 	snprintf(path, sizeof(path), "/proc/%d/mem", (int)v.tid);
 	v.memfd = open(path, O_RDWR | O_CLOEXEC);
 	if (v.memfd < 0) {
+		/* the borrowed thread gone (another thread's execve() ends
+		 * it), or a new program: attach again */
+		if ((errno == ESRCH || errno == ENOENT) &&
+		    (!task_alive(pid, v.tid) || image_changed(pid, &v.id))) {
+			v.execd = true;
+			goto out;
+		}
 		fprintf(stderr, "%s: process %d: cannot open %s: %s\n", who, (int)pid, path,
 			strerror(errno));
 		goto out;
