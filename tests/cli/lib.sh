@@ -277,3 +277,23 @@ otlp_stop() {
 	OTLP_PID=
 	return 0
 }
+
+# fprofile_start: tests/fprofile-prog (the function tracers' program) with
+# libutrace preloaded, driven a line at a time through a FIFO: P is its
+# pid; send LINE writes one and waits for its "ok".  After mount_setup.
+fprofile_start() {
+	mkdir -m 700 "$UTRACE_RUNTIME_DIR"
+	mkfifo "$TMP/in"
+	LD_PRELOAD="$UTRACE_BUILD/lib/libutrace.so.0" "$UTRACE_BUILD/tests/fprofile-prog" \
+		< "$TMP/in" > "$TMP/out" 2> "$TMP/demo.err" &
+	P=$!
+	pids+=("$P")
+	exec 3> "$TMP/in"
+	k=0
+	wait_traceable "$P" "$TMP/demo.err"
+}
+send() {
+	echo "$1" >&3
+	k=$((k + 1))
+	wait_for has_lines "$TMP/out" "$k" "^ok"
+}

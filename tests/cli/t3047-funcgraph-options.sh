@@ -8,20 +8,7 @@
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
 need_fuse
 mount_setup
-mkdir -m 700 "$UTRACE_RUNTIME_DIR"
-mkfifo "$TMP/in"
-LD_PRELOAD="$UTRACE_BUILD/lib/libutrace.so.0" "$UTRACE_BUILD/tests/fprofile-prog" \
-	< "$TMP/in" > "$TMP/out" 2> "$TMP/demo.err" &
-P=$!
-pids+=("$P")
-exec 3> "$TMP/in"
-k=0
-send() {
-	echo "$1" >&3
-	k=$((k + 1))
-	wait_for has_lines "$TMP/out" "$k" "^ok"
-}
-wait_traceable "$P" "$TMP/demo.err"
+fprofile_start
 "$UTRACE" mount "$MNT" 2> "$TMP/err" || skip_all "no mount here ($(head -n 1 "$TMP/err"))"
 D="$MNT/$P"
 export D P

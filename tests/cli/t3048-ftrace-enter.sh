@@ -9,20 +9,7 @@ if [ "$(id -u)" != 0 ] && ! unshare -Ur true 2> /dev/null; then
 	skip_all "not root, and unprivileged user namespaces are off"
 fi
 mount_setup
-mkdir -m 700 "$UTRACE_RUNTIME_DIR"
-mkfifo "$TMP/in"
-LD_PRELOAD="$UTRACE_BUILD/lib/libutrace.so.0" "$UTRACE_BUILD/tests/fprofile-prog" \
-	< "$TMP/in" > "$TMP/out" 2> "$TMP/demo.err" &
-P=$!
-pids+=("$P")
-exec 3> "$TMP/in"
-k=0
-send() {
-	echo "$1" >&3
-	k=$((k + 1))
-	wait_for has_lines "$TMP/out" "$k" "^ok"
-}
-wait_traceable "$P" "$TMP/demo.err"
+fprofile_start
 if ! "$UTRACE" enter -p "$P" -- true 2> "$TMP/err"; then
 	skip_all "cannot enter here: $(head -n 1 "$TMP/err")"
 fi
