@@ -280,7 +280,7 @@ otlp_stop() {
 
 # fprofile_start: tests/fprofile-prog (the function tracers' program) with
 # libutrace preloaded, driven a line at a time through a FIFO: P is its
-# pid; send LINE writes one and waits for its "ok".  After mount_setup.
+# pid; fsend LINE writes one and waits for its "ok".  After mount_setup.
 fprofile_start() {
 	mkdir -m 700 "$UTRACE_RUNTIME_DIR"
 	mkfifo "$TMP/in"
@@ -292,7 +292,7 @@ fprofile_start() {
 	k=0
 	wait_traceable "$P" "$TMP/demo.err"
 }
-send() {
+fsend() {
 	echo "$1" >&3
 	k=$((k + 1))
 	wait_for has_lines "$TMP/out" "$k" "^ok"

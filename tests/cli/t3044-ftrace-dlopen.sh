@@ -18,33 +18,27 @@ P=$!
 pids+=("$P")
 exec 3> "$TMP/in"
 k=0
-# send CMD: the program runs it; wait for its "ok"
-send() {
-	echo "$1" >&3
-	k=$((k + 1))
-	wait_for has_lines "$TMP/out" "$k" "^ok"
-}
 wait_traceable "$P" "$TMP/demo.err"
 "$UTRACE" mount "$MNT" 2> "$TMP/err" || skip_all "no mount here ($(head -n 1 "$TMP/err"))"
 D="$MNT/$P"
 export D
 
 echo function > "$D/current_tracer"
-send open
+fsend open
 check "the dlopen()ed library: in available_filter_functions, then traced" bash -c '
 	grep -qx "fg_mod_fn \[libfgraph-mod.so\]" "$D/available_filter_functions" &&
 	echo > "$D/set_ftrace_notrace" && grep -qx "fg_mod_fn (1)" "$D/enabled_functions"'
-send call
+fsend call
 check "its calls are recorded" wait_for grep -q " fg_mod_fn <-main" "$D/trace"
-send close
+fsend close
 check "dlclose()d: forgotten at the next write, nothing written where it was" bash -c '
 	echo "leaf" > "$D/set_ftrace_filter" &&
 	! grep -q fg_mod_fn "$D/available_filter_functions" &&
 	[ "$(cat "$D/enabled_functions")" = "leaf (1)" ] && kill -0 "$1"' _ "$P"
-send open
+fsend open
 check "loaded again: traced again" bash -c '
 	echo > "$D/set_ftrace_filter" && grep -qx "fg_mod_fn (1)" "$D/enabled_functions"'
-send call
+fsend call
 check "the program ran every command" bash -c '
 	[ "$(grep -c "^ok" "$1/out")" = 5 ] && kill -0 "$2"' _ "$TMP" "$P"
 exec 3>&-

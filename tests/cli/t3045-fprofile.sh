@@ -56,7 +56,7 @@ check "a word is EINVAL, so is 0x1 (base 10); 2 is 1 (!!val); the sites go on wi
 	[ "$(cat "$D/current_tracer")" = nop ] &&
 	grep -qx "top (1)" "$D/enabled_functions"'
 
-send "top 100"
+fsend "top 100"
 check "hits: top 100, mid 100, leaf 200 (the CPUs' files summed)" bash -c '
 	[ "$(col 2 top)" = 100 ] && [ "$(col 2 mid)" = 100 ] && [ "$(col 2 leaf)" = 200 ]'
 
@@ -79,7 +79,7 @@ for f in glob.glob(sys.argv[1] + "/trace_stat/function*"):
         sys.exit("not sorted by time: %s %r" % (f, times))
 sys.exit(0 if n >= 3 else "only %d lines" % n)' "$D"
 
-send "outer 30"
+fsend "outer 30"
 check "graph-time 1 (the default): outer() holds slow()'s 30 ms; one call: s^2 0" bash -c '
 	[ "$(cat "$D/options/graph-time")" = 1 ] &&
 	[ "$(col 2 outer)" = 1 ] && [ "$(col 2 slow)" = 1 ] &&
@@ -90,13 +90,13 @@ check "0 stops counting and keeps the table" bash -c '
 	[ "$(wr "$D/function_profile_enabled" 0 t)" = ok ] &&
 	[ "$(cat "$D/function_profile_enabled")" = 0 ] &&
 	[ "$(cat "$D/enabled_functions")" = "" ]'
-send "top 10"
+fsend "top 10"
 check "(the calls after it are not counted)" bash -c '[ "$(col 2 top)" = 100 ]'
 
 check "0 to 1 empties the table; 1 again keeps it" bash -c '
 	[ "$(wr "$D/function_profile_enabled" 1 t)" = ok ] &&
 	[ "$(col 2 top)" = 0 ] && [ "$(col 2 outer)" = 0 ]'
-send "top 5"
+fsend "top 5"
 check "(counted from 0)" bash -c '
 	[ "$(col 2 top)" = 5 ] && [ "$(wr "$D/function_profile_enabled" 1 t)" = ok ] &&
 	[ "$(col 2 top)" = 5 ]'
@@ -107,7 +107,7 @@ check "graph-time 0: a function's own time, without its children's" bash -c '
 	[ "$(wr "$D/options/graph-time" 2 t)" = EINVAL ] &&
 	[ "$(wr "$D/function_profile_enabled" 0 t)" = ok ] &&
 	[ "$(wr "$D/function_profile_enabled" 1 t)" = ok ]'
-send "outer 30"
+fsend "outer 30"
 check "(outer() under 30 ms, slow() at least)" bash -c '
 	[ "$(col 3 slow)" -ge 30000 ] && [ "$(col 3 outer)" -lt 30000 ] &&
 	[ "$(wr "$D/options/graph-time" 1 t)" = ok ]'
@@ -117,14 +117,14 @@ check "set_ftrace_filter chooses what is counted" bash -c '
 	[ "$(wr "$D/function_profile_enabled" 0 t)" = ok ] &&
 	[ "$(wr "$D/function_profile_enabled" 1 t)" = ok ] &&
 	[ "$(cat "$D/enabled_functions")" = "top (1)" ]'
-send "top 7"
+fsend "top 7"
 check "(top 7, mid and leaf not counted)" bash -c '
 	[ "$(col 2 top)" = 7 ] && [ "$(col 2 mid)" = 0 ] && [ "$(col 2 leaf)" = 0 ]'
 
 check "the function_graph tracer and the profiler together" bash -c '
 	[ "$(wr "$D/set_ftrace_filter" "" t)" = ok ] &&
 	[ "$(wr "$D/current_tracer" function_graph t)" = ok ]'
-send "top 3"
+fsend "top 3"
 check "(both see the calls; the tracer off, the sites stay for the profiler)" bash -c '
 	[ "$(col 2 leaf)" = 6 ] &&
 	wait_for grep -Eq "^ [0-9]+\) +[ +!#*@$] +[0-9]+\.[0-9]+ us +\|    leaf\(\);$" "$D/trace" &&
@@ -133,7 +133,7 @@ check "(both see the calls; the tracer off, the sites stay for the profiler)" ba
 check "profiler off, tracer nop: every site a NOP, the program runs on" bash -c '
 	[ "$(wr "$D/function_profile_enabled" 0 t)" = ok ] &&
 	[ "$(cat "$D/enabled_functions")" = "" ] && kill -0 "$1"' _ "$P"
-send "top 1"
+fsend "top 1"
 exec 3>&-
 check "the program ran every command" bash -c '
 	[ "$(grep -c "^ok" "$1/out")" = "$2" ]' _ "$TMP" "$k"

@@ -56,8 +56,8 @@ check "set_ftrace_pid: the main thread; the profiler and the function tracer on"
 	[ "$(wr "$D/set_ftrace_pid" "$P" t)" = ok ] &&
 	[ "$(wr "$D/function_profile_enabled" 1 t)" = ok ] &&
 	[ "$(wr "$D/current_tracer" function t)" = ok ]'
-send "thread 50"
-send "top 10"
+fsend "thread 50"
+fsend "top 10"
 check "(the main thread counted, the other not)" bash -c '
 	[ "$(col 2 top)" = 10 ] && [ "$(col 2 tleaf)" = 0 ] &&
 	wait_for grep -q " top <-main" "$D/trace" && ! grep -q " tleaf <-" "$D/trace"'
@@ -66,8 +66,8 @@ check "set_ftrace_notrace_pid: the main thread out, the others in" bash -c '
 	[ "$(wr "$D/set_ftrace_pid" "" t)" = ok ] &&
 	[ "$(wr "$D/set_ftrace_notrace_pid" "$P" t)" = ok ] &&
 	[ "$(cat "$D/set_ftrace_notrace_pid")" = "$P" ]'
-send "thread 40"
-send "top 10"
+fsend "thread 40"
+fsend "top 10"
 check "(tleaf counted 40 times, top no more)" bash -c '
 	[ "$(col 2 top)" = 10 ] && [ "$(col 2 tleaf)" = 40 ] &&
 	wait_for grep -q " tleaf <-tloop" "$D/trace"'
@@ -75,8 +75,8 @@ check "(tleaf counted 40 times, top no more)" bash -c '
 check "both empty: every thread again" bash -c '
 	[ "$(wr "$D/set_ftrace_notrace_pid" "" t)" = ok ] &&
 	[ "$(cat "$D/set_ftrace_notrace_pid")" = "no pid" ]'
-send "top 5"
-send "thread 5"
+fsend "top 5"
+fsend "thread 5"
 check "(top 15, tleaf 45)" bash -c '[ "$(col 2 top)" = 15 ] && [ "$(col 2 tleaf)" = 45 ]'
 
 check "off: the program runs on" bash -c '

@@ -24,8 +24,8 @@ check "the options are there with the kernel's defaults, not in trace_options" b
 
 echo "top slow" > "$D/set_graph_function"
 echo function_graph > "$D/current_tracer"
-send "top 1"
-send "outer 20"
+fsend "top 1"
+fsend "outer 20"
 wait_for grep -q "slow();" "$D/trace"
 
 check "the defaults: CPU and duration, a mark on 20 ms" bash -c '

@@ -21,7 +21,7 @@ export UTRACE P
 
 check "echo 1 > function_profile_enabled; cat trace_stat/function*: the hits" bash -c '
 	tr_in "echo 1 > function_profile_enabled" && [ "$(tr_in "cat function_profile_enabled")" = 1 ]'
-send "top 20"
+fsend "top 20"
 check "(top 20, leaf 40)" bash -c '
 	tr_in "cat trace_stat/function*" > "$1/stat" &&
 	[ "$(awk "\$1 == \"top\" { s += \$2 } END { print s }" "$1/stat")" = 20 ] &&
@@ -34,7 +34,7 @@ check "echo PID > set_ftrace_pid; echo abc >> it fails, the list stays" bash -c 
 
 check "echo function_graph > current_tracer" bash -c '
 	tr_in "echo function_graph > current_tracer"'
-send "top 1"
+fsend "top 1"
 # the graph's leaf line of leaf(), with the thread: funcgraph-proc is an
 # option of the mount, so set in the same session as the cat
 has_leaf() {
