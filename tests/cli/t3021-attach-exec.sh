@@ -204,10 +204,11 @@ check "another thread execs (the main one borrowed): ended well" \
 	bash -c '[ "$(cat three.out) $(cat three.status)" = "done 40 0" ] || { cat three.out three.log >&2; false; }'
 # (CI's clang leg once had 3 of 417 refused here, in one line each:
 # "cannot open /proc/TID/mem: No such process", the borrowed thread ended
-# by the other's execve(), now attached again; and "has no libc.so.6
-# mapped", the new program's loader not done, not understood yet: the
-# design notes' weak points.  Such a refusal leaves the program
-# unharmed, as the check above says; more than 1 in 100 is a failure.)
+# by the other's execve(); and "has no libc.so.6 mapped", the process
+# read inside the kernel's execve(), its auxiliary vector not written
+# yet.  Both are attached again now (design notes, item 21).  Such a
+# refusal leaves the program unharmed, as the check above says; more
+# than 1 in 100 is a failure.)
 check "each attach made while it lived attached (or, at most 1 in 100, refused in one line)" \
 	bash -c '[ ! -s three.bad ] && exit 0; cat three.bad >&2
 		[ $(grep -c . three.bad) -le $(( $(cat three.ok) / 100 )) ] &&

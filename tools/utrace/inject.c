@@ -1088,6 +1088,17 @@ static int inject_once(pid_t pid, const char *who, struct utrace_inject_times *u
 	/* the program the addresses below are looked up in (an execve()
 	 * between here and the stop is seen there) */
 	image_id(pid, &v.id);
+	/* inside an execve(): the new program's memory is in place but the
+	 * kernel has not written its auxiliary vector yet (all zeros, no
+	 * entry point); its maps have no C library.  Wait for the vector and
+	 * attach again (t3021 met it: 'has no libc.so.6 mapped'). */
+	if (v.id.have && !auxv_get(&v.id, AT_ENTRY)) {
+		for (int i = 0; i < 1000 && v.id.have && !auxv_get(&v.id, AT_ENTRY); i++) {
+			usleep(1000);
+			image_id(pid, &v.id);
+		}
+		return 1;
+	}
 /* a refusal that comes from what the maps said: none when the process ran
  * a new program meanwhile (made again in that one) */
 #define NEW_PROGRAM_OR_SAY(...) do { \
@@ -1229,7 +1240,20 @@ seize:
 		/* its loader at work: run it to the program's entry, then
 		 * once more; a program whose loader is done and that has
 		 * no libc.so.6 is refused */
-		if (run_to_entry(&v, 2000) == 1) {
+		struct user_regs_struct regs;
+		int at = run_to_entry(&v, 2000);
+
+		/* not at the entry yet but still in the loader (it took more
+		 * than 2 s on a busy machine, or a signal stopped it on the
+		 * way): attach again, as after an exec, within the rounds */
+		if (at == 0 && !v.died && !v.execd &&
+		    ptrace(PTRACE_GETREGS, v.tid, NULL, &regs) == 0) {
+			libc_text(pid, &safe);
+			for (int i = 0; i < safe.n; i++)
+				if (regs.rip >= safe.lo[i] && regs.rip < safe.hi[i])
+					at = 1;
+		}
+		if (at == 1) {
 			r = 1;
 		} else if (!v.died && !v.execd) {
 			fprintf(stderr, "%s: process %d has no libc.so.6 mapped (a static "
