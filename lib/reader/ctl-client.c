@@ -263,6 +263,8 @@ static int connect_wait(const char *path, int wait_ms)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
 		fd = connect_path(path);
+		if (fd == -EINTR)
+			continue;   /* a signal (the command's own): again */
 		if (fd != -EAGAIN)
 			return fd;
 		clock_gettime(CLOCK_MONOTONIC, &now);
