@@ -73,6 +73,10 @@ enum utrace_ctl_op {
 				       * utrace_ctl_ftrace_action, payload the write
 				       * -> text (READ); an older runtime:
 				       * -EOPNOTSUPP */
+	UTRACE_CTL_STACKS,            /* payload UTRACE_STACKS's MODE[,SIZE[,FRAMES]]:
+				       * the attached recorder's events carry their
+				       * call stacks until it goes (record -g -p);
+				       * an older runtime: -EOPNOTSUPP */
 };
 
 /* UTRACE_CTL_FTRACE: the function tracers' files (lib/runtime/ftrace.c). */

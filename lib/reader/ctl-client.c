@@ -868,6 +868,11 @@ int utrace__ctl_attach(struct utrace__ctl *c, const char *sock_path, uint32_t mo
 	return simple(c, UTRACE_CTL_ATTACH, 0, (int32_t)mode, sock_path, strlen(sock_path));
 }
 
+int utrace__ctl_stacks(struct utrace__ctl *c, const char *spec)
+{
+	return simple(c, UTRACE_CTL_STACKS, 0, 0, spec, strlen(spec));
+}
+
 void utrace__ctl_set_instance(struct utrace__ctl *c, uint32_t handle)
 {
 	c->inst = handle;

@@ -286,4 +286,12 @@ int utrace__ctl_instance_rmdir(struct utrace__ctl *c, const char *name) UTRACE_H
 int utrace__ctl_attach(struct utrace__ctl *c, const char *sock_path, uint32_t mode)
 	UTRACE_HIDDEN;
 
+/*
+ * After utrace__ctl_attach(): the process's events carry their call
+ * stacks (spec: UTRACE_STACKS's MODE[,SIZE[,FRAMES]]) until the recorder
+ * goes.  -EBUSY: on already with another spec (UTRACE_STACKS); -EINVAL:
+ * dwarf without libunwind; -EOPNOTSUPP: an older libutrace.
+ */
+int utrace__ctl_stacks(struct utrace__ctl *c, const char *spec) UTRACE_HIDDEN;
+
 #endif /* UTRACE_CONTROL_CLIENT_H */

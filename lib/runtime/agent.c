@@ -455,6 +455,9 @@ static void handle_op(struct conn *c, uint32_t op, const struct utrace_ctl_req *
 	case UTRACE_CTL_ATTACH:
 		answer_status(c, utrace__control_attach(pl, plen, (uint32_t)q->arg));
 		return;
+	case UTRACE_CTL_STACKS:
+		answer_status(c, utrace__control_stacks(pl, plen));
+		return;
 	default:
 		answer_status(c, -EOPNOTSUPP);
 	}

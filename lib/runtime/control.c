@@ -29,6 +29,7 @@
 #include "problems.h"
 #include "setevent.h"
 #include "filter.h"
+#include "stacks.h"
 #include "instance.h"
 #include "internal.h"
 #include "marker.h"
@@ -53,6 +54,7 @@ static int rec_sock = -1;
 static uint32_t rec_old_mode;
 static int *rec_saved_ids;             /* events that were on at the attach */
 static size_t rec_nr_saved;
+static bool rec_stacks;                /* it switched stacks on (record -g -p) */
 
 /*
  * What each buffer has of its own: the top level (ctxs[0]) and each
@@ -1391,6 +1393,8 @@ int utrace__control_attach(const char *path, size_t len, uint32_t mode)
 	utrace__registry_lock();
 	utrace__registry_foreach(save_cb, NULL);
 	utrace__registry_unlock();
+	/* the stacks it will see named by id: each written whole again */
+	utrace__stacks_forget();
 	r = utrace__record_attach(s, mode);
 	free(s);
 	if (r < 0) {
@@ -1399,6 +1403,34 @@ int utrace__control_attach(const char *path, size_t len, uint32_t mode)
 	}
 	rec_sock = r;
 	return 0;
+}
+
+/**
+ * utrace__control_stacks - the attached recorder's call stacks (UTRACE_CTL_STACKS)
+ * @spec: UTRACE_STACKS's MODE[,SIZE[,FRAMES]], not NUL-terminated
+ * @len: its bytes
+ *
+ * `utrace record -g -p PID`: every event carries its stack until the
+ * recorder goes (utrace__control_recorder_gone() switches them off).
+ *
+ * Return: 0, -EINVAL (no recorder attached, malformed, or dwarf without
+ * libunwind), -EBUSY (on already, by UTRACE_STACKS, with another spec).
+ */
+int utrace__control_stacks(const char *spec, size_t len)
+{
+	char *s;
+	int r;
+
+	if (cur >= 0 || rec_sock < 0)
+		return -EINVAL;
+	s = strndup(spec, len);
+	if (!s)
+		return -ENOMEM;
+	r = utrace__stacks_set(s);
+	free(s);
+	if (r == 1)
+		rec_stacks = true;
+	return r < 0 ? r : 0;
 }
 
 /**
@@ -1421,6 +1453,9 @@ int utrace__control_recorder_fd(void)
  */
 void utrace__control_recorder_gone(void)
 {
+	if (rec_stacks)
+		utrace__stacks_unset();
+	rec_stacks = false;
 	utrace__record_detach(rec_sock, rec_old_mode);
 	rec_sock = -1;
 	utrace__registry_lock();
@@ -1445,6 +1480,10 @@ void utrace__control_after_fork_child(void)
 
 	rec_sock = -1;
 	forget_saved();
+	/* the parent's recorder's stacks: not the child's */
+	if (rec_stacks)
+		utrace__stacks_unset();
+	rec_stacks = false;
 	utrace__control_error_log_clear();
 	/* The instances' pools are the parent's (MAP_SHARED): forgotten,
 	 * left mapped. */

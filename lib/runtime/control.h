@@ -59,6 +59,7 @@ int utrace__control_instance(void) UTRACE_HIDDEN;
 int utrace__control_pool_mode(int32_t mode) UTRACE_HIDDEN;
 int utrace__control_trace_clock(int32_t id) UTRACE_HIDDEN;
 int utrace__control_attach(const char *path, size_t len, uint32_t mode) UTRACE_HIDDEN;
+int utrace__control_stacks(const char *spec, size_t len) UTRACE_HIDDEN;
 int utrace__control_recorder_fd(void) UTRACE_HIDDEN;
 void utrace__control_recorder_gone(void) UTRACE_HIDDEN;
 void utrace__control_after_fork_child(void) UTRACE_HIDDEN;

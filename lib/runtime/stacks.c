@@ -205,25 +205,24 @@ void utrace__stacks_register(void)
 {
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
 
-	if (!conf.on)
+	if (!__atomic_load_n(&conf.on, __ATOMIC_ACQUIRE))
 		return;
 	pthread_once(&once, register_once);
 	utrace__stacks_skip_init();
 }
 
-int utrace__stacks_init(void)
+/* MODE[,SIZE[,FRAMES]] read: 0, or -EINVAL (dwarf without libunwind
+ * too). */
+static int parse_spec(const char *v, bool *dwarf, uintptr_t *sz, unsigned int *fr)
 {
-	const char *v = utrace__getenv("UTRACE_STACKS");
 	unsigned long size = 8192, frames = 64;
 	char *end;
 
-	if (!v || !*v)
-		return 0;
 	if (!strncmp(v, "fp", 2)) {
-		conf.dwarf = false;
+		*dwarf = false;
 		v += 2;
 	} else if (!strncmp(v, "dwarf", 5)) {
-		conf.dwarf = true;
+		*dwarf = true;
 		v += 5;
 	} else {
 		return -EINVAL;
@@ -239,18 +238,75 @@ int utrace__stacks_init(void)
 	if (*v || !size || !frames || frames > UTRACE__STACK_FRAMES_MAX)
 		return -EINVAL;
 #ifndef UTRACE_HAVE_LIBUNWIND
-	if (conf.dwarf)
+	if (*dwarf)
 		return -EINVAL;
 #endif
-	conf.size = size;
-	conf.frames = (unsigned int)frames;
+	*sz = size;
+	*fr = (unsigned int)frames;
+	return 0;
+}
+
+int utrace__stacks_init(void)
+{
+	const char *v = utrace__getenv("UTRACE_STACKS");
+
+	if (!v || !*v)
+		return 0;
+	if (parse_spec(v, &conf.dwarf, &conf.size, &conf.frames) < 0)
+		return -EINVAL;
 	conf.on = true;
 	return 1;
+}
+
+/* Switched on by utrace__stacks_set() (not by UTRACE_STACKS at the start). */
+static bool set_at_run;
+
+int utrace__stacks_set(const char *spec)
+{
+	bool dwarf;
+	uintptr_t size;
+	unsigned int frames;
+
+	if (parse_spec(spec, &dwarf, &size, &frames) < 0)
+		return -EINVAL;
+	if (__atomic_load_n(&conf.on, __ATOMIC_ACQUIRE))
+		return dwarf == conf.dwarf && size == conf.size && frames == conf.frames ?
+		       0 : -EBUSY;
+	/* off: no writer reads conf (a late one finds conf.on false first) */
+	conf.dwarf = dwarf;
+	conf.size = size;
+	conf.frames = frames;
+	__atomic_store_n(&conf.on, true, __ATOMIC_RELEASE);
+	set_at_run = true;
+	/* ftrace:stack and stack_ref (their formats go to the recorder),
+	 * the frames to leave out; then every event takes the capture */
+	utrace__stacks_register();
+	utrace__writer_set_stack_capture(utrace__stacks_capture);
+	utrace__fast_update();
+	return 1;
+}
+
+void utrace__stacks_unset(void)
+{
+	if (!set_at_run)
+		return;
+	set_at_run = false;
+	utrace__writer_set_stack_capture(NULL);
+	utrace__fast_update();
+	__atomic_store_n(&conf.on, false, __ATOMIC_RELEASE);
 }
 
 void utrace__stacks_after_fork(void)
 {
 	memset(slots, 0, sizeof(slots));
+}
+
+void utrace__stacks_forget(void)
+{
+	/* (threads may be claiming slots meanwhile: one whose claim is
+	 * wiped has written its stack's record all the same) */
+	for (size_t i = 0; i < UTRACE__STACK_SLOTS; i++)
+		__atomic_store_n(&slots[i], 0, __ATOMIC_RELAXED);
 }
 
 /* The thread's answers for the return addresses it met last (the leading
@@ -537,7 +593,8 @@ uint32_t utrace__stacks_capture(const struct utrace_event *ev, const struct utra
 	unsigned int n, i;
 	uint64_t h;
 
-	if (!conf.on || ev == &def_event || ev == &ref_event)
+	if (!__atomic_load_n(&conf.on, __ATOMIC_ACQUIRE) || ev == &def_event ||
+	    ev == &ref_event)
 		return 0;
 	if (!conf.dwarf) {
 		uintptr_t sp = (uintptr_t)__builtin_frame_address(0), top = top_of(sp);

@@ -9,7 +9,8 @@
  * SIZE: the stack bytes above the traced call site's frame walked at
  * most, as perf's dump size, default 8192; FRAMES: at most this many
  * frames, default 64, at most UTRACE__STACK_FRAMES_MAX), which utrace
- * record sets.
+ * record sets; or, in a running process, by utrace record -g -p (the
+ * control's UTRACE_CTL_STACKS) while that recorder is attached.
  *
  * Two builtin ftrace events carry them (docs/trace-file-format.md):
  *   ftrace:stack      id (u32), nr (u32), caller[] (unsigned long, nr):
@@ -36,6 +37,16 @@
  * -EINVAL when it is malformed (stacks stay off). */
 int utrace__stacks_init(void) UTRACE_HIDDEN;
 
+/* `utrace record -g -p PID` (UTRACE_CTL_STACKS): switch stacks on now
+ * with spec as UTRACE_STACKS's.  1 switched on, 0 on already with the
+ * same spec, -EBUSY on with another, -EINVAL malformed (or dwarf without
+ * libunwind).  The agent's thread only. */
+int utrace__stacks_set(const char *spec) UTRACE_HIDDEN;
+
+/* The recorder that switched them on went: off again (stacks that
+ * UTRACE_STACKS switched on at the start stay on). */
+void utrace__stacks_unset(void) UTRACE_HIDDEN;
+
 /* The frames walks leave out (libutrace's, the registered objects'
  * generated code), worked out now: for hist:keys=stacktrace. */
 void utrace__stacks_skip_init(void) UTRACE_HIDDEN;
@@ -51,6 +62,10 @@ void utrace__stacks_register(void) UTRACE_HIDDEN;
  * (the stash), and 0 is returned. */
 uint32_t utrace__stacks_capture(const struct utrace_event *ev, const struct utrace_event **ref)
 	UTRACE_HIDDEN;
+
+/* A recorder attaches (record -p): it has seen none of the stacks
+ * written so far, so each is written whole again the next time. */
+void utrace__stacks_forget(void) UTRACE_HIDDEN;
 
 /* In a fork child: the table of stacks is the parent's; start afresh. */
 void utrace__stacks_after_fork(void) UTRACE_HIDDEN;

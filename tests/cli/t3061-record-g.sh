@@ -33,11 +33,11 @@ stacks() {
 	     END { if (s != "") print s }' | sed 's/^= //'
 }
 
-check "bad options: a mode not fp/dwarf, a bad SIZE, -g with -p (129, one line each)" bash -c '
+check "bad options: a mode not fp/dwarf, a bad SIZE, no frames (129, one line each)" bash -c '
 	"$0" record --call-graph lbr -- true 2> "$1/e1"; [ $? = 129 ] || exit 1
 	"$0" record --call-graph dwarf,7 -- true 2> "$1/e2"; [ $? = 129 ] || exit 1
 	"$0" record --max-stack 0 -- true 2> "$1/e3"; [ $? = 129 ] || exit 1
-	"$0" record -g -p 1 2> "$1/e4"; [ $? = 129 ] || exit 1
+	"$0" record --call-graph lbr -p 1 2> "$1/e4"; [ $? = 129 ] || exit 1
 	[ "$(cat "$1"/e[1-4] | wc -l)" = 4 ] && grep -q "fp or dwarf" "$1/e1"' "$UTRACE" "$TMP"
 
 for v in O0 O2fp; do

@@ -279,8 +279,9 @@ static const char record_usage[] =
 	"                       boundary; removed at the end; may repeat.  A -p\n"
 	"                       process without libutrace is recorded until it ends\n"
 	"  -g                   record the call stack of every event: --call-graph fp\n"
-	"      --call-graph MODE[,SIZE]  the stack of every event (a command's, not\n"
-	"                       -p/-a), from the traced call site out: MODE fp walks\n"
+	"      --call-graph MODE[,SIZE]  the stack of every event (a command's, or\n"
+	"                       the -p/-a processes' while recorded), from the\n"
+	"                       traced call site out: MODE fp walks\n"
 	"                       frame pointers (fast; code without them gives short\n"
 	"                       stacks), dwarf unwinds from .eh_frame (libunwind);\n"
 	"                       SIZE: the stack bytes walked (default 8192); each\n"
@@ -436,7 +437,7 @@ static void write_page(struct proc *p, uint32_t idx)
 		struct utrace_page pg;
 	} page;
 	struct utrace_pool_peek pk;
-	uint64_t commit, bytes, read;
+	uint64_t commit, bytes, read, clear = utrace__pool_clear_ts(p->pool);
 	struct utrace__tf_page_rec h = { p->pid, d->tid, d->cpu, 0, d->seq, d->lost_before };
 	long n;
 
@@ -447,8 +448,12 @@ static void write_page(struct proc *p, uint32_t idx)
 	if (bytes > UTRACE_PAGE_DATA)
 		return; /* not a page we can trust */
 	memset(&page, 0, sizeof(page));
-	if (read > 0 && read <= bytes) {
-		n = utrace__rb_page_cut(pg, (uint32_t)bytes, (uint32_t)read, 0, 0, &page.pg);
+	if (read > bytes)
+		read = 0;
+	/* a pipe took its start, or a clear (utrace clear) came after its
+	 * first events: the rest */
+	if (read > 0 || pg->time_stamp < clear) {
+		n = utrace__rb_page_cut(pg, (uint32_t)bytes, (uint32_t)read, clear, 0, &page.pg);
 		page.pg.commit |= commit & UTRACE_RB_MISSED_EVENTS;
 		bytes = page.pg.commit & UTRACE_RB_COMMIT_MASK;
 	} else {
@@ -498,8 +503,9 @@ static void drain_page(void *arg, struct utrace_pool *pool, uint32_t idx)
 	int nq = b->nq;
 
 	utrace__pool_peek(pool, idx, &pk);
-	if (pk.read) {
-		/* A pipe took the start of it: the rest, copied. */
+	if (pk.read || utrace_pool_page(pool, idx)->time_stamp < utrace__pool_clear_ts(pool)) {
+		/* A pipe took the start of it, or a clear came after its
+		 * first events: the rest, copied. */
 		write_page(p, idx);
 		return;
 	}
@@ -1459,11 +1465,6 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 				m);
 			return -1;
 		}
-		if (o->all || o->nr_pids) {
-			fprintf(stderr, "utrace record: -g and --call-graph are for a command, not "
-				"-p or -a\n");
-			return -1;
-		}
 		snprintf(o->stacks, sizeof(o->stacks), "%.*s,%lu,%lu", (int)ml, m, size,
 			 o->max_stack);
 	}
@@ -2015,6 +2016,20 @@ static int attach_all(struct record_opts *o, const char *sock_path, const char *
 			return 1;
 		}
 		attached++;
+		/* -g: stacks from the first event recorded (before the events
+		 * are switched on), off again when this recorder goes */
+		if (o->stacks[0] && (r = utrace__ctl_stacks(c, o->stacks)) < 0) {
+			fprintf(stderr, "utrace record: process %d: cannot record call stacks: %s\n",
+				(int)o->pids[i], r == -EOPNOTSUPP ? "its libutrace is older than "
+				"this utrace (restart it with this one's)" : r == -EBUSY ? "it "
+				"records them already with another --call-graph (UTRACE_STACKS)" :
+				r == -EINVAL ? "its libutrace has no libunwind (use --call-graph fp)" :
+				strerror(-r));
+			utrace__ctl_close(c);
+			if (o->all)
+				continue;
+			return 1;
+		}
 		filter_attached(c, o);
 		copy = strdup(events);
 		for (tok = copy ? strtok_r(copy, ", \t", &save) : NULL; tok;
