@@ -181,6 +181,21 @@ trig() {
 	"$UTRACE" trigger -p "$P" "$@" 2> "$TMP/err"
 }
 
+# stack_lines TEXT: one line per call stack of a `utrace script` or
+# `utrace show` text, its frames' function names ('?' for an address
+# without one, MISSING for a stack whose definition the recording lacks);
+# stacks FILE: stack_lines of `utrace script -i FILE`
+stack_lines() {
+	awk '/<user stack trace>$/ { if (s != "") print s; s = "="; next }
+	     s != "" && /^ => / { f = $2; if (f ~ /^</) f = "?"; else if (f ~ /^\[stack/) f = "MISSING"; else sub(/\+0x.*/, "", f); s = s " " f; next }
+	     s != "" { print s; s = "" }
+	     END { if (s != "") print s }' "$1" | sed 's/^= //'
+}
+stacks() {
+	"$UTRACE" script -i "$1" | stack_lines /dev/stdin
+}
+export -f stack_lines stacks
+
 # kernel_source PATH...: set KSRC to a directory holding PATH... of the kernel's
 # source tree, taken once per build directory out of Debian's linux-source
 # tarball (scripts/setup-debian.sh --tests installs it); skip the whole

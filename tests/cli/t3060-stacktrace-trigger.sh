@@ -14,15 +14,6 @@ if ! "$UTRACE_BUILD/tests/stack-demo-O0" 2>&1 | grep -q usage; then
 	skip_all "stack-demo does not run"
 fi
 
-# stacks FILE: one line per stack of `utrace show`, its frames' function
-# names ('?' for an address without one)
-stacks() {
-	awk '/<user stack trace>$/ { if (s != "") print s; s = "="; next }
-	     s != "" && /^ => / { f = $2; if (f ~ /^</) f = "?"; else sub(/\+0x.*/, "", f); s = s " " f; next }
-	     s != "" { print s; s = "" }
-	     END { if (s != "") print s }' "$1" | sed 's/^= //'
-}
-
 for v in O0 O2fp O2; do
 	rm -f "$TMP/ff" "$TMP/out"
 	mkfifo "$TMP/ff"
@@ -44,7 +35,7 @@ for v in O0 O2fp O2; do
 	"$UTRACE" enable -p "$P" stackdemo:hit > /dev/null 2>&1
 	for c in chain lib dl signal; do send "$c"; done
 	"$UTRACE" show -p "$P" > "$TMP/show-$v" 2> "$TMP/err"
-	stacks "$TMP/show-$v" > "$TMP/stacks-$v"
+	stack_lines "$TMP/show-$v" > "$TMP/stacks-$v"
 	sed 's/^/# /' "$TMP/stacks-$v"
 	check "$v: four stacks, one after each event, in the kernel's layout" bash -c '
 		[ "$(grep -c "hit: where=" "$1")" = 4 ] && [ "$(grep -c " <user stack trace>$" "$1")" = 4 ] &&

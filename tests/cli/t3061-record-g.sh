@@ -24,14 +24,6 @@ rec() {
 	printf '%s\nquit\n' "$cmds" > "$TMP/ff"
 	wait "$r"
 }
-# stacks FILE: one line per stack of `utrace script`, its frames' names
-stacks() {
-	"$UTRACE" script -i "$1" | awk '
-	     /<user stack trace>$/ { if (s != "") print s; s = "="; next }
-	     s != "" && /^ => / { f = $2; if (f ~ /^</) f = "?"; else sub(/\+0x.*/, "", f); s = s " " f; next }
-	     s != "" { print s; s = "" }
-	     END { if (s != "") print s }' | sed 's/^= //'
-}
 
 check "bad options: a mode not fp/dwarf, a bad SIZE, no frames (129, one line each)" bash -c '
 	"$0" record --call-graph lbr -- true 2> "$1/e1"; [ $? = 129 ] || exit 1

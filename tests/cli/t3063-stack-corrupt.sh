@@ -25,13 +25,6 @@ rec() {
 	printf 'badfp\nchain\nquit\n' > "$TMP/ff"
 	wait "$r"
 }
-stacks() {
-	"$UTRACE" script -i "$1" | awk '
-	     /<user stack trace>$/ { if (s != "") print s; s = "="; next }
-	     s != "" && /^ => / { f = $2; if (f ~ /^</) f = "?"; else sub(/\+0x.*/, "", f); s = s " " f; next }
-	     s != "" { print s; s = "" }
-	     END { if (s != "") print s }' | sed 's/^= //'
-}
 
 for m in fp dwarf; do
 	check "$m: the program runs on through three corrupt chains (exit 0)" rec O2fp "$m"

@@ -9,13 +9,6 @@
 export UTRACE_RUNTIME_DIR="$TMP/run"
 mkdir -m 700 "$UTRACE_RUNTIME_DIR"
 
-stacks() {
-	"$UTRACE" script -i "$1" | awk '
-	     /<user stack trace>$/ { if (s != "") print s; s = "="; next }
-	     s != "" && /^ => / { f = $2; if (f ~ /^</) f = "?"; else if (f ~ /^\[stack/) f = "MISSING"; else sub(/\+0x.*/, "", f); s = s " " f; next }
-	     s != "" { print s; s = "" }
-	     END { if (s != "") print s }' | sed 's/^= //'
-}
 for m in fp dwarf; do
 	rm -f "$TMP/ff"
 	mkfifo "$TMP/ff"

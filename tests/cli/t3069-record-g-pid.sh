@@ -9,15 +9,6 @@ export UTRACE_RUNTIME_DIR="$TMP/run"
 mkdir -m 700 "$UTRACE_RUNTIME_DIR"
 DL="$UTRACE_BUILD/tests/libstack-dl.so"
 
-# stacks FILE: one line per stack of `utrace script`, its frames' names
-stacks() {
-	"$UTRACE" script -i "$1" | awk '
-	     /<user stack trace>$/ { if (s != "") print s; s = "="; next }
-	     s != "" && /^ => / { f = $2; if (f ~ /^</) f = "?"; else sub(/\+0x.*/, "", f); s = s " " f; next }
-	     s != "" { print s; s = "" }
-	     END { if (s != "") print s }' | sed 's/^= //'
-}
-export -f stacks
 # demo VARIANT [ENV...]: stack-demo-VARIANT in the background (P, k, $TMP/ff)
 demo() {
 	local v=$1
