@@ -2222,7 +2222,7 @@ int cmd_record(int argc, char **argv)
 			unlink(sock_path);
 			utrace__tfw_close(&out);
 			unlink(o.output);
-			return r;
+			return free_opts(&o, r);
 		}
 		child = -1;
 		child_done = 1;
