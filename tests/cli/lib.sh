@@ -53,6 +53,16 @@ wait_for() {
 		sleep 0.05
 	done
 }
+# catches PID SIGNUM: PID runs its own program and catches signal SIGNUM.
+# (Not yet the shell's fork of a background command: until its exec that
+# child catches most signals, SIGUSR1 too, and the program it becomes
+# starts with none caught: t3085's agent died of a SIGUSR1 sent then.)
+catches() {
+	local m
+	[ "$(readlink /proc/$1/exe 2> /dev/null)" != "$(readlink -f "$BASH")" ] &&
+	m=$(awk '/^SigCgt:/ {print $2}' /proc/$1/status 2> /dev/null) && [ -n "$m" ] &&
+	[ $(( (0x$m >> ($2 - 1)) & 1 )) = 1 ]
+}
 # has_lines FILE N [PATTERN]: FILE has at least N lines (matching PATTERN)
 has_lines() {
 	[ -e "$1" ] && [ "$(grep -c -- "${3:-}" "$1")" -ge "$2" ]
@@ -92,7 +102,7 @@ wait_traceable() {
 	return 1
 }
 export UTRACE
-export -f wait_for has_lines log_lines traceable wait_traceable
+export -f wait_for has_lines log_lines traceable wait_traceable catches
 
 # skip_all REASON: the whole test is skipped, saying why (TAP)
 skip_all() {

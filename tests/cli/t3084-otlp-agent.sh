@@ -36,11 +36,8 @@ CONF
 "$UTRACE" agent --config "$TMP/agent.conf" --batch 20 > /dev/null 2> "$TMP/agent.err" &
 A=$!
 pids+=("$A")
-usr1_caught() {   # SIGUSR1 asks it for its line once it catches it
-	local m
-	m=$(awk '/^SigCgt:/ {print $2}' /proc/$1/status 2> /dev/null) && [ $((0x$m & 0x200)) != 0 ]
-}
-check "the agent runs" wait_for usr1_caught "$A"
+# (SIGUSR1 asks it for its line once it catches it)
+check "the agent runs" wait_for catches "$A" 10
 
 # 40 programs, 8 at a time, their events on from their start
 for wave in 1 2 3 4 5; do

@@ -26,11 +26,7 @@ touch "$TMP/col.out.attempts"
 A=$!
 pids+=("$A")
 # (SIGUSR1 asks it for its line once it catches it)
-usr1_caught() {
-	local m
-	m=$(awk '/^SigCgt:/ {print $2}' /proc/$1/status 2> /dev/null) && [ $((0x$m & 0x200)) != 0 ]
-}
-wait_for usr1_caught "$A"
+wait_for catches "$A" 10
 # a program that runs on well past its 250th request (about 2.5 s in: the
 # agent looks for new processes every 100 ms, and a loaded CI machine
 # once took longer than the 0.6 s a trigger at the 60th gave it)
@@ -77,7 +73,7 @@ sys.exit(0 if ok else 1)' "$TMP/col.out"
 	--trigger 'demo:demo_request=snapshot if id == 1000000' > /dev/null 2> "$TMP/agent2.err" &
 A=$!
 pids+=("$A")
-wait_for usr1_caught "$A"
+wait_for catches "$A" 10
 "$SAMPLE" --run 30 --log "$TMP/log2" > /dev/null 2> "$TMP/prog.err" &
 P=$!
 pids+=("$P")
@@ -107,7 +103,7 @@ wait "$P"
 	--trigger 'demo:demo_request=snapshot if id == 1000000' > /dev/null 2> "$TMP/agent2.err" &
 A=$!
 pids+=("$A")
-wait_for usr1_caught "$A"
+wait_for catches "$A" 10
 "$SAMPLE" --run 30 --log "$TMP/log3" > /dev/null 2> "$TMP/prog.err" &
 P=$!
 pids+=("$P")
