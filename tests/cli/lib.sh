@@ -303,13 +303,14 @@ otlp_stop() {
 	return 0
 }
 
-# fprofile_start: tests/fprofile-prog (the function tracers' program) with
-# libutrace preloaded, driven a line at a time through a FIFO: P is its
-# pid; fsend LINE writes one and waits for its "ok".  After mount_setup.
-fprofile_start() {
+# fifo_start PROG [ARG...]: PROG (a function tracers' program: tests/
+# fprofile-prog, fgraph-prog) with libutrace preloaded, driven a line at a
+# time through a FIFO: P is its pid; fsend LINE writes one and waits for
+# its "ok".  After mount_setup.
+fifo_start() {
 	mkdir -m 700 "$UTRACE_RUNTIME_DIR"
 	mkfifo "$TMP/in"
-	LD_PRELOAD="$UTRACE_BUILD/lib/libutrace.so.0" "$UTRACE_BUILD/tests/fprofile-prog" \
+	LD_PRELOAD="$UTRACE_BUILD/lib/libutrace.so.0" "$@" \
 		< "$TMP/in" > "$TMP/out" 2> "$TMP/demo.err" &
 	P=$!
 	pids+=("$P")

@@ -9,16 +9,7 @@
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
 need_fuse
 mount_setup
-mkdir -m 700 "$UTRACE_RUNTIME_DIR"
-MOD="$UTRACE_BUILD/tests/libfgraph-mod.so"
-mkfifo "$TMP/in"
-LD_PRELOAD="$UTRACE_BUILD/lib/libutrace.so.0" "$UTRACE_BUILD/tests/fgraph-prog" dl "$MOD" \
-	< "$TMP/in" > "$TMP/out" 2> "$TMP/demo.err" &
-P=$!
-pids+=("$P")
-exec 3> "$TMP/in"
-k=0
-wait_traceable "$P" "$TMP/demo.err"
+fifo_start "$UTRACE_BUILD/tests/fgraph-prog" dl "$UTRACE_BUILD/tests/libfgraph-mod.so"
 "$UTRACE" mount "$MNT" 2> "$TMP/err" || skip_all "no mount here ($(head -n 1 "$TMP/err"))"
 D="$MNT/$P"
 export D

@@ -11,7 +11,7 @@
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
 need_fuse
 mount_setup
-fprofile_start
+fifo_start "$UTRACE_BUILD/tests/fprofile-prog"
 "$UTRACE" mount "$MNT" 2> "$TMP/err" || skip_all "no mount here ($(head -n 1 "$TMP/err"))"
 D="$MNT/$P"
 export D

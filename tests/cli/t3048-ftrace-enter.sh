@@ -9,7 +9,7 @@ if [ "$(id -u)" != 0 ] && ! unshare -Ur true 2> /dev/null; then
 	skip_all "not root, and unprivileged user namespaces are off"
 fi
 mount_setup
-fprofile_start
+fifo_start "$UTRACE_BUILD/tests/fprofile-prog"
 if ! "$UTRACE" enter -p "$P" -- true 2> "$TMP/err"; then
 	skip_all "cannot enter here: $(head -n 1 "$TMP/err")"
 fi

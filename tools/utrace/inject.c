@@ -411,14 +411,19 @@ static pid_t pick_thread(pid_t pid)
 /* Stopped in the C library or the loader, other than waiting in one of
  * those calls: malloc() holds its arena's lock around brk() and mmap()
  * too. */
+static bool in_ranges(const struct ranges *r, uint64_t a)
+{
+	for (int i = 0; i < r->n; i++)
+		if (a >= r->lo[i] && a < r->hi[i])
+			return true;
+	return false;
+}
+
 static bool in_libc(const struct ranges *r, const struct user_regs_struct *regs)
 {
 	if ((long long)regs->orig_rax >= 0 && waiting_call((long)regs->orig_rax))
 		return false;
-	for (int i = 0; i < r->n; i++)
-		if (regs->rip >= r->lo[i] && regs->rip < r->hi[i])
-			return true;
-	return false;
+	return in_ranges(r, regs->rip);
 }
 
 /*
@@ -1241,17 +1246,18 @@ seize:
 		 * once more; a program whose loader is done and that has
 		 * no libc.so.6 is refused */
 		struct user_regs_struct regs;
+		struct obj ld;
 		int at = run_to_entry(&v, 2000);
 
-		/* not at the entry yet but still in the loader (it took more
-		 * than 2 s on a busy machine, or a signal stopped it on the
-		 * way): attach again, as after an exec, within the rounds */
-		if (at == 0 && !v.died && !v.execd &&
+		/* not at the entry yet but still in glibc's loader (it took
+		 * more than 2 s on a busy machine, or a signal stopped it on
+		 * the way): attach again, as after an exec, within the rounds
+		 * (another loader never maps libc.so.6: refused at once) */
+		if (at == 0 && !v.died && !v.execd && find_obj(pid, "ld-linux", NULL, &ld) &&
 		    ptrace(PTRACE_GETREGS, v.tid, NULL, &regs) == 0) {
 			libc_text(pid, &safe);
-			for (int i = 0; i < safe.n; i++)
-				if (regs.rip >= safe.lo[i] && regs.rip < safe.hi[i])
-					at = 1;
+			if (in_ranges(&safe, regs.rip))
+				at = 1;
 		}
 		if (at == 1) {
 			r = 1;
